@@ -1,0 +1,63 @@
+package wire
+
+// BTH is the MRC Base Transport Header (WIRE-BTH-1). Reserved and variant
+// bits are kept so that re-encoding a decoded header reproduces its bytes.
+type BTH struct {
+	Opcode     Opcode
+	SE         bool
+	M          bool
+	PadCount   uint8 // 2 bits (WIRE-BTH-9)
+	TVer       uint8 // 4 bits, 0 (WIRE-BTH-3)
+	PKey       uint16
+	Variant    uint8  // byte 4: FECN/BECN/reserved, masked in the ICRC
+	DestQP     uint32 // 24 bits
+	AckReq     bool
+	Retransmit bool  // RTX: this packet is a retransmission (WIRE-BTH-5)
+	TSPresent  bool  // TS: a TSETH follows the METH (WIRE-BTH-6)
+	Rsvd       uint8 // the reserved bits of byte 8, in place (WIRE-BTH-7)
+	PSN        uint32
+}
+
+// DecodeBTH reads a BTH from the start of b using c's flag layout.
+func (c *Codec) DecodeBTH(b []byte, h *BTH) error {
+	if len(b) < BTHLen {
+		return truncated("BTH", 0, BTHLen, len(b), "WIRE-BTH-1")
+	}
+	c.decodeBTH(b, h)
+	return nil
+}
+
+func (c *Codec) decodeBTH(b []byte, h *BTH) {
+	h.Opcode = Opcode(b[0])
+	h.SE, h.M = b[1]&c.seMask != 0, b[1]&c.mMask != 0
+	h.PadCount, h.TVer = b[1]>>4&3, b[1]&0xF
+	h.PKey, h.Variant, h.DestQP = be.Uint16(b[2:]), b[4], u24(b[5:])
+	f := b[8]
+	h.AckReq, h.Retransmit, h.TSPresent = f&0x80 != 0, f&c.rtxMask != 0, f&c.tsMask != 0
+	h.Rsvd = f & c.rsvdMask
+	h.PSN = u24(b[9:])
+}
+
+// AppendBTH appends h to b using c's flag layout.
+func (c *Codec) AppendBTH(b []byte, h *BTH) []byte {
+	b1 := h.PadCount&3<<4 | h.TVer&0xF
+	if h.SE {
+		b1 |= c.seMask
+	}
+	if h.M {
+		b1 |= c.mMask
+	}
+	f := h.Rsvd & c.rsvdMask
+	if h.AckReq {
+		f |= 0x80
+	}
+	if h.Retransmit {
+		f |= c.rtxMask
+	}
+	if h.TSPresent {
+		f |= c.tsMask
+	}
+	b = append(b, byte(h.Opcode), b1, byte(h.PKey>>8), byte(h.PKey), h.Variant)
+	b = app24(b, h.DestQP)
+	return app24(append(b, f), h.PSN)
+}

@@ -1,0 +1,146 @@
+package wire
+
+import "fmt"
+
+// Check applies the strict rules to a packet that Decode(b, p) filled
+// without error and appends one Violation per broken rule to dst. It never
+// allocates when there is nothing to report.
+func (c *Codec) Check(b []byte, p *Packet, dst []Violation) []Violation {
+	add := func(req, hdr string, off int, field, format string, args ...any) {
+		dst = append(dst, Violation{Req: req, Header: hdr, Offset: off, Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	ipEnd := p.ipOff + int(p.IP4.TotalLength)
+	if p.IsIPv6 {
+		ipEnd = p.ipOff + 40 + int(p.IP6.PayloadLength)
+	} else {
+		if got := IPv4Checksum(b[p.ipOff:]); got != p.IP4.Checksum {
+			add("WIRE-ENC-1", "IPv4", p.ipOff+10, "checksum", "header checksum 0x%04x, want 0x%04x", p.IP4.Checksum, got)
+		}
+		if p.IP4.FlagsFrag&0x3FFF != 0 {
+			add("WIRE-ENC-1", "IPv4", p.ipOff+6, "flags", "fragmented datagram (flags/offset 0x%04x)", p.IP4.FlagsFrag)
+		}
+	}
+	if p.end != ipEnd {
+		add("WIRE-LEN-1", "UDP", p.udpOff+4, "length", "UDP length %d leaves %d bytes of the IP datagram unused", p.UDP.Length, ipEnd-p.end)
+	}
+	if p.UDP.Checksum != 0 {
+		add("WIRE-UDP-3", "UDP", p.udpOff+6, "checksum", "checksum 0x%04x, MRC sends 0", p.UDP.Checksum)
+	}
+	h := &p.BTH
+	op := h.Opcode
+	if h.TVer != 0 {
+		add("WIRE-BTH-3", "BTH", p.bthOff+1, "tver", "transport version %d, want 0", h.TVer)
+	}
+	if h.Rsvd != 0 {
+		add("WIRE-BTH-7", "BTH", p.bthOff+8, "reserved", "reserved bits 0x%02x set in byte 8", h.Rsvd)
+	}
+	ep := op == OpEndpointReq || op == OpEndpointResp
+	if ep != (h.DestQP == EndpointQPN) && (ep || h.DestQP == EndpointQPN) {
+		add("WIRE-BTH-8", "BTH", p.bthOff+5, "dest_qp", "%s to QPN 0x%06x: QPN 0x2 is for endpoint operations only", op, h.DestQP)
+	}
+	if ep && h.PSN>>16 != 0 {
+		add("WIRE-EP-1", "BTH", p.bthOff+9, "psn", "endpoint operation PSN 0x%06x: bits 23-16 must be 0", h.PSN)
+	}
+	if h.TSPresent && !op.IsWrite() {
+		add("WIRE-BTH-6", "BTH", p.bthOff+8, "ts", "TS flag on %s, which carries no TSETH", op)
+	}
+	if h.Retransmit && !op.IsWrite() {
+		add("WIRE-BTH-5", "BTH", p.bthOff+8, "rtx", "RTX flag on %s, which is never retransmitted", op)
+	}
+	if op.IsWrite() {
+		c.checkWrite(b, p, add)
+	} else if p.padEnd != p.hdrEnd {
+		add("WIRE-LEN-1", op.String(), p.hdrEnd, "", "%d bytes follow the last header", p.padEnd-p.hdrEnd)
+	}
+	if h.PadCount != 0 && !op.IsWrite() {
+		add("WIRE-BTH-9", "BTH", p.bthOff+1, "pad_count", "pad count %d on %s, which has no payload", h.PadCount, op)
+	}
+	c.checkExt(p, add)
+	if !p.Trimmed {
+		if want := c.ComputeICRC(b, p); want != p.ICRC {
+			add("WIRE-ICRC-1", "ICRC", p.end-ICRCLen, "icrc", "ICRC 0x%08x, computed 0x%08x", p.ICRC, want)
+		}
+	}
+	return dst
+}
+
+type addFunc func(req, hdr string, off int, field, format string, args ...any)
+
+func (c *Codec) checkWrite(b []byte, p *Packet, add addFunc) {
+	h, op := &p.BTH, p.BTH.Opcode
+	n := len(p.Payload)
+	if (n+int(h.PadCount))%4 != 0 || (n > 0 && int(h.PadCount) != -n&3) {
+		add("WIRE-BTH-9", "BTH", p.bthOff+1, "pad_count", "pad count %d with %d payload bytes, want %d", h.PadCount, n, -n&3)
+	}
+	for i := p.hdrEnd + n; i < p.padEnd; i++ {
+		if b[i] != 0 {
+			add("WIRE-BTH-9", "payload", i, "pad", "pad byte 0x%02x, want 0", b[i])
+			break
+		}
+	}
+	if p.Trimmed {
+		return
+	}
+	if n == 0 && (op == OpWriteFirst || op == OpWriteMiddle) {
+		add("WIRE-PAY-1", "payload", p.hdrEnd, "", "%s with no payload", op)
+	}
+	if (op == OpWriteOnly || op == OpWriteOnlyImm) && int64(p.RETH.DMALength) != int64(n) {
+		add("WIRE-RETH-2", "RETH", p.bthOff+BTHLen+METHLen, "dma_length", "%s dma_length %d, payload %d bytes", op, p.RETH.DMALength, n)
+	}
+	if int64(n) > int64(p.RETH.DMALength) {
+		add("WIRE-RETH-2", "RETH", p.bthOff+BTHLen+METHLen, "dma_length", "payload %d bytes exceeds dma_length %d", n, p.RETH.DMALength)
+	}
+	if p.TSETH.Rsvd != 0 {
+		add("WIRE-GEN-2", "TSETH", p.bthOff+BTHLen+METHLen, "reserved", "reserved bits 0x%03x set", p.TSETH.Rsvd)
+	}
+}
+
+func (c *Codec) checkExt(p *Packet, add addFunc) {
+	off := p.bthOff + BTHLen
+	rsvd := func(hdr string, v uint64) {
+		if v != 0 {
+			add("WIRE-GEN-2", hdr, off, "reserved", "reserved bits set (0x%x)", v)
+		}
+	}
+	switch {
+	case p.Decoded&HasAETH != 0:
+		a := &p.AETH
+		if a.Syndrome&0x80 != 0 {
+			add("WIRE-AETH-1", "AETH", off, "syndrome", "syndrome 0x%02x: bit 7 is reserved", a.Syndrome)
+		}
+		if a.Type() == AETHTypeACK && a.Value() != AETHNoCredit {
+			add("WIRE-AETH-2", "AETH", off, "syndrome", "ACK credit %d, MRC sends 0x1F (no credit)", a.Value())
+		}
+	case p.Decoded&HasSETH != 0:
+		s := &p.SETH
+		rsvd("SETH", uint64(s.Rsvd1)|uint64(s.Rsvd2)<<8|uint64(s.CC.Rsvd)<<16)
+		if s.M > MAlwaysSkip {
+			add("WIRE-SETH-3", "SETH", off+1, "m", "m = 3 is reserved")
+		}
+	case p.Decoded&HasNETH != 0:
+		n := &p.NETH
+		rsvd("NETH", uint64(n.Rsvd1)|uint64(n.Rsvd2)<<8|uint64(n.Rsvd3)<<16)
+		if !n.Reason.Valid() {
+			add("WIRE-NETH-2", "NETH", off+2, "nack_reason", "unknown NACK reason 0x%02x", uint8(n.Reason))
+		}
+	case p.Decoded&HasPETH != 0:
+		q := &p.PETH
+		rsvd("PETH", uint64(q.Rsvd1)|uint64(q.Rsvd2)<<8|uint64(q.Rsvd3)<<16|uint64(q.Rsvd4)<<32)
+	case p.Decoded&HasERTH != 0:
+		e := &p.ERTH
+		rsvd("ERTH", uint64(e.Rsvd1)|uint64(e.Rsvd2)<<8|uint64(e.Rsvd3)<<16|uint64(e.Rsvd4)<<48)
+		if e.Op > EPEVProbe {
+			add("WIRE-ERTH-1", "ERTH", off+1, "op", "op %d is reserved", e.Op)
+		}
+	case p.Decoded&HasEETH != 0:
+		e := &p.EETH
+		var any4 byte
+		for _, x := range e.Rsvd4 {
+			any4 |= x
+		}
+		rsvd("EETH", uint64(e.Rsvd1)|uint64(e.Rsvd2)<<1|uint64(e.Rsvd3)<<8|uint64(any4)<<16|uint64(e.Rsvd5)<<24|uint64(e.Rsvd6)<<40)
+		if e.Op > EPEVProbe {
+			add("WIRE-EETH-1", "EETH", off+1, "op", "op %d is reserved", e.Op)
+		}
+	}
+}

@@ -1,0 +1,74 @@
+package wire
+
+import (
+	"fmt"
+
+	"github.com/openmrc/mrc/spec"
+)
+
+// Codec encodes and decodes MRC packets under one spec.Profile. It is
+// immutable after NewCodec and safe for concurrent use.
+type Codec struct {
+	prof                                     spec.Profile
+	seMask, mMask, rtxMask, tsMask, rsvdMask byte
+	ports                                    [8]uint16
+	nports                                   int
+}
+
+// NewCodec returns a Codec for p, or an error naming the bad setting.
+func NewCodec(p spec.Profile) (*Codec, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	c := &Codec{prof: p, rtxMask: p.BTHRetransmitMask, tsMask: p.BTHTimestampMask}
+	c.rsvdMask = ^(0x80 | c.rtxMask | c.tsMask)
+	c.seMask, c.mMask = 0x80, 0x40 // IBTA order (AMB-4)
+	if p.BTHFlagOrder == spec.BTHFlagOrderSwapped {
+		c.seMask, c.mMask = 0x40, 0x80
+	}
+	if len(p.AcceptUDPDstPorts) > len(c.ports) {
+		return nil, fmt.Errorf("wire: profile %q accepts %d UDP ports, at most %d", p.Name, len(p.AcceptUDPDstPorts), len(c.ports))
+	}
+	c.nports = copy(c.ports[:], p.AcceptUDPDstPorts)
+	c.prof.AcceptUDPDstPorts = append([]uint16(nil), p.AcceptUDPDstPorts...)
+	return c, nil
+}
+
+// Default is the Codec of spec.DefaultProfile.
+var Default = func() *Codec {
+	c, err := NewCodec(spec.DefaultProfile())
+	if err != nil {
+		panic(err) // the default profile is validated by spec's tests
+	}
+	return c
+}()
+
+// Profile returns a copy of the codec's profile.
+func (c *Codec) Profile() spec.Profile {
+	p := c.prof
+	p.AcceptUDPDstPorts = append([]uint16(nil), c.prof.AcceptUDPDstPorts...)
+	return p
+}
+
+// AcceptsPort reports whether UDP destination port is MRC under the profile
+// (WIRE-UDP-1).
+func (c *Codec) AcceptsPort(port uint16) bool {
+	for _, p := range c.ports[:c.nports] {
+		if p == port {
+			return true
+		}
+	}
+	return false
+}
+
+// IsTrimmedDSCP reports whether dscp marks a trimmed packet, and whether
+// it was trimmed at the last hop (WIRE-DSCP-2).
+func (c *Codec) IsTrimmedDSCP(dscp uint8) (trimmed, lastHop bool) {
+	switch dscp {
+	case c.prof.DSCP.Trimmed:
+		return true, false
+	case c.prof.DSCP.TrimmedLastHop:
+		return true, true
+	}
+	return false, false
+}

@@ -1,0 +1,392 @@
+package wire
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// EtherTypes and IP protocol numbers the codec understands.
+const (
+	EtherTypeIPv4 = 0x0800
+	EtherTypeIPv6 = 0x86DD
+	EtherTypeVLAN = 0x8100
+	ProtoUDP      = 17
+	ProtoIPv6     = 41 // IPv6-in-IPv6, the SRv6 encapsulation (WIRE-ENC-2)
+	ProtoRouting  = 43 // IPv6 routing header (SRH)
+	SRHType       = 4  // Segment Routing Header routing type
+
+	// MaxSRHSegments bounds the SRH segment list the codec holds, so no
+	// length field can make it allocate; RFC 9800 compressed segment
+	// lists fit in a few segments.
+	MaxSRHSegments = 8
+)
+
+// Ethernet is the Ethernet II header with an optional 802.1Q tag.
+type Ethernet struct {
+	Dst, Src  [6]byte
+	HasVLAN   bool
+	VLANTCI   uint16
+	EtherType uint16
+}
+
+// IPv4 is an IPv4 header without options.
+type IPv4 struct {
+	TOS         uint8 // DSCP << 2 | ECN
+	TotalLength uint16
+	ID          uint16
+	FlagsFrag   uint16
+	TTL         uint8
+	Protocol    uint8
+	Checksum    uint16
+	Src, Dst    [4]byte
+}
+
+// IPv6 is an IPv6 fixed header.
+type IPv6 struct {
+	TrafficClass  uint8 // DSCP << 2 | ECN
+	FlowLabel     uint32
+	PayloadLength uint16
+	NextHeader    uint8
+	HopLimit      uint8
+	Src, Dst      [16]byte
+}
+
+// SRH is an IPv6 Segment Routing Header without TLVs.
+type SRH struct {
+	NextHeader   uint8
+	HdrExtLen    uint8
+	RoutingType  uint8
+	SegmentsLeft uint8
+	LastEntry    uint8
+	Flags        uint8
+	Tag          uint16
+	Segments     [MaxSRHSegments][16]byte // Segments[0..LastEntry]
+}
+
+// UDP is the UDP header.
+type UDP struct {
+	SrcPort, DstPort, Length, Checksum uint16
+}
+
+// Packet is one decoded MRC frame. Decode fills it without allocating;
+// Payload aliases the input.
+type Packet struct {
+	Eth    Ethernet
+	SRv6   bool // an outer IPv6 (SRv6 path) wraps the inner IPv6 (WIRE-ENC-2)
+	Outer  IPv6
+	HasSRH bool
+	SRH    SRH
+	IsIPv6 bool // the inner IP header is IPv6 (else IPv4)
+	IP4    IPv4
+	IP6    IPv6
+	UDP    UDP
+	BTH    BTH
+	METH   METH
+	TSETH  TSETH
+	RETH   RETH
+	ImmDt  uint32
+	AETH   AETH
+	SETH   SETH
+	NETH   NETH
+	PETH   PETH
+	ERTH   ERTH
+	EETH   EETH
+	// Payload is the write data, without pad bytes.
+	Payload []byte
+	// ICRC as carried on the wire (absent when Trimmed).
+	ICRC uint32
+	// Trimmed is set when the DSCP marks a trimmed packet: the payload and
+	// ICRC were removed in the fabric (WIRE-DSCP-2).
+	Trimmed bool
+	// TrimmedLastHop is set when the trim happened at the last hop.
+	TrimmedLastHop bool
+	// Decoded lists the extension headers that were decoded.
+	Decoded Stack
+
+	ipOff, udpOff, bthOff, hdrEnd, padEnd, end int
+}
+
+// DSCP returns the inner IP header's DSCP.
+func (p *Packet) DSCP() uint8 {
+	if p.IsIPv6 {
+		return p.IP6.TrafficClass >> 2
+	}
+	return p.IP4.TOS >> 2
+}
+
+// ECN returns the inner IP header's ECN bits.
+func (p *Packet) ECN() uint8 {
+	if p.IsIPv6 {
+		return p.IP6.TrafficClass & 3
+	}
+	return p.IP4.TOS & 3
+}
+
+// Offsets returns the byte offsets of the inner IP header, UDP header and
+// BTH in the decoded frame, for tools that annotate bytes.
+func (p *Packet) Offsets() (ip, udp, bth int) { return p.ipOff, p.udpOff, p.bthOff }
+
+func errAt(kind error, hdr string, off int, field, req, format string, args ...any) *Error {
+	return &Error{Kind: kind, Header: hdr, Offset: off, Field: field, Req: req, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Decode parses frame b (starting at the Ethernet header) into p. It is
+// lenient: it returns the first error that stops it, with p filled up to
+// that point. It does not verify the ICRC (see VerifyICRC and Check).
+func (c *Codec) Decode(b []byte, p *Packet) error {
+	*p = Packet{}
+	if len(b) < 14 {
+		return truncated("Ethernet", 0, 14, len(b), "WIRE-ENC-1")
+	}
+	copy(p.Eth.Dst[:], b[0:6])
+	copy(p.Eth.Src[:], b[6:12])
+	off, et := 14, be.Uint16(b[12:])
+	if et == EtherTypeVLAN {
+		if len(b) < 18 {
+			return truncated("Ethernet", 12, 18, len(b), "WIRE-ENC-1")
+		}
+		p.Eth.HasVLAN, p.Eth.VLANTCI, et, off = true, be.Uint16(b[14:]), be.Uint16(b[16:]), 18
+	}
+	p.Eth.EtherType = et
+	var end int
+	var err error
+	switch et {
+	case EtherTypeIPv4:
+		end, err = p.decodeIPv4(b, off)
+	case EtherTypeIPv6:
+		end, err = p.decodeIPv6Stack(b, off)
+	default:
+		return errAt(ErrUnsupported, "Ethernet", 12, "ether_type", "WIRE-ENC-1", "EtherType 0x%04x is neither IPv4 nor IPv6", et)
+	}
+	if err != nil {
+		return err
+	}
+	return c.decodeUDP(b, p.udpOff, end, p)
+}
+
+func (p *Packet) decodeIPv4(b []byte, off int) (end int, err error) {
+	if len(b) < off+20 {
+		return 0, truncated("IPv4", off, 20, len(b)-off, "WIRE-ENC-1")
+	}
+	h := b[off:]
+	if h[0]>>4 != 4 {
+		return 0, errAt(ErrInvalid, "IPv4", off, "version", "WIRE-ENC-1", "version %d, want 4", h[0]>>4)
+	}
+	if h[0]&0xF != 5 {
+		return 0, errAt(ErrUnsupported, "IPv4", off, "ihl", "WIRE-ENC-1", "IHL %d: IPv4 options are not used by MRC", h[0]&0xF)
+	}
+	ip := &p.IP4
+	ip.TOS, ip.TotalLength, ip.ID, ip.FlagsFrag = h[1], be.Uint16(h[2:]), be.Uint16(h[4:]), be.Uint16(h[6:])
+	ip.TTL, ip.Protocol, ip.Checksum = h[8], h[9], be.Uint16(h[10:])
+	copy(ip.Src[:], h[12:16])
+	copy(ip.Dst[:], h[16:20])
+	p.ipOff = off
+	if int(ip.TotalLength) < 20 || off+int(ip.TotalLength) > len(b) {
+		return 0, errAt(ErrTruncated, "IPv4", off, "total_length", "WIRE-LEN-1",
+			"total length %d, frame has %d bytes from the IP header", ip.TotalLength, len(b)-off)
+	}
+	if ip.Protocol != ProtoUDP {
+		return 0, errAt(ErrUnsupported, "IPv4", off, "protocol", "WIRE-ENC-1", "protocol %d, want UDP (17)", ip.Protocol)
+	}
+	p.udpOff = off + 20
+	return off + int(ip.TotalLength), nil
+}
+
+func decodeIPv6(b []byte, off int, ip *IPv6) (end int, err error) {
+	if len(b) < off+40 {
+		return 0, truncated("IPv6", off, 40, len(b)-off, "WIRE-ENC-1")
+	}
+	h := b[off:]
+	w := be.Uint32(h)
+	if w>>28 != 6 {
+		return 0, errAt(ErrInvalid, "IPv6", off, "version", "WIRE-ENC-1", "version %d, want 6", w>>28)
+	}
+	ip.TrafficClass, ip.FlowLabel = uint8(w>>20), w&0xFFFFF
+	ip.PayloadLength, ip.NextHeader, ip.HopLimit = be.Uint16(h[4:]), h[6], h[7]
+	copy(ip.Src[:], h[8:24])
+	copy(ip.Dst[:], h[24:40])
+	end = off + 40 + int(ip.PayloadLength)
+	if end > len(b) {
+		return 0, errAt(ErrTruncated, "IPv6", off, "payload_length", "WIRE-LEN-1",
+			"payload length %d, frame has %d bytes after the IPv6 header", ip.PayloadLength, len(b)-off-40)
+	}
+	return end, nil
+}
+
+// decodeIPv6Stack decodes an IPv6 header, and when it is an SRv6 outer
+// header (next header 41, or 43 with an SRH), the inner IPv6 (WIRE-ENC-2).
+func (p *Packet) decodeIPv6Stack(b []byte, off int) (end int, err error) {
+	p.IsIPv6 = true
+	if end, err = decodeIPv6(b, off, &p.IP6); err != nil {
+		return 0, err
+	}
+	switch p.IP6.NextHeader {
+	case ProtoUDP:
+		p.ipOff, p.udpOff = off, off+40
+		return end, nil
+	case ProtoIPv6, ProtoRouting:
+	default:
+		return 0, errAt(ErrUnsupported, "IPv6", off, "next_header", "WIRE-ENC-1",
+			"next header %d, want UDP (17), IPv6 (41) or routing (43)", p.IP6.NextHeader)
+	}
+	p.SRv6, p.Outer, p.IP6 = true, p.IP6, IPv6{}
+	outerEnd, inner := end, off+40
+	if p.Outer.NextHeader == ProtoRouting {
+		n, err := p.decodeSRH(b[:outerEnd], inner)
+		if err != nil {
+			return 0, err
+		}
+		inner += n
+	}
+	if end, err = decodeIPv6(b[:outerEnd], inner, &p.IP6); err != nil {
+		return 0, err
+	}
+	if p.IP6.NextHeader != ProtoUDP {
+		return 0, errAt(ErrUnsupported, "IPv6", inner, "next_header", "WIRE-ENC-2",
+			"inner next header %d, want UDP (17)", p.IP6.NextHeader)
+	}
+	p.ipOff, p.udpOff = inner, inner+40
+	return end, nil
+}
+
+func (p *Packet) decodeSRH(b []byte, off int) (int, error) {
+	if len(b) < off+8 {
+		return 0, truncated("SRH", off, 8, len(b)-off, "WIRE-ENC-2")
+	}
+	h, s := b[off:], &p.SRH
+	s.NextHeader, s.HdrExtLen, s.RoutingType, s.SegmentsLeft = h[0], h[1], h[2], h[3]
+	s.LastEntry, s.Flags, s.Tag = h[4], h[5], be.Uint16(h[6:])
+	n := 8 + 8*int(s.HdrExtLen)
+	if s.RoutingType != SRHType {
+		return 0, errAt(ErrUnsupported, "SRH", off, "routing_type", "WIRE-ENC-2", "routing type %d, want 4 (SRH)", s.RoutingType)
+	}
+	if int(s.LastEntry) >= MaxSRHSegments {
+		return 0, errAt(ErrUnsupported, "SRH", off, "last_entry", "WIRE-ENC-2", "%d segments, at most %d", int(s.LastEntry)+1, MaxSRHSegments)
+	}
+	if want := 2 * (int(s.LastEntry) + 1); int(s.HdrExtLen) != want {
+		return 0, errAt(ErrInvalid, "SRH", off, "hdr_ext_len", "WIRE-ENC-2",
+			"hdr ext len %d, want %d for %d segments and no TLVs", s.HdrExtLen, want, int(s.LastEntry)+1)
+	}
+	if len(b) < off+n {
+		return 0, truncated("SRH", off, n, len(b)-off, "WIRE-ENC-2")
+	}
+	if s.NextHeader != ProtoIPv6 {
+		return 0, errAt(ErrUnsupported, "SRH", off, "next_header", "WIRE-ENC-2", "next header %d, want IPv6 (41)", s.NextHeader)
+	}
+	for i := 0; i <= int(s.LastEntry); i++ {
+		copy(s.Segments[i][:], h[8+16*i:])
+	}
+	p.HasSRH = true
+	return n, nil
+}
+
+func (c *Codec) decodeUDP(b []byte, off, ipEnd int, p *Packet) error {
+	if ipEnd < off+8 {
+		return truncated("UDP", off, 8, ipEnd-off, "WIRE-ENC-1")
+	}
+	h := b[off:]
+	u := &p.UDP
+	u.SrcPort, u.DstPort, u.Length, u.Checksum = be.Uint16(h), be.Uint16(h[2:]), be.Uint16(h[4:]), be.Uint16(h[6:])
+	if int(u.Length) < 8 || off+int(u.Length) > ipEnd {
+		return errAt(ErrTruncated, "UDP", off, "length", "WIRE-LEN-1", "length %d, IP datagram leaves %d bytes", u.Length, ipEnd-off)
+	}
+	if !c.AcceptsPort(u.DstPort) {
+		return errAt(ErrUnsupported, "UDP", off, "dst_port", "WIRE-UDP-1", "destination port %d is not MRC under profile %q", u.DstPort, c.prof.Name)
+	}
+	p.end = off + int(u.Length)
+	p.Trimmed, p.TrimmedLastHop = c.IsTrimmedDSCP(p.DSCP())
+	return c.decodeTransport(b[:p.end], off+8, p)
+}
+
+// decodeTransport decodes the BTH, the opcode's header stack, payload and
+// ICRC from b[off:].
+func (c *Codec) decodeTransport(b []byte, off int, p *Packet) error {
+	p.bthOff = off
+	if len(b) < off+BTHLen {
+		return truncated("BTH", off, BTHLen, len(b)-off, "WIRE-BTH-1")
+	}
+	c.decodeBTH(b[off:], &p.BTH)
+	op := p.BTH.Opcode
+	if !op.Valid() {
+		return errAt(ErrInvalid, "BTH", off, "opcode", "WIRE-BTH-2", "opcode 0x%02X is not an MRC opcode", uint8(op))
+	}
+	end := len(b)
+	if !p.Trimmed {
+		if end-off-BTHLen < ICRCLen {
+			return truncated("ICRC", end, ICRCLen, end-off-BTHLen, "WIRE-ICRC-1")
+		}
+		end -= ICRCLen
+		p.ICRC = binary.LittleEndian.Uint32(b[end:])
+	}
+	off += BTHLen
+	st := op.Stack()
+	need := func(hdr string, n int, req string) error {
+		if end-off < n {
+			return truncated(hdr, off, n, end-off, req)
+		}
+		return nil
+	}
+	if st&HasMETH != 0 {
+		if err := need("METH", METHLen, "WIRE-METH-1"); err != nil {
+			return err
+		}
+		_ = p.METH.Decode(b[off:])
+		off += METHLen
+		p.Decoded |= HasMETH
+		if p.BTH.TSPresent {
+			if err := need("TSETH", TSETHLen, "WIRE-TSETH-1"); err != nil {
+				return err
+			}
+			p.TSETH.decode(b[off:])
+			off += TSETHLen
+			p.Decoded |= HasTSETH
+		}
+		if err := need("RETH", RETHLen, "WIRE-RETH-1"); err != nil {
+			return err
+		}
+		_ = p.RETH.Decode(b[off:])
+		off += RETHLen
+		p.Decoded |= HasRETH
+		if st&HasImmDt != 0 {
+			if err := need("ImmDt", ImmDtLen, "WIRE-IMM-1"); err != nil {
+				return err
+			}
+			p.ImmDt = be.Uint32(b[off:])
+			off += ImmDtLen
+			p.Decoded |= HasImmDt
+		}
+		p.hdrEnd = off
+		pad := int(p.BTH.PadCount)
+		if end-off < pad {
+			return errAt(ErrInvalid, "BTH", p.bthOff+1, "pad_count", "WIRE-BTH-9", "pad count %d exceeds the %d payload bytes", pad, end-off)
+		}
+		p.Payload = b[off : end-pad : end-pad]
+		p.padEnd = end
+		p.Decoded |= HasPayload
+		return nil
+	}
+	var n int
+	var hdr, req string
+	var dec func([]byte)
+	switch {
+	case st&HasAETH != 0:
+		n, hdr, req, dec = AETHLen, "AETH", "WIRE-AETH-1", func(x []byte) { _ = p.AETH.Decode(x) }
+	case st&HasSETH != 0:
+		n, hdr, req, dec = SETHLen+CCStateLen, "SETH", "WIRE-SETH-1", p.SETH.decode
+	case st&HasNETH != 0:
+		n, hdr, req, dec = NETHLen, "NETH", "WIRE-NETH-1", p.NETH.decode
+	case st&HasPETH != 0:
+		n, hdr, req, dec = PETHLen, "PETH", "WIRE-PETH-1", p.PETH.decode
+	case st&HasERTH != 0:
+		n, hdr, req, dec = ERTHLen, "ERTH", "WIRE-ERTH-1", p.ERTH.decode
+	case st&HasEETH != 0:
+		n, hdr, req, dec = EETHLen, "EETH", "WIRE-EETH-1", p.EETH.decode
+	}
+	if err := need(hdr, n, req); err != nil {
+		return err
+	}
+	dec(b[off:])
+	p.Decoded |= st
+	p.hdrEnd, p.padEnd = off+n, end
+	return nil
+}
