@@ -13,6 +13,7 @@ type Codec struct {
 	seMask, mMask, rtxMask, tsMask, rsvdMask byte
 	ports                                    [8]uint16
 	nports                                   int
+	hdrs                                     []Header
 }
 
 // NewCodec returns a Codec for p, or an error naming the bad setting.
@@ -31,6 +32,7 @@ func NewCodec(p spec.Profile) (*Codec, error) {
 	}
 	c.nports = copy(c.ports[:], p.AcceptUDPDstPorts)
 	c.prof.AcceptUDPDstPorts = append([]uint16(nil), p.AcceptUDPDstPorts...)
+	c.hdrs = c.buildHeaders()
 	return c, nil
 }
 
