@@ -10,10 +10,12 @@ import (
 // Ethernet type, IP lengths, protocol/next-header numbers and IPv4 checksum,
 // the SRH's next header, type and length, the UDP length and destination
 // port (the profile's, WIRE-UDP-1), the BTH pad count (WIRE-BTH-9) and
-// the ICRC (WIRE-ICRC-1). A trimmed packet (p.Trimmed) is written as the
-// fabric leaves it: headers only, no payload and no ICRC (WIRE-DSCP-2).
+// the ICRC (WIRE-ICRC-1), and Trimmed from the DSCP. A packet whose DSCP
+// marks it trimmed is written as the fabric leaves it: headers only, no
+// payload and no ICRC (WIRE-DSCP-2).
 func (c *Codec) Append(dst []byte, p *Packet) ([]byte, error) {
 	op := p.BTH.Opcode
+	p.Trimmed, p.TrimmedLastHop = c.IsTrimmedDSCP(p.DSCP())
 	if !op.Valid() {
 		return dst, errAt(ErrInvalid, "BTH", 0, "opcode", "WIRE-BTH-2", "opcode 0x%02X is not an MRC opcode", uint8(op))
 	}

@@ -18,30 +18,28 @@ var onesPrefix = [8]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
 var crcAfterPrefix = crc32.Update(0, crc32.IEEETable, onesPrefix[:])
 
 // icrc computes the ICRC over b[ipOff:end] (end excludes the ICRC itself).
+// The headers are folded in byte by byte with their variant bits forced to
+// one; the rest goes through crc32.Update, which is vectorised. No scratch
+// copy is handed to crc32, so nothing escapes to the heap.
 func icrc(b []byte, ipOff, udpOff, bthOff, end int, v6, maskSrcPort bool) uint32 {
-	crc := crcAfterPrefix
-	var ip [40]byte
-	n := copy(ip[:udpOff-ipOff], b[ipOff:udpOff])
+	var m [40 + 8 + BTHLen]byte
 	if v6 {
-		// Traffic class, flow label (WIRE-ICRC-2), hop limit.
-		ip[0] |= 0x0f
-		ip[1], ip[2], ip[3] = 0xff, 0xff, 0xff
-		ip[7] = 0xff
+		m[0], m[1], m[2], m[3], m[7] = 0x0f, 0xff, 0xff, 0xff, 0xff // TC, flow label, hop limit
 	} else {
-		ip[1] = 0xff                // TOS
-		ip[8] = 0xff                // TTL
-		ip[10], ip[11] = 0xff, 0xff // header checksum
+		m[1], m[8], m[10], m[11] = 0xff, 0xff, 0xff, 0xff // TOS, TTL, checksum
 	}
-	crc = crc32.Update(crc, crc32.IEEETable, ip[:n])
-	var uh [BTHLen + 8]byte
-	copy(uh[:], b[udpOff:bthOff+BTHLen])
-	uh[6], uh[7] = 0xff, 0xff // UDP checksum
+	u := udpOff - ipOff
+	m[u+6], m[u+7] = 0xff, 0xff // UDP checksum
 	if maskSrcPort {
-		uh[0], uh[1] = 0xff, 0xff // EV[15:0] as a variant field (WIRE-ICRC-4)
+		m[u], m[u+1] = 0xff, 0xff // EV[15:0] as a variant field (WIRE-ICRC-4)
 	}
-	uh[8+4] = 0xff // BTH byte 4 (FECN, BECN, reserved)
-	crc = crc32.Update(crc, crc32.IEEETable, uh[:])
-	return crc32.Update(crc, crc32.IEEETable, b[bthOff+BTHLen:end])
+	m[u+8+4] = 0xff // BTH byte 4: FECN, BECN, reserved
+	tab := crc32.IEEETable
+	c := ^crcAfterPrefix
+	for i, v := range b[ipOff : bthOff+BTHLen] {
+		c = tab[byte(c)^(v|m[i])] ^ c>>8
+	}
+	return crc32.Update(^c, tab, b[bthOff+BTHLen:end])
 }
 
 // ComputeICRC returns the ICRC that p's frame b should carry. p must have

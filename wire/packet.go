@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"encoding/binary"
 	"fmt"
 )
 
@@ -104,6 +103,7 @@ type Packet struct {
 	Decoded Stack
 
 	ipOff, udpOff, bthOff, hdrEnd, padEnd, end int
+	parts                                      uint16
 }
 
 // DSCP returns the inner IP header's DSCP.
@@ -126,6 +126,81 @@ func (p *Packet) ECN() uint8 {
 // BTH in the decoded frame, for tools that annotate bytes.
 func (p *Packet) Offsets() (ip, udp, bth int) { return p.ipOff, p.udpOff, p.bthOff }
 
+// Parts of a Packet that a decode may leave untouched; Decode zeroes the
+// ones the previous decode wrote and this one did not, so reusing a Packet
+// costs nothing when consecutive frames have the same shape.
+const (
+	partVLAN uint16 = 1 << iota
+	partOuter
+	partSRH
+	partIP4
+	partIP6
+	partUDP
+	partBTH
+)
+
+// clean zeroes the parts and extension headers that were written by the
+// previous decode (prevParts, prevHdrs) but not by this one.
+func (p *Packet) clean(prevParts uint16, prevHdrs Stack) {
+	stale, hdrs := prevParts&^p.parts, prevHdrs&^p.Decoded
+	if stale != 0 {
+		if stale&partVLAN != 0 {
+			p.Eth.HasVLAN, p.Eth.VLANTCI = false, 0
+		}
+		if stale&partOuter != 0 {
+			p.Outer, p.SRv6 = IPv6{}, false
+		}
+		if stale&partSRH != 0 {
+			p.SRH, p.HasSRH = SRH{}, false
+		}
+		if stale&partIP4 != 0 {
+			p.IP4 = IPv4{}
+		}
+		if stale&partIP6 != 0 {
+			p.IP6 = IPv6{}
+		}
+		if stale&partUDP != 0 {
+			p.UDP = UDP{}
+		}
+		if stale&partBTH != 0 {
+			p.BTH = BTH{}
+		}
+	}
+	if hdrs == 0 {
+		return
+	}
+	if hdrs&HasMETH != 0 {
+		p.METH = METH{}
+	}
+	if hdrs&HasTSETH != 0 {
+		p.TSETH = TSETH{}
+	}
+	if hdrs&HasRETH != 0 {
+		p.RETH = RETH{}
+	}
+	if hdrs&HasImmDt != 0 {
+		p.ImmDt = 0
+	}
+	if hdrs&HasAETH != 0 {
+		p.AETH = AETH{}
+	}
+	if hdrs&HasSETH != 0 {
+		p.SETH = SETH{}
+	}
+	if hdrs&HasNETH != 0 {
+		p.NETH = NETH{}
+	}
+	if hdrs&HasPETH != 0 {
+		p.PETH = PETH{}
+	}
+	if hdrs&HasERTH != 0 {
+		p.ERTH = ERTH{}
+	}
+	if hdrs&HasEETH != 0 {
+		p.EETH = EETH{}
+	}
+}
+
 func errAt(kind error, hdr string, off int, field, req, format string, args ...any) *Error {
 	return &Error{Kind: kind, Header: hdr, Offset: off, Field: field, Req: req, Msg: fmt.Sprintf(format, args...)}
 }
@@ -134,10 +209,21 @@ func errAt(kind error, hdr string, off int, field, req, format string, args ...a
 // lenient: it returns the first error that stops it, with p filled up to
 // that point. It does not verify the ICRC (see VerifyICRC and Check).
 func (c *Codec) Decode(b []byte, p *Packet) error {
-	*p = Packet{}
+	prevParts, prevHdrs := p.parts, p.Decoded
+	p.parts, p.Decoded = 0, 0
+	p.SRv6, p.HasSRH, p.IsIPv6 = false, false, false
+	p.Payload, p.ICRC, p.Trimmed, p.TrimmedLastHop = nil, 0, false, false
+	p.ipOff, p.udpOff, p.bthOff, p.hdrEnd, p.padEnd, p.end = 0, 0, 0, 0, 0, 0
+	err := c.decode(b, p)
+	p.clean(prevParts, prevHdrs)
+	return err
+}
+
+func (c *Codec) decode(b []byte, p *Packet) error {
 	if len(b) < 14 {
 		return truncated("Ethernet", 0, 14, len(b), "WIRE-ENC-1")
 	}
+	p.Eth.EtherType = 0
 	copy(p.Eth.Dst[:], b[0:6])
 	copy(p.Eth.Src[:], b[6:12])
 	off, et := 14, be.Uint16(b[12:])
@@ -146,6 +232,7 @@ func (c *Codec) Decode(b []byte, p *Packet) error {
 			return truncated("Ethernet", 12, 18, len(b), "WIRE-ENC-1")
 		}
 		p.Eth.HasVLAN, p.Eth.VLANTCI, et, off = true, be.Uint16(b[14:]), be.Uint16(b[16:]), 18
+		p.parts |= partVLAN
 	}
 	p.Eth.EtherType = et
 	var end int
@@ -169,6 +256,7 @@ func (p *Packet) decodeIPv4(b []byte, off int) (end int, err error) {
 		return 0, truncated("IPv4", off, 20, len(b)-off, "WIRE-ENC-1")
 	}
 	h := b[off:]
+	p.parts |= partIP4
 	if h[0]>>4 != 4 {
 		return 0, errAt(ErrInvalid, "IPv4", off, "version", "WIRE-ENC-1", "version %d, want 4", h[0]>>4)
 	}
@@ -176,6 +264,7 @@ func (p *Packet) decodeIPv4(b []byte, off int) (end int, err error) {
 		return 0, errAt(ErrUnsupported, "IPv4", off, "ihl", "WIRE-ENC-1", "IHL %d: IPv4 options are not used by MRC", h[0]&0xF)
 	}
 	ip := &p.IP4
+	*ip = IPv4{}
 	ip.TOS, ip.TotalLength, ip.ID, ip.FlagsFrag = h[1], be.Uint16(h[2:]), be.Uint16(h[4:]), be.Uint16(h[6:])
 	ip.TTL, ip.Protocol, ip.Checksum = h[8], h[9], be.Uint16(h[10:])
 	copy(ip.Src[:], h[12:16])
@@ -194,11 +283,13 @@ func (p *Packet) decodeIPv4(b []byte, off int) (end int, err error) {
 
 func decodeIPv6(b []byte, off int, ip *IPv6) (end int, err error) {
 	if len(b) < off+40 {
+		*ip = IPv6{}
 		return 0, truncated("IPv6", off, 40, len(b)-off, "WIRE-ENC-1")
 	}
 	h := b[off:]
 	w := be.Uint32(h)
 	if w>>28 != 6 {
+		*ip = IPv6{}
 		return 0, errAt(ErrInvalid, "IPv6", off, "version", "WIRE-ENC-1", "version %d, want 6", w>>28)
 	}
 	ip.TrafficClass, ip.FlowLabel = uint8(w>>20), w&0xFFFFF
@@ -217,6 +308,7 @@ func decodeIPv6(b []byte, off int, ip *IPv6) (end int, err error) {
 // header (next header 41, or 43 with an SRH), the inner IPv6 (WIRE-ENC-2).
 func (p *Packet) decodeIPv6Stack(b []byte, off int) (end int, err error) {
 	p.IsIPv6 = true
+	p.parts |= partIP6
 	if end, err = decodeIPv6(b, off, &p.IP6); err != nil {
 		return 0, err
 	}
@@ -230,6 +322,7 @@ func (p *Packet) decodeIPv6Stack(b []byte, off int) (end int, err error) {
 			"next header %d, want UDP (17), IPv6 (41) or routing (43)", p.IP6.NextHeader)
 	}
 	p.SRv6, p.Outer, p.IP6 = true, p.IP6, IPv6{}
+	p.parts |= partOuter
 	outerEnd, inner := end, off+40
 	if p.Outer.NextHeader == ProtoRouting {
 		n, err := p.decodeSRH(b[:outerEnd], inner)
@@ -254,6 +347,9 @@ func (p *Packet) decodeSRH(b []byte, off int) (int, error) {
 		return 0, truncated("SRH", off, 8, len(b)-off, "WIRE-ENC-2")
 	}
 	h, s := b[off:], &p.SRH
+	*s = SRH{}
+	p.HasSRH = true
+	p.parts |= partSRH
 	s.NextHeader, s.HdrExtLen, s.RoutingType, s.SegmentsLeft = h[0], h[1], h[2], h[3]
 	s.LastEntry, s.Flags, s.Tag = h[4], h[5], be.Uint16(h[6:])
 	n := 8 + 8*int(s.HdrExtLen)
@@ -276,7 +372,6 @@ func (p *Packet) decodeSRH(b []byte, off int) (int, error) {
 	for i := 0; i <= int(s.LastEntry); i++ {
 		copy(s.Segments[i][:], h[8+16*i:])
 	}
-	p.HasSRH = true
 	return n, nil
 }
 
@@ -285,6 +380,7 @@ func (c *Codec) decodeUDP(b []byte, off, ipEnd int, p *Packet) error {
 		return truncated("UDP", off, 8, ipEnd-off, "WIRE-ENC-1")
 	}
 	h := b[off:]
+	p.parts |= partUDP
 	u := &p.UDP
 	u.SrcPort, u.DstPort, u.Length, u.Checksum = be.Uint16(h), be.Uint16(h[2:]), be.Uint16(h[4:]), be.Uint16(h[6:])
 	if int(u.Length) < 8 || off+int(u.Length) > ipEnd {
@@ -299,13 +395,14 @@ func (c *Codec) decodeUDP(b []byte, off, ipEnd int, p *Packet) error {
 }
 
 // decodeTransport decodes the BTH, the opcode's header stack, payload and
-// ICRC from b[off:].
+// ICRC from b[off:]. It is straight-line code: this is the hot path.
 func (c *Codec) decodeTransport(b []byte, off int, p *Packet) error {
 	p.bthOff = off
 	if len(b) < off+BTHLen {
 		return truncated("BTH", off, BTHLen, len(b)-off, "WIRE-BTH-1")
 	}
 	c.decodeBTH(b[off:], &p.BTH)
+	p.parts |= partBTH
 	op := p.BTH.Opcode
 	if !op.Valid() {
 		return errAt(ErrInvalid, "BTH", off, "opcode", "WIRE-BTH-2", "opcode 0x%02X is not an MRC opcode", uint8(op))
@@ -316,77 +413,112 @@ func (c *Codec) decodeTransport(b []byte, off int, p *Packet) error {
 			return truncated("ICRC", end, ICRCLen, end-off-BTHLen, "WIRE-ICRC-1")
 		}
 		end -= ICRCLen
-		p.ICRC = binary.LittleEndian.Uint32(b[end:])
+		p.ICRC = uint32(b[end]) | uint32(b[end+1])<<8 | uint32(b[end+2])<<16 | uint32(b[end+3])<<24
 	}
 	off += BTHLen
-	st := op.Stack()
-	need := func(hdr string, n int, req string) error {
-		if end-off < n {
-			return truncated(hdr, off, n, end-off, req)
-		}
-		return nil
-	}
-	if st&HasMETH != 0 {
-		if err := need("METH", METHLen, "WIRE-METH-1"); err != nil {
-			return err
-		}
-		_ = p.METH.Decode(b[off:])
-		off += METHLen
-		p.Decoded |= HasMETH
-		if p.BTH.TSPresent {
-			if err := need("TSETH", TSETHLen, "WIRE-TSETH-1"); err != nil {
-				return err
-			}
-			p.TSETH.decode(b[off:])
-			off += TSETHLen
-			p.Decoded |= HasTSETH
-		}
-		if err := need("RETH", RETHLen, "WIRE-RETH-1"); err != nil {
-			return err
-		}
-		_ = p.RETH.Decode(b[off:])
-		off += RETHLen
-		p.Decoded |= HasRETH
-		if st&HasImmDt != 0 {
-			if err := need("ImmDt", ImmDtLen, "WIRE-IMM-1"); err != nil {
-				return err
-			}
-			p.ImmDt = be.Uint32(b[off:])
-			off += ImmDtLen
-			p.Decoded |= HasImmDt
-		}
-		p.hdrEnd = off
-		pad := int(p.BTH.PadCount)
-		if end-off < pad {
-			return errAt(ErrInvalid, "BTH", p.bthOff+1, "pad_count", "WIRE-BTH-9", "pad count %d exceeds the %d payload bytes", pad, end-off)
-		}
-		p.Payload = b[off : end-pad : end-pad]
-		p.padEnd = end
-		p.Decoded |= HasPayload
-		return nil
+	if op.IsWrite() {
+		return c.decodeWrite(b[:end], off, p)
 	}
 	var n int
 	var hdr, req string
-	var dec func([]byte)
-	switch {
-	case st&HasAETH != 0:
-		n, hdr, req, dec = AETHLen, "AETH", "WIRE-AETH-1", func(x []byte) { _ = p.AETH.Decode(x) }
-	case st&HasSETH != 0:
-		n, hdr, req, dec = SETHLen+CCStateLen, "SETH", "WIRE-SETH-1", p.SETH.decode
-	case st&HasNETH != 0:
-		n, hdr, req, dec = NETHLen, "NETH", "WIRE-NETH-1", p.NETH.decode
-	case st&HasPETH != 0:
-		n, hdr, req, dec = PETHLen, "PETH", "WIRE-PETH-1", p.PETH.decode
-	case st&HasERTH != 0:
-		n, hdr, req, dec = ERTHLen, "ERTH", "WIRE-ERTH-1", p.ERTH.decode
-	case st&HasEETH != 0:
-		n, hdr, req, dec = EETHLen, "EETH", "WIRE-EETH-1", p.EETH.decode
+	switch op {
+	case OpAcknowledge:
+		n, hdr, req = AETHLen, "AETH", "WIRE-AETH-1"
+	case OpSACK:
+		n, hdr, req = SETHLen+CCStateLen, "SETH", "WIRE-SETH-1"
+	case OpNACK:
+		n, hdr, req = NETHLen, "NETH", "WIRE-NETH-1"
+	case OpProbe:
+		n, hdr, req = PETHLen, "PETH", "WIRE-PETH-1"
+	case OpEndpointReq:
+		n, hdr, req = ERTHLen, "ERTH", "WIRE-ERTH-1"
+	default: // OpEndpointResp
+		n, hdr, req = EETHLen, "EETH", "WIRE-EETH-1"
 	}
-	if err := need(hdr, n, req); err != nil {
-		return err
+	if end-off < n {
+		return truncated(hdr, off, n, end-off, req)
 	}
-	dec(b[off:])
-	p.Decoded |= st
+	h := b[off:]
+	switch op {
+	case OpAcknowledge:
+		p.AETH.Syndrome, p.AETH.MSN = h[0], u24(h[1:])
+	case OpSACK:
+		p.SETH.decode(h)
+	case OpNACK:
+		p.NETH.decode(h)
+	case OpProbe:
+		p.PETH.decode(h)
+	case OpEndpointReq:
+		p.ERTH.decode(h)
+	default:
+		p.EETH.decode(h)
+	}
+	p.Decoded |= op.Stack()
 	p.hdrEnd, p.padEnd = off+n, end
 	return nil
+}
+
+// decodeWrite decodes METH, [TSETH], RETH, [ImmDt] and the payload from
+// b[off:], where b ends before the ICRC.
+func (c *Codec) decodeWrite(b []byte, off int, p *Packet) error {
+	ts, imm := p.BTH.TSPresent, p.BTH.Opcode.HasImm()
+	need := METHLen + RETHLen
+	if ts {
+		need += TSETHLen
+	}
+	if imm {
+		need += ImmDtLen
+	}
+	if len(b)-off < need {
+		return c.truncatedWrite(b, off, p)
+	}
+	h := b[off:]
+	p.METH.RQMSN, p.METH.MSN = be.Uint16(h), be.Uint16(h[2:])
+	h = h[METHLen:]
+	p.Decoded |= HasMETH | HasRETH | HasPayload
+	if ts {
+		p.TSETH.decode(h)
+		h = h[TSETHLen:]
+		p.Decoded |= HasTSETH
+	}
+	p.RETH.VA, p.RETH.RKey, p.RETH.DMALength = be.Uint64(h), be.Uint32(h[8:]), be.Uint32(h[12:])
+	if imm {
+		p.ImmDt = be.Uint32(h[RETHLen:])
+		p.Decoded |= HasImmDt
+	}
+	off += need
+	p.hdrEnd = off
+	pad := int(p.BTH.PadCount)
+	if len(b)-off < pad {
+		return errAt(ErrInvalid, "BTH", p.bthOff+1, "pad_count", "WIRE-BTH-9", "pad count %d exceeds the %d payload bytes", pad, len(b)-off)
+	}
+	p.Payload = b[off : len(b)-pad : len(b)-pad]
+	p.padEnd = len(b)
+	return nil
+}
+
+// truncatedWrite decodes what fits of a write's header stack and names the
+// first header that does not.
+func (c *Codec) truncatedWrite(b []byte, off int, p *Packet) error {
+	if len(b)-off < METHLen {
+		return truncated("METH", off, METHLen, len(b)-off, "WIRE-METH-1")
+	}
+	_ = p.METH.Decode(b[off:])
+	p.Decoded |= HasMETH
+	off += METHLen
+	if p.BTH.TSPresent {
+		if len(b)-off < TSETHLen {
+			return truncated("TSETH", off, TSETHLen, len(b)-off, "WIRE-TSETH-1")
+		}
+		p.TSETH.decode(b[off:])
+		p.Decoded |= HasTSETH
+		off += TSETHLen
+	}
+	if len(b)-off < RETHLen {
+		return truncated("RETH", off, RETHLen, len(b)-off, "WIRE-RETH-1")
+	}
+	_ = p.RETH.Decode(b[off:])
+	p.Decoded |= HasRETH
+	off += RETHLen
+	return truncated("ImmDt", off, ImmDtLen, len(b)-off, "WIRE-IMM-1")
 }
