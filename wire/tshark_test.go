@@ -1,0 +1,165 @@
+package wire_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+	"github.com/openmrc/mrc/internal/testenv"
+	"github.com/openmrc/mrc/wire"
+)
+
+// crossFrame is a frame for the tshark cross-check and the values our
+// codec assigns to tshark's field names.
+type crossFrame struct {
+	b    []byte
+	want map[string]uint64
+}
+
+func bthFields(h *wire.BTH, op uint8) map[string]uint64 {
+	u := func(b bool) uint64 {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	return map[string]uint64{"infiniband.bth.opcode": uint64(op), "infiniband.bth.se": u(h.SE), "infiniband.bth.m": u(h.M),
+		"infiniband.bth.padcnt": uint64(h.PadCount), "infiniband.bth.tver": uint64(h.TVer), "infiniband.bth.p_key": uint64(h.PKey),
+		"infiniband.bth.destqp": uint64(h.DestQP), "infiniband.bth.a": u(h.AckReq), "infiniband.bth.psn": uint64(h.PSN)}
+}
+
+// crossFrames builds MRC frames of every opcode (tshark decodes their BTH),
+// plus RC twins of WRITE_ONLY and ACK built from our RETH and AETH encoders
+// (tshark decodes RETH and AETH only under RC opcodes).
+func crossFrames(t *testing.T) []crossFrame {
+	var out []crossFrame
+	ops := []wire.Opcode{wire.OpWriteFirst, wire.OpWriteMiddle, wire.OpWriteLast, wire.OpWriteLastImm, wire.OpWriteOnly,
+		wire.OpWriteOnlyImm, wire.OpAcknowledge, wire.OpEndpointReq, wire.OpEndpointResp, wire.OpSACK, wire.OpNACK, wire.OpProbe}
+	for i, op := range ops {
+		for v6 := 0; v6 < 2; v6++ {
+			p := wire.Packet{IsIPv6: v6 == 1}
+			p.IP4.TTL, p.IP6.HopLimit = 64, 64
+			p.BTH = wire.BTH{Opcode: op, SE: i%2 == 0, M: i%3 == 0, PKey: uint16(0x8000 + i), DestQP: uint32(0xABC00 + i),
+				AckReq: i%2 == 1, PSN: uint32(0xFFFFF0 + i)}
+			if op.IsWrite() {
+				p.RETH = wire.RETH{VA: 0x1122334455667788 + uint64(i), RKey: 0xCAFE0000 + uint32(i), DMALength: uint32(100 + i)}
+				p.Payload = bytes.Repeat([]byte{0xEE}, 13+i)
+			}
+			b, err := wire.Default.Append(nil, &p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, crossFrame{b, bthFields(&p.BTH, uint8(op))})
+
+			var d wire.Packet
+			if err := wire.Default.Decode(b, &d); err != nil {
+				t.Fatal(err)
+			}
+			_, _, bth := d.Offsets()
+			rc := append([]byte(nil), b...)
+			switch op {
+			case wire.OpWriteOnly: // RC RDMA WRITE Only (0x0A): BTH | RETH | payload
+				rc[bth] = 0x0A
+				reth := wire.RETH{VA: 0x0102030405060708, RKey: 0x99887766, DMALength: uint32(len(p.Payload) + 4)}
+				copy(rc[bth+12:], reth.Append(nil))
+				f := bthFields(&p.BTH, 0x0A)
+				f["infiniband.reth.va"], f["infiniband.reth.r_key"], f["infiniband.reth.dmalen"] = reth.VA, uint64(reth.RKey), uint64(reth.DMALength)
+				binary.LittleEndian.PutUint32(rc[len(rc)-4:], wire.Default.ComputeICRC(rc, &d))
+				out = append(out, crossFrame{rc, f})
+			case wire.OpAcknowledge: // RC Acknowledge (0x11): BTH | AETH
+				rc[bth] = 0x11
+				aeth := wire.AETH{Syndrome: wire.AETHNoCredit, MSN: 0x123456}
+				copy(rc[bth+12:], aeth.Append(nil))
+				f := bthFields(&p.BTH, 0x11)
+				f["infiniband.aeth.syndrome"], f["infiniband.aeth.msn"] = uint64(aeth.Syndrome), uint64(aeth.MSN)
+				binary.LittleEndian.PutUint32(rc[len(rc)-4:], wire.Default.ComputeICRC(rc, &d))
+				out = append(out, crossFrame{rc, f})
+			}
+		}
+	}
+	return out
+}
+
+// TestTsharkCrossCheck: tshark's RRoCE dissector decodes the BTH of every
+// frame wire/ builds, and the RETH and AETH of their RC twins, with the
+// same field values (WIRE-BTH-1, WIRE-RETH-1, WIRE-AETH-1, WIRE-UDP-1).
+func TestTsharkCrossCheck(t *testing.T) {
+	tshark := testenv.LookPath(t, "tshark")
+	frames := crossFrames(t)
+	path := filepath.Join(t.TempDir(), "cross.pcap")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := pcapgo.NewWriter(f)
+	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
+		t.Fatal(err)
+	}
+	for i, fr := range frames {
+		ci := gopacket.CaptureInfo{Timestamp: time.Unix(1700000000, int64(i)*1000), CaptureLength: len(fr.b), Length: len(fr.b)}
+		if err := w.WritePacket(ci, fr.b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"infiniband.bth.opcode", "infiniband.bth.se", "infiniband.bth.m", "infiniband.bth.padcnt",
+		"infiniband.bth.tver", "infiniband.bth.p_key", "infiniband.bth.destqp", "infiniband.bth.a", "infiniband.bth.psn",
+		"infiniband.reth.va", "infiniband.reth.r_key", "infiniband.reth.dmalen", "infiniband.aeth.syndrome", "infiniband.aeth.msn"}
+	args := []string{"-r", path, "-T", "fields", "-E", "separator=;", "-E", "occurrence=f"}
+	for _, n := range names {
+		args = append(args, "-e", n)
+	}
+	out, err := exec.Command(tshark, args...).Output()
+	if err != nil {
+		t.Fatalf("tshark: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(frames) {
+		t.Fatalf("tshark printed %d lines for %d frames:\n%s", len(lines), len(frames), out)
+	}
+	checked := 0
+	for i, line := range lines {
+		cols := strings.Split(line, ";")
+		for j, n := range names {
+			want, ok := frames[i].want[n]
+			if !ok {
+				continue
+			}
+			got, err := parseTshark(cols[j])
+			if err != nil || got != want {
+				t.Errorf("frame %d %s: tshark %q, wire %#x (%v)", i+1, n, cols[j], want, err)
+			}
+			checked++
+		}
+	}
+	t.Logf("%d frames, %d field values agree with tshark", len(frames), checked)
+}
+
+func parseTshark(s string) (uint64, error) {
+	switch s {
+	case "True":
+		return 1, nil
+	case "False":
+		return 0, nil
+	}
+	if strings.HasPrefix(s, "0x") {
+		return strconv.ParseUint(s[2:], 16, 64)
+	}
+	v, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("not a number: %q", s)
+	}
+	return v, nil
+}
