@@ -215,7 +215,9 @@ func (c *Codec) Decode(b []byte, p *Packet) error {
 	p.Payload, p.ICRC, p.Trimmed, p.TrimmedLastHop = nil, 0, false, false
 	p.ipOff, p.udpOff, p.bthOff, p.hdrEnd, p.padEnd, p.end = 0, 0, 0, 0, 0, 0
 	err := c.decode(b, p)
-	p.clean(prevParts, prevHdrs)
+	if prevParts&^p.parts != 0 || prevHdrs&^p.Decoded != 0 {
+		p.clean(prevParts, prevHdrs)
+	}
 	return err
 }
 

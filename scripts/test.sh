@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The whole test suite, with its own set-up. This is the README's test
+# command and what CI runs. It installs what the tests need when it is
+# missing (apt, as root), then sets MRC_REQUIRE_TOOLS=1 so that no test may
+# skip for want of a tool: a missing tool is a failure here.
+#
+#   scripts/test.sh            # everything CI runs (about 5 minutes on 2 cores)
+#   FUZZTIME=10m scripts/test.sh   # plus long fuzzing of every fuzz target
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v tshark >/dev/null 2>&1 || need+=(tshark)
+command -v nft >/dev/null 2>&1 || need+=(nftables)
+command -v ip >/dev/null 2>&1 || need+=(iproute2)
+if ((${#need[@]})); then
+	if [ "$(id -u)" != 0 ]; then
+		echo "test.sh: ${need[*]} missing and not root: run as root, or install them" >&2
+		exit 2
+	fi
+	echo "test.sh: installing ${need[*]}"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+export MRC_REQUIRE_TOOLS=1
+
+echo "== gofmt"
+bad=$(gofmt -l $(git ls-files '*.go'))
+if [ -n "$bad" ]; then
+	echo "gofmt would change:"; echo "$bad"; exit 1
+fi
+echo "== go vet"
+go vet ./...
+echo "== staticcheck"
+go tool staticcheck ./...
+echo "== go test"
+go test -count=1 -timeout 20m ./...
+
+if [ -n "${FUZZTIME:-}" ]; then
+	for pkg in $(go list ./...); do
+		for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
+			echo "== fuzz $pkg $target for $FUZZTIME"
+			go test -run '^$' -fuzz "^$target\$" -fuzztime "$FUZZTIME" "$pkg"
+		done
+	done
+fi
