@@ -154,6 +154,19 @@ func (p *Profile) Validate() error {
 	if p.TimestampUnitNs == 0 || p.RcvdBytesUnit == 0 {
 		return fmt.Errorf("spec: profile %q: timestamp_unit_ns and rcvd_bytes_unit must be non-zero", p.Name)
 	}
+	for _, e := range []struct {
+		name   string
+		v, max uint8
+	}{
+		{"bth_flag_order", uint8(p.BTHFlagOrder), uint8(BTHFlagOrderSwapped)},
+		{"wimm_limit_signal", uint8(p.WIMMLimit), uint8(WIMMLimitNACKUnexpEvent)},
+		{"port_status_signal", uint8(p.PortStatus), uint8(PortStatusEndpointOp)},
+		{"retransmit_class", uint8(p.Retransmit), uint8(RetransmitControl)},
+	} {
+		if e.v > e.max {
+			return fmt.Errorf("spec: profile %q: %s %d is not a defined value", p.Name, e.name, e.v)
+		}
+	}
 	return nil
 }
 
