@@ -19,8 +19,11 @@ func (c *Codec) Check(b []byte, p *Packet, dst []Violation) []Violation {
 		if p.IP4.FlagsFrag&0x3FFF != 0 {
 			add("WIRE-ENC-1", "IPv4", p.ipOff+6, "flags", "fragmented datagram (flags/offset 0x%04x)", p.IP4.FlagsFrag)
 		}
+		if p.IP4.FlagsFrag&0x4000 == 0 {
+			add("WIRE-ENC-5", "IPv4", p.ipOff+6, "flags", "DF is clear; MRC sends IPv4 with DF set")
+		}
 	}
-	if p.end != ipEnd {
+	if p.end != ipEnd && !p.Trimmed {
 		add("WIRE-LEN-1", "UDP", p.udpOff+4, "length", "UDP length %d leaves %d bytes of the IP datagram unused", p.UDP.Length, ipEnd-p.end)
 	}
 	if p.UDP.Checksum != 0 {
@@ -41,6 +44,24 @@ func (c *Codec) Check(b []byte, p *Packet, dst []Violation) []Violation {
 	if ep && h.PSN>>16 != 0 {
 		add("WIRE-EP-1", "BTH", p.bthOff+9, "psn", "endpoint operation PSN 0x%06x: bits 23-16 must be 0", h.PSN)
 	}
+	if p.Trimmed && !op.IsWrite() {
+		add("WIRE-TRIM-1", op.String(), p.ipOff+1, "dscp", "a %s carries a trimmed DSCP; only write packets are trimmed", op)
+	}
+	switch op {
+	case OpSACK:
+		if h.PSN != p.SETH.CACKPSN || h.AckReq || h.Retransmit || h.TSPresent {
+			add("WIRE-SETH-10", "BTH", p.bthOff+8, "psn", "SACK BTH psn %d (cack_psn %d), ack_req/rtx/ts %v/%v/%v: want psn = cack_psn and flags clear",
+				h.PSN, p.SETH.CACKPSN, h.AckReq, h.Retransmit, h.TSPresent)
+		}
+	case OpNACK:
+		if h.PSN != p.NETH.NACKPSN {
+			add("WIRE-NETH-4", "BTH", p.bthOff+9, "psn", "NACK BTH psn %d, nack_psn %d: want them equal", h.PSN, p.NETH.NACKPSN)
+		}
+	case OpProbe:
+		if h.PSN != 0 {
+			add("WIRE-PETH-2", "BTH", p.bthOff+9, "psn", "probe BTH psn %d, want 0: probes consume no PSN", h.PSN)
+		}
+	}
 	if h.TSPresent && !op.IsWrite() {
 		add("WIRE-BTH-6", "BTH", p.bthOff+8, "ts", "TS flag on %s, which carries no TSETH", op)
 	}
@@ -49,8 +70,8 @@ func (c *Codec) Check(b []byte, p *Packet, dst []Violation) []Violation {
 	}
 	if op.IsWrite() {
 		c.checkWrite(b, p, add)
-	} else if p.padEnd != p.hdrEnd {
-		add("WIRE-LEN-1", op.String(), p.hdrEnd, "", "%d bytes follow the last header", p.padEnd-p.hdrEnd)
+	} else if p.padEnd != p.hdrEnd && !p.Trimmed {
+		add("WIRE-OP-2", op.String(), p.hdrEnd, "", "%d bytes follow the last header", p.padEnd-p.hdrEnd)
 	}
 	if h.PadCount != 0 && !op.IsWrite() {
 		add("WIRE-BTH-9", "BTH", p.bthOff+1, "pad_count", "pad count %d on %s, which has no payload", h.PadCount, op)

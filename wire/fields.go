@@ -73,8 +73,8 @@ func (c *Codec) buildHeaders() []Header {
 		flags1[0], flags1[1] = flags1[1], flags1[0]
 	}
 	bth = append(bth, flags1...)
-	bth = append(bth, fld("pad_count", 10, 2), fld("tver", 12, 4), fld("p_key", 16, 16),
-		fld("variant", 32, 8), fld("dest_qp", 40, 24))
+	bth = append(bth, fld("pad_cnt", 10, 2), fld("tver", 12, 4), fld("p_key", 16, 16),
+		fld("reserved_variant", 32, 8), fld("dest_qp", 40, 24))
 	for i := 0; i < 8; i++ {
 		m := byte(0x80 >> i)
 		switch m {

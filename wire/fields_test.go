@@ -21,8 +21,8 @@ func handFields(t *rapid.T, name string, b []byte) map[string]uint64 {
 	case "BTH":
 		var h BTH
 		_ = Default.DecodeBTH(b, &h)
-		return map[string]uint64{"opcode": uint64(h.Opcode), "se": u(h.SE), "m": u(h.M), "pad_count": uint64(h.PadCount),
-			"tver": uint64(h.TVer), "p_key": uint64(h.PKey), "variant": uint64(h.Variant), "dest_qp": uint64(h.DestQP),
+		return map[string]uint64{"opcode": uint64(h.Opcode), "se": u(h.SE), "m": u(h.M), "pad_cnt": uint64(h.PadCount),
+			"tver": uint64(h.TVer), "p_key": uint64(h.PKey), "reserved_variant": uint64(h.Variant), "dest_qp": uint64(h.DestQP),
 			"ack_req": u(h.AckReq), "rtx": u(h.Retransmit), "ts": u(h.TSPresent), "psn": uint64(h.PSN)}
 	case "METH":
 		var h METH

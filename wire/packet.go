@@ -106,21 +106,24 @@ type Packet struct {
 	parts                                      uint16
 }
 
-// DSCP returns the inner IP header's DSCP.
-func (p *Packet) DSCP() uint8 {
-	if p.IsIPv6 {
-		return p.IP6.TrafficClass >> 2
+// tos returns the traffic class of the outermost IP header: switches
+// mark and trim the header they forward on, so receivers read DSCP and ECN
+// there, before decapsulation (WIRE-DSCP-6).
+func (p *Packet) tos() uint8 {
+	switch {
+	case p.SRv6:
+		return p.Outer.TrafficClass
+	case p.IsIPv6:
+		return p.IP6.TrafficClass
 	}
-	return p.IP4.TOS >> 2
+	return p.IP4.TOS
 }
 
-// ECN returns the inner IP header's ECN bits.
-func (p *Packet) ECN() uint8 {
-	if p.IsIPv6 {
-		return p.IP6.TrafficClass & 3
-	}
-	return p.IP4.TOS & 3
-}
+// DSCP returns the DSCP of the outermost IP header (WIRE-DSCP-6).
+func (p *Packet) DSCP() uint8 { return p.tos() >> 2 }
+
+// ECN returns the ECN bits of the outermost IP header (WIRE-DSCP-6).
+func (p *Packet) ECN() uint8 { return p.tos() & 3 }
 
 // Offsets returns the byte offsets of the inner IP header, UDP header and
 // BTH in the decoded frame, for tools that annotate bytes.
@@ -241,9 +244,9 @@ func (c *Codec) decode(b []byte, p *Packet) error {
 	var err error
 	switch et {
 	case EtherTypeIPv4:
-		end, err = p.decodeIPv4(b, off)
+		end, err = p.decodeIPv4(c, b, off)
 	case EtherTypeIPv6:
-		end, err = p.decodeIPv6Stack(b, off)
+		end, err = p.decodeIPv6Stack(c, b, off)
 	default:
 		return errAt(ErrUnsupported, "Ethernet", 12, "ether_type", "WIRE-ENC-1", "EtherType 0x%04x is neither IPv4 nor IPv6", et)
 	}
@@ -253,7 +256,7 @@ func (c *Codec) decode(b []byte, p *Packet) error {
 	return c.decodeUDP(b, p.udpOff, end, p)
 }
 
-func (p *Packet) decodeIPv4(b []byte, off int) (end int, err error) {
+func (p *Packet) decodeIPv4(c *Codec, b []byte, off int) (end int, err error) {
 	if len(b) < off+20 {
 		return 0, truncated("IPv4", off, 20, len(b)-off, "WIRE-ENC-1")
 	}
@@ -272,18 +275,25 @@ func (p *Packet) decodeIPv4(b []byte, off int) (end int, err error) {
 	copy(ip.Src[:], h[12:16])
 	copy(ip.Dst[:], h[16:20])
 	p.ipOff = off
-	if int(ip.TotalLength) < 20 || off+int(ip.TotalLength) > len(b) {
-		return 0, errAt(ErrTruncated, "IPv4", off, "total_length", "WIRE-LEN-1",
-			"total length %d, frame has %d bytes from the IP header", ip.TotalLength, len(b)-off)
+	end = off + int(ip.TotalLength)
+	if int(ip.TotalLength) < 20 || end > len(b) {
+		if trimmed, _ := c.IsTrimmedDSCP(ip.TOS >> 2); !trimmed || int(ip.TotalLength) < 20 {
+			return 0, errAt(ErrTruncated, "IPv4", off, "total_length", "WIRE-LEN-1",
+				"total length %d, frame has %d bytes from the IP header", ip.TotalLength, len(b)-off)
+		}
+		end = len(b) // a trim may keep the original length (WIRE-TRIM-2)
 	}
 	if ip.Protocol != ProtoUDP {
 		return 0, errAt(ErrUnsupported, "IPv4", off, "protocol", "WIRE-ENC-1", "protocol %d, want UDP (17)", ip.Protocol)
 	}
 	p.udpOff = off + 20
-	return off + int(ip.TotalLength), nil
+	return end, nil
 }
 
-func decodeIPv6(b []byte, off int, ip *IPv6) (end int, err error) {
+// decodeIPv6 decodes an IPv6 header. When trimDSCP reports the outermost
+// DSCP as trimmed, a payload length beyond the frame is taken as the
+// original packet's and clamped (WIRE-TRIM-2).
+func decodeIPv6(b []byte, off int, ip *IPv6, trimmed func(tc uint8) bool) (end int, err error) {
 	if len(b) < off+40 {
 		*ip = IPv6{}
 		return 0, truncated("IPv6", off, 40, len(b)-off, "WIRE-ENC-1")
@@ -299,6 +309,9 @@ func decodeIPv6(b []byte, off int, ip *IPv6) (end int, err error) {
 	copy(ip.Src[:], h[8:24])
 	copy(ip.Dst[:], h[24:40])
 	end = off + 40 + int(ip.PayloadLength)
+	if end > len(b) && trimmed(ip.TrafficClass) {
+		end = len(b)
+	}
 	if end > len(b) {
 		return 0, errAt(ErrTruncated, "IPv6", off, "payload_length", "WIRE-LEN-1",
 			"payload length %d, frame has %d bytes after the IPv6 header", ip.PayloadLength, len(b)-off-40)
@@ -308,10 +321,18 @@ func decodeIPv6(b []byte, off int, ip *IPv6) (end int, err error) {
 
 // decodeIPv6Stack decodes an IPv6 header, and when it is an SRv6 outer
 // header (next header 41, or 43 with an SRH), the inner IPv6 (WIRE-ENC-2).
-func (p *Packet) decodeIPv6Stack(b []byte, off int) (end int, err error) {
+func (p *Packet) decodeIPv6Stack(c *Codec, b []byte, off int) (end int, err error) {
 	p.IsIPv6 = true
 	p.parts |= partIP6
-	if end, err = decodeIPv6(b, off, &p.IP6); err != nil {
+	outerTC := -1 // the outermost traffic class decides trimming
+	trimmed := func(tc uint8) bool {
+		if outerTC < 0 {
+			outerTC = int(tc)
+		}
+		t, _ := c.IsTrimmedDSCP(uint8(outerTC) >> 2)
+		return t
+	}
+	if end, err = decodeIPv6(b, off, &p.IP6, trimmed); err != nil {
 		return 0, err
 	}
 	switch p.IP6.NextHeader {
@@ -333,7 +354,7 @@ func (p *Packet) decodeIPv6Stack(b []byte, off int) (end int, err error) {
 		}
 		inner += n
 	}
-	if end, err = decodeIPv6(b[:outerEnd], inner, &p.IP6); err != nil {
+	if end, err = decodeIPv6(b[:outerEnd], inner, &p.IP6, trimmed); err != nil {
 		return 0, err
 	}
 	if p.IP6.NextHeader != ProtoUDP {
@@ -385,14 +406,17 @@ func (c *Codec) decodeUDP(b []byte, off, ipEnd int, p *Packet) error {
 	p.parts |= partUDP
 	u := &p.UDP
 	u.SrcPort, u.DstPort, u.Length, u.Checksum = be.Uint16(h), be.Uint16(h[2:]), be.Uint16(h[4:]), be.Uint16(h[6:])
-	if int(u.Length) < 8 || off+int(u.Length) > ipEnd {
-		return errAt(ErrTruncated, "UDP", off, "length", "WIRE-LEN-1", "length %d, IP datagram leaves %d bytes", u.Length, ipEnd-off)
+	p.Trimmed, p.TrimmedLastHop = c.IsTrimmedDSCP(p.DSCP())
+	p.end = off + int(u.Length)
+	if int(u.Length) < 8 || p.end > ipEnd {
+		if !p.Trimmed || int(u.Length) < 8 {
+			return errAt(ErrTruncated, "UDP", off, "length", "WIRE-LEN-1", "length %d, IP datagram leaves %d bytes", u.Length, ipEnd-off)
+		}
+		p.end = ipEnd // the original length, kept by the trim (WIRE-TRIM-2)
 	}
 	if !c.AcceptsPort(u.DstPort) {
 		return errAt(ErrUnsupported, "UDP", off, "dst_port", "WIRE-UDP-1", "destination port %d is not MRC under profile %q", u.DstPort, c.prof.Name)
 	}
-	p.end = off + int(u.Length)
-	p.Trimmed, p.TrimmedLastHop = c.IsTrimmedDSCP(p.DSCP())
 	return c.decodeTransport(b[:p.end], off+8, p)
 }
 
@@ -490,6 +514,10 @@ func (c *Codec) decodeWrite(b []byte, off int, p *Packet) error {
 	}
 	off += need
 	p.hdrEnd = off
+	if p.Trimmed { // whatever follows the headers of a trim is ignored (WIRE-TRIM-2)
+		p.Payload, p.padEnd = b[off:off:off], off
+		return nil
+	}
 	pad := int(p.BTH.PadCount)
 	if len(b)-off < pad {
 		return errAt(ErrInvalid, "BTH", p.bthOff+1, "pad_count", "WIRE-BTH-9", "pad count %d exceeds the %d payload bytes", pad, len(b)-off)

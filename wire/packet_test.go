@@ -122,10 +122,9 @@ func samplePackets() []Packet {
 		case op == OpAcknowledge:
 			p.AETH = AETH{Syndrome: AETHNoCredit, MSN: 9}
 		case op == OpSACK:
-			p.BTH.PSN = 0
+			p.BTH.PSN = 70
 			p.SETH = SETH{M: MSkipOnce, AckPSNOffset: 3, Entropy: 0xABCD1234, CACKPSN: 70, SACKBitmap: 0xF0F0, CC: CCState{OOOCount: 2, RcvdBytes: 77}}
 		case op == OpNACK:
-			p.BTH.PSN = 0
 			p.NETH = NETH{Reason: NACKTrimmed, Entropy: 0xABCD1234, NACKPSN: 77}
 		case op == OpProbe:
 			p.BTH.PSN = 0
@@ -267,7 +266,7 @@ func TestDecodeErrors(t *testing.T) {
 			}
 		})
 	}
-	// Every proper prefix of a valid frame fails cleanly.
+	// Every proper prefix of a valid frame fails cleanly (WIRE-GEN-3).
 	for n := 0; n < len(good); n++ {
 		var p Packet
 		if err := Default.Decode(good[:n], &p); err == nil {
@@ -327,6 +326,12 @@ func TestCheckViolations(t *testing.T) {
 		{"icrc", OpWriteOnly, nil, func(b []byte, p *Packet) { b[len(b)-1] ^= 1 }, "WIRE-ICRC-1"},
 		{"pad byte", OpWriteOnly, nil, func(b []byte, p *Packet) { b[len(b)-5] = 1 }, "WIRE-BTH-9"},
 		{"ipv4 checksum", OpWriteOnly, nil, func(b []byte, p *Packet) { b[14+10] ^= 1 }, "WIRE-ENC-1"},
+		{"ipv4 without DF", OpWriteOnly, func(p *Packet) { p.IP4.FlagsFrag = 0 }, nil, "WIRE-ENC-5"},
+		{"sack psn not cack", OpSACK, func(p *Packet) { p.BTH.PSN = 1 }, nil, "WIRE-SETH-10"},
+		{"sack with ack_req", OpSACK, func(p *Packet) { p.BTH.AckReq = true }, nil, "WIRE-SETH-10"},
+		{"nack psn not nack_psn", OpNACK, func(p *Packet) { p.BTH.PSN = 1 }, nil, "WIRE-NETH-4"},
+		{"probe consumes psn", OpProbe, func(p *Packet) { p.BTH.PSN = 9 }, nil, "WIRE-PETH-2"},
+		{"trimmed sack", OpSACK, func(p *Packet) { p.IP4.TOS = Default.Profile().DSCP.Trimmed << 2 }, nil, "WIRE-TRIM-1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -359,7 +364,8 @@ func TestCheckViolations(t *testing.T) {
 
 func TestTrimmed(t *testing.T) {
 	// WIRE-DSCP-2: a trimmed packet (DSCP TRIMMED / TRIMMED_LASTHOP) carries
-	// headers only and no ICRC, and decodes as trimmed.
+	// headers only and no ICRC, and decodes as trimmed; WIRE-ICRC-6: no
+	// ICRC is checked on it.
 	prof := Default.Profile()
 	for _, tc := range []struct {
 		dscp    uint8
@@ -390,6 +396,76 @@ func TestTrimmed(t *testing.T) {
 		}
 		if v := Default.Check(b, &d, nil); len(v) != 0 {
 			t.Errorf("violations on a trimmed packet: %v", v)
+		}
+		// WIRE-TRIM-2: a switch may leave the original IP and UDP lengths
+		// and stray bytes after the headers; the decoder accepts both.
+		orig := samplePackets()[8]
+		full, _ := Default.Append(nil, &orig)
+		_, udp, bth := d.Offsets()
+		cut := append([]byte(nil), full[:bth+BTHLen+METHLen+RETHLen+3]...)
+		cut[15] = cut[15]&0x0F | tc.dscp<<6 // IPv6 traffic class straddles bytes 14-15
+		cut[14] = cut[14]&0xF0 | tc.dscp>>2
+		var o Packet
+		if err := Default.Decode(cut, &o); err != nil {
+			t.Fatalf("WIRE-TRIM-2: trim with original lengths rejected: %v", err)
+		}
+		if !o.Trimmed || len(o.Payload) != 0 || o.RETH != orig.RETH || int(o.UDP.Length) <= len(cut)-udp {
+			t.Errorf("WIRE-TRIM-2: trimmed=%v payload=%d RETH %+v udp length %d", o.Trimmed, len(o.Payload), o.RETH, o.UDP.Length)
+		}
+	}
+}
+
+// TestSRv6OuterDSCP: receivers take DSCP and ECN from the outermost header
+// (WIRE-DSCP-6), and the SRv6 frame carries the EV inside (WIRE-EV-8,
+// WIRE-ENC-2).
+func TestSRv6OuterDSCP(t *testing.T) {
+	var s Packet
+	for _, p := range samplePackets() {
+		if p.SRv6 && !p.HasSRH {
+			s = p
+		}
+	}
+	s.Outer.TrafficClass = Default.Profile().DSCP.Trimmed<<2 | 3
+	s.Payload = nil
+	b, err := Default.Append(nil, &s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d Packet
+	if err := Default.Decode(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	if !d.Trimmed || d.ECN() != 3 || d.IP6.TrafficClass>>2 == d.DSCP() {
+		t.Errorf("outer DSCP ignored: trimmed=%v ECN=%d inner DSCP %d", d.Trimmed, d.ECN(), d.IP6.TrafficClass>>2)
+	}
+	if !d.SRv6 || d.Outer.NextHeader != ProtoIPv6 || d.EV(EVModeSRv6) != 0xABCD1234 {
+		t.Errorf("WIRE-ENC-2/WIRE-EV-8: srv6=%v outer next header %d EV %#x", d.SRv6, d.Outer.NextHeader, d.EV(EVModeSRv6))
+	}
+}
+
+// TestICRCMaskSrcPortProfile: the UDP source port is covered by default and
+// masked under a profile that says so (WIRE-ICRC-4, AMB-6).
+func TestICRCMaskSrcPortProfile(t *testing.T) {
+	prof := Default.Profile()
+	prof.ICRCMaskUDPSrcPort = true
+	masked, err := NewCodec(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		codec   *Codec
+		covered bool
+	}{{Default, true}, {masked, false}} {
+		p := samplePackets()[8]
+		b, _ := c.codec.Append(nil, &p)
+		var d Packet
+		if err := c.codec.Decode(b, &d); err != nil {
+			t.Fatal(err)
+		}
+		_, udp, _ := d.Offsets()
+		b[udp] ^= 0x80 // another EV
+		if caught := !c.codec.VerifyICRC(b, &d); caught != c.covered {
+			t.Errorf("mask=%v: source-port change caught=%v", !c.covered, caught)
 		}
 	}
 }
