@@ -1,0 +1,167 @@
+package pcap
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/openmrc/mrc/wire"
+)
+
+// Record is one frame and what the codec made of it.
+type Record struct {
+	Frame
+	// Iface is the frame's capture interface, or nil if the file did not
+	// declare it.
+	Iface *Interface
+	// Packet is the decoded frame, filled up to the first error.
+	Packet wire.Packet
+	// Err is the error that stopped decoding: a *wire.Error (with its
+	// requirement ID), or a *LinkError for a non-Ethernet frame. nil
+	// when the frame decoded.
+	Err error
+	// Violations are the strict Check findings of a frame that decoded.
+	Violations []wire.Violation
+	// ICRCOK reports a correct ICRC (false for trimmed frames, which carry
+	// none, and for frames that did not decode).
+	ICRCOK bool
+	// EV is the entropy value the frame carries under the Decoder's mode.
+	EV uint32
+	// Rel is the time since the first frame the Decoder decoded, as
+	// tshark's relative time column shows it.
+	Rel time.Duration
+}
+
+// MRC reports whether the frame is MRC: it reached a whole BTH with a
+// valid MRC opcode (it may still be truncated further on or break rules).
+func (r *Record) MRC() bool {
+	_, _, bth := r.Packet.Offsets()
+	return bth != 0 && r.Packet.BTH.Opcode.Valid()
+}
+
+// Malformed reports whether decoding failed for a reason other than the
+// frame not being MRC at all (another EtherType, protocol or UDP port).
+func (r *Record) Malformed() bool {
+	return r.Err != nil && !errors.Is(r.Err, wire.ErrUnsupported)
+}
+
+// LinkError reports a frame whose link type the decoder does not handle.
+type LinkError struct {
+	LinkType layers.LinkType
+}
+
+func (e *LinkError) Error() string {
+	return fmt.Sprintf("link type %d (%s): only Ethernet captures are decoded", uint16(e.LinkType), e.LinkType)
+}
+
+// Unwrap makes a LinkError match wire.ErrUnsupported.
+func (e *LinkError) Unwrap() error { return wire.ErrUnsupported }
+
+// Decoder decodes frames into Records with a wire.Codec. The zero value
+// uses wire.Default, the STEV EV mode and runs the strict checks.
+type Decoder struct {
+	Codec   *wire.Codec // nil: wire.Default
+	EVMode  wire.EVMode // how EVs are read from the frame (WIRE-EV-1..4)
+	NoCheck bool        // skip Check and the ICRC (faster, no Violations)
+
+	first time.Time // timestamp of the first frame, for Record.Rel
+	seen  bool
+}
+
+// Reset makes the next frame the first one again, for Record.Rel. Each
+// calls it before reading a capture.
+func (d *Decoder) Reset() { d.seen = false }
+
+func (d *Decoder) codec() *wire.Codec {
+	if d.Codec != nil {
+		return d.Codec
+	}
+	return wire.Default
+}
+
+// Decode decodes f, captured on in (may be nil), into r. It does not
+// allocate when the frame decodes cleanly; r.Data aliases f.Data.
+func (d *Decoder) Decode(f *Frame, in *Interface, r *Record) {
+	c := d.codec()
+	r.Frame, r.Iface = *f, in
+	if !d.seen {
+		d.first, d.seen = f.Timestamp, true
+	}
+	r.Rel = f.Timestamp.Sub(d.first)
+	r.Err, r.ICRCOK, r.EV = nil, false, 0
+	r.Violations = r.Violations[:0]
+	if in != nil && in.LinkType != layers.LinkTypeEthernet {
+		r.Packet = wire.Packet{}
+		r.Err = &LinkError{LinkType: in.LinkType}
+		return
+	}
+	if err := c.Decode(f.Data, &r.Packet); err != nil {
+		r.Err = err
+	} else if !d.NoCheck {
+		r.Violations = c.Check(f.Data, &r.Packet, r.Violations)
+		// Check computes the ICRC already: read its verdict rather than
+		// computing it a second time.
+		r.ICRCOK = !r.Packet.Trimmed
+		for i := range r.Violations {
+			if r.Violations[i].Header == "ICRC" {
+				r.ICRCOK = false
+			}
+		}
+	}
+	r.EV = r.Packet.EV(d.EVMode)
+}
+
+// bthPresent reports whether the frame holds a whole BTH at its BTH
+// offset, so its fields can be shown even when the opcode is not MRC.
+func (r *Record) bthPresent() (off int, ok bool) {
+	_, udp, bth := r.Packet.Offsets()
+	if bth == 0 || bth+wire.BTHLen > len(r.Data) {
+		return 0, false
+	}
+	if end := udp + int(r.Packet.UDP.Length); end < bth+wire.BTHLen {
+		return 0, false
+	}
+	return bth, true
+}
+
+// walk visits each decoded transport header with its frame offset, like
+// wire.Codec.Walk, and also the BTH of a frame whose opcode is not MRC
+// (wire stops there, but the BTH is whole and worth showing).
+func walk(c *wire.Codec, r *Record, fn func(h *wire.Header, off int)) {
+	n := 0
+	c.Walk(&r.Packet, func(h *wire.Header, off int) {
+		n++
+		fn(h, off)
+	})
+	if n > 0 {
+		return
+	}
+	if off, ok := r.bthPresent(); ok && !r.Packet.BTH.Opcode.Valid() {
+		h, _ := c.Header("BTH")
+		fn(&h, off)
+	}
+}
+
+// Each reads every frame of r, decodes it and calls fn with the record,
+// which is reused from one call to the next. It stops at the end of the
+// file (returning nil), at a read error, or when fn returns an error.
+func (d *Decoder) Each(r *Reader, fn func(*Record) error) error {
+	d.Reset()
+	var f Frame
+	var rec Record
+	for {
+		if err := r.Next(&f); err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		d.Decode(&f, r.Interface(f.Interface), &rec)
+		if err := fn(&rec); err != nil {
+			return err
+		}
+	}
+}

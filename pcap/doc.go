@@ -1,0 +1,33 @@
+// Package pcap reads and writes MRC packet captures and decodes them with
+// the wire codec.
+//
+// It provides:
+//
+//   - Reader: pcap and pcapng files, gzip-compressed or not (the format
+//     is sniffed), streamed in constant memory with no allocation per
+//     frame. Frames carry their pcapng interface, which MRC captures use
+//     for the fabric plane and capture point (InterfaceName), and their
+//     comments, where tools record verdicts.
+//   - Writer: pcapng with one interface per plane and capture point and
+//     per-packet comments, or classic pcap.
+//   - Decoder, Printer and Stats: decode frames with wire.Codec (lenient
+//     Decode, strict Check with requirement IDs) and show them one line
+//     per packet, as a full header tree, or as JSON lines with the spec's
+//     field names; summarise per QP and per EV. mrc-conform decode is a
+//     thin command over these.
+//   - gopacket layers for every MRC header (LayerTypeBTH, ...), built on
+//     wire's header codecs, registered for the profile's UDP ports by
+//     Register, usable with gopacket.NewPacket and, through Layers, with
+//     gopacket.DecodingLayerParser; SRH lets the parser cross SRv6.
+//   - WriteLua: a Wireshark dissector generated from the same header
+//     descriptions (wireshark/mrc.lua is the one for wire.Default).
+//
+// Nothing here parses MRC headers on its own: the layers call wire's
+// Decode and Append methods, the printers walk wire's field descriptions,
+// and the dissector is generated from them, so all of them agree with the
+// codec bit for bit. The corpus under testdata/ and the dissector are
+// generated; `go generate ./pcap` rewrites them and the tests fail when a
+// checked-in copy is stale.
+package pcap
+
+//go:generate go run ./internal/gen

@@ -1,0 +1,783 @@
+package pcap
+
+import (
+	"bufio"
+	"encoding/hex"
+	"errors"
+	"io"
+	"math"
+	"net/netip"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/openmrc/mrc/wire"
+)
+
+// OutputFormat selects how a Printer shows records.
+type OutputFormat uint8
+
+// Output formats.
+const (
+	// OutputText is one line per frame, like tshark's default: number,
+	// relative time, interface, EV, opcode, QP, PSN, the opcode's key
+	// fields and flags; errors and violations with requirement IDs.
+	OutputText OutputFormat = iota
+	// OutputVerbose is the full header tree: every field of every header
+	// by its spec name, like tshark -V.
+	OutputVerbose
+	// OutputJSON is one JSON object per line per frame, with fields
+	// named as in the spec tables (see FieldKeys).
+	OutputJSON
+)
+
+// Printer writes Records in one OutputFormat. It reuses one buffer and
+// does not allocate per record in the common case.
+type Printer struct {
+	w      *bufio.Writer
+	format OutputFormat
+	codec  *wire.Codec
+	mode   wire.EVMode
+	fx     map[string][]fieldX
+	b      []byte
+}
+
+// NewPrinter returns a Printer writing to w. c (nil: wire.Default) gives
+// the header descriptions; mode names the EV mode in verbose output and
+// should be the Decoder's.
+func NewPrinter(w io.Writer, format OutputFormat, c *wire.Codec, mode wire.EVMode) *Printer {
+	if c == nil {
+		c = wire.Default
+	}
+	p := &Printer{w: bufio.NewWriterSize(w, 64<<10), format: format, codec: c, mode: mode,
+		fx: map[string][]fieldX{}}
+	for _, h := range c.Headers() {
+		p.fx[h.Name] = extractors(&h)
+	}
+	return p
+}
+
+// Print writes one record.
+func (p *Printer) Print(r *Record) error {
+	b := p.b[:0]
+	switch p.format {
+	case OutputVerbose:
+		b = p.appendVerbose(b, r)
+	case OutputJSON:
+		b = p.appendJSON(b, r)
+	default:
+		b = p.appendText(b, r)
+	}
+	p.b = b
+	_, err := p.w.Write(b)
+	return err
+}
+
+// header returns the extractors of h, which belongs to the codec's
+// header set (walk may pass a copy, so look it up by name).
+func (p *Printer) header(h *wire.Header) []fieldX {
+	if x, ok := p.fx[h.Name]; ok && len(x) == len(h.Fields) {
+		return x
+	}
+	return extractors(h)
+}
+
+// Flush writes out buffered output.
+func (p *Printer) Flush() error { return p.w.Flush() }
+
+func appendRel(b []byte, d time.Duration) []byte {
+	if d < 0 {
+		b = append(b, '-')
+		d = -d
+		if d < 0 { // -MinInt64 overflows; a capture cannot span 292 years anyway
+			d = math.MaxInt64
+		}
+	}
+	b = strconv.AppendInt(b, int64(d/time.Second), 10)
+	b = append(b, '.')
+	ns := int64(d % time.Second)
+	for div := int64(100000000); div > 0; div /= 10 {
+		b = append(b, byte('0'+ns/div%10))
+	}
+	return b
+}
+
+func appendHex(b []byte, v uint64, digits int) []byte {
+	const hx = "0123456789abcdef"
+	b = append(b, '0', 'x')
+	for i := digits - 1; i >= 0; i-- {
+		b = append(b, hx[v>>(4*uint(i))&0xF])
+	}
+	return b
+}
+
+func pad(b []byte, start, width int) []byte {
+	for len(b)-start < width {
+		b = append(b, ' ')
+	}
+	return b
+}
+
+// appendIface appends the interface's name, or "if<N>" when unnamed.
+func appendIface(b []byte, r *Record) []byte {
+	if r.Iface != nil && r.Iface.Name != "" {
+		return append(b, r.Iface.Name...)
+	}
+	return strconv.AppendInt(append(b, "if"...), int64(r.Interface), 10)
+}
+
+func digits(n int) int {
+	d := 1
+	for n >= 10 || n <= -10 {
+		n /= 10
+		d++
+	}
+	if n < 0 {
+		d++
+	}
+	return d
+}
+
+func errOf(err error) *wire.Error {
+	var we *wire.Error
+	if errors.As(err, &we) {
+		return we
+	}
+	return nil
+}
+
+func (p *Printer) appendText(b []byte, r *Record) []byte {
+	for n := digits(r.Number); n < 5; n++ { // right-align like tshark
+		b = append(b, ' ')
+	}
+	b = strconv.AppendInt(b, int64(r.Number), 10)
+	b = append(b, ' ')
+	b = appendRel(b, r.Rel)
+	b = append(b, ' ')
+	s := len(b)
+	b = appendIface(b, r)
+	b = pad(b, s, 12)
+	b = append(b, ' ')
+	if !r.MRC() {
+		if _, ok := r.bthPresent(); ok && r.Err != nil {
+			b = append(b, "ev="...)
+			b = appendHex(b, uint64(r.EV), 8)
+			b = append(b, ' ')
+		}
+		b = appendErrText(b, r)
+		return append(b, '\n')
+	}
+	pk := &r.Packet
+	h := &pk.BTH
+	b = append(b, "ev="...)
+	b = appendHex(b, uint64(r.EV), 8)
+	b = append(b, ' ')
+	s = len(b)
+	b = append(b, h.Opcode.String()...)
+	b = pad(b, s, 21)
+	b = append(b, " qp="...)
+	b = appendHex(b, uint64(h.DestQP), 6)
+	b = append(b, " psn="...)
+	b = strconv.AppendUint(b, uint64(h.PSN), 10)
+	d := pk.Decoded
+	kv := func(k string, v uint64) {
+		b = append(b, ' ')
+		b = append(b, k...)
+		b = append(b, '=')
+		b = strconv.AppendUint(b, v, 10)
+	}
+	kx := func(k string, v uint64, digits int) {
+		b = append(b, ' ')
+		b = append(b, k...)
+		b = append(b, '=')
+		b = appendHex(b, v, digits)
+	}
+	ks := func(k, v string) {
+		b = append(b, ' ')
+		b = append(b, k...)
+		b = append(b, '=')
+		b = append(b, v...)
+	}
+	if d&wire.HasMETH != 0 {
+		kv("msn", uint64(pk.METH.MSN))
+		if h.Opcode.HasImm() {
+			kv("rqmsn", uint64(pk.METH.RQMSN))
+		}
+	}
+	if d&wire.HasRETH != 0 {
+		kx("va", pk.RETH.VA, 16)
+		kv("len", uint64(len(pk.Payload)))
+		kv("dma_len", uint64(pk.RETH.DMALength))
+	}
+	if d&wire.HasImmDt != 0 {
+		kx("imm", uint64(pk.ImmDt), 8)
+	}
+	if d&wire.HasTSETH != 0 {
+		kv("tx_ts", uint64(pk.TSETH.TxTimestamp))
+	}
+	if d&wire.HasAETH != 0 {
+		ks("syndrome", syndromeText(pk.AETH.Syndrome))
+		kv("msn", uint64(pk.AETH.MSN))
+	}
+	if d&wire.HasSETH != 0 {
+		sh := &pk.SETH
+		kv("cack", uint64(sh.CACKPSN))
+		kv("ack_psn", uint64(sh.AckPSN()))
+		kv("base", uint64(sh.BitmapBase()))
+		kx("bitmap", sh.SACKBitmap, 16)
+		ks("m", sh.M.String())
+		kx("entropy", uint64(sh.Entropy), 8)
+		if sh.PR {
+			ks("pr", "1")
+		}
+	}
+	if d&wire.HasNETH != 0 {
+		ks("reason", pk.NETH.Reason.String())
+		kv("nack_psn", uint64(pk.NETH.NACKPSN))
+		kx("entropy", uint64(pk.NETH.Entropy), 8)
+	}
+	if d&wire.HasPETH != 0 {
+		kv("probe_id", uint64(pk.PETH.ProbeID))
+	}
+	if d&wire.HasERTH != 0 {
+		ks("op", pk.ERTH.Op.String())
+		kx("port_status", uint64(pk.ERTH.PortStatusMask), 8)
+	}
+	if d&wire.HasEETH != 0 {
+		ks("op", pk.EETH.Op.String())
+	}
+	flags := [...]struct {
+		on   bool
+		name string
+	}{{h.AckReq, "A"}, {h.Retransmit, "RTX"}, {h.TSPresent, "TS"}, {h.SE, "SE"}, {h.M, "M"},
+		{pk.Trimmed && !pk.TrimmedLastHop, "TRIM"}, {pk.TrimmedLastHop, "TRIM_LASTHOP"}, {pk.ECN() == 3, "CE"}}
+	open := false
+	for _, f := range flags {
+		if !f.on {
+			continue
+		}
+		if !open {
+			b = append(b, " ["...)
+			open = true
+		} else {
+			b = append(b, ' ')
+		}
+		b = append(b, f.name...)
+	}
+	if open {
+		b = append(b, ']')
+	}
+	if r.Err != nil {
+		b = append(b, ' ')
+		b = appendErrText(b, r)
+	}
+	if len(r.Violations) > 0 {
+		b = append(b, " !"...)
+		for i, v := range r.Violations {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, v.Req...)
+		}
+	}
+	return append(b, '\n')
+}
+
+func appendErrText(b []byte, r *Record) []byte {
+	if r.Err == nil {
+		return append(b, "no MRC headers"...)
+	}
+	we := errOf(r.Err)
+	switch {
+	case r.Malformed():
+		b = append(b, "MALFORMED "...)
+	default:
+		b = append(b, "NOT-MRC "...)
+	}
+	if we == nil {
+		return append(b, r.Err.Error()...)
+	}
+	b = append(b, we.Header...)
+	b = append(b, '@')
+	b = strconv.AppendInt(b, int64(we.Offset), 10)
+	if we.Field != "" {
+		b = append(b, '.')
+		b = append(b, we.Field...)
+	}
+	b = append(b, ' ')
+	b = append(b, we.Kind.Error()...)
+	b = append(b, ": "...)
+	b = append(b, we.Msg...)
+	if we.Req != "" {
+		b = append(b, " ["...)
+		b = append(b, we.Req...)
+		b = append(b, ']')
+	}
+	return b
+}
+
+func appendMAC(b []byte, m [6]byte) []byte {
+	const hx = "0123456789abcdef"
+	for i, x := range m {
+		if i > 0 {
+			b = append(b, ':')
+		}
+		b = append(b, hx[x>>4], hx[x&0xF])
+	}
+	return b
+}
+
+func (p *Printer) appendVerbose(b []byte, r *Record) []byte {
+	pk := &r.Packet
+	b = append(b, "Frame "...)
+	b = strconv.AppendInt(b, int64(r.Number), 10)
+	b = append(b, ": "...)
+	b = strconv.AppendInt(b, int64(r.Length), 10)
+	b = append(b, " bytes on wire, "...)
+	b = strconv.AppendInt(b, int64(len(r.Data)), 10)
+	b = append(b, " captured, interface "...)
+	b = appendIface(b, r)
+	b = append(b, " (id "...)
+	b = strconv.AppendInt(b, int64(r.Interface), 10)
+	if r.Iface != nil && r.Iface.Plane >= 0 {
+		b = append(b, ", plane "...)
+		b = strconv.AppendInt(b, int64(r.Iface.Plane), 10)
+	}
+	b = append(b, ")\n    Time: "...)
+	b = r.Timestamp.AppendFormat(b, time.RFC3339Nano)
+	b = append(b, " (+"...)
+	b = appendRel(b, r.Rel)
+	b = append(b, ")\n"...)
+	for _, c := range r.Comments {
+		b = append(b, "    Comment: "...)
+		b = appendPrintable(b, c)
+		b = append(b, '\n')
+	}
+	ip, udp, bth := pk.Offsets()
+	if len(r.Data) >= 14 && pk.Eth.EtherType != 0 {
+		b = append(b, "    Ethernet: "...)
+		b = appendMAC(b, pk.Eth.Src)
+		b = append(b, " -> "...)
+		b = appendMAC(b, pk.Eth.Dst)
+		if pk.Eth.HasVLAN {
+			b = append(b, ", vlan_tci "...)
+			b = appendHex(b, uint64(pk.Eth.VLANTCI), 4)
+		}
+		b = append(b, ", ether_type "...)
+		b = appendHex(b, uint64(pk.Eth.EtherType), 4)
+		b = append(b, '\n')
+	}
+	if pk.SRv6 {
+		o := &pk.Outer
+		b = append(b, "    IPv6 (SRv6 outer): "...)
+		b = netip.AddrFrom16(o.Src).AppendTo(b)
+		b = append(b, " -> "...)
+		b = netip.AddrFrom16(o.Dst).AppendTo(b)
+		b = append(b, ", payload_length "...)
+		b = strconv.AppendUint(b, uint64(o.PayloadLength), 10)
+		b = append(b, ", next_header "...)
+		b = strconv.AppendUint(b, uint64(o.NextHeader), 10)
+		b = append(b, ", hop_limit "...)
+		b = strconv.AppendUint(b, uint64(o.HopLimit), 10)
+		b = append(b, '\n')
+		if pk.HasSRH {
+			s := &pk.SRH
+			b = append(b, "    SRH: segments_left "...)
+			b = strconv.AppendUint(b, uint64(s.SegmentsLeft), 10)
+			b = append(b, ", last_entry "...)
+			b = strconv.AppendUint(b, uint64(s.LastEntry), 10)
+			b = append(b, ", flags "...)
+			b = appendHex(b, uint64(s.Flags), 2)
+			b = append(b, ", tag "...)
+			b = strconv.AppendUint(b, uint64(s.Tag), 10)
+			for i := 0; i <= int(s.LastEntry) && i < wire.MaxSRHSegments; i++ {
+				b = append(b, "\n        segment["...)
+				b = strconv.AppendInt(b, int64(i), 10)
+				b = append(b, "]: "...)
+				b = netip.AddrFrom16(s.Segments[i]).AppendTo(b)
+			}
+			b = append(b, '\n')
+		}
+	}
+	if ip != 0 {
+		if pk.IsIPv6 {
+			h := &pk.IP6
+			b = append(b, "    IPv6: "...)
+			b = netip.AddrFrom16(h.Src).AppendTo(b)
+			b = append(b, " -> "...)
+			b = netip.AddrFrom16(h.Dst).AppendTo(b)
+			b = append(b, ", dscp "...)
+			b = strconv.AppendUint(b, uint64(h.TrafficClass>>2), 10)
+			b = append(b, ", ecn "...)
+			b = strconv.AppendUint(b, uint64(h.TrafficClass&3), 10)
+			b = append(b, ", flow_label "...)
+			b = appendHex(b, uint64(h.FlowLabel), 5)
+			b = append(b, ", payload_length "...)
+			b = strconv.AppendUint(b, uint64(h.PayloadLength), 10)
+			b = append(b, ", hop_limit "...)
+			b = strconv.AppendUint(b, uint64(h.HopLimit), 10)
+		} else {
+			h := &pk.IP4
+			b = append(b, "    IPv4: "...)
+			b = netip.AddrFrom4(h.Src).AppendTo(b)
+			b = append(b, " -> "...)
+			b = netip.AddrFrom4(h.Dst).AppendTo(b)
+			b = append(b, ", dscp "...)
+			b = strconv.AppendUint(b, uint64(h.TOS>>2), 10)
+			b = append(b, ", ecn "...)
+			b = strconv.AppendUint(b, uint64(h.TOS&3), 10)
+			b = append(b, ", total_length "...)
+			b = strconv.AppendUint(b, uint64(h.TotalLength), 10)
+			b = append(b, ", id "...)
+			b = strconv.AppendUint(b, uint64(h.ID), 10)
+			b = append(b, ", ttl "...)
+			b = strconv.AppendUint(b, uint64(h.TTL), 10)
+			b = append(b, ", checksum "...)
+			b = appendHex(b, uint64(h.Checksum), 4)
+		}
+		b = append(b, '\n')
+	}
+	if udp != 0 && pk.UDP.DstPort != 0 {
+		b = append(b, "    UDP: "...)
+		b = strconv.AppendUint(b, uint64(pk.UDP.SrcPort), 10)
+		b = append(b, " -> "...)
+		b = strconv.AppendUint(b, uint64(pk.UDP.DstPort), 10)
+		b = append(b, ", length "...)
+		b = strconv.AppendUint(b, uint64(pk.UDP.Length), 10)
+		b = append(b, ", checksum "...)
+		b = appendHex(b, uint64(pk.UDP.Checksum), 4)
+		b = append(b, '\n')
+	}
+	if bth != 0 {
+		b = append(b, "    EV: "...)
+		b = appendHex(b, uint64(r.EV), 8)
+		b = append(b, " ("...)
+		b = append(b, p.mode.String()...)
+		b = append(b, ")"...)
+		if pk.Trimmed {
+			b = append(b, ", trimmed"...)
+			if pk.TrimmedLastHop {
+				b = append(b, " at the last hop"...)
+			}
+		}
+		b = append(b, '\n')
+	}
+	walk(p.codec, r, func(h *wire.Header, off int) {
+		b = append(b, "    "...)
+		b = append(b, h.Name...)
+		b = append(b, ", "...)
+		b = strconv.AppendInt(b, int64(h.Len), 10)
+		b = append(b, " bytes at offset "...)
+		b = strconv.AppendInt(b, int64(off), 10)
+		b = append(b, '\n')
+		hb := r.Data[off : off+h.Len]
+		for _, x := range p.header(h) {
+			b = append(b, "        "...)
+			b = append(b, x.key...)
+			b = append(b, ": "...)
+			v := x.value(hb)
+			if x.f.Signed {
+				b = strconv.AppendInt(b, x.int(hb), 10)
+			} else {
+				b = strconv.AppendUint(b, v, 10)
+				if x.f.Width > 4 {
+					b = append(b, " ("...)
+					b = appendHex(b, v, (x.f.Width+3)/4)
+					b = append(b, ')')
+				}
+			}
+			if n := fieldNote(h.Name, x.key, v); n != "" {
+				b = append(b, ' ')
+				b = append(b, n...)
+			}
+			if x.f.Reserved && v != 0 {
+				b = append(b, " <- reserved, must be 0"...)
+			}
+			b = append(b, '\n')
+		}
+	})
+	if pk.Decoded&wire.HasPayload != 0 && r.Err == nil {
+		b = append(b, "    Payload: "...)
+		b = strconv.AppendInt(b, int64(len(pk.Payload)), 10)
+		b = append(b, " bytes, pad_count "...)
+		b = strconv.AppendUint(b, uint64(pk.BTH.PadCount), 10)
+		if len(pk.Payload) > 0 {
+			b = append(b, ", starts "...)
+			n := min(len(pk.Payload), 16)
+			b = hex.AppendEncode(b, pk.Payload[:n])
+			if n < len(pk.Payload) {
+				b = append(b, "..."...)
+			}
+		}
+		b = append(b, '\n')
+	}
+	if r.Err == nil && !pk.Trimmed {
+		b = append(b, "    ICRC: "...)
+		b = appendHex(b, uint64(pk.ICRC), 8)
+		if r.ICRCOK {
+			b = append(b, " (correct)\n"...)
+		} else {
+			b = append(b, " (incorrect, computed "...)
+			b = appendHex(b, uint64(p.codec.ComputeICRC(r.Data, pk)), 8)
+			b = append(b, ")\n"...)
+		}
+	}
+	if r.Err != nil {
+		b = append(b, "    Error: "...)
+		b = appendErrText(b, r)
+		b = append(b, '\n')
+	}
+	if len(r.Violations) > 0 {
+		b = append(b, "    Violations:\n"...)
+		for _, v := range r.Violations {
+			b = append(b, "        "...)
+			b = append(b, v.Req...)
+			b = append(b, ": "...)
+			b = append(b, v.Header...)
+			b = append(b, '@')
+			b = strconv.AppendInt(b, int64(v.Offset), 10)
+			if v.Field != "" {
+				b = append(b, '.')
+				b = append(b, v.Field...)
+			}
+			b = append(b, ": "...)
+			b = append(b, v.Msg...)
+			b = append(b, '\n')
+		}
+	}
+	return append(b, '\n')
+}
+
+// appendPrintable appends s with non-printable bytes escaped.
+func appendPrintable(b []byte, s []byte) []byte {
+	q := strconv.AppendQuote(nil, string(s))
+	return append(b, q[1:len(q)-1]...)
+}
+
+// appendJSONString appends s as a JSON string. Invalid UTF-8 becomes
+// U+FFFD, so the output is always valid JSON.
+func appendJSONString(b []byte, s string) []byte {
+	const hx = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20 || c == 0x7f:
+				b = append(b, '\\', 'u', '0', '0', hx[c>>4], hx[c&0xF])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b = append(b, "\\ufffd"...)
+		} else {
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return append(b, '"')
+}
+
+type jsonObj struct {
+	b     []byte
+	first bool
+}
+
+func (o *jsonObj) key(k string) {
+	if !o.first {
+		o.b = append(o.b, ',')
+	}
+	o.first = false
+	o.b = append(o.b, '"')
+	o.b = append(o.b, k...)
+	o.b = append(o.b, '"', ':')
+}
+
+func (o *jsonObj) uint(k string, v uint64) { o.key(k); o.b = strconv.AppendUint(o.b, v, 10) }
+func (o *jsonObj) int(k string, v int64)   { o.key(k); o.b = strconv.AppendInt(o.b, v, 10) }
+func (o *jsonObj) str(k, v string)         { o.key(k); o.b = appendJSONString(o.b, v) }
+func (o *jsonObj) bool(k string, v bool)   { o.key(k); o.b = strconv.AppendBool(o.b, v) }
+func (o *jsonObj) open(k string)           { o.key(k); o.b = append(o.b, '{'); o.first = true }
+func (o *jsonObj) close()                  { o.b = append(o.b, '}'); o.first = false }
+func (o *jsonObj) addr(k string, a netip.Addr) {
+	o.key(k)
+	o.b = append(o.b, '"')
+	o.b = a.AppendTo(o.b)
+	o.b = append(o.b, '"')
+}
+
+func (p *Printer) appendJSON(b []byte, r *Record) []byte {
+	pk := &r.Packet
+	o := jsonObj{b: append(b, '{'), first: true}
+	o.int("frame", int64(r.Number))
+	o.key("time")
+	o.b = append(o.b, '"')
+	o.b = r.Timestamp.AppendFormat(o.b, time.RFC3339Nano)
+	o.b = append(o.b, '"')
+	o.key("rel_time")
+	o.b = appendRel(o.b, r.Rel)
+	o.int("interface", int64(r.Interface))
+	o.key("interface_name")
+	if r.Iface != nil && r.Iface.Name != "" {
+		o.b = appendJSONString(o.b, r.Iface.Name)
+	} else {
+		o.b = append(appendIface(append(o.b, '"'), r), '"')
+	}
+	if r.Iface != nil && r.Iface.Plane >= 0 {
+		o.str("capture_point", r.Iface.Point)
+		o.int("plane", int64(r.Iface.Plane))
+	}
+	o.int("len", int64(r.Length))
+	o.int("caplen", int64(len(r.Data)))
+	if len(r.Comments) > 0 {
+		o.key("comments")
+		o.b = append(o.b, '[')
+		for i, c := range r.Comments {
+			if i > 0 {
+				o.b = append(o.b, ',')
+			}
+			o.b = appendJSONString(o.b, string(c))
+		}
+		o.b = append(o.b, ']')
+	}
+	ip, udp, bth := pk.Offsets()
+	if pk.SRv6 {
+		o.open("srv6")
+		o.addr("src", netip.AddrFrom16(pk.Outer.Src))
+		o.addr("dst", netip.AddrFrom16(pk.Outer.Dst))
+		o.uint("hop_limit", uint64(pk.Outer.HopLimit))
+		if pk.HasSRH {
+			s := &pk.SRH
+			o.uint("segments_left", uint64(s.SegmentsLeft))
+			o.uint("last_entry", uint64(s.LastEntry))
+			o.uint("flags", uint64(s.Flags))
+			o.uint("tag", uint64(s.Tag))
+			o.key("segments")
+			o.b = append(o.b, '[')
+			for i := 0; i <= int(s.LastEntry) && i < wire.MaxSRHSegments; i++ {
+				if i > 0 {
+					o.b = append(o.b, ',')
+				}
+				o.b = append(o.b, '"')
+				o.b = netip.AddrFrom16(s.Segments[i]).AppendTo(o.b)
+				o.b = append(o.b, '"')
+			}
+			o.b = append(o.b, ']')
+		}
+		o.close()
+	}
+	if ip != 0 {
+		o.open("ip")
+		if pk.IsIPv6 {
+			h := &pk.IP6
+			o.uint("version", 6)
+			o.addr("src", netip.AddrFrom16(h.Src))
+			o.addr("dst", netip.AddrFrom16(h.Dst))
+			o.uint("dscp", uint64(h.TrafficClass>>2))
+			o.uint("ecn", uint64(h.TrafficClass&3))
+			o.uint("flow_label", uint64(h.FlowLabel))
+			o.uint("payload_length", uint64(h.PayloadLength))
+			o.uint("hop_limit", uint64(h.HopLimit))
+		} else {
+			h := &pk.IP4
+			o.uint("version", 4)
+			o.addr("src", netip.AddrFrom4(h.Src))
+			o.addr("dst", netip.AddrFrom4(h.Dst))
+			o.uint("dscp", uint64(h.TOS>>2))
+			o.uint("ecn", uint64(h.TOS&3))
+			o.uint("total_length", uint64(h.TotalLength))
+			o.uint("identification", uint64(h.ID))
+			o.uint("ttl", uint64(h.TTL))
+			o.uint("checksum", uint64(h.Checksum))
+		}
+		o.close()
+	}
+	if udp != 0 && pk.UDP.DstPort != 0 {
+		o.open("udp")
+		o.uint("src_port", uint64(pk.UDP.SrcPort))
+		o.uint("dst_port", uint64(pk.UDP.DstPort))
+		o.uint("length", uint64(pk.UDP.Length))
+		o.uint("checksum", uint64(pk.UDP.Checksum))
+		o.close()
+	}
+	if bth != 0 {
+		o.uint("ev", uint64(r.EV))
+		o.bool("trimmed", pk.Trimmed)
+		if pk.Trimmed {
+			o.bool("trimmed_lasthop", pk.TrimmedLastHop)
+		}
+	}
+	walk(p.codec, r, func(h *wire.Header, off int) {
+		hb := r.Data[off : off+h.Len]
+		o.open(h.Name)
+		for i, x := range p.header(h) {
+			if i > 0 {
+				o.b = append(o.b, ',')
+			}
+			o.b = append(o.b, x.prefix...)
+			if x.f.Signed {
+				o.b = strconv.AppendInt(o.b, x.int(hb), 10)
+			} else {
+				o.b = strconv.AppendUint(o.b, x.value(hb), 10)
+			}
+		}
+		o.close()
+	})
+	if pk.Decoded&wire.HasPayload != 0 && r.Err == nil {
+		o.int("payload_len", int64(len(pk.Payload)))
+	}
+	if r.Err == nil && bth != 0 && !pk.Trimmed {
+		o.uint("icrc", uint64(pk.ICRC))
+		o.bool("icrc_ok", r.ICRCOK)
+	}
+	if r.Err != nil {
+		o.open("error")
+		if we := errOf(r.Err); we != nil {
+			o.str("req", we.Req)
+			o.str("kind", we.Kind.Error())
+			o.str("header", we.Header)
+			o.int("offset", int64(we.Offset))
+			if we.Field != "" {
+				o.str("field", we.Field)
+			}
+			o.str("msg", we.Msg)
+		} else {
+			o.str("msg", r.Err.Error())
+		}
+		o.bool("malformed", r.Malformed())
+		o.close()
+	}
+	if len(r.Violations) > 0 {
+		o.key("violations")
+		o.b = append(o.b, '[')
+		for i := range r.Violations {
+			v := &r.Violations[i]
+			if i > 0 {
+				o.b = append(o.b, ',')
+			}
+			o.b = append(o.b, '{')
+			o.first = true
+			o.str("req", v.Req)
+			o.str("header", v.Header)
+			o.int("offset", int64(v.Offset))
+			if v.Field != "" {
+				o.str("field", v.Field)
+			}
+			o.str("msg", v.Msg)
+			o.close()
+		}
+		o.b = append(o.b, ']')
+	}
+	o.close()
+	return append(o.b, '\n')
+}

@@ -1,0 +1,137 @@
+package pcap_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/openmrc/mrc/pcap"
+	"github.com/openmrc/mrc/pcap/internal/corpus"
+	"github.com/openmrc/mrc/wire"
+)
+
+// FuzzDecodeFrame feeds arbitrary frames to every decode path of the
+// package: the Decoder with strict checks, the three printers, the
+// statistics, gopacket.NewPacket with the registered layers and a
+// DecodingLayerParser. None may panic, and the JSON outputs must stay
+// valid JSON. The seed corpus is every corpus frame, so plain go test
+// runs it.
+func FuzzDecodeFrame(f *testing.F) {
+	for _, build := range []func(*wire.Codec) ([]corpus.Entry, error){corpus.Valid, corpus.Malformed} {
+		entries, err := build(wire.Default)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, e := range entries {
+			f.Add(e.Frame)
+		}
+	}
+	f.Fuzz(func(t *testing.T, frame []byte) {
+		var d pcap.Decoder
+		var r pcap.Record
+		d.Decode(&pcap.Frame{Number: 1, Data: frame, Length: len(frame)}, nil, &r)
+		for _, format := range []pcap.OutputFormat{pcap.OutputText, pcap.OutputVerbose, pcap.OutputJSON} {
+			var out bytes.Buffer
+			p := pcap.NewPrinter(&out, format, nil, 0)
+			if err := p.Print(&r); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if format == pcap.OutputJSON && !json.Valid(out.Bytes()) {
+				t.Fatalf("invalid JSON: %s", out.Bytes())
+			}
+		}
+		st := pcap.NewStats()
+		st.Add(&r)
+		var js bytes.Buffer
+		if err := st.WriteJSON(&js); err != nil || !json.Valid(js.Bytes()) {
+			t.Fatalf("stats JSON: %v %s", err, js.Bytes())
+		}
+		_ = st.WriteText(io.Discard)
+
+		pk := gopacket.NewPacket(frame, layers.LayerTypeEthernet, gopacket.Default)
+		_ = pk.Layers()
+		l := pcap.NewLayers(nil)
+		var (
+			eth     layers.Ethernet
+			ip4     layers.IPv4
+			ip6     layers.IPv6
+			udp     layers.UDP
+			payload gopacket.Payload
+		)
+		parser := gopacket.NewDecodingLayerParser(layers.LayerTypeEthernet,
+			append([]gopacket.DecodingLayer{&eth, &ip4, &ip6, &udp, &payload}, l.DecodingLayers()...)...)
+		parser.IgnorePanic = true // so that a panic would surface as the error below
+		var decoded []gopacket.LayerType
+		if err := parser.DecodeLayers(frame, &decoded); err != nil && bytes.Contains([]byte(err.Error()), []byte("panic")) {
+			t.Fatalf("DecodingLayerParser: %v", err)
+		}
+		if r.Err == nil {
+			cp := bytes.Clone(frame)
+			if err := pcap.SetICRC(nil, cp); err != nil {
+				t.Fatalf("SetICRC on a frame that decodes: %v", err)
+			}
+		}
+	})
+}
+
+// FuzzReader feeds arbitrary bytes to the capture reader (pcap, pcapng,
+// gzip) and decodes what it yields. It must fail cleanly, never panic,
+// and never allocate in proportion to a length field.
+func FuzzReader(f *testing.F) {
+	for _, name := range []string{"valid.pcapng", "malformed.pcapng"} {
+		b := corpusFile(f, name)
+		f.Add(b)
+		f.Add(gz(f, b))
+		f.Add(b[:len(b)/2])
+		frames, _ := readAll(f, b)
+		f.Add(toPcap(f, frames))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := pcap.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		var d pcap.Decoder
+		p := pcap.NewPrinter(io.Discard, pcap.OutputJSON, nil, 0)
+		st := pcap.NewStats()
+		var fr pcap.Frame
+		var rec pcap.Record
+		for i := 0; i < 1000; i++ {
+			if err := r.Next(&fr); err != nil {
+				return
+			}
+			d.Decode(&fr, r.Interface(fr.Interface), &rec)
+			_ = p.Print(&rec)
+			st.Add(&rec)
+		}
+	})
+}
+
+// TestPrinterExtremeTimes prints frames whose times are as far apart as
+// time.Duration allows, and checks the JSON stays valid.
+func TestPrinterExtremeTimes(t *testing.T) {
+	var d pcap.Decoder
+	var out bytes.Buffer
+	p := pcap.NewPrinter(&out, pcap.OutputJSON, nil, 0)
+	for _, ts := range []time.Time{time.Unix(1<<40, 0), time.Unix(-1<<40, 0), time.Unix(0, 0)} {
+		var r pcap.Record
+		d.Decode(&pcap.Frame{Timestamp: ts, Data: []byte{1, 2, 3}}, nil, &r)
+		if err := p.Print(&r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = p.Flush()
+	for _, l := range bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n")) {
+		if !json.Valid(l) {
+			t.Errorf("invalid JSON: %s", l)
+		}
+	}
+}
