@@ -101,7 +101,11 @@ func BenchmarkEncode(b *testing.B) {
 // BenchmarkICRC measures the invariant CRC over the 4096-byte data frame
 // (issue #2 target: at least 5 GB/s per core).
 func BenchmarkICRC(b *testing.B) {
-	f, _ := benchData(b)
+	b.Run("data4096", func(b *testing.B) { f, _ := benchData(b); benchICRC(b, f) })
+	b.Run("sack", func(b *testing.B) { f, _ := benchCtl(b, OpSACK); benchICRC(b, f) })
+}
+
+func benchICRC(b *testing.B, f []byte) {
 	var p Packet
 	if err := Default.Decode(f, &p); err != nil {
 		b.Fatal(err)

@@ -74,7 +74,7 @@ func (c *Codec) Check(b []byte, p *Packet, dst []Violation) []Violation {
 		add("WIRE-OP-2", op.String(), p.hdrEnd, "", "%d bytes follow the last header", p.padEnd-p.hdrEnd)
 	}
 	if h.PadCount != 0 && !op.IsWrite() {
-		add("WIRE-BTH-9", "BTH", p.bthOff+1, "pad_count", "pad count %d on %s, which has no payload", h.PadCount, op)
+		add("WIRE-BTH-9", "BTH", p.bthOff+1, "pad_cnt", "pad count %d on %s, which has no payload", h.PadCount, op)
 	}
 	c.checkExt(p, add)
 	if !p.Trimmed {
@@ -89,18 +89,18 @@ type addFunc func(req, hdr string, off int, field, format string, args ...any)
 
 func (c *Codec) checkWrite(b []byte, p *Packet, add addFunc) {
 	h, op := &p.BTH, p.BTH.Opcode
+	if p.Trimmed {
+		return // the pad count describes the payload the trim removed
+	}
 	n := len(p.Payload)
 	if (n+int(h.PadCount))%4 != 0 || (n > 0 && int(h.PadCount) != -n&3) {
-		add("WIRE-BTH-9", "BTH", p.bthOff+1, "pad_count", "pad count %d with %d payload bytes, want %d", h.PadCount, n, -n&3)
+		add("WIRE-BTH-9", "BTH", p.bthOff+1, "pad_cnt", "pad count %d with %d payload bytes, want %d", h.PadCount, n, -n&3)
 	}
 	for i := p.hdrEnd + n; i < p.padEnd; i++ {
 		if b[i] != 0 {
 			add("WIRE-BTH-9", "payload", i, "pad", "pad byte 0x%02x, want 0", b[i])
 			break
 		}
-	}
-	if p.Trimmed {
-		return
 	}
 	if n == 0 && (op == OpWriteFirst || op == OpWriteMiddle) {
 		add("WIRE-PAY-1", "payload", p.hdrEnd, "", "%s with no payload", op)

@@ -23,9 +23,20 @@ type Header struct {
 
 // Value extracts f from header bytes b (which must hold the header).
 func (f Field) Value(b []byte) uint64 {
+	first, last := f.Bit/8, (f.Bit+f.Width-1)/8
 	var v uint64
-	for i := f.Bit; i < f.Bit+f.Width; i++ {
-		v = v<<1 | uint64(b[i/8]>>(7-i%8)&1)
+	if last-first >= 8 { // a 64-bit field not byte-aligned spans nine bytes
+		for i := f.Bit; i < f.Bit+f.Width; i++ {
+			v = v<<1 | uint64(b[i/8]>>(7-i%8)&1)
+		}
+		return v
+	}
+	for i := first; i <= last; i++ {
+		v = v<<8 | uint64(b[i])
+	}
+	v >>= 7 - uint((f.Bit+f.Width-1)%8)
+	if f.Width < 64 {
+		v &= 1<<f.Width - 1
 	}
 	return v
 }

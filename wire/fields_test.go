@@ -169,3 +169,20 @@ func TestWalkVisitsDecodedHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestFieldValueAnyPosition: the byte-wise extractor equals a bit-by-bit
+// reading for every offset and width.
+func TestFieldValueAnyPosition(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		b := rapid.SliceOfN(rapid.Byte(), 16, 16).Draw(t, "b")
+		w := rapid.IntRange(1, 64).Draw(t, "width")
+		f := Field{Bit: rapid.IntRange(0, 128-w).Draw(t, "bit"), Width: w}
+		var want uint64
+		for i := f.Bit; i < f.Bit+f.Width; i++ {
+			want = want<<1 | uint64(b[i/8]>>(7-i%8)&1)
+		}
+		if got := f.Value(b); got != want {
+			t.Fatalf("bit %d width %d: %#x, want %#x", f.Bit, f.Width, got, want)
+		}
+	})
+}

@@ -17,10 +17,39 @@ var onesPrefix = [8]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
 // crcAfterPrefix is the CRC state after the 8-byte prefix, computed once.
 var crcAfterPrefix = crc32.Update(0, crc32.IEEETable, onesPrefix[:])
 
+// slicing8 holds the eight tables of the slicing-by-8 CRC-32 (IEEE), used
+// for the masked header bytes: crc32.Update would make a stack copy of
+// them escape to the heap, and a byte-at-a-time loop is slow.
+var slicing8 = func() (t [8][256]uint32) {
+	t[0] = *crc32.IEEETable
+	for i := range 256 {
+		c := t[0][i]
+		for k := 1; k < 8; k++ {
+			c = t[0][c&0xFF] ^ c>>8
+			t[k][i] = c
+		}
+	}
+	return t
+}()
+
+// update8 folds p into the (non-inverted) CRC register c, eight bytes at a time.
+func update8(c uint32, p []byte) uint32 {
+	t := &slicing8
+	for ; len(p) >= 8; p = p[8:] {
+		c ^= uint32(p[0]) | uint32(p[1])<<8 | uint32(p[2])<<16 | uint32(p[3])<<24
+		c = t[0][p[7]] ^ t[1][p[6]] ^ t[2][p[5]] ^ t[3][p[4]] ^
+			t[4][c>>24] ^ t[5][c>>16&0xFF] ^ t[6][c>>8&0xFF] ^ t[7][c&0xFF]
+	}
+	for _, v := range p {
+		c = t[0][byte(c)^v] ^ c>>8
+	}
+	return c
+}
+
 // icrc computes the ICRC over b[ipOff:end] (end excludes the ICRC itself).
-// The headers are folded in byte by byte with their variant bits forced to
-// one; the rest goes through crc32.Update, which is vectorised. No scratch
-// copy is handed to crc32, so nothing escapes to the heap.
+// The headers, with their variant bits forced to one in a stack copy, go
+// through a slicing-by-8 loop; the rest through crc32.Update, which is
+// vectorised. The stack copy is never handed to crc32, so nothing escapes.
 func icrc(b []byte, ipOff, udpOff, bthOff, end int, v6, maskSrcPort bool) uint32 {
 	var m [40 + 8 + BTHLen]byte
 	if v6 {
@@ -34,12 +63,12 @@ func icrc(b []byte, ipOff, udpOff, bthOff, end int, v6, maskSrcPort bool) uint32
 		m[u], m[u+1] = 0xff, 0xff // EV[15:0] as a variant field (WIRE-ICRC-4)
 	}
 	m[u+8+4] = 0xff // BTH byte 4: FECN, BECN, reserved
-	tab := crc32.IEEETable
-	c := ^crcAfterPrefix
-	for i, v := range b[ipOff : bthOff+BTHLen] {
-		c = tab[byte(c)^(v|m[i])] ^ c>>8
+	hdr := b[ipOff : bthOff+BTHLen]
+	for i := range hdr {
+		m[i] |= hdr[i]
 	}
-	return crc32.Update(^c, tab, b[bthOff+BTHLen:end])
+	c := update8(^crcAfterPrefix, m[:len(hdr)])
+	return crc32.Update(^c, crc32.IEEETable, b[bthOff+BTHLen:end])
 }
 
 // ComputeICRC returns the ICRC that p's frame b should carry. p must have

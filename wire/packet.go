@@ -520,7 +520,7 @@ func (c *Codec) decodeWrite(b []byte, off int, p *Packet) error {
 	}
 	pad := int(p.BTH.PadCount)
 	if len(b)-off < pad {
-		return errAt(ErrInvalid, "BTH", p.bthOff+1, "pad_count", "WIRE-BTH-9", "pad count %d exceeds the %d payload bytes", pad, len(b)-off)
+		return errAt(ErrInvalid, "BTH", p.bthOff+1, "pad_cnt", "WIRE-BTH-9", "pad count %d exceeds the %d payload bytes", pad, len(b)-off)
 	}
 	p.Payload = b[off : len(b)-pad : len(b)-pad]
 	p.padEnd = len(b)

@@ -248,7 +248,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"udp length", mut(func(b []byte) []byte { b[38], b[39] = 0xFF, 0xFF; return b }), ErrTruncated, "UDP", "length", "WIRE-LEN-1"},
 		{"other port", mut(func(b []byte) []byte { b[36], b[37] = 0x12, 0x34; return b }), ErrUnsupported, "UDP", "dst_port", "WIRE-UDP-1"},
 		{"unknown opcode", mut(func(b []byte) []byte { b[42] = 0x0A; return b }), ErrInvalid, "BTH", "opcode", "WIRE-BTH-2"},
-		{"pad beyond payload", emptyLast(t), ErrInvalid, "BTH", "pad_count", "WIRE-BTH-9"},
+		{"pad beyond payload", emptyLast(t), ErrInvalid, "BTH", "pad_cnt", "WIRE-BTH-9"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -44,7 +44,8 @@ func genPacket(t *rapid.T) Packet {
 		copy(p.IP6.Src[:], drawArr(t, rapid.Byte(), 16, "s6"))
 		copy(p.IP6.Dst[:], drawArr(t, rapid.Byte(), 16, "d6"))
 		if p.SRv6 = rapid.Bool().Draw(t, "srv6"); p.SRv6 {
-			p.Outer = IPv6{TrafficClass: u8.Draw(t, "otc"), FlowLabel: rapid.Uint32Range(0, 0xFFFFF).Draw(t, "ofl"), HopLimit: u8.Draw(t, "ohl")}
+			// Encoders write the same DSCP and ECN outside and inside (WIRE-DSCP-6).
+			p.Outer = IPv6{TrafficClass: p.IP6.TrafficClass, FlowLabel: rapid.Uint32Range(0, 0xFFFFF).Draw(t, "ofl"), HopLimit: u8.Draw(t, "ohl")}
 			copy(p.Outer.Dst[:], drawArr(t, rapid.Byte(), 16, "od"))
 			if p.HasSRH = rapid.Bool().Draw(t, "srh"); p.HasSRH {
 				p.SRH.LastEntry = rapid.Uint8Range(0, MaxSRHSegments-1).Draw(t, "last")
