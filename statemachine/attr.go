@@ -1,0 +1,287 @@
+package statemachine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/openmrc/mrc/wire"
+)
+
+// Retry is the linear + exponential retry budget (mrc_qp_attr.retry).
+type Retry struct {
+	// LinearCnt retries use the fixed timeout; at most 7.
+	LinearCnt uint8
+	// ExpCnt further retries double the timeout each time; at most 25,
+	// and 25 means infinite.
+	ExpCnt uint8
+}
+
+// RetryInfinite is the ExpCnt that never exhausts the budget.
+const RetryInfinite = 25
+
+// QPCap holds the MRC_QP_CAP_* bits given with AttrCap (QP-ATTR-3, AMB-22).
+type QPCap uint8
+
+// QP capability bits.
+const (
+	// CapTrimNACKDestUnsupported: the peer cannot send trim NACKs, so
+	// every write packet goes out as DSCP_NO_TRIM (WIRE-DSCP-5).
+	CapTrimNACKDestUnsupported QPCap = 1 << iota
+	// CapDynamicMPR enables dynamic MPR in both roles; it is in effect
+	// only when the peer enables it too (MPR-DYN-1).
+	CapDynamicMPR
+	// CapSvcTimeDestUnsupported: the peer does not report service time.
+	CapSvcTimeDestUnsupported
+)
+
+// Attr mirrors struct mrc_qp_attr plus the verbs attributes an MRC QP
+// still needs (QP-ST-6).
+type Attr struct {
+	EVProfileID uint64
+	CCProfileID uint64
+	MPR         uint8 // requester MPR, units of 128 PSNs
+	MPRDest     uint8 // responder MPR, units of 128 PSNs
+	Cap         QPCap
+	MaxWIMM     uint16
+	MaxWIMMDest uint16
+	Timeout     uint8 // local ACK timeout 1.024 µs × 2^Timeout, at most 24
+	Retry       Retry
+	// Verbs attributes.
+	PKeyIndex   uint16 // recorded; the P_Key itself is Config.Addr.PKey
+	AccessFlags uint32 // recorded; remote write access is checked against Config.MRs
+	PathMTU     uint16 // bytes: 256, 512, 1024, 2048 or 4096
+	DestQPN     uint32 // IBV_QP_DEST_QPN
+	RQPSN       uint32 // IBV_QP_RQ_PSN: first PSN the responder expects
+	SQPSN       uint32 // IBV_QP_SQ_PSN: first PSN the requester sends
+}
+
+// AttrMask selects attributes. Bits 0-9 are enum mrc_qp_attr_mask, with
+// bit 4 read as MRC_QP_CAP (AMB-22); bits 16-22 stand for the verbs
+// attributes.
+type AttrMask uint32
+
+// Attribute mask bits.
+const (
+	AttrMaxWIMM     AttrMask = 1 << 0
+	AttrMaxWIMMDest AttrMask = 1 << 1
+	AttrMPR         AttrMask = 1 << 2
+	AttrMPRDest     AttrMask = 1 << 3
+	AttrCap         AttrMask = 1 << 4
+	AttrTimeout     AttrMask = 1 << 5
+	AttrEVProfileID AttrMask = 1 << 6
+	AttrCCProfileID AttrMask = 1 << 7
+	AttrQPHint      AttrMask = 1 << 8 // the hint itself is not modelled: always NULL
+	AttrRetryCnt    AttrMask = 1 << 9
+	AttrPKeyIndex   AttrMask = 1 << 16
+	AttrAccessFlags AttrMask = 1 << 17
+	AttrAV          AttrMask = 1 << 18 // the address vector is Config.Addr
+	AttrPathMTU     AttrMask = 1 << 19
+	AttrDestQPN     AttrMask = 1 << 20
+	AttrRQPSN       AttrMask = 1 << 21
+	AttrSQPSN       AttrMask = 1 << 22
+)
+
+var attrNames = []struct {
+	m    AttrMask
+	name string
+}{
+	{AttrMaxWIMM, "MAX_WIMM"}, {AttrMaxWIMMDest, "MAX_WIMM_DEST"}, {AttrMPR, "MPR"}, {AttrMPRDest, "MPR_DEST"},
+	{AttrCap, "CAP"}, {AttrTimeout, "TIMEOUT"}, {AttrEVProfileID, "EV_PROFILE_ID"}, {AttrCCProfileID, "CC_PROFILE_ID"},
+	{AttrQPHint, "QP_HINT"}, {AttrRetryCnt, "RETRY_CNT"}, {AttrPKeyIndex, "PKEY_INDEX"}, {AttrAccessFlags, "ACCESS_FLAGS"},
+	{AttrAV, "AV"}, {AttrPathMTU, "PATH_MTU"}, {AttrDestQPN, "DEST_QPN"}, {AttrRQPSN, "RQ_PSN"}, {AttrSQPSN, "SQ_PSN"},
+}
+
+func (m AttrMask) String() string {
+	var s []string
+	for _, a := range attrNames {
+		if m&a.m != 0 {
+			s = append(s, a.name)
+		}
+	}
+	if len(s) == 0 {
+		return "0"
+	}
+	return strings.Join(s, "|")
+}
+
+// The transitions and the attributes each requires and may also set:
+// mrc.h's table plus the verbs attributes of an RC QP (QP-ST-2 to QP-ST-6).
+var transitions = map[[2]QPState]struct{ need, may AttrMask }{
+	{StateReset, StateInit}: {need: AttrQPHint | AttrEVProfileID | AttrCCProfileID | AttrPKeyIndex | AttrAccessFlags},
+	{StateInit, StateRTR}: {need: AttrMaxWIMMDest | AttrMPRDest | AttrCap | AttrAV | AttrPathMTU | AttrDestQPN | AttrRQPSN,
+		may: AttrMPR | AttrMaxWIMM},
+	{StateRTR, StateRTS}: {need: AttrMaxWIMM | AttrMPR | AttrRetryCnt | AttrTimeout | AttrSQPSN},
+}
+
+// AttrError is a rejected Modify: which transition, which attribute, why.
+type AttrError struct {
+	From, To QPState
+	Attr     AttrMask
+	Value    uint64
+	Err      error // ErrMissingAttr, ErrInvalidAttr, ErrUnknownProfile or ErrInvalidTransition
+	Reason   string
+}
+
+func (e *AttrError) Error() string {
+	s := fmt.Sprintf("statemachine: modify %s→%s", e.From, e.To)
+	if e.Attr != 0 {
+		s += fmt.Sprintf(": %s = %d", e.Attr, e.Value)
+	}
+	return s + ": " + e.Err.Error() + ": " + e.Reason
+}
+
+// Unwrap returns the error class.
+func (e *AttrError) Unwrap() error { return e.Err }
+
+// Modify moves the QP to state to, setting the attributes in mask
+// (mrc_modify_qp). Each transition requires the attributes of QP-ST-3 to
+// QP-ST-6; invalid values (QP-ATTR-1), missing or unexpected attributes and
+// transitions QP-ST-2 does not allow leave the QP unchanged and return an
+// *AttrError. Any state may move to ERROR (flushing outstanding work) or
+// RESET (dropping all state).
+func (q *QP) Modify(now Time, to QPState, a Attr, mask AttrMask, out *Output) error {
+	q.begin(now, out)
+	defer q.end()
+	from := q.state
+	fail := func(m AttrMask, v uint64, err error, f string, args ...any) error {
+		return &AttrError{From: from, To: to, Attr: m, Value: v, Err: err, Reason: fmt.Sprintf(f, args...)}
+	}
+	switch to {
+	case StateError:
+		q.enterError(CauseModify, StatusFlushError)
+		return nil
+	case StateReset:
+		q.reset()
+		return nil
+	}
+	tr, ok := transitions[[2]QPState{from, to}]
+	if !ok {
+		return fail(0, 0, ErrInvalidTransition, "allowed: RESET→INIT→RTR→RTS, any→ERROR, any→RESET")
+	}
+	if miss := tr.need &^ mask; miss != 0 {
+		return fail(miss, 0, ErrMissingAttr, "this transition requires %s", tr.need)
+	}
+	if extra := mask &^ (tr.need | tr.may); extra != 0 {
+		return fail(extra, 0, ErrInvalidAttr, "not settable on this transition (allowed: %s)", tr.need|tr.may)
+	}
+	cfg := &q.st.cfg
+	evIdx, ccIdx := -1, -1
+	if mask&AttrEVProfileID != 0 {
+		for i, s := range q.st.evSets {
+			if s.id == a.EVProfileID {
+				evIdx = i
+			}
+		}
+		if evIdx < 0 {
+			return fail(AttrEVProfileID, a.EVProfileID, ErrUnknownProfile, "no EV profile with this ID in Config.EVProfiles")
+		}
+	}
+	if mask&AttrCCProfileID != 0 {
+		for i := range cfg.CCProfiles {
+			if cfg.CCProfiles[i].ID == a.CCProfileID {
+				ccIdx = i
+			}
+		}
+		if ccIdx < 0 {
+			return fail(AttrCCProfileID, a.CCProfileID, ErrUnknownProfile, "no CC profile with this ID in Config.CCProfiles")
+		}
+	}
+	mprOK := func(v uint8) bool { return v >= 1 && int(v) <= cfg.MaxMPRDevice && int(v)%cfg.MPRResolution == 0 }
+	mprWant := fmt.Sprintf("[1, %d], a multiple of %d (units of 128 PSNs)", cfg.MaxMPRDevice, cfg.MPRResolution)
+	checks := []struct {
+		m    AttrMask
+		v    uint64
+		ok   bool
+		want string
+	}{
+		{AttrMPR, uint64(a.MPR), mprOK(a.MPR), mprWant},
+		{AttrMPRDest, uint64(a.MPRDest), mprOK(a.MPRDest), mprWant},
+		{AttrMaxWIMM, uint64(a.MaxWIMM), a.MaxWIMM >= 1 && int(a.MaxWIMM) <= cfg.MaxWIMMDevice, fmt.Sprintf("[1, %d]", cfg.MaxWIMMDevice)},
+		{AttrMaxWIMMDest, uint64(a.MaxWIMMDest), a.MaxWIMMDest >= 1 && int(a.MaxWIMMDest) <= cfg.MaxWIMMDestDevice, fmt.Sprintf("[1, %d]", cfg.MaxWIMMDestDevice)},
+		{AttrTimeout, uint64(a.Timeout), a.Timeout <= MaxTimeout, "[0, 24]"},
+		{AttrRetryCnt, uint64(a.Retry.LinearCnt)<<8 | uint64(a.Retry.ExpCnt), a.Retry.LinearCnt <= 7 && a.Retry.ExpCnt <= RetryInfinite,
+			"linear_cnt ≤ 7 and exp_cnt ≤ 25 (value is linear<<8|exp)"},
+		{AttrCap, uint64(a.Cap), a.Cap < 1<<3, "MRC_QP_CAP_* bits only"},
+		{AttrPathMTU, uint64(a.PathMTU), a.PathMTU >= 256 && a.PathMTU <= 4096 && a.PathMTU&(a.PathMTU-1) == 0, "256, 512, 1024, 2048 or 4096"},
+		{AttrDestQPN, uint64(a.DestQPN), a.DestQPN <= wire.PSNMask && a.DestQPN > wire.EndpointQPN, "a 24-bit QPN above 2 (WIRE-BTH-8)"},
+		{AttrRQPSN, uint64(a.RQPSN), a.RQPSN <= wire.PSNMask, "a 24-bit PSN"},
+		{AttrSQPSN, uint64(a.SQPSN), a.SQPSN <= wire.PSNMask, "a 24-bit PSN"},
+	}
+	for _, c := range checks {
+		if mask&c.m != 0 && !c.ok {
+			return fail(c.m, c.v, ErrInvalidAttr, "want %s", c.want)
+		}
+	}
+	q.setAttrs(a, mask)
+	switch from {
+	case StateReset:
+		q.rng = newRNG(q.st.seed)
+		q.ccIdx = ccIdx
+		q.ev.init(q.st.evSets[evIdx], &q.rng)
+		q.rq = make([]uint64, cfg.MaxRecvWR)
+	case StateInit:
+		q.rsp.init(&q.attr)
+	case StateRTR:
+		ccp := &cfg.CCProfiles[q.ccIdx]
+		q.cc.init(ccp, int(q.attr.PathMTU), now)
+		q.req.init(cfg, &q.attr, q.cc.baseRTT)
+		q.ev.probeInt = q.ev.set.probeInterval
+		if q.ev.probeInt == 0 {
+			q.ev.probeInt = Timeout(q.attr.Timeout) // EV-PRB-2
+		}
+	}
+	q.setState(to)
+	return nil
+}
+
+func (q *QP) setAttrs(a Attr, m AttrMask) {
+	x := &q.attr
+	set := func(b AttrMask, f func()) {
+		if m&b != 0 {
+			f()
+		}
+	}
+	set(AttrEVProfileID, func() { x.EVProfileID = a.EVProfileID })
+	set(AttrCCProfileID, func() { x.CCProfileID = a.CCProfileID })
+	set(AttrMPR, func() { x.MPR = a.MPR })
+	set(AttrMPRDest, func() { x.MPRDest = a.MPRDest })
+	set(AttrCap, func() { x.Cap = a.Cap })
+	set(AttrMaxWIMM, func() { x.MaxWIMM = a.MaxWIMM })
+	set(AttrMaxWIMMDest, func() { x.MaxWIMMDest = a.MaxWIMMDest })
+	set(AttrTimeout, func() { x.Timeout = a.Timeout })
+	set(AttrRetryCnt, func() { x.Retry = a.Retry })
+	set(AttrPKeyIndex, func() { x.PKeyIndex = a.PKeyIndex })
+	set(AttrAccessFlags, func() { x.AccessFlags = a.AccessFlags })
+	set(AttrPathMTU, func() { x.PathMTU = a.PathMTU })
+	set(AttrDestQPN, func() { x.DestQPN = a.DestQPN })
+	set(AttrRQPSN, func() { x.RQPSN = a.RQPSN })
+	set(AttrSQPSN, func() { x.SQPSN = a.SQPSN })
+	q.mask |= m
+}
+
+// reset drops every piece of state (→ RESET).
+func (q *QP) reset() {
+	q.setState(StateReset)
+	*q = QP{st: q.st, rng: newRNG(q.st.seed), now: q.now, out: q.out}
+}
+
+// Mask of each transition's required attributes, for BringUp.
+const (
+	MaskInit = AttrQPHint | AttrEVProfileID | AttrCCProfileID | AttrPKeyIndex | AttrAccessFlags
+	MaskRTR  = AttrMaxWIMMDest | AttrMPRDest | AttrCap | AttrAV | AttrPathMTU | AttrDestQPN | AttrRQPSN
+	MaskRTS  = AttrMaxWIMM | AttrMPR | AttrRetryCnt | AttrTimeout | AttrSQPSN
+)
+
+// BringUp drives a QP from RESET to RTS with the attributes in a, giving
+// each transition exactly its required attributes.
+func (q *QP) BringUp(now Time, a Attr, out *Output) error {
+	for _, s := range []struct {
+		to QPState
+		m  AttrMask
+	}{{StateInit, MaskInit}, {StateRTR, MaskRTR}, {StateRTS, MaskRTS}} {
+		if err := q.Modify(now, s.to, a, s.m, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,78 @@
+// Package statemachine is the reference MRC endpoint as a pure state
+// machine, in the style of etcd's raft: a QP (requester and responder
+// halves sharing one EV table and one NSCC window) and a node's endpoint
+// agent, driven only by inputs, with everything they produce collected in
+// an Output. There are no goroutines, channels, clocks, sockets or global
+// variables; time is an input (Time, in nanoseconds) and randomness comes
+// from a PCG seeded from the configuration, so the same inputs give the same
+// outputs bit for bit, on every platform (congestion control computes in
+// integers).
+//
+// # Inputs and outputs
+//
+// Every input method takes the current time and a non-nil *Output to append
+// to:
+//
+//   - QP.Post / QP.PostRecv: post a send or receive work request.
+//   - QP.Receive: a packet from the network, as decoded by wire.Codec.Decode.
+//   - QP.Advance: time has passed; timers fire and the windows are filled.
+//   - QP.Modify, SetPortStatus, SetEVState, SetReceivePenalty,
+//     SetResourceCondition, SetDynamicMPR: control-plane commands.
+//   - Endpoint.Send / Receive / Advance: endpoint operations (QP 0x2).
+//
+// An Output holds the packets to transmit (wire.Packet headers filled, EV
+// written with Packet.SetEV, with the EV, plane and DSCP class alongside),
+// the memory placements of the responder (aliasing the received payload),
+// the completions, and events. NextDeadline says when Advance next has work.
+// The caller encodes packets with wire.Codec.Append. Reuse one Output across
+// steps (Reset it after consuming) and the steady state allocates nothing.
+//
+// Events are flat, comparable structs with a Kind: QP and EV state changes,
+// timeouts, retries, completions, probes and, when Output.TracePackets is
+// set, one event per packet sent, received, placed or acknowledged. They are
+// the abstract trace that TLA+ trace validation consumes.
+//
+// # State, memory and checking
+//
+// A QP keeps its state in plain fields and slices sized once, at the
+// transitions to RTR and RTS, from its attributes (MPR windows, queue
+// depths, max_wimm_dest): nothing a peer sends makes it grow. Per PSN of the
+// requester's window it keeps 11 bytes; a QP with a 256-EV profile and a
+// 1024-PSN window takes about 15 KiB when its profiles are shared through a
+// Node. Clone copies a QP for a model checker's search, StateHash hashes its
+// abstract state, AbstractState exposes it, and accessors such as
+// CumulativeACK, PSNStateOf, EVStateOf, Retries and WIMMHeld answer the
+// questions invariants ask. Config.Faults seeds known bugs (go-back-N,
+// ignoring trims, reusing the NACKed EV, releasing WriteIMM early, placing
+// duplicates, sending beyond MPR) for testing checkers; it is zero in any
+// real use.
+//
+// # Requirements and decisions
+//
+// The behaviour follows spec/20-requester.md to spec/26-endpoint.md; code
+// comments cite the requirement IDs they implement. Where those leave a
+// detail open, the choice made here is a requirement of
+// spec/21-statemachine-decisions.md (IDs *-SM-n). The main ones:
+//
+//   - Sequence numbers: cack_psn and una are inclusive (AMB-26); PSNs, MSNs
+//     and RQMSNs start at the QP's SQ_PSN/RQ_PSN and 0 (REQ-PSN-3).
+//   - Send completions are written, in post order, when the cumulative ACK
+//     covers the whole message (CMP-SND-1, CMP-SND-2); receive completions
+//     of WriteIMMs when every PSN up to the WriteIMM's last is received,
+//     in RQMSN order, each consuming a posted receive WR (WIMM-RSP-1 to
+//     WIMM-RSP-3).
+//   - Loss recovery: per-packet timers armed with T × 2^max(0, c −
+//     linear_cnt), one retry counter for timeouts and recoverable NACKs,
+//     reset when the cumulative ACK advances (LR-TMR-4, LR-TMR-6); losses
+//     inferred from SACKs beyond a reorder guard (LR-RTX-4, LR-SM-1);
+//     retransmissions before new data, oldest first, never on the EV a NACK
+//     or timeout named (REQ-TX-2, LR-RTX-2, EV-ST-13, LR-SM-3).
+//   - Paths: a random active subset per plane, a pseudo-random rotation
+//     reshuffled each pass, SKIP until the rotation ends, ASSUMED_BAD
+//     replaced from the same plane's backups and probed once per base
+//     timeout (EV-SET-*, EV-ST-*, EV-PRB-2, EV-SM-1).
+//   - Acknowledgement: one SACK per packet by default, with optional
+//     coalescing (RSP-SACK-5, RSP-SM-1); a transport ACK when cack passes an
+//     ack_req PSN (RSP-ACK-1).
+//   - NSCC in fixed point with the parameter meanings of CC-SM-1.
+package statemachine

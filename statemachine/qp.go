@@ -1,0 +1,412 @@
+package statemachine
+
+import (
+	"fmt"
+
+	"github.com/openmrc/mrc/wire"
+)
+
+// QPState is the verbs QP state (QP-ST-1).
+type QPState uint8
+
+// QP states.
+const (
+	StateReset QPState = iota
+	StateInit
+	StateRTR
+	StateRTS
+	StateError
+)
+
+func (s QPState) String() string {
+	switch s {
+	case StateReset:
+		return "RESET"
+	case StateInit:
+		return "INIT"
+	case StateRTR:
+		return "RTR"
+	case StateRTS:
+		return "RTS"
+	case StateError:
+		return "ERROR"
+	}
+	return fmt.Sprintf("QPState(%d)", uint8(s))
+}
+
+// ErrorCause says why a QP entered ERROR.
+type ErrorCause uint8
+
+// Causes of the ERROR state.
+const (
+	CauseNoError       ErrorCause = iota
+	CauseModify                   // the application moved the QP to ERROR
+	CauseRetryExceeded            // the shared retry budget ran out
+	CauseRemoteUnexp              // the peer answered NACK UNEXP_EVENT
+	CauseRemoteInvalid            // the peer answered AETH NAK Invalid Request
+	CauseRemoteAccess             // the peer answered AETH NAK remote access error
+	CauseRemoteOp                 // the peer answered AETH NAK remote operational error
+	CauseWIMMLimit                // the peer exceeded max_wimm_dest (WIMM-RSP-4)
+	CauseNoRecvWR                 // a WriteIMM completed with no receive WR posted (RSP-NACK-5)
+	CauseAccess                   // the peer wrote outside the registered memory (RSP-RCV-2)
+)
+
+// QP is one MRC queue pair: a requester and a responder half sharing an EV
+// table, driven only through its input methods. It holds no goroutines,
+// clocks or sockets; every method appends what it produced to the caller's
+// Output. A QP is not safe for concurrent use.
+type QP struct {
+	st    *static
+	state QPState
+	attr  Attr
+	mask  AttrMask // attributes set so far
+	cause ErrorCause
+	ccIdx int
+	rng   rng
+	ev    evTable
+	req   requester
+	rsp   responder
+	cc    nscc
+	// The receive queue: WR IDs of posted receive WRs (WIMM-RSP-3).
+	rq     []uint64
+	rqHead int
+	rqLen  int
+
+	// The step context: set by each input method, cleared on return.
+	now Time
+	out *Output
+}
+
+// node is what the QPs of one Node share: the normalized configuration
+// and the compiled profiles. It is immutable.
+type node struct {
+	cfg      Config
+	evSets   []*evSet
+	dscp     [5]uint8
+	tsUnit   Time
+	rcvdUnit uint64
+}
+
+// static is what a QP derives from its configuration once; it is
+// immutable and shared by clones.
+type static struct {
+	*node
+	qpn            uint32
+	seed           uint64
+	v6             bool
+	src, dst       [16]byte
+	srcMAC, dstMAC [6]byte
+	hop            uint8
+	pkey           uint16
+	evMode         wire.EVMode
+}
+
+// Node holds what the QPs of one NIC share: the wire profile, the
+// controller's EV and CC profiles, compiled once, and the device limits.
+// QPs made by one Node share that state, so each costs only its own
+// protocol state.
+type Node struct{ nd *node }
+
+// NewNode validates cfg and compiles its profiles. cfg's QPN, Seed and
+// Addr are not used: each QP gets its own through NewQP.
+func NewNode(cfg Config) (*Node, error) {
+	c, err := cfg.normalized()
+	if err != nil {
+		return nil, err
+	}
+	nd := &node{cfg: c}
+	for i := range c.EVProfiles {
+		s, _ := buildEVSet(&c.EVProfiles[i])
+		nd.evSets = append(nd.evSets, s)
+	}
+	d := c.Profile.DSCP
+	nd.dscp = [5]uint8{ClassTrimmable: d.Trimmable, ClassNoTrim: d.NoTrim, ClassTrimmableRetx: d.TrimmableRetx,
+		ClassControl: d.Control, ClassEndpoint: d.Control}
+	nd.tsUnit, nd.rcvdUnit = Time(c.Profile.TimestampUnitNs), uint64(c.Profile.RcvdBytesUnit)
+	return &Node{nd: nd}, nil
+}
+
+// NewQP creates a QP in RESET with its own QP number, random seed and
+// address vector, sharing the Node's configuration otherwise.
+func (n *Node) NewQP(qpn uint32, seed uint64, addr Addressing) (*QP, error) {
+	if qpn > wire.PSNMask || qpn <= wire.EndpointQPN {
+		return nil, cfgErr("QPN", "%#x is not a usable 24-bit QP number (0-2 are reserved, WIRE-BTH-8)", qpn)
+	}
+	if !addr.SrcIP.IsValid() || !addr.DstIP.IsValid() {
+		return nil, cfgErr("Addr", "source and destination IP addresses are required")
+	}
+	if addr.SrcIP.Is4() != addr.DstIP.Is4() {
+		return nil, cfgErr("Addr", "source %v and destination %v are not the same IP version", addr.SrcIP, addr.DstIP)
+	}
+	if addr.EVMode > wire.EVModeSRv6 {
+		return nil, cfgErr("Addr.EVMode", "unknown mode %d", addr.EVMode)
+	}
+	st := &static{node: n.nd, qpn: qpn, seed: seed, v6: addr.SrcIP.Is6(), srcMAC: addr.SrcMAC, dstMAC: addr.DstMAC,
+		hop: addr.HopLimit, pkey: addr.PKey, evMode: addr.EVMode}
+	if !st.v6 || addr.EVMode == wire.EVModeUDP {
+		for _, s := range n.nd.evSets {
+			for _, v := range s.values {
+				if v > 0xFFFF {
+					return nil, cfgErr(fmt.Sprintf("EVProfiles[id=%d]", s.id),
+						"EV %#x has more than 16 bits, which IPv4 and UDP mode cannot carry (WIRE-EV-3)", v)
+				}
+			}
+		}
+	}
+	if st.v6 {
+		st.src, st.dst = addr.SrcIP.As16(), addr.DstIP.As16()
+	} else {
+		s4, d4 := addr.SrcIP.As4(), addr.DstIP.As4()
+		copy(st.src[:], s4[:])
+		copy(st.dst[:], d4[:])
+	}
+	if st.hop == 0 {
+		st.hop = 64
+	}
+	if st.pkey == 0 {
+		st.pkey = 0xFFFF
+	}
+	return &QP{st: st, rng: newRNG(seed)}, nil
+}
+
+// New creates a QP in RESET from cfg, on a Node of its own.
+func New(cfg Config) (*QP, error) {
+	n, err := NewNode(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return n.NewQP(cfg.QPN, cfg.Seed, cfg.Addr)
+}
+
+// QPN returns the local QP number.
+func (q *QP) QPN() uint32 { return q.st.qpn }
+
+// begin and end bracket every input: they install the step context.
+func (q *QP) begin(now Time, out *Output) {
+	q.now, q.out = now, out
+}
+
+func (q *QP) end() { q.out = nil }
+
+func (q *QP) emit(e Event) {
+	e.Time, e.QPN = q.now, q.st.qpn
+	q.out.event(e)
+}
+
+func (q *QP) trace() bool { return q.out.TracePackets }
+
+// Post posts a send work request (mrc_post_send). Only RDMA WRITE and
+// RDMA WRITE WITH IMM are accepted (REQ-OP-1), and only in RTS (REQ-OP-2,
+// QP-ST-9); in ERROR the WR completes at once with a flush error
+// (CMP-ERR-1).
+func (q *QP) Post(now Time, wr WorkRequest, out *Output) error {
+	q.begin(now, out)
+	defer q.end()
+	if wr.Opcode != OpWrite && wr.Opcode != OpWriteImm {
+		return &OpError{WRID: wr.WRID, Opcode: wr.Opcode, Err: ErrUnsupportedOpcode}
+	}
+	if len(wr.Data) > MaxMessageLen {
+		return &OpError{WRID: wr.WRID, Opcode: wr.Opcode, Err: ErrMessageTooLong}
+	}
+	switch q.state {
+	case StateRTS:
+	case StateError:
+		q.complete(wr.WRID, wr.Opcode, StatusFlushError, uint32(len(wr.Data)))
+		return nil
+	default:
+		return &OpError{WRID: wr.WRID, Opcode: wr.Opcode, Err: fmt.Errorf("%w: %s", ErrQPState, q.state)}
+	}
+	if err := q.req.post(wr); err != nil {
+		return &OpError{WRID: wr.WRID, Opcode: wr.Opcode, Err: err}
+	}
+	q.pump()
+	return nil
+}
+
+// PostRecv posts a receive work request (mrc_post_recv); each WriteIMM
+// consumes one (WIMM-RSP-3). Receive WRs may be posted from INIT on
+// (QP-ST-9); in ERROR the WR completes at once with a flush error.
+func (q *QP) PostRecv(now Time, wrid uint64, out *Output) error {
+	q.begin(now, out)
+	defer q.end()
+	switch q.state {
+	case StateInit, StateRTR, StateRTS:
+	case StateError:
+		q.out.Completions = append(q.out.Completions, Completion{QPN: q.st.qpn, WRID: wrid, Status: StatusFlushError,
+			Opcode: OpRecvWriteImm, Recv: true})
+		return nil
+	default:
+		return fmt.Errorf("%w: post_recv in %s", ErrQPState, q.state)
+	}
+	if q.rqLen == len(q.rq) {
+		return ErrRecvQueueFull
+	}
+	q.rq[(q.rqHead+q.rqLen)%len(q.rq)] = wrid
+	q.rqLen++
+	return nil
+}
+
+// Receive hands the QP one packet addressed to it; port is the 1-based
+// local NIC port it arrived on (0 if unknown), which selects the plane of
+// the answer (EV-REV-4). The packet must have passed the codec's checks
+// (RSP-RCV-1); it is only read, and Placements alias its payload.
+func (q *QP) Receive(now Time, port int, p *wire.Packet, out *Output) {
+	q.begin(now, out)
+	defer q.end()
+	op := p.BTH.Opcode
+	if q.trace() {
+		q.emit(Event{Kind: EvPacketReceived, PSN: p.BTH.PSN, EV: p.EV(q.st.evMode), Reason: uint8(op)})
+	}
+	if p.BTH.DestQP != q.st.qpn {
+		q.ignore(IgnoreWrongQP, p.BTH.PSN, 0)
+		return
+	}
+	switch {
+	case op.IsWrite() || op == wire.OpProbe:
+		// A responder acts in RTR and RTS only and drops data or probes
+		// of another partition (QP-ST-9, QP-ST-11, RSP-RCV-1, WIRE-BTH-12).
+		if q.state != StateRTR && q.state != StateRTS {
+			q.ignore(IgnoreQPState, p.BTH.PSN, 0)
+			return
+		}
+		if p.BTH.PKey != q.st.pkey {
+			q.ignore(IgnoreMalformed, p.BTH.PSN, 0)
+			return
+		}
+		if op == wire.OpProbe {
+			q.onProbe(port, p)
+		} else {
+			q.onData(port, p)
+		}
+	case op == wire.OpSACK || op == wire.OpNACK || op == wire.OpAcknowledge:
+		if q.state != StateRTS {
+			q.ignore(IgnoreQPState, p.BTH.PSN, 0)
+			return
+		}
+		switch op {
+		case wire.OpSACK:
+			q.onSACK(p)
+		case wire.OpNACK:
+			q.onNACK(p)
+		default:
+			q.onAETH(p)
+		}
+		q.pump()
+	default:
+		q.ignore(IgnoreUnexpectedOp, p.BTH.PSN, 0)
+	}
+}
+
+// Advance tells the QP that time is now: expired retransmission timers,
+// probe rounds and delayed SACKs run, and any sending the window allows
+// happens.
+func (q *QP) Advance(now Time, out *Output) {
+	q.begin(now, out)
+	defer q.end()
+	if q.state == StateRTR || q.state == StateRTS {
+		q.ackTimer()
+	}
+	if q.state == StateRTS {
+		q.rtoTimer()
+	}
+	if q.state == StateRTS {
+		q.holdTimer()
+		q.probeTimer()
+		q.reverseTimer()
+		q.pump()
+	}
+}
+
+// NextDeadline is the earliest time at which Advance has work to do, or
+// Never.
+func (q *QP) NextDeadline() Time {
+	d := Never
+	if q.state == StateRTR || q.state == StateRTS {
+		d = q.rsp.ackDue
+	}
+	if q.state == StateRTS {
+		d = min(d, q.req.deadline(), q.ev.probeDeadline())
+	}
+	return d
+}
+
+func (q *QP) ignore(r IgnoreReason, psn, ev uint32) {
+	q.emit(Event{Kind: EvIgnored, Reason: uint8(r), PSN: psn, EV: ev})
+}
+
+func (q *QP) setState(s QPState) {
+	if s != q.state {
+		q.emit(Event{Kind: EvQPState, From: uint8(q.state), To: uint8(s)})
+		q.state = s
+	}
+}
+
+// enterError moves the QP to ERROR (QP-ST-10) and flushes outstanding
+// work: the send WR at the head of the queue completes with st, every other
+// send and receive WR with a flush error, in post order (CMP-ERR-1,
+// CMP-ERR-2). The QP then sends nothing and drops what arrives (QP-ST-11).
+func (q *QP) enterError(c ErrorCause, st Status) {
+	if q.state == StateError {
+		return
+	}
+	q.cause = c
+	q.setState(StateError)
+	q.emit(Event{Kind: EvQPError, Reason: uint8(c), Value: uint64(st)})
+	r := &q.req
+	for r.sqLen > 0 {
+		m := &r.sq[r.sqHead]
+		q.complete(m.wrid, m.op, st, uint32(len(m.data)))
+		st = StatusFlushError
+		r.pop()
+	}
+	for ; q.rqLen > 0; q.rqLen-- {
+		q.out.Completions = append(q.out.Completions, Completion{QPN: q.st.qpn, WRID: q.rq[q.rqHead],
+			Status: StatusFlushError, Opcode: OpRecvWriteImm, Recv: true})
+		q.rqHead = (q.rqHead + 1) % len(q.rq)
+	}
+	q.req.clearFlight()
+	q.rsp.clearPending()
+	q.ev.probeAt = Never
+}
+
+func (q *QP) complete(wrid uint64, op Opcode, st Status, n uint32) {
+	q.out.Completions = append(q.out.Completions, Completion{QPN: q.st.qpn, WRID: wrid, Status: st, Opcode: op, ByteLen: n})
+	q.emit(Event{Kind: EvCompleted, Value: wrid, Reason: uint8(st)})
+}
+
+// fillHeaders writes the Ethernet, IP and UDP headers of an outgoing packet
+// with its class's DSCP (WIRE-DSCP-1) and its EV (WIRE-EV-1, WIRE-UDP-2).
+// Write packets and probes are ECN-capable, ECT(0), so that the fabric can
+// mark them; control packets are Not-ECT (WIRE-DSCP-3).
+func (q *QP) fillHeaders(o *Outgoing, class DSCPClass, ev int, ect bool) {
+	st := q.st
+	p := &o.Pkt
+	p.Eth.Src, p.Eth.Dst = st.srcMAC, st.dstMAC
+	tos := st.dscp[class] << 2
+	if ect {
+		tos |= 2
+	}
+	if st.v6 {
+		p.IsIPv6 = true
+		p.IP6.TrafficClass, p.IP6.HopLimit, p.IP6.Src, p.IP6.Dst = tos, st.hop, st.src, st.dst
+	} else {
+		p.IP4.TOS, p.IP4.TTL, p.IP4.FlagsFrag = tos, st.hop, 0x4000
+		copy(p.IP4.Src[:], st.src[:4])
+		copy(p.IP4.Dst[:], st.dst[:4])
+	}
+	v := q.ev.set.values[ev]
+	p.SetEV(v, st.evMode)
+	o.EV, o.Plane, o.Class = v, q.ev.set.plane[ev], class
+}
+
+// tsNow is the 16-bit timestamp of now in profile units (WIRE-TSETH-2).
+func (q *QP) tsNow() uint16 { return uint16(q.now / q.st.tsUnit) }
+
+// State returns the QP state.
+func (q *QP) State() QPState { return q.state }
+
+// ErrorCause returns why the QP entered ERROR (CauseNoError otherwise).
+func (q *QP) ErrorCause() ErrorCause { return q.cause }
+
+// Attr returns the attributes set so far and their mask.
+func (q *QP) Attr() (Attr, AttrMask) { return q.attr, q.mask }

@@ -1,0 +1,454 @@
+package statemachine
+
+import (
+	"github.com/openmrc/mrc/spec"
+	"github.com/openmrc/mrc/wire"
+)
+
+// ResourceCondition is the responder's simulated resource state, set by
+// the caller to exercise the resource NACKs (RSP-NACK-3).
+type ResourceCondition uint8
+
+// Resource conditions.
+const (
+	ResourcesOK      ResourceCondition = iota
+	NoTrackingBitmap                   // new data is NACKed NO_BITMAP
+	NoPacketBuffer                     // new data is NACKed NO_PKT_BUFFER
+	NoOtherResource                    // new data is NACKed NO_RESOURCE
+)
+
+// wimmSlot holds the immediate data of one WriteIMM until every earlier
+// message is complete (WIMM-RSP-1).
+type wimmSlot struct {
+	imm   uint32
+	last  uint32 // PSN of the message's last packet
+	len   uint32 // dma_length
+	msn   uint16
+	rqmsn uint16
+	early bool // FaultEarlyWIMM already delivered it
+}
+
+// ecnRun counts consecutive CE-marked arrivals on one EV for the
+// ALWAYS_SKIP policy; a small direct-mapped table bounds the memory.
+type ecnRun struct {
+	ev uint32
+	n  uint16
+}
+
+// responder is the receiving half of a QP. Internally epsn is the oldest
+// PSN not yet received, that is the spec's cack + 1 (AMB-26).
+type responder struct {
+	epsn      uint32
+	win       uint32 // W: MPR_DEST × 128, or the dynamic window (RSP-RCV-6)
+	maxWin    uint32 // MPR_DEST × 128
+	dyn       bool
+	pmtu      int
+	ring      rxRing
+	held      int    // PSNs received beyond cack (ooo_count)
+	msnDone   uint32 // messages received completely (AETH msn)
+	rcvdBytes uint64
+	expRQMSN  uint16     // RQMSN of the next WriteIMM to deliver
+	stash     []wimmSlot // held WriteIMMs, sorted by RQMSN, ring of max_wimm_dest
+	head, n   int
+	pend      int // in-order arrivals not yet acknowledged
+	ackDue    Time
+	pendPSN   uint32
+	pendEV    uint32
+	pendTS    uint16
+	pendPlane int8
+	pen       uint8
+	restore   bool
+	res       ResourceCondition
+	runs      [8]ecnRun
+}
+
+func (r *responder) init(a *Attr) {
+	w := uint32(a.MPRDest) * 128
+	*r = responder{epsn: wire.PSNAdd(a.RQPSN, 0), win: w, maxWin: w, dyn: a.Cap&CapDynamicMPR != 0,
+		pmtu: int(a.PathMTU), ackDue: Never, ring: newRxRing(w), stash: make([]wimmSlot, a.MaxWIMMDest)}
+}
+
+func (r *responder) clone() responder {
+	c := *r
+	c.ring = r.ring.clone()
+	c.stash = append([]wimmSlot(nil), r.stash...)
+	return c
+}
+
+func (r *responder) clearPending() { r.pend, r.ackDue = 0, Never }
+
+func (r *responder) slot(k int) *wimmSlot { return &r.stash[(r.head+k)%len(r.stash)] }
+
+// isTrimmed recognises a trimmed packet by its DSCP under the profile
+// (WIRE-DSCP-2), or by the codec's verdict.
+func (q *QP) isTrimmed(p *wire.Packet) (trimmed, lastHop bool) {
+	d := &q.st.cfg.Profile.DSCP
+	dscp := p.DSCP()
+	lastHop = p.TrimmedLastHop || dscp == d.TrimmedLastHop
+	return lastHop || p.Trimmed || dscp == d.Trimmed, lastHop
+}
+
+func plane(port int) int8 { return int8(port - 1) }
+
+// payloadOK applies WIRE-PAY-1: FIRST and MIDDLE carry exactly one path
+// MTU, LAST 1 to path MTU bytes, ONLY 0 to path MTU bytes.
+func (r *responder) payloadOK(op wire.Opcode, n int) bool {
+	switch op {
+	case wire.OpWriteFirst, wire.OpWriteMiddle:
+		return n == r.pmtu
+	case wire.OpWriteLast, wire.OpWriteLastImm:
+		return n >= 1 && n <= r.pmtu
+	}
+	return n <= r.pmtu
+}
+
+// accessOK applies RSP-RCV-2 against Config.MRs (none: all memory).
+func (q *QP) accessOK(p *wire.Packet) bool {
+	mrs := q.st.cfg.MRs
+	if len(mrs) == 0 {
+		return true
+	}
+	va, n := p.RETH.VA, uint64(len(p.Payload))
+	for _, m := range mrs {
+		if m.RKey == p.RETH.RKey && va >= m.VA && va-m.VA <= m.Len && n <= m.Len-(va-m.VA) {
+			return true
+		}
+	}
+	return false
+}
+
+// onData handles one write packet. Its PSN is classified by
+// d = (p − cack) mod 2^24 (RSP-RCV-6): new PSNs are placed at once in any
+// order (RSP-RCV-3, RSP-RCV-4); duplicates are re-acknowledged and never
+// placed twice (RSP-DUP-1 to RSP-DUP-3); out-of-window PSNs are NACKed
+// (RSP-NACK-4); trimmed packets are NACKed (RSP-NACK-1, RSP-NACK-2).
+func (q *QP) onData(port int, p *wire.Packet) {
+	r := &q.rsp
+	psn := p.BTH.PSN & wire.PSNMask
+	ev := p.EV(q.st.evMode)
+	pl := plane(port)
+	ts := p.TSETH.TxTimestamp
+	ce := p.ECN() == 3
+	op := p.BTH.Opcode
+	d := (psn - r.epsn + 1) & wire.PSNMask
+	dup := d == 0 || d >= 1<<23 || (d <= r.maxWin && r.ring.get(psn))
+	oor := !dup && d > r.win
+	if trimmed, lastHop := q.isTrimmed(p); trimmed {
+		switch {
+		case q.st.cfg.NoTrimNACK:
+			q.ignore(IgnoreTrimmed, psn, ev)
+		case dup:
+			q.sendSACK(psn, ev, ts, pl, q.verdict(ev, ce))
+		case oor:
+			q.sendNACK(psn, ev, ts, pl, wire.NACKPSNOutOfWindow)
+		case lastHop:
+			q.sendNACK(psn, ev, ts, pl, wire.NACKTrimmedLastHop)
+		default:
+			q.sendNACK(psn, ev, ts, pl, wire.NACKTrimmed)
+		}
+		return
+	}
+	if !r.payloadOK(op, len(p.Payload)) {
+		q.ignore(IgnoreBadLength, psn, ev)
+		return
+	}
+	switch {
+	case dup:
+		if q.trace() {
+			q.emit(Event{Kind: EvDuplicate, PSN: psn, EV: ev})
+		}
+		if q.st.cfg.Faults&FaultPlaceDuplicates != 0 {
+			q.place(p, psn)
+		}
+		q.sendSACK(psn, ev, ts, pl, q.verdict(ev, ce))
+		return
+	case oor:
+		q.sendNACK(psn, ev, ts, pl, wire.NACKPSNOutOfWindow)
+		return
+	case r.res == NoTrackingBitmap:
+		q.sendNACK(psn, ev, ts, pl, wire.NACKNoBitmap)
+		return
+	case r.res == NoPacketBuffer:
+		q.sendNACK(psn, ev, ts, pl, wire.NACKNoPktBuffer)
+		return
+	case r.res == NoOtherResource:
+		q.sendNACK(psn, ev, ts, pl, wire.NACKNoResource)
+		return
+	case !q.accessOK(p):
+		q.sendAETH(pl, wire.AETHTypeNAK<<5|aethNAKRemoteAccess, psn)
+		q.enterError(CauseAccess, StatusFlushError)
+		return
+	}
+	if op.HasImm() && !q.stashIMM(p, psn, ev, ts, pl) {
+		return
+	}
+	r.ring.set(psn, op.IsLast(), p.BTH.AckReq)
+	r.held++
+	r.rcvdBytes += uint64(len(p.Payload))
+	q.place(p, psn)
+	ackNow := false
+	if d == 1 {
+		for r.ring.get(r.epsn) {
+			last, areq := r.ring.clear(r.epsn)
+			if last {
+				r.msnDone++
+			}
+			ackNow = ackNow || areq
+			r.held--
+			r.epsn = wire.PSNAdd(r.epsn, 1)
+		}
+		q.releaseIMM()
+		if q.state != StateRTR && q.state != StateRTS {
+			return
+		}
+	}
+	if q.state == StateRTS {
+		rq := &q.req
+		rq.rcvdData = true
+		if rq.revAt == Never {
+			rq.revAt = addSat(q.now, rq.revInt)
+		}
+	}
+	// RSP-SACK-5: acknowledge at once what carries feedback of its own.
+	r.pend++
+	r.pendPSN, r.pendEV, r.pendTS, r.pendPlane = psn, ev, ts, pl
+	if d != 1 || r.held > 0 || ce || p.BTH.AckReq || p.BTH.Retransmit || op.IsLast() || r.pend >= q.st.cfg.Ack.Coalesce {
+		q.sendSACK(psn, ev, ts, pl, q.verdict(ev, ce))
+	} else if r.ackDue == Never {
+		r.ackDue = addSat(q.now, q.st.cfg.Ack.Delay)
+	}
+	if ackNow {
+		q.sendAETH(pl, wire.AETHTypeACK<<5|wire.AETHNoCredit, wire.PSNAdd(r.epsn, -1)) // RSP-ACK-1
+	}
+}
+
+func (q *QP) place(p *wire.Packet, psn uint32) {
+	q.out.Placements = append(q.out.Placements, Placement{VA: p.RETH.VA, RKey: p.RETH.RKey, Data: p.Payload, PSN: psn, MSN: p.METH.MSN})
+	if q.trace() {
+		q.emit(Event{Kind: EvPlaced, PSN: psn, MSN: p.METH.MSN, Value: uint64(len(p.Payload))})
+	}
+}
+
+// stashIMM holds a WriteIMM's immediate data in RQMSN order. At most
+// max_wimm_dest may be held; one more is not placed, is answered as the
+// profile's wimm_limit_signal says and fails the QP (WIMM-RSP-4).
+func (q *QP) stashIMM(p *wire.Packet, psn, ev uint32, ts uint16, pl int8) bool {
+	r := &q.rsp
+	rqmsn := p.METH.RQMSN
+	if r.n == len(r.stash) {
+		if q.st.cfg.Profile.WIMMLimit == spec.WIMMLimitNACKUnexpEvent {
+			q.sendNACK(psn, ev, ts, pl, wire.NACKUnexpEvent)
+		} else {
+			q.sendAETH(pl, wire.AETHTypeNAK<<5|wire.AETHNAKInvalidRequest, psn)
+		}
+		q.enterError(CauseWIMMLimit, StatusFlushError)
+		return false
+	}
+	off := rqmsn - r.expRQMSN
+	if off >= 1<<15 {
+		q.ignore(IgnoreWIMMConflict, psn, ev) // an RQMSN already delivered
+		return false
+	}
+	k := r.n
+	for ; k > 0 && r.slot(k-1).rqmsn-r.expRQMSN >= off; k-- {
+		if r.slot(k-1).rqmsn == rqmsn {
+			q.ignore(IgnoreWIMMConflict, psn, ev)
+			return false
+		}
+	}
+	for j := r.n; j > k; j-- {
+		*r.slot(j) = *r.slot(j - 1)
+	}
+	s := r.slot(k)
+	*s = wimmSlot{imm: p.ImmDt, last: psn, len: p.RETH.DMALength, msn: p.METH.MSN, rqmsn: rqmsn}
+	r.n++
+	if q.st.cfg.Faults&FaultEarlyWIMM != 0 {
+		s.early = q.deliverIMM(s)
+	}
+	return true
+}
+
+// releaseIMM delivers, in RQMSN order, every held WriteIMM whose last PSN
+// cack has reached, so that it completes after every earlier message
+// (WIMM-RSP-1, WIMM-RSP-2); each is delivered exactly once.
+func (q *QP) releaseIMM() {
+	r := &q.rsp
+	for r.n > 0 {
+		s := r.slot(0)
+		if !wire.PSNLess(s.last, r.epsn) {
+			return
+		}
+		if !s.early && !q.deliverIMM(s) {
+			return
+		}
+		r.expRQMSN = s.rqmsn + 1
+		*s = wimmSlot{}
+		r.head = (r.head + 1) % len(r.stash)
+		r.n--
+	}
+}
+
+// deliverIMM consumes the oldest receive WR for a WriteIMM and writes its
+// completion (CMP-RCV-1). With no receive WR posted the responder sends
+// UNEXP_EVENT and fails the QP (WIMM-RSP-3, RSP-NACK-5).
+func (q *QP) deliverIMM(s *wimmSlot) bool {
+	if q.rqLen == 0 {
+		r := &q.rsp
+		q.sendNACK(s.last, r.pendEV, 0, r.pendPlane, wire.NACKUnexpEvent)
+		q.enterError(CauseNoRecvWR, StatusFlushError)
+		return false
+	}
+	wrid := q.rq[q.rqHead]
+	q.rqHead = (q.rqHead + 1) % len(q.rq)
+	q.rqLen--
+	q.out.Completions = append(q.out.Completions, Completion{QPN: q.st.qpn, WRID: wrid, Status: StatusSuccess,
+		Opcode: OpRecvWriteImm, Recv: true, ByteLen: s.len, Imm: s.imm, MSN: s.msn, RQMSN: s.rqmsn})
+	q.emit(Event{Kind: EvIMMDelivered, PSN: s.last, MSN: s.msn, Value: uint64(s.rqmsn)})
+	return true
+}
+
+// verdict is the m field for an arrival on ev: SKIP_ONCE when it was
+// CE-marked (RSP-SACK-3, RSP-PRB-2); ALWAYS_SKIP when always_skip_threshold
+// marks in a row hit the same EV, after which its count restarts
+// (RSP-SACK-4).
+func (q *QP) verdict(ev uint32, ce bool) wire.Multipath {
+	r := &q.rsp
+	e := &r.runs[(ev^ev>>11)&uint32(len(r.runs)-1)]
+	if !ce {
+		if e.ev == ev {
+			e.n = 0
+		}
+		return wire.MNone
+	}
+	n := q.st.cfg.Ack.AlwaysSkipAfter
+	if n < 0 {
+		return wire.MSkipOnce
+	}
+	if e.ev != ev {
+		*e = ecnRun{ev: ev}
+	}
+	if e.n++; int(e.n) >= n {
+		e.n = 0
+		return wire.MAlwaysSkip
+	}
+	return wire.MSkipOnce
+}
+
+// onProbe answers a reliability probe with a SACK carrying the current
+// state, pr = 1, the probe_id, the probe's EV and timestamp; the probe
+// changes no tracking state (RSP-PRB-1, RSP-PRB-2).
+func (q *QP) onProbe(port int, p *wire.Packet) {
+	ev := p.EV(q.st.evMode)
+	q.sendSACKProbe(p.PETH.ProbeID, ev, p.PETH.TxTimestamp, plane(port), q.verdict(ev, p.ECN() == 3))
+}
+
+// ackTimer sends a coalesced SACK whose delay ran out (RSP-SACK-5).
+func (q *QP) ackTimer() {
+	r := &q.rsp
+	if r.ackDue != Never && q.now >= r.ackDue {
+		q.sendSACK(r.pendPSN, r.pendEV, r.pendTS, r.pendPlane, wire.MNone)
+	}
+}
+
+// control starts a control packet on the reverse path: DSCP_CONTROL,
+// Not-ECT, the QP's P_Key, to the peer QP (RSP-SACK-6, RSP-NACK-6,
+// EV-REV-4).
+func (q *QP) control(pl int8, op wire.Opcode, psn uint32) (*wire.Packet, bool) {
+	ev, ok := q.reverseEV(int(pl))
+	if !ok {
+		return nil, false
+	}
+	o := q.out.newPacket()
+	q.fillHeaders(o, ClassControl, ev, false)
+	o.Pkt.BTH = wire.BTH{Opcode: op, PKey: q.st.pkey, DestQP: q.attr.DestQPN, PSN: psn}
+	return &o.Pkt, true
+}
+
+// sackBitmap returns the 64 bits from base (at or after cack + 1): bit k is
+// 1 when PSN base+k is set in the tracking bitmap (WIRE-SETH-6).
+func (r *responder) sackBitmap(base uint32) uint64 {
+	return r.ring.bits64(base, int(r.maxWin)-int(wire.PSNDiff(base, r.epsn)))
+}
+
+// sendSACK builds a Reliability SACK for the packet with PSN trig
+// (RSP-SACK-1): cack_psn, ack_psn_offset (0 when the offset does not fit 16
+// bits), the 64-PSN bitmap based at cack + 1, or at trig − 63 when trig lies
+// in the window beyond cack + 64 (RSP-SACK-2), the reflected EV and
+// timestamp, m, dynamic MPR (MPR-DYN-2) and CC_STATE (RSP-SACK-7).
+func (q *QP) sendSACK(trig, ev uint32, ts uint16, pl int8, m wire.Multipath) {
+	r := &q.rsp
+	cack := wire.PSNAdd(r.epsn, -1)
+	base, off := r.epsn, int16(1)
+	d := wire.PSNDiff(trig, cack)
+	if d > 64 && uint32(d) <= r.maxWin {
+		base, off = wire.PSNAdd(trig, -63), int16(d-63)
+	}
+	ackOff := int16(0)
+	if d >= -32768 && d <= 32767 {
+		ackOff = int16(d)
+	}
+	q.buildSACK(cack, base, off, ackOff, false, ev, ts, pl, m)
+}
+
+// sendSACKProbe answers a probe: pr = 1 and probe_id in ack_psn_offset
+// (WIRE-SETH-7), bitmap at cack + 1.
+func (q *QP) sendSACKProbe(id uint16, ev uint32, ts uint16, pl int8, m wire.Multipath) {
+	r := &q.rsp
+	q.buildSACK(wire.PSNAdd(r.epsn, -1), r.epsn, 1, int16(id), true, ev, ts, pl, m)
+}
+
+func (q *QP) buildSACK(cack, base uint32, off, ackOff int16, probe bool, ev uint32, ts uint16, pl int8, m wire.Multipath) {
+	r := &q.rsp
+	r.pend, r.ackDue = 0, Never
+	p, ok := q.control(pl, wire.OpSACK, cack) // BTH psn = cack_psn (WIRE-SETH-10)
+	if !ok {
+		return
+	}
+	var mpr uint8
+	if r.dyn {
+		mpr = uint8(r.win / 128)
+	}
+	p.SETH = wire.SETH{
+		M: m, PR: probe, AckPSNOffset: ackOff, Entropy: ev, CACKPSN: cack, MPR: mpr,
+		SPDCID: uint16(q.st.qpn), DPDCID: uint16(q.attr.DestQPN),
+		SACKOffset: off, SACKBitmap: r.sackBitmap(base),
+		CC: wire.CCState{TxTimestamp: ts, OOOCount: uint16(min(r.held, 0x7FFF)), RC: r.restore,
+			RcvCwndPen: r.pen & 0x7F, RcvdBytes: uint32(r.rcvdBytes/q.st.rcvdUnit) & wire.PSNMask},
+	}
+	r.restore = false
+	if q.trace() {
+		var f uint8
+		if probe {
+			f = FlagProbe
+		}
+		q.emit(Event{Kind: EvSACKSent, PSN: cack, EV: ev, Reason: uint8(m), Flags: f})
+	}
+}
+
+// sendNACK builds a Reliability NACK (RSP-NACK-1, RSP-NACK-6,
+// WIRE-NETH-3, WIRE-NETH-4).
+func (q *QP) sendNACK(psn, ev uint32, ts uint16, pl int8, reason wire.NACKReason) {
+	p, ok := q.control(pl, wire.OpNACK, psn)
+	if !ok {
+		return
+	}
+	p.NETH = wire.NETH{Reason: reason, Entropy: ev, NACKPSN: psn, TxTimestamp: ts,
+		SPDCID: uint16(q.st.qpn), DPDCID: uint16(q.attr.DestQPN)}
+	if q.trace() {
+		q.emit(Event{Kind: EvNACKSent, PSN: psn, EV: ev, Reason: uint8(reason)})
+	}
+}
+
+// sendAETH builds the RoCE transport ACK or NAK (RSP-ACK-1, WIRE-AETH-2).
+// An ACK's BTH psn is cack and its msn counts the messages received
+// completely.
+func (q *QP) sendAETH(pl int8, syndrome uint8, psn uint32) {
+	p, ok := q.control(pl, wire.OpAcknowledge, psn)
+	if !ok {
+		return
+	}
+	p.AETH = wire.AETH{Syndrome: syndrome, MSN: q.rsp.msnDone & wire.PSNMask}
+	if q.trace() {
+		q.emit(Event{Kind: EvACKSent, PSN: psn, MSN: uint16(q.rsp.msnDone), Reason: syndrome})
+	}
+}
