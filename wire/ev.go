@@ -170,3 +170,84 @@ func deposit(v, mask uint16) uint16 {
 	}
 	return r
 }
+
+// Width returns the number of EV bits the mode carries on the wire
+// (WIRE-EV-12): 32 for STEV and SRv6 (the echo value), 16 for UDP mode.
+func (m EVMode) Width() int {
+	if m == EVModeUDP {
+		return 16
+	}
+	return 32
+}
+
+// CheckEVWidth reports an EV wider than the mode carries (WIRE-EV-12).
+func CheckEVWidth(ev uint64, m EVMode) error {
+	if w := m.Width(); ev>>w != 0 {
+		return fmt.Errorf("wire: EV %#x is wider than the %d bits of %s mode (WIRE-EV-12)", ev, w, m)
+	}
+	return nil
+}
+
+// EVField is one field of a generated EV profile, as the OCP API's EV
+// profile describes it: a width, an initial value, and the mask of bits
+// the NIC generates (WIRE-EV-11).
+type EVField struct {
+	Width uint8  // bits, 1..64
+	Init  uint64 // init_val
+	Mask  uint64 // bits of the field that take generated bits
+}
+
+// ExpandEV builds an EV from a profile's fields and a generated value g:
+// each field starts at its Init, every Mask bit is overwritten, from the
+// most significant down, with the next most significant unused bit of g,
+// and the fields are concatenated in order, first field most significant
+// (WIRE-EV-11). The fields may total at most 64 bits.
+func ExpandEV(fields []EVField, g uint64) (uint64, error) {
+	total, genBits := 0, 0
+	for i, f := range fields {
+		if f.Width == 0 || f.Width > 64 {
+			return 0, fmt.Errorf("wire: EV field %d has width %d, want 1..64 (WIRE-EV-11)", i, f.Width)
+		}
+		total += int(f.Width)
+		genBits += bitsSet(f.Mask & widthMask(f.Width))
+	}
+	if total > 64 {
+		return 0, fmt.Errorf("wire: EV fields total %d bits, at most 64 (WIRE-EV-12)", total)
+	}
+	if genBits < 64 && g>>genBits != 0 {
+		return 0, fmt.Errorf("wire: generated value %#x needs more than the %d mask bits (WIRE-EV-11)", g, genBits)
+	}
+	var ev uint64
+	k := genBits
+	for _, f := range fields {
+		w := int(f.Width)
+		v := f.Init & widthMask(f.Width)
+		for bit := w - 1; bit >= 0; bit-- {
+			if f.Mask>>bit&1 != 0 {
+				k--
+				v = v&^(1<<bit) | (g>>k&1)<<bit
+			}
+		}
+		if w == 64 {
+			ev = v
+		} else {
+			ev = ev<<w | v
+		}
+	}
+	return ev, nil
+}
+
+func widthMask(w uint8) uint64 {
+	if w >= 64 {
+		return ^uint64(0)
+	}
+	return 1<<w - 1
+}
+
+func bitsSet(v uint64) int {
+	n := 0
+	for ; v != 0; v &= v - 1 {
+		n++
+	}
+	return n
+}

@@ -417,7 +417,7 @@ func TestTrimmed(t *testing.T) {
 
 // TestSRv6OuterDSCP: receivers take DSCP and ECN from the outermost header
 // (WIRE-DSCP-6), and the SRv6 frame carries the EV inside (WIRE-EV-8,
-// WIRE-ENC-2).
+// WIRE-ENC-2); decoding reaches the inner packet (WIRE-ENC-3).
 func TestSRv6OuterDSCP(t *testing.T) {
 	var s Packet
 	for _, p := range samplePackets() {
@@ -560,5 +560,55 @@ func TestPacketReuse(t *testing.T) {
 		if d := cmp.Diff(fresh, reused, cmp.AllowUnexported(Packet{})); d != "" {
 			t.Fatalf("frame %d: reused packet differs (-fresh +reused):\n%s", i, d)
 		}
+	}
+}
+
+// TestEVGeneration: generated EVs expand field by field (WIRE-EV-11) and
+// never exceed the mode's width (WIRE-EV-12).
+func TestEVGeneration(t *testing.T) {
+	// plane (3 bits, all generated) | T0 uplink (8 bits, all generated) |
+	// 4 fixed bits 0xA | 4 bits with the low two generated.
+	fields := []EVField{{Width: 3, Mask: 0x7}, {Width: 8, Mask: 0xFF}, {Width: 4, Init: 0xA}, {Width: 4, Init: 0xC, Mask: 0x3}}
+	seen := map[uint64]bool{}
+	for g := uint64(0); g < 1<<13; g++ {
+		ev, err := ExpandEV(fields, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plane, uplink, fixed, low := ev>>16, ev>>8&0xFF, ev>>4&0xF, ev&0xF; plane != g>>10 || uplink != g>>2&0xFF || fixed != 0xA || low != 0xC|g&3 {
+			t.Fatalf("g=%#x: ev %#x = plane %d uplink %d fixed %#x low %#x", g, ev, plane, uplink, fixed, low)
+		}
+		if seen[ev] {
+			t.Fatalf("g=%#x repeats EV %#x", g, ev)
+		}
+		seen[ev] = true
+		if err := CheckEVWidth(ev, EVModeSTEV); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ExpandEV(fields, 1<<13); err == nil {
+		t.Error("a generated value wider than the mask bits was accepted")
+	}
+	if _, err := ExpandEV([]EVField{{Width: 40}, {Width: 30}}, 0); err == nil {
+		t.Error("70-bit EV format accepted (WIRE-EV-12)")
+	}
+	if CheckEVWidth(0x1FFFF, EVModeUDP) == nil || CheckEVWidth(0xFFFF, EVModeUDP) != nil || CheckEVWidth(1<<32, EVModeSTEV) == nil {
+		t.Error("WIRE-EV-12 width check wrong")
+	}
+}
+
+// TestIgnoredBTHFields: the M bit and the variant byte are ignored by
+// receivers and never reported (WIRE-BTH-11, WIRE-BTH-13); the variant
+// byte is masked in the ICRC (TestICRCSingleBitFlips).
+func TestIgnoredBTHFields(t *testing.T) {
+	p := samplePackets()[8]
+	p.BTH.M, p.BTH.Variant = true, 0xC0
+	b, _ := Default.Append(nil, &p)
+	var d Packet
+	if err := Default.Decode(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	if v := Default.Check(b, &d, nil); len(v) != 0 {
+		t.Errorf("ignored fields reported: %v", v)
 	}
 }
