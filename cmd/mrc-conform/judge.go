@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/openmrc/mrc/conformance"
+)
+
+func init() {
+	register("judge", "judge a capture against the conformance catalog (passive mode): text, JSON, JUnit, HTML, annotated pcapng", runJudge)
+}
+
+const judgeUsage = `usage: mrc-conform judge [flags] CAPTURE
+
+Judges a capture (pcap or pcapng, gzip-compressed or not) against every
+passive case of the conformance catalog, from the packets alone: it
+reconstructs each connection (both directions, every plane), judges each
+node at the capture point nearest it, and reports one verdict per case:
+PASS, FAIL, NON-STRICT, INCONCLUSIVE, NOT-APPLICABLE, NOT-SUPPORTED or
+ERROR. The PICS (--pics) declares the implementation's features,
+parameters and capture points; "--pics default" uses an empty PICS, under
+which most behaviour cases are INCONCLUSIVE or NOT-APPLICABLE. Formats
+are in conformance/formats.md and conformance/report-schema.md.
+
+Exit status: 0 every MUST case passed or did not apply; 1 a MUST case
+FAILed outside an unexpired deviation; 2 a usage error, an unreadable
+capture, PICS or deviations file, or a tester fault (ERROR).
+
+flags:
+`
+
+func runJudge(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("judge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), judgeUsage)
+		fs.PrintDefaults()
+	}
+	picsFile := fs.String("pics", "", `PICS file (JSON), or "default" (required)`)
+	devFile := fs.String("deviations", "", "deviations file (NAME CASES YYYY-MM-DD REASON per line)")
+	format := fs.String("format", "text", "report format: text, json, junit or html")
+	out := fs.String("o", "", "write the report to this file instead of standard output")
+	annotate := fs.String("annotate", "", "write a pcapng copy of the capture with the verdicts as packet comments")
+	today := fs.String("today", "", "judge deviation expiry against this date (YYYY-MM-DD) instead of today")
+	all := fs.Bool("v", false, "text format: list every case's reason and more findings")
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	fail := func(f string, a ...any) int {
+		fmt.Fprintf(stderr, "mrc-conform judge: "+f+"\n", a...)
+		return 2
+	}
+	if len(files) != 1 {
+		fs.Usage()
+		return fail("want exactly one capture file, got %d", len(files))
+	}
+	if files[0] == "-" {
+		return fail("the capture must be a file: it is read twice")
+	}
+	if *picsFile == "" {
+		fs.Usage()
+		return fail("--pics is required (use --pics default for an empty PICS)")
+	}
+	f := conformance.Format(*format)
+	if !validFormat(f) {
+		return fail("unknown format %q (want text, json, junit or html)", *format)
+	}
+	var opts conformance.Options
+	if *picsFile != "default" {
+		p, err := conformance.LoadPICS(*picsFile)
+		if err != nil {
+			return fail("%v", err)
+		}
+		opts.PICS = p
+	}
+	if *devFile != "" {
+		d, err := conformance.LoadDeviations(*devFile)
+		if err != nil {
+			return fail("%v", err)
+		}
+		opts.Deviations = d
+	}
+	if *today != "" {
+		d, err := time.Parse(time.DateOnly, *today)
+		if err != nil {
+			return fail("--today %q is not a YYYY-MM-DD date", *today)
+		}
+		opts.Today = d
+	}
+	var ann bytes.Buffer
+	if *annotate != "" {
+		opts.Annotate = &ann
+	}
+	if isTerminal(stderr) {
+		opts.Progress = func(n int) { fmt.Fprintf(stderr, "\rjudging: %d frames", n) }
+	}
+	rep, err := conformance.JudgeFile(files[0], opts)
+	if opts.Progress != nil {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		return fail("%v", err)
+	}
+	if *annotate != "" {
+		if err := os.WriteFile(*annotate, ann.Bytes(), 0o644); err != nil {
+			return fail("%v", err)
+		}
+	}
+	w := stdout
+	var buf bytes.Buffer
+	if *out != "" {
+		w = &buf
+	}
+	if f == conformance.FormatText {
+		err = rep.WriteTextOpts(w, conformance.TextOptions{All: *all, Findings: map[bool]int{true: 20, false: 3}[*all]})
+	} else {
+		err = rep.Write(w, f)
+	}
+	if err != nil {
+		return fail("%v", err)
+	}
+	if *out != "" {
+		if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
+			return fail("%v", err)
+		}
+		if f != conformance.FormatText {
+			// Keep the one-line result on the terminal.
+			fmt.Fprintf(stdout, "%s: %s (exit status %d), report in %s\n", files[0], rep.Summary.Result, rep.ExitCode(), *out)
+		}
+	}
+	return rep.ExitCode()
+}
+
+func validFormat(f conformance.Format) bool {
+	for _, g := range conformance.Formats {
+		if f == g {
+			return true
+		}
+	}
+	return false
+}
+
+// isTerminal reports whether w is a terminal (progress goes there only).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

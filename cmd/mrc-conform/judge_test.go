@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/openmrc/mrc/pcap"
+)
+
+const ctd = "../../conformance/testdata/"
+
+// TestJudgeExitCodes checks the documented exit codes of judge: 0 when
+// every MUST passes, 1 when one FAILs (here MPR-WIN-1), 2 on usage errors.
+func TestJudgeExitCodes(t *testing.T) {
+	pics := "--pics=" + ctd + "reference.pics.json"
+	for _, c := range []struct {
+		args   []string
+		status int
+		out    string
+	}{
+		{[]string{ctd + "good.pcapng", pics, "--today", "2026-06-01"}, 0, "RESULT PASS (exit status 0)"},
+		{[]string{ctd + "fault-beyond-mpr.pcapng", pics}, 1, "MRC-MPR-WIN-001"},
+		{[]string{ctd + "fault-unflagged-rtx.pcapng", pics, "--deviations", ctd + "example.deviations", "--today", "2026-06-01"}, 0, "FAIL*"},
+		{[]string{ctd + "good.pcapng", "--pics", "default"}, 0, "features none"},
+		{[]string{ctd + "good.pcapng"}, 2, ""},
+		{[]string{pics}, 2, ""},
+		{[]string{ctd + "good.pcapng", pics, "--format", "xml"}, 2, ""},
+		{[]string{ctd + "good.pcapng", "--pics", ctd + "example.deviations"}, 2, ""},
+		{[]string{ctd + "good.pcapng", pics, "--deviations", ctd + "reference.pics.json"}, 2, ""},
+		{[]string{ctd + "missing.pcapng", pics}, 2, ""},
+		{[]string{ctd + "good.pcapng", pics, "--today", "tomorrow"}, 2, ""},
+		{[]string{"-", pics}, 2, ""},
+	} {
+		out, errOut, status := run(t, append([]string{"judge"}, c.args...)...)
+		if status != c.status {
+			t.Errorf("judge %v: status %d, want %d; stderr %q", c.args, status, c.status, errOut)
+		}
+		if !strings.Contains(out, c.out) {
+			t.Errorf("judge %v: output lacks %q", c.args, c.out)
+		}
+	}
+}
+
+// TestJudgeOutputs writes every format to files and the annotated capture.
+func TestJudgeOutputs(t *testing.T) {
+	dir := t.TempDir()
+	pics := "--pics=" + ctd + "reference.pics.json"
+	capture := ctd + "fault-nacked-ev-reused.pcapng"
+	for _, f := range []string{"json", "junit", "html"} {
+		out := filepath.Join(dir, "report."+f)
+		args := []string{"judge", capture, pics, "--format", f, "-o", out}
+		if f == "json" {
+			args = append(args, "--annotate", filepath.Join(dir, "annotated.pcapng"))
+		}
+		stdout, errOut, status := run(t, args...)
+		if status != 1 || errOut != "" || !strings.Contains(stdout, "FAIL (exit status 1), report in") {
+			t.Errorf("%s: status %d, stdout %q, stderr %q", f, status, stdout, errOut)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch f {
+		case "json":
+			var v struct {
+				SchemaVersion string `json:"schema_version"`
+				Summary       struct {
+					FailedCases []string `json:"failed_cases"`
+				} `json:"summary"`
+			}
+			if err := json.Unmarshal(b, &v); err != nil || v.SchemaVersion == "" || len(v.Summary.FailedCases) != 1 || v.Summary.FailedCases[0] != "MRC-LR-NACK-001" {
+				t.Errorf("JSON report: %v %+v", err, v)
+			}
+		case "junit":
+			var v struct{}
+			if err := xml.Unmarshal(b, &v); err != nil || !bytes.Contains(b, []byte(`<failure message=`)) {
+				t.Errorf("JUnit report: %v", err)
+			}
+		case "html":
+			if !bytes.HasPrefix(b, []byte("<!DOCTYPE html>")) || !bytes.Contains(b, []byte("<svg")) {
+				t.Error("HTML report")
+			}
+		}
+	}
+	r, err := pcap.Open(filepath.Join(dir, "annotated.pcapng"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var f pcap.Frame
+	found := false
+	for r.Next(&f) == nil {
+		for _, c := range f.Comments {
+			if strings.HasPrefix(string(c), "MRC-LR-NACK-001 FAIL (EV-ST-13)") {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Error("annotated capture lacks the verdict comment")
+	}
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/openmrc/mrc/conformance"
+	"github.com/openmrc/mrc/spec"
+)
+
+func init() {
+	register("requirements", "list the spec requirements with the cases and tests covering them, and the wire-observable MUST coverage", runRequirements)
+}
+
+const requirementsUsage = `usage: mrc-conform requirements [flags]
+
+Lists every requirement of the specification registry with the catalog
+cases covering it and the number of test citations (spec.ScanCitations
+over the module's Go files), and summarises the share of wire-observable
+MUST requirements that have a case. The rule deciding what is
+wire-observable is documented in conformance/observable.go.
+
+flags:
+`
+
+// requirementsJSON is the JSON output of the command.
+type requirementsJSON struct {
+	SchemaVersion string                            `json:"schema_version"`
+	CitationsRoot string                            `json:"citations_root,omitempty"`
+	Requirements  []conformance.RequirementCoverage `json:"requirements"`
+	Summary       conformance.CoverageSummary       `json:"summary"`
+}
+
+func runRequirements(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("requirements", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), requirementsUsage)
+		fs.PrintDefaults()
+	}
+	uncovered := fs.Bool("uncovered", false, "list only the requirements no case covers")
+	prefix := fs.String("prefix", "", "list only requirements whose ID starts with this (e.g. WIRE, RSP-SACK)")
+	format := fs.String("format", "text", "output format: text or json")
+	root := fs.String("root", "", "module root to scan for test citations (default: the module containing the working directory)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() != 0 {
+		fmt.Fprintf(stderr, "mrc-conform requirements: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if *format != "text" && *format != "json" {
+		fmt.Fprintf(stderr, "mrc-conform requirements: unknown format %q (want text or json)\n", *format)
+		return 2
+	}
+	if err := conformance.CatalogErr(); err != nil {
+		fmt.Fprintf(stderr, "mrc-conform requirements: %v\n", err)
+		return 2
+	}
+	dir := *root
+	var cites map[string][]spec.Citation
+	if dir == "" {
+		if d, err := spec.FindModuleRoot("."); err == nil {
+			dir = d
+		}
+	}
+	if dir != "" {
+		c, err := spec.ScanCitations(dir)
+		if err != nil {
+			fmt.Fprintf(stderr, "mrc-conform requirements: %v\n", err)
+			return 2
+		}
+		cites = c
+	}
+	all, sum := conformance.Coverage(cites)
+	var list []conformance.RequirementCoverage
+	p := strings.ToUpper(*prefix)
+	for _, rc := range all {
+		if p != "" && !strings.HasPrefix(rc.ID, p) {
+			continue
+		}
+		if *uncovered && len(rc.Cases) > 0 {
+			continue
+		}
+		list = append(list, rc)
+	}
+	if list == nil {
+		list = []conformance.RequirementCoverage{}
+	}
+	if *format == "json" {
+		b, err := json.MarshalIndent(requirementsJSON{SchemaVersion: conformance.SchemaVersion, CitationsRoot: dir, Requirements: list, Summary: sum}, "", "  ")
+		if err != nil {
+			fmt.Fprintf(stderr, "mrc-conform requirements: %v\n", err)
+			return 2
+		}
+		stdout.Write(append(b, '\n'))
+		return 0
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-13s %-10s %-4s %5s  %s\n", "REQUIREMENT", "LEVEL", "OBS", "TESTS", "CASES")
+	for _, rc := range list {
+		obs := "no"
+		if rc.Observable {
+			obs = "yes"
+		}
+		cases := strings.Join(rc.Cases, " ")
+		if cases == "" {
+			cases = "-"
+			if rc.Observable && (rc.Level == spec.Must || rc.Level == spec.MustNot) {
+				cases = "- MISSING"
+			}
+		}
+		fmt.Fprintf(&b, "%-13s %-10s %-4s %5d  %s\n", rc.ID, rc.Level, obs, rc.Tests, cases)
+	}
+	if dir == "" {
+		b.WriteString("\n(test citations not counted: not inside the module; use --root)\n")
+	}
+	fmt.Fprintf(&b, "\ncatalog: %d cases (%d passive, %d active)\n", sum.Cases, sum.PassiveCases, sum.ActiveCases)
+	fmt.Fprintf(&b, "wire-observable requirements: %d of %d\n", sum.Observable, sum.Requirements)
+	fmt.Fprintf(&b, "wire-observable MUST requirements with a case: %d of %d (%.1f%%)\n", sum.ObservableMustCase, sum.ObservableMust, sum.Percent)
+	if len(sum.Missing) > 0 {
+		fmt.Fprintf(&b, "missing a case: %s\n", strings.Join(sum.Missing, " "))
+	}
+	io.WriteString(stdout, b.String())
+	return 0
+}

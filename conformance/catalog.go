@@ -1,0 +1,234 @@
+package conformance
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/openmrc/mrc/spec"
+)
+
+// Mode says how a case is run.
+type Mode string
+
+// Modes.
+const (
+	// Passive cases are judged from a capture alone (mrc-conform judge).
+	Passive Mode = "passive"
+	// Active cases need a tester that sends crafted packets or drives the
+	// implementation through a control channel (package conformance/active).
+	Active Mode = "active"
+)
+
+// View names the capture point whose packets a passive case reads.
+type View string
+
+// Views.
+const (
+	// ViewSender: the packet's own sender; wire-format cases.
+	ViewSender View = "sender"
+	// ViewRequester: the capture point nearest the requester, which sees
+	// its transmissions and the feedback as it arrives there.
+	ViewRequester View = "requester"
+	// ViewResponder: the capture point nearest the responder, which sees
+	// arrivals as the responder receives them and its feedback as sent.
+	ViewResponder View = "responder"
+)
+
+// Case is one conformance test case, in the shape of an IBTA compliance
+// statement test: requirement → assertion → topology → preconditions on the
+// implementation (PICS) → steps → verdict rules.
+type Case struct {
+	ID           string     `json:"id"`           // e.g. "MRC-LR-RTX-001"
+	Title        string     `json:"title"`        // one line
+	Assertion    string     `json:"assertion"`    // what must hold, in one or two sentences
+	Requirements []string   `json:"requirements"` // spec requirement IDs the case checks
+	Level        spec.Level `json:"level"`        // the strongest level among them (MUST NOT counts as MUST)
+	Mode         Mode       `json:"mode"`
+	View         View       `json:"view,omitempty"` // passive cases: where the packets are read
+	Topology     string     `json:"topology"`
+	// Features are PICS features the implementation must declare for
+	// the case to apply; "!name" means the feature must not be declared.
+	// A case whose features do not hold is NOT-APPLICABLE.
+	Features []string `json:"features,omitempty"`
+	// Parameters are PICS parameters the case needs; when one is missing
+	// the case is INCONCLUSIVE.
+	Parameters []string `json:"parameters,omitempty"`
+	// Timing cases depend on capture timestamps and are INCONCLUSIVE when
+	// the timestamps cannot be trusted.
+	Timing bool `json:"timing,omitempty"`
+	// Steps are the procedure, tester actions and observations in order.
+	Steps []string `json:"steps"`
+	// The verdict rules.
+	Pass         string `json:"pass"`
+	Fail         string `json:"fail"`
+	Inconclusive string `json:"inconclusive,omitempty"`
+}
+
+// Strict reports whether a violation of the case is a FAIL (MUST, MUST
+// NOT) rather than NON-STRICT (SHOULD, SHOULD NOT) or informational (MAY).
+func (c *Case) Strict() bool { return c.Level == spec.Must || c.Level == spec.MustNot }
+
+// CaseIDPattern is the shape of case IDs: MRC-AREA-TOPIC-nnn.
+var CaseIDPattern = regexp.MustCompile(`^MRC-[A-Z]+-[A-Z0-9]+-[0-9]{3}$`)
+
+// CatalogError reports a malformed case.
+type CatalogError struct {
+	Case string
+	Msg  string
+}
+
+func (e *CatalogError) Error() string { return "conformance: case " + e.Case + ": " + e.Msg }
+
+// Validate checks a case against the requirement registry: a well-formed
+// ID, at least one requirement, every requirement in the registry, a level
+// that is one of its requirements' levels, a known mode, feature names the
+// PICS defines, parameter names the PICS defines, steps and verdict rules.
+func (c *Case) Validate() error {
+	bad := func(f string, a ...any) error { return &CatalogError{Case: c.ID, Msg: fmt.Sprintf(f, a...)} }
+	if !CaseIDPattern.MatchString(c.ID) {
+		return bad("ID does not match %s", CaseIDPattern)
+	}
+	if c.Title == "" || c.Assertion == "" || c.Topology == "" || len(c.Steps) == 0 || c.Pass == "" || c.Fail == "" {
+		return bad("title, assertion, topology, steps, pass and fail rules are required")
+	}
+	if len(c.Requirements) == 0 {
+		return bad("covers no requirement")
+	}
+	levelOK := false
+	for _, id := range c.Requirements {
+		r, ok := spec.Lookup(id)
+		if !ok {
+			return bad("requirement %s is not in the registry", id)
+		}
+		if normLevel(r.Level) == normLevel(c.Level) {
+			levelOK = true
+		}
+	}
+	if !levelOK {
+		return bad("level %s is not the level of any of its requirements", c.Level)
+	}
+	switch c.Mode {
+	case Passive:
+		switch c.View {
+		case ViewSender, ViewRequester, ViewResponder:
+		default:
+			return bad("passive case with view %q", c.View)
+		}
+	case Active:
+	default:
+		return bad("unknown mode %q", c.Mode)
+	}
+	for _, f := range c.Features {
+		if _, ok := FeatureDocs[strings.TrimPrefix(f, "!")]; !ok {
+			return bad("unknown PICS feature %q", f)
+		}
+	}
+	for _, p := range c.Parameters {
+		if _, ok := ParameterDocs[p]; !ok {
+			return bad("unknown PICS parameter %q", p)
+		}
+	}
+	return nil
+}
+
+func normLevel(l spec.Level) spec.Level {
+	switch l {
+	case spec.MustNot:
+		return spec.Must
+	case spec.ShouldNot:
+		return spec.Should
+	}
+	return l
+}
+
+var (
+	catMu    sync.RWMutex
+	catalog  = map[string]*Case{}
+	catOrder []string // sorted IDs
+	catInit  sync.Once
+	catErr   error
+)
+
+func initCatalog() {
+	catInit.Do(func() {
+		for i := range passiveCases {
+			if err := register(&passiveCases[i]); err != nil && catErr == nil {
+				catErr = err
+			}
+		}
+	})
+}
+
+func register(c *Case) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	catMu.Lock()
+	defer catMu.Unlock()
+	if _, dup := catalog[c.ID]; dup {
+		return &CatalogError{Case: c.ID, Msg: "registered twice"}
+	}
+	cc := *c
+	cc.Requirements = slices.Clone(c.Requirements)
+	cc.Features = slices.Clone(c.Features)
+	cc.Parameters = slices.Clone(c.Parameters)
+	cc.Steps = slices.Clone(c.Steps)
+	catalog[c.ID] = &cc
+	i, _ := slices.BinarySearch(catOrder, c.ID)
+	catOrder = slices.Insert(catOrder, i, c.ID)
+	return nil
+}
+
+// Register adds a case to the catalog, after Validate. Packages that
+// implement other modes (conformance/active) call it from init so that
+// mrc-conform requirements counts their coverage.
+func Register(c Case) error {
+	initCatalog()
+	return register(&c)
+}
+
+// CatalogErr returns the first error met while loading the built-in
+// cases; the package tests fail on it.
+func CatalogErr() error {
+	initCatalog()
+	return catErr
+}
+
+// Catalog returns every case, passive and registered, sorted by ID.
+func Catalog() []Case {
+	initCatalog()
+	catMu.RLock()
+	defer catMu.RUnlock()
+	out := make([]Case, 0, len(catOrder))
+	for _, id := range catOrder {
+		out = append(out, *catalog[id])
+	}
+	return out
+}
+
+// LookupCase returns the case with the given ID.
+func LookupCase(id string) (Case, bool) {
+	initCatalog()
+	catMu.RLock()
+	defer catMu.RUnlock()
+	c, ok := catalog[id]
+	if !ok {
+		return Case{}, false
+	}
+	return *c, true
+}
+
+// CasesCovering returns the IDs of the cases that list requirement id,
+// sorted.
+func CasesCovering(id string) []string {
+	var out []string
+	for _, c := range Catalog() {
+		if slices.Contains(c.Requirements, id) {
+			out = append(out, c.ID)
+		}
+	}
+	return out
+}

@@ -1,0 +1,668 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/openmrc/mrc/pcap"
+	"github.com/openmrc/mrc/spec"
+	"github.com/openmrc/mrc/wire"
+)
+
+// Bounds on the state the judge keeps. No field of a packet can make the
+// judge hold more than this; when a bound is hit the affected cases become
+// INCONCLUSIVE and the report says so.
+const (
+	// MaxFlowsPerPoint bounds the connections tracked at one capture point.
+	MaxFlowsPerPoint = 1024
+	// MaxFlows bounds the connections tracked at all capture points.
+	MaxFlows = 1024
+	// MaxEntries bounds the per-PSN, per-EV and pending entries kept over
+	// all connections (about 150 bytes each).
+	MaxEntries = 1 << 20
+	// MaxPSNsPerFlow bounds the PSNs of one connection tracked at once
+	// (sent and not cumulatively acknowledged, or arrived beyond cack).
+	MaxPSNsPerFlow = 1 << 16
+	// MaxEVsPerFlow bounds the EVs remembered per connection.
+	MaxEVsPerFlow = 1 << 14
+	// MaxKeptFindings bounds the findings kept over all cases; the
+	// counts stay exact.
+	MaxKeptFindings = 10000
+	// MaxPending bounds each list of expected answers (probes, NACKs, ACKs).
+	MaxPending = 4096
+	// MaxPoints bounds the capture points (pcapng interfaces' points).
+	MaxPoints = 16
+	// MaxNodes bounds the nodes told apart; the frames of further nodes
+	// are judged as one node, "(other)".
+	MaxNodes = 256
+)
+
+// obsKey identifies the observations of one case about one node at one
+// capture point; at the end only the point nearest the node is kept.
+type obsKey struct {
+	cs    string
+	point string
+	node  string
+}
+
+type obsCount struct {
+	ok, bad, undecided int
+	okT, badT          int    // timing-dependent subsets of ok and bad
+	reason             string // first undecided reason
+	findings           []Finding
+	total              int
+}
+
+type nodePoint struct{ node, point string }
+
+type npStat struct {
+	frames  int
+	maxTTL  int
+	firstNs int64
+	lastNs  int64
+}
+
+// engine judges one capture, frame by frame.
+type engine struct {
+	pics  *PICS
+	codec *wire.Codec
+	mode  wire.EVMode
+	grace int64 // reaction time, ns
+	tol   int64 // timer tolerance, ns
+
+	dec     pcap.Decoder
+	rec     pcap.Record
+	start   time.Time
+	started bool
+	now     int64 // current frame time since the first frame
+	frameNo int
+
+	frames, mrcFrames, snapped, notMRC int
+	lastNs                             int64
+
+	obs      map[obsKey]*obsCount
+	points   map[string]*point
+	nodes    map[nodePoint]*npStat
+	toNode   map[nodePoint]int // frames addressed to a node, per point
+	notes    []string
+	noteSeen map[string]bool
+
+	flowsTotal int  // connections tracked, all points
+	entries    int  // entries of all connections' maps, recounted every 1024 frames
+	bounded    bool // a state bound was hit: PASS verdicts are withheld
+	nodeNames  map[string]bool
+	kept       int // findings kept
+
+	snaps   []snapshot // timeline snapshots around failures
+	flowIDs map[flowKey]string
+	mapCase map[string]string // wire requirement → case
+}
+
+func newEngine(p *PICS) *engine {
+	e := &engine{
+		pics: p, codec: p.Codec(), mode: p.EVModeValue(),
+		grace: p.reaction(), tol: p.tolerance(),
+		obs: map[obsKey]*obsCount{}, points: map[string]*point{}, nodes: map[nodePoint]*npStat{},
+		toNode: map[nodePoint]int{}, noteSeen: map[string]bool{}, nodeNames: map[string]bool{},
+		mapCase: wireCaseMap(),
+	}
+	e.dec = pcap.Decoder{Codec: e.codec, EVMode: e.mode}
+	return e
+}
+
+// note records a capture note once.
+func (e *engine) note(f string, a ...any) {
+	s := fmt.Sprintf(f, a...)
+	if e.noteSeen[s] || len(e.notes) >= 100 {
+		return
+	}
+	e.noteSeen[s] = true
+	e.notes = append(e.notes, s)
+}
+
+func (e *engine) count(cs, pt, node string) *obsCount {
+	k := obsKey{cs, pt, node}
+	o := e.obs[k]
+	if o == nil {
+		o = &obsCount{}
+		e.obs[k] = o
+	}
+	return o
+}
+
+// ok records a passing observation.
+func (e *engine) ok(cs string, pt *point, node string, timing bool) {
+	o := e.count(cs, pt.name, node)
+	o.ok++
+	if timing {
+		o.okT++
+	}
+}
+
+// fail records a failing observation with its evidence.
+func (e *engine) fail(cs string, pt *point, node string, timing bool, f Finding) {
+	o := e.count(cs, pt.name, node)
+	o.bad++
+	if timing {
+		o.badT++
+	}
+	f.Verdict, f.timing = Fail, timing
+	e.keep(o, pt, node, f)
+	if fl := pt.curFlow; fl != nil && len(e.snaps) < maxSnapshots {
+		e.snapshot(pt, fl, f.Frame)
+	}
+}
+
+// undecided records an observation the judge could not decide.
+func (e *engine) undecided(cs string, pt *point, node, reason string, f *Finding) {
+	o := e.count(cs, pt.name, node)
+	o.undecided++
+	if o.reason == "" {
+		o.reason = reason
+	}
+	if f != nil {
+		f.Verdict = Inconclusive
+		if f.Observed == "" {
+			f.Observed = reason
+		}
+		e.keep(o, pt, node, *f)
+	}
+}
+
+func (e *engine) keep(o *obsCount, pt *point, node string, f Finding) {
+	o.total++
+	if len(o.findings) >= MaxFindings || e.kept >= MaxKeptFindings {
+		return
+	}
+	e.kept++
+	f.Point, f.Node = pt.name, node
+	if f.Frame == 0 {
+		f.Frame = e.frameNo
+	}
+	if f.TimeNs == 0 {
+		f.TimeNs = e.now
+	}
+	if f.Plane == 0 && pt.curPlane != 0 {
+		f.Plane = pt.curPlane
+	}
+	if pt.curFlow != nil && f.Connection == "" {
+		f.Connection = pt.curFlow.key.String()
+	}
+	o.findings = append(o.findings, f)
+}
+
+// nodeAddr returns the node names of a decoded packet's inner source and
+// destination addresses.
+func (e *engine) nodeAddr(p *wire.Packet) (src, dst string, ok bool) {
+	_, udp, _ := p.Offsets()
+	if udp == 0 {
+		return "", "", false
+	}
+	if p.IsIPv6 {
+		return e.node(netip.AddrFrom16(p.IP6.Src)), e.node(netip.AddrFrom16(p.IP6.Dst)), true
+	}
+	return e.node(netip.AddrFrom4(p.IP4.Src)), e.node(netip.AddrFrom4(p.IP4.Dst)), true
+}
+
+// node names an address, lumping the nodes beyond MaxNodes together.
+func (e *engine) node(a netip.Addr) string {
+	n := e.pics.nodeOf(a)
+	if e.nodeNames[n] {
+		return n
+	}
+	if len(e.nodeNames) >= MaxNodes {
+		e.hitBound(fmt.Sprintf("more than %d nodes: the others are judged together as \"(other)\"", MaxNodes))
+		return "(other)"
+	}
+	e.nodeNames[n] = true
+	return n
+}
+
+// hitBound records that a state bound was reached.
+func (e *engine) hitBound(what string) {
+	e.bounded = true
+	e.note("state bound reached: %s; PASS verdicts are withheld (INCONCLUSIVE)", what)
+}
+
+// roomIn reports whether a map of n entries with its own bound may grow,
+// within the global bound; when not, it records the bound.
+func (e *engine) roomIn(n, bound int) bool {
+	if n >= bound {
+		e.hitBound(fmt.Sprintf("a connection's table reached %d entries", bound))
+		return false
+	}
+	if e.entries >= MaxEntries {
+		e.hitBound(fmt.Sprintf("%d entries over all connections", MaxEntries))
+		return false
+	}
+	e.entries++
+	return true
+}
+
+// recount recomputes the entries held by all connections.
+func (e *engine) recount() {
+	n := 0
+	for _, pt := range e.points {
+		n += len(pt.ep) + len(pt.psu)
+		for _, f := range pt.flows {
+			n += len(f.psns) + len(f.arrived) + len(f.refused) + len(f.badArr) + len(f.trimArr) + len(f.needSACK) +
+				len(f.trimPend) + len(f.oorPend) + len(f.ackReq) + len(f.wimmExcess) + len(f.nackPend) + len(f.bad) +
+				len(f.probeNs) + len(f.evs) + len(f.echo) + len(f.held) + len(f.wimm) + len(f.probes)
+		}
+	}
+	e.entries = n
+}
+
+func ttlOf(p *wire.Packet) int {
+	switch {
+	case p.SRv6:
+		return int(p.Outer.HopLimit)
+	case p.IsIPv6:
+		return int(p.IP6.HopLimit)
+	}
+	return int(p.IP4.TTL)
+}
+
+func (e *engine) point(name string) *point {
+	pt := e.points[name]
+	if pt != nil {
+		return pt
+	}
+	if len(e.points) >= MaxPoints {
+		e.note("more than %d capture points: the frames of the others are not judged", MaxPoints)
+		return nil
+	}
+	pt = newPoint(name)
+	e.points[name] = pt
+	return pt
+}
+
+// frame judges one frame.
+func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
+	e.frames++
+	if e.frames%1024 == 0 {
+		e.recount()
+	}
+	e.frameNo = f.Number
+	if e.frameNo == 0 {
+		e.frameNo = e.frames
+	}
+	if !e.started {
+		e.start, e.started = f.Timestamp, true
+	}
+	e.now = f.Timestamp.Sub(e.start).Nanoseconds()
+	if e.now > e.lastNs {
+		e.lastNs = e.now
+	}
+	ptName, plane := "", -1
+	if in != nil {
+		ptName, plane = in.Point, in.Plane
+	}
+	pt := e.point(ptName)
+	if pt == nil {
+		return
+	}
+	if pt.n > 0 && e.now < pt.lastNs {
+		pt.nonMonotonic = true
+	}
+	pt.n++
+	pt.lastNs = e.now
+	pt.curPlane, pt.curFlow = plane, nil
+	e.dec.Decode(f, in, &e.rec)
+	r := &e.rec
+	p := &r.Packet
+	if r.Err != nil {
+		e.decodeError(pt, f, r)
+		return
+	}
+	e.mrcFrames++
+	src, dst, _ := e.nodeAddr(p)
+	if len(e.nodes) < MaxNodes*MaxPoints && len(e.toNode) < MaxNodes*MaxPoints {
+		k := nodePoint{src, pt.name}
+		st := e.nodes[k]
+		if st == nil {
+			st = &npStat{firstNs: e.now}
+			e.nodes[k] = st
+		}
+		st.frames++
+		st.lastNs = e.now
+		st.maxTTL = max(st.maxTTL, ttlOf(p))
+		e.toNode[nodePoint{dst, pt.name}]++
+	}
+	e.wireChecks(pt, src, f, r)
+	switch op := p.BTH.Opcode; {
+	case op.IsWrite():
+		e.write(pt, src, dst, r)
+	case op == wire.OpSACK:
+		e.sack(pt, src, dst, r)
+	case op == wire.OpNACK:
+		e.nack(pt, src, dst, r)
+	case op == wire.OpAcknowledge:
+		e.aeth(pt, src, dst, r)
+	case op == wire.OpProbe:
+		e.probe(pt, src, dst, r)
+	case op == wire.OpEndpointReq, op == wire.OpEndpointResp:
+		e.endpoint(pt, src, dst, r)
+	}
+}
+
+// decodeError judges a frame the codec could not decode: a finding when it
+// is on an MRC UDP port and whole, ignored otherwise.
+func (e *engine) decodeError(pt *point, f *pcap.Frame, r *pcap.Record) {
+	p := &r.Packet
+	_, udp, _ := p.Offsets()
+	if udp == 0 || !e.codec.AcceptsPort(p.UDP.DstPort) {
+		e.notMRC++
+		return
+	}
+	if f.Length > len(f.Data) {
+		e.snapped++
+		e.note("frames truncated by the capture's snap length are not judged")
+		return
+	}
+	var we *wire.Error
+	if !errors.As(r.Err, &we) {
+		e.notMRC++
+		return
+	}
+	src, _, ok := e.nodeAddr(p)
+	if !ok {
+		return
+	}
+	if we.Req == "WIRE-BTH-2" && !pt.knownQP(p.BTH.DestQP) {
+		// Not an MRC opcode on a QP the capture shows no MRC traffic
+		// for: plain RoCE sharing the port, not judged.
+		e.notMRC++
+		return
+	}
+	cs := e.caseFor(we.Req)
+	fd := Finding{Requirement: we.Req, Expected: "a frame that decodes", Observed: r.Err.Error()}
+	if p.BTH.Opcode.Valid() {
+		psn := p.BTH.PSN
+		fd.PSN = &psn
+	}
+	e.fail(cs, pt, src, false, fd)
+}
+
+// caseFor maps a wire requirement reported by the codec to its case.
+func (e *engine) caseFor(req string) string {
+	if c, ok := e.mapCase[req]; ok {
+		return c
+	}
+	return "MRC-WIRE-BTH-001"
+}
+
+// wireCaseMap maps each requirement ID the codec's Decode and Check can
+// report to the case that judges it.
+func wireCaseMap() map[string]string {
+	m := map[string]string{}
+	for cs, reqs := range map[string][]string{
+		"MRC-WIRE-ENC-001":  {"WIRE-ENC-1", "WIRE-ENC-2", "WIRE-ENC-5", "WIRE-LEN-1", "WIRE-UDP-1", "WIRE-GEN-3"},
+		"MRC-WIRE-UDP-001":  {"WIRE-UDP-3"},
+		"MRC-WIRE-ICRC-001": {"WIRE-ICRC-1"},
+		"MRC-WIRE-GEN-001":  {"WIRE-GEN-2", "WIRE-BTH-7"},
+		"MRC-WIRE-BTH-001":  {"WIRE-BTH-1", "WIRE-BTH-2", "WIRE-BTH-3", "WIRE-OP-1", "WIRE-METH-1", "WIRE-TSETH-1", "WIRE-RETH-1", "WIRE-IMM-1"},
+		"MRC-WIRE-BTH-002":  {"WIRE-BTH-8", "WIRE-EP-1"},
+		"MRC-WIRE-BTH-003":  {"WIRE-BTH-9"},
+		"MRC-WIRE-BTH-004":  {"WIRE-BTH-6"},
+		"MRC-WIRE-BTH-005":  {"WIRE-BTH-5"},
+		"MRC-WIRE-OP-001":   {"WIRE-OP-2"},
+		"MRC-WIRE-PAY-001":  {"WIRE-PAY-1"},
+		"MRC-WIRE-MSG-001":  {"WIRE-RETH-2"},
+		"MRC-WIRE-AETH-001": {"WIRE-AETH-1", "WIRE-AETH-2"},
+		"MRC-WIRE-SETH-001": {"WIRE-SETH-1", "WIRE-SETH-3", "WIRE-SETH-10"},
+		"MRC-WIRE-NETH-001": {"WIRE-NETH-1", "WIRE-NETH-2", "WIRE-NETH-4"},
+		"MRC-WIRE-PETH-001": {"WIRE-PETH-1", "WIRE-PETH-2"},
+		"MRC-WIRE-EP-001":   {"WIRE-ERTH-1", "WIRE-EETH-1"},
+		"MRC-WIRE-DSCP-004": {"WIRE-TRIM-1", "WIRE-DSCP-2"},
+	} {
+		for _, r := range reqs {
+			m[r] = cs
+		}
+	}
+	return m
+}
+
+// nearPoints decides, for every node, the capture points whose view of it
+// is judged: the points the PICS places at it; else its only point; else
+// the point where its frames have the highest TTL (fewest hops from it);
+// then the earliest first frame; then the first name.
+func (e *engine) nearPoints() (map[string][]string, []PointNode) {
+	out := map[string][]string{}
+	var how []PointNode
+	declared := map[string][]string{}
+	for pt, node := range e.pics.Capture.Points {
+		declared[node] = append(declared[node], pt)
+	}
+	byNode := map[string][]string{}
+	for k := range e.nodes {
+		byNode[k.node] = append(byNode[k.node], k.point)
+	}
+	for k := range e.toNode {
+		if _, seen := byNode[k.node]; !seen {
+			byNode[k.node] = nil // a node that only receives
+		}
+	}
+	allPoints := sortedKeys(e.points)
+	for _, n := range sortedKeys(byNode) {
+		if d := declared[n]; len(d) > 0 {
+			slices.Sort(d)
+			out[n] = d
+			for _, p := range d {
+				how = append(how, PointNode{Node: n, Point: p, How: "declared"})
+			}
+			continue
+		}
+		cands := byNode[n]
+		slices.Sort(cands)
+		if len(allPoints) == 1 {
+			out[n] = allPoints
+			how = append(how, PointNode{Node: n, Point: allPoints[0], How: "only point"})
+			continue
+		}
+		if len(cands) == 0 { // receives only: the point that saw most frames to it
+			best, bn := "", -1
+			for _, p := range allPoints {
+				if c := e.toNode[nodePoint{n, p}]; c > bn {
+					best, bn = p, c
+				}
+			}
+			out[n] = []string{best}
+			how = append(how, PointNode{Node: n, Point: best, How: "receives only; most frames to it"})
+			continue
+		}
+		if len(cands) == 1 {
+			out[n] = cands
+			how = append(how, PointNode{Node: n, Point: cands[0], How: "only point that saw it send"})
+			continue
+		}
+		best := cands[0]
+		reason := "first name"
+		for _, p := range cands[1:] {
+			a, b := e.nodes[nodePoint{n, best}], e.nodes[nodePoint{n, p}]
+			switch {
+			case b.maxTTL > a.maxTTL:
+				best, reason = p, "highest TTL"
+			case b.maxTTL == a.maxTTL && b.firstNs < a.firstNs && e.trusted(p) && e.trusted(best):
+				best, reason = p, "first to see it"
+			}
+		}
+		out[n] = []string{best}
+		how = append(how, PointNode{Node: n, Point: best, How: reason})
+		e.note("capture point %q taken as nearest node %s (%s); declare capture.points in the PICS to be sure", best, n, reason)
+	}
+	return out, how
+}
+
+// trusted reports whether a point's timestamps can time protocol events.
+func (e *engine) trusted(point string) bool {
+	if e.pics.Capture.Timestamps == "untrusted" {
+		return false
+	}
+	pt := e.points[point]
+	return pt != nil && !pt.nonMonotonic && (pt.n < 2 || pt.lastNs > 0)
+}
+
+// report builds the report from the observations.
+func (e *engine) report(capInfo *CaptureInfo, devs *Deviations, today time.Time) *Report {
+	near, how := e.nearPoints()
+	rep := &Report{
+		SchemaVersion: SchemaVersion,
+		Tool:          ToolInfo{Name: "mrc-conform", Version: Version, Requirements: len(spec.Requirements())},
+		Mode:          Passive,
+		Capture:       capInfo,
+		PICS:          picsInfo(e.pics),
+		Connections:   []Connection{},
+		Frames:        []Frame{},
+		Timelines:     []Timeline{},
+	}
+	capInfo.Frames, capInfo.MRCFrames, capInfo.DurationNs = e.frames, e.mrcFrames, e.lastNs
+	capInfo.PointNodes = how
+	trustedAll := true
+	for _, n := range sortedKeys(e.points) {
+		if !e.trusted(n) {
+			trustedAll = false
+			if e.pics.Capture.Timestamps != "untrusted" {
+				e.note("timestamps at capture point %q go backwards: timing cases there are INCONCLUSIVE", n)
+			}
+		}
+	}
+	if e.pics.Capture.Timestamps == "untrusted" {
+		e.note("the PICS declares the timestamps untrusted: timing cases are INCONCLUSIVE")
+	}
+	capInfo.TimestampsTrusted = trustedAll && e.frames > 0
+	e.assignFlowIDs(rep)
+	keep := func(k obsKey) bool {
+		if !e.pics.isDUT(k.node) {
+			return false
+		}
+		return slices.Contains(near[k.node], k.point)
+	}
+	byCase := map[string][]obsKey{}
+	for k := range e.obs {
+		byCase[k.cs] = append(byCase[k.cs], k)
+	}
+	for _, c := range Catalog() {
+		if c.Mode != Passive {
+			continue
+		}
+		res := Result{Case: c, Findings: []Finding{}}
+		switch ok, why := e.pics.applies(&c); {
+		case e.pics.unsupported(c.ID):
+			res.Verdict, res.Reason = NotSupported, "the PICS lists this case as unsupported"
+		case !ok:
+			res.Verdict, res.Reason = NotApplicable, why
+		case len(e.pics.missing(&c)) > 0:
+			res.Verdict = Inconclusive
+			res.Reason = "PICS parameter not declared: " + strings.Join(e.pics.missing(&c), ", ")
+		default:
+			e.aggregate(&c, &res, byCase[c.ID], keep)
+		}
+		rep.Results = append(rep.Results, res)
+	}
+	capInfo.Notes = append([]string{}, e.notes...)
+	active, expired := devs.Resolve(today)
+	rep.Deviations = DeviationsInfo{Date: today.Format(time.DateOnly), List: []DeviationInfo{}}
+	if devs != nil {
+		rep.Deviations.File, rep.Deviations.SHA256 = devs.File, devs.SHA
+	}
+	e.timelines(rep)
+	rep.Finalize(active, expired)
+	return rep
+}
+
+func (e *engine) aggregate(c *Case, res *Result, keys []obsKey, keep func(obsKey) bool) {
+	slices.SortFunc(keys, func(a, b obsKey) int {
+		if x := strings.Compare(a.point, b.point); x != 0 {
+			return x
+		}
+		return strings.Compare(a.node, b.node)
+	})
+	var ok, bad, und int
+	reason := ""
+	for _, k := range keys {
+		if !keep(k) {
+			continue
+		}
+		o := e.obs[k]
+		okN, badN, undN := o.ok, o.bad, o.undecided
+		untrusted := !e.trusted(k.point)
+		if untrusted {
+			mvOK, mvBad := o.okT, o.badT
+			if c.Timing {
+				mvOK, mvBad = o.ok, o.bad
+			}
+			okN -= mvOK
+			badN -= mvBad
+			undN += mvOK + mvBad
+			if reason == "" && mvOK+mvBad > 0 {
+				reason = "timestamps at capture point " + k.point + " are not trusted"
+			}
+		}
+		ok += okN
+		bad += badN
+		und += undN
+		if o.reason != "" && reason == "" {
+			reason = o.reason
+		}
+		for _, f := range o.findings {
+			if untrusted && (c.Timing || f.timing) && f.Verdict == Fail {
+				f.Verdict = Inconclusive
+			}
+			if f.Verdict == Fail && !c.Strict() {
+				f.Verdict = NonStrict
+			}
+			res.Findings = append(res.Findings, f)
+		}
+		res.FindingCount += o.total
+	}
+	res.Checked = ok + bad + und
+	slices.SortStableFunc(res.Findings, func(a, b Finding) int {
+		if a.Verdict != b.Verdict {
+			return int(b.Verdict) - int(a.Verdict)
+		}
+		return a.Frame - b.Frame
+	})
+	if len(res.Findings) > MaxFindings {
+		res.Findings = res.Findings[:MaxFindings]
+	}
+	switch {
+	case bad > 0 && c.Strict():
+		res.Verdict = Fail
+		res.Reason = fmt.Sprintf("%d of %d observations violate the requirement", bad, res.Checked)
+	case bad > 0 && normLevel(c.Level) == spec.Should:
+		res.Verdict = NonStrict
+		res.Reason = fmt.Sprintf("%d of %d observations miss a SHOULD", bad, res.Checked)
+	case und > 0:
+		res.Verdict = Inconclusive
+		res.Reason = fmt.Sprintf("%d of %d observations undecidable: %s", und, res.Checked, reason)
+	case ok > 0 && e.bounded:
+		res.Verdict = Inconclusive
+		res.Reason = fmt.Sprintf("%d observations passed, but a state bound was reached (see the capture notes)", ok)
+	case ok > 0:
+		res.Verdict = Pass
+		res.Reason = fmt.Sprintf("%d observations, all as required", ok)
+	default:
+		res.Verdict = Inconclusive
+		res.Reason = c.Inconclusive
+		if res.Reason == "" {
+			res.Reason = "nothing in the capture exercises this case"
+		}
+	}
+}
+
+func picsInfo(p *PICS) PICSInfo {
+	info := PICSInfo{File: p.File(), SHA256: p.SHA256(), Implementation: p.Implementation,
+		Profile: p.Codec().Profile().Name, EVMode: strings.ToLower(p.EVModeValue().String()), Features: []string{},
+		DUT: slices.Clone(p.DUT)}
+	for _, f := range sortedKeys(p.Features) {
+		if p.Features[f] {
+			info.Features = append(info.Features, f)
+		}
+	}
+	return info
+}

@@ -1,0 +1,271 @@
+package conformance
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/openmrc/mrc/pcap"
+	"github.com/openmrc/mrc/wire"
+)
+
+const (
+	maxSnapshots   = 32   // timelines kept around failures
+	timelineRing   = 512  // events remembered per connection and point
+	timelineAfter  = 64   // events recorded after a failure
+	timelineEvents = 1200 // events in one timeline
+)
+
+// snapshot holds the timeline of one connection at one point around its
+// failures.
+type snapshot struct {
+	key    flowKey
+	point  string
+	events []TimelineEvent
+	marks  map[int]bool
+}
+
+type tlState struct {
+	ring  []TimelineEvent
+	head  int
+	snap  *snapshot
+	after int
+}
+
+// tlEvent records a timeline event for the current frame.
+func (e *engine) tlEvent(pt *point, fl *flow, kind string, ev, psn uint32) {
+	if fl == nil {
+		return
+	}
+	if fl.tl == nil {
+		fl.tl = &tlState{}
+	}
+	s := fl.tl
+	te := TimelineEvent{Frame: e.frameNo, TimeNs: e.now, Plane: pt.curPlane, EV: ev, PSN: psn, Kind: kind}
+	if len(s.ring) < timelineRing {
+		s.ring = append(s.ring, te)
+	} else {
+		s.ring[s.head] = te
+		s.head = (s.head + 1) % timelineRing
+	}
+	if s.snap != nil && s.after > 0 && len(s.snap.events) < timelineEvents {
+		s.snap.events = append(s.snap.events, te)
+		s.after--
+	}
+}
+
+// snapshot copies the connection's recent timeline when a failure is
+// recorded, and keeps recording a while after it.
+func (e *engine) snapshot(pt *point, fl *flow, frame int) {
+	if fl.tl == nil {
+		fl.tl = &tlState{}
+	}
+	s := fl.tl
+	if s.snap == nil {
+		if len(e.snaps) >= maxSnapshots {
+			return
+		}
+		e.snaps = append(e.snaps, snapshot{key: fl.key, point: pt.name, marks: map[int]bool{}})
+		s.snap = &e.snaps[len(e.snaps)-1]
+	}
+	if frame == 0 {
+		frame = e.frameNo
+	}
+	s.snap.marks[frame] = true
+	n := len(s.ring)
+	for i := 0; i < n && len(s.snap.events) < timelineEvents; i++ {
+		s.snap.events = append(s.snap.events, s.ring[(s.head+i)%n])
+	}
+	s.after = timelineAfter
+}
+
+// timelines turns the snapshots into the report's timelines, only for
+// connections whose failures survived the capture-point selection.
+func (e *engine) timelines(rep *Report) {
+	keepConn := map[string]bool{}
+	failFrames := map[int]bool{}
+	for _, res := range rep.Results {
+		for _, f := range res.Findings {
+			if f.Verdict == Fail || f.Verdict == NonStrict {
+				keepConn[f.Connection+"@"+f.Point] = true
+				failFrames[f.Frame] = true
+			}
+		}
+	}
+	for i := range e.snaps {
+		sn := &e.snaps[i]
+		id := e.flowIDs[sn.key]
+		if !keepConn[id+"@"+sn.point] {
+			continue
+		}
+		evs := slices.Clone(sn.events)
+		slices.SortStableFunc(evs, func(a, b TimelineEvent) int { return a.Frame - b.Frame })
+		evs = slices.CompactFunc(evs, func(a, b TimelineEvent) bool { return a.Frame == b.Frame && a.Kind == b.Kind })
+		for j := range evs {
+			evs[j].Mark = failFrames[evs[j].Frame]
+		}
+		if len(evs) > timelineEvents {
+			evs = evs[len(evs)-timelineEvents:]
+		}
+		rep.Timelines = append(rep.Timelines, Timeline{Connection: id + " at " + sn.point, Events: evs})
+	}
+	slices.SortFunc(rep.Timelines, func(a, b Timeline) int { return strings.Compare(a.Connection, b.Connection) })
+}
+
+// assignFlowIDs names the connections C1, C2, ... in key order, fills the
+// report's connection list and rewrites the findings' connection names.
+func (e *engine) assignFlowIDs(rep *Report) {
+	type agg struct {
+		key  flowKey
+		best *flow
+	}
+	all := map[flowKey]*agg{}
+	for _, pn := range sortedKeys(e.points) {
+		for _, fl := range e.points[pn].sortedFlows() {
+			a := all[fl.key]
+			if a == nil {
+				a = &agg{key: fl.key}
+				all[fl.key] = a
+			}
+			if a.best == nil || fl.writes+fl.sacks+fl.nacks > a.best.writes+a.best.sacks+a.best.nacks {
+				a.best = fl
+			}
+		}
+	}
+	keys := make([]flowKey, 0, len(all))
+	for k := range all {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, compareKeys)
+	e.flowIDs = map[flowKey]string{}
+	byName := map[string]string{}
+	for i, k := range keys {
+		id := fmt.Sprintf("C%d", i+1)
+		e.flowIDs[k] = id
+		byName[k.String()] = id
+		f := all[k].best
+		c := Connection{ID: id, Requester: k.req, Responder: k.rsp, ResponderQPN: k.qpn, Planes: []int{},
+			EVs: len(f.evs), Writes: f.writes, Retransmits: f.retransmits, Trimmed: f.trimmed,
+			SACKs: f.sacks, NACKs: f.nacks, ACKs: f.acks, Probes: f.prb, FirstFrame: f.firstFrame, LastFrame: f.lastFrame}
+		if f.haveReqQPN {
+			c.RequesterQPN = f.reqQPN
+		}
+		for pl := range f.planes {
+			c.Planes = append(c.Planes, pl)
+		}
+		slices.Sort(c.Planes)
+		rep.Connections = append(rep.Connections, c)
+	}
+	for _, o := range e.obs {
+		for i := range o.findings {
+			if id, ok := byName[o.findings[i].Connection]; ok {
+				o.findings[i].Connection = id
+			}
+		}
+	}
+}
+
+// annotation returns the comments the judge adds to each frame: the FAIL,
+// NON-STRICT and INCONCLUSIVE findings that name it, and a summary on the
+// first frame.
+func annotation(rep *Report) map[int][]string {
+	out := map[int][]string{}
+	for _, res := range rep.Results {
+		for _, f := range res.Findings {
+			if f.Frame == 0 {
+				continue
+			}
+			dev := ""
+			if res.Deviated() {
+				dev = " [deviation " + strings.Join(res.Deviations, ",") + "]"
+			}
+			out[f.Frame] = append(out[f.Frame], fmt.Sprintf("%s %s (%s)%s: expected %s; observed %s",
+				res.Case.ID, f.Verdict, f.Requirement, dev, f.Expected, f.Observed))
+		}
+	}
+	s := rep.Summary
+	head := fmt.Sprintf("mrc-conform judge %s: %s; MUST %d/%d passed, %d failed", Version, s.Result, s.MustPassed, s.MustTotal, s.MustFailed)
+	if len(s.FailedCases) > 0 {
+		head += " (" + strings.Join(s.FailedCases, ", ") + ")"
+	}
+	out[1] = append([]string{head}, out[1]...)
+	return out
+}
+
+// enrich reads the capture again: it records the one-line decode of every
+// frame the evidence names and, when w is set, writes the annotated
+// pcapng.
+func enrich(rep *Report, rd *pcap.Reader, c *wire.Codec, mode wire.EVMode, w *pcap.Writer, ifaces []pcap.Interface) error {
+	want := map[int]bool{}
+	for _, res := range rep.Results {
+		for _, f := range res.Findings {
+			if f.Frame > 0 {
+				want[f.Frame] = true
+			}
+			for _, r := range f.Related {
+				want[r] = true
+			}
+		}
+	}
+	notes := annotation(rep)
+	var buf bytes.Buffer
+	pr := pcap.NewPrinter(&buf, pcap.OutputText, c, mode)
+	dec := pcap.Decoder{Codec: c, EVMode: mode}
+	var rec pcap.Record
+	var f pcap.Frame
+	var first time.Time
+	n := 0
+	for {
+		err := rd.Next(&f)
+		if err != nil {
+			break // the first pass already reported how the file ends
+		}
+		n++
+		if f.Number == 0 {
+			f.Number = n
+		}
+		if n == 1 {
+			first = f.Timestamp
+		}
+		in := rd.Interface(f.Interface)
+		if want[f.Number] {
+			dec.Decode(&f, in, &rec)
+			buf.Reset()
+			if err := pr.Print(&rec); err == nil {
+				_ = pr.Flush()
+			}
+			pt, pl := "", -1
+			if in != nil {
+				pt, pl = in.Point, in.Plane
+			}
+			// The printer's line starts with its own number and relative
+			// time, which Frame carries separately.
+			line := strings.Fields(strings.TrimSpace(buf.String()))
+			if len(line) > 3 {
+				line = line[3:] // number, time, interface
+			}
+			rep.Frames = append(rep.Frames, Frame{Number: f.Number, TimeNs: f.Timestamp.Sub(first).Nanoseconds(), Point: pt, Plane: pl,
+				Summary: strings.Join(line, " ")})
+		}
+		if w != nil {
+			out := f
+			out.Comments = slices.Clone(f.Comments)
+			for _, s := range notes[f.Number] {
+				out.Comments = append(out.Comments, []byte(s))
+			}
+			if out.Interface >= len(ifaces) {
+				out.Interface = 0
+			}
+			if err := w.WriteFrame(&out); err != nil {
+				return err
+			}
+		}
+	}
+	slices.SortFunc(rep.Frames, func(a, b Frame) int { return a.Number - b.Number })
+	if w != nil {
+		return w.Flush()
+	}
+	return nil
+}

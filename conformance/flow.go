@@ -1,0 +1,389 @@
+package conformance
+
+import (
+	"fmt"
+	"hash/fnv"
+
+	"github.com/openmrc/mrc/wire"
+)
+
+// psnAfter reports whether PSN a follows b (mod 2^24, WIRE-BTH-4).
+func psnAfter(a, b uint32) bool { return wire.PSNDiff(a, b) > 0 }
+
+// psnDist is (a − b) mod 2^24.
+func psnDist(a, b uint32) uint32 { return (a - b) & wire.PSNMask }
+
+// flowKey names one direction of data on a QP pair: the requester node,
+// the responder node and the responder's QP number. A flow first met
+// through feedback knows only the low 16 bits of the QPN (partial).
+type flowKey struct {
+	req, rsp string
+	qpn      uint32
+	partial  bool
+}
+
+func (k flowKey) String() string {
+	p := ""
+	if k.partial {
+		p = "~"
+	}
+	return fmt.Sprintf("%s→%s qp %s0x%06x", k.req, k.rsp, p, k.qpn)
+}
+
+// point is the judge's state for one capture point.
+type point struct {
+	name         string
+	n            int
+	lastNs       int64
+	nonMonotonic bool
+	curPlane     int
+	curFlow      *flow
+
+	flows map[flowKey]*flow
+	pairs map[[2]string][]*flow // (req, rsp) → flows
+	ep    map[epKey]*epReq
+	psu   map[[2]string]psuState // (from, to) → latest port status update
+	full  bool
+}
+
+func newPoint(name string) *point {
+	return &point{name: name, flows: map[flowKey]*flow{}, pairs: map[[2]string][]*flow{}, ep: map[epKey]*epReq{}, psu: map[[2]string]psuState{}}
+}
+
+// knownQP reports whether some flow at this point uses QP number q.
+func (pt *point) knownQP(q uint32) bool {
+	for k, f := range pt.flows {
+		if k.qpn == q || (f.haveReqQPN && f.reqQPN == q) {
+			return true
+		}
+	}
+	return false
+}
+
+// psnInfo is the requester-side record of one PSN.
+type psnInfo struct {
+	firstFrame, lastFrame int
+	lastNs                int64
+	lastEV                uint32
+	sends                 int
+	hdrFP, payFP          uint64
+	payOK                 bool
+	ackSel                bool
+	ackFrame              int
+	ackNs                 int64
+	loss                  signal // loss evidence since the last send
+	nack                  signal // last NACK naming it since the last send
+}
+
+type signal struct {
+	kind   uint8 // 0 none, sigNACK, sigGap
+	frame  int
+	ns     int64
+	ev     uint32
+	reason wire.NACKReason
+}
+
+const (
+	sigNACK = 1
+	sigGap  = 2
+)
+
+type unaEvent struct {
+	una   uint32
+	ns    int64
+	frame int
+}
+
+type badEV struct {
+	since int64 // data on the EV from this time is a violation
+	frame int   // the frame that retired it
+	kind  string
+	cs    string
+}
+
+type wimmOpen struct {
+	firstNs int64
+	lastPSN uint32
+	frame   int
+	doneNs  int64
+	done    bool
+}
+
+type pendingNACK struct {
+	frame     int
+	ns        int64
+	reason    wire.NACKReason
+	overtaken bool // a new PSN was sent while it waited
+}
+
+func (p pendingNACK) trim() bool {
+	return p.reason == wire.NACKTrimmed || p.reason == wire.NACKTrimmedLastHop
+}
+
+type psuState struct {
+	mask  uint32
+	ns    int64
+	frame int
+}
+
+// arrival is one write or probe as it reached the responder's capture point.
+type arrival struct {
+	psn        uint32
+	ev         uint32
+	frame      int
+	ns         int64
+	ts         uint16
+	hasTS      bool
+	ce         bool
+	trimmed    bool
+	lastHop    bool
+	valid      bool
+	payload    int
+	probe      bool
+	probeID    uint16
+	plane      int
+	inWindow   bool
+	duplicate  bool
+	needAnswer bool
+}
+
+type heldWIMM struct {
+	lastPSN uint32
+	frame   int
+}
+
+type rcumEvent struct {
+	rcum  uint32
+	ns    int64
+	bytes int64
+}
+
+// msgState assembles messages from first transmissions in PSN order.
+type msgState struct {
+	active    bool
+	msn       uint16
+	rqmsn     uint16
+	firstPSN  uint32
+	nextPSN   uint32
+	va0       uint64
+	rkey      uint32
+	dmaLen    uint32
+	bytes     uint64
+	bytesOK   bool
+	firstFr   int
+	firstNs   int64
+	havePrev  bool
+	prevMSN   uint16
+	prevRQMSN uint16
+	prevIMM   bool
+	prevFrame int
+}
+
+// flow is the state of one connection direction at one capture point:
+// the requester's view (what it sent and what feedback reached it) and
+// the responder's view (what arrived and what it answered).
+type flow struct {
+	key        flowKey
+	reqQPN     uint32
+	haveReqQPN bool
+	pkey       uint16
+	havePKey   bool
+	pkeyFrame  int
+
+	// Summary.
+	firstFrame, lastFrame                                 int
+	writes, retransmits, trimmed, sacks, nacks, acks, prb int
+	planes                                                map[int]bool
+	evs                                                   map[uint32]bool
+	capped                                                bool
+
+	// Requester side.
+	psns         map[uint32]*psnInfo
+	anchored     bool
+	haveMax      bool
+	maxSent      uint32
+	startKnown   bool
+	firstPSN     uint32
+	haveUna      bool
+	una          uint32
+	unaHist      []unaEvent
+	bad          map[uint32]badEV
+	probeNs      map[uint32]int64
+	wimm         []wimmOpen
+	fatalNs      int64
+	fatalFrame   int
+	fatal        bool
+	retryEvents  int
+	exhaustedNs  int64
+	exhausted    bool
+	exhaustedBad bool
+	nackPend     map[uint32]pendingNACK
+	lastWriteNs  int64
+	lastNewNs    int64
+	dynMPR       []unaEvent // (mpr, time) reusing unaEvent.una for the value
+	msg          msgState
+	mtu          int
+
+	// Responder side.
+	rKnown     bool
+	rStart     bool // baseline from the QP's first PSN (claims fully checked)
+	rcum       uint32
+	arrived    map[uint32]*arrival
+	refused    map[uint32]int
+	badArr     map[uint32]int
+	trimArr    map[uint32]int
+	recent     []arrival // ring
+	recentHead int
+	rcumHist   []rcumEvent
+	bytes      int64
+	lastCack   uint32
+	haveCack   bool
+	needSACK   map[uint32]arrival
+	trimPend   map[uint32]arrival
+	oorPend    map[uint32]arrival
+	ackReq     map[uint32]arrival
+	probes     []arrival
+	held       []heldWIMM
+	wimmExcess map[uint32]arrival
+	lastFbNs   int64
+	haveFb     bool
+	preBase    map[uint32]bool
+
+	tl   *tlState            // timeline ring
+	echo map[uint32][16]byte // SRv6 echo value → outer path
+}
+
+const recentArrivals = 1024
+
+func newFlow(k flowKey, frame int) *flow {
+	return &flow{key: k, firstFrame: frame, lastFrame: frame,
+		planes: map[int]bool{}, evs: map[uint32]bool{},
+		psns: map[uint32]*psnInfo{}, bad: map[uint32]badEV{}, probeNs: map[uint32]int64{},
+		nackPend: map[uint32]pendingNACK{},
+		arrived:  map[uint32]*arrival{}, refused: map[uint32]int{}, badArr: map[uint32]int{}, trimArr: map[uint32]int{},
+		needSACK: map[uint32]arrival{}, trimPend: map[uint32]arrival{}, oorPend: map[uint32]arrival{},
+		ackReq: map[uint32]arrival{}, wimmExcess: map[uint32]arrival{}, preBase: map[uint32]bool{},
+	}
+}
+
+// dataFlow returns the flow of a packet sent by req to QP qpn of rsp,
+// creating it (or completing a partial one) as needed; nil when the point
+// tracks too many flows.
+func (e *engine) dataFlow(pt *point, req, rsp string, qpn uint32) *flow {
+	k := flowKey{req: req, rsp: rsp, qpn: qpn}
+	if f := pt.flows[k]; f != nil {
+		return f
+	}
+	pk := flowKey{req: req, rsp: rsp, qpn: qpn & 0xFFFF, partial: true}
+	if f := pt.flows[pk]; f != nil {
+		delete(pt.flows, pk)
+		f.key = k
+		pt.flows[k] = f
+		return f
+	}
+	return e.addFlow(pt, k)
+}
+
+func (e *engine) addFlow(pt *point, k flowKey) *flow {
+	if len(pt.flows) >= MaxFlowsPerPoint || e.flowsTotal >= MaxFlows {
+		if !pt.full {
+			pt.full = true
+			e.hitBound(fmt.Sprintf("more than %d connections; the others are not judged", MaxFlows))
+		}
+		return nil
+	}
+	e.flowsTotal++
+	f := newFlow(k, e.frameNo)
+	pt.flows[k] = f
+	pr := [2]string{k.req, k.rsp}
+	pt.pairs[pr] = append(pt.pairs[pr], f)
+	return f
+}
+
+// feedbackFlow finds the flow that feedback sent by rsp to QP reqQPN of
+// req answers. spdcid (when has) is the responder's QPN bits 15:0. The
+// second result reports whether spdcid disagreed with the flow found.
+func (e *engine) feedbackFlow(pt *point, rsp, req string, reqQPN uint32, spdcid uint16, has bool) (*flow, bool) {
+	cands := pt.pairs[[2]string{req, rsp}]
+	var pick *flow
+	if has {
+		for _, f := range cands {
+			if uint16(f.key.qpn) == spdcid {
+				if pick != nil {
+					pick = nil
+					break
+				}
+				pick = f
+			}
+		}
+	}
+	if pick == nil {
+		n := 0
+		for _, f := range cands {
+			if f.haveReqQPN && f.reqQPN == reqQPN {
+				pick = f
+				n++
+			}
+		}
+		if n > 1 {
+			pick = nil
+		}
+	}
+	if pick == nil && len(cands) == 1 {
+		pick = cands[0]
+	}
+	if pick == nil {
+		if !has {
+			return nil, false
+		}
+		pick = e.addFlow(pt, flowKey{req: req, rsp: rsp, qpn: uint32(spdcid), partial: true})
+		if pick == nil {
+			return nil, false
+		}
+	}
+	if !pick.haveReqQPN {
+		pick.reqQPN, pick.haveReqQPN = reqQPN, true
+	}
+	return pick, has && uint16(pick.key.qpn) != spdcid
+}
+
+func (f *flow) touch(frame, plane int) {
+	f.lastFrame = frame
+	if len(f.planes) < 64 {
+		f.planes[plane] = true
+	}
+}
+
+func (f *flow) addEV(ev uint32) {
+	if len(f.evs) < MaxEVsPerFlow {
+		f.evs[ev] = true
+	}
+}
+
+// fingerprints of a write: headers that a retransmission must repeat, and
+// the payload (REQ-PSN-2).
+func fingerprints(p *wire.Packet) (hdr, pay uint64) {
+	h := fnv.New64a()
+	b := []byte{byte(p.BTH.Opcode), b2(p.BTH.AckReq), b2(p.BTH.SE), b2(p.BTH.TSPresent),
+		byte(p.BTH.PKey >> 8), byte(p.BTH.PKey), byte(p.BTH.DestQP >> 16), byte(p.BTH.DestQP >> 8), byte(p.BTH.DestQP),
+		byte(p.METH.MSN >> 8), byte(p.METH.MSN), byte(p.METH.RQMSN >> 8), byte(p.METH.RQMSN)}
+	b = append(b, byte(p.RETH.VA>>56), byte(p.RETH.VA>>48), byte(p.RETH.VA>>40), byte(p.RETH.VA>>32),
+		byte(p.RETH.VA>>24), byte(p.RETH.VA>>16), byte(p.RETH.VA>>8), byte(p.RETH.VA),
+		byte(p.RETH.RKey>>24), byte(p.RETH.RKey>>16), byte(p.RETH.RKey>>8), byte(p.RETH.RKey),
+		byte(p.RETH.DMALength>>24), byte(p.RETH.DMALength>>16), byte(p.RETH.DMALength>>8), byte(p.RETH.DMALength),
+		byte(p.ImmDt>>24), byte(p.ImmDt>>16), byte(p.ImmDt>>8), byte(p.ImmDt))
+	h.Write(b)
+	hdr = h.Sum64()
+	h.Reset()
+	h.Write(p.Payload)
+	return hdr, h.Sum64()
+}
+
+func b2(v bool) byte {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+func u32p(v uint32) *uint32 { return &v }

@@ -1,0 +1,165 @@
+package conformance
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"time"
+
+	"github.com/openmrc/mrc/pcap"
+)
+
+// Options configure a passive judgement.
+type Options struct {
+	// PICS declares the implementation's features and parameters; nil
+	// means DefaultPICS.
+	PICS *PICS
+	// Deviations are accepted failures; nil means none.
+	Deviations *Deviations
+	// Today is the date deviations expire against; zero means now (UTC).
+	Today time.Time
+	// Progress, when set, is called every ProgressEvery frames with the
+	// number of frames judged so far.
+	Progress func(frames int)
+	// Annotate, when set, receives a pcapng copy of the capture whose
+	// frames carry the verdicts as packet comments (JudgeFile only).
+	Annotate io.Writer
+}
+
+// ProgressEvery is how often Options.Progress is called, in frames.
+const ProgressEvery = 1 << 16
+
+// CaptureError reports a capture that cannot be judged at all: not a
+// capture file, or unreadable.
+type CaptureError struct {
+	File string
+	Err  error
+}
+
+func (e *CaptureError) Error() string { return "conformance: capture " + e.File + ": " + e.Err.Error() }
+
+func (e *CaptureError) Unwrap() error { return e.Err }
+
+// InternalError is a fault of the judge itself (a bug), with the stack
+// where it happened. The report is void.
+type InternalError struct {
+	Value any
+	Stack string
+}
+
+func (e *InternalError) Error() string {
+	return fmt.Sprintf("conformance: internal error: %v\n%s", e.Value, e.Stack)
+}
+
+func (o *Options) resolve() (*PICS, time.Time) {
+	p := o.PICS
+	if p == nil {
+		p = DefaultPICS()
+	}
+	today := o.Today
+	if today.IsZero() {
+		today = time.Now().UTC()
+	}
+	return p, today
+}
+
+// Judge reads a capture from r once and judges every passive case. name
+// is the capture's name in the report. Frames referenced by the evidence
+// carry no decode summary (JudgeFile adds them by reading the file twice).
+func Judge(r *pcap.Reader, name string, opts Options) (rep *Report, err error) {
+	p, today := opts.resolve()
+	defer func() {
+		if v := recover(); v != nil {
+			rep, err = nil, &InternalError{Value: v, Stack: string(debug.Stack())}
+		}
+	}()
+	e := newEngine(p)
+	info := &CaptureInfo{File: name, Format: r.Format().String(), Interfaces: []Interface{}, PointNodes: []PointNode{}, Notes: []string{}}
+	var f pcap.Frame
+	for {
+		err := r.Next(&f)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var fe *pcap.FormatError
+			if errors.As(err, &fe) {
+				e.note("the capture ends with a malformed block (%v); the frames before it are judged", err)
+				break
+			}
+			return nil, &CaptureError{File: name, Err: err}
+		}
+		e.frame(&f, r.Interface(f.Interface))
+		if opts.Progress != nil && e.frames%ProgressEvery == 0 {
+			opts.Progress(e.frames)
+		}
+	}
+	for i, in := range r.Interfaces() {
+		info.Interfaces = append(info.Interfaces, Interface{ID: i, Name: in.Name, Point: in.Point, Plane: in.Plane})
+	}
+	if e.snapped > 0 {
+		e.note("%d frames were truncated by the snap length and not judged", e.snapped)
+	}
+	e.finish()
+	return e.report(info, opts.Deviations, today), nil
+}
+
+// JudgeFile judges the capture file name (pcap or pcapng, gzip or not),
+// then reads it a second time to attach the decode of every frame the
+// evidence names and, with Options.Annotate, to write the annotated copy.
+func JudgeFile(name string, opts Options) (*Report, error) {
+	r, err := pcap.Open(name)
+	if err != nil {
+		return nil, &CaptureError{File: name, Err: err}
+	}
+	defer r.Close()
+	rep, err := Judge(r, name, opts)
+	if err != nil {
+		return nil, err
+	}
+	if sum, err := fileSHA256(name); err == nil {
+		rep.Capture.SHA256 = sum
+	}
+	r2, err := pcap.Open(name)
+	if err != nil {
+		return nil, &CaptureError{File: name, Err: err}
+	}
+	defer r2.Close()
+	p, _ := opts.resolve()
+	var w *pcap.Writer
+	var ifaces []pcap.Interface
+	if opts.Annotate != nil {
+		ifaces = append(ifaces, r.Interfaces()...)
+		if len(ifaces) == 0 {
+			ifaces = []pcap.Interface{{Name: "capture"}}
+		}
+		for i := range ifaces {
+			ifaces[i].SnapLen = 0
+		}
+		w, err = pcap.NewWriter(opts.Annotate, ifaces...)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := enrich(rep, r2, p.Codec(), p.EVModeValue(), w, ifaces); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+func fileSHA256(name string) (string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

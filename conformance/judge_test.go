@@ -1,0 +1,210 @@
+package conformance
+
+import (
+	"bytes"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openmrc/mrc/conformance/internal/capgen"
+)
+
+// testDay is the date deviations expire against in the tests.
+var testDay = time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+
+func referencePICS(t testing.TB) *PICS {
+	t.Helper()
+	p, err := LoadPICS("testdata/reference.pics.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func judgeTestdata(t testing.TB, f capgen.Fault, opts Options) *Report {
+	t.Helper()
+	if opts.PICS == nil {
+		opts.PICS = referencePICS(t)
+	}
+	if opts.Today.IsZero() {
+		opts.Today = testDay
+	}
+	rep, err := JudgeFile("testdata/"+capgen.FileName(f), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// goodVerdicts is the verdict of every passive case on the correct
+// exchange. Cases the exchange does not exercise are INCONCLUSIVE, cases
+// whose feature the PICS does not declare NOT-APPLICABLE; nothing fails.
+var goodVerdicts = map[string]Verdict{
+	"MRC-LR-NACK-002":   Inconclusive, // no resource NACK
+	"MRC-LR-NACK-003":   Inconclusive, // no fatal NACK
+	"MRC-LR-TMR-001":    Inconclusive, // retries unlimited (exp_cnt 25)
+	"MRC-RSP-NACK-002":  NotApplicable,
+	"MRC-RSP-NACK-003":  Inconclusive, // no out-of-window PSN
+	"MRC-WIMM-RSP-001":  Inconclusive, // limit never exceeded
+	"MRC-WIRE-DSCP-003": NotApplicable,
+	"MRC-WIRE-EV-003":   NotApplicable,
+	"MRC-EP-PSU-001":    Inconclusive, // no port status update
+}
+
+// faultFails is, for each seeded fault, the cases that must FAIL and the
+// requirement each failing finding names. No other case may FAIL.
+var faultFails = map[capgen.Fault]map[string][]string{
+	capgen.GoBackN:    {"MRC-LR-RTX-001": {"LR-RTX-1", "LR-SACK-2"}},      // LR-RTX-1: go-back-N resends acknowledged PSNs
+	capgen.Unflagged:  {"MRC-LR-RTX-003": {"WIRE-BTH-5"}},                 // WIRE-BTH-5: retransmission without rtx
+	capgen.NACKedEV:   {"MRC-LR-NACK-001": {"EV-ST-13"}},                  // EV-ST-13: retransmission on the NACKed EV
+	capgen.BeyondMPR:  {"MRC-MPR-WIN-001": {"MPR-WIN-1"}},                 // MPR-WIN-1: PSN beyond una + 128 × MPR
+	capgen.WIMMOrder:  {"MRC-WIMM-ORD-001": {"WIRE-METH-3"}},              // WIRE-METH-3, WIMM-RSP-2: WriteIMM order
+	capgen.BadICRC:    {"MRC-WIRE-ICRC-001": {"WIRE-ICRC-1"}},             // WIRE-ICRC-1
+	capgen.Reserved:   {"MRC-WIRE-GEN-001": {"WIRE-BTH-7"}},               // WIRE-GEN-2, WIRE-BTH-7
+	capgen.SACKUnseen: {"MRC-RSP-SACK-001": {"WIRE-SETH-6", "RSP-RCV-4"}}, // WIRE-SETH-6: SACK claims an unseen PSN
+	capgen.Premature:  {"MRC-LR-RTX-002": {"LR-RTX-1"}},                   // LR-RTX-1: retransmission without loss signal
+}
+
+// TestGoodCapturePasses judges the correct exchange: every applicable case
+// PASSes except those it does not exercise, and the run exits 0.
+func TestGoodCapturePasses(t *testing.T) {
+	rep := judgeTestdata(t, capgen.Good, Options{})
+	for _, res := range rep.Results {
+		want, ok := goodVerdicts[res.Case.ID]
+		if !ok {
+			want = Pass
+		}
+		if res.Verdict != want {
+			t.Errorf("%s: %s (%s), want %s", res.Case.ID, res.Verdict, res.Reason, want)
+			for _, f := range res.Findings {
+				t.Logf("  frame %d %s %s: expected %s; observed %s", f.Frame, f.Verdict, f.Requirement, f.Expected, f.Observed)
+			}
+		}
+	}
+	if rep.ExitCode() != 0 || rep.Summary.Result != "PASS" {
+		t.Errorf("exit code %d, result %s", rep.ExitCode(), rep.Summary.Result)
+	}
+	if len(rep.Capture.Notes) != 0 {
+		t.Errorf("notes on the good capture: %q", rep.Capture.Notes)
+	}
+}
+
+// TestSeededFaults is the evidence that the judge catches broken
+// implementations: each seeded fault FAILs exactly the expected cases,
+// with findings naming the expected requirements, and nothing else fails.
+func TestSeededFaults(t *testing.T) {
+	for _, f := range capgen.Faults {
+		if f == capgen.Good {
+			continue
+		}
+		t.Run(string(f), func(t *testing.T) {
+			want, ok := faultFails[f]
+			if !ok {
+				t.Fatalf("no expectation for fault %s", f)
+			}
+			rep := judgeTestdata(t, f, Options{})
+			var got []string
+			for _, res := range rep.Results {
+				if res.Verdict == Error {
+					t.Errorf("%s: ERROR %s", res.Case.ID, res.Reason)
+				}
+				if res.Verdict != Fail {
+					continue
+				}
+				got = append(got, res.Case.ID)
+				reqs, expected := want[res.Case.ID]
+				if !expected {
+					t.Errorf("%s FAILs unexpectedly: %s", res.Case.ID, res.Reason)
+				}
+				for _, fd := range res.Findings {
+					if fd.Verdict == Fail && !slices.Contains(reqs, fd.Requirement) {
+						t.Errorf("%s: finding on %s names %s, want one of %v", res.Case.ID, fd.Requirement, fd.Requirement, reqs)
+					}
+					if fd.Frame == 0 {
+						t.Errorf("%s: finding without a frame", res.Case.ID)
+					}
+				}
+			}
+			for id := range want {
+				if !slices.Contains(got, id) {
+					t.Errorf("%s does not FAIL (%s)", id, rep.Verdict(id))
+				}
+			}
+			if rep.ExitCode() != 1 {
+				t.Errorf("exit code %d, want 1", rep.ExitCode())
+			}
+		})
+	}
+}
+
+// TestCatalogValid checks every case against the registry (Case.Validate)
+// and that the judge has a checker for every passive case and no checker
+// without a case.
+func TestCatalogValid(t *testing.T) {
+	if err := CatalogErr(); err != nil {
+		t.Fatal(err)
+	}
+	var passive []string
+	for _, c := range Catalog() {
+		if err := c.Validate(); err != nil {
+			t.Error(err)
+		}
+		if c.Mode == Passive {
+			passive = append(passive, c.ID)
+		}
+	}
+	have := slices.Clone(checkers)
+	slices.Sort(have)
+	if !slices.Equal(have, passive) {
+		t.Errorf("checkers %v\ncases    %v", have, passive)
+	}
+}
+
+// TestWireRequirementsMapped checks that every requirement ID the codec's
+// Decode and Check can report maps to a case listing it.
+func TestWireRequirementsMapped(t *testing.T) {
+	m := wireCaseMap()
+	for _, file := range []string{"../wire/check.go", "../wire/packet.go"} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range wireIDs.FindAllString(string(b), -1) {
+			id = strings.Trim(id, `"`)
+			cs, ok := m[id]
+			if !ok {
+				t.Errorf("%s (reported in %s) maps to no case", id, file)
+				continue
+			}
+			c, _ := LookupCase(cs)
+			if !slices.Contains(c.Requirements, id) {
+				t.Errorf("%s maps to %s, which does not list it", id, cs)
+			}
+		}
+	}
+}
+
+// TestDeterministic judges the same capture twice and compares every
+// report format byte for byte.
+func TestDeterministic(t *testing.T) {
+	var outs [2][]string
+	for i := range outs {
+		rep := judgeTestdata(t, capgen.GoBackN, Options{})
+		for _, f := range Formats {
+			var b bytes.Buffer
+			if err := rep.Write(&b, f); err != nil {
+				t.Fatal(err)
+			}
+			outs[i] = append(outs[i], b.String())
+		}
+	}
+	for i, f := range Formats {
+		if outs[0][i] != outs[1][i] {
+			t.Errorf("%s output differs between runs", f)
+		}
+	}
+}
+
+var wireIDs = regexpMust(`"WIRE-[A-Z0-9]+-[0-9]+"`)

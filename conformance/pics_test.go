@@ -1,0 +1,91 @@
+package conformance
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openmrc/mrc/conformance/internal/capgen"
+)
+
+func TestPICSExample(t *testing.T) {
+	p := referencePICS(t)
+	if !p.Has("trim_nack") || p.Has("srv6") || *p.Parameters.MPR != 1 || p.SHA256() == "" {
+		t.Errorf("reference PICS read wrong: %+v", p)
+	}
+	if p.nodeOf(mustAddr("fd00::a")) != "A" || p.nodeOf(mustAddr("fd00::c")) != "fd00::c" {
+		t.Error("node mapping")
+	}
+	if DefaultPICS().Codec() == nil {
+		t.Error("default PICS has no codec")
+	}
+}
+
+func TestPICSRejects(t *testing.T) {
+	base := capgen.PICS
+	for _, c := range []struct{ name, doc, field string }{
+		{"not JSON", "{", ""},
+		{"unknown field", strings.Replace(base, `"ev_mode"`, `"evmode"`, 1), ""},
+		{"version", strings.Replace(base, `"pics_version": 1`, `"pics_version": 2`, 1), "pics_version"},
+		{"unknown feature", strings.Replace(base, `"tseth"`, `"tseht"`, 1), "features"},
+		{"mpr range", strings.Replace(base, `"mpr": 1,`, `"mpr": 0,`, 1), "parameters.mpr"},
+		{"timeout range", strings.Replace(base, `"timeout": 8`, `"timeout": 25`, 1), "parameters.timeout"},
+		{"path mtu", strings.Replace(base, `"path_mtu": 256`, `"path_mtu": 1000`, 1), "parameters.path_mtu"},
+		{"ev mode", strings.Replace(base, `"ev_mode": "stev"`, `"ev_mode": "srv6"`, 1), "ev_mode"},
+		{"bad address", strings.Replace(base, `"fd00::b"`, `"fd00::zz"`, 1), "nodes.B"},
+		{"address twice", strings.Replace(base, `"fd00::b"`, `"fd00::a"`, 1), "nodes.B"},
+		{"timestamps", strings.Replace(base, `"trusted"`, `"sometimes"`, 1), "capture.timestamps"},
+		{"unknown case", strings.Replace(base, `"ev_mode"`, `"unsupported_cases": ["MRC-NO-SUCH-001"], "ev_mode"`, 1), "unsupported_cases"},
+		{"dut", strings.Replace(base, `"ev_mode"`, `"dut": ["nobody"], "ev_mode"`, 1), "dut"},
+		{"trailing", base + "{}", ""},
+	} {
+		_, err := ParsePICS([]byte(c.doc))
+		var pe *PICSError
+		if !errors.As(err, &pe) {
+			t.Errorf("%s: error %v, want a *PICSError", c.name, err)
+			continue
+		}
+		if pe.Field != c.field {
+			t.Errorf("%s: field %q, want %q (%v)", c.name, pe.Field, c.field, err)
+		}
+	}
+}
+
+func TestDeviationsParse(t *testing.T) {
+	d, err := LoadDeviations("testdata/example.deviations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.List) != 2 || d.List[0].Name != "fw12-retry-flag" || !strings.HasPrefix(d.List[0].Reason, "firmware 1.2 omits rtx") {
+		t.Fatalf("parsed %+v", d.List)
+	}
+	active, expired := d.Resolve(testDay)
+	if len(active) != 1 || len(expired) != 1 || expired[0].Name != "old-ecn-marking" {
+		t.Errorf("active %v, expired %v", active, expired)
+	}
+	// Valid through its expiry date, expired the day after.
+	a, e := d.Resolve(time.Date(2026, 12, 31, 23, 0, 0, 0, time.UTC))
+	b, f := d.Resolve(time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC))
+	if len(a) != 1 || len(e) != 1 || len(b) != 0 || len(f) != 2 {
+		t.Errorf("expiry boundary: %d/%d then %d/%d", len(a), len(e), len(b), len(f))
+	}
+	if !d.List[1].Matches("MRC-WIRE-DSCP-002") || d.List[1].Matches("MRC-WIRE-ENC-001") {
+		t.Error("prefix matching")
+	}
+	for _, bad := range []string{
+		"onlyname\n",
+		"x MRC-LR-RTX-003 2026-13-01 reason\n",
+		"x MRC-NO-SUCH-001 2026-12-01 reason\n",
+		"x MRC-ZZZ-* 2026-12-01 reason\n",
+		"x MRC-LR-RTX-003 2026-12-01 r\nx MRC-LR-RTX-002 2026-12-01 r\n",
+		"-bad MRC-LR-RTX-003 2026-12-01 r\n",
+		"x MRC-LR-RTX-003,,MRC-LR-RTX-002 2026-12-01 r\n",
+	} {
+		_, err := ParseDeviations([]byte(bad))
+		var de *DeviationError
+		if !errors.As(err, &de) || de.Line == 0 {
+			t.Errorf("%q: error %v, want a *DeviationError with a line", bad, err)
+		}
+	}
+}

@@ -1,0 +1,314 @@
+package conformance
+
+import (
+	"slices"
+	"strings"
+)
+
+// SchemaVersion is the version of the JSON report (report-schema.md). It
+// changes in its major part when a field is removed or changes meaning,
+// and in its minor part when fields are added.
+const SchemaVersion = "1.0"
+
+// Version is the conformance toolkit's version, printed in reports.
+const Version = "0.1.0"
+
+// MaxFindings bounds the findings a Result keeps; FindingCount counts all.
+const MaxFindings = 50
+
+// Finding is one observation that did not pass: the evidence behind a
+// verdict, tied to a frame of the capture.
+type Finding struct {
+	Verdict     Verdict `json:"verdict"`
+	Requirement string  `json:"requirement"`          // the requirement broken (or not decidable)
+	Connection  string  `json:"connection,omitempty"` // connection ID (Report.Connections)
+	Node        string  `json:"node,omitempty"`       // the node whose behaviour is judged
+	Frame       int     `json:"frame,omitempty"`      // offending frame, 1-based; 0 if none
+	Related     []int   `json:"related,omitempty"`    // frames that set the expectation
+	TimeNs      int64   `json:"time_ns"`              // since the first frame
+	Point       string  `json:"point,omitempty"`      // capture point
+	Plane       int     `json:"plane"`                // -1 when unknown
+	EV          *uint32 `json:"ev,omitempty"`
+	PSN         *uint32 `json:"psn,omitempty"`
+	Expected    string  `json:"expected"`
+	Observed    string  `json:"observed"`
+
+	timing bool // decided from timestamps
+}
+
+// Result is the outcome of one case.
+type Result struct {
+	Case    Case    `json:"-"`
+	Verdict Verdict `json:"verdict"`
+	// Reason explains the verdict in one line.
+	Reason string `json:"reason"`
+	// Checked is the number of observations the case evaluated.
+	Checked int `json:"checked"`
+	// Findings are the first MaxFindings observations that did not pass,
+	// in frame order; FindingCount counts them all.
+	Findings     []Finding `json:"findings"`
+	FindingCount int       `json:"finding_count"`
+	// Deviations names the unexpired deviations covering the case.
+	Deviations []string `json:"deviations,omitempty"`
+	// DurationNs is the case's run time (active mode; 0 in passive mode).
+	DurationNs int64 `json:"duration_ns,omitempty"`
+	// Seed is the seed of a randomized active case.
+	Seed *int64 `json:"seed,omitempty"`
+}
+
+// Deviated reports whether a FAIL or NON-STRICT is covered by a deviation.
+func (r *Result) Deviated() bool {
+	return len(r.Deviations) > 0 && (r.Verdict == Fail || r.Verdict == NonStrict)
+}
+
+// Interface describes one capture interface.
+type Interface struct {
+	ID    int    `json:"id"`
+	Name  string `json:"name"`
+	Point string `json:"point"`
+	Plane int    `json:"plane"`
+}
+
+// CaptureInfo describes the judged capture.
+type CaptureInfo struct {
+	File              string      `json:"file"`
+	SHA256            string      `json:"sha256,omitempty"`
+	Format            string      `json:"format"`
+	Frames            int         `json:"frames"`
+	MRCFrames         int         `json:"mrc_frames"`
+	DurationNs        int64       `json:"duration_ns"`
+	Interfaces        []Interface `json:"interfaces"`
+	TimestampsTrusted bool        `json:"timestamps_trusted"`
+	// PointNodes says which node each capture point was taken to be
+	// nearest, and how that was decided.
+	PointNodes []PointNode `json:"point_nodes"`
+	Notes      []string    `json:"notes"`
+}
+
+// PointNode records where a node's packets are judged.
+type PointNode struct {
+	Node  string `json:"node"`
+	Point string `json:"point"`
+	How   string `json:"how"` // "declared", "only point", "ttl", "first seen"
+}
+
+// Connection summarises one reconstructed connection (one direction of
+// data on a QP pair).
+type Connection struct {
+	ID           string `json:"id"`
+	Requester    string `json:"requester"`
+	Responder    string `json:"responder"`
+	ResponderQPN uint32 `json:"responder_qpn"`
+	RequesterQPN uint32 `json:"requester_qpn"` // 0 when no feedback named it
+	Planes       []int  `json:"planes"`
+	EVs          int    `json:"evs"`
+	Writes       int    `json:"writes"`
+	Retransmits  int    `json:"retransmits"`
+	Trimmed      int    `json:"trimmed"`
+	SACKs        int    `json:"sacks"`
+	NACKs        int    `json:"nacks"`
+	ACKs         int    `json:"acks"`
+	Probes       int    `json:"probes"`
+	FirstFrame   int    `json:"first_frame"`
+	LastFrame    int    `json:"last_frame"`
+}
+
+// PICSInfo describes the PICS used.
+type PICSInfo struct {
+	File           string         `json:"file,omitempty"`
+	SHA256         string         `json:"sha256,omitempty"`
+	Implementation Implementation `json:"implementation"`
+	Profile        string         `json:"profile"`
+	EVMode         string         `json:"ev_mode"`
+	Features       []string       `json:"features"`
+	DUT            []string       `json:"dut,omitempty"`
+}
+
+// DeviationInfo is a deviation as reported.
+type DeviationInfo struct {
+	Name    string   `json:"name"`
+	Cases   []string `json:"cases"`
+	Expires string   `json:"expires"`
+	Reason  string   `json:"reason"`
+	Expired bool     `json:"expired"`
+	Used    []string `json:"used_by,omitempty"` // cases whose FAIL/NON-STRICT it covers
+}
+
+// DeviationsInfo describes the deviations file.
+type DeviationsInfo struct {
+	File   string          `json:"file,omitempty"`
+	SHA256 string          `json:"sha256,omitempty"`
+	Date   string          `json:"date"` // the date expiry was judged against
+	List   []DeviationInfo `json:"list"`
+}
+
+// Summary counts the verdicts.
+type Summary struct {
+	Verdicts      map[string]int `json:"verdicts"`
+	MustTotal     int            `json:"must_total"`
+	MustPassed    int            `json:"must_passed"`
+	MustFailed    int            `json:"must_failed"`   // FAIL not covered by a deviation
+	MustDeviated  int            `json:"must_deviated"` // FAIL covered by a deviation
+	ShouldTotal   int            `json:"should_total"`
+	ShouldPassed  int            `json:"should_passed"`
+	ShouldFailed  int            `json:"should_non_strict"`
+	Inconclusive  int            `json:"inconclusive"`
+	Errors        int            `json:"errors"`
+	Result        string         `json:"result"` // PASS, FAIL or ERROR
+	ExitCode      int            `json:"exit_code"`
+	FailedCases   []string       `json:"failed_cases"`
+	ExpiredIgnore []string       `json:"expired_deviations"`
+}
+
+// Frame is a capture frame referenced by evidence, with its one-line
+// decode.
+type Frame struct {
+	Number  int    `json:"number"`
+	TimeNs  int64  `json:"time_ns"`
+	Point   string `json:"point"`
+	Plane   int    `json:"plane"`
+	Summary string `json:"summary"`
+}
+
+// TimelineEvent is one point of a per-EV timeline.
+type TimelineEvent struct {
+	Frame  int    `json:"frame"`
+	TimeNs int64  `json:"time_ns"`
+	Plane  int    `json:"plane"`
+	EV     uint32 `json:"ev"`
+	PSN    uint32 `json:"psn"`
+	Kind   string `json:"kind"` // send, rtx, trim, sack, nack, probe, skip, bad
+	Mark   bool   `json:"mark"` // the frame carries a FAIL or NON-STRICT finding
+}
+
+// Timeline is the per-EV, per-plane history of one connection around its
+// failures.
+type Timeline struct {
+	Connection string          `json:"connection"`
+	Events     []TimelineEvent `json:"events"`
+}
+
+// Report is the outcome of a conformance run: what was judged, under which
+// PICS and deviations, and one Result per case of the catalog that the
+// mode runs. Its JSON form is documented in report-schema.md.
+type Report struct {
+	SchemaVersion string         `json:"schema_version"`
+	Tool          ToolInfo       `json:"tool"`
+	Mode          Mode           `json:"mode"`
+	Capture       *CaptureInfo   `json:"capture,omitempty"`
+	PICS          PICSInfo       `json:"pics"`
+	Deviations    DeviationsInfo `json:"deviations"`
+	Connections   []Connection   `json:"connections"`
+	Results       []Result       `json:"-"`
+	Frames        []Frame        `json:"frames"`
+	Timelines     []Timeline     `json:"timelines"`
+	Summary       Summary        `json:"summary"`
+}
+
+// ToolInfo names the tool and the specification it judges against.
+type ToolInfo struct {
+	Name         string `json:"name"`
+	Version      string `json:"version"`
+	Requirements int    `json:"spec_requirements"`
+}
+
+// Result returns the result of case id.
+func (r *Report) Result(id string) (*Result, bool) {
+	for i := range r.Results {
+		if r.Results[i].Case.ID == id {
+			return &r.Results[i], true
+		}
+	}
+	return nil, false
+}
+
+// Verdict returns the verdict of case id (ERROR when absent).
+func (r *Report) Verdict(id string) Verdict {
+	if res, ok := r.Result(id); ok {
+		return res.Verdict
+	}
+	return Error
+}
+
+// Finalize applies the deviations to the results, sorts everything and
+// computes the summary and exit code. Exit codes: 0 every MUST case passed
+// or did not run (no FAIL outside a deviation); 1 a MUST case FAILed and
+// no unexpired deviation covers it; 2 a case ended in ERROR (tester
+// fault). Usage errors (2) are the command's.
+func (r *Report) Finalize(active, expired []Deviation) {
+	slices.SortFunc(r.Results, func(a, b Result) int { return strings.Compare(a.Case.ID, b.Case.ID) })
+	used := map[string][]string{}
+	for i := range r.Results {
+		res := &r.Results[i]
+		res.Deviations = nil
+		for _, d := range active {
+			if d.Matches(res.Case.ID) {
+				res.Deviations = append(res.Deviations, d.Name)
+				if res.Verdict == Fail || res.Verdict == NonStrict {
+					used[d.Name] = append(used[d.Name], res.Case.ID)
+				}
+			}
+		}
+		slices.SortStableFunc(res.Findings, func(a, b Finding) int { return a.Frame - b.Frame })
+	}
+	r.Deviations.List = r.Deviations.List[:0]
+	for _, set := range [][]Deviation{active, expired} {
+		for _, d := range set {
+			r.Deviations.List = append(r.Deviations.List, DeviationInfo{Name: d.Name, Cases: slices.Clone(d.Cases),
+				Expires: d.ExpiresString(), Reason: d.Reason, Expired: d.Expired, Used: used[d.Name]})
+		}
+	}
+	slices.SortFunc(r.Deviations.List, func(a, b DeviationInfo) int { return strings.Compare(a.Name, b.Name) })
+	s := Summary{Verdicts: map[string]int{}, FailedCases: []string{}, ExpiredIgnore: []string{}}
+	for _, v := range Verdicts {
+		s.Verdicts[v.String()] = 0
+	}
+	for i := range r.Results {
+		res := &r.Results[i]
+		s.Verdicts[res.Verdict.String()]++
+		strict := res.Case.Strict()
+		if strict {
+			s.MustTotal++
+		} else if normLevel(res.Case.Level) == "SHOULD" {
+			s.ShouldTotal++
+		}
+		switch res.Verdict {
+		case Pass:
+			if strict {
+				s.MustPassed++
+			} else {
+				s.ShouldPassed++
+			}
+		case Fail:
+			if res.Deviated() {
+				s.MustDeviated++
+			} else {
+				s.MustFailed++
+				s.FailedCases = append(s.FailedCases, res.Case.ID)
+			}
+		case NonStrict:
+			s.ShouldFailed++
+		case Inconclusive:
+			s.Inconclusive++
+		case Error:
+			s.Errors++
+		}
+	}
+	for _, d := range expired {
+		s.ExpiredIgnore = append(s.ExpiredIgnore, d.Name)
+	}
+	slices.Sort(s.ExpiredIgnore)
+	switch {
+	case s.Errors > 0:
+		s.Result, s.ExitCode = "ERROR", 2
+	case s.MustFailed > 0:
+		s.Result, s.ExitCode = "FAIL", 1
+	default:
+		s.Result, s.ExitCode = "PASS", 0
+	}
+	r.Summary = s
+	slices.SortFunc(r.Frames, func(a, b Frame) int { return a.Number - b.Number })
+}
+
+// ExitCode is the process exit status the report calls for.
+func (r *Report) ExitCode() int { return r.Summary.ExitCode }
