@@ -220,7 +220,7 @@ func (q *QP) Modify(now Time, to QPState, a Attr, mask AttrMask, out *Output) er
 		q.ev.init(q.st.evSets[evIdx], &q.rng)
 		q.rq = make([]uint64, cfg.MaxRecvWR)
 	case StateInit:
-		q.rsp.init(&q.attr)
+		q.rsp.init(&q.attr, cfg.MPRUnit)
 	case StateRTR:
 		ccp := &cfg.CCProfiles[q.ccIdx]
 		q.cc.init(ccp, int(q.attr.PathMTU), now)

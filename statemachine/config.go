@@ -92,6 +92,12 @@ const (
 	FaultPlaceDuplicates
 	// FaultBeyondMPR sends PSNs beyond cumulative ACK + MPR (up to twice it).
 	FaultBeyondMPR
+	// FaultNoRestore never returns an ASSUMED_BAD EV to GOOD, however many
+	// probes are answered with m = NONE (breaks EV-ST-7).
+	FaultNoRestore
+	// FaultNoHoldOff retransmits after a resource NACK at once instead of
+	// waiting base_rtt (breaks LR-NACK-2).
+	FaultNoHoldOff
 )
 
 // Addressing is everything the QP writes into the Ethernet, IP and UDP
@@ -293,6 +299,11 @@ type Config struct {
 	MRs []MemoryRegion
 	// Faults seeds known bugs; zero in any real use.
 	Faults Faults
+	// MPRUnit is the number of PSNs in one MPR unit: 0 means 128, the
+	// unit of MPR-WIN-2, and any real use leaves it 0. A model checker sets
+	// it to 1 so that MPR windows of a few PSNs (as in the TLA+ model) are
+	// reachable with a few packets.
+	MPRUnit int
 }
 
 // DefaultConfig returns a working configuration over IPv4: 8 planes with
@@ -369,6 +380,12 @@ func (c Config) normalized() (Config, error) {
 	}
 	if c.MaxMPRDevice < 1 || c.MaxMPRDevice > 255 {
 		return c, cfgErr("MaxMPRDevice", "%d: want [1, 255]", c.MaxMPRDevice)
+	}
+	if c.MPRUnit == 0 {
+		c.MPRUnit = 128
+	}
+	if c.MPRUnit < 1 || c.MPRUnit > 128 {
+		return c, cfgErr("MPRUnit", "%d: want [1, 128]", c.MPRUnit)
 	}
 	if c.ReorderThreshold < 0 || c.ReorderThreshold > 1<<15 {
 		return c, cfgErr("ReorderThreshold", "%d: want [0, 32768]", c.ReorderThreshold)

@@ -84,9 +84,10 @@ func (q *QP) SetDynamicMPR(units uint8) error {
 	if !r.dyn {
 		return fmt.Errorf("%w: dynamic MPR is not enabled (CapDynamicMPR)", ErrQPState)
 	}
-	if units == 0 || uint32(units)*128 > r.maxWin {
-		return fmt.Errorf("%w: dynamic MPR %d outside [1, MPR_DEST=%d]", ErrInvalidAttr, units, r.maxWin/128)
+	unit := uint32(q.st.cfg.MPRUnit)
+	if units == 0 || uint32(units)*unit > r.maxWin {
+		return fmt.Errorf("%w: dynamic MPR %d outside [1, MPR_DEST=%d]", ErrInvalidAttr, units, r.maxWin/unit)
 	}
-	r.win = uint32(units) * 128
+	r.win = uint32(units) * unit
 	return nil
 }

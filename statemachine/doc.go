@@ -44,7 +44,8 @@
 // CumulativeACK, PSNStateOf, EVStateOf, Retries and WIMMHeld answer the
 // questions invariants ask. Config.Faults seeds known bugs (go-back-N,
 // ignoring trims, reusing the NACKed EV, releasing WriteIMM early, placing
-// duplicates, sending beyond MPR) for testing checkers; it is zero in any
+// duplicates, sending beyond MPR, never restoring ASSUMED_BAD EVs, skipping
+// the resource-NACK hold-off) for testing checkers; it is zero in any
 // real use.
 //
 // # Requirements and decisions

@@ -283,6 +283,26 @@ func TestFaultsAreCaught(t *testing.T) {
 			s.run(5 * Microsecond)
 			return len(s.comps[0]) == 0 // no NACK-driven retransmission within an RTT or two (LR-NACK-1)
 		},
+		FaultNoRestore: func(t *testing.T, f Faults) bool {
+			s := faultPair(t, f)
+			if err := s.qp[0].SetEVState(s.now, 0x100, EVAssumedBad, &s.out); err != nil {
+				t.Fatal(err)
+			}
+			s.collect(0)
+			s.run(Millisecond)
+			st, _ := s.qp[0].EVStateOf(0x100)
+			return st != EVGood // answered probes restore the EV (EV-ST-7)
+		},
+		FaultNoHoldOff: func(t *testing.T, f Faults) bool {
+			o := newOne(t, func(c *Config, a *Attr) { a.CCProfileID = 10; c.Faults = f })
+			o.write(1, 512, false)
+			sent := o.take()
+			if len(sent) != 1 {
+				t.Fatalf("%d packets sent, want 1", len(sent))
+			}
+			o.recv(1, nackPkt(sent[0].BTH.PSN, 0x100, wire.NACKNoPktBuffer))
+			return len(o.take()) > 0 // retransmitted before base_rtt (LR-NACK-2)
+		},
 		FaultGoBackN: func(t *testing.T, f Faults) bool {
 			s := faultPair(t, f)
 			s.rule = func(from int, o *Outgoing) action {

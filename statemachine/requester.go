@@ -74,7 +74,7 @@ type requester struct {
 func (r *requester) init(cfg *Config, a *Attr, baseRTT Time) {
 	*r = requester{
 		una: a.SQPSN, nxt: a.SQPSN, assign: a.SQPSN, rtxHint: a.SQPSN, lossScan: a.SQPSN, highAck: a.SQPSN,
-		win: uint32(a.MPR) * 128, dynMPR: a.Cap&CapDynamicMPR != 0, maxWIMM: int(a.MaxWIMM), pmtu: int(a.PathMTU),
+		win: uint32(a.MPR) * uint32(cfg.MPRUnit), dynMPR: a.Cap&CapDynamicMPR != 0, maxWIMM: int(a.MaxWIMM), pmtu: int(a.PathMTU),
 		timerAt: Never, holdAt: Never, revAt: Never, baseRTT: baseRTT, sq: make([]sendWR, cfg.MaxSendWR),
 	}
 	ring := r.win
@@ -650,7 +650,7 @@ func (q *QP) onSACK(p *wire.Packet) {
 		}
 	}
 	if r.dynMPR && s.MPR != 0 {
-		r.peerWin = uint32(s.MPR) * 128
+		r.peerWin = uint32(s.MPR) * uint32(q.st.cfg.MPRUnit)
 	}
 	if !s.PR {
 		q.ccEvent(q.cc.onAck(q.now, acked, m != wire.MNone, rtt, s.CC.RcvCwndPen, s.CC.RC, r.inflight))
@@ -707,6 +707,9 @@ func (q *QP) onNACK(p *wire.Packet) {
 	case wire.NACKNoBitmap, wire.NACKNoPktBuffer, wire.NACKNoResource:
 		// Resource NACKs wait base_rtt before the retransmission (LR-NACK-2).
 		at := q.now + r.baseRTT
+		if q.st.cfg.Faults&FaultNoHoldOff != 0 {
+			at = q.now
+		}
 		r.ring.fl[i] |= txHold
 		r.ring.sentAt[i] = at
 		r.holdAt = min(r.holdAt, at)
@@ -898,7 +901,7 @@ func (q *QP) probeResult(i int, id uint16, m wire.Multipath) {
 	switch m {
 	case wire.MNone:
 		t.setProbeOK(i, t.probeOK(i)+1)
-		if t.probeOK(i) >= t.set.probeSuccesses {
+		if t.probeOK(i) >= t.set.probeSuccesses && q.st.cfg.Faults&FaultNoRestore == 0 {
 			q.setEV(i, EVGood, CauseProbeOK)
 		}
 	case wire.MSkipOnce:

@@ -62,8 +62,8 @@ type responder struct {
 	runs      [8]ecnRun
 }
 
-func (r *responder) init(a *Attr) {
-	w := uint32(a.MPRDest) * 128
+func (r *responder) init(a *Attr, unit int) {
+	w := uint32(a.MPRDest) * uint32(unit)
 	*r = responder{epsn: wire.PSNAdd(a.RQPSN, 0), win: w, maxWin: w, dyn: a.Cap&CapDynamicMPR != 0,
 		pmtu: int(a.PathMTU), ackDue: Never, ring: newRxRing(w), stash: make([]wimmSlot, a.MaxWIMMDest)}
 }
@@ -406,7 +406,7 @@ func (q *QP) buildSACK(cack, base uint32, off, ackOff int16, probe bool, ev uint
 	}
 	var mpr uint8
 	if r.dyn {
-		mpr = uint8(r.win / 128)
+		mpr = uint8(r.win / uint32(q.st.cfg.MPRUnit))
 	}
 	p.SETH = wire.SETH{
 		M: m, PR: probe, AckPSNOffset: ackOff, Entropy: ev, CACKPSN: cack, MPR: mpr,

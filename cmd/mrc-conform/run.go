@@ -1,0 +1,292 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/openmrc/mrc/conformance"
+	"github.com/openmrc/mrc/conformance/active"
+	"github.com/openmrc/mrc/conformance/active/netio"
+	"github.com/openmrc/mrc/conformance/active/peer"
+	"github.com/openmrc/mrc/spec"
+)
+
+func init() {
+	register("run", "run the active conformance suite against an implementation (default: the built-in reference, in process)", runActive)
+}
+
+const runUsage = `usage: mrc-conform run [flags]
+
+Runs the active conformance suite: the tester plays the peer of an
+implementation under test (IUT), as responder and as requester, drives it
+through the control protocol (conformance/control-protocol.md), injects
+crafted and impaired packets and judges the answers. Every case cites the
+requirement IDs it checks and ends PASS, FAIL, NON-STRICT, INCONCLUSIVE,
+NOT-APPLICABLE, NOT-SUPPORTED or ERROR.
+
+Transports:
+  inproc    the built-in reference implementation in this process, on a
+            simulated fabric with synthetic time (default; deterministic,
+            no privileges; --fault seeds its known bugs)
+  udp       an IUT process (mrc-peer, a simulator) reached through the UDP
+            tunnel at --peer HOST:PORT, controlled at --control
+  afpacket  an IUT on the wire: raw frames on --iface IF[,IF...] (one per
+            plane; Linux, root), sent only to the --peer addresses
+
+Exit status: 0 every MUST case passed (or is covered by a deviation);
+1 a MUST case FAILed; 2 a usage error, an unreachable IUT or a tester
+fault (ERROR); 127 the transport is not available on this platform, or
+every selected case is NOT-SUPPORTED by the IUT (the QUIC interop
+runner's convention).
+
+flags:
+`
+
+type runFlags struct {
+	transport, iface, peers, ctl, tunnel, testerIP string
+	pics, devs, cases, format, out, capture, today string
+	seed                                           uint64
+	planes                                         int
+	tolerance                                      time.Duration
+	faults                                         faultFlag
+	verbose, all                                   bool
+}
+
+type faultFlag []string
+
+func (f *faultFlag) String() string { return strings.Join(*f, ",") }
+
+func (f *faultFlag) Set(s string) error {
+	for _, n := range strings.Split(s, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			*f = append(*f, n)
+		}
+	}
+	return nil
+}
+
+func runActive(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), runUsage)
+		fs.PrintDefaults()
+	}
+	var fl runFlags
+	fs.StringVar(&fl.transport, "transport", "inproc", "inproc, udp or afpacket")
+	fs.StringVar(&fl.iface, "iface", "", "afpacket: the tester's interfaces, one per plane, comma-separated")
+	fs.StringVar(&fl.peers, "peer", "", "udp: the IUT's tunnel address HOST:PORT; afpacket: the IUT's IP addresses (the only destinations allowed)")
+	fs.StringVar(&fl.ctl, "control", "", "the IUT's control address: unix:PATH or tcp:HOST:PORT (udp, afpacket)")
+	fs.StringVar(&fl.tunnel, "local", "127.0.0.1:0", "udp: the tester's tunnel address")
+	fs.StringVar(&fl.testerIP, "tester-ip", "10.0.0.1", "udp, afpacket: the tester's own MRC address")
+	fs.StringVar(&fl.pics, "pics", "", "PICS file (JSON); default: the features the IUT declares in hello")
+	fs.StringVar(&fl.devs, "deviations", "", "deviations file (NAME CASES YYYY-MM-DD REASON per line)")
+	fs.StringVar(&fl.cases, "cases", "", "case IDs to run: comma-separated glob patterns (e.g. 'MRC-LR-*,MRC-EV-BAD-101')")
+	fs.StringVar(&fl.format, "format", "text", "report format: text, json, junit or html")
+	fs.StringVar(&fl.out, "o", "", "write the report to this file (the terminal still gets the summary)")
+	fs.StringVar(&fl.capture, "capture", "", "write a pcapng capture of the run (one interface per plane)")
+	fs.StringVar(&fl.today, "today", "", "judge deviation expiry against this date (YYYY-MM-DD)")
+	fs.Uint64Var(&fl.seed, "seed", 1, "seed of every random choice (a run is reproducible from it)")
+	fs.IntVar(&fl.planes, "planes", 2, "inproc, udp: number of planes")
+	fs.DurationVar(&fl.tolerance, "tolerance", 0, "udp, afpacket: timing tolerance for scheduling, the fabric and the IUT's reaction (default: the PICS's capture.timer_tolerance_ns, else 20ms)")
+	fs.Var(&fl.faults, "fault", "inproc: seed a known bug into the reference (repeatable): "+strings.Join(peer.FaultNames(), ", "))
+	fs.BoolVar(&fl.verbose, "v", false, "log every case's steps to standard error")
+	fs.BoolVar(&fl.all, "all", false, "text format: list every case's reason and more findings")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	fail := func(code int, f string, a ...any) int {
+		fmt.Fprintf(stderr, "mrc-conform run: "+f+"\n", a...)
+		return code
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fail(2, "unexpected arguments %q", fs.Args())
+	}
+	f := conformance.Format(fl.format)
+	if !validFormat(f) {
+		return fail(2, "unknown format %q (want text, json, junit or html)", fl.format)
+	}
+	var opts active.Options
+	opts.Seed, opts.Cases = fl.seed, fl.cases
+	if _, err := active.Select(fl.cases); err != nil {
+		return fail(2, "%v", err)
+	}
+	if fl.pics != "" {
+		p, err := conformance.LoadPICS(fl.pics)
+		if err != nil {
+			return fail(2, "%v", err)
+		}
+		opts.PICS = p
+	}
+	if fl.devs != "" {
+		d, err := conformance.LoadDeviations(fl.devs)
+		if err != nil {
+			return fail(2, "%v", err)
+		}
+		opts.Deviations = d
+	}
+	if fl.today != "" {
+		d, err := time.Parse(time.DateOnly, fl.today)
+		if err != nil {
+			return fail(2, "--today %q is not a YYYY-MM-DD date", fl.today)
+		}
+		opts.Today = d
+	}
+	if fl.tolerance < 0 || (fl.tolerance > 0 && fl.transport == "inproc") {
+		return fail(2, "--tolerance applies to the udp and afpacket transports, and must be positive")
+	}
+	if fl.tolerance > 0 {
+		tim := active.RealTiming(active.Time(fl.tolerance))
+		opts.Timing = &tim
+	}
+	if fl.verbose {
+		opts.Logf = func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) }
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	tgt, code, err := openTarget(ctx, &fl)
+	if err != nil {
+		return fail(code, "%v", err)
+	}
+	defer tgt.Close()
+	var capBuf bytes.Buffer
+	if fl.capture != "" {
+		opts.Capture, opts.CaptureName = &capBuf, fl.capture
+	}
+	rep, err := active.Run(ctx, tgt, opts)
+	if err != nil {
+		return fail(2, "%v", err)
+	}
+	if fl.capture != "" {
+		if err := os.WriteFile(fl.capture, capBuf.Bytes(), 0o644); err != nil {
+			return fail(2, "%v", err)
+		}
+	}
+	if fl.out != "" {
+		var buf bytes.Buffer
+		if err := rep.Write(&buf, f); err != nil {
+			return fail(2, "%v", err)
+		}
+		if err := os.WriteFile(fl.out, buf.Bytes(), 0o644); err != nil {
+			return fail(2, "%v", err)
+		}
+	}
+	if fl.out == "" && f != conformance.FormatText {
+		if err := rep.Write(stdout, f); err != nil {
+			return fail(2, "%v", err)
+		}
+	} else {
+		fmt.Fprintf(stdout, "mrc-conform run: %d active cases against %s\n", len(rep.Results), tgt.Name())
+		if err := rep.WriteTextOpts(stdout, conformance.TextOptions{All: fl.all, Findings: map[bool]int{true: 20, false: 3}[fl.all]}); err != nil {
+			return fail(2, "%v", err)
+		}
+		if fl.out != "" {
+			fmt.Fprintf(stdout, "report in %s\n", fl.out)
+		}
+	}
+	code = active.ExitCode(rep)
+	if code == 127 {
+		fmt.Fprintln(stderr, "mrc-conform run: every selected case is NOT-SUPPORTED by the IUT (exit status 127)")
+	}
+	return code
+}
+
+// openTarget opens the IUT the flags name; on failure it returns the exit
+// status to use.
+func openTarget(ctx context.Context, fl *runFlags) (active.Target, int, error) {
+	switch fl.transport {
+	case "inproc":
+		if fl.ctl != "" || fl.peers != "" || fl.iface != "" {
+			return nil, 2, errors.New("--control, --peer and --iface do not apply to the inproc transport")
+		}
+		fset, err := peer.ParseFaults(fl.faults...)
+		if err != nil {
+			return nil, 2, err
+		}
+		t, err := active.NewInproc(active.InprocConfig{Planes: fl.planes, Faults: fset, Seed: fl.seed})
+		if err != nil {
+			return nil, 2, err
+		}
+		return t, 0, nil
+	case "udp", "afpacket":
+	default:
+		return nil, 2, fmt.Errorf("unknown transport %q (want inproc, udp or afpacket)", fl.transport)
+	}
+	if len(fl.faults) > 0 {
+		return nil, 2, errors.New("--fault applies to the inproc transport only (give mrc-peer its own --fault)")
+	}
+	if fl.ctl == "" || fl.peers == "" {
+		return nil, 2, fmt.Errorf("the %s transport needs --control and --peer", fl.transport)
+	}
+	tip, err := netip.ParseAddr(fl.testerIP)
+	if err != nil {
+		return nil, 2, fmt.Errorf("--tester-ip %q: %v", fl.testerIP, err)
+	}
+	ports := spec.DefaultProfile().AcceptUDPDstPorts
+	var conn netio.Conn
+	var peers []netip.Addr
+	switch fl.transport {
+	case "udp":
+		if fl.planes < 1 || fl.planes > 8 {
+			return nil, 2, fmt.Errorf("--planes %d: want 1 to 8", fl.planes)
+		}
+		macs := make([][6]byte, fl.planes)
+		for i := range macs {
+			macs[i] = [6]byte{0x02, 0x4d, 0x52, 0x54, 0x00, byte(0x20 + i)}
+		}
+		t, err := netio.ListenTunnel(fl.tunnel, fl.peers, macs)
+		if err != nil {
+			return nil, 2, err
+		}
+		if err := t.Hello(); err != nil {
+			t.Close()
+			return nil, 2, err
+		}
+		conn = t
+	case "afpacket":
+		if !netio.AFPacketSupported {
+			return nil, 127, &active.TransportError{Transport: "afpacket", Unsupported: true, Err: errors.New("AF_PACKET raw sockets need Linux")}
+		}
+		if fl.iface == "" {
+			return nil, 2, errors.New("the afpacket transport needs --iface")
+		}
+		for _, s := range strings.Split(fl.peers, ",") {
+			a, err := netip.ParseAddr(strings.TrimSpace(s))
+			if err != nil {
+				return nil, 2, fmt.Errorf("--peer %q: want IP addresses for afpacket", s)
+			}
+			peers = append(peers, a)
+		}
+		a, err := netio.OpenAFPacket(strings.Split(fl.iface, ","), ports, true)
+		if err != nil {
+			return nil, 2, err
+		}
+		conn = a
+	}
+	ctl, err := active.DialControl(ctx, fl.ctl)
+	if err != nil {
+		conn.Close()
+		return nil, 2, err
+	}
+	t, err := active.NewSocketTarget(active.SocketConfig{Name: fl.transport, Conn: conn, Control: ctl, TesterIP: tip,
+		Peers: peers, Ports: ports})
+	if err != nil {
+		conn.Close()
+		ctl.Close()
+		return nil, 2, err
+	}
+	return t, 0, nil
+}

@@ -1,0 +1,169 @@
+// Command mrc-peer is the reference MRC implementation under test: the
+// statemachine reference QPs and endpoint agent behind the conformance
+// control protocol (conformance/control-protocol.md), on a real data
+// path. mrc-conform run drives it like any vendor's IUT; --fault seeds
+// known bugs so that the suite can be seen to catch them.
+//
+// Usage:
+//
+//	mrc-peer --control ADDR [--transport udp] [--listen HOST:PORT] [--planes N] [--ip ADDR] [--fault NAME]...
+//	mrc-peer --control ADDR --transport afpacket --iface IF[,IF...] [--ip ADDR] [--fault NAME]...
+//
+// The control address is unix:PATH or tcp:HOST:PORT. With the UDP
+// transport, frames travel in UDP datagrams behind the netio tunnel shim
+// and the peer answers the address the tester's datagrams come from; with
+// AF_PACKET (Linux, root) each interface is one plane and the peer sends
+// only on those interfaces.
+//
+// Exit status: 0 after SIGINT or SIGTERM, 1 a runtime failure, 2 a usage
+// error, 127 a transport this platform lacks.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/openmrc/mrc/conformance/active/control"
+	"github.com/openmrc/mrc/conformance/active/netio"
+	"github.com/openmrc/mrc/conformance/active/peer"
+	"github.com/openmrc/mrc/spec"
+)
+
+type faultList []string
+
+func (f *faultList) String() string { return strings.Join(*f, ",") }
+
+func (f *faultList) Set(s string) error {
+	for _, n := range strings.Split(s, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			*f = append(*f, n)
+		}
+	}
+	return nil
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mrc-peer", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	ctlAddr := fs.String("control", "", "control address: unix:PATH or tcp:HOST:PORT (required)")
+	transport := fs.String("transport", "udp", "data path: udp (tunnel) or afpacket")
+	listen := fs.String("listen", "127.0.0.1:47910", "udp: the tunnel's local address")
+	remote := fs.String("remote", "", "udp: the tester's tunnel address (default: learned from its datagrams)")
+	planes := fs.Int("planes", 2, "udp: number of planes")
+	ifaces := fs.String("iface", "", "afpacket: interfaces, one per plane, comma-separated")
+	ipStr := fs.String("ip", "10.0.0.2", "the node's MRC address")
+	seed := fs.Uint64("seed", 1, "seed of the QPs' random choices")
+	var faults faultList
+	fs.Var(&faults, "fault", "seed a known bug (repeatable): "+strings.Join(peer.FaultNames(), ", "))
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: mrc-peer --control ADDR [--transport udp|afpacket] [flags]\n\nflags:")
+		fs.PrintDefaults()
+		fmt.Fprintln(fs.Output(), "\nfaults:")
+		for _, f := range peer.Faults {
+			fmt.Fprintf(fs.Output(), "  %-20s %s\n", f.Name, f.Doc)
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	fail := func(code int, f string, a ...any) int {
+		fmt.Fprintf(stderr, "mrc-peer: "+f+"\n", a...)
+		return code
+	}
+	if *ctlAddr == "" || fs.NArg() > 0 {
+		fs.Usage()
+		return fail(2, "--control is required and there are no arguments")
+	}
+	ip, err := netip.ParseAddr(*ipStr)
+	if err != nil {
+		return fail(2, "--ip %q: %v", *ipStr, err)
+	}
+	fset, err := peer.ParseFaults(faults...)
+	if err != nil {
+		return fail(2, "%v", err)
+	}
+	prof := spec.DefaultProfile()
+	var conn netio.Conn
+	switch *transport {
+	case "udp":
+		if *planes < 1 || *planes > 8 {
+			return fail(2, "--planes %d: want 1 to 8", *planes)
+		}
+		macs := make([][6]byte, *planes)
+		for i := range macs {
+			macs[i] = [6]byte{0x02, 0x4d, 0x52, 0x50, 0x00, byte(0x10 + i)}
+		}
+		t, err := netio.ListenTunnel(*listen, *remote, macs)
+		if err != nil {
+			return fail(1, "%v", err)
+		}
+		conn = t
+	case "afpacket":
+		if !netio.AFPacketSupported {
+			return fail(127, "the afpacket transport needs Linux")
+		}
+		if *ifaces == "" {
+			return fail(2, "--transport afpacket needs --iface")
+		}
+		a, err := netio.OpenAFPacket(strings.Split(*ifaces, ","), prof.AcceptUDPDstPorts, false)
+		if err != nil {
+			return fail(1, "%v", err)
+		}
+		conn = a
+	default:
+		return fail(2, "unknown transport %q (want udp or afpacket)", *transport)
+	}
+	defer conn.Close()
+	a, err := peer.New(peer.Config{MACs: conn.MACs(), IP: ip, Seed: *seed, Faults: fset, Profile: &prof,
+		Implementation: control.Implementation{Vendor: "openmrc", Model: "mrc-peer (reference)", Version: "statemachine",
+			Driver: *transport + " " + strings.Join(fset.Names(), ",")}})
+	if err != nil {
+		return fail(2, "%v", err)
+	}
+	network, addr := control.SplitAddr(*ctlAddr)
+	if network == "unix" {
+		os.Remove(addr)
+	}
+	l, err := net.Listen(network, addr)
+	if err != nil {
+		return fail(1, "control: %v", err)
+	}
+	if network == "unix" {
+		defer os.Remove(addr)
+	}
+	r := peer.NewRunner(a, conn)
+	r.Logf = func(f string, args ...any) { fmt.Fprintf(stderr, "mrc-peer: "+f+"\n", args...) }
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	serr := make(chan error, 1)
+	go func() { serr <- control.Serve(ctx, l, r.Handler()) }()
+	fmt.Fprintf(stderr, "mrc-peer: control on %s, data on %s (%d planes), address %v, faults [%s]\n",
+		*ctlAddr, *transport, conn.Planes(), ip, strings.Join(fset.Names(), ","))
+	err = r.Run(ctx)
+	cancel()
+	if serr := <-serr; err == nil {
+		err = serr
+	}
+	if err != nil {
+		return fail(1, "%v", err)
+	}
+	return 0
+}

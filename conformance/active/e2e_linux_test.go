@@ -1,0 +1,282 @@
+//go:build linux
+
+package active
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/openmrc/mrc/conformance"
+	"github.com/openmrc/mrc/conformance/active/netio"
+	"github.com/openmrc/mrc/internal/testenv"
+	"github.com/openmrc/mrc/spec"
+)
+
+// e2eNet is a pair of network namespaces joined by one veth pair per
+// plane: the peer (IUT) side A and the tester side B.
+type e2eNet struct {
+	t        *testing.T
+	ip, nft  string
+	nsA, nsB string
+	ifA, ifB []string
+}
+
+func (n *e2eNet) run(args ...string) string {
+	n.t.Helper()
+	out, err := exec.Command(args[0], args[1:]...).CombinedOutput()
+	if err != nil {
+		n.t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// newE2ENet creates the namespaces and veths, with names unique to this
+// run, and removes them when the test ends, whatever happens.
+func newE2ENet(t *testing.T, planes int) *e2eNet {
+	n := &e2eNet{t: t, ip: testenv.LookPath(t, "ip"), nft: testenv.LookPath(t, "nft")}
+	id := fmt.Sprintf("%03d%04x", os.Getpid()%1000, rand.IntN(1<<16))
+	n.nsA, n.nsB = "mrcA"+id, "mrcB"+id
+	t.Cleanup(func() {
+		for _, ns := range []string{n.nsA, n.nsB} {
+			_ = exec.Command(n.ip, "netns", "del", ns).Run() // deleting a namespace deletes its veth ends
+		}
+	})
+	n.run(n.ip, "netns", "add", n.nsA)
+	n.run(n.ip, "netns", "add", n.nsB)
+	for pl := 0; pl < planes; pl++ {
+		a, b := fmt.Sprintf("mA%d%s", pl, id), fmt.Sprintf("mB%d%s", pl, id) // 10 characters, under IFNAMSIZ
+		n.run(n.ip, "link", "add", a, "type", "veth", "peer", "name", b)
+		n.run(n.ip, "link", "set", a, "netns", n.nsA)
+		n.run(n.ip, "link", "set", b, "netns", n.nsB)
+		n.run(n.ip, "-n", n.nsA, "link", "set", a, "up")
+		n.run(n.ip, "-n", n.nsB, "link", "set", b, "up")
+		n.ifA, n.ifB = append(n.ifA, a), append(n.ifB, b)
+	}
+	for _, ns := range []string{n.nsA, n.nsB} {
+		// No IPv6 on the veths: nothing but the test's frames on the wire.
+		_ = exec.Command(n.ip, "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1").Run()
+	}
+	return n
+}
+
+// lossOnPeer drops percent % of the MRC frames the peer sends, at the
+// egress hook of each of its interfaces.
+func (n *e2eNet) lossOnPeer(percent int) {
+	var b strings.Builder
+	b.WriteString("table netdev mrcloss {\n")
+	for i, ifc := range n.ifA {
+		fmt.Fprintf(&b, "  chain e%d { type filter hook egress device %q priority 0; udp dport 4791 numgen random mod 100 < %d counter drop; }\n", i, ifc, percent)
+	}
+	b.WriteString("}\n")
+	f := filepath.Join(n.t.TempDir(), "loss.nft")
+	if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
+		n.t.Fatal(err)
+	}
+	n.run(n.ip, "netns", "exec", n.nsA, n.nft, "-f", f)
+}
+
+// dropped returns the packets the peer's egress rules dropped.
+func (n *e2eNet) dropped() int {
+	out := n.run(n.ip, "netns", "exec", n.nsA, n.nft, "list", "table", "netdev", "mrcloss")
+	total := 0
+	for _, m := range regexp.MustCompile(`counter packets (\d+)`).FindAllStringSubmatch(out, -1) {
+		var v int
+		fmt.Sscan(m[1], &v)
+		total += v
+	}
+	return total
+}
+
+// inNetns runs f on a thread that has entered namespace ns. Sockets f
+// opens stay in that namespace; the thread is discarded afterwards.
+func inNetns(ns string, f func() error) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread dies with the goroutine
+		fd, err := syscall.Open("/run/netns/"+ns, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			errc <- err
+			return
+		}
+		defer syscall.Close(fd)
+		nr, ok := map[string]uintptr{"amd64": 308, "arm64": 268, "riscv64": 268, "386": 346, "arm": 375, "ppc64le": 350, "s390x": 339}[runtime.GOARCH]
+		if !ok {
+			errc <- fmt.Errorf("setns: unknown system call number on %s", runtime.GOARCH)
+			return
+		}
+		if _, _, e := syscall.RawSyscall(nr, uintptr(fd), syscall.CLONE_NEWNET, 0); e != 0 {
+			errc <- fmt.Errorf("setns %s: %w", ns, e)
+			return
+		}
+		errc <- f()
+	}()
+	return <-errc
+}
+
+// lossLimited are the passive requirements a judge can only decide from a
+// tap at the implementation: at a tap across a lossy link, a frame the
+// link dropped looks like one the implementation never sent (a PSN gap, a
+// first sighting that is a retransmission, a missing answer).
+var lossLimited = map[string]bool{
+	"REQ-PSN-1": true, "WIRE-BTH-5": true, "WIRE-DSCP-1": true, "EP-GEN-5": true, "RSP-PRB-1": true,
+	"RSP-SACK-5": true, "RSP-ACK-1": true, "RSP-NACK-1": true,
+	// A retransmission the link dropped hides which loss signal the next
+	// one answers (EV-ST-13); EVs the IUT retired after losses, which the
+	// tap cannot see, make it answer on another plane (EV-REV-4).
+	"EV-ST-13": true, "EV-REV-4": true,
+	// Judge issues of a lossless run too (knownJudgeIssues).
+	"RSP-SACK-1": true, "WIRE-CCS-1": true, "RSP-NACK-4": true,
+}
+
+// TestE2EAFPacket runs the whole active suite against mrc-peer over
+// AF_PACKET between two network namespaces, with 10 % random loss of the
+// peer's frames at its egress, and judges the run's capture passively
+// (issue #7 item 5). It needs root, ip and nft; CI has them.
+func TestE2EAFPacket(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test")
+	}
+	testenv.Root(t)
+	goBin := testenv.LookPath(t, "go")
+	start := time.Now()
+	dir := t.TempDir()
+	peerBin := filepath.Join(dir, "mrc-peer")
+	if out, err := exec.Command(goBin, "build", "-o", peerBin, "github.com/openmrc/mrc/cmd/mrc-peer").CombinedOutput(); err != nil {
+		t.Fatalf("go build mrc-peer: %v\n%s", err, out)
+	}
+	const planes = 2
+	n := newE2ENet(t, planes)
+	n.lossOnPeer(10)
+	sock := filepath.Join(dir, "ctl.sock")
+	iut, tester := netip.MustParseAddr("10.77.0.2"), netip.MustParseAddr("10.77.0.1")
+	var peerLog bytes.Buffer
+	cmd := exec.Command(n.ip, "netns", "exec", n.nsA, peerBin, "--transport", "afpacket", "--iface", strings.Join(n.ifA, ","),
+		"--control", "unix:"+sock, "--ip", iut.String())
+	cmd.Stdout, cmd.Stderr = &peerLog, &peerLog
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		if t.Failed() {
+			t.Logf("mrc-peer log:\n%s", peerLog.String())
+		}
+	})
+	for i := 0; ; i++ {
+		if _, err := os.Stat(sock); err == nil {
+			break
+		}
+		if i == 100 {
+			t.Fatalf("mrc-peer did not start:\n%s", peerLog.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ports := spec.DefaultProfile().AcceptUDPDstPorts
+	var conn *netio.AFPacket
+	if err := inNetns(n.nsB, func() (err error) {
+		conn, err = netio.OpenAFPacket(n.ifB, ports, true)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	ctl, err := DialControl(ctx, "unix:"+sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tgt, err := NewSocketTarget(SocketConfig{Name: "afpacket", Conn: conn, Control: ctl, TesterIP: tester,
+		Peers: []netip.Addr{iut}, Ports: ports})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tgt.Close()
+
+	// The guard: the tester refuses to send anywhere but the IUT, and
+	// nothing leaves.
+	stray := mrcFrameTo(netip.MustParseAddr("10.77.0.99"))
+	var re *netio.RefusedError
+	if err := tgt.Send(0, stray); !errors.As(err, &re) {
+		t.Errorf("sending to 10.77.0.99: err %v, want a *netio.RefusedError", err)
+	}
+	if err := tgt.Send(0, []byte{1, 2, 3}); !errors.As(err, &re) {
+		t.Errorf("sending a non-MRC frame: err %v, want a *netio.RefusedError", err)
+	}
+
+	var capture bytes.Buffer
+	rep, err := Run(ctx, tgt, Options{Seed: 7, Capture: &capture, CaptureName: "e2e.pcapng"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		if r.Verdict != conformance.Pass {
+			t.Errorf("%s: %s: %s", r.Case.ID, r.Verdict, r.Reason)
+			for _, f := range r.Findings {
+				t.Logf("    %s %s frame %d: expected %s; observed %s", f.Verdict, f.Requirement, f.Frame, f.Expected, f.Observed)
+			}
+		}
+	}
+	if d := n.dropped(); d == 0 {
+		t.Errorf("the peer's egress rules dropped nothing: the run was not lossy")
+	} else {
+		t.Logf("the peer's egress rules dropped %d frames", d)
+	}
+	capFile := filepath.Join(dir, "e2e.pcapng")
+	if err := os.WriteFile(capFile, capture.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pics, err := conformance.ParsePICS([]byte(`{"pics_version": 1,
+		"features": {"trim_nack": true, "endpoint_ops": true, "ipv4": true},
+		"dut": ["iut"], "nodes": {"iut": ["10.77.0.2"], "tester": ["10.77.0.1"]},
+		"parameters": {"mpr": 1, "mpr_dest": 1},
+		"capture": {"points": {"tester": "tester"}, "reaction_time_ns": 20000000, "timer_tolerance_ns": 20000000}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	judged, err := conformance.JudgeFile(capFile, conformance.Options{PICS: pics})
+	if err != nil {
+		t.Fatal(err)
+	}
+	limited := map[string]int{}
+	for _, r := range judged.Results {
+		if r.Verdict != conformance.Fail {
+			continue
+		}
+		for _, f := range r.Findings {
+			if f.Verdict != conformance.Fail {
+				continue
+			}
+			if lossLimited[f.Requirement] {
+				limited[f.Requirement]++
+				continue
+			}
+			t.Errorf("passive %s: %s frame %d: expected %s; observed %s", r.Case.ID, f.Requirement, f.Frame, f.Expected, f.Observed)
+		}
+	}
+	if len(limited) > 0 {
+		t.Logf("passive findings that need a tap at the IUT (loss before the tester's tap), not counted: %v", limited)
+	}
+	t.Logf("active %s (%d cases), passive judge %d MUST passed; %d frames captured; %v in all",
+		rep.Summary.Result, len(rep.Results), judged.Summary.MustPassed, rep.Capture.Frames, time.Since(start).Round(time.Millisecond))
+}

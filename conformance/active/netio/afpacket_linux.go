@@ -1,0 +1,229 @@
+//go:build linux
+
+package netio
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"slices"
+	"sync"
+	"syscall"
+)
+
+const (
+	ethPAll        = 0x0003
+	packetOutgoing = 4
+	maxFrame       = 9216 + 64
+)
+
+func htons(v uint16) uint16 { return v<<8 | v>>8 }
+
+// AFPacketSupported reports whether this build has AF_PACKET support.
+const AFPacketSupported = true
+
+type afIf struct {
+	name string
+	mac  [6]byte
+	send syscall.RawConn // sends (and, without a tap, receives)
+	recv syscall.RawConn
+	fs   []*os.File
+}
+
+// AFPacket moves frames over AF_PACKET raw sockets, one interface per
+// plane. It needs CAP_NET_RAW.
+type AFPacket struct {
+	ifs    []*afIf
+	ports  []uint16
+	tap    bool
+	frames chan Frame
+	errc   chan error
+	done   chan struct{}
+	once   sync.Once
+	wg     sync.WaitGroup
+}
+
+// PermissionError reports that raw sockets need privileges this process
+// lacks.
+type PermissionError struct{ Err error }
+
+func (e *PermissionError) Error() string {
+	return "netio: AF_PACKET sockets need root (CAP_NET_RAW): " + e.Err.Error()
+}
+
+func (e *PermissionError) Unwrap() error { return e.Err }
+
+func rawSocket(ifindex int, proto uint16, name string) (syscall.RawConn, *os.File, error) {
+	fd, err := syscall.Socket(syscall.AF_PACKET, syscall.SOCK_RAW|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, int(htons(proto)))
+	if err != nil {
+		if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES) {
+			return nil, nil, &PermissionError{Err: err}
+		}
+		return nil, nil, fmt.Errorf("netio: AF_PACKET socket: %w", err)
+	}
+	if err := syscall.Bind(fd, &syscall.SockaddrLinklayer{Protocol: htons(proto), Ifindex: ifindex}); err != nil {
+		syscall.Close(fd)
+		return nil, nil, fmt.Errorf("netio: binding to %s: %w", name, err)
+	}
+	enableTimestamps(uintptr(fd))
+	f := os.NewFile(uintptr(fd), "afpacket:"+name)
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return rc, f, nil
+}
+
+// OpenAFPacket opens raw sockets on the named interfaces: plane i is
+// ifaces[i]. It reads only IPv4/IPv6 UDP frames to one of ports. With
+// tap, a second socket per interface sees both directions, including
+// this process's own transmissions (Frame.Out), for a capture.
+func OpenAFPacket(ifaces []string, ports []uint16, tap bool) (*AFPacket, error) {
+	if len(ifaces) == 0 {
+		return nil, errors.New("netio: no interface given")
+	}
+	a := &AFPacket{ports: slices.Clone(ports), tap: tap, frames: make(chan Frame, 8192), errc: make(chan error, 1),
+		done: make(chan struct{})}
+	for _, name := range ifaces {
+		ni, err := net.InterfaceByName(name)
+		if err != nil {
+			a.Close()
+			return nil, fmt.Errorf("netio: interface %q: %w", name, err)
+		}
+		in := &afIf{name: name}
+		copy(in.mac[:], ni.HardwareAddr)
+		sendProto := uint16(ethPAll)
+		if tap {
+			sendProto = 0 // a send-only socket: the tap socket reads
+		}
+		rc, f, err := rawSocket(ni.Index, sendProto, name)
+		if err != nil {
+			a.Close()
+			return nil, err
+		}
+		in.send, in.recv, in.fs = rc, rc, append(in.fs, f)
+		if tap {
+			rc, f, err := rawSocket(ni.Index, ethPAll, name)
+			if err != nil {
+				in.fs[0].Close()
+				a.Close()
+				return nil, err
+			}
+			in.recv, in.fs = rc, append(in.fs, f)
+		}
+		a.ifs = append(a.ifs, in)
+	}
+	for i, in := range a.ifs {
+		a.wg.Add(1)
+		go a.read(i, in)
+	}
+	return a, nil
+}
+
+func (a *AFPacket) read(plane int, in *afIf) {
+	defer a.wg.Done()
+	buf := make([]byte, maxFrame)
+	oob := make([]byte, oobSize)
+	for {
+		var n, oobn int
+		var from syscall.Sockaddr
+		var rerr error
+		err := in.recv.Read(func(fd uintptr) bool {
+			n, oobn, _, from, rerr = syscall.Recvmsg(int(fd), buf, oob, 0)
+			return rerr != syscall.EAGAIN
+		})
+		if err == nil {
+			err = rerr
+		}
+		if err != nil {
+			select {
+			case <-a.done:
+			case a.errc <- fmt.Errorf("netio: reading %s: %w", in.name, err):
+			default:
+			}
+			return
+		}
+		out := false
+		if ll, ok := from.(*syscall.SockaddrLinklayer); ok {
+			out = ll.Pkttype == packetOutgoing
+		}
+		if out && !a.tap {
+			continue
+		}
+		if _, ok := IsMRC(buf[:n], a.ports); !ok {
+			continue
+		}
+		f := Frame{Plane: plane, Out: out, Data: slices.Clone(buf[:n]), At: arrival(oob[:oobn])}
+		select {
+		case a.frames <- f:
+		case <-a.done:
+			return
+		}
+	}
+}
+
+// Planes implements Conn.
+func (a *AFPacket) Planes() int { return len(a.ifs) }
+
+// TapsOutgoing implements Conn.
+func (a *AFPacket) TapsOutgoing() bool { return a.tap }
+
+// MACs implements Conn.
+func (a *AFPacket) MACs() [][6]byte {
+	out := make([][6]byte, len(a.ifs))
+	for i, in := range a.ifs {
+		out[i] = in.mac
+	}
+	return out
+}
+
+// WriteFrame implements Conn. A frame dropped by the egress path
+// (ENOBUFS, e.g. an nftables egress rule) is lost, not an error.
+func (a *AFPacket) WriteFrame(plane int, frame []byte) error {
+	if plane < 0 || plane >= len(a.ifs) {
+		return fmt.Errorf("netio: plane %d of %d", plane, len(a.ifs))
+	}
+	var werr error
+	err := a.ifs[plane].send.Write(func(fd uintptr) bool {
+		_, werr = syscall.Write(int(fd), frame)
+		return werr != syscall.EAGAIN
+	})
+	if err == nil {
+		err = werr
+	}
+	if errors.Is(err, syscall.ENOBUFS) {
+		return nil
+	}
+	if errors.Is(err, os.ErrClosed) {
+		return ErrClosed
+	}
+	return err
+}
+
+// ReadFrame implements Conn.
+func (a *AFPacket) ReadFrame() (Frame, error) {
+	select {
+	case f := <-a.frames:
+		return f, nil
+	case err := <-a.errc:
+		return Frame{}, err
+	case <-a.done:
+		return Frame{}, ErrClosed
+	}
+}
+
+// Close implements Conn.
+func (a *AFPacket) Close() error {
+	a.once.Do(func() {
+		close(a.done)
+		for _, in := range a.ifs {
+			for _, f := range in.fs {
+				f.Close()
+			}
+		}
+	})
+	a.wg.Wait()
+	return nil
+}

@@ -1,0 +1,105 @@
+package peer
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/openmrc/mrc/statemachine"
+)
+
+// Fault is one seeded bug of the reference peer, for showing that the
+// conformance suite catches broken implementations. Some are statemachine
+// faults (statemachine.Faults); the others live in the agent's ingress or
+// egress stage and touch packets only.
+type Fault struct {
+	Name string
+	Doc  string
+	sm   statemachine.Faults
+	ag   agentFault
+}
+
+type agentFault uint32
+
+const (
+	agNoRtxFlag agentFault = 1 << iota
+	agBadICRC
+	agIgnoreECN
+	agNoProbeAnswer
+	agIgnoreMVerdict
+	agIgnorePortStatus
+	agNoEPResponse
+	agAcceptBadICRC
+	agNoOORNACK
+)
+
+// Faults lists every seeded fault, by name.
+var Faults = []Fault{
+	{Name: "go-back-n", Doc: "retransmits every outstanding PSN from a lost one on, acknowledged or not", sm: statemachine.FaultGoBackN},
+	{Name: "ignore-trim", Doc: "ignores TRIMMED NACKs (no retransmission until the timer)", sm: statemachine.FaultIgnoreTrim},
+	{Name: "reuse-nacked-ev", Doc: "retransmits a NACKed PSN on the EV the NACK named", sm: statemachine.FaultReuseNACKedEV},
+	{Name: "early-wimm", Doc: "completes a WriteIMM when its last packet arrives, before earlier PSNs", sm: statemachine.FaultEarlyWIMM},
+	{Name: "place-duplicates", Doc: "places duplicate packets again", sm: statemachine.FaultPlaceDuplicates},
+	{Name: "beyond-mpr", Doc: "sends PSNs up to twice the MPR window ahead of the cumulative ACK", sm: statemachine.FaultBeyondMPR},
+	{Name: "no-restore", Doc: "never returns an ASSUMED_BAD EV to GOOD, whatever its probes say", sm: statemachine.FaultNoRestore},
+	{Name: "no-hold-off", Doc: "retransmits at once after a resource NACK instead of waiting base_rtt", sm: statemachine.FaultNoHoldOff},
+	{Name: "no-rtx-flag", Doc: "sends retransmissions without the BTH rtx flag", ag: agNoRtxFlag},
+	{Name: "bad-icrc", Doc: "sends every packet with a wrong ICRC", ag: agBadICRC},
+	{Name: "ignore-ecn", Doc: "answers CE-marked packets and probes with m = NONE", ag: agIgnoreECN},
+	{Name: "no-probe-answer", Doc: "never answers reliability probes", ag: agNoProbeAnswer},
+	{Name: "ignore-m-verdict", Doc: "ignores the m verdict (SKIP_ONCE, ALWAYS_SKIP) of SACKs", ag: agIgnoreMVerdict},
+	{Name: "ignore-port-status", Doc: "ignores peers' port status updates and keeps using their down planes", ag: agIgnorePortStatus},
+	{Name: "no-ep-response", Doc: "never answers endpoint requests", ag: agNoEPResponse},
+	{Name: "accept-bad-icrc", Doc: "accepts packets whose ICRC is wrong", ag: agAcceptBadICRC},
+	{Name: "no-oor-nack", Doc: "drops out-of-window PSNs without the PSN_OOR_WINDOW NACK", ag: agNoOORNACK},
+}
+
+// FaultSet is a set of seeded faults; the zero value is a correct peer.
+type FaultSet struct {
+	sm    statemachine.Faults
+	ag    agentFault
+	names []string
+}
+
+// UnknownFaultError names a fault that does not exist.
+type UnknownFaultError struct{ Name string }
+
+func (e *UnknownFaultError) Error() string {
+	return fmt.Sprintf("peer: unknown fault %q (known: %s)", e.Name, strings.Join(FaultNames(), ", "))
+}
+
+// FaultNames returns the names of every fault.
+func FaultNames() []string {
+	out := make([]string, len(Faults))
+	for i, f := range Faults {
+		out[i] = f.Name
+	}
+	return out
+}
+
+// ParseFaults returns the set of the named faults.
+func ParseFaults(names ...string) (FaultSet, error) {
+	var s FaultSet
+	for _, n := range names {
+		i := slices.IndexFunc(Faults, func(f Fault) bool { return f.Name == n })
+		if i < 0 {
+			return FaultSet{}, &UnknownFaultError{Name: n}
+		}
+		f := Faults[i]
+		s.sm |= f.sm
+		s.ag |= f.ag
+		if !slices.Contains(s.names, n) {
+			s.names = append(s.names, n)
+		}
+	}
+	slices.Sort(s.names)
+	return s, nil
+}
+
+// Names returns the faults of the set, sorted.
+func (s FaultSet) Names() []string { return slices.Clone(s.names) }
+
+// Empty reports whether the set seeds no fault.
+func (s FaultSet) Empty() bool { return s.sm == 0 && s.ag == 0 }
+
+func (s FaultSet) has(f agentFault) bool { return s.ag&f != 0 }

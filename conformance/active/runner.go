@@ -1,0 +1,380 @@
+package active
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/openmrc/mrc/conformance"
+	"github.com/openmrc/mrc/conformance/active/control"
+	"github.com/openmrc/mrc/pcap"
+	"github.com/openmrc/mrc/spec"
+)
+
+// Options configure an active run.
+type Options struct {
+	// PICS is the implementation's conformance statement; nil builds one
+	// from the features the IUT declares in hello.
+	PICS *conformance.PICS
+	// Deviations are accepted failures; nil means none.
+	Deviations *conformance.Deviations
+	// Today is the date deviations expire against; zero means now (UTC).
+	Today time.Time
+	// Cases selects cases by ID: comma-separated path.Match patterns
+	// ("MRC-LR-*,MRC-EV-BAD-101"); empty means every active case.
+	Cases string
+	// Seed seeds every random choice of the tester (and of the inproc
+	// peer); a run is reproducible from it.
+	Seed uint64
+	// Timing overrides the timing profile (SyntheticTiming for the
+	// inproc transport, RealTiming otherwise).
+	Timing *Timing
+	// Logf, when set, receives the run log as it happens.
+	Logf func(format string, args ...any)
+	// Capture, when set, receives a pcapng capture of every frame the
+	// tester sent and received, one interface per plane; CaptureName is
+	// its name in the report.
+	Capture     io.Writer
+	CaptureName string
+}
+
+// UsageError reports options that cannot work (exit status 2).
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return "active: " + e.Msg }
+
+// WireCaseID is the case that collects the strict wire checks of every
+// frame the IUT sends during the run.
+const WireCaseID = "MRC-WIRE-IUT-101"
+
+// Select returns the active cases whose IDs match patterns (see
+// Options.Cases).
+func Select(patterns string) ([]Case, error) {
+	all := Cases()
+	if strings.TrimSpace(patterns) == "" {
+		return all, nil
+	}
+	var out []Case
+	for _, pat := range strings.Split(patterns, ",") {
+		pat = strings.TrimSpace(pat)
+		if _, err := path.Match(pat, ""); err != nil {
+			return nil, &UsageError{fmt.Sprintf("bad case pattern %q: %v", pat, err)}
+		}
+		n := 0
+		for _, c := range all {
+			if ok, _ := path.Match(pat, c.ID); ok && !slices.ContainsFunc(out, func(x Case) bool { return x.ID == c.ID }) {
+				out = append(out, c)
+				n++
+			} else if ok {
+				n++
+			}
+		}
+		if n == 0 {
+			return nil, &UsageError{fmt.Sprintf("pattern %q matches no active case", pat)}
+		}
+	}
+	slices.SortFunc(out, func(a, b Case) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// Run runs the selected active cases against the target and returns the
+// report. An error means no report could be made: the IUT could not be
+// reached or greeted, or the options are unusable.
+func Run(ctx context.Context, tgt Target, opts Options) (*conformance.Report, error) {
+	if err := RegistrationErr(); err != nil {
+		return nil, err
+	}
+	sel, err := Select(opts.Cases)
+	if err != nil {
+		return nil, err
+	}
+	ctl := tgt.Control()
+	hello, err := ctl.Hello(ctx, "mrc-conform "+conformance.Version)
+	if err != nil {
+		return nil, fmt.Errorf("active: hello: %w", err)
+	}
+	pics := opts.PICS
+	if pics == nil {
+		if pics, err = picsFromHello(hello); err != nil {
+			return nil, err
+		}
+	}
+	s := &session{ctx: ctx, tgt: tgt, ctl: ctl, hello: hello, pics: pics, codec: pics.Codec(), mode: pics.EVModeValue(),
+		seed: opts.Seed, logf: opts.Logf}
+	if mode, err := evModeOf(hello.EVMode); err != nil || mode != s.mode {
+		return nil, &UsageError{fmt.Sprintf("the IUT sends EV mode %q, the PICS declares %s", hello.EVMode, s.mode)}
+	}
+	if s.iut, err = addrsOf(hello, tgt.Planes()); err != nil {
+		return nil, err
+	}
+	if pc, ok := tgt.(interface{ CheckPeer(netip.Addr) error }); ok {
+		if err := pc.CheckPeer(s.iut.IP); err != nil {
+			return nil, err
+		}
+	}
+	s.tester = tgt.Local()
+	if len(s.tester.MACs) < tgt.Planes() || s.tester.IP.Is4() != s.iut.IP.Is4() {
+		return nil, &UsageError{fmt.Sprintf("tester addresses %v do not fit %d planes and IUT address %v", s.tester, tgt.Planes(), s.iut.IP)}
+	}
+	switch {
+	case opts.Timing != nil:
+		s.tim = *opts.Timing
+	case tgt.RealTime():
+		var tol Time
+		if v := pics.Capture.TimerToleranceNs; v != nil {
+			tol = Time(*v)
+		}
+		s.tim = RealTiming(tol)
+	default:
+		s.tim = SyntheticTiming()
+	}
+	capInfo, finishCapture, err := s.startCapture(opts)
+	if err != nil {
+		return nil, err
+	}
+	today := opts.Today
+	if today.IsZero() {
+		today = time.Now().UTC()
+	}
+	rep := &conformance.Report{
+		SchemaVersion: conformance.SchemaVersion,
+		Tool:          conformance.ToolInfo{Name: "mrc-conform", Version: conformance.Version, Requirements: len(spec.Requirements())},
+		Mode:          conformance.Active,
+		Capture:       capInfo,
+		PICS:          picsInfo(pics, hello, opts.PICS == nil),
+		Connections:   []conformance.Connection{},
+		Frames:        []conformance.Frame{},
+		Timelines:     []conformance.Timeline{},
+	}
+	wireIdx := -1
+	for i := range sel {
+		c := &sel[i]
+		res := conformance.Result{Case: c.Case, Findings: []conformance.Finding{}}
+		switch ok, why := picsApplies(pics, &c.Case); {
+		case slices.Contains(pics.UnsupportedCases, c.ID):
+			res.Verdict, res.Reason = conformance.NotSupported, "the PICS lists this case as unsupported"
+		case !ok:
+			res.Verdict, res.Reason = conformance.NotApplicable, why
+		case c.MinPlanes > tgt.Planes():
+			res.Verdict, res.Reason = conformance.NotApplicable, fmt.Sprintf("the case needs %d planes, the link has %d", c.MinPlanes, tgt.Planes())
+		default:
+			if s.logf != nil {
+				s.logf("%s: %s", c.ID, c.Title)
+			}
+			res, _ = s.runCase(ctx, c)
+			s.delayed = nil
+			if s.logf != nil {
+				s.logf("%s: %s — %s", c.ID, res.Verdict, res.Reason)
+			}
+		}
+		if c.ID == WireCaseID {
+			wireIdx = len(rep.Results)
+		}
+		rep.Results = append(rep.Results, res)
+	}
+	if wireIdx >= 0 {
+		s.mergeWire(&rep.Results[wireIdx])
+	}
+	renum, err := finishCapture()
+	if err != nil {
+		return nil, err
+	}
+	renumber(rep, renum)
+	active, expired := opts.Deviations.Resolve(today)
+	rep.Deviations = conformance.DeviationsInfo{Date: today.Format(time.DateOnly), List: []conformance.DeviationInfo{}}
+	if opts.Deviations != nil {
+		rep.Deviations.File, rep.Deviations.SHA256 = opts.Deviations.File, opts.Deviations.SHA
+	}
+	rep.Finalize(active, expired)
+	return rep, nil
+}
+
+// mergeWire adds the wire observations of the whole run to the wire case.
+func (s *session) mergeWire(r *conformance.Result) {
+	switch r.Verdict {
+	case conformance.Error, conformance.NotSupported, conformance.NotApplicable:
+		return
+	}
+	w := &s.wire
+	r.Checked += w.ok + w.total
+	r.FindingCount += w.total
+	for _, f := range w.findings {
+		if len(r.Findings) < conformance.MaxFindings {
+			r.Findings = append(r.Findings, f)
+		}
+	}
+	switch {
+	case w.total > 0:
+		r.Verdict = conformance.Fail
+		r.Reason = fmt.Sprintf("%d of %d frames the IUT sent break a wire rule", w.total, w.ok+w.total)
+	case r.Verdict == conformance.Inconclusive && w.ok > 0, r.Verdict == conformance.Pass:
+		r.Verdict = conformance.Pass
+		r.Reason = fmt.Sprintf("%d frames the IUT sent, all well formed", w.ok)
+	}
+}
+
+// ExitCode is the process exit status for a report: 0 every MUST passed
+// (or is covered by a deviation), 1 a MUST failed, 2 a tester error, 127
+// every selected case is NOT-SUPPORTED (the QUIC interop runner's
+// convention for "unsupported").
+func ExitCode(rep *conformance.Report) int {
+	if n := len(rep.Results); n > 0 && rep.Summary.Verdicts[conformance.NotSupported.String()] == n {
+		return 127
+	}
+	return rep.ExitCode()
+}
+
+func picsApplies(p *conformance.PICS, c *conformance.Case) (bool, string) {
+	for _, f := range c.Features {
+		want := !strings.HasPrefix(f, "!")
+		name := strings.TrimPrefix(f, "!")
+		if p.Has(name) != want {
+			if want {
+				return false, "the PICS does not declare feature " + name
+			}
+			return false, "the PICS declares feature " + name + ", which this case excludes"
+		}
+	}
+	return true, ""
+}
+
+// picsFromHello builds the PICS the IUT declares about itself.
+func picsFromHello(h *control.HelloResult) (*conformance.PICS, error) {
+	doc := map[string]any{"pics_version": conformance.PICSVersion, "features": map[string]bool{},
+		"implementation": h.Implementation}
+	feats := doc["features"].(map[string]bool)
+	for _, f := range h.Features {
+		if _, ok := conformance.FeatureDocs[f]; ok {
+			feats[f] = true
+		}
+	}
+	if h.EVMode != "" {
+		doc["ev_mode"] = h.EVMode
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	p, err := conformance.ParsePICS(b)
+	if err != nil {
+		return nil, fmt.Errorf("active: the PICS the IUT declares in hello: %w", err)
+	}
+	return p, nil
+}
+
+func picsInfo(p *conformance.PICS, h *control.HelloResult, fromHello bool) conformance.PICSInfo {
+	info := conformance.PICSInfo{File: p.File(), SHA256: p.SHA256(), Implementation: p.Implementation,
+		Profile: p.Codec().Profile().Name, EVMode: strings.ToLower(p.EVModeValue().String()), Features: []string{},
+		DUT: slices.Clone(p.DUT)}
+	if info.Implementation == (conformance.Implementation{}) {
+		hi := h.Implementation
+		info.Implementation = conformance.Implementation{Vendor: hi.Vendor, Model: hi.Model, Version: hi.Version,
+			Firmware: hi.Firmware, Driver: hi.Driver}
+	}
+	if fromHello {
+		info.File, info.SHA256 = "(declared by the IUT in hello)", ""
+	}
+	for f, on := range p.Features {
+		if on {
+			info.Features = append(info.Features, f)
+		}
+	}
+	slices.Sort(info.Features)
+	return info
+}
+
+// addrsOf reads the IUT's addresses from hello.
+func addrsOf(h *control.HelloResult, planes int) (Addrs, error) {
+	var a Addrs
+	if len(h.Ports) < planes {
+		return a, &UsageError{fmt.Sprintf("the IUT has %d ports, the link %d planes", len(h.Ports), planes)}
+	}
+	for i := 0; i < planes; i++ {
+		pt := h.Ports[i]
+		ip, err := netip.ParseAddr(pt.IP)
+		if err != nil {
+			return a, &UsageError{fmt.Sprintf("the IUT's port %d has IP %q", pt.Port, pt.IP)}
+		}
+		if i == 0 {
+			a.IP = ip
+		} else if ip != a.IP {
+			return a, &UsageError{fmt.Sprintf("the IUT's ports have different IPs (%v, %v): one address per node is supported", a.IP, ip)}
+		}
+		hw, err := net.ParseMAC(pt.MAC)
+		if err != nil || len(hw) != 6 {
+			return a, &UsageError{fmt.Sprintf("the IUT's port %d has MAC %q", pt.Port, pt.MAC)}
+		}
+		a.MACs = append(a.MACs, [6]byte(hw))
+	}
+	return a, nil
+}
+
+// startCapture prepares the pcapng capture of the run. Frames are kept
+// and written at the end in the order of their timestamps: the planes'
+// taps report frames a little out of order, and a capture must show the
+// wire's order. The finish function returns the renumbering from tap
+// sequence numbers to frame numbers in the file.
+func (s *session) startCapture(opts Options) (*conformance.CaptureInfo, func() (map[int]int, error), error) {
+	if opts.Capture == nil {
+		return nil, func() (map[int]int, error) { return nil, nil }, nil
+	}
+	var ifs []pcap.Interface
+	info := &conformance.CaptureInfo{File: opts.CaptureName, Format: "pcapng", Interfaces: []conformance.Interface{},
+		PointNodes: []conformance.PointNode{}, Notes: []string{}, TimestampsTrusted: true}
+	for pl := 0; pl < s.tgt.Planes(); pl++ {
+		ifs = append(ifs, pcap.Interface{Point: "tester", Plane: pl, Description: "the conformance tester's side of plane " + fmt.Sprint(pl)})
+		info.Interfaces = append(info.Interfaces, conformance.Interface{ID: pl, Name: pcap.InterfaceName("tester", pl), Point: "tester", Plane: pl})
+	}
+	start := time.Now()
+	var frames []Frame
+	s.tgt.SetTap(func(f Frame) { frames = append(frames, f) })
+	return info, func() (map[int]int, error) {
+		s.tgt.SetTap(nil)
+		slices.SortStableFunc(frames, func(a, b Frame) int { return cmp.Compare(a.At, b.At) })
+		w, err := pcap.NewWriter(opts.Capture, ifs...)
+		if err != nil {
+			return nil, err
+		}
+		renum := make(map[int]int, len(frames))
+		real := s.tgt.RealTime()
+		for i, f := range frames {
+			renum[f.Seq] = i + 1
+			if err := w.WritePacket(frameTime(real, start, f.At), f.Plane, f.Data); err != nil {
+				return nil, err
+			}
+		}
+		info.Frames, info.MRCFrames = len(frames), len(frames)
+		if len(frames) > 0 {
+			info.DurationNs = int64(frames[len(frames)-1].At - frames[0].At)
+		}
+		return renum, w.Flush()
+	}, nil
+}
+
+// renumber rewrites the frame numbers of every finding to the capture's.
+func renumber(rep *conformance.Report, renum map[int]int) {
+	if renum == nil {
+		return
+	}
+	for i := range rep.Results {
+		fs := rep.Results[i].Findings
+		for j := range fs {
+			if n, ok := renum[fs[j].Frame]; ok {
+				fs[j].Frame = n
+			}
+			for k, r := range fs[j].Related {
+				if n, ok := renum[r]; ok {
+					fs[j].Related[k] = n
+				}
+			}
+		}
+	}
+}

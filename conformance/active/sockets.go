@@ -1,0 +1,200 @@
+package active
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/openmrc/mrc/conformance/active/control"
+	"github.com/openmrc/mrc/conformance/active/netio"
+)
+
+// SocketTarget is an IUT reached over real sockets: a netio transport
+// (AF_PACKET or the UDP tunnel) for the data path and a control
+// connection. Its clock is real. Every frame the tester sends passes the
+// transport's guard: only MRC frames to the configured peer addresses
+// leave.
+type SocketTarget struct {
+	name  string
+	conn  netio.Conn
+	guard *netio.Guard
+	ctl   *control.Client
+	local Addrs
+	start time.Time
+	tap   tapper
+	rx    chan Frame
+	errc  chan error
+	done  chan struct{}
+	once  sync.Once
+	wg    sync.WaitGroup
+	timer *time.Timer
+}
+
+// SocketConfig configures a SocketTarget.
+type SocketConfig struct {
+	// Name is the transport's name in the report ("udp", "afpacket").
+	Name string
+	// Conn is the data path.
+	Conn netio.Conn
+	// Control is the IUT's control client.
+	Control *control.Client
+	// TesterIP is the tester's own MRC address.
+	TesterIP netip.Addr
+	// Peers are the IUT addresses frames may be sent to; empty means the
+	// address the IUT announces in hello (UDP tunnel only: an AF_PACKET
+	// target requires them).
+	Peers []netip.Addr
+	// Ports are the MRC UDP ports frames may be sent to.
+	Ports []uint16
+}
+
+// NewSocketTarget starts a target over an open transport and control
+// connection.
+func NewSocketTarget(cfg SocketConfig) (*SocketTarget, error) {
+	if !cfg.TesterIP.IsValid() {
+		return nil, &UsageError{"the tester's IP address is required"}
+	}
+	if cfg.Name == "afpacket" && len(cfg.Peers) == 0 {
+		return nil, &UsageError{"an AF_PACKET run needs the IUT's addresses (--peer): the tester sends to nothing else"}
+	}
+	// The clock is the wall clock, like the kernel's receive timestamps:
+	// the monotonic clock can drift from it by milliseconds over a run
+	// while NTP slews, which would reorder a frame and the feedback it
+	// answered.
+	s := &SocketTarget{name: cfg.Name, ctl: cfg.Control, start: time.Now().Round(0), rx: make(chan Frame, 16384),
+		errc: make(chan error, 1), done: make(chan struct{})}
+	s.guard = &netio.Guard{Peers: slices.Clone(cfg.Peers), Ports: slices.Clone(cfg.Ports)}
+	s.conn = &netio.Guarded{Conn: cfg.Conn, G: *s.guard}
+	s.local = Addrs{IP: cfg.TesterIP, MACs: cfg.Conn.MACs()}
+	s.timer = time.NewTimer(time.Hour)
+	s.timer.Stop()
+	s.wg.Add(1)
+	go s.read()
+	return s, nil
+}
+
+// CheckPeer makes sure the tester may send to the IUT's announced
+// address; for a target without configured peers it adopts it.
+func (s *SocketTarget) CheckPeer(ip netip.Addr) error {
+	g := s.conn.(*netio.Guarded)
+	if len(g.G.Peers) == 0 {
+		g.G.Peers = []netip.Addr{ip}
+		return nil
+	}
+	if !slices.Contains(g.G.Peers, ip) {
+		return &UsageError{fmt.Sprintf("the IUT announces address %v, which is not among the configured peers %v: refusing to send to it", ip, g.G.Peers)}
+	}
+	return nil
+}
+
+func (s *SocketTarget) read() {
+	defer s.wg.Done()
+	for {
+		f, err := s.conn.ReadFrame()
+		if err != nil {
+			select {
+			case <-s.done:
+			case s.errc <- err:
+			}
+			return
+		}
+		at := s.Now()
+		if !f.At.IsZero() {
+			at = min(at, Time(f.At.Sub(s.start))) // the kernel's arrival time
+		}
+		fr := Frame{At: at, Plane: f.Plane, Out: f.Out, Data: f.Data}
+		s.tap.record(&fr)
+		if f.Out {
+			continue
+		}
+		select {
+		case s.rx <- fr:
+		case <-s.done:
+			return
+		default:
+			// The tester fell behind by a whole buffer: the frame is lost,
+			// like any frame the fabric drops.
+		}
+	}
+}
+
+// Planes implements Link.
+func (s *SocketTarget) Planes() int { return s.conn.Planes() }
+
+// Now implements Link.
+func (s *SocketTarget) Now() Time { return Time(time.Now().Round(0).Sub(s.start)) }
+
+// RealTime implements Target.
+func (s *SocketTarget) RealTime() bool { return true }
+
+// Name implements Target.
+func (s *SocketTarget) Name() string { return s.name }
+
+// Control implements Target.
+func (s *SocketTarget) Control() *control.Client { return s.ctl }
+
+// Local implements Target.
+func (s *SocketTarget) Local() Addrs { return s.local }
+
+// SetTap implements Link.
+func (s *SocketTarget) SetTap(f func(Frame)) { s.tap.set(f) }
+
+// Send implements Link.
+func (s *SocketTarget) Send(plane int, frame []byte) error {
+	if err := s.conn.WriteFrame(plane, frame); err != nil {
+		return err
+	}
+	if !s.conn.TapsOutgoing() {
+		s.tap.record(&Frame{At: s.Now(), Plane: plane, Out: true, Data: slices.Clone(frame)})
+	}
+	return nil
+}
+
+// Recv implements Link.
+func (s *SocketTarget) Recv(deadline Time) (Frame, bool, error) {
+	select {
+	case f := <-s.rx:
+		return f, true, nil
+	case err := <-s.errc:
+		return Frame{}, false, err
+	default:
+	}
+	d := deadline - s.Now()
+	if d <= 0 {
+		return Frame{}, false, nil
+	}
+	s.timer.Reset(time.Duration(d))
+	defer s.timer.Stop()
+	select {
+	case f := <-s.rx:
+		return f, true, nil
+	case err := <-s.errc:
+		return Frame{}, false, err
+	case <-s.timer.C:
+		return Frame{}, false, nil
+	}
+}
+
+// Close implements Link: it closes the transport and the control
+// connection.
+func (s *SocketTarget) Close() error {
+	s.once.Do(func() {
+		close(s.done)
+		s.conn.Close()
+		s.ctl.Close()
+	})
+	s.wg.Wait()
+	return nil
+}
+
+// DialControl connects to an IUT's control server.
+func DialControl(ctx context.Context, addr string) (*control.Client, error) {
+	c, err := control.Dial(ctx, addr)
+	if err != nil {
+		return nil, fmt.Errorf("active: control channel %s: %w", addr, err)
+	}
+	return control.NewClient(c), nil
+}
