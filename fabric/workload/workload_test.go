@@ -1,0 +1,122 @@
+package workload
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/openmrc/mrc/fabric"
+	sm "github.com/openmrc/mrc/statemachine"
+)
+
+// small is a 4-plane fabric with 1 KiB MTU and 4 EVs per plane.
+func small(t *testing.T, f sm.Faults, mod func(*Options)) *Harness {
+	t.Helper()
+	mc := sm.DefaultConfig(1, 5)
+	prof := sm.GenerateEVProfile(1, 4, 4, 5)
+	prof.ActivePerPlane, prof.MinActive = 2, 1
+	mc.EVProfiles, mc.Faults = []sm.EVProfile{prof}, f
+	o := Options{Fabric: fabric.Config{Seed: 5, Planes: 4, PathsPerPlane: 2}, MRC: mc, Check: true, Memory: 256 << 10,
+		Attr: sm.Attr{EVProfileID: 1, CCProfileID: 1, MPR: 1, MPRDest: 1, MaxWIMM: 4, MaxWIMMDest: 4, Timeout: 5,
+			Retry: sm.Retry{LinearCnt: 7, ExpCnt: sm.RetryInfinite}, PathMTU: 1024}}
+	if mod != nil {
+		mod(&o)
+	}
+	h, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Connect(0, 1, MRC); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TestInvariantsCatchFaults: every seeded statemachine fault with a safety
+// consequence breaks an invariant the harness checks, and the correct
+// statemachine breaks none under the same schedule. The checks are not
+// vacuous.
+func TestInvariantsCatchFaults(t *testing.T) {
+	for _, c := range []struct {
+		fault sm.Faults
+		req   string // the requirement the violation cites
+		mod   func(*Options)
+		setup func(h *Harness)
+	}{
+		{sm.FaultBeyondMPR, "MPR-WIN-1", nil, func(h *Harness) { // 200 packets, window 128
+			_, _ = h.Post(WR{Conn: 0, Chunk: 0, Size: 200 << 10})
+		}},
+		{sm.FaultReuseNACKedEV, "EV-ST-13", func(o *Options) {
+			o.Fabric.TrimBytes = 1 // a burst is trimmed behind its first packet: TRIMMED NACKs
+		}, func(h *Harness) {
+			_, _ = h.Post(WR{Conn: 0, Chunk: 0, Size: 16 << 10})
+		}},
+		{sm.FaultPlaceDuplicates, "RSP-DUP-1", nil, func(h *Harness) {
+			r := fabric.NewRule()
+			r.Src, r.Class, r.Dup = 0, fabric.DataPackets, 1
+			_, _ = h.Sim.AddRule(r)
+			_, _ = h.Post(WR{Conn: 0, Chunk: 0, Size: 4 << 10})
+		}},
+		{sm.FaultEarlyWIMM, "WIMM-RSP-1", nil, func(h *Harness) {
+			r := fabric.NewRule()
+			r.Src, r.Class, r.MatchPSN, r.PSN, r.Delay, r.DelayBy = 0, fabric.DataPackets, true, 0, 1, 20*sm.Microsecond
+			_, _ = h.Sim.AddRule(r)
+			_, _ = h.Post(WR{Conn: 0, Chunk: 0, Size: 2 << 10})
+			_, _ = h.Post(WR{Conn: 0, Imm: true, Chunk: 4, Size: 100})
+		}},
+	} {
+		for _, f := range []sm.Faults{0, c.fault} {
+			t.Run(fmt.Sprintf("%s/fault=%#x", c.req, uint32(f)), func(t *testing.T) {
+				h := small(t, f, c.mod)
+				c.setup(h)
+				h.Sim.Run(2 * sm.Millisecond)
+				found := false
+				for _, v := range h.Violations() {
+					found = found || v.Req == c.req
+					if f == 0 {
+						t.Errorf("correct run: %v", v)
+					}
+				}
+				if f != 0 && !found {
+					t.Errorf("fault %#x went unnoticed; violations: %v", uint32(f), h.Violations())
+				}
+			})
+		}
+	}
+}
+
+// TestRCConnection: the RC baseline runs through the same harness and
+// invariants, one QP per plane.
+func TestRCConnection(t *testing.T) {
+	h, err := New(Options{Fabric: fabric.Config{Seed: 3}, Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := h.Connect(0, 1, RC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Req) != 8 {
+		t.Fatalf("%d RC QPs, want one per plane", len(c.Req))
+	}
+	r := fabric.NewRule()
+	r.Drop = 0.01
+	_, _ = h.Sim.AddRule(r)
+	if err := h.Stream(c.ID, 64<<10, 16, 3); err != nil {
+		t.Fatal(err)
+	}
+	h.Sim.Run(300 * sm.Microsecond)
+	h.StopStreams()
+	if !h.Sim.RunUntil(func() bool { return h.Outstanding() == 0 }, sm.Second) {
+		t.Fatalf("%d outstanding", h.Outstanding())
+	}
+	for _, v := range h.Violations() {
+		t.Error(v)
+	}
+	if c.Completed == 0 || c.Failed != 0 {
+		t.Errorf("%d completed, %d failed", c.Completed, c.Failed)
+	}
+	if d := h.Dump(); !strings.Contains(d, "RC QP") {
+		t.Errorf("dump: %s", d)
+	}
+}
