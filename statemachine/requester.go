@@ -763,8 +763,9 @@ const (
 
 // rtoTimer fires expired per-packet timers (LR-TMR-3, LR-TMR-4). Each
 // expired packet is queued for retransmission, moves the EV it was last
-// sent on to ASSUMED_BAD (EV-ST-5), shrinks cwnd (CC-NSCC-6) and counts one
-// retry event unless that EV was already ASSUMED_BAD (LR-TMR-5, LR-TMR-6).
+// sent on to ASSUMED_BAD (EV-ST-5), shrinks cwnd (CC-NSCC-6) and, when it
+// is the oldest outstanding PSN on an EV not already ASSUMED_BAD, counts
+// one retry event (LR-TMR-5, LR-TMR-6).
 func (q *QP) rtoTimer() {
 	r := &q.req
 	if q.now < r.timerAt {
@@ -782,7 +783,12 @@ func (q *QP) rtoTimer() {
 			continue
 		}
 		ev := r.evAt(i)
-		counted := q.ev.state(ev) != EVAssumedBad
+		// Only the oldest outstanding packet's timeout measures a stall of
+		// the connection: timeouts of later PSNs are path failures, which
+		// the EV state handles. Counting them all let one correlated failure
+		// (a T1 switch blackholing a quarter of the paths) push c past
+		// linear_cnt at once and stall every path in exponential backoff.
+		counted := q.ev.state(ev) != EVAssumedBad && psn == r.una
 		q.emit(Event{Kind: EvTimeout, PSN: psn, EV: q.ev.set.values[ev]})
 		nb := r.pktLen(psn)
 		q.markLost(psn, LossTimeout, ev)

@@ -287,6 +287,8 @@ func TestScenarioPlaneDown(t *testing.T) {
 // LR-TMR-4); the third retry event exceeds the budget and the QP enters
 // ERROR, completing the oldest WR with RETRY_EXC_ERR and flushing the rest
 // (LR-TMR-7, QP-ST-10, CMP-ERR-1, CMP-ERR-2).
+// Only the oldest outstanding PSN's timeout is charged (LR-TMR-6): the
+// two packets time out together but count once per round.
 func TestScenarioRetryExhausted(t *testing.T) {
 	ca := testConfig(qpnA)
 	ca.EVProfiles[0].MinActive = 4 // keep the EVs usable: the path is fine, the peer is gone
@@ -303,22 +305,26 @@ func TestScenarioRetryExhausted(t *testing.T) {
 		16.4 A timeout psn=0 ev=0x100
 		16.4 A retry 1
 		16.4 A timeout psn=1 ev=0x201
-		16.4 A retry 2
 		16.4 A>B WRITE_ONLY psn=0 msn=0 rtx ev=0x201 DROPPED
 		16.4 A>B WRITE_ONLY psn=1 msn=1 rtx ev=0x100 DROPPED
-		49.2 A timeout psn=0 ev=0x201
-		49.2 A retry 3
-		49.2 A QP RTS->ERROR
-		49.2 A send-completion wr=1 RETRY_EXC_ERR
-		49.2 A send-completion wr=2 WR_FLUSH_ERR
-		49.2 A recv-completion wr=1000 WR_FLUSH_ERR imm=0x0 rqmsn=0 len=0
-		49.2 A recv-completion wr=1001 WR_FLUSH_ERR imm=0x0 rqmsn=0 len=0
-		49.2 A recv-completion wr=1002 WR_FLUSH_ERR imm=0x0 rqmsn=0 len=0
-		49.2 A recv-completion wr=1003 WR_FLUSH_ERR imm=0x0 rqmsn=0 len=0
-		49.2 A recv-completion wr=1004 WR_FLUSH_ERR imm=0x0 rqmsn=0 len=0
-		49.2 A recv-completion wr=1005 WR_FLUSH_ERR imm=0x0 rqmsn=0 len=0
-		49.2 A recv-completion wr=1006 WR_FLUSH_ERR imm=0x0 rqmsn=0 len=0
-		49.2 A recv-completion wr=1007 WR_FLUSH_ERR imm=0x0 rqmsn=0 len=0
+		32.8 A timeout psn=0 ev=0x201
+		32.8 A retry 2
+		32.8 A timeout psn=1 ev=0x100
+		32.8 A>B WRITE_ONLY psn=0 msn=0 rtx ev=0x100 DROPPED
+		32.8 A>B WRITE_ONLY psn=1 msn=1 rtx ev=0x201 DROPPED
+		65.5 A timeout psn=0 ev=0x100
+		65.5 A retry 3
+		65.5 A QP RTS->ERROR
+		65.5 A send-completion wr=1 RETRY_EXC_ERR
+		65.5 A send-completion wr=2 WR_FLUSH_ERR
+		65.5 A recv-completion wr=1000 WR_FLUSH_ERR imm=0x0 rqmsn=0 len=0
+		65.5 A recv-completion wr=1001 WR_FLUSH_ERR imm=0x0 rqmsn=0 len=0
+		65.5 A recv-completion wr=1002 WR_FLUSH_ERR imm=0x0 rqmsn=0 len=0
+		65.5 A recv-completion wr=1003 WR_FLUSH_ERR imm=0x0 rqmsn=0 len=0
+		65.5 A recv-completion wr=1004 WR_FLUSH_ERR imm=0x0 rqmsn=0 len=0
+		65.5 A recv-completion wr=1005 WR_FLUSH_ERR imm=0x0 rqmsn=0 len=0
+		65.5 A recv-completion wr=1006 WR_FLUSH_ERR imm=0x0 rqmsn=0 len=0
+		65.5 A recv-completion wr=1007 WR_FLUSH_ERR imm=0x0 rqmsn=0 len=0
 	`)
 	if st := s.qp[0].State(); st != StateError {
 		t.Errorf("QP A in %s, want ERROR", st)

@@ -27,11 +27,6 @@ type Check struct {
 
 // Findings are the statemachine defects the scenarios expose, by ID.
 var Findings = map[string]string{
-	"F1": "LR-TMR-4/LR-TMR-6: the one per-QP retry counter sets the RTO exponent, and a correlated failure " +
-		"counts once per newly failed EV (38 within 10 µs when a T1 blackholes ¼ of the paths), so c passes " +
-		"linear_cnt and every later retransmission waits T·2^(c−linear_cnt), capped at 17 s: goodput stays " +
-		"near 0 for the rest of the run (with exp_cnt 7 the QP fails about 90 µs after the T1 does). With " +
-		"timeouts not counted toward the retry counter, goodput is back at 780 Gb/s about 200 µs after the failure.",
 	"F2": "LR-RTX-4/EV-ST-5: a loss inferred from the SACK bitmap (reorder guard) is retransmitted without " +
 		"any penalty to the EV it was sent on; only a timeout retires an EV. A path dropping 20 % of its " +
 		"packets therefore stays GOOD and active for as long as traffic is continuous (goodput barely " +

@@ -66,14 +66,14 @@ func TestScenarioDeterministic(t *testing.T) {
 func TestTable(t *testing.T) {
 	rs := []*Result{
 		{Title: "(x) ok", MRC: "fine", RC: "bad", Claim: "claim", Checks: []Check{{What: "a", OK: true}}},
-		{Title: "(y) not", MRC: "meh", RC: "bad", Claim: "claim", Checks: []Check{{What: "b", OK: false, Finding: "F1"}}},
+		{Title: "(y) not", MRC: "meh", RC: "bad", Claim: "claim", Checks: []Check{{What: "b", OK: false, Finding: "F2"}}},
 	}
 	var b strings.Builder
 	if err := Table(&b, rs); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"| Scenario | MRC |", "| (x) ok | fine ✓ | bad | claim |", "✗ (not met: b: finding F1)"} {
+	for _, want := range []string{"| Scenario | MRC |", "| (x) ok | fine ✓ | bad | claim |", "✗ (not met: b: finding F2)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
