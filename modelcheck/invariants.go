@@ -1,0 +1,568 @@
+package modelcheck
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	sm "github.com/openmrc/mrc/statemachine"
+	"github.com/openmrc/mrc/wire"
+)
+
+// Invariant names: the TLA+ model's names (tla/MRC.tla) where it has the
+// same property.
+const (
+	InvNoDuplicatePlacement         = "NoDuplicatePlacement"         // RSP-DUP-1, RSP-RCV-3
+	InvCompletionOnlyAfterPlacement = "CompletionOnlyAfterPlacement" // CMP-SND-1, CMP-RCV-1, WIMM-RSP-1
+	InvWriteIMMExactlyOnceInOrder   = "WriteIMMExactlyOnceInOrder"   // WIMM-RSP-1, WIMM-RSP-2, CMP-RCV-1
+	InvSendCompletionsInOrder       = "SendCompletionsInOrder"       // CMP-SND-2, CMP-ERR-1
+	InvWindowRespected              = "WindowRespected"              // MPR-WIN-1, REQ-TX-1
+	InvEVTransitionsAllowed         = "EVTransitionsAllowed"         // EV-ST-2 to EV-ST-10
+	InvSentOnGoodEV                 = "SentOnGoodEV"                 // EV-ST-1, EV-SET-4, EV-PORT-1
+	InvNACKedEVNotReused            = "NACKedEVNotReused"            // EV-ST-13, LR-NACK-1
+	InvNACKedPSNQueued              = "NACKedPSNQueued"              // LR-NACK-1, LR-TMR-5
+	InvSelectiveRetransmitOnly      = "SelectiveRetransmitOnly"      // LR-RTX-1, LR-SACK-2
+	InvRetryBudget                  = "RetryBudget"                  // LR-TMR-6, LR-TMR-7, LR-NACK-5
+	InvAckSound                     = "AckSound"                     // LR-SACK-1, LR-SACK-2, RSP-SACK-1
+	InvProgress                     = "Progress"                     // QP-ST-10, CMP-SND-1: no silent hang
+	InvWriteIMMLimit                = "WriteIMMLimit"                // WIMM-REQ-1, WIMM-RSP-4
+	InvInflightAccounting           = "InflightAccounting"           // REQ-TX-1, LR-RTX-3: bytes and PSNs in flight
+	InvProbeRestoresEV              = "ProbeRestoresEV"              // EV-ST-7, EV-ST-8
+	InvResourceHoldOff              = "ResourceHoldOff"              // LR-NACK-2
+)
+
+// Invariants lists every invariant the checker evaluates, in the order it
+// evaluates them within a step.
+var Invariants = []string{
+	InvNoDuplicatePlacement, InvNACKedEVNotReused, InvSelectiveRetransmitOnly, InvSentOnGoodEV,
+	InvEVTransitionsAllowed, InvCompletionOnlyAfterPlacement, InvWriteIMMExactlyOnceInOrder,
+	InvSendCompletionsInOrder, InvNACKedPSNQueued, InvRetryBudget, InvWindowRespected, InvAckSound, InvWriteIMMLimit,
+	InvInflightAccounting, InvProbeRestoresEV, InvResourceHoldOff, InvProgress,
+}
+
+type violations struct {
+	names   []string
+	details []string
+}
+
+func (v *violations) add(name, format string, args ...any) {
+	v.names = append(v.names, name)
+	v.details = append(v.details, name+": "+fmt.Sprintf(format, args...))
+}
+
+func (v *violations) any() bool { return len(v.names) > 0 }
+
+func recoverable(r wire.NACKReason) bool {
+	switch r {
+	case wire.NACKTrimmed, wire.NACKTrimmedLastHop, wire.NACKNoBitmap, wire.NACKNoPktBuffer, wire.NACKNoResource,
+		wire.NACKPSNOutOfWindow:
+		return true
+	}
+	return false
+}
+
+// evAllowed is the path-state table of spec/21-paths.md (EV-ST-2 to
+// EV-ST-10), written out again here rather than taken from the
+// implementation. The controller may set GOOD, ASSUMED_BAD or DENIED
+// (MRC_CTL_EV_OP_MODIFY_EV_STATE; EV-ST-9 for DENIED).
+func evAllowed(from, to sm.EVState, c sm.EVCause) bool {
+	if c == sm.CauseController {
+		return to == sm.EVGood || to == sm.EVAssumedBad || to == sm.EVDenied
+	}
+	switch {
+	case from == sm.EVGood && to == sm.EVSkip:
+		return c == sm.CauseSkipOnce || c == sm.CauseTrimmed // EV-ST-2, EV-ST-3
+	case (from == sm.EVGood || from == sm.EVSkip) && to == sm.EVAssumedBad:
+		return c == sm.CauseAlwaysSkip || c == sm.CauseTimeout // EV-ST-4, EV-ST-5, EV-ST-10
+	case from == sm.EVSkip && to == sm.EVGood:
+		return c == sm.CauseRotation // EV-ST-6
+	case from == sm.EVAssumedBad && to == sm.EVGood:
+		return c == sm.CauseProbeOK // EV-ST-7
+	case from == sm.EVAssumedBad && to == sm.EVSkip:
+		return c == sm.CauseProbeSkip // EV-ST-8
+	}
+	return false
+}
+
+// justified reports whether the step's input is the event the EV change
+// of e claims as its cause, on that EV.
+func (c *checker) justified(s int, e sm.Event, timedOut []uint32) bool {
+	l := &c.log
+	k := l.pkt
+	in := k != nil && k.to() == s
+	sack := in && k.op() == wire.OpSACK && k.p.SETH.Entropy == e.EV
+	switch sm.EVCause(e.Reason) {
+	case sm.CauseSkipOnce:
+		return sack && !k.p.SETH.PR && k.p.SETH.M == wire.MSkipOnce
+	case sm.CauseAlwaysSkip:
+		return sack && !k.p.SETH.PR && k.p.SETH.M == wire.MAlwaysSkip
+	case sm.CauseTrimmed:
+		return in && k.op() == wire.OpNACK && k.p.NETH.Entropy == e.EV && k.p.NETH.Reason == wire.NACKTrimmed
+	case sm.CauseTimeout:
+		for _, v := range timedOut {
+			if v == e.EV {
+				return l.act.kind == actTimer
+			}
+		}
+		return false
+	case sm.CauseRotation:
+		return true // any step in which the requester picks an EV
+	case sm.CauseProbeOK:
+		return sack && k.p.SETH.PR && k.p.SETH.M == wire.MNone
+	case sm.CauseProbeSkip:
+		return sack && k.p.SETH.PR && k.p.SETH.M == wire.MSkipOnce
+	case sm.CauseController:
+		return l.act.kind == actCtl && int(l.act.side) == s && c.evs[l.act.idx] == e.EV && l.act.arg == e.To
+	}
+	return false
+}
+
+func outstanding(q *sm.QP, psn uint32) bool {
+	st := q.PSNStateOf(psn)
+	return st == sm.PSNInFlight || st == sm.PSNLost
+}
+
+// check evaluates every invariant on the step pre → post that c.log
+// describes, updating post's ghost state.
+func (c *checker) check(pre, post *world) *violations {
+	v := &violations{}
+	l := &c.log
+	// Placements first: completions in this step are judged against them.
+	for s := range 2 {
+		g := &post.g[1-s] // QP s places what the other QP sends
+		for _, p := range l.placed[s] {
+			if p >= maxPSNs {
+				v.add(InvNoDuplicatePlacement, "%s placed psn %d, beyond every posted WR", side[s], p)
+				continue
+			}
+			if g.placed&(1<<p) != 0 {
+				v.add(InvNoDuplicatePlacement, "%s placed psn %d a second time", side[s], p)
+			}
+			g.placed |= 1 << p
+		}
+	}
+	for s := range 2 {
+		c.checkSide(v, s, pre, post)
+	}
+	return v
+}
+
+func (c *checker) checkSide(v *violations, s int, pre, post *world) {
+	l := &c.log
+	q0, q1 := pre.qp[s], post.qp[s]
+	g := &post.g[s]
+	pg := &pre.g[s]
+	wasRTS := q0.State() == sm.StateRTS
+	infos := q0.EVs(nil)
+	st := make([]sm.EVState, len(infos))
+	for i, e := range infos {
+		st[i] = e.State
+	}
+	var timedOut []uint32
+	var mustBe [8]sm.EVState // what a probe answer requires of each EV by the end of the step
+	for _, e := range l.ev[s] {
+		switch e.Kind {
+		case sm.EvProbeSent:
+			if i := c.evIndex(e.EV); i >= 0 {
+				if st[i] == sm.EVAssumedBad && g.probing&(1<<i) != 0 {
+					g.probeRun[i] = 0 // the last round's probe went unanswered (EV-PRB-2)
+				}
+				g.probing |= 1 << i
+			}
+		case sm.EvProbeResult:
+			i := c.evIndex(e.EV)
+			if i < 0 {
+				continue
+			}
+			g.probing &^= 1 << i
+			if st[i] != sm.EVAssumedBad {
+				continue
+			}
+			switch wire.Multipath(e.Reason) {
+			case wire.MNone:
+				if g.probeRun[i]++; int(g.probeRun[i]) >= max(1, c.cfg.ProbeSuccesses) {
+					mustBe[i] = sm.EVGood // EV-ST-7
+				}
+			case wire.MSkipOnce:
+				mustBe[i] = sm.EVSkip // EV-ST-8
+			default:
+				g.probeRun[i] = 0
+			}
+		case sm.EvEVState:
+			i := c.evIndex(e.EV)
+			from, to := sm.EVState(e.From), sm.EVState(e.To)
+			if i >= 0 && to == sm.EVAssumedBad {
+				g.probeRun[i], g.probing = 0, g.probing&^(1<<i)
+			}
+			switch {
+			case i < 0:
+				v.add(InvEVTransitionsAllowed, "%s EV %#x is not in the profile", side[s], e.EV)
+				continue
+			case from != st[i]:
+				v.add(InvEVTransitionsAllowed, "%s EV %#x event says %s->%s but the EV was %s", side[s], e.EV, from, to, st[i])
+			case !evAllowed(from, to, sm.EVCause(e.Reason)):
+				v.add(InvEVTransitionsAllowed, "%s EV %#x %s->%s for cause %s is not in the table", side[s], e.EV, from, to, causeNames[e.Reason])
+			case !c.justified(s, e, timedOut):
+				v.add(InvEVTransitionsAllowed, "%s EV %#x %s->%s claims cause %s, which this step (%s) is not", side[s], e.EV, from,
+					to, causeNames[e.Reason], actNames[l.act.kind])
+			}
+			st[i] = to
+		case sm.EvTimeout:
+			// LR-TMR-6: a timeout counts when it is the oldest outstanding
+			// PSN's (una does not move within a timer step) and its EV was
+			// not already ASSUMED_BAD.
+			i := c.evIndex(e.EV)
+			if i >= 0 && st[i] != sm.EVAssumedBad && e.PSN == wire.PSNAdd(q0.CumulativeACK(), 1) {
+				g.retries++
+			}
+			timedOut = append(timedOut, e.EV)
+			if e.PSN < maxPSNs {
+				g.nackEV[e.PSN] = e.EV + 1
+			}
+		case sm.EvNACKReceived:
+			if recoverable(wire.NACKReason(e.Reason)) && outstanding(q0, e.PSN) {
+				g.retries++ // LR-NACK-5
+				if e.PSN < maxPSNs && c.evIndex(e.EV) >= 0 {
+					g.nackEV[e.PSN] = e.EV + 1
+				}
+				switch wire.NACKReason(e.Reason) {
+				case wire.NACKNoBitmap, wire.NACKNoPktBuffer, wire.NACKNoResource:
+					if e.PSN < maxPSNs {
+						g.hold[e.PSN] = e.Time + c.cfg.baseRTT() // LR-NACK-2
+					}
+				}
+			}
+		case sm.EvPacketSent:
+			if !wire.Opcode(e.Reason).IsWrite() {
+				continue
+			}
+			if e.Flags&sm.FlagRetransmit != 0 && e.PSN < maxPSNs {
+				if pg.acked&(1<<e.PSN) != 0 {
+					v.add(InvSelectiveRetransmitOnly, "%s retransmits psn %d, which was already acknowledged", side[s], e.PSN)
+				}
+				if n := g.nackEV[e.PSN]; n != 0 && n == e.EV+1 {
+					v.add(InvNACKedEVNotReused, "%s retransmits psn %d on EV %#x, the EV the NACK or timeout named", side[s], e.PSN, e.EV)
+				}
+				g.nackEV[e.PSN] = 0
+				if h := g.hold[e.PSN]; h != 0 && e.Time < h {
+					v.add(InvResourceHoldOff, "%s retransmits psn %d at %v, before its resource NACK's hold-off ends at %v", side[s],
+						e.PSN, e.Time, h)
+				}
+				g.hold[e.PSN] = 0
+			}
+			if i := c.evIndex(e.EV); i < 0 || st[i] != sm.EVGood || post.down&(1<<e.Plane) != 0 {
+				state := "unknown"
+				if i >= 0 {
+					state = st[i].String()
+				}
+				v.add(InvSentOnGoodEV, "%s sends psn %d on EV %#x, which is %s (plane %d down=%v)", side[s], e.PSN, e.EV, state,
+					e.Plane, post.down&(1<<e.Plane) != 0)
+			}
+		}
+	}
+	for i, e := range q1.EVs(nil) {
+		if e.State != st[i] {
+			v.add(InvEVTransitionsAllowed, "%s EV %#x changed %s->%s without an EVState event", side[s], e.Value, st[i], e.State)
+		}
+		if i < len(mustBe) && mustBe[i] != sm.EVUnknown && e.State != mustBe[i] && q1.State() == sm.StateRTS {
+			v.add(InvProbeRestoresEV, "%s EV %#x is %s after %d probe answer(s) with m = %s; it must be %s", side[s], e.Value,
+				e.State, g.probeRun[i], map[sm.EVState]string{sm.EVGood: "NONE", sm.EVSkip: "SKIP_ONCE"}[mustBe[i]], mustBe[i])
+		}
+	}
+	// Completions written by QP s: its sends (CMP-SND-*) and its receives
+	// of the other QP's WriteIMMs (WIMM-RSP-*, CMP-RCV-1).
+	gr := &post.g[1-s]
+	for _, cp := range l.comps[s] {
+		if cp.Recv {
+			if cp.Status != sm.StatusSuccess {
+				continue
+			}
+			imms := c.imms(1 - s)
+			if int(gr.immDone) >= len(imms) || int(cp.RQMSN) != int(gr.immDone) {
+				v.add(InvWriteIMMExactlyOnceInOrder, "%s delivers WriteIMM rqmsn=%d, want rqmsn=%d of %d", side[s], cp.RQMSN,
+					gr.immDone, len(imms))
+				gr.immDone++
+				continue
+			}
+			switch m := imms[gr.immDone]; {
+			case !allPlaced(gr.placed, m.first, m.first+m.n):
+				v.add(InvCompletionOnlyAfterPlacement, "%s delivers WriteIMM rqmsn=%d before its PSNs %d-%d are all placed (placed %b)",
+					side[s], cp.RQMSN, m.first, m.first+m.n-1, gr.placed)
+			case !allPlaced(gr.placed, 0, m.first):
+				v.add(InvWriteIMMExactlyOnceInOrder, "%s delivers WriteIMM rqmsn=%d before every earlier PSN (0-%d) is placed (placed %b)",
+					side[s], cp.RQMSN, m.first-1, gr.placed)
+			}
+			gr.immDone++
+			continue
+		}
+		c.silentCompletions(v, s, g, int(min(cp.WRID-1, uint64(post.posted[s]))))
+		want := uint64(g.sendDone) + 1
+		if cp.WRID != want || want > uint64(post.posted[s]) {
+			v.add(InvSendCompletionsInOrder, "%s completes WR %d, want WR %d (posted %d)", side[s], cp.WRID, want, post.posted[s])
+		} else if m := c.msgs[s][want-1]; cp.Status == sm.StatusSuccess && !allPlaced(g.placed, m.first, m.first+m.n) {
+			v.add(InvCompletionOnlyAfterPlacement, "%s completes WR %d before its PSNs %d-%d are all placed (placed %b)", side[s],
+				cp.WRID, m.first, m.first+m.n-1, g.placed)
+		}
+		g.sendDone++
+		if cp.Status == sm.StatusSuccess {
+			g.sendOK++
+		}
+	}
+	c.silentCompletions(v, s, g, int(post.posted[s])-q1.AbstractState().SendQueue)
+	if !wasRTS || len(c.msgs[s]) == 0 {
+		return
+	}
+	rts := q1.State() == sm.StateRTS
+	una := wire.PSNAdd(q1.CumulativeACK(), 1)
+	for p := uint32(0); p < maxPSNs; p++ {
+		if ps := q1.PSNStateOf(p); !rts || ps == sm.PSNNotOutstanding || ps == sm.PSNSACKed {
+			g.hold[p] = 0
+		}
+		if g.nackEV[p] == 0 {
+			continue
+		}
+		switch ps := q1.PSNStateOf(p); {
+		case !rts || ps == sm.PSNNotOutstanding || ps == sm.PSNSACKed:
+			g.nackEV[p] = 0
+		case ps == sm.PSNInFlight:
+			v.add(InvNACKedPSNQueued, "%s psn %d was named by a NACK or timeout (EV %#x) but is in flight, not queued for retransmission",
+				side[s], p, g.nackEV[p]-1)
+			g.nackEV[p] = 0
+		}
+	}
+	if rts {
+		for p := una; p != q1.NextPSN(); p = wire.PSNAdd(p, 1) {
+			if p < maxPSNs && q1.PSNStateOf(p) == sm.PSNLost && pg.acked&(1<<p) != 0 {
+				v.add(InvSelectiveRetransmitOnly, "%s queues psn %d for retransmission, which was already acknowledged", side[s], p)
+			}
+		}
+		if wire.PSNDiff(una, wire.PSNAdd(q0.CumulativeACK(), 1)) > 0 {
+			g.retries = 0 // LR-TMR-6: reset when una advances
+		}
+		for p := uint32(0); p < maxPSNs && wire.PSNLess(p, una); p++ {
+			g.acked |= 1 << p
+		}
+		for p := una; p != q1.NextPSN(); p = wire.PSNAdd(p, 1) {
+			if p < maxPSNs && q1.PSNStateOf(p) == sm.PSNSACKed {
+				g.acked |= 1 << p
+			}
+		}
+	}
+	// RetryBudget (LR-TMR-6, LR-TMR-7).
+	switch {
+	case rts && q1.Retries() != int(g.retries):
+		v.add(InvRetryBudget, "%s retry counter is %d, but %d retry events happened since una last advanced", side[s],
+			q1.Retries(), g.retries)
+	case rts && c.limit >= 0 && int(g.retries) > c.limit:
+		v.add(InvRetryBudget, "%s is in RTS after %d retries, beyond the budget %d", side[s], g.retries, c.limit)
+	case c.limit >= 0 && int(g.retries) > c.limit && q1.State() != sm.StateError:
+		v.add(InvRetryBudget, "%s spent %d retries of %d but is in %s, not ERROR", side[s], g.retries, c.limit, q1.State())
+	case q1.State() == sm.StateError && q1.ErrorCause() == sm.CauseRetryExceeded && (c.limit < 0 || int(g.retries) <= c.limit):
+		v.add(InvRetryBudget, "%s entered ERROR (retry exceeded) after %d retries of %d", side[s], g.retries, c.limit)
+	}
+	if !rts {
+		return
+	}
+	// WindowRespected (MPR-WIN-1): every PSN sent lies within una + W.
+	if d := wire.PSNDiff(q1.NextPSN(), una); d > int32(c.cfg.MPR) {
+		v.add(InvWindowRespected, "%s has sent up to psn %d with una %d: %d PSNs, window %d", side[s],
+			wire.PSNAdd(q1.NextPSN(), -1), una, d, c.cfg.MPR)
+	}
+	// AckSound: what the requester counts as acknowledged was received.
+	c.checkAccounting(v, s, post)
+	r := post.qp[1-s]
+	if wire.PSNDiff(q1.CumulativeACK(), r.ResponderCumulativeACK()) > 0 {
+		v.add(InvAckSound, "%s cumulative ACK %d is beyond %s's %d", side[s], q1.CumulativeACK(), side[1-s], r.ResponderCumulativeACK())
+	}
+	for p := una; p != q1.NextPSN(); p = wire.PSNAdd(p, 1) {
+		if q1.PSNStateOf(p) == sm.PSNSACKed && !r.ResponderHas(p) {
+			v.add(InvAckSound, "%s counts psn %d as SACKed but %s has not received it", side[s], p, side[1-s])
+		}
+	}
+}
+
+// done reports whether every WR of w has completed and every WriteIMM
+// been delivered, or a QP is in ERROR.
+func (c *checker) done(w *world) bool {
+	if w.qp[0].State() == sm.StateError || w.qp[1].State() == sm.StateError {
+		return true
+	}
+	for s := range 2 {
+		if !c.sideDone(w, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// sideDone reports whether QP s has posted every WR, every one has
+// completed (signaled or not) and the peer has delivered every WriteIMM.
+func (c *checker) sideDone(w *world, s int) bool {
+	return int(w.posted[s]) == len(c.msgs[s]) && w.qp[s].AbstractState().SendQueue == 0 &&
+		int(w.g[s].immDone) == len(c.imms(s))
+}
+
+func (c *checker) allPosted(w *world) bool {
+	return int(w.posted[0]) == len(c.msgs[0]) && int(w.posted[1]) == len(c.msgs[1])
+}
+
+// livelockConfirm is how many further timer firings confirm a livelock.
+const livelockConfirm = 16
+
+// livelock checks a timer step pre → post with nothing in flight before
+// or after, every WR posted, the work not done and every plane up. When post is pre again
+// (shifted in time: the fingerprint is relative to the current time), but
+// for the time budgets, the random stream and the rotation order, and
+// livelockConfirm more timer firings (beyond the budget) keep it so, with
+// nothing delivered and nothing completed, the QPs hang while only their
+// timers run: the same step repeats forever (QP-ST-10, LR-TMR-7).
+func (c *checker) livelock(pre, post *world, scratch []uint64) (*violations, []uint64) {
+	if len(pre.net) != 0 || len(post.net) != 0 || pre.down != 0 || c.done(pre) || !c.allPosted(pre) {
+		return nil, scratch
+	}
+	h0, scratch := pre.coarseHash(scratch)
+	h1, scratch := post.coarseHash(scratch)
+	if h0 != h1 {
+		return nil, scratch
+	}
+	saved := c.log
+	c.log = stepLog{}
+	defer func() { c.log = saved }()
+	w := post
+	for range livelockConfirm {
+		if deadline(w) == sm.Never {
+			return nil, scratch
+		}
+		nw, err := c.apply(w, action{kind: actTimer})
+		if err != nil || len(nw.net) != 0 || len(c.log.comps[0])+len(c.log.comps[1]) != 0 {
+			return nil, scratch
+		}
+		var h uint64
+		if h, scratch = nw.coarseHash(scratch); h != h0 {
+			return nil, scratch
+		}
+		w = nw
+	}
+	v := &violations{}
+	v.add(InvProgress, "nothing in flight, and every timer firing leads back to the same state (only time, the random "+
+		"stream and the EV rotation change; confirmed for %d more firings), while %s: the QPs hang while their timers run",
+		livelockConfirm, c.progressText(pre))
+	return v, scratch
+}
+
+func (c *checker) progressText(w *world) string {
+	var parts []string
+	for s := range 2 {
+		if len(c.msgs[s]) > 0 {
+			parts = append(parts, fmt.Sprintf("%s has %d of %d WRs complete and %d of %d WriteIMMs delivered", side[s],
+				w.g[s].sendDone, len(c.msgs[s]), w.g[s].immDone, len(c.imms(s))))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// silentCompletions accounts for unsignaled WRs among the first n that
+// completed successfully without a completion (CMP-SND-3): their data must
+// have been placed.
+func (c *checker) silentCompletions(v *violations, s int, g *ghost, n int) {
+	for int(g.sendDone) < n && c.msgs[s][g.sendDone].unsig {
+		if m := c.msgs[s][g.sendDone]; !allPlaced(g.placed, m.first, m.first+m.n) {
+			v.add(InvCompletionOnlyAfterPlacement, "%s completed unsignaled WR %d before its PSNs %d-%d were all placed",
+				side[s], g.sendDone+1, m.first, m.first+m.n-1)
+		}
+		g.sendDone++
+		g.sendOK++
+	}
+}
+
+// checkAccounting compares the requester's own bookkeeping with what its
+// per-PSN states say: the WriteIMMs it has started and not completed
+// (WIMM-REQ-1: at most max_wimm), the PSNs it lists as in flight and the
+// payload bytes it counts against the window (REQ-TX-1, LR-RTX-3), and the
+// WriteIMMs the peer's responder holds (WIMM-RSP-4: at most
+// max_wimm_dest).
+func (c *checker) checkAccounting(v *violations, s int, w *world) {
+	q := w.qp[s]
+	ab := q.AbstractState()
+	done := int(w.posted[s]) - ab.SendQueue
+	started := 0
+	for k, m := range c.msgs[s] {
+		if m.imm && k >= done && k < int(w.posted[s]) && wire.PSNLess(m.first, q.NextPSN()) {
+			started++
+		}
+	}
+	if q.WIMMInFlight() != started || started > max(1, c.cfg.MaxWIMM) {
+		v.add(InvWriteIMMLimit, "%s counts %d WriteIMMs in flight; %d are started and not complete; max_wimm %d", side[s],
+			q.WIMMInFlight(), started, max(1, c.cfg.MaxWIMM))
+	}
+	if h := len(w.qp[1-s].WIMMHeld(nil)); h > max(1, c.cfg.MaxWIMMDest) {
+		v.add(InvWriteIMMLimit, "%s holds %d WriteIMMs, max_wimm_dest %d", side[1-s], h, max(1, c.cfg.MaxWIMMDest))
+	}
+	var want []uint32
+	inflight := int64(0)
+	for p := wire.PSNAdd(q.CumulativeACK(), 1); p != q.NextPSN(); p = wire.PSNAdd(p, 1) {
+		switch q.PSNStateOf(p) {
+		case sm.PSNInFlight:
+			inflight += pathMTU
+			want = append(want, p)
+		case sm.PSNLost:
+			want = append(want, p)
+		}
+	}
+	if got := q.AppendInFlight(nil); !slices.Equal(got, want) {
+		v.add(InvInflightAccounting, "%s lists PSNs %v as outstanding, its PSN states say %v", side[s], got, want)
+	}
+	if q.InflightBytes() != inflight {
+		v.add(InvInflightAccounting, "%s counts %d bytes in flight, its in-flight PSNs carry %d", side[s], q.InflightBytes(), inflight)
+	}
+}
+
+func allPlaced(bits uint32, from, to uint32) bool {
+	for p := from; p < to; p++ {
+		if bits&(1<<p) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// imms returns the WriteIMMs QP s sends, in RQMSN order.
+func (c *checker) imms(s int) []msgInfo {
+	var out []msgInfo
+	for _, m := range c.msgs[s] {
+		if m.imm {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// progress checks a state in which nothing can happen any more: no packet
+// in flight, no deadline, every WR posted and every plane up (waiting for
+// a port is not a hang). Every WR must have completed and every WriteIMM
+// been delivered, unless a QP is in ERROR or the sender has no GOOD EV left
+// (it waits for the controller) (QP-ST-10, CMP-SND-1, WIMM-RSP-1):
+// otherwise the QPs hang silently.
+func (c *checker) progress(w *world) *violations {
+	if len(w.net) != 0 || deadline(w) != sm.Never || w.down != 0 || c.done(w) {
+		return nil
+	}
+	for s := range 2 {
+		if int(w.posted[s]) < len(c.msgs[s]) {
+			return nil
+		}
+		if c.sideDone(w, s) {
+			continue
+		}
+		good := false
+		for _, e := range w.qp[s].EVs(nil) {
+			good = good || e.State == sm.EVGood
+		}
+		if !good {
+			return nil
+		}
+	}
+	v := &violations{}
+	v.add(InvProgress, "nothing in flight and no timer armed, but %s", c.progressText(w))
+	return v
+}

@@ -1,0 +1,134 @@
+package modelcheck
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// mustReach says what each default configuration has to reach, so that a
+// bound too tight to exercise the feature it is about fails the test
+// instead of passing vacuously.
+var mustReach = map[string][]string{
+	"reorder-spurious-timeout": {"Timeout", "Duplicate", "IMMDelivered", "EVState GOOD->ASSUMED_BAD"},
+	"loss":                     {"Timeout", "EVState GOOD->ASSUMED_BAD", "EVState ASSUMED_BAD->GOOD", "ProbeResult"},
+	"trim":                     {"NACKSent TRIMMED", "NACKSent TRIMMED_LASTHOP", "EVState GOOD->SKIP", "EVState SKIP->GOOD"},
+	"ecn-always-skip":          {"EVState GOOD->ASSUMED_BAD", "EVState ASSUMED_BAD->GOOD"},
+	"ecn-skip-once":            {"EVState GOOD->SKIP", "EVState SKIP->GOOD"},
+	"duplicate":                {"Duplicate"},
+	"pathfail-retry-exhausted": {"QPError RetryExceeded", "Timeout"},
+	"bidirectional":            {"IMMDelivered", "Timeout"},
+	"port-flap":                {"Plane"},
+	"controller":               {"EVState GOOD->DENIED", "EVState ASSUMED_BAD->GOOD"},
+	"backup-replacement":       {"EVReplaced"},
+	"window-1":                 {"NACKSent TRIMMED", "IMMDelivered"},
+	"resource-nack":            {"NACKSent NO_BITMAP", "NACKSent NO_PKT_BUFFER", "NACKSent NO_RESOURCE", "Retry"},
+	"dynamic-mpr":              {"NACKSent PSN_OOR_WINDOW"},
+	"modify-to-error":          {"QPError Modify"},
+	"no-receive-wr":            {"QPError NoRecvWR", "QPError RemoteUnexp"},
+	"wimm-dest-overflow":       {"QPError WIMMLimit", "QPError RemoteInvalid"},
+	"bad-address-unsignaled":   {"QPError Access", "QPError RemoteAccess"},
+	"nscc":                     {"Cwnd"},
+	"nscc-resource":            {"NACKSent NO_BITMAP", "QPError RetryExceeded"},
+	"coalesce-timestamps":      {"Timeout"},
+	"reorder-guard-1":          {"Lost"},
+	"no-trim-nack":             {"SACKSent"},
+	"loss-ce-probe":            {"EVState ASSUMED_BAD->SKIP"},
+}
+
+func largeRun() bool { return os.Getenv("MRC_MC_LARGE") != "" }
+
+// TestConfigurations explores every default configuration (and with
+// MRC_MC_LARGE=1 the large ones) and requires every invariant to hold in
+// every reachable state: NoDuplicatePlacement (RSP-DUP-1),
+// CompletionOnlyAfterPlacement (CMP-SND-1, CMP-RCV-1),
+// WriteIMMExactlyOnceInOrder (WIMM-RSP-1, WIMM-RSP-2),
+// SendCompletionsInOrder (CMP-SND-2), WindowRespected (MPR-WIN-1),
+// EVTransitionsAllowed (EV-ST-2 to EV-ST-10), SentOnGoodEV (EV-ST-1),
+// NACKedEVNotReused (EV-ST-13), NACKedPSNQueued (LR-NACK-1),
+// SelectiveRetransmitOnly (LR-RTX-1), RetryBudget (LR-TMR-6, LR-TMR-7),
+// AckSound (LR-SACK-1) and Progress (QP-ST-10).
+func TestConfigurations(t *testing.T) {
+	cfgs := Configurations()
+	if largeRun() {
+		cfgs = append(cfgs, LargeConfigurations()...)
+	} else {
+		t.Log("MRC_MC_LARGE is not set: the large configurations are not explored")
+	}
+	var rows []string
+	var total time.Duration
+	for _, cfg := range cfgs {
+		t.Run(cfg.Name, func(t *testing.T) {
+			r, err := Check(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total += r.Elapsed
+			t.Logf("%s: %d states, %d distinct, depth %d, %d terminal, %v", cfg.Name, r.States, r.Distinct, r.Depth,
+				r.Terminal, r.Elapsed.Round(time.Millisecond))
+			rows = append(rows, fmt.Sprintf("| %s | %s | %d | %d | %d | %.1f s |", cfg.Name, describeBounds(cfg), r.States,
+				r.Distinct, r.Depth, r.Elapsed.Seconds()))
+			if r.Violation != nil {
+				t.Fatalf("invariant violated:\n%s", r.Violation)
+			}
+			for _, want := range mustReach[cfg.Name] {
+				if r.Reached[want] == 0 {
+					t.Errorf("the search never reached %q: the bounds are too tight for what %s is about (reached: %v)",
+						want, cfg.Name, r.ReachedList())
+				}
+			}
+		})
+	}
+	t.Logf("summary (%v in all):\n| configuration | bounds | states | distinct | depth | time |\n|---|---|---|---|---|---|\n%s",
+		total.Round(time.Millisecond), strings.Join(rows, "\n"))
+}
+
+// describeBounds renders a configuration's bounds for the summary table.
+func describeBounds(c Config) string {
+	var p []string
+	msgs := func(ms []Msg) string {
+		var s []string
+		for _, m := range ms {
+			k := "W"
+			if m.Imm {
+				k = "WI"
+			}
+			s = append(s, fmt.Sprintf("%s%d", k, m.Packets))
+		}
+		return strings.Join(s, "+")
+	}
+	p = append(p, fmt.Sprintf("%d EV", c.Planes*c.EVsPerPlane))
+	if c.BackupsPerPlane > 0 {
+		p[0] += fmt.Sprintf("+%d backup", c.Planes*c.BackupsPerPlane)
+	}
+	if c.Planes > 1 {
+		p[0] += fmt.Sprintf(" on %d planes", c.Planes)
+	}
+	p = append(p, "A: "+msgs(c.Msgs[0]))
+	if len(c.Msgs[1]) > 0 {
+		p = append(p, "B: "+msgs(c.Msgs[1]))
+	}
+	p = append(p, fmt.Sprintf("MPR %d", c.MPR))
+	if l := c.retryLimit(); l >= 0 {
+		p = append(p, fmt.Sprintf("retry %d", l))
+	}
+	b := c.Bounds
+	for _, x := range []struct {
+		n    int
+		name string
+	}{{b.Drops, "drop"}, {b.Dups, "dup"}, {b.Trims, "trim"}, {b.CEs, "CE"}, {b.NetFaults, "faults total"},
+		{b.PathFails, "path fail"}, {b.Timers, "timer"}, {b.Ticks, "tick"}, {b.PortFlaps, "port flap"}, {b.Controller, "ctl"}} {
+		if x.n > 0 {
+			p = append(p, fmt.Sprintf("%d %s", x.n, x.name))
+		}
+	}
+	if c.AlwaysSkipAfter > 0 {
+		p = append(p, fmt.Sprintf("always-skip %d", c.AlwaysSkipAfter))
+	}
+	if !c.SilentTimeouts {
+		p = append(p, "spurious timeouts")
+	}
+	return strings.Join(p, ", ")
+}
