@@ -119,7 +119,7 @@ FoldTimeout(st, r, n, S) ==
     IF S = {} THEN [st |-> st, r |-> r, n |-> n, err |-> FALSE]
     ELSE LET p       == MinOf(S)
              e       == txEV[p]
-             counted == st[e] # "ASSUMED_BAD"
+             counted == st[e] # "ASSUMED_BAD" /\ p = una
              st1     == SetEV(st, e, "ASSUMED_BAD", "Timeout")
              r1      == IF counted THEN r + RetryInc ELSE r
              n1      == IF counted THEN n + 1 ELSE n
@@ -746,12 +746,12 @@ CtrlConsumed == \E pk \in DOMAIN net : pk.t \in {"S", "N", "A"} /\ Consumed(pk)
 SACKFor(e, m, pr) == \E pk \in DOMAIN net :
                         pk.t = "S" /\ pk.ev = e /\ pk.m = m /\ pk.pr = pr /\ Consumed(pk)
 NACKFor(e, r) == \E pk \in DOMAIN net : pk.t = "N" /\ pk.ev = e /\ pk.reason = r /\ Consumed(pk)
-\* a timeout step (rtoTimer) charges retries without consuming a control packet (an EV
-\* moving to ASSUMED_BAD on a timeout was not ASSUMED_BAD, so its timeout was counted);
-\* the expired PSNs leave inflight (to lost, or everything is flushed when the QP fails)
+\* a timeout step (rtoTimer) consumes no control packet and moves expired PSNs from
+\* inflight to lost (or flushes everything when the QP fails); since LR-TMR-6 counts only
+\* the oldest outstanding PSN's timeout, a timeout step need not charge a retry
 TimeoutOn(e) == /\ ~CtrlConsumed
-                /\ ghostRetries' > ghostRetries
-                /\ \E p \in inflight : p \notin inflight' /\ txEV[p] = e
+                /\ \E p \in inflight : /\ p \notin inflight' /\ txEV[p] = e
+                                       /\ (p \in lost' \/ qpState' = "ERROR")
 ControllerStep == ctlOps' = ctlOps + 1
 RotationStep == UNCHANGED <<net, inflight, lost, nxt, ctlOps>>
 
