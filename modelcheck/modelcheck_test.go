@@ -95,7 +95,14 @@ func describeBounds(c Config) string {
 			if m.Imm {
 				k = "WI"
 			}
-			s = append(s, fmt.Sprintf("%s%d", k, m.Packets))
+			k = fmt.Sprintf("%s%d", k, m.Packets)
+			if m.Unsignaled {
+				k += " unsignaled"
+			}
+			if m.BadAddress {
+				k += " bad-address"
+			}
+			s = append(s, k)
 		}
 		return strings.Join(s, "+")
 	}
@@ -119,7 +126,9 @@ func describeBounds(c Config) string {
 		n    int
 		name string
 	}{{b.Drops, "drop"}, {b.Dups, "dup"}, {b.Trims, "trim"}, {b.CEs, "CE"}, {b.NetFaults, "faults total"},
-		{b.PathFails, "path fail"}, {b.Timers, "timer"}, {b.Ticks, "tick"}, {b.PortFlaps, "port flap"}, {b.Controller, "ctl"}} {
+		{b.PathFails, "path fail"}, {b.Timers, "timer"}, {b.Ticks, "tick"}, {b.PortFlaps, "port flap"}, {b.Controller, "ctl"},
+		{b.Modify, "modify-to-error"}, {b.Resource, "resource change"}, {b.DynMPR, "dynamic-MPR change"},
+		{b.Penalty, "penalty change"}} {
 		if x.n > 0 {
 			p = append(p, fmt.Sprintf("%d %s", x.n, x.name))
 		}
@@ -129,6 +138,16 @@ func describeBounds(c Config) string {
 	}
 	if !c.SilentTimeouts {
 		p = append(p, "spurious timeouts")
+	}
+	for _, x := range []struct {
+		on   bool
+		name string
+	}{{c.NSCC, "NSCC"}, {c.DynamicMPR, "dynamic MPR"}, {c.RecvWRs < 0, "no receive WRs"}, {c.Coalesce > 1, "ack_coalesce 2"},
+		{c.Timestamps, "timestamps"}, {c.NoTrimNACK, "no trim NACK"},
+		{c.ReorderThreshold > 0, fmt.Sprintf("reorder guard %d", c.ReorderThreshold)}} {
+		if x.on {
+			p = append(p, x.name)
+		}
 	}
 	return strings.Join(p, ", ")
 }

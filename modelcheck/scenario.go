@@ -109,6 +109,10 @@ func Scenarios() []Scenario {
 	s = two("trim-then-loss", "PSN 0 is trimmed and its retransmission lost: NACK, SKIP, retry, timeout, ASSUMED_BAD, probe (LR-NACK-5, LR-TMR-6)",
 		rule{from: 0, kind: pkData, psn: 0, act: actTrim}, rule{from: 0, kind: pkData, psn: 0, rtx: true, act: actDrop})
 	sc = append(sc, s)
+	s = two("double-loss", "PSNs 0 and 1 are lost and time out in the same timer step: only the oldest outstanding PSN's timeout counts a retry (LR-TMR-6)",
+		rule{from: 0, kind: pkData, psn: 0, act: actDrop}, rule{from: 0, kind: pkData, psn: 1, act: actDrop})
+	s.Config.Bounds.Drops = 2
+	sc = append(sc, s)
 	s = two("nscc", "congestion control on, 300 ns one-way delay: RTT samples, a CE mark and a trim move cwnd (CC-NSCC-1 to CC-NSCC-6)",
 		rule{from: 0, kind: pkData, psn: 1, act: actCE}, rule{from: 0, kind: pkData, psn: 2, act: actTrim})
 	s.Config.NSCC = true
@@ -202,13 +206,8 @@ func RunScenario(s Scenario) (trace []byte, v *Violation, err error) {
 				if err := step(action{kind: ru.act, idx: uint16(idx)}); err != nil {
 					return nil, nil, err
 				}
-				// A trimmed or marked copy is a new packet: do not fault it again.
-				for _, x := range w.net {
-					if x.seq > lastSeq {
-						born[x.seq] = born[k.seq]
-						lastSeq = x.seq
-					}
-				}
+				// A trimmed or marked copy keeps the packet's seq: it is not
+				// matched again.
 				progressed = true
 				break
 			}

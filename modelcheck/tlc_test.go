@@ -37,9 +37,10 @@ func tlaTools(t *testing.T) string {
 	return jar
 }
 
-// tlaWorkdir copies tla/ (modules, configurations, traces) and this
-// package's traces (as traces/go_<name>.ndjson) into a temporary directory
-// for TLC, so that TLC's own files never land in the repository.
+// tlaWorkdir copies tla/ (or the directory MRC_TLA_DIR names: modules,
+// configurations, traces) and this package's traces (as
+// traces/go_<name>.ndjson) into a temporary directory for TLC, so that
+// TLC's own files never land in the repository.
 func tlaWorkdir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -61,9 +62,13 @@ func tlaWorkdir(t *testing.T) string {
 			}
 		}
 	}
-	copyGlob("../tla/*.tla", dir, "")
-	copyGlob("../tla/*.cfg", dir, "")
-	copyGlob("../tla/traces/*.ndjson", filepath.Join(dir, "traces"), "")
+	src := "../tla"
+	if d := os.Getenv("MRC_TLA_DIR"); d != "" {
+		src = d // another copy of tla/, e.g. with a proposed model change
+	}
+	copyGlob(filepath.Join(src, "*.tla"), dir, "")
+	copyGlob(filepath.Join(src, "*.cfg"), dir, "")
+	copyGlob(filepath.Join(src, "traces/*.ndjson"), filepath.Join(dir, "traces"), "")
 	copyGlob(filepath.Join(traceDir, "*.ndjson"), filepath.Join(dir, "traces"), "go_")
 	return dir
 }

@@ -46,11 +46,12 @@ func (k *packet) prober() int {
 	return k.to()
 }
 
-// key computes id and base. Left out: timestamps (TSETH is off, and
-// without congestion control nothing reads the reflected ones), the
-// CC_STATE counters only congestion control reads (ooo_count,
-// rcvd_bytes), and everything derived from the QP pair's static
-// configuration (addresses, P_Key, QPNs of the peer).
+// key computes id and base. Left out: the probe timestamps (PETH, and the
+// CC_STATE timestamp of a probe answer, which no code reads), the CC_STATE
+// counters nothing reads (ooo_count, rcvd_bytes), and everything derived
+// from the QP pair's static configuration (addresses, P_Key, QPNs of the
+// peer). Data timestamps (TSETH) and their reflection in SACKs are kept:
+// with Config.Timestamps they feed congestion control's RTT samples.
 func (k *packet) key() {
 	p := &k.p
 	h := newHasher()
@@ -64,7 +65,7 @@ func (k *packet) key() {
 		h.mix(uint64(p.METH.MSN) | uint64(p.METH.RQMSN)<<16 | uint64(len(p.Payload))<<32)
 		h.mix(p.RETH.VA)
 		h.mix(uint64(p.RETH.RKey) | uint64(p.RETH.DMALength)<<32)
-		h.mix(uint64(p.ImmDt))
+		h.mix(uint64(p.ImmDt) | uint64(p.TSETH.TxTimestamp)<<32)
 	case b.Opcode == wire.OpSACK:
 		s := &p.SETH
 		h.mix(uint64(s.M) | boolBit(s.PR)<<8 | uint64(s.MPR)<<16 | uint64(s.CACKPSN)<<24)
@@ -74,7 +75,7 @@ func (k *packet) key() {
 		if s.PR {
 			k.probe = true
 		} else {
-			h.mix(uint64(uint16(s.AckPSNOffset)))
+			h.mix(uint64(uint16(s.AckPSNOffset)) | uint64(s.CC.TxTimestamp)<<16)
 		}
 	case b.Opcode == wire.OpNACK:
 		n := &p.NETH

@@ -235,7 +235,7 @@ Retransmit(e) ==
        /\ p - una < Window
        /\ IF "ReuseNACKedEV" \in Bugs THEN e = txEV[p]
           ELSE \/ e # txEV[p] /\ evState[e] = "GOOD"
-               \* Variant "AvoidFallback" (proposed fix of finding F1): the named EV is
+               \* Variant "AvoidFallback" (proposed fix of finding TLA-F1 in README.md): the named EV is
                \* used when it is the only GOOD EV left
                \/ /\ "AvoidFallback" \in Variants
                   /\ e = txEV[p] /\ evState[e] = "GOOD"
@@ -292,7 +292,7 @@ Timeout(S) ==
     /\ UNCHANGED <<posted, nxt, txEV, lossScan, sndOK>>
     /\ UNCHANGED <<rspVars, net, failed, ctlOps, placeCount, rcvCQ, everSacked>>
 
-\* Variant "LostTimer" (alternative fix of finding F1): a PSN queued for retransmission
+\* Variant "LostTimer" (alternative fix of finding TLA-F1): a PSN queued for retransmission
 \* that no EV can carry still runs a timer; its expiry spends a retry, so the QP fails
 \* instead of hanging.
 LostTimeout ==

@@ -150,12 +150,14 @@ GBNRecs(p) == LET Q == GBN(p) IN
                   IN RQ("Lost", [psn |-> G(q), ev |-> txEV[q], reason |-> 4])]
 
 \* rtoTimer: per expired PSN Timeout, Lost, (go-back-N Lost*), EVState?, Retry? ... (QPError, Completed*)
+\* A timeout charges a retry only for the oldest outstanding PSN on an EV not already
+\* ASSUMED_BAD (LR-TMR-6), as FoldTimeout in MRC.tla.
 RECURSIVE TimeoutRecs(_, _, _, _)
 TimeoutRecs(st, r, S, first) ==
     IF S = {} THEN <<>>
     ELSE LET p       == MinOf(S)
              e       == txEV[p]
-             counted == st[e] # "ASSUMED_BAD"
+             counted == st[e] # "ASSUMED_BAD" /\ p = una
              st1     == SetEV(st, e, "ASSUMED_BAD", "Timeout")
              r1      == IF counted THEN r + RetryInc ELSE r
          IN <<RQ("Timeout", [psn |-> G(p), ev |-> e]), RQ("Lost", [psn |-> G(p), ev |-> e, reason |-> 2])>>
