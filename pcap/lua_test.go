@@ -149,9 +149,13 @@ func TestLuaDissectorAgreesWithGo(t *testing.T) {
 	tshark := testenv.LookPath(t, "tshark")
 	c := wire.Default
 	names := luaFieldNames(c)
-	for _, capName := range []string{"valid", "malformed"} {
-		t.Run(capName, func(t *testing.T) {
-			path := filepath.Join("testdata", capName+".pcapng")
+	paths := []string{filepath.Join("testdata", "valid.pcapng"), filepath.Join("testdata", "malformed.pcapng")}
+	recorded, _ := filepath.Glob(filepath.Join(corpus.ScenarioDir, "*.pcapng"))
+	if len(recorded) == 0 {
+		t.Fatalf("no simulator captures in %s", corpus.ScenarioDir)
+	}
+	for _, path := range append(paths, recorded...) {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".pcapng"), func(t *testing.T) {
 			got := tsharkFields(t, tshark, path, names)
 			rd, err := pcap.Open(path)
 			if err != nil {

@@ -7,6 +7,10 @@
 //	                                 one scenario, its checks and numbers;
 //	                                 the MRC run's NDJSON trace and pcapng
 //	mrc-sim list                     the scenario names
+//	mrc-sim capture -dir DIR [-scenario NAME] [-seed N]
+//	                                 short runs with one impairment each,
+//	                                 written as DIR/NAME.pcapng (the
+//	                                 corpus in pcap/testdata/scenarios)
 //
 // Every run is a function of its seed: the same seed prints the same
 // numbers and writes the same trace and capture, byte for byte.
@@ -14,11 +18,13 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"sync"
 
@@ -32,7 +38,7 @@ func main() {
 	}
 }
 
-var errUsage = errors.New("usage: mrc-sim table [-seed N] | run -scenario NAME [-seed N] [-trace FILE] [-pcap FILE] | list")
+var errUsage = errors.New("usage: mrc-sim table [-seed N] | run -scenario NAME [-seed N] [-trace FILE] [-pcap FILE] | list | capture -dir DIR [-scenario NAME] [-seed N]")
 
 func run(args []string, w io.Writer) error {
 	if len(args) == 0 {
@@ -43,7 +49,23 @@ func run(args []string, w io.Writer) error {
 		for _, s := range scenario.All() {
 			fmt.Fprintf(w, "%-11s %s\n", s.Name, s.Title)
 		}
+		fmt.Fprintln(w, "\ncapture scenarios (mrc-sim capture):")
+		for _, c := range scenario.Captures() {
+			fmt.Fprintf(w, "%-13s %s\n", c.Name, c.Title)
+		}
 		return nil
+	case "capture":
+		fs := flag.NewFlagSet("capture", flag.ContinueOnError)
+		seed := fs.Uint64("seed", 1, "seed of the runs")
+		name := fs.String("scenario", "", "one capture scenario (default: all)")
+		dir := fs.String("dir", "", "directory for NAME.pcapng")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		if *dir == "" {
+			return errors.New("capture: -dir is required")
+		}
+		return captures(w, *dir, *name, *seed)
 	case "table":
 		fs := flag.NewFlagSet("table", flag.ContinueOnError)
 		seed := fs.Uint64("seed", 1, "seed of every run")
@@ -63,6 +85,35 @@ func run(args []string, w io.Writer) error {
 		return one(w, *name, *seed, *trace, *capture)
 	}
 	return errUsage
+}
+
+// captures writes the capture scenarios' pcapngs into dir, after checking
+// that each shows its impairment.
+func captures(w io.Writer, dir, name string, seed uint64) error {
+	cs := scenario.Captures()
+	if name != "" {
+		c, ok := scenario.LookupCapture(name)
+		if !ok {
+			return fmt.Errorf("unknown capture scenario %q (mrc-sim list)", name)
+		}
+		cs = []scenario.CaptureScenario{c}
+	}
+	for _, c := range cs {
+		var b bytes.Buffer
+		if err := c.Write(seed, &b); err != nil {
+			return err
+		}
+		e, err := c.Check(b.Bytes())
+		if err != nil {
+			return fmt.Errorf("%s (seed %d): %w", c.Name, seed, err)
+		}
+		path := filepath.Join(dir, c.Name+".pcapng")
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s: %d frames (%s)\n", path, e.Frames, c.Title)
+	}
+	return nil
 }
 
 // table runs every scenario, in parallel (each has its own simulator), and

@@ -2,6 +2,10 @@ package corpus
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/wire"
@@ -58,7 +62,9 @@ func Captures(c *wire.Codec) (map[string][]byte, error) {
 // Files returns every generated file by its path relative to pcap/: the
 // corpus captures under testdata/ with their golden outputs
 // (NAME.txt, NAME.verbose.txt, NAME.jsonl, NAME.stats.txt,
-// NAME.stats.json), and the Wireshark dissector for wire.Default.
+// NAME.stats.json), the golden outputs (NAME.txt, NAME.stats.txt) of the
+// recorded captures in ScenarioDir, and the Wireshark dissector for
+// wire.Default.
 func Files() (map[string][]byte, error) {
 	c := wire.Default
 	caps, err := Captures(c)
@@ -82,6 +88,29 @@ func Files() (map[string][]byte, error) {
 			files["testdata/"+name+g.suffix] = out
 		}
 	}
+	// The simulator's impairment captures (mrc-sim capture) are evidence
+	// kept as they were recorded; their decoder outputs are generated.
+	recorded, err := filepath.Glob(filepath.Join(ScenarioDir, "*.pcapng"))
+	if err != nil {
+		return nil, err
+	}
+	for _, path := range recorded {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		base := strings.TrimSuffix(path, ".pcapng")
+		for _, g := range []struct {
+			suffix string
+			stats  bool
+		}{{".txt", false}, {".stats.txt", true}} {
+			out, err := Render(c, data, pcap.OutputText, g.stats)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			files[base+g.suffix] = out
+		}
+	}
 	var lua bytes.Buffer
 	if err := pcap.WriteLua(&lua, c); err != nil {
 		return nil, err
@@ -89,6 +118,9 @@ func Files() (map[string][]byte, error) {
 	files[LuaPath] = lua.Bytes()
 	return files, nil
 }
+
+// ScenarioDir holds the simulator's impairment captures, relative to pcap/.
+const ScenarioDir = "testdata/scenarios"
 
 // LuaPath is where the generated dissector lives, relative to pcap/.
 const LuaPath = "wireshark/mrc.lua"

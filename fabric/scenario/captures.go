@@ -1,0 +1,335 @@
+package scenario
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/openmrc/mrc/fabric"
+	"github.com/openmrc/mrc/fabric/workload"
+	"github.com/openmrc/mrc/pcap"
+	sm "github.com/openmrc/mrc/statemachine"
+	"github.com/openmrc/mrc/wire"
+)
+
+// CaptureScenario is a short simulator run with one impairment, small
+// enough (a few hundred frames) to keep as evidence in a test corpus and
+// to open in Wireshark: pcap/testdata/scenarios holds one capture per
+// scenario, written by `mrc-sim capture`.
+//
+// Every capture scenario runs the same workload — node 0 writes 8 × 4 KiB
+// (every fourth with immediate data) into node 1 over a 2-plane × 2-path
+// fabric with 256-byte packets — so the captures differ only by the
+// impairment. Evidence checks that the capture shows it on the wire.
+type CaptureScenario struct {
+	Name  string
+	Title string
+	// impair sets up the fabric and applies the impairment at time 0.
+	fabric func(*fabric.Config)
+	impair func(h *workload.Harness) error
+	// evidence checks the decoded capture shows the impairment.
+	evidence func(e *Evidence) error
+}
+
+// Capture workload.
+const (
+	capWRs   = 8
+	capSize  = 4096
+	capMTU   = 256
+	capLimit = 20 * sm.Millisecond
+)
+
+// Captures returns the capture scenarios, one per impairment the fabric
+// models.
+func Captures() []CaptureScenario {
+	slow := func(k fabric.LinkKind, bps int64) func(h *workload.Harness) error {
+		return func(h *workload.Harness) error { return h.Sim.SetLinkRate(k, 0, 0, 0, bps) }
+	}
+	rule := func(set func(r *fabric.Rule)) func(h *workload.Harness) error {
+		return func(h *workload.Harness) error {
+			r := fabric.NewRule()
+			set(&r)
+			_, err := h.Sim.AddRule(r)
+			return err
+		}
+	}
+	return []CaptureScenario{
+		{Name: "loss", Title: "10 % random loss of data packets: SACK gaps, selective retransmissions (LR-RTX-1, LR-RTX-4, LR-TMR-5)",
+			impair: rule(func(r *fabric.Rule) { r.Class, r.Drop = fabric.DataPackets, 0.1 }),
+			evidence: func(e *Evidence) error {
+				return e.need("data packets lost", e.Lost, "retransmitted data packets", e.Retransmits)
+			}},
+		{Name: "trim", Title: "a congested T0 uplink trims packets mid-fabric: NACK TRIMMED, retransmission, SKIP (WIRE-DSCP-2, LR-NACK-1, EV-ST-3)",
+			fabric: func(c *fabric.Config) { c.TrimBytes, c.ECNMin = 1024, -1 },
+			impair: slow(fabric.LinkT0Up, 5e9),
+			evidence: func(e *Evidence) error {
+				return e.need("trimmed packets (DSCP TRIMMED)", e.Trimmed, "NACKs TRIMMED", e.NACKs[wire.NACKTrimmed],
+					"retransmitted data packets", e.Retransmits)
+			}},
+		{Name: "trim-lasthop", Title: "a slow last hop trims packets: NACK TRIMMED_LASTHOP, the EV stays GOOD (WIRE-DSCP-2, LR-NACK-1)",
+			fabric: func(c *fabric.Config) { c.TrimBytes, c.ECNMin = 1024, -1 },
+			impair: func(h *workload.Harness) error { return h.Sim.SetLinkRate(fabric.LinkLastHop, 0, 1, 0, 5e9) },
+			evidence: func(e *Evidence) error {
+				return e.need("packets trimmed on the last hop", e.TrimmedLastHop, "NACKs TRIMMED_LASTHOP",
+					e.NACKs[wire.NACKTrimmedLastHop])
+			}},
+		{Name: "ecn", Title: "a congested T0 uplink marks CE: SACKs with m = SKIP_ONCE (RSP-SACK-3, EV-ST-2)",
+			fabric: func(c *fabric.Config) { c.TrimBytes, c.ECNMin, c.ECNMax = -1, 512, 2048 },
+			impair: slow(fabric.LinkT0Up, 5e9),
+			evidence: func(e *Evidence) error {
+				return e.need("CE-marked data packets", e.CE, "SACKs with m = SKIP_ONCE", e.SkipOnce)
+			}},
+		{Name: "reorder", Title: "30 % of data packets delayed by 1–3 µs: packets overtaken on their own path, placed out of order (RSP-RCV-1)",
+			impair: rule(func(r *fabric.Rule) { r.Class, r.Delay, r.DelayBy, r.Jitter = fabric.DataPackets, 0.3, 1000, 2000 }),
+			evidence: func(e *Evidence) error {
+				return e.need("data packets overtaken on their own EV", e.Reordered)
+			}},
+		{Name: "duplicate", Title: "10 % of data packets duplicated: placed once, acknowledged again (RSP-DUP-1)",
+			impair: rule(func(r *fabric.Rule) { r.Class, r.Dup, r.DupDelay = fabric.DataPackets, 0.1, 500 }),
+			evidence: func(e *Evidence) error {
+				return e.need("duplicate receptions", e.Duplicates)
+			}},
+		{Name: "blackhole", Title: "one path of plane 0 black-holed: timeouts, retransmission elsewhere, reliability probes (EV-ST-5, EV-PRB-1)",
+			impair: rule(func(r *fabric.Rule) { r.Plane, r.Path, r.Class, r.Drop = 0, 0, fabric.DataPackets, 1 }),
+			evidence: func(e *Evidence) error {
+				return e.need("data packets lost", e.Lost, "retransmitted data packets", e.Retransmits,
+					"reliability probes", e.Probes)
+			}},
+		{Name: "plane-down", Title: "plane 1 fails after the first write: traffic moves to plane 0 (EV-PORT-1, EP-PSU-3)",
+			impair: func(h *workload.Harness) error {
+				h.Sim.At(2*us, func() { _ = h.Sim.SetPlaneUp(1, false) })
+				return nil
+			},
+			evidence: func(e *Evidence) error {
+				if err := e.need("data packets sent on plane 1 before the failure", e.PlaneData[1]); err != nil {
+					return err
+				}
+				if e.LateOnPlane1 > 0 {
+					return fmt.Errorf("%d data packets sent on the failed plane 1 more than 30 µs after it failed", e.LateOnPlane1)
+				}
+				return nil
+			}},
+		{Name: "reverse-loss", Title: "30 % loss of SACKs and NACKs: later cumulative acknowledgements cover the lost ones (LR-SACK-1)",
+			impair: rule(func(r *fabric.Rule) { r.Class, r.Drop = fabric.ControlPackets, 0.3 }),
+			evidence: func(e *Evidence) error {
+				if e.AcksSent <= e.AcksReceived {
+					return fmt.Errorf("no acknowledgement lost: %d sent, %d received", e.AcksSent, e.AcksReceived)
+				}
+				return nil
+			}},
+	}
+}
+
+// LookupCapture finds a capture scenario by name.
+func LookupCapture(name string) (CaptureScenario, bool) {
+	for _, c := range Captures() {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return CaptureScenario{}, false
+}
+
+// Write runs the scenario with seed and writes its pcapng (interfaces
+// tx/planeN and rx/planeN) to w. It fails if a write does not complete,
+// a QP fails or the harness sees a broken invariant.
+func (c CaptureScenario) Write(seed uint64, w io.Writer) error {
+	var prof = sm.EVProfile{ID: 1, ActivePerPlane: 2, MinActive: 1}
+	for pl := 0; pl < 2; pl++ {
+		for k := 0; k < 4; k++ {
+			// SRv6 template: plane in bits 13-11, T0 uplink in bits 7-0.
+			prof.EVs = append(prof.EVs, sm.EVEntry{Value: uint32(pl)<<11 | uint32(k), Port: uint8(pl + 1)})
+		}
+	}
+	m, err := fabric.NewSRv6Mapper(fabric.DefaultSRv6Template())
+	if err != nil {
+		return err
+	}
+	o := workload.Options{
+		Fabric: fabric.Config{Seed: seed, Nodes: 2, Planes: 2, PathsPerPlane: 2, Mapper: m, Capture: w},
+		Check:  true,
+		Attr:   workload.DefaultAttr(),
+	}
+	if c.fabric != nil {
+		c.fabric(&o.Fabric)
+	}
+	o.Attr.PathMTU = capMTU
+	o.MRC = sm.DefaultConfig(1, seed)
+	o.MRC.EVProfiles = []sm.EVProfile{prof}
+	h, err := workload.New(o)
+	if err != nil {
+		return err
+	}
+	if _, err := h.Connect(0, 1, workload.MRC); err != nil {
+		return err
+	}
+	if err := c.impair(h); err != nil {
+		return err
+	}
+	n := capSize / capMTU
+	for i := 0; i < capWRs; i++ {
+		if _, err := h.Post(workload.WR{Conn: 0, Imm: i%4 == 3, Chunk: i * n, Size: capSize}); err != nil {
+			return err
+		}
+	}
+	if !h.Sim.RunUntil(func() bool { return h.Outstanding() == 0 }, capLimit) {
+		return fmt.Errorf("scenario %s: %d work requests still outstanding after %d µs", c.Name, h.Outstanding(), capLimit/us)
+	}
+	if v := h.Violations(); len(v) > 0 {
+		return fmt.Errorf("scenario %s: %v", c.Name, v[0])
+	}
+	if h.Failed() {
+		return fmt.Errorf("scenario %s: a QP failed", c.Name)
+	}
+	if cc := h.Conns()[0]; cc.Completed != capWRs {
+		return fmt.Errorf("scenario %s: %d of %d writes completed", c.Name, cc.Completed, capWRs)
+	}
+	return flushErr(h)
+}
+
+// Evidence is what a capture scenario's pcapng shows, counted from the
+// decoded frames alone.
+type Evidence struct {
+	Frames, Malformed, Violations int
+	Retransmits                   int // data frames sent (tx) with the RTX flag
+	Trimmed, TrimmedLastHop       int // trimmed data frames received (rx)
+	CE                            int // CE-marked data frames received
+	Probes                        int // reliability probes sent
+	SACKHoles                     int // runs of missing PSNs in SACKs sent
+	SkipOnce                      int // SACKs sent with m = SKIP_ONCE
+	NACKs                         map[wire.NACKReason]int
+	// Reordered counts first transmissions received after a higher PSN
+	// sent on the same EV: one EV is one path, and a path is FIFO unless
+	// the fabric delays packets.
+	Reordered int
+	// Lost and Duplicates compare the data frames sent (tx) with those
+	// received (rx), by PSN and RTX flag.
+	Lost, Duplicates       int
+	AcksSent, AcksReceived int // SACK/ACK/NACK frames at tx and at rx
+	PlaneData              [2]int
+	LateOnPlane1           int // data sent on plane 1 more than 30 µs after 2 µs
+}
+
+func (e *Evidence) need(kv ...any) error {
+	var missing []error
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1].(int) == 0 {
+			missing = append(missing, fmt.Errorf("no %s", kv[i]))
+		}
+	}
+	return errors.Join(missing...)
+}
+
+// Check decodes capture and checks that it is well formed (no malformed
+// frame, no strict-check violation) and shows the scenario's impairment.
+func (c CaptureScenario) Check(capture []byte) (*Evidence, error) {
+	r, err := pcap.NewReader(bytes.NewReader(capture))
+	if err != nil {
+		return nil, err
+	}
+	e := &Evidence{NACKs: map[wire.NACKReason]int{}}
+	type key struct {
+		psn uint32
+		rtx bool
+	}
+	sent, rcvd := map[key]int{}, map[key]int{}
+	maxPSN := map[uint32]uint32{} // per EV, of first transmissions received
+	var first bool = true
+	var t0 int64
+	d := &pcap.Decoder{Codec: wire.Default}
+	err = d.Each(r, func(rec *pcap.Record) error {
+		e.Frames++
+		if rec.Err != nil || !rec.MRC() {
+			e.Malformed++
+			return nil
+		}
+		e.Violations += len(rec.Violations)
+		if first {
+			t0, first = rec.Timestamp.UnixNano(), false
+		}
+		at := rec.Timestamp.UnixNano() - t0
+		point, plane := "", -1
+		if rec.Iface != nil {
+			point, plane = rec.Iface.Point, rec.Iface.Plane
+		}
+		p := &rec.Packet
+		op := p.BTH.Opcode
+		tx := point == "tx"
+		k := key{p.BTH.PSN, p.BTH.Retransmit}
+		switch {
+		case op.IsWrite():
+			if tx {
+				sent[k]++
+				if p.BTH.Retransmit {
+					e.Retransmits++
+				}
+				if plane >= 0 && plane < 2 {
+					e.PlaneData[plane]++
+				}
+				if plane == 1 && at > 32_000 {
+					e.LateOnPlane1++
+				}
+				return nil
+			}
+			if p.Trimmed {
+				if p.TrimmedLastHop {
+					e.TrimmedLastHop++
+				} else {
+					e.Trimmed++
+				}
+			}
+			if p.ECN() == 3 {
+				e.CE++
+			}
+			rcvd[k]++
+			if !p.BTH.Retransmit {
+				if m, ok := maxPSN[rec.EV]; ok && p.BTH.PSN < m {
+					e.Reordered++
+				}
+				maxPSN[rec.EV] = max(maxPSN[rec.EV], p.BTH.PSN)
+			}
+		case op == wire.OpProbe:
+			if tx {
+				e.Probes++
+			}
+		case op == wire.OpSACK || op == wire.OpNACK || op == wire.OpAcknowledge:
+			if !tx {
+				e.AcksReceived++
+				return nil
+			}
+			e.AcksSent++
+			switch op {
+			case wire.OpSACK:
+				holes, _ := pcap.SACKGaps(&p.SETH)
+				e.SACKHoles += holes
+				if p.SETH.M == wire.MSkipOnce {
+					e.SkipOnce++
+				}
+			case wire.OpNACK:
+				e.NACKs[p.NETH.Reason]++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return e, err
+	}
+	for k, n := range sent {
+		e.Lost += max(0, n-rcvd[k])
+	}
+	for k, n := range rcvd {
+		e.Duplicates += max(0, n-sent[k])
+	}
+	var errs []error
+	if e.Malformed > 0 || e.Violations > 0 {
+		errs = append(errs, fmt.Errorf("%d malformed frames, %d strict-check violations", e.Malformed, e.Violations))
+	}
+	if e.Frames == 0 {
+		errs = append(errs, errors.New("empty capture"))
+	}
+	if err := c.evidence(e); err != nil {
+		errs = append(errs, fmt.Errorf("the capture does not show the impairment: %w", err))
+	}
+	return e, errors.Join(errs...)
+}
