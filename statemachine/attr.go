@@ -79,6 +79,21 @@ const (
 	AttrDestQPN     AttrMask = 1 << 20
 	AttrRQPSN       AttrMask = 1 << 21
 	AttrSQPSN       AttrMask = 1 << 22
+	// Verbs attributes an MRC QP does not have: mrc_modify_qp rejects
+	// them on every transition (QP-ST-7). MRC's own TIMEOUT and RETRY_CNT
+	// (bits 5 and 9) replace the verbs ones.
+	AttrVerbsPort            AttrMask = 1 << 23 // IBV_QP_PORT
+	AttrVerbsTimeout         AttrMask = 1 << 24 // IBV_QP_TIMEOUT
+	AttrVerbsRetryCnt        AttrMask = 1 << 25 // IBV_QP_RETRY_CNT
+	AttrVerbsRNRRetry        AttrMask = 1 << 26 // IBV_QP_RNR_RETRY
+	AttrVerbsMinRNRTimer     AttrMask = 1 << 27 // IBV_QP_MIN_RNR_TIMER
+	AttrVerbsMaxQPRdAtomic   AttrMask = 1 << 28 // IBV_QP_MAX_QP_RD_ATOMIC
+	AttrVerbsMaxDestRdAtomic AttrMask = 1 << 29 // IBV_QP_MAX_DEST_RD_ATOMIC
+	AttrVerbsAltPath         AttrMask = 1 << 30 // IBV_QP_ALT_PATH
+	AttrVerbsPathMigState    AttrMask = 1 << 31 // IBV_QP_PATH_MIG_STATE
+	// AttrVerbsRejected is every verbs attribute QP-ST-7 names.
+	AttrVerbsRejected = AttrVerbsPort | AttrVerbsTimeout | AttrVerbsRetryCnt | AttrVerbsRNRRetry | AttrVerbsMinRNRTimer |
+		AttrVerbsMaxQPRdAtomic | AttrVerbsMaxDestRdAtomic | AttrVerbsAltPath | AttrVerbsPathMigState
 )
 
 var attrNames = []struct {
@@ -89,6 +104,10 @@ var attrNames = []struct {
 	{AttrCap, "CAP"}, {AttrTimeout, "TIMEOUT"}, {AttrEVProfileID, "EV_PROFILE_ID"}, {AttrCCProfileID, "CC_PROFILE_ID"},
 	{AttrQPHint, "QP_HINT"}, {AttrRetryCnt, "RETRY_CNT"}, {AttrPKeyIndex, "PKEY_INDEX"}, {AttrAccessFlags, "ACCESS_FLAGS"},
 	{AttrAV, "AV"}, {AttrPathMTU, "PATH_MTU"}, {AttrDestQPN, "DEST_QPN"}, {AttrRQPSN, "RQ_PSN"}, {AttrSQPSN, "SQ_PSN"},
+	{AttrVerbsPort, "IBV_QP_PORT"}, {AttrVerbsTimeout, "IBV_QP_TIMEOUT"}, {AttrVerbsRetryCnt, "IBV_QP_RETRY_CNT"},
+	{AttrVerbsRNRRetry, "IBV_QP_RNR_RETRY"}, {AttrVerbsMinRNRTimer, "IBV_QP_MIN_RNR_TIMER"},
+	{AttrVerbsMaxQPRdAtomic, "IBV_QP_MAX_QP_RD_ATOMIC"}, {AttrVerbsMaxDestRdAtomic, "IBV_QP_MAX_DEST_RD_ATOMIC"},
+	{AttrVerbsAltPath, "IBV_QP_ALT_PATH"}, {AttrVerbsPathMigState, "IBV_QP_PATH_MIG_STATE"},
 }
 
 func (m AttrMask) String() string {
@@ -157,6 +176,9 @@ func (q *QP) Modify(now Time, to QPState, a Attr, mask AttrMask, out *Output) er
 	tr, ok := transitions[[2]QPState{from, to}]
 	if !ok {
 		return fail(0, 0, ErrInvalidTransition, "allowed: RESET→INIT→RTR→RTS, any→ERROR, any→RESET")
+	}
+	if bad := mask & AttrVerbsRejected; bad != 0 {
+		return fail(bad, 0, ErrInvalidAttr, "verbs attributes an MRC QP does not have (QP-ST-7)")
 	}
 	if miss := tr.need &^ mask; miss != 0 {
 		return fail(miss, 0, ErrMissingAttr, "this transition requires %s", tr.need)

@@ -113,6 +113,9 @@ type Addressing struct {
 	PKey uint16
 	// EVMode says how the EV reaches the wire (wire.SetEV).
 	EVMode wire.EVMode
+	// SGIDIndex selects the source GID in Config.GIDs, when the Node has a
+	// GID table (QP-ST-8).
+	SGIDIndex int
 }
 
 // EVEntry is one EV of an EV profile with the 1-based NIC port (plane + 1)
@@ -141,6 +144,9 @@ type EVProfile struct {
 	// answered with m = NONE that restore an ASSUMED_BAD EV, at most 7; 0
 	// means 1 (EV-ST-7).
 	ProbeSuccesses int
+	// EventMask is ev_event_mask: the EV states whose entry is reported
+	// on an EV event CQ (EV-ST-12); 0 reports none.
+	EventMask EVEventMask
 }
 
 // MaxPlanes is the largest number of planes (NIC ports) a profile may use;
@@ -283,6 +289,13 @@ type Config struct {
 	MaxWIMMDestDevice int
 	MaxMPRDevice      int
 	MPRResolution     int
+	// GIDs is the device's verbs GID table; when set, a QP's source
+	// address is Addr.SGIDIndex's entry, which must be RoCEv2 (QP-ST-8).
+	GIDs []GID
+	// ProtocolVersion is mrc_qp_init_attr.protocol_version: one version
+	// bit, or 0 for the default. ProtocolVersion1 (MRC_PROTOCOL_VERSION_1),
+	// the wire format of spec/, is the only one (QP-ATTR-4).
+	ProtocolVersion uint32
 	// NoTrimNACK: this responder cannot send trim NACKs and silently
 	// discards trimmed packets (RSP-NACK-2).
 	NoTrimNACK bool
@@ -340,7 +353,18 @@ func cfgErr(field, format string, args ...any) error {
 }
 
 // validate fills defaults into a copy of c and checks it.
+// ProtocolVersion1 is MRC_PROTOCOL_VERSION_1 (bit 0 of protocol_version).
+const ProtocolVersion1 uint32 = 1 << 0
+
 func (c Config) normalized() (Config, error) {
+	switch v := c.ProtocolVersion; {
+	case v == 0:
+		c.ProtocolVersion = ProtocolVersion1
+	case v&(v-1) != 0:
+		return c, cfgErr("ProtocolVersion", "%#x requests more than one version (QP-ATTR-4)", v)
+	case v != ProtocolVersion1:
+		return c, cfgErr("ProtocolVersion", "%#x is not a version this implementation speaks (only MRC_PROTOCOL_VERSION_1)", v)
+	}
 	if c.Profile == nil {
 		p := spec.DefaultProfile()
 		c.Profile = &p

@@ -125,3 +125,28 @@ func TestEndpointRequests(t *testing.T) {
 		t.Errorf("events %v, want request 1 timed out", out.Events)
 	}
 }
+
+// TestProbeRTTHasNoServiceTimeAdjustment: the RTT an EV probe reports is
+// the whole round trip, however long the responder held the request: the
+// EETH carries no responder service time, so adj_svc_time is 0 and
+// nothing is subtracted (EP-PRB-3, CC-SIG-4).
+func TestProbeRTTHasNoServiceTimeAdjustment(t *testing.T) {
+	a, b, _, pb := endpoints(t)
+	var out Output
+	const sent, held, back = 1280, 64 * 1280, 3 * 1280
+	if err := a.Send(sent, EPRequest{ReqID: 7, Op: wire.EPEVProbe, Dst: pb, EV: 0x10, Port: 1}, &out); err != nil {
+		t.Fatal(err)
+	}
+	req := out.Packets[0].Pkt
+	out.Reset()
+	b.Receive(sent+held, 1, &req, &out)
+	rsp := out.Packets[0].Pkt
+	if rsp.EETH != (wire.EETH{Op: wire.EPEVProbe, TxTimestamp: req.ERTH.TxTimestamp}) {
+		t.Errorf("response EETH %+v carries more than op and the reflected timestamp", rsp.EETH)
+	}
+	out.Reset()
+	a.Receive(sent+held+back, 1, &rsp, &out)
+	if len(out.Events) != 1 || out.Events[0].Kind != EvEPResponse || out.Events[0].Value != held+back {
+		t.Errorf("events %v, want RTT %d ns (the responder's %d ns not subtracted)", out.Events, held+back, held)
+	}
+}

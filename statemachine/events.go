@@ -124,7 +124,7 @@ const (
 	EvIgnored                  // Reason: IgnoreReason; PSN, EV of the input
 	EvProbeSent                // EV: reliability probe sent on an ASSUMED_BAD EV
 	EvProbeResult              // EV; Reason: wire.Multipath of the answer
-	EvEPResponse               // an endpoint request was answered; PSN: req_id; Reason: op; Value: RTT ns
+	EvEPResponse               // an endpoint request was answered; PSN: req_id; Reason: op; Value: RTT ns, with adj_svc_time 0 (EP-PRB-3)
 	EvEPTimeout                // an endpoint request timed out; PSN: req_id; Reason: op
 	EvRemotePortMask           // a peer's port-status update; Value: mask
 	EvPacketSent               // trace: PSN, EV, Plane; Reason: opcode; Flags: FlagRetransmit

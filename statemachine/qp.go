@@ -132,6 +132,9 @@ func (n *Node) NewQP(qpn uint32, seed uint64, addr Addressing) (*QP, error) {
 	if qpn > wire.PSNMask || qpn <= wire.EndpointQPN {
 		return nil, cfgErr("QPN", "%#x is not a usable 24-bit QP number (0-2 are reserved, WIRE-BTH-8)", qpn)
 	}
+	if err := n.nd.resolveSource(&addr); err != nil {
+		return nil, err
+	}
 	if !addr.SrcIP.IsValid() || !addr.DstIP.IsValid() {
 		return nil, cfgErr("Addr", "source and destination IP addresses are required")
 	}
