@@ -1,6 +1,7 @@
 package statemachine
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 
@@ -24,6 +25,25 @@ type EndpointConfig struct {
 	MaxOutstanding int
 	// Timeout is rsp_timeout: how long a request waits; 0 means 2 ms.
 	Timeout Time
+	// RepeatInterval is how often an unanswered port status update is
+	// repeated (EP-PSU-4); 0 means 1 ms, the least allowed.
+	RepeatInterval Time
+}
+
+// PortPeer is a peer node a port status update goes to, and the path to
+// it: an EV and the 1-based local port (up) it leaves on.
+type PortPeer struct {
+	Peer
+	EV   uint32
+	Port uint8
+}
+
+// announce is one peer's NIC-initiated port status update.
+type announce struct {
+	to       PortPeer
+	id       uint16
+	sentAt   Time
+	answered bool
 }
 
 // Peer addresses another node's endpoint.
@@ -65,6 +85,10 @@ type Endpoint struct {
 	dscp uint8 // DSCP_CONTROL
 	tsU  Time
 	pend []epPending
+	// NIC-initiated port status updates (EP-PSU-1, EP-PSU-4).
+	mask   uint32
+	ann    []announce
+	nextID uint16
 }
 
 // NewEndpoint returns an endpoint agent.
@@ -87,6 +111,12 @@ func NewEndpoint(cfg EndpointConfig) (*Endpoint, error) {
 	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 2 * Millisecond
+	}
+	if cfg.RepeatInterval == 0 {
+		cfg.RepeatInterval = Millisecond
+	}
+	if cfg.RepeatInterval < Millisecond {
+		return nil, cfgErr("RepeatInterval", "%d ns: at most one update per millisecond (EP-PSU-4)", cfg.RepeatInterval)
 	}
 	return &Endpoint{cfg: cfg, dscp: cfg.Profile.DSCP.Control, tsU: Time(cfg.Profile.TimestampUnitNs),
 		pend: make([]epPending, cfg.MaxOutstanding)}, nil
@@ -199,6 +229,11 @@ func (e *Endpoint) Receive(now Time, port int, p *wire.Packet, out *Output) {
 		id := uint16(p.BTH.PSN)
 		for i := range e.pend {
 			if q := &e.pend[i]; q.valid && q.id == id && q.op == p.EETH.Op {
+				for j := range e.ann {
+					if a := &e.ann[j]; a.id == id && q.op == wire.EPPortStatusUpdate {
+						a.answered = true
+					}
+				}
 				rtt := Time(uint16(now/e.tsU)-p.EETH.TxTimestamp) * e.tsU
 				out.event(Event{Kind: EvEPResponse, Time: now, QPN: wire.EndpointQPN, PSN: uint32(id), EV: q.ev,
 					Plane: uint8(port - 1), Reason: uint8(q.op), Value: uint64(rtt)})
@@ -212,11 +247,83 @@ func (e *Endpoint) Receive(now Time, port int, p *wire.Packet, out *Output) {
 	}
 }
 
-// Advance expires requests that waited Timeout (EP-GEN-7).
+// Advance expires requests that waited Timeout (EP-GEN-7) and repeats
+// unanswered port status updates (EP-PSU-4).
 func (e *Endpoint) Advance(now Time, out *Output) {
 	for i := range e.pend {
 		if q := &e.pend[i]; q.valid && now-q.sentAt >= e.cfg.Timeout {
 			out.event(Event{Kind: EvEPTimeout, Time: now, QPN: wire.EndpointQPN, PSN: uint32(q.id), EV: q.ev, Reason: uint8(q.op)})
+			*q = epPending{}
+		}
+	}
+	for i := range e.ann {
+		if a := &e.ann[i]; !a.answered && now-a.sentAt >= e.cfg.RepeatInterval {
+			_ = e.sendAnnounce(now, a, out) // a full request table: try again next interval
+		}
+	}
+}
+
+// AnnouncePorts is the NIC's own port status update (EP-PSU-1): it sends
+// the complete port mask (EP-PSU-2) to every peer now and repeats it to
+// each, at most once per RepeatInterval, until that peer answers; a later
+// call with another mask starts over with the new one (EP-PSU-4). The
+// same mask to the same peers leaves answered peers alone.
+func (e *Endpoint) AnnouncePorts(now Time, mask uint32, peers []PortPeer, out *Output) error {
+	if mask&1 != 0 {
+		return fmt.Errorf("%w: port_status_mask %#x: bit 0 is unused (WIRE-ERTH-2)", ErrInvalidAttr, mask)
+	}
+	changed := mask != e.mask || len(peers) != len(e.ann)
+	for i := 0; !changed && i < len(peers); i++ {
+		changed = peers[i] != e.ann[i].to
+	}
+	if !changed {
+		return nil
+	}
+	for i := range e.ann {
+		e.cancel(e.ann[i].id)
+	}
+	e.mask, e.ann = mask, e.ann[:0]
+	var errs []error
+	for _, p := range peers {
+		e.ann = append(e.ann, announce{to: p})
+		if err := e.sendAnnounce(now, &e.ann[len(e.ann)-1], out); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// sendAnnounce (re)sends one peer's update with a fresh request id,
+// dropping the previous request's wait.
+func (e *Endpoint) sendAnnounce(now Time, a *announce, out *Output) error {
+	e.cancel(a.id)
+	a.sentAt = now
+	for range 1 << 16 {
+		e.nextID++
+		if e.nextID != 0 && !e.outstanding(e.nextID) {
+			break
+		}
+	}
+	a.id = e.nextID
+	return e.Send(now, EPRequest{ReqID: a.id, Op: wire.EPPortStatusUpdate, Dst: a.to.Peer, EV: a.to.EV, Port: a.to.Port,
+		NICInitiated: true, PortStatus: e.mask}, out)
+}
+
+func (e *Endpoint) outstanding(id uint16) bool {
+	for i := range e.pend {
+		if e.pend[i].valid && e.pend[i].id == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *Endpoint) cancel(id uint16) {
+	if id == 0 { // never sent (automatic ids start at 1)
+		return
+	}
+	for i := range e.pend {
+		if q := &e.pend[i]; q.valid && q.id == id && q.op == wire.EPPortStatusUpdate {
 			*q = epPending{}
 		}
 	}
@@ -228,6 +335,11 @@ func (e *Endpoint) NextDeadline() Time {
 	for i := range e.pend {
 		if q := &e.pend[i]; q.valid {
 			d = min(d, q.sentAt+e.cfg.Timeout)
+		}
+	}
+	for i := range e.ann {
+		if a := &e.ann[i]; !a.answered {
+			d = min(d, a.sentAt+e.cfg.RepeatInterval)
 		}
 	}
 	return d

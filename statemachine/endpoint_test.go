@@ -150,3 +150,64 @@ func TestProbeRTTHasNoServiceTimeAdjustment(t *testing.T) {
 		t.Errorf("events %v, want RTT %d ns (the responder's %d ns not subtracted)", out.Events, held+back, held)
 	}
 }
+
+// TestAnnouncePortsRepeatsUntilAnswered: the NIC's port status update
+// goes to every peer with its complete mask in DSCP_CONTROL, is repeated
+// once per millisecond (not sooner) while unanswered, stops once answered,
+// and starts again when the mask changes (EP-PSU-1, EP-PSU-2, EP-PSU-4,
+// EP-GEN-4).
+func TestAnnouncePortsRepeatsUntilAnswered(t *testing.T) {
+	a, b, _, pb := endpoints(t)
+	var out Output
+	peers := []PortPeer{{Peer: pb, EV: 0x10, Port: 1}}
+	sent := func() []wire.Packet {
+		var ps []wire.Packet
+		for _, o := range out.Packets {
+			ps = append(ps, o.Pkt)
+		}
+		out.Reset()
+		return ps
+	}
+	if err := a.AnnouncePorts(0, 0b1100, peers, &out); err != nil {
+		t.Fatal(err)
+	}
+	first := sent()
+	if len(first) != 1 || first[0].ERTH.Op != wire.EPPortStatusUpdate || first[0].ERTH.PortStatusMask != 0b1100 ||
+		first[0].DSCP() != 46 {
+		t.Fatalf("first update %+v", first)
+	}
+	// Lost. Nothing before a millisecond, one repeat at a millisecond.
+	if d := a.NextDeadline(); d != Millisecond {
+		t.Errorf("next deadline %d, want 1 ms", d)
+	}
+	a.Advance(Millisecond/2, &out)
+	if n := len(sent()); n != 0 {
+		t.Errorf("%d updates after 0.5 ms", n)
+	}
+	a.Advance(Millisecond, &out)
+	again := sent()
+	if len(again) != 1 || again[0].ERTH.PortStatusMask != 0b1100 || again[0].BTH.PSN == first[0].BTH.PSN {
+		t.Fatalf("repeat %+v", again)
+	}
+	// Answered: no more repeats, and the same call changes nothing.
+	b.Receive(Millisecond+100, 1, &again[0], &out)
+	rsp := sent()
+	a.Receive(Millisecond+200, 1, &rsp[0], &out)
+	out.Reset()
+	a.Advance(5*Millisecond, &out)
+	_ = a.AnnouncePorts(5*Millisecond, 0b1100, peers, &out)
+	if n := len(sent()); n != 0 {
+		t.Errorf("%d updates after the answer", n)
+	}
+	// A port changed: the new mask goes out at once.
+	_ = a.AnnouncePorts(6*Millisecond, 0b0100, peers, &out)
+	if ps := sent(); len(ps) != 1 || ps[0].ERTH.PortStatusMask != 0b0100 {
+		t.Errorf("after the change: %+v", ps)
+	}
+	if err := a.AnnouncePorts(0, 0b1, peers, &out); err == nil {
+		t.Error("bit 0 accepted")
+	}
+	if _, err := NewEndpoint(EndpointConfig{SrcIP: pb.IP, RepeatInterval: Millisecond / 2}); err == nil {
+		t.Error("a repeat interval under 1 ms accepted")
+	}
+}
