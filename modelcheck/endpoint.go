@@ -35,6 +35,14 @@ type EndpointConfig struct {
 	MaxOutstanding int
 	// Drops, Dups and Timers bound losses, duplications and timer firings.
 	Drops, Dups, Timers int
+	// Announce are the port masks A announces in turn to B with
+	// Endpoint.AnnouncePorts (its own port status updates, repeated until
+	// answered); each is a transition.
+	Announce []uint32
+	// minRepeat, when set, is the repeat interval the check demands
+	// instead of the endpoint's (tests: a check stricter than the code
+	// must fail).
+	minRepeat sm.Time
 }
 
 // Endpoint invariant names.
@@ -45,7 +53,11 @@ const (
 	InvEPTimeout       = "EPTimeout"       // EP-GEN-7: a timeout only once the request timeout has elapsed
 	InvEPPortMask      = "EPPortMask"      // EP-PSU-2: the receiver reports the sender's complete mask
 	InvEPProgress      = "EPProgress"      // EP-GEN-7: every request ends in a response or a timeout
+	InvEPAnnounce      = "EPAnnounce"      // EP-PSU-1, EP-PSU-2, EP-PSU-4: the current mask, repeated no sooner than 1 ms, not after the answer
 )
+
+// epRepeat is the endpoints' RepeatInterval in the model (EP-PSU-4).
+const epRepeat = sm.Millisecond
 
 const epTimeout = 64 * sm.Microsecond
 
@@ -73,6 +85,12 @@ type epWorld struct {
 	dups   uint8
 	timers uint8
 	g      []epGhost
+	// A's port announcements: how many made, the ids they used, when the
+	// current mask was last sent, and whether B's answer to it arrived.
+	announced int
+	annIDs    []uint16
+	annSent   sm.Time
+	annAcked  bool
 }
 
 type epChecker struct {
@@ -88,7 +106,7 @@ func (c *epChecker) initial() (*epWorld, error) {
 	w := &epWorld{g: make([]epGhost, len(c.cfg.Requests))}
 	for s := range 2 {
 		e, err := sm.NewEndpoint(sm.EndpointConfig{SrcIP: epAddrs[s], SrcMAC: [6]byte{2, 0, 0, 0, 0, byte(s + 1)},
-			MaxOutstanding: c.cfg.MaxOutstanding, Timeout: epTimeout})
+			MaxOutstanding: c.cfg.MaxOutstanding, Timeout: epTimeout, RepeatInterval: epRepeat})
 		if err != nil {
 			return nil, err
 		}
@@ -114,6 +132,9 @@ func (c *epChecker) actions(w *epWorld) []action {
 	var acts []action
 	if w.posted < len(c.cfg.Requests) {
 		acts = append(acts, action{kind: actPost})
+	}
+	if w.announced < len(c.cfg.Announce) {
+		acts = append(acts, action{kind: actPort})
 	}
 	for i, k := range w.net {
 		if i > 0 && w.net[i-1].id == k.id {
@@ -154,6 +175,17 @@ func (c *epChecker) apply(w *epWorld, a action) error {
 		w.posted++
 		w.g[k] = epGhost{sentAt: w.now, sent: true}
 		from = 0
+	case actPort:
+		mask := c.cfg.Announce[w.announced]
+		peers := []sm.PortPeer{{Peer: c.peer[1], EV: 0x100, Port: 1}}
+		if err := w.ep[0].AnnouncePorts(w.now, mask, peers, out); err != nil {
+			return fmt.Errorf("modelcheck: announce %#x: %w", mask, err)
+		}
+		if w.announced == 0 || mask != c.cfg.Announce[w.announced-1] {
+			w.annAcked = false
+		}
+		w.announced++
+		from = 0
 	case actDeliver:
 		k := w.net[a.idx]
 		w.net = slices.Delete(w.net, int(a.idx), int(a.idx)+1)
@@ -174,7 +206,9 @@ func (c *epChecker) apply(w *epWorld, a action) error {
 		w.timers++
 		w.ep[0].Advance(w.now, out)
 		w.ep[1].Advance(w.now, out)
+		from = 0 // only A's requests time out or repeat; B only answers
 	}
+	c.checkAnnounce(w, a)
 	for i := range out.Packets {
 		k := &epPacket{p: out.Packets[i].Pkt, from: uint8(max(from, 0))}
 		k.id = epKey(k)
@@ -219,6 +253,12 @@ func (c *epChecker) checkEvents(w *epWorld) {
 	u := sm.Time(128) // the default profile's timestamp unit
 	for _, e := range c.out.Events {
 		k := int(e.PSN) - 1
+		if (e.Kind == sm.EvEPResponse || e.Kind == sm.EvEPTimeout) && slices.Contains(w.annIDs, uint16(e.PSN)) {
+			if e.Kind == sm.EvEPResponse && uint16(e.PSN) == w.annIDs[len(w.annIDs)-1] {
+				w.annAcked = true
+			}
+			continue // an announcement's outcome: checkAnnounce
+		}
 		switch e.Kind {
 		case sm.EvEPResponse, sm.EvEPTimeout:
 			if k < 0 || k >= len(w.g) || !w.g[k].sent {
@@ -242,10 +282,40 @@ func (c *epChecker) checkEvents(w *epWorld) {
 		case sm.EvRemotePortMask:
 			if rq := c.cfg.Requests; e.QPN != wire.EndpointQPN || !slices.ContainsFunc(rq, func(r EPRequest) bool {
 				return r.Op == wire.EPPortStatusUpdate && uint64(r.Mask) == e.Value
-			}) {
+			}) && !slices.Contains(c.cfg.Announce, uint32(e.Value)) {
 				c.viol.add(InvEPPortMask, "B reports port mask %#x, which A never sent", e.Value)
 			}
 		}
+	}
+}
+
+// checkAnnounce: every port status update A sends on its own carries the
+// mask it announces now (EP-PSU-2); it goes out when the mask is
+// announced and is repeated no sooner than RepeatInterval (EP-PSU-4), and
+// never once B's answer to the current mask has arrived (EP-PSU-4).
+func (c *epChecker) checkAnnounce(w *epWorld, a action) {
+	for i := range c.out.Packets {
+		p := &c.out.Packets[i].Pkt
+		if p.BTH.Opcode != wire.OpEndpointReq || p.ERTH.Op != wire.EPPortStatusUpdate || w.announced == 0 {
+			continue
+		}
+		id := uint16(p.BTH.PSN)
+		if k := int(id) - 1; k >= 0 && k < w.posted && c.cfg.Requests[k].Op == wire.EPPortStatusUpdate && a.kind == actPost {
+			continue // an explicit request (Send), not an announcement
+		}
+		w.annIDs = append(w.annIDs, id)
+		cur := c.cfg.Announce[w.announced-1]
+		switch {
+		case p.ERTH.PortStatusMask != cur:
+			c.viol.add(InvEPAnnounce, "A announced mask %#x while its ports are %#x", p.ERTH.PortStatusMask, cur)
+		case a.kind == actTimer && w.now-w.annSent < max(epRepeat, c.cfg.minRepeat):
+			c.viol.add(InvEPAnnounce, "A repeated its update after %v, before %v", w.now-w.annSent, max(epRepeat, c.cfg.minRepeat))
+		case a.kind == actTimer && w.annAcked:
+			c.viol.add(InvEPAnnounce, "A repeated its update after B had answered it")
+		case a.kind != actTimer && a.kind != actPort:
+			c.viol.add(InvEPAnnounce, "A sent an update on %s", actNames[a.kind])
+		}
+		w.annSent = w.now
 	}
 }
 
@@ -253,14 +323,26 @@ func (c *epChecker) hash(w *epWorld) uint64 {
 	h := newHasher()
 	for s := range 2 {
 		ph := qpHasher{hasher: newHasher()} // absolute time: timestamps are absolute too
-		ph.value(reflect.ValueOf(w.ep[s]).Elem().FieldByName("pend"), "pend")
+		e := reflect.ValueOf(w.ep[s]).Elem()
+		ph.value(e.FieldByName("pend"), "pend")
 		h.mix(ph.sum())
+		h.mix(e.FieldByName("mask").Uint() | e.FieldByName("nextID").Uint()<<32)
+		ann := e.FieldByName("ann") // the peer (to) is the same in every state
+		for i := range ann.Len() {
+			x := ann.Index(i)
+			h.mix(x.FieldByName("id").Uint() | boolBit(x.FieldByName("answered").Bool())<<16)
+			h.mix(uint64(x.FieldByName("sentAt").Int()))
+		}
 	}
 	h.mix(uint64(w.now))
 	for _, k := range w.net {
 		h.mix(k.id)
 	}
-	h.mix(uint64(w.posted) | uint64(w.drops)<<16 | uint64(w.dups)<<24 | uint64(w.timers)<<32)
+	h.mix(uint64(w.posted) | uint64(w.drops)<<16 | uint64(w.dups)<<24 | uint64(w.timers)<<32 | uint64(w.announced)<<40)
+	h.mix(uint64(w.annSent) ^ boolBit(w.annAcked)<<63)
+	for _, id := range w.annIDs {
+		h.mix(uint64(id))
+	}
 	for _, g := range w.g {
 		h.mix(uint64(g.sentAt) ^ boolBit(g.sent)<<62 ^ boolBit(g.answered)<<61 ^ uint64(g.outcomes)<<56)
 	}
@@ -305,6 +387,13 @@ func CheckEndpoint(cfg EndpointConfig) (*Result, error) {
 			acts := c.actions(w)
 			if len(acts) == 0 {
 				res.Terminal++
+				if w.announced > 0 && !w.annAcked && int(w.timers) < cfg.Timers {
+					v := &violations{}
+					v.add(InvEPAnnounce, "nothing left to happen, but A's port status update was never answered")
+					res.Violation = c.violation(path, nil, v)
+					res.Distinct, res.Depth, res.Elapsed = len(seen), len(path), time.Since(start)
+					return res, nil
+				}
 				for k, g := range w.g {
 					if g.outcomes != 1 {
 						v := &violations{}
@@ -368,5 +457,6 @@ func EndpointConfigurations() []EndpointConfig {
 			Drops: 1, Dups: 1, Timers: 2},
 		{Name: "ep-one-outstanding", Requests: []EPRequest{{Op: wire.EPEVProbe}, {Op: wire.EPEVProbe}}, MaxOutstanding: 1,
 			Drops: 1, Dups: 1, Timers: 2},
+		{Name: "ep-announce", Announce: []uint32{0b110, 0b110, 0b100}, Drops: 2, Dups: 1, Timers: 3},
 	}
 }

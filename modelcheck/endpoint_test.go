@@ -3,6 +3,8 @@ package modelcheck
 import (
 	"testing"
 	"time"
+
+	sm "github.com/openmrc/mrc/statemachine"
 )
 
 // TestEndpointConfigurations explores the endpoint agent (QP 0x2): every
@@ -28,4 +30,21 @@ func TestEndpointConfigurations(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestEPAnnounceCatchesFastRepeat: the EPAnnounce check fails when the
+// endpoint repeats its port status update sooner than the check demands
+// (here the check wants 2 ms, the endpoint repeats every 1 ms): the
+// shortest counterexample is announce, timer (the request times out while
+// the update is still in flight), timer (the repeat).
+func TestEPAnnounceCatchesFastRepeat(t *testing.T) {
+	cfg := EndpointConfig{Name: "ep-announce-strict", Announce: []uint32{0b110}, Drops: 1, Timers: 3, minRepeat: 2 * sm.Millisecond}
+	r, err := CheckEndpoint(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Violation == nil || r.Violation.Invariant != InvEPAnnounce {
+		t.Fatalf("no EPAnnounce violation: %v", r)
+	}
+	t.Logf("%v", r.Violation)
 }
