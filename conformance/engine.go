@@ -52,6 +52,7 @@ type obsKey struct {
 type obsCount struct {
 	ok, bad, undecided int
 	okT, badT          int    // timing-dependent subsets of ok and bad
+	badA, badTA        int    // bad resting on a packet not seen (of them timing-dependent too)
 	reason             string // first undecided reason
 	findings           []Finding
 	total              int
@@ -69,6 +70,7 @@ type npStat struct {
 // engine judges one capture, frame by frame.
 type engine struct {
 	pics  *PICS
+	loc   CaptureLocation // Options.CaptureLocation
 	codec *wire.Codec
 	mode  wire.EVMode
 	grace int64 // reaction time, ns
@@ -150,11 +152,27 @@ func (e *engine) fail(cs string, pt *point, node string, timing bool, f Finding)
 	if timing {
 		o.badT++
 	}
+	if f.absent {
+		o.badA++
+		if timing {
+			o.badTA++
+		}
+	}
 	f.Verdict, f.timing = Fail, timing
 	e.keep(o, pt, node, f)
 	if fl := pt.curFlow; fl != nil && len(e.snaps) < maxSnapshots {
 		e.snapshot(pt, fl, f.Frame)
 	}
+}
+
+// failAbsent records a failing observation whose evidence is a packet not
+// seen (an answer, a transmission, an arrival): it is a FAIL only at a
+// capture point at the judged node's own interface, and INCONCLUSIVE
+// elsewhere, where the packet may have been lost between the point and
+// the node (CaptureLocation).
+func (e *engine) failAbsent(cs string, pt *point, node string, timing bool, f Finding) {
+	f.absent = true
+	e.fail(cs, pt, node, timing, f)
 }
 
 // undecided records an observation the judge could not decide.
@@ -521,6 +539,9 @@ func (e *engine) report(capInfo *CaptureInfo, devs *Deviations, today time.Time)
 		Timelines:     []Timeline{},
 	}
 	capInfo.Frames, capInfo.MRCFrames, capInfo.DurationNs = e.frames, e.mrcFrames, e.lastNs
+	for i := range how {
+		how[i].AtNode = e.pics.AtNode(how[i].Point, how[i].Node, e.loc)
+	}
 	capInfo.PointNodes = how
 	trustedAll := true
 	for _, n := range sortedKeys(e.points) {
@@ -591,6 +612,7 @@ func (e *engine) aggregate(c *Case, res *Result, keys []obsKey, keep func(obsKey
 		o := e.obs[k]
 		okN, badN, undN := o.ok, o.bad, o.undecided
 		untrusted := !e.trusted(k.point)
+		remote := !e.pics.AtNode(k.point, k.node, e.loc)
 		if untrusted {
 			mvOK, mvBad := o.okT, o.badT
 			if c.Timing {
@@ -603,6 +625,21 @@ func (e *engine) aggregate(c *Case, res *Result, keys []obsKey, keep func(obsKey
 				reason = "timestamps at capture point " + k.point + " are not trusted"
 			}
 		}
+		if remote {
+			// Absence evidence not already moved for untrusted timing.
+			mv := o.badA
+			switch {
+			case untrusted && c.Timing:
+				mv = 0
+			case untrusted:
+				mv -= o.badTA
+			}
+			badN -= mv
+			undN += mv
+			if reason == "" && mv > 0 {
+				reason = remoteReason(k.point, k.node)
+			}
+		}
 		ok += okN
 		bad += badN
 		und += undN
@@ -612,6 +649,10 @@ func (e *engine) aggregate(c *Case, res *Result, keys []obsKey, keep func(obsKey
 		for _, f := range o.findings {
 			if untrusted && (c.Timing || f.timing) && f.Verdict == Fail {
 				f.Verdict = Inconclusive
+			}
+			if remote && f.absent && f.Verdict == Fail {
+				f.Verdict = Inconclusive
+				f.Observed += " (undecidable: " + remoteReason(k.point, k.node) + ")"
 			}
 			if f.Verdict == Fail && !c.Strict() {
 				f.Verdict = NonStrict
@@ -653,6 +694,12 @@ func (e *engine) aggregate(c *Case, res *Result, keys []obsKey, keep func(obsKey
 			res.Reason = "nothing in the capture exercises this case"
 		}
 	}
+}
+
+// remoteReason explains why evidence of absence does not decide at a
+// capture point away from the node.
+func remoteReason(point, node string) string {
+	return "capture point " + point + " is not at " + node + "'s own interface, so a packet not seen there may have been lost between them (PICS capture.location, capture.points)"
 }
 
 func picsInfo(p *PICS) PICSInfo {

@@ -28,7 +28,18 @@ type Options struct {
 	// Annotate, when set, receives a pcapng copy of the capture whose
 	// frames carry the verdicts as packet comments (JudgeFile only).
 	Annotate io.Writer
+	// CaptureLocation, when set, overrides the PICS's capture.location:
+	// LocationDUT when the capture was taken at the DUT's own interface,
+	// LocationRemote when it was not (a tap on the path, the peer's or
+	// the tester's side). Away from the DUT, findings that rest on a
+	// packet not seen are INCONCLUSIVE.
+	CaptureLocation CaptureLocation
 }
+
+// OptionsError reports unusable Options.
+type OptionsError struct{ Msg string }
+
+func (e *OptionsError) Error() string { return "conformance: options: " + e.Msg }
 
 // ProgressEvery is how often Options.Progress is called, in frames.
 const ProgressEvery = 1 << 16
@@ -72,12 +83,16 @@ func (o *Options) resolve() (*PICS, time.Time) {
 // carry no decode summary (JudgeFile adds them by reading the file twice).
 func Judge(r *pcap.Reader, name string, opts Options) (rep *Report, err error) {
 	p, today := opts.resolve()
+	if !opts.CaptureLocation.Valid() {
+		return nil, &OptionsError{fmt.Sprintf("capture location %q (want dut or remote)", opts.CaptureLocation)}
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			rep, err = nil, &InternalError{Value: v, Stack: string(debug.Stack())}
 		}
 	}()
 	e := newEngine(p)
+	e.loc = opts.CaptureLocation
 	info := &CaptureInfo{File: name, Format: r.Format().String(), Interfaces: []Interface{}, PointNodes: []PointNode{}, Notes: []string{}}
 	var f pcap.Frame
 	for {
@@ -112,6 +127,9 @@ func Judge(r *pcap.Reader, name string, opts Options) (rep *Report, err error) {
 // then reads it a second time to attach the decode of every frame the
 // evidence names and, with Options.Annotate, to write the annotated copy.
 func JudgeFile(name string, opts Options) (*Report, error) {
+	if !opts.CaptureLocation.Valid() {
+		return nil, &OptionsError{fmt.Sprintf("capture location %q (want dut or remote)", opts.CaptureLocation)}
+	}
 	r, err := pcap.Open(name)
 	if err != nil {
 		return nil, &CaptureError{File: name, Err: err}

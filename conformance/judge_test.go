@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"slices"
 	"strings"
@@ -65,6 +66,7 @@ var faultFails = map[capgen.Fault]map[string][]string{
 	capgen.Reserved:   {"MRC-WIRE-GEN-001": {"WIRE-BTH-7"}},               // WIRE-GEN-2, WIRE-BTH-7
 	capgen.SACKUnseen: {"MRC-RSP-SACK-001": {"WIRE-SETH-6", "RSP-RCV-4"}}, // WIRE-SETH-6: SACK claims an unseen PSN
 	capgen.Premature:  {"MRC-LR-RTX-002": {"LR-RTX-1"}},                   // LR-RTX-1: retransmission without loss signal
+	capgen.NoAnswer:   {"MRC-RSP-PRB-001": {"RSP-PRB-1"}},                 // RSP-PRB-1: a probe never answered, at B's own tap
 }
 
 // TestGoodCapturePasses judges the correct exchange: every applicable case
@@ -208,3 +210,62 @@ func TestDeterministic(t *testing.T) {
 }
 
 var wireIDs = regexpMust(`"WIRE-[A-Z0-9]+-[0-9]+"`)
+
+// TestAbsenceNeedsTapAtDUT: a finding whose evidence is a packet not seen
+// (here: RSP-PRB-1, a probe the responder never answered) is a FAIL when
+// the capture point is at the judged node's own interface, and
+// INCONCLUSIVE, with the reason, when it is not, since the packet may
+// have been lost between the point and the node. Evidence of presence (a
+// go-back-N retransmission, LR-RTX-1) FAILs wherever the point is.
+func TestAbsenceNeedsTapAtDUT(t *testing.T) {
+	const cs = "MRC-RSP-PRB-001"
+	undeclared := picsWith(t, func(m map[string]any) { delete(m["capture"].(map[string]any), "points") })
+	atDUT := picsWith(t, func(m map[string]any) {
+		c := m["capture"].(map[string]any)
+		delete(c, "points")
+		c["location"] = "dut"
+	})
+	for _, c := range []struct {
+		name string
+		opts Options
+		want Verdict
+	}{
+		{"tap declared at B", Options{}, Fail},
+		{"location remote (option)", Options{CaptureLocation: LocationRemote}, Inconclusive},
+		{"points not declared", Options{PICS: undeclared}, Inconclusive},
+		{"location dut (PICS)", Options{PICS: atDUT}, Fail},
+		{"location dut (option)", Options{PICS: undeclared, CaptureLocation: LocationDUT}, Fail},
+	} {
+		rep := judgeTestdata(t, capgen.NoAnswer, c.opts)
+		res, _ := rep.Result(cs)
+		if res.Verdict != c.want {
+			t.Errorf("%s: %s %s (%s), want %s", c.name, cs, res.Verdict, res.Reason, c.want)
+			continue
+		}
+		if len(res.Findings) == 0 || res.Findings[0].Requirement != "RSP-PRB-1" || res.Findings[0].Verdict != c.want {
+			t.Errorf("%s: findings %+v", c.name, res.Findings)
+			continue
+		}
+		if c.want == Inconclusive {
+			if !strings.Contains(res.Reason, "is not at B's own interface") || !strings.Contains(res.Findings[0].Observed, "lost between") {
+				t.Errorf("%s: reason %q, observed %q", c.name, res.Reason, res.Findings[0].Observed)
+			}
+			if rep.ExitCode() != 0 {
+				t.Errorf("%s: exit code %d", c.name, rep.ExitCode())
+			}
+		}
+		for _, pn := range rep.Capture.PointNodes {
+			if pn.Node == "B" && pn.AtNode != (c.want == Fail) {
+				t.Errorf("%s: point %s at_node %v", c.name, pn.Point, pn.AtNode)
+			}
+		}
+	}
+	rep := judgeTestdata(t, capgen.GoBackN, Options{CaptureLocation: LocationRemote})
+	if v := rep.Verdict("MRC-LR-RTX-001"); v != Fail {
+		t.Errorf("go-back-N at a remote tap: %s, want FAIL (resending acknowledged PSNs is seen, not inferred)", v)
+	}
+	var oe *OptionsError
+	if _, err := JudgeFile("testdata/good.pcapng", Options{CaptureLocation: "nearby"}); !errors.As(err, &oe) {
+		t.Errorf("bad capture location: %v, want an *OptionsError", err)
+	}
+}

@@ -114,6 +114,35 @@ type CaptureDecl struct {
 	// packet of every QP in it, so initial MSN/RQMSN and cumulative
 	// counters can be checked.
 	FromQPStart bool `json:"from_qp_start,omitempty"`
+	// Location says where the capture was taken relative to the nodes
+	// judged (see CaptureLocation): "dut", "remote", or empty (a point is
+	// at a node only where Points places it there).
+	Location CaptureLocation `json:"location,omitempty"`
+}
+
+// CaptureLocation says where a capture was taken relative to the device
+// under test. At the DUT's own interface, a packet the DUT sent is seen,
+// and a packet seen going to it reached it. Anywhere else (a tap on the
+// path, the peer's or the tester's side) a packet can be lost between the
+// point and the DUT, so a packet not seen there proves nothing: evidence
+// that consists of the absence of a packet is INCONCLUSIVE, not FAIL.
+type CaptureLocation string
+
+// Capture locations.
+const (
+	// LocationDeclared (the default) takes a capture point to be at a
+	// node only when capture.points places it there.
+	LocationDeclared CaptureLocation = ""
+	// LocationDUT: every capture point is at the interface of the DUT
+	// judged there.
+	LocationDUT CaptureLocation = "dut"
+	// LocationRemote: no capture point is at a DUT.
+	LocationRemote CaptureLocation = "remote"
+)
+
+// Valid reports whether l is one of the capture locations.
+func (l CaptureLocation) Valid() bool {
+	return l == LocationDeclared || l == LocationDUT || l == LocationRemote
 }
 
 // PICS is a Protocol Implementation Conformance Statement: what the
@@ -293,6 +322,9 @@ func (p *PICS) finish() error {
 	default:
 		return bad("capture.timestamps", "%q (want trusted or untrusted)", p.Capture.Timestamps)
 	}
+	if !p.Capture.Location.Valid() {
+		return bad("capture.location", "%q (want dut or remote)", p.Capture.Location)
+	}
 	for _, v := range []*int64{p.Capture.TimerToleranceNs, p.Capture.ReactionTimeNs} {
 		if v != nil && *v < 0 {
 			return bad("capture", "negative tolerance")
@@ -403,6 +435,21 @@ func (p *PICS) isDUT(node string) bool {
 		}
 	}
 	return false
+}
+
+// AtNode reports whether capture point point is at node's own interface,
+// with the capture location loc (LocationDeclared: the PICS's).
+func (p *PICS) AtNode(point, node string, loc CaptureLocation) bool {
+	if loc == LocationDeclared {
+		loc = p.Capture.Location
+	}
+	switch loc {
+	case LocationDUT:
+		return true
+	case LocationRemote:
+		return false
+	}
+	return p.Capture.Points[point] == node
 }
 
 func (p *PICS) tolerance() int64 {

@@ -36,6 +36,7 @@ func TestPICSRejects(t *testing.T) {
 		{"bad address", strings.Replace(base, `"fd00::b"`, `"fd00::zz"`, 1), "nodes.B"},
 		{"address twice", strings.Replace(base, `"fd00::b"`, `"fd00::a"`, 1), "nodes.B"},
 		{"timestamps", strings.Replace(base, `"trusted"`, `"sometimes"`, 1), "capture.timestamps"},
+		{"location", strings.Replace(base, `"timestamps"`, `"location": "nearby", "timestamps"`, 1), "capture.location"},
 		{"unknown case", strings.Replace(base, `"ev_mode"`, `"unsupported_cases": ["MRC-NO-SUCH-001"], "ev_mode"`, 1), "unsupported_cases"},
 		{"dut", strings.Replace(base, `"ev_mode"`, `"dut": ["nobody"], "ev_mode"`, 1), "dut"},
 		{"trailing", base + "{}", ""},

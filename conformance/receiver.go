@@ -350,7 +350,7 @@ func (e *engine) current(pt *point, fl *flow, rsp string, s *wire.SETH) {
 		}
 	}
 	if psnAfter(at.rcum, s.CACKPSN) {
-		e.fail(cCurrent, pt, rsp, true, Finding{Requirement: "RSP-SACK-1", PSN: u32p(s.CACKPSN),
+		e.failAbsent(cCurrent, pt, rsp, true, Finding{Requirement: "RSP-SACK-1", PSN: u32p(s.CACKPSN),
 			Expected: fmt.Sprintf("cack_psn ≥ %d: every PSN up to it had arrived %d ns before", at.rcum, e.grace),
 			Observed: fmt.Sprintf("cack_psn %d", s.CACKPSN)})
 		return
@@ -362,7 +362,7 @@ func (e *engine) current(pt *point, fl *flow, rsp string, s *wire.SETH) {
 		}
 		i := psnDist(q, base)
 		if i < 64 && s.SACKBitmap&(1<<i) == 0 {
-			e.fail(cCurrent, pt, rsp, true, Finding{Requirement: "RSP-SACK-1", PSN: u32p(q), Related: []int{a.frame},
+			e.failAbsent(cCurrent, pt, rsp, true, Finding{Requirement: "RSP-SACK-1", PSN: u32p(q), Related: []int{a.frame},
 				Expected: fmt.Sprintf("bitmap bit %d set: PSN %d arrived in frame %d", i, q, a.frame), Observed: "bit clear"})
 			return
 		}
@@ -429,7 +429,11 @@ func (e *engine) samePlane(pt *point, node string, plane, frame int, req, what s
 		return
 	}
 	if plane != pt.curPlane {
-		e.fail(cRevPlane, pt, node, false, Finding{Requirement: req, Related: []int{frame},
+		// A node with no usable EV left on the arrival plane answers on
+		// another. Its path states follow its own transmissions and their
+		// fate (timeouts of packets lost before a remote point), which
+		// only a point at the node sees whole.
+		e.failAbsent(cRevPlane, pt, node, false, Finding{Requirement: req, Related: []int{frame},
 			Expected: fmt.Sprintf("the %s on plane %d, where frame %d arrived", what, plane, frame), Observed: fmt.Sprintf("sent on plane %d", pt.curPlane)})
 		return
 	}
@@ -461,8 +465,14 @@ func (e *engine) mVerdict(pt *point, node string, s *wire.SETH, a *arrival) {
 	if a.probe {
 		req = "RSP-PRB-2"
 	}
-	e.fail(cMVerdict, pt, node, false, Finding{Requirement: req, PSN: u32p(a.psn), EV: u32p(a.ev), Related: []int{a.frame},
-		Expected: exp, Observed: "m = " + s.M.String()})
+	f := Finding{Requirement: req, PSN: u32p(a.psn), EV: u32p(a.ev), Related: []int{a.frame},
+		Expected: exp, Observed: "m = " + s.M.String()}
+	if !a.ce {
+		// A CE mark applied after the capture point is not seen there.
+		e.failAbsent(cMVerdict, pt, node, false, f)
+		return
+	}
+	e.fail(cMVerdict, pt, node, false, f)
 }
 
 // counters checks CC_STATE rcvd_bytes and ooo_count (MRC-RSP-SACK-005).
@@ -481,9 +491,16 @@ func (e *engine) counters(pt *point, fl *flow, rsp string, s *wire.SETH) {
 	got := int64(s.CC.RcvdBytes)
 	span := (hi - lo) & 0xFFFFFF
 	if (got-lo)&0xFFFFFF > span {
-		e.fail(cCounters, pt, rsp, false, Finding{Requirement: "WIRE-CCS-1",
+		f := Finding{Requirement: "WIRE-CCS-1",
 			Expected: fmt.Sprintf("rcvd_bytes in [%d, %d] (%d distinct payload bytes / %d)", lo&0xFFFFFF, hi&0xFFFFFF, fl.bytes, unit),
-			Observed: fmt.Sprintf("rcvd_bytes %d", got)})
+			Observed: fmt.Sprintf("rcvd_bytes %d", got)}
+		if (lo-got)&0xFFFFFF < (got-hi)&0xFFFFFF {
+			// Fewer bytes than the arrivals seen: arrivals the
+			// responder may not have had.
+			e.failAbsent(cCounters, pt, rsp, false, f)
+		} else {
+			e.fail(cCounters, pt, rsp, false, f)
+		}
 		return
 	}
 	if s.CACKPSN == fl.rcum {
@@ -496,8 +513,13 @@ func (e *engine) counters(pt *point, fl *flow, rsp string, s *wire.SETH) {
 		}
 		lo, hi = min(lo, 32767), min(hi, 32767)
 		if g := int(s.CC.OOOCount); g < lo || g > hi {
-			e.fail(cCounters, pt, rsp, false, Finding{Requirement: "RSP-SACK-7",
-				Expected: fmt.Sprintf("ooo_count in [%d, %d] (PSNs held beyond cack)", lo, hi), Observed: fmt.Sprintf("ooo_count %d", g)})
+			f := Finding{Requirement: "RSP-SACK-7",
+				Expected: fmt.Sprintf("ooo_count in [%d, %d] (PSNs held beyond cack)", lo, hi), Observed: fmt.Sprintf("ooo_count %d", g)}
+			if g < lo {
+				e.failAbsent(cCounters, pt, rsp, false, f)
+			} else {
+				e.fail(cCounters, pt, rsp, false, f)
+			}
 			return
 		}
 	}
@@ -565,7 +587,9 @@ func (e *engine) nackAtResponder(pt *point, fl *flow, rsp string, n *wire.NETH) 
 		}
 		a, ok := fl.trimPend[psn]
 		if !ok {
-			e.fail(cTrimNACK, pt, rsp, false, Finding{Requirement: "RSP-NACK-1", PSN: u32p(psn),
+			// The trimmed arrival was not seen: at a point before the
+			// trimming switch it looked whole.
+			e.failAbsent(cTrimNACK, pt, rsp, false, Finding{Requirement: "RSP-NACK-1", PSN: u32p(psn),
 				Expected: "a trim NACK only for a new PSN that arrived trimmed", Observed: fmt.Sprintf("%s NACK for PSN %d, which did not arrive trimmed (or was answered already)", n.Reason, psn)})
 			return
 		}
@@ -773,7 +797,7 @@ func (e *engine) finish() {
 			f := Finding{Requirement: "EP-GEN-5", Frame: q.frame, TimeNs: q.ns, Plane: q.plane,
 				Expected: "an ENDPOINT_RESPONSE with request id " + itoa(int(k.id)), Observed: "none"}
 			if last != nil && last.lastNs > q.ns+e.grace {
-				e.fail(cEPAnswer, pt, k.rsp, false, f)
+				e.failAbsent(cEPAnswer, pt, k.rsp, false, f)
 			} else {
 				e.undecided(cEPAnswer, pt, k.rsp, "the capture ends before an answer could be expected", &f)
 			}
@@ -791,7 +815,7 @@ func (e *engine) finishFlow(pt *point, fl *flow) {
 				Expected: exp, Observed: "none before the end of the capture"}
 			if alive(a) {
 				f.Observed = "none, although the responder kept sending feedback"
-				e.fail(cs, pt, rsp, false, f)
+				e.failAbsent(cs, pt, rsp, false, f)
 			} else {
 				e.undecided(cs, pt, rsp, "the capture ends before an answer could be expected", &f)
 			}
@@ -824,7 +848,7 @@ func (e *engine) finishFlow(pt *point, fl *flow) {
 		f := Finding{Requirement: "RSP-ACK-1", Frame: a.frame, TimeNs: a.ns, Plane: a.plane, PSN: u32p(q),
 			Expected: "an ACKNOWLEDGE covering this ack_req PSN once cack passed it", Observed: "none"}
 		if fl.haveFb && fl.lastFbNs > due+e.grace {
-			e.fail(cACK, pt, rsp, false, f)
+			e.failAbsent(cACK, pt, rsp, false, f)
 		} else {
 			e.undecided(cACK, pt, rsp, "the capture ends before the ACK could be expected", &f)
 		}
@@ -839,7 +863,7 @@ func (e *engine) finishFlow(pt *point, fl *flow) {
 		}
 		if fl.lastNewNs > pn.ns+e.grace && !fl.fatal {
 			f.Observed = "not retransmitted, while new PSNs were sent after the NACK"
-			e.fail(cNackRecov, pt, req, false, f)
+			e.failAbsent(cNackRecov, pt, req, false, f)
 		} else {
 			e.undecided(cNackRecov, pt, req, "the capture ends before the retransmission could be expected", &f)
 		}

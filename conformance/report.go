@@ -8,7 +8,7 @@ import (
 // SchemaVersion is the version of the JSON report (report-schema.md). It
 // changes in its major part when a field is removed or changes meaning,
 // and in its minor part when fields are added.
-const SchemaVersion = "1.0"
+const SchemaVersion = "1.1"
 
 // Version is the conformance toolkit's version, printed in reports.
 const Version = "0.1.0"
@@ -34,6 +34,7 @@ type Finding struct {
 	Observed    string  `json:"observed"`
 
 	timing bool // decided from timestamps
+	absent bool // rests on a packet not seen (failAbsent)
 }
 
 // Result is the outcome of one case.
@@ -90,6 +91,10 @@ type PointNode struct {
 	Node  string `json:"node"`
 	Point string `json:"point"`
 	How   string `json:"how"` // "declared", "only point", "ttl", "first seen"
+	// AtNode says whether the point is at the node's own interface
+	// (PICS capture.location, capture.points): only there does a packet
+	// not seen prove that it was not sent or not received.
+	AtNode bool `json:"at_node"`
 }
 
 // Connection summarises one reconstructed connection (one direction of

@@ -189,18 +189,23 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 			if pn.trim() && !pn.overtaken && t >= pn.ns+e.grace {
 				pn.overtaken = true
 				fl.nackPend[q] = pn
-				e.fail(cRtxFirst, pt, req, true, fd("REQ-TX-2", fmt.Sprintf("the retransmission of PSN %d (TRIMMED NACK in frame %d) before new PSNs", q, pn.frame),
+				// The retransmission may have been sent and lost before
+				// the capture point.
+				e.failAbsent(cRtxFirst, pt, req, true, fd("REQ-TX-2", fmt.Sprintf("the retransmission of PSN %d (TRIMMED NACK in frame %d) before new PSNs", q, pn.frame),
 					fmt.Sprintf("new PSN %d sent first", psn), pn.frame))
 			}
 		}
 		if p.BTH.Retransmit {
-			e.fail(cRtxFlag, pt, req, false, fd("WIRE-BTH-5", "rtx = 0 on the first transmission of a PSN", "rtx = 1"))
+			// The first sighting is the first transmission only where
+			// nothing is lost before the capture point.
+			e.failAbsent(cRtxFlag, pt, req, false, fd("WIRE-BTH-5", "rtx = 0 on the first transmission of a PSN", "rtx = 1 on the first sighting"))
 		} else {
 			e.ok(cRtxFlag, pt, req, false)
 		}
 		if fl.anchored {
 			if want := wire.PSNAdd(fl.maxSent, 1); psn != want {
-				e.fail(cPSN, pt, req, false, fd("REQ-PSN-1", fmt.Sprintf("PSN %d (the highest sent, %d, plus one)", want, fl.maxSent),
+				// The skipped PSNs may have been lost before the point.
+				e.failAbsent(cPSN, pt, req, false, fd("REQ-PSN-1", fmt.Sprintf("PSN %d (the highest sent, %d, plus one)", want, fl.maxSent),
 					fmt.Sprintf("PSN %d: %d PSNs skipped", psn, psnDist(psn, want))))
 			} else {
 				e.ok(cPSN, pt, req, false)
@@ -248,7 +253,8 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 				o := fl.nackPend[q]
 				if o.trim() && psnAfter(psn, q) && t >= o.ns+e.grace {
 					older = true
-					e.fail(cRtxOrder, pt, req, true, fd("LR-RTX-2", fmt.Sprintf("PSN %d first: older, and NACKed in frame %d", q, o.frame),
+					// Its retransmission may have been lost before the point.
+					e.failAbsent(cRtxOrder, pt, req, true, fd("LR-RTX-2", fmt.Sprintf("PSN %d first: older, and NACKed in frame %d", q, o.frame),
 						fmt.Sprintf("PSN %d retransmitted first", psn), o.frame))
 					break
 				}
@@ -302,8 +308,17 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 	if n := st.nack; n.kind == sigNACK {
 		if ev == n.ev {
 			if t-n.ns >= e.grace {
-				e.fail(cNackEV, pt, req, true, fd("EV-ST-13", fmt.Sprintf("an EV other than 0x%08x, which the %s NACK of frame %d reflects", n.ev, n.reason, n.frame),
-					fmt.Sprintf("retransmitted on EV 0x%08x", ev), n.frame))
+				f := fd("EV-ST-13", fmt.Sprintf("an EV other than 0x%08x, which the %s NACK of frame %d reflects", n.ev, n.reason, n.frame),
+					fmt.Sprintf("retransmitted on EV 0x%08x", ev), n.frame)
+				// Unless no other loss signal could have come between, the
+				// NACK's own retransmission may have been lost before the
+				// point and this one answer a later signal.
+				quiet := fl.lastFbNs <= n.ns
+				if to := e.pics.Parameters.Timeout; quiet && to != nil && t-n.ns < baseTimeout(*to)-e.tol {
+					e.fail(cNackEV, pt, req, true, f)
+				} else {
+					e.failAbsent(cNackEV, pt, req, true, f)
+				}
 			} else {
 				e.undecided(cNackEV, pt, req, "retransmitted on the NACKed EV within the reaction time of the NACK", &Finding{Requirement: "EV-ST-13", PSN: psnp, EV: u32p(ev), Related: []int{n.frame}})
 			}
@@ -428,6 +443,13 @@ func (e *engine) dscpWrite(pt *point, node string, p *wire.Packet, resend bool, 
 	}
 	req := "WIRE-DSCP-1"
 	got := p.DSCP()
+	rtxClass := prof.DSCP.TrimmableRetx
+	if prof.Retransmit == 1 {
+		rtxClass = prof.DSCP.Control
+	}
+	// A first sighting flagged and classed as a retransmission: its first
+	// transmission may have been lost before the capture point.
+	absent := !resend && p.BTH.Retransmit && got == rtxClass
 	switch v, declared := e.pics.Declared("trim_nack"); {
 	case declared && !v:
 		want, class, req = prof.DSCP.NoTrim, "DSCP_NO_TRIM (peer without trim NACKs)", "WIRE-DSCP-5"
@@ -437,7 +459,12 @@ func (e *engine) dscpWrite(pt *point, node string, p *wire.Packet, resend bool, 
 		class += " or DSCP_NO_TRIM (trim_nack not declared)"
 	}
 	if got != want {
-		e.fail(cDSCP, pt, node, false, fd(req, fmt.Sprintf("DSCP %d, %s", want, class), fmt.Sprintf("DSCP %d", got)))
+		f := fd(req, fmt.Sprintf("DSCP %d, %s", want, class), fmt.Sprintf("DSCP %d", got))
+		if absent {
+			e.failAbsent(cDSCP, pt, node, false, f)
+		} else {
+			e.fail(cDSCP, pt, node, false, f)
+		}
 		return
 	}
 	e.ok(cDSCP, pt, node, false)

@@ -49,6 +49,7 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 	annotate := fs.String("annotate", "", "write a pcapng copy of the capture with the verdicts as packet comments")
 	today := fs.String("today", "", "judge deviation expiry against this date (YYYY-MM-DD) instead of today")
 	all := fs.Bool("v", false, "text format: list every case's reason and more findings")
+	at := fs.String("capture-at", "", `where the capture was taken: "dut" (the DUT's own interface) or "remote" (a tap on the path, the peer's side); overrides the PICS's capture.location. Away from the DUT a packet not seen proves nothing: such findings are INCONCLUSIVE`)
 	files, err := parseInterspersed(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -96,6 +97,10 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 			return fail("--today %q is not a YYYY-MM-DD date", *today)
 		}
 		opts.Today = d
+	}
+	opts.CaptureLocation = conformance.CaptureLocation(*at)
+	if !opts.CaptureLocation.Valid() {
+		return fail("--capture-at %q (want dut or remote)", *at)
 	}
 	var ann bytes.Buffer
 	if *annotate != "" {

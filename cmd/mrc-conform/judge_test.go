@@ -35,6 +35,11 @@ func TestJudgeExitCodes(t *testing.T) {
 		{[]string{ctd + "missing.pcapng", pics}, 2, ""},
 		{[]string{ctd + "good.pcapng", pics, "--today", "tomorrow"}, 2, ""},
 		{[]string{"-", pics}, 2, ""},
+		// RSP-PRB-1: a probe never answered FAILs at B's own tap, and is
+		// INCONCLUSIVE when the capture was taken away from the DUT.
+		{[]string{ctd + "fault-unanswered-probe.pcapng", pics}, 1, "MRC-RSP-PRB-001"},
+		{[]string{ctd + "fault-unanswered-probe.pcapng", pics, "--capture-at", "remote"}, 0, "RESULT PASS"},
+		{[]string{ctd + "fault-unanswered-probe.pcapng", pics, "--capture-at", "nearby"}, 2, ""},
 	} {
 		out, errOut, status := run(t, append([]string{"judge"}, c.args...)...)
 		if status != c.status {

@@ -34,10 +34,14 @@ const (
 	Reserved   Fault = "reserved-bits"
 	SACKUnseen Fault = "sack-unseen-psn"
 	Premature  Fault = "premature-rtx"
+	// NoAnswer: B never answers A's first probe. The evidence is a packet
+	// that is absent: a FAIL at B's own tap, INCONCLUSIVE at a tap away
+	// from B (PICS capture.location).
+	NoAnswer Fault = "unanswered-probe"
 )
 
 // Faults lists every capture, good first.
-var Faults = []Fault{Good, GoBackN, Unflagged, NACKedEV, BeyondMPR, WIMMOrder, BadICRC, Reserved, SACKUnseen, Premature}
+var Faults = []Fault{Good, GoBackN, Unflagged, NACKedEV, BeyondMPR, WIMMOrder, BadICRC, Reserved, SACKUnseen, Premature, NoAnswer}
 
 // FileName is the testdata file of a capture.
 func FileName(f Fault) string {

@@ -138,6 +138,7 @@ type responder struct {
 	alwaysSkip map[uint32]bool
 	probeM     []wire.Multipath
 	bogus      bool
+	unanswered bool
 }
 
 func newResponder(s *sim, self, peer *node, cack uint32) *responder {
@@ -159,6 +160,10 @@ func (r *responder) arrive(p *wire.Packet, ns int64, plane int) {
 		}
 		if len(r.probeM) > 0 {
 			m, r.probeM = r.probeM[0], r.probeM[1:]
+		}
+		if r.s.fault == NoAnswer && !r.unanswered {
+			r.unanswered = true // the seeded bug: the probe gets no answer (RSP-PRB-1)
+			return
 		}
 		r.sack(t, plane, 0, ev, p.PETH.TxTimestamp, true, p.PETH.ProbeID, m)
 	case op == wire.OpEndpointReq:
