@@ -95,10 +95,11 @@ type unaEvent struct {
 }
 
 type badEV struct {
-	since int64 // data on the EV from this time is a violation
-	frame int   // the frame that retired it
-	kind  string
-	cs    string
+	since  int64 // data on the EV from this time is a violation
+	frame  int   // the frame that retired it
+	kind   string
+	cs     string
+	unsure bool // the ev_min_active floor may have kept it in use
 }
 
 type wimmOpen struct {
@@ -145,6 +146,7 @@ type arrival struct {
 	inWindow   bool
 	duplicate  bool
 	needAnswer bool
+	discarded  bool // failed a check that makes the responder discard it
 }
 
 type heldWIMM struct {
@@ -208,6 +210,7 @@ type flow struct {
 	una          uint32
 	unaHist      []unaEvent
 	bad          map[uint32]badEV
+	maybeBad     map[uint32]int64 // EVs whose packets SACK gaps show lost, and when: a requester may retire them on that inference too
 	probeNs      map[uint32]int64
 	wimm         []wimmOpen
 	fatalNs      int64
@@ -242,6 +245,11 @@ type flow struct {
 	trimPend   map[uint32]arrival
 	oorPend    map[uint32]arrival
 	ackReq     map[uint32]arrival
+	ackDue     map[uint32]int64 // ack_req PSNs the cumulative point stepped over, and when
+	rGuess     bool             // the baseline is a guess from the QP's first message, not yet confirmed
+	rBase      uint32           // the baseline cumulative point
+	rspPKey    uint16           // the responder's P_Key, from its own packets
+	haveRspKey bool
 	probes     []arrival
 	held       []heldWIMM
 	wimmExcess map[uint32]arrival
@@ -258,11 +266,11 @@ const recentArrivals = 1024
 func newFlow(k flowKey, frame int) *flow {
 	return &flow{key: k, firstFrame: frame, lastFrame: frame,
 		planes: map[int]bool{}, evs: map[uint32]bool{},
-		psns: map[uint32]*psnInfo{}, bad: map[uint32]badEV{}, probeNs: map[uint32]int64{},
+		psns: map[uint32]*psnInfo{}, bad: map[uint32]badEV{}, maybeBad: map[uint32]int64{}, probeNs: map[uint32]int64{},
 		nackPend: map[uint32]pendingNACK{},
 		arrived:  map[uint32]*arrival{}, refused: map[uint32]int{}, badArr: map[uint32]int{}, trimArr: map[uint32]int{},
 		needSACK: map[uint32]arrival{}, trimPend: map[uint32]arrival{}, oorPend: map[uint32]arrival{},
-		ackReq: map[uint32]arrival{}, wimmExcess: map[uint32]arrival{}, preBase: map[uint32]bool{},
+		ackReq: map[uint32]arrival{}, ackDue: map[uint32]int64{}, wimmExcess: map[uint32]arrival{}, preBase: map[uint32]bool{},
 	}
 }
 

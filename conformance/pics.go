@@ -42,6 +42,7 @@ var ParameterDocs = map[string]string{
 	"exp_cnt":       "retry.exp_cnt, 0 to 25 (25: unlimited)",
 	"base_rtt_ns":   "the CC profile's base_rtt in ns (the hold-off after resource NACKs)",
 	"ev_min_active": "the EV profile's ev_min_active (the floor below which EVs are not retired)",
+	"pkey":          "the QPs' P_Key (partition key), 0 to 0xFFFF; default 0xFFFF (WIRE-BTH-12). Responders discard data and probes with another P_Key; the responder's own packets reveal it too",
 }
 
 // Parameters holds the PICS parameters. A nil field is not declared.
@@ -56,6 +57,7 @@ type Parameters struct {
 	ExpCnt      *int   `json:"exp_cnt,omitempty"`
 	BaseRTTNs   *int64 `json:"base_rtt_ns,omitempty"`
 	EVMinActive *int   `json:"ev_min_active,omitempty"`
+	PKey        *int   `json:"pkey,omitempty"`
 }
 
 // has reports whether the named parameter is declared.
@@ -81,6 +83,8 @@ func (p *Parameters) has(name string) bool {
 		return p.BaseRTTNs != nil
 	case "ev_min_active":
 		return p.EVMinActive != nil
+	case "pkey":
+		return p.PKey != nil
 	}
 	return false
 }
@@ -305,7 +309,7 @@ func (p *PICS) finish() error {
 		rng("mpr", q.MPR, 1, 255), rng("mpr_dest", q.MPRDest, 1, 255),
 		rng("max_wimm", q.MaxWIMM, 0, 1<<20), rng("max_wimm_dest", q.MaxWIMMDest, 0, 1<<20),
 		rng("timeout", q.Timeout, 0, 24), rng("linear_cnt", q.LinearCnt, 0, 7), rng("exp_cnt", q.ExpCnt, 0, 25),
-		rng("ev_min_active", q.EVMinActive, 0, 1<<16),
+		rng("ev_min_active", q.EVMinActive, 0, 1<<16), rng("pkey", q.PKey, 0, 0xFFFF),
 	} {
 		if e != nil {
 			return e

@@ -52,7 +52,7 @@ func (fl *flow) findRecent(psn uint32, probe bool, ev uint32) (latest *arrival, 
 	n := len(fl.recent)
 	for i := 0; i < n; i++ {
 		a := &fl.recent[(fl.recentHead+n-1-i)%n]
-		if a.psn != psn || a.probe != probe {
+		if a.psn != psn || a.probe != probe || a.discarded {
 			continue
 		}
 		if latest == nil {
@@ -68,6 +68,7 @@ func (fl *flow) findRecent(psn uint32, probe bool, ev uint32) (latest *arrival, 
 // setBaseline fixes the responder's cumulative point from the QP's first
 // PSN (fromStart) or from the first feedback seen.
 func (e *engine) setBaseline(fl *flow, cack uint32, fromStart bool) {
+	fl.rGuess, fl.rBase = fromStart, cack
 	fl.rKnown, fl.rStart, fl.rcum = true, fromStart, cack
 	for q := range fl.arrived {
 		if !psnAfter(q, cack) {
@@ -103,6 +104,9 @@ func (e *engine) advanceRcum(fl *flow) {
 		}
 		delete(fl.arrived, q)
 		fl.rcum = q
+		if _, ok := fl.ackReq[q]; ok {
+			fl.ackDue[q] = e.now // cack reaches an ack_req PSN (RSP-ACK-1)
+		}
 		for i := 0; i < len(fl.held); i++ {
 			if !psnAfter(fl.held[i].lastPSN, q) {
 				fl.held = append(fl.held[:i], fl.held[i+1:]...)
@@ -122,8 +126,13 @@ func (e *engine) arriveWrite(pt *point, fl *flow, rsp string, r *pcap.Record) {
 		a.ts, a.hasTS = p.TSETH.TxTimestamp, true
 	}
 	bad, _ := discarded(r)
-	a.valid = !p.Trimmed && !bad
-	if !fl.rKnown && !p.BTH.Retransmit && op.IsFirst() && p.METH.MSN == 0 && p.METH.RQMSN == 0 {
+	// The responder discards data whose P_Key is not its QP's
+	// (WIRE-BTH-12, RSP-RCV-1): such a packet is not received.
+	a.discarded = bad || !e.pkeyOK(fl, p.BTH.PKey)
+	a.valid = !p.Trimmed && !a.discarded
+	if !fl.rKnown && e.pics.Capture.FromQPStart && !a.discarded && !p.BTH.Retransmit && op.IsFirst() && p.METH.MSN == 0 && p.METH.RQMSN == 0 {
+		// The QP's first message (REQ-PSN-3), in a capture from QP start:
+		// a guess that the responder's first feedback confirms.
 		e.setBaseline(fl, wire.PSNAdd(psn, -1), true)
 	}
 	defer func() { fl.pushRecent(a) }()
@@ -133,7 +142,7 @@ func (e *engine) arriveWrite(pt *point, fl *flow, rsp string, r *pcap.Record) {
 			fl.arrived[psn] = &c
 			fl.bytes += int64(a.payload)
 		}
-		if a.trimmed && e.roomIn(len(fl.trimPend), MaxPending) {
+		if a.trimmed && !a.discarded && e.roomIn(len(fl.trimPend), MaxPending) {
 			fl.trimPend[psn] = a
 			fl.trimArr[psn] = e.frameNo
 		}
@@ -146,7 +155,7 @@ func (e *engine) arriveWrite(pt *point, fl *flow, rsp string, r *pcap.Record) {
 	a.duplicate, a.inWindow = dup, !dup && !oor
 	needs := a.ce || p.BTH.AckReq || p.BTH.Retransmit || op.IsLast()
 	switch {
-	case !a.valid && !a.trimmed:
+	case a.discarded || (!a.valid && !a.trimmed):
 		if e.roomIn(len(fl.badArr), MaxPending) {
 			fl.badArr[psn] = e.frameNo
 		}
@@ -189,6 +198,73 @@ func (e *engine) arriveWrite(pt *point, fl *flow, rsp string, r *pcap.Record) {
 		e.advanceRcum(fl)
 		fl.pushRcum(e.now, fl.rcum, fl.bytes)
 	}
+}
+
+// pkeyOK reports whether a data packet or probe with P_Key k reaches the
+// responder's QP: k must be the QP's P_Key, which the responder's own
+// packets on the connection carry; before any is seen, the PICS's pkey,
+// else 0xFFFF (WIRE-BTH-12).
+func (e *engine) pkeyOK(fl *flow, k uint16) bool {
+	if fl.haveRspKey {
+		return k == fl.rspPKey
+	}
+	if v := e.pics.Parameters.PKey; v != nil {
+		return int(k) == *v
+	}
+	return k == 0xFFFF
+}
+
+// rspPKeySeen learns the responder's P_Key from a packet it sent on fl.
+func (e *engine) rspPKeySeen(fl *flow, k uint16) {
+	if fl.haveRspKey {
+		return
+	}
+	fl.rspPKey, fl.haveRspKey = k, true
+	want := uint16(0xFFFF)
+	if v := e.pics.Parameters.PKey; v != nil {
+		want = uint16(*v)
+	}
+	if k != want {
+		e.note("connection %s uses P_Key 0x%04x, not 0x%04x: arrivals before the responder's first packet were judged against 0x%04x (declare parameters.pkey)", fl.key, k, want, want)
+	}
+}
+
+// unarrive forgets an arrival the responder refused (a NACK or NAK for it).
+func (e *engine) unarrive(fl *flow, psn uint32) {
+	if e.roomIn(len(fl.refused), MaxPending) {
+		fl.refused[psn] = e.frameNo
+	}
+	if a := fl.arrived[psn]; a != nil {
+		fl.bytes -= int64(a.payload)
+		delete(fl.arrived, psn)
+	}
+	delete(fl.needSACK, psn)
+	delete(fl.ackReq, psn)
+	delete(fl.ackDue, psn)
+}
+
+// confirmBaseline checks a guessed baseline (the QP's first message,
+// REQ-PSN-3) against the responder's first feedback: a cumulative point
+// behind the guess proves it wrong (the message was not the QP's first),
+// and the responder's view restarts from the feedback.
+func (e *engine) confirmBaseline(fl *flow, cack uint32) {
+	if !fl.rGuess {
+		return
+	}
+	fl.rGuess = false
+	if !psnAfter(fl.rBase, cack) {
+		return
+	}
+	e.note("connection %s: the first message seen (MSN 0) was not the QP's first: the responder reports cack %d; its arrivals are judged from there", fl.key, cack)
+	fl.rKnown, fl.rStart = false, false
+	clear(fl.arrived)
+	clear(fl.needSACK)
+	clear(fl.trimPend)
+	clear(fl.oorPend)
+	clear(fl.ackReq)
+	clear(fl.ackDue)
+	clear(fl.wimmExcess)
+	fl.held, fl.rcumHist, fl.bytes = nil, nil, 0
 }
 
 // wimmArrive counts WriteIMMs held at the responder (WIMM-RSP-4).
@@ -234,6 +310,7 @@ func (e *engine) sack(pt *point, src, dst string, r *pcap.Record) {
 	e.tlEvent(pt, fl, kind, s.Entropy, s.AckPSN())
 	e.dcid(pt, fl, src, mismatch, s.SPDCID)
 	e.pkeyCheck(pt, fl, src, p)
+	e.rspPKeySeen(fl, p.BTH.PKey)
 	e.sackAtRequester(pt, fl, s)
 	e.sackAtResponder(pt, fl, src, r)
 }
@@ -255,6 +332,7 @@ func (e *engine) sackAtResponder(pt *point, fl *flow, rsp string, r *pcap.Record
 	t := e.now
 	fl.lastFbNs, fl.haveFb = t, true
 	cack := s.CACKPSN
+	e.confirmBaseline(fl, cack)
 	if !fl.rKnown {
 		e.setBaseline(fl, cack, false)
 		for bm := s.SACKBitmap; bm != 0; bm &= bm - 1 {
@@ -288,7 +366,7 @@ func (e *engine) claims(pt *point, fl *flow, rsp string, s *wire.SETH) {
 	psn := func(q uint32) *uint32 { return u32p(q) }
 	why := func(q uint32) (string, []int) {
 		if f := fl.badArr[q]; f != 0 {
-			return fmt.Sprintf("PSN %d arrived only with a bad ICRC or a discard violation (frame %d)", q, f), []int{f}
+			return fmt.Sprintf("PSN %d arrived only with a bad ICRC, a wrong P_Key or another discard violation (frame %d)", q, f), []int{f}
 		}
 		if f := fl.trimArr[q]; f != 0 {
 			return fmt.Sprintf("PSN %d arrived only trimmed (frame %d)", q, f), []int{f}
@@ -385,7 +463,7 @@ func (e *engine) trigger(pt *point, fl *flow, rsp string, s *wire.SETH) {
 		obs := fmt.Sprintf("ack_psn %d never arrived", trig)
 		var rel []int
 		if f := fl.badArr[trig]; f != 0 {
-			obs, rel = fmt.Sprintf("ack_psn %d arrived only with a bad ICRC or a discard violation (frame %d)", trig, f), []int{f}
+			obs, rel = fmt.Sprintf("ack_psn %d arrived only with a bad ICRC, a wrong P_Key or another discard violation (frame %d)", trig, f), []int{f}
 		}
 		e.fail(cTrigger, pt, rsp, false, Finding{Requirement: "RSP-SACK-1", PSN: u32p(trig), Related: rel,
 			Expected: "ack_psn_offset naming a PSN that arrived", Observed: obs})
@@ -572,6 +650,7 @@ func (e *engine) nack(pt *point, src, dst string, r *pcap.Record) {
 	e.tlEvent(pt, fl, "nack", n.Entropy, n.NACKPSN)
 	e.dcid(pt, fl, src, mismatch, n.SPDCID)
 	e.pkeyCheck(pt, fl, src, p)
+	e.rspPKeySeen(fl, p.BTH.PKey)
 	e.nackAtRequester(pt, fl, n)
 	e.nackAtResponder(pt, fl, src, n)
 }
@@ -626,18 +705,22 @@ func (e *engine) nackAtResponder(pt *point, fl *flow, rsp string, n *wire.NETH) 
 			e.reflect(pt, rsp, n.Entropy, &a, false, "NACK")
 			return
 		}
-		if w := e.window(); w > 0 && fl.haveCack && psnDist(psn, fl.lastCack) > w && psnDist(psn, fl.lastCack) < 1<<23 {
+		if !fl.rKnown || !fl.haveCack {
+			// No cumulative point reported yet (an out-of-window PSN before
+			// any in-window one): the window is unknown, nothing to judge;
+			// the PSN was not received.
+			e.unarrive(fl, psn)
+			return
+		}
+		if w := e.window(); w > 0 && psnDist(psn, fl.lastCack) > w && psnDist(psn, fl.lastCack) < 1<<23 {
 			e.ok(cOOR, pt, rsp, false) // out of window for the cack it last reported
+			e.unarrive(fl, psn)
 			return
 		}
 		e.fail(cOOR, pt, rsp, false, Finding{Requirement: "RSP-NACK-4", PSN: u32p(psn),
 			Expected: "PSN_OOR_WINDOW only for a PSN beyond cack + 128 × mpr_dest", Observed: fmt.Sprintf("PSN_OOR_WINDOW NACK for PSN %d, inside the window", psn)})
 	case wire.NACKNoBitmap, wire.NACKNoPktBuffer, wire.NACKNoResource:
-		if e.roomIn(len(fl.refused), MaxPending) {
-			fl.refused[psn] = e.frameNo
-		}
-		delete(fl.arrived, psn)
-		delete(fl.needSACK, psn)
+		e.unarrive(fl, psn)
 	case wire.NACKUnexpEvent:
 		for q := range fl.wimmExcess {
 			delete(fl.wimmExcess, q)
@@ -657,12 +740,14 @@ func (e *engine) aeth(pt *point, src, dst string, r *pcap.Record) {
 	fl.touch(e.frameNo, pt.curPlane)
 	fl.acks++
 	e.pkeyCheck(pt, fl, src, p)
+	e.rspPKeySeen(fl, p.BTH.PKey)
 	a := &p.AETH
 	psn := p.BTH.PSN
 	switch a.Type() {
 	case wire.AETHTypeACK:
 		e.advanceUna(fl, psn)
 		fl.lastFbNs, fl.haveFb = e.now, true
+		e.confirmBaseline(fl, psn)
 		if !fl.rKnown {
 			e.setBaseline(fl, psn, false)
 			return
@@ -675,8 +760,12 @@ func (e *engine) aeth(pt *point, src, dst string, r *pcap.Record) {
 			e.ok(cClaims, pt, src, false)
 		}
 		for q := range fl.ackReq {
-			if !psnAfter(q, psn) {
+			// An ACK covers the ack_req PSNs at or behind its psn, within
+			// half the PSN space: one 2^23 or more away covers nothing
+			// (24-bit serial arithmetic, RSP-RCV-6).
+			if psnDist(psn, q) < 1<<23 {
 				delete(fl.ackReq, q)
+				delete(fl.ackDue, q)
 				e.ok(cACK, pt, src, false)
 			}
 		}
@@ -691,10 +780,7 @@ func (e *engine) aeth(pt *point, src, dst string, r *pcap.Record) {
 				e.ok(cWIMMRsp, pt, src, false)
 			}
 		}
-		if e.roomIn(len(fl.refused), MaxPending) {
-			fl.refused[psn] = e.frameNo
-		}
-		delete(fl.arrived, psn)
+		e.unarrive(fl, psn)
 	}
 }
 
@@ -715,8 +801,8 @@ func (e *engine) probe(pt *point, src, dst string, r *pcap.Record) {
 		e.dcid(pt, fl, src, uint16(fl.reqQPN) != p.PETH.SPDCID, p.PETH.SPDCID)
 	}
 	e.probeAtRequester(pt, fl, src, r.EV)
-	if bad, _ := discarded(r); bad || p.Trimmed {
-		return
+	if bad, _ := discarded(r); bad || p.Trimmed || !e.pkeyOK(fl, p.BTH.PKey) {
+		return // discarded by the responder (RSP-RCV-1, WIRE-BTH-12)
 	}
 	a := arrival{psn: 0, ev: r.EV, frame: e.frameNo, ns: e.now, ce: p.ECN() == 3, ts: p.PETH.TxTimestamp, hasTS: true,
 		probe: true, probeID: p.PETH.ProbeID, valid: true, plane: pt.curPlane}
@@ -832,19 +918,14 @@ func (e *engine) finishFlow(pt *point, fl *flow) {
 		probes[uint32(i)] = a
 	}
 	pend(cProbeAns, "RSP-PRB-1", "a SACK with pr = 1 answering this probe", probes)
-	// ACKs due: cack passed an ack_req PSN (RSP-ACK-1).
+	// ACKs due: the cumulative point stepped onto an ack_req PSN (RSP-ACK-1).
 	for _, q := range sortedPSNs(fl.ackReq) {
 		a := fl.ackReq[q]
-		if psnAfter(q, fl.rcum) {
-			continue // not due
+		due, ok := fl.ackDue[q]
+		if !ok {
+			continue // cack never reached it
 		}
-		due := a.ns
-		for _, h := range fl.rcumHist {
-			if !psnAfter(q, h.rcum) {
-				due = max(due, h.ns)
-				break
-			}
-		}
+		due = max(due, a.ns)
 		f := Finding{Requirement: "RSP-ACK-1", Frame: a.frame, TimeNs: a.ns, Plane: a.plane, PSN: u32p(q),
 			Expected: "an ACKNOWLEDGE covering this ack_req PSN once cack passed it", Observed: "none"}
 		if fl.haveFb && fl.lastFbNs > due+e.grace {

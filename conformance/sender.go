@@ -161,15 +161,23 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 	// EVs retired by ALWAYS_SKIP or a timeout carry no data (EV-ST-4, EV-ST-5).
 	if b, ok := fl.bad[ev]; ok {
 		if t >= b.since {
-			e.fail(b.cs, pt, req, true, fd(map[string]string{cEVBad: "EV-ST-4", cEVTimeout: "EV-ST-5"}[b.cs],
+			f := fd(map[string]string{cEVBad: "EV-ST-4", cEVTimeout: "EV-ST-5"}[b.cs],
 				fmt.Sprintf("no data on EV 0x%08x, retired by %s in frame %d", ev, b.kind, b.frame),
-				"data sent on it", b.frame))
+				"data sent on it", b.frame)
+			if b.unsure {
+				e.undecided(b.cs, pt, req, "with EVs the requester may have retired on losses its SACKs showed, the ev_min_active floor may have kept this one in use (EV-SET-6)", &f)
+			} else {
+				e.fail(b.cs, pt, req, true, f)
+			}
 		}
 	} else {
 		for _, b := range fl.bad {
 			e.ok(b.cs, pt, req, true)
 			break
 		}
+	}
+	if at, ok := fl.maybeBad[ev]; ok && t >= at+e.grace {
+		delete(fl.maybeBad, ev) // in use after the loss was inferred
 	}
 	// REQ-HDR-1 (SHOULD): a TSETH in every write.
 	if p.Decoded&wire.HasTSETH != 0 {
@@ -411,10 +419,23 @@ func (e *engine) retire(pt *point, fl *flow, ev uint32, since int64, frame int, 
 	if _, ok := fl.bad[ev]; ok || !e.roomIn(len(fl.bad), MaxEVsPerFlow) {
 		return
 	}
-	if m := e.pics.Parameters.EVMinActive; m != nil && len(fl.evs)-len(fl.bad)-1 < *m {
-		return
+	unsure := false
+	if m := e.pics.Parameters.EVMinActive; m != nil {
+		left := len(fl.evs) - len(fl.bad) - 1
+		if left < *m {
+			return
+		}
+		// A requester also retires EVs on losses it infers from the SACK
+		// bitmap (not only on timeouts): those the judge has not retired
+		// may have used up the floor (EV-SET-6).
+		for v := range fl.maybeBad {
+			if _, b := fl.bad[v]; !b && v != ev {
+				left--
+			}
+		}
+		unsure = left < *m
 	}
-	fl.bad[ev] = badEV{since: since, frame: frame, kind: kind, cs: cs}
+	fl.bad[ev] = badEV{since: since, frame: frame, kind: kind, cs: cs, unsure: unsure}
 	e.ok(cs, pt, fl.key.req, false)
 }
 
@@ -744,6 +765,9 @@ func (e *engine) sackAtRequester(pt *point, fl *flow, s *wire.SETH) {
 		mark := func(q uint32, st *psnInfo) {
 			if !st.ackSel && st.loss.kind == 0 && st.lastNs <= t && psnAfter(high, q) {
 				st.loss = signal{kind: sigGap, frame: e.frameNo, ns: t}
+				if _, ok := fl.maybeBad[st.lastEV]; !ok && e.roomIn(len(fl.maybeBad), MaxEVsPerFlow) {
+					fl.maybeBad[st.lastEV] = t
+				}
 			}
 		}
 		if n := psnDist(high, fl.una); int(n) <= len(fl.psns) {
@@ -770,6 +794,7 @@ func (e *engine) sackAtRequester(pt *point, fl *flow, s *wire.SETH) {
 	switch {
 	case s.PR && (s.M == wire.MNone || s.M == wire.MSkipOnce):
 		delete(fl.bad, s.Entropy) // a probe answer revives the EV (EV-ST-7, EV-ST-8)
+		delete(fl.maybeBad, s.Entropy)
 	case !s.PR && s.M == wire.MAlwaysSkip:
 		e.retire(pt, fl, s.Entropy, t+e.grace, e.frameNo, "ALWAYS_SKIP", cEVBad)
 	}
