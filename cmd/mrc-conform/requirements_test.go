@@ -19,6 +19,12 @@ func TestRequirementsCommand(t *testing.T) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
+	// Every wire-observable MUST has a case (passive or active): none is
+	// listed MISSING, and the coverage is complete.
+	out, _, status = run(t, "requirements", "--uncovered")
+	if status != 0 || strings.Contains(out, "MISSING") || !strings.Contains(out, "(100.0%)") {
+		t.Errorf("requirements --uncovered: status %d\n%s", status, out)
+	}
 	out, _, status = run(t, "requirements", "--uncovered", "--prefix", "wire")
 	if status != 0 || strings.Contains(out, "WIRE-BTH-5 ") || strings.Contains(out, "\nREQ-") {
 		t.Errorf("--uncovered --prefix wire: status %d\n%s", status, out)

@@ -10,15 +10,21 @@ import (
 
 	"github.com/openmrc/mrc/conformance"
 	"github.com/openmrc/mrc/conformance/active/peer"
+	"github.com/openmrc/mrc/spec"
 )
 
 var today = time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 
 // runInproc runs cases (a pattern list; "" for all) against the
-// in-process reference with faults seeded.
+// in-process reference with faults seeded, over IPv4.
 func runInproc(t testing.TB, faults peer.FaultSet, cases string, opts Options) *conformance.Report {
+	return runInprocOn(t, false, faults, cases, opts)
+}
+
+// runInprocOn is runInproc over IPv6 when ipv6.
+func runInprocOn(t testing.TB, ipv6 bool, faults peer.FaultSet, cases string, opts Options) *conformance.Report {
 	t.Helper()
-	tgt, err := NewInproc(InprocConfig{Faults: faults, Seed: 1})
+	tgt, err := NewInproc(InprocConfig{Faults: faults, Seed: 1, IPv6: ipv6})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,24 +63,41 @@ func TestRegistration(t *testing.T) {
 }
 
 // TestReferencePassesEveryCase: the reference implementation, in
-// process, passes every active case; a suite that failed it would be
-// wrong (issue #7 item 6, the "PASS with no faults" half).
+// process, passes every active case, over IPv4 and over IPv6; a suite
+// that failed it would be wrong (issue #7 item 6, the "PASS with no
+// faults" half). Over IPv4 the cases that need IPv6 (SRv6) do not apply.
 func TestReferencePassesEveryCase(t *testing.T) {
-	rep := runInproc(t, peer.FaultSet{}, "", Options{})
-	if len(rep.Results) != len(Cases()) {
-		t.Fatalf("%d results for %d cases", len(rep.Results), len(Cases()))
-	}
-	for _, r := range rep.Results {
-		if r.Verdict != conformance.Pass {
-			t.Errorf("%s: %s: %s", r.Case.ID, r.Verdict, r.Reason)
-			for _, f := range r.Findings {
-				t.Logf("    %s %s: expected %s; observed %s", f.Verdict, f.Requirement, f.Expected, f.Observed)
+	for _, v6 := range []bool{false, true} {
+		rep := runInprocOn(t, v6, peer.FaultSet{}, "", Options{})
+		if len(rep.Results) != len(Cases()) {
+			t.Fatalf("%d results for %d cases", len(rep.Results), len(Cases()))
+		}
+		for _, r := range rep.Results {
+			c, _ := lookupActive(r.Case.ID)
+			want := conformance.Pass
+			if c.IPv6 && !v6 {
+				want = conformance.NotApplicable
+			}
+			if r.Verdict != want {
+				t.Errorf("IPv6 %v: %s: %s (want %s): %s", v6, r.Case.ID, r.Verdict, want, r.Reason)
+				for _, f := range r.Findings {
+					t.Logf("    %s %s: expected %s; observed %s", f.Verdict, f.Requirement, f.Expected, f.Observed)
+				}
 			}
 		}
+		if rep.ExitCode() != 0 || ExitCode(rep) != 0 {
+			t.Errorf("IPv6 %v: exit code %d", v6, ExitCode(rep))
+		}
 	}
-	if rep.ExitCode() != 0 || ExitCode(rep) != 0 {
-		t.Errorf("exit code %d", ExitCode(rep))
+}
+
+func lookupActive(id string) (Case, bool) {
+	for _, c := range Cases() {
+		if c.ID == id {
+			return c, true
+		}
 	}
+	return Case{}, false
 }
 
 // TestRunIsDeterministic: the in-process transport runs on synthetic time
@@ -199,6 +222,37 @@ func TestInprocCaptureAgreesWithJudge(t *testing.T) {
 	for _, f := range res.Findings {
 		if f.Frame < 1 || f.Frame > rep.Capture.Frames {
 			t.Errorf("finding at frame %d of %d", f.Frame, rep.Capture.Frames)
+		}
+	}
+}
+
+// TestEveryMUSTHasACase: every MUST and MUST NOT of spec/ that can be
+// judged from packets (conformance.Coverage's rule: a case covers it, a
+// WIRE-* requirement not listed in WireUnobservable, or a behaviour listed
+// in BehaviourObservable) has at least one conformance case, passive or
+// active; every other MUST says why packets cannot show it. A new
+// wire-observable MUST without a case fails this test.
+func TestEveryMUSTHasACase(t *testing.T) {
+	all, sum := conformance.Coverage(nil)
+	if len(sum.Missing) > 0 {
+		t.Errorf("wire-observable MUST requirements without a conformance case: %v", sum.Missing)
+	}
+	if sum.ObservableMust == 0 || sum.ObservableMustCase != sum.ObservableMust || sum.Percent != 100 {
+		t.Errorf("%d of %d wire-observable MUSTs have a case (%.1f %%)", sum.ObservableMustCase, sum.ObservableMust, sum.Percent)
+	}
+	for _, rc := range all {
+		must := rc.Level == spec.Must || rc.Level == spec.MustNot
+		switch {
+		case must && rc.Observable && len(rc.Cases) == 0:
+			t.Errorf("%s: wire-observable (%s) and no case", rc.ID, rc.Why)
+		case must && !rc.Observable && rc.Why == "":
+			t.Errorf("%s: neither covered nor said why packets cannot show it", rc.ID)
+		}
+	}
+	// The requirements of issue #7's coverage gap, now covered.
+	for _, id := range []string{"WIRE-GEN-1", "WIRE-ENC-3", "WIRE-UDP-2", "EV-SET-5", "EV-ST-2", "EV-ST-3", "EV-ST-6", "EV-ST-8", "EV-REP-1"} {
+		if len(conformance.CasesCovering(id)) == 0 {
+			t.Errorf("%s has no case", id)
 		}
 	}
 }

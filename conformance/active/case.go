@@ -36,6 +36,9 @@ type Case struct {
 	// MinPlanes is the number of planes the case needs; with fewer it is
 	// NOT-APPLICABLE.
 	MinPlanes int
+	// IPv6 cases need the IUT on an IPv6 address (SRv6 encapsulation);
+	// over IPv4 they are NOT-APPLICABLE.
+	IPv6 bool
 	// Run is the procedure; it reports through t.
 	Run func(t *T) `json:"-"`
 }

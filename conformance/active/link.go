@@ -116,12 +116,17 @@ type InprocConfig struct {
 	// Loss drops that percentage of the IUT's frames (seeded), like the
 	// nftables egress rule of the end-to-end test.
 	Loss int
+	// IPv6 gives the IUT and the tester IPv6 addresses (fd00::2 and
+	// fd00::1) instead of IPv4 ones (10.0.0.2 and 10.0.0.1).
+	IPv6 bool
 }
 
 // Addresses of the simulated fabric.
 var (
 	inprocIUTIP     = netip.AddrFrom4([4]byte{10, 0, 0, 2})
 	inprocTesterIP  = netip.AddrFrom4([4]byte{10, 0, 0, 1})
+	inprocIUTIP6    = netip.MustParseAddr("fd00::2")
+	inprocTesterIP6 = netip.MustParseAddr("fd00::1")
 	inprocIUTMAC    = [6]byte{0x02, 0x4d, 0x52, 0x43, 0x00, 0x02}
 	inprocTesterMAC = [6]byte{0x02, 0x4d, 0x52, 0x43, 0x00, 0x01}
 )
@@ -138,6 +143,7 @@ type inflight struct {
 // synthetic clock, so a run is deterministic and takes no real time.
 type Inproc struct {
 	agent  *peer.Agent
+	tester netip.Addr
 	now    Time
 	delay  Time
 	planes int
@@ -167,7 +173,11 @@ func NewInproc(cfg InprocConfig) (*Inproc, error) {
 		macs[i] = inprocIUTMAC
 		macs[i][5] = byte(0x10 + i)
 	}
-	a, err := peer.New(peer.Config{MACs: macs, IP: inprocIUTIP, Seed: cfg.Seed, Faults: cfg.Faults,
+	iut, tester := inprocIUTIP, inprocTesterIP
+	if cfg.IPv6 {
+		iut, tester = inprocIUTIP6, inprocTesterIP6
+	}
+	a, err := peer.New(peer.Config{MACs: macs, IP: iut, Seed: cfg.Seed, Faults: cfg.Faults,
 		Implementation: control.Implementation{Vendor: "openmrc", Model: "reference peer (in process)", Version: "statemachine"}})
 	if err != nil {
 		return nil, &TransportError{Transport: "inproc", Err: err}
@@ -175,7 +185,7 @@ func NewInproc(cfg InprocConfig) (*Inproc, error) {
 	if cfg.Loss < 0 || cfg.Loss > 100 {
 		return nil, &TransportError{Transport: "inproc", Err: fmt.Errorf("loss %d %%", cfg.Loss)}
 	}
-	s := &Inproc{agent: a, delay: cfg.Delay, planes: cfg.Planes, loss: cfg.Loss,
+	s := &Inproc{agent: a, tester: tester, delay: cfg.Delay, planes: cfg.Planes, loss: cfg.Loss,
 		rng: rand.New(rand.NewPCG(cfg.Seed, 0x10557))}
 	s.ctl = control.NewClient(s)
 	return s, nil
@@ -204,7 +214,7 @@ func (s *Inproc) Control() *control.Client { return s.ctl }
 
 // Local implements Target.
 func (s *Inproc) Local() Addrs {
-	a := Addrs{IP: inprocTesterIP}
+	a := Addrs{IP: s.tester}
 	for i := 0; i < s.planes; i++ {
 		m := inprocTesterMAC
 		m[5] = byte(0x20 + i)

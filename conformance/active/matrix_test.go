@@ -37,6 +37,14 @@ var wantDetected = map[string][]string{
 	"no-ep-response":     {"EP-GEN-5"},
 	"accept-bad-icrc":    {"RSP-RCV-1", "WIRE-ICRC-5"},
 	"no-oor-nack":        {"RSP-NACK-4"},
+	"imm-byte-swap":      {"WIRE-GEN-1"},
+	"fixed-udp-sport":    {"WIRE-UDP-2"},
+	"no-srv6-decap":      {"WIRE-ENC-3"},
+	"ignore-skip-once":   {"EV-ST-2"},
+	"skip-once-retires":  {"EV-ST-6"},
+	"ignore-trim-ev":     {"EV-ST-3"},
+	"ignore-probe-skip":  {"EV-ST-8"},
+	"no-replacement":     {"EV-REP-1", "EV-SET-5"},
 }
 
 type detection struct {
@@ -50,7 +58,7 @@ func detect(t *testing.T, fault string) detection {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := runInproc(t, fs, "", Options{})
+	rep := runInprocOn(t, true, fs, "", Options{})
 	d := detection{fault: fault}
 	for _, r := range rep.Results {
 		if r.Verdict != conformance.Fail {
@@ -67,10 +75,11 @@ func detect(t *testing.T, fault string) detection {
 	return d
 }
 
-// TestDetectionMatrix runs the whole suite (in process) against the
-// reference with each seeded fault and checks that the expected
-// requirements FAIL; README.md's matrix is generated from the result
-// (go test -run TestDetectionMatrix -update) and must be current.
+// TestDetectionMatrix runs the whole suite (in process, over IPv6, so
+// that the SRv6 case applies) against the reference with each seeded
+// fault and checks that the expected requirements FAIL; README.md's
+// matrix is generated from the result (go test -run TestDetectionMatrix
+// -update) and must be current.
 func TestDetectionMatrix(t *testing.T) {
 	for _, f := range peer.Faults {
 		if _, ok := wantDetected[f.Name]; !ok {

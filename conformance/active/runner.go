@@ -165,6 +165,8 @@ func Run(ctx context.Context, tgt Target, opts Options) (*conformance.Report, er
 			res.Verdict, res.Reason = conformance.NotApplicable, why
 		case c.MinPlanes > tgt.Planes():
 			res.Verdict, res.Reason = conformance.NotApplicable, fmt.Sprintf("the case needs %d planes, the link has %d", c.MinPlanes, tgt.Planes())
+		case c.IPv6 && !s.iut.IP.Is6():
+			res.Verdict, res.Reason = conformance.NotApplicable, fmt.Sprintf("the case needs the IUT on an IPv6 address, it has %v", s.iut.IP)
 		default:
 			if s.logf != nil {
 				s.logf("%s: %s", c.ID, c.Title)

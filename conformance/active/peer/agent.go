@@ -1002,7 +1002,7 @@ func (a *Agent) Receive(now statemachine.Time, plane int, frame []byte) {
 	} else {
 		src, dst = netip.AddrFrom4(p.IP4.Src), netip.AddrFrom4(p.IP4.Dst)
 	}
-	if dst != a.cfg.IP {
+	if dst != a.cfg.IP || (p.SRv6 && a.cfg.Faults.has(agNoSRv6Decap)) {
 		a.node.RxDropped++
 		return
 	}
@@ -1019,8 +1019,18 @@ func (a *Agent) Receive(now statemachine.Time, plane int, frame []byte) {
 	}
 	e.c.RxPackets++
 	a.cur = &e.c
-	if p.BTH.Opcode == wire.OpSACK && !p.SETH.PR && a.cfg.Faults.has(agIgnoreMVerdict) {
+	f := a.cfg.Faults
+	switch {
+	case p.BTH.Opcode == wire.OpSACK && !p.SETH.PR && f.has(agIgnoreMVerdict):
 		p.SETH.M = wire.MNone
+	case p.BTH.Opcode == wire.OpSACK && !p.SETH.PR && p.SETH.M == wire.MSkipOnce && f.has(agIgnoreSkipOnce):
+		p.SETH.M = wire.MNone
+	case p.BTH.Opcode == wire.OpSACK && !p.SETH.PR && p.SETH.M == wire.MSkipOnce && f.has(agSkipOnceRetires):
+		p.SETH.M = wire.MAlwaysSkip
+	case p.BTH.Opcode == wire.OpSACK && p.SETH.PR && p.SETH.M == wire.MSkipOnce && f.has(agProbeSkipBad):
+		p.SETH.M = wire.MAlwaysSkip
+	case p.BTH.Opcode == wire.OpNACK && p.NETH.Reason == wire.NACKTrimmed && f.has(agIgnoreTrimEV):
+		p.NETH.Reason = wire.NACKTrimmedLastHop
 	}
 	e.qp.Receive(now, plane+1, p, &a.out)
 }
@@ -1092,6 +1102,10 @@ func (a *Agent) collect() {
 			c.Retries++
 		case statemachine.EvRemotePortMask:
 			a.remotePortMask(ev)
+		case statemachine.EvEVReplaced:
+			if a.cfg.Faults.has(agNoReplacement) {
+				a.denyReplacement(ev)
+			}
 		case statemachine.EvEPResponse:
 			a.epResponse(ev)
 		case statemachine.EvEPTimeout:
@@ -1146,6 +1160,35 @@ func (a *Agent) remotePortMask(ev statemachine.Event) {
 	}
 }
 
+// denyReplacement is the no-replacement fault: the backup EV that replaced
+// a retired active one is put out of use (DENIED) at once, and so is
+// every further replacement, so that the plane's active set shrinks.
+func (a *Agent) denyReplacement(ev statemachine.Event) {
+	e, ok := a.qps[ev.QPN]
+	if !ok || e.qp == nil {
+		return
+	}
+	var scratch statemachine.Output
+	scratch.TracePackets = true
+	next := []uint32{uint32(ev.Value)}
+	for n := 0; len(next) > 0 && n < 1024; n++ {
+		v := next[0]
+		next = next[1:]
+		scratch.Reset()
+		if err := e.qp.SetEVState(ev.Time, v, statemachine.EVDenied, &scratch); err != nil {
+			continue
+		}
+		for _, x := range scratch.Events {
+			if x.Kind == statemachine.EvEVReplaced {
+				next = append(next, uint32(x.Value))
+			}
+		}
+		for i := range scratch.Packets {
+			a.transmit(&scratch.Packets[i])
+		}
+	}
+}
+
 func (a *Agent) epResponse(ev statemachine.Event) {
 	id := uint16(ev.PSN)
 	if id >= psuIDBase {
@@ -1186,6 +1229,9 @@ func (a *Agent) transmit(o *statemachine.Outgoing) {
 		a.node.RxDropped++ // an EV profile naming a port this node lacks
 		return
 	}
+	if f.has(agFixedSport) {
+		p.UDP.SrcPort = 0xC0DE
+	}
 	p.Eth.Src = a.cfg.MACs[plane]
 	dst := netip.AddrFrom4(p.IP4.Dst)
 	if p.IsIPv6 {
@@ -1200,6 +1246,9 @@ func (a *Agent) transmit(o *statemachine.Outgoing) {
 	}
 	if f.has(agBadICRC) && !p.Trimmed {
 		b[len(b)-1] ^= 0xA5
+	}
+	if f.has(agImmByteSwap) && op.HasImm() {
+		a.swapImm(b)
 	}
 	for _, c := range []*counters{&a.node, a.cur} {
 		if c == nil {
@@ -1225,6 +1274,27 @@ func (a *Agent) transmit(o *statemachine.Outgoing) {
 		}
 	}
 	a.tx = append(a.tx, Tx{Plane: plane, Frame: b})
+}
+
+// swapImm reverses the bytes of an encoded packet's ImmDt and recomputes
+// its ICRC: only the byte order is wrong (the imm-byte-swap fault).
+func (a *Agent) swapImm(b []byte) {
+	var d wire.Packet
+	if a.codec.Decode(b, &d) != nil {
+		return
+	}
+	_, _, bth := d.Offsets()
+	off := bth + 12 + 4 + 16 // BTH, METH, RETH
+	if d.BTH.TSPresent {
+		off += 4 // TSETH
+	}
+	if off+4 > len(b)-4 {
+		return
+	}
+	b[off], b[off+1], b[off+2], b[off+3] = b[off+3], b[off+2], b[off+1], b[off]
+	v := a.codec.ComputeICRC(b, &d)
+	n := len(b)
+	b[n-4], b[n-3], b[n-2], b[n-1] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 }
 
 func completion(c statemachine.Completion) control.Completion {

@@ -31,6 +31,14 @@ const (
 	agNoEPResponse
 	agAcceptBadICRC
 	agNoOORNACK
+	agImmByteSwap
+	agFixedSport
+	agNoSRv6Decap
+	agIgnoreSkipOnce
+	agSkipOnceRetires
+	agIgnoreTrimEV
+	agProbeSkipBad
+	agNoReplacement
 )
 
 // Faults lists every seeded fault, by name.
@@ -52,6 +60,14 @@ var Faults = []Fault{
 	{Name: "no-ep-response", Doc: "never answers endpoint requests", ag: agNoEPResponse},
 	{Name: "accept-bad-icrc", Doc: "accepts packets whose ICRC is wrong", ag: agAcceptBadICRC},
 	{Name: "no-oor-nack", Doc: "drops out-of-window PSNs without the PSN_OOR_WINDOW NACK", ag: agNoOORNACK},
+	{Name: "imm-byte-swap", Doc: "sends the immediate data least significant byte first", ag: agImmByteSwap},
+	{Name: "fixed-udp-sport", Doc: "sends every packet from one UDP source port instead of its EV's", ag: agFixedSport},
+	{Name: "no-srv6-decap", Doc: "drops SRv6-encapsulated packets instead of processing the inner packet", ag: agNoSRv6Decap},
+	{Name: "ignore-skip-once", Doc: "keeps an EV GOOD when a SACK reflecting it says SKIP_ONCE", ag: agIgnoreSkipOnce},
+	{Name: "skip-once-retires", Doc: "retires an EV (ASSUMED_BAD) on SKIP_ONCE instead of skipping it for the rotation", ag: agSkipOnceRetires},
+	{Name: "ignore-trim-ev", Doc: "keeps an EV GOOD when a TRIMMED NACK reflects it (treats it as TRIMMED_LASTHOP)", ag: agIgnoreTrimEV},
+	{Name: "ignore-probe-skip", Doc: "keeps an ASSUMED_BAD EV retired when its probe is answered with SKIP_ONCE", ag: agProbeSkipBad},
+	{Name: "no-replacement", Doc: "does not replace a retired active EV from its plane's backup set", ag: agNoReplacement},
 }
 
 // FaultSet is a set of seeded faults; the zero value is a correct peer.
