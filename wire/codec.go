@@ -14,6 +14,7 @@ type Codec struct {
 	ports                                    [8]uint16
 	nports                                   int
 	hdrs                                     []Header
+	trimDSCP                                 uint64 // bit d set: DSCP d marks a trimmed packet
 }
 
 // NewCodec returns a Codec for p, or an error naming the bad setting.
@@ -31,6 +32,7 @@ func NewCodec(p spec.Profile) (*Codec, error) {
 		return nil, fmt.Errorf("wire: profile %q accepts %d UDP ports, at most %d", p.Name, len(p.AcceptUDPDstPorts), len(c.ports))
 	}
 	c.nports = copy(c.ports[:], p.AcceptUDPDstPorts)
+	c.trimDSCP = 1<<p.DSCP.Trimmed | 1<<p.DSCP.TrimmedLastHop // Validate: DSCPs are at most 63
 	c.prof.AcceptUDPDstPorts = append([]uint16(nil), p.AcceptUDPDstPorts...)
 	c.hdrs = c.buildHeaders()
 	return c, nil

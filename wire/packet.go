@@ -208,10 +208,9 @@ func errAt(kind error, hdr string, off int, field, req, format string, args ...a
 	return &Error{Kind: kind, Header: hdr, Offset: off, Field: field, Req: req, Msg: fmt.Sprintf(format, args...)}
 }
 
-// Decode parses frame b (starting at the Ethernet header) into p. It is
-// lenient: it returns the first error that stops it, with p filled up to
-// that point. It does not verify the ICRC (see VerifyICRC and Check).
-func (c *Codec) Decode(b []byte, p *Packet) error {
+// decodeGeneral is Decode for every frame shape; Decode handles the common
+// one itself (fastpath.go).
+func (c *Codec) decodeGeneral(b []byte, p *Packet) error {
 	prevParts, prevHdrs := p.parts, p.Decoded
 	p.parts, p.Decoded = 0, 0
 	p.SRv6, p.HasSRH, p.IsIPv6 = false, false, false
