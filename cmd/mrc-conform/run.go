@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/netip"
 	"os"
 	"os/signal"
@@ -42,6 +43,10 @@ Transports:
   afpacket  an IUT on the wire: raw frames on --iface IF[,IF...] (one per
             plane; Linux, root), sent only to the --peer addresses
 
+The IUT's address (IPv4 or IPv6, from its hello) decides the IP version of
+the run; --tester-ip gives the tester one address per version. Cases that
+need IPv6 (SRv6 decapsulation) are NOT-APPLICABLE over IPv4.
+
 Exit status: 0 every MUST case passed (or is covered by a deviation);
 1 a MUST case FAILed; 2 a usage error, an unreachable IUT or a tester
 fault (ERROR); 127 the transport is not available on this platform, or
@@ -58,7 +63,7 @@ type runFlags struct {
 	planes                                         int
 	tolerance                                      time.Duration
 	faults                                         faultFlag
-	verbose, all                                   bool
+	verbose, all, ipv6                             bool
 }
 
 type faultFlag []string
@@ -86,8 +91,8 @@ func runActive(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&fl.iface, "iface", "", "afpacket: the tester's interfaces, one per plane, comma-separated")
 	fs.StringVar(&fl.peers, "peer", "", "udp: the IUT's tunnel address HOST:PORT; afpacket: the IUT's IP addresses (the only destinations allowed)")
 	fs.StringVar(&fl.ctl, "control", "", "the IUT's control address: unix:PATH or tcp:HOST:PORT (udp, afpacket)")
-	fs.StringVar(&fl.tunnel, "local", "127.0.0.1:0", "udp: the tester's tunnel address")
-	fs.StringVar(&fl.testerIP, "tester-ip", "10.0.0.1", "udp, afpacket: the tester's own MRC address")
+	fs.StringVar(&fl.tunnel, "local", "", "udp: the tester's tunnel address (default: port 0 on the loopback, or the unspecified address, of the --peer address's IP version)")
+	fs.StringVar(&fl.testerIP, "tester-ip", "10.0.0.1,fd00::1", "udp, afpacket: the tester's own MRC addresses, at most one per IP version (comma-separated); the run uses the one of the IUT's version")
 	fs.StringVar(&fl.pics, "pics", "", "PICS file (JSON); default: the features the IUT declares in hello")
 	fs.StringVar(&fl.devs, "deviations", "", "deviations file (NAME CASES YYYY-MM-DD REASON per line)")
 	fs.StringVar(&fl.cases, "cases", "", "case IDs to run: comma-separated glob patterns (e.g. 'MRC-LR-*,MRC-EV-BAD-101')")
@@ -97,6 +102,7 @@ func runActive(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&fl.today, "today", "", "judge deviation expiry against this date (YYYY-MM-DD)")
 	fs.Uint64Var(&fl.seed, "seed", 1, "seed of every random choice (a run is reproducible from it)")
 	fs.IntVar(&fl.planes, "planes", 2, "inproc, udp: number of planes")
+	fs.BoolVar(&fl.ipv6, "ipv6", false, "inproc: give the reference and the tester IPv6 addresses (fd00::2, fd00::1) instead of IPv4 ones")
 	fs.DurationVar(&fl.tolerance, "tolerance", 0, "udp, afpacket: timing tolerance for scheduling, the fabric and the IUT's reaction (default: the PICS's capture.timer_tolerance_ns, else 20ms)")
 	fs.Var(&fl.faults, "fault", "inproc: seed a known bug into the reference (repeatable): "+strings.Join(peer.FaultNames(), ", "))
 	fs.BoolVar(&fl.verbose, "v", false, "log every case's steps to standard error")
@@ -216,7 +222,7 @@ func openTarget(ctx context.Context, fl *runFlags) (active.Target, int, error) {
 		if err != nil {
 			return nil, 2, err
 		}
-		t, err := active.NewInproc(active.InprocConfig{Planes: fl.planes, Faults: fset, Seed: fl.seed})
+		t, err := active.NewInproc(active.InprocConfig{Planes: fl.planes, Faults: fset, Seed: fl.seed, IPv6: fl.ipv6})
 		if err != nil {
 			return nil, 2, err
 		}
@@ -228,12 +234,19 @@ func openTarget(ctx context.Context, fl *runFlags) (active.Target, int, error) {
 	if len(fl.faults) > 0 {
 		return nil, 2, errors.New("--fault applies to the inproc transport only (give mrc-peer its own --fault)")
 	}
+	if fl.ipv6 {
+		return nil, 2, errors.New("--ipv6 applies to the inproc transport only (the IUT's hello gives its address; --tester-ip the tester's)")
+	}
 	if fl.ctl == "" || fl.peers == "" {
 		return nil, 2, fmt.Errorf("the %s transport needs --control and --peer", fl.transport)
 	}
-	tip, err := netip.ParseAddr(fl.testerIP)
-	if err != nil {
-		return nil, 2, fmt.Errorf("--tester-ip %q: %v", fl.testerIP, err)
+	var tips []netip.Addr
+	for _, s := range strings.Split(fl.testerIP, ",") {
+		a, err := netip.ParseAddr(strings.TrimSpace(s))
+		if err != nil {
+			return nil, 2, fmt.Errorf("--tester-ip %q: %v", fl.testerIP, err)
+		}
+		tips = append(tips, a)
 	}
 	ports := spec.DefaultProfile().AcceptUDPDstPorts
 	var conn netio.Conn
@@ -247,7 +260,11 @@ func openTarget(ctx context.Context, fl *runFlags) (active.Target, int, error) {
 		for i := range macs {
 			macs[i] = [6]byte{0x02, 0x4d, 0x52, 0x54, 0x00, byte(0x20 + i)}
 		}
-		t, err := netio.ListenTunnel(fl.tunnel, fl.peers, macs)
+		local := fl.tunnel
+		if local == "" {
+			local = tunnelLocal(fl.peers)
+		}
+		t, err := netio.ListenTunnel(local, fl.peers, macs)
 		if err != nil {
 			return nil, 2, err
 		}
@@ -281,7 +298,7 @@ func openTarget(ctx context.Context, fl *runFlags) (active.Target, int, error) {
 		conn.Close()
 		return nil, 2, err
 	}
-	t, err := active.NewSocketTarget(active.SocketConfig{Name: fl.transport, Conn: conn, Control: ctl, TesterIP: tip,
+	t, err := active.NewSocketTarget(active.SocketConfig{Name: fl.transport, Conn: conn, Control: ctl, TesterIPs: tips,
 		Peers: peers, Ports: ports})
 	if err != nil {
 		conn.Close()
@@ -289,4 +306,26 @@ func openTarget(ctx context.Context, fl *runFlags) (active.Target, int, error) {
 		return nil, 2, err
 	}
 	return t, 0, nil
+}
+
+// tunnelLocal picks the tester's tunnel address for a tunnel to peer
+// (HOST:PORT): port 0 on the loopback address of the peer's IP version
+// when the peer is on the loopback, else on the unspecified address.
+func tunnelLocal(peer string) string {
+	host, _, err := net.SplitHostPort(peer)
+	if err != nil {
+		return ":0"
+	}
+	ip, err := netip.ParseAddr(host)
+	switch {
+	case err != nil:
+		return ":0"
+	case ip.Is4() && ip.IsLoopback():
+		return "127.0.0.1:0"
+	case ip.Is4():
+		return "0.0.0.0:0"
+	case ip.IsLoopback():
+		return "[::1]:0"
+	}
+	return "[::]:0"
 }

@@ -1,11 +1,18 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/openmrc/mrc/conformance/active/control"
+	"github.com/openmrc/mrc/conformance/active/netio"
+	"github.com/openmrc/mrc/conformance/active/peer"
 )
 
 // TestRunReference: `mrc-conform run` with no flags runs the whole active
@@ -41,6 +48,8 @@ func TestRunExitCodes(t *testing.T) {
 		{[]string{"run", "--transport", "udp"}, 2},
 		{[]string{"run", "--transport", "afpacket", "--iface", "lo"}, 2},
 		{[]string{"run", "--format", "pdf"}, 2},
+		{[]string{"run", "--transport", "udp", "--ipv6", "--peer", "[::1]:1", "--control", "unix:x"}, 2},
+		{[]string{"run", "--transport", "udp", "--peer", "[::1]:1", "--control", "unix:x", "--tester-ip", "fd00::zz"}, 2},
 		{[]string{"run", "stray-argument"}, 2},
 		{[]string{"run", "--transport", "udp", "--peer", "127.0.0.1:1", "--control", filepath.Join(dir, "nobody.sock")}, 2},
 	} {
@@ -81,5 +90,70 @@ func TestRunOutputs(t *testing.T) {
 	out, _, _ = run(t, "run", "--cases", "MRC-REQ-OP-101", "--format", "junit")
 	if !strings.Contains(out, "<testsuites") {
 		t.Errorf("JUnit to standard output:\n%s", out)
+	}
+}
+
+// TestRunIPv6: the suite runs over IPv6 in process (--ipv6), where the
+// SRv6 case applies, and over the UDP tunnel against a reference peer on
+// ::1 with an IPv6 address, the tester taking its IPv6 address from
+// --tester-ip.
+func TestRunIPv6(t *testing.T) {
+	out, errs, status := run(t, "run", "--ipv6", "--cases", "MRC-WIRE-ENC-101,MRC-RSP-RCV-101", "--format", "json")
+	var rep struct {
+		Cases []struct {
+			ID      string `json:"id"`
+			Verdict string `json:"verdict"`
+		} `json:"cases"`
+	}
+	if status != 0 || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Cases) != 2 {
+		t.Fatalf("run --ipv6: exit status %d\n%s\n%s", status, out, errs)
+	}
+	for _, c := range rep.Cases {
+		if c.Verdict != "PASS" {
+			t.Errorf("run --ipv6: %s %s", c.ID, c.Verdict)
+		}
+	}
+	if testing.Short() {
+		return
+	}
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "ctl.sock")
+	macs := [][6]byte{{2, 0x4d, 0x52, 0x50, 0, 0x10}, {2, 0x4d, 0x52, 0x50, 0, 0x11}}
+	tun, err := netio.ListenTunnel("[::1]:0", "", macs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := peer.New(peer.Config{MACs: macs, IP: netip.MustParseAddr("fd00::2"), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := peer.NewRunner(a, tun)
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 2)
+	go func() { done <- r.Run(ctx) }()
+	go func() { done <- control.Serve(ctx, l, r.Handler()) }()
+	defer func() {
+		cancel()
+		<-done
+		<-done
+		tun.Close()
+	}()
+	out, errs, status = run(t, "run", "--transport", "udp", "--peer", tun.LocalAddr().String(),
+		"--control", "unix:"+sock, "--cases", "MRC-WIRE-ENC-101,MRC-RSP-RCV-101", "--format", "json")
+	if status != 0 || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Cases) != 2 {
+		t.Fatalf("run --transport udp over IPv6: exit status %d\n%s\n%s", status, out, errs)
+	}
+	for _, c := range rep.Cases {
+		if c.Verdict != "PASS" {
+			t.Errorf("udp over IPv6: %s %s", c.ID, c.Verdict)
+		}
+	}
+	if _, errs, status := run(t, "run", "--transport", "udp", "--peer", tun.LocalAddr().String(), "--control", "unix:"+sock,
+		"--tester-ip", "10.0.0.1", "--cases", "MRC-RSP-RCV-101"); status != 2 || !strings.Contains(errs, "IP version") {
+		t.Errorf("an IPv6 IUT and only an IPv4 tester address: exit status %d, want 2\n%s", status, errs)
 	}
 }

@@ -13,7 +13,10 @@
 // transport, frames travel in UDP datagrams behind the netio tunnel shim
 // and the peer answers the address the tester's datagrams come from; with
 // AF_PACKET (Linux, root) each interface is one plane and the peer sends
-// only on those interfaces.
+// only on those interfaces. --ip takes an IPv4 or an IPv6 address: it sets
+// the IP version of every MRC frame (mrc-conform run follows the address
+// the peer announces); the tunnel itself may run over either version
+// (--listen [::1]:47910).
 //
 // Exit status: 0 after SIGINT or SIGTERM, 1 a runtime failure, 2 a usage
 // error, 127 a transport this platform lacks.

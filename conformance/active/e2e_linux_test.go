@@ -127,26 +127,37 @@ func inNetns(ns string, f func() error) error {
 }
 
 // TestE2EAFPacket runs the whole active suite against mrc-peer over
-// AF_PACKET between two network namespaces, with 10 % random loss of the
-// peer's frames at its egress, and judges the run's capture passively
-// (issue #7 item 5). It needs root, ip and nft; CI has them.
+// AF_PACKET between two network namespaces, once with IPv4 and once with
+// IPv6 addresses, with 10 % random loss of the peer's frames at its
+// egress, and judges each run's capture passively (issue #7 item 5). It
+// needs root, ip and nft; CI has them.
 func TestE2EAFPacket(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end test")
 	}
 	testenv.Root(t)
 	goBin := testenv.LookPath(t, "go")
-	start := time.Now()
-	dir := t.TempDir()
-	peerBin := filepath.Join(dir, "mrc-peer")
+	peerBin := filepath.Join(t.TempDir(), "mrc-peer")
 	if out, err := exec.Command(goBin, "build", "-o", peerBin, "github.com/openmrc/mrc/cmd/mrc-peer").CombinedOutput(); err != nil {
 		t.Fatalf("go build mrc-peer: %v\n%s", err, out)
 	}
+	t.Run("ipv4", func(t *testing.T) {
+		e2eRun(t, peerBin, netip.MustParseAddr("10.77.0.2"), netip.MustParseAddr("10.77.0.1"))
+	})
+	t.Run("ipv6", func(t *testing.T) {
+		e2eRun(t, peerBin, netip.MustParseAddr("fd77::2"), netip.MustParseAddr("fd77::1"))
+	})
+}
+
+// e2eRun is one end-to-end run with the IUT at iut and the tester at
+// tester (both IPv4 or both IPv6).
+func e2eRun(t *testing.T, peerBin string, iut, tester netip.Addr) {
+	start := time.Now()
+	dir := t.TempDir()
 	const planes = 2
 	n := newE2ENet(t, planes)
 	n.lossOnPeer(10)
 	sock := filepath.Join(dir, "ctl.sock")
-	iut, tester := netip.MustParseAddr("10.77.0.2"), netip.MustParseAddr("10.77.0.1")
 	var peerLog bytes.Buffer
 	cmd := exec.Command(n.ip, "netns", "exec", n.nsA, peerBin, "--transport", "afpacket", "--iface", strings.Join(n.ifA, ","),
 		"--control", "unix:"+sock, "--ip", iut.String())
@@ -200,10 +211,10 @@ func TestE2EAFPacket(t *testing.T) {
 
 	// The guard: the tester refuses to send anywhere but the IUT, and
 	// nothing leaves.
-	stray := mrcFrameTo(netip.MustParseAddr("10.77.0.99"))
+	other := iut.Next().Next() // an address on the IUT's subnet that is not the IUT's
 	var re *netio.RefusedError
-	if err := tgt.Send(0, stray); !errors.As(err, &re) {
-		t.Errorf("sending to 10.77.0.99: err %v, want a *netio.RefusedError", err)
+	if err := tgt.Send(0, mrcFrameTo(other)); !errors.As(err, &re) {
+		t.Errorf("sending to %v: err %v, want a *netio.RefusedError", other, err)
 	}
 	if err := tgt.Send(0, []byte{1, 2, 3}); !errors.As(err, &re) {
 		t.Errorf("sending a non-MRC frame: err %v, want a *netio.RefusedError", err)
@@ -234,7 +245,7 @@ func TestE2EAFPacket(t *testing.T) {
 	}
 	pics, err := conformance.ParsePICS([]byte(`{"pics_version": 1,
 		"features": {"trim_nack": true, "endpoint_ops": true, "ipv4": true},
-		"dut": ["iut"], "nodes": {"iut": ["10.77.0.2"], "tester": ["10.77.0.1"]},
+		"dut": ["iut"], "nodes": {"iut": ["` + iut.String() + `"], "tester": ["` + tester.String() + `"]},
 		"parameters": {"mpr": 1, "mpr_dest": 1},
 		"capture": {"points": {"tester": "tester"}, "location": "remote", "reaction_time_ns": 20000000, "timer_tolerance_ns": 20000000}}`))
 	if err != nil {
@@ -263,6 +274,11 @@ func TestE2EAFPacket(t *testing.T) {
 		}
 	}
 	t.Logf("passive findings undecidable at the tester's tap: %v", undecided)
-	t.Logf("active %s (%d cases), passive judge %d MUST passed; %d frames captured; %v in all",
+	// MRC-WIRE-EV-001 judges the flow label of IPv6 frames: it decides only
+	// when the run's frames were IPv6.
+	if v, want := judged.Verdict("MRC-WIRE-EV-001"), map[bool]conformance.Verdict{true: conformance.Pass, false: conformance.Inconclusive}[iut.Is6()]; v != want {
+		t.Errorf("passive MRC-WIRE-EV-001 (IPv6 frames): %s, want %s", v, want)
+	}
+	t.Logf("%v: active %s (%d cases), passive judge %d MUST passed; %d frames captured; %v in all", iut,
 		rep.Summary.Result, len(rep.Results), judged.Summary.MustPassed, rep.Capture.Frames, time.Since(start).Round(time.Millisecond))
 }

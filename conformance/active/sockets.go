@@ -19,6 +19,7 @@ import (
 // leave.
 type SocketTarget struct {
 	name  string
+	ips   []netip.Addr // the tester's addresses, one per IP version
 	conn  netio.Conn
 	guard *netio.Guard
 	ctl   *control.Client
@@ -43,6 +44,9 @@ type SocketConfig struct {
 	Control *control.Client
 	// TesterIP is the tester's own MRC address.
 	TesterIP netip.Addr
+	// TesterIPs are further addresses of the tester, at most one per IP
+	// version: the run uses the one of the IUT's version (CheckPeer).
+	TesterIPs []netip.Addr
 	// Peers are the IUT addresses frames may be sent to; empty means the
 	// address the IUT announces in hello (UDP tunnel only: an AF_PACKET
 	// target requires them).
@@ -54,7 +58,17 @@ type SocketConfig struct {
 // NewSocketTarget starts a target over an open transport and control
 // connection.
 func NewSocketTarget(cfg SocketConfig) (*SocketTarget, error) {
-	if !cfg.TesterIP.IsValid() {
+	var ips []netip.Addr
+	for _, a := range append([]netip.Addr{cfg.TesterIP}, cfg.TesterIPs...) {
+		if !a.IsValid() {
+			continue
+		}
+		if slices.ContainsFunc(ips, func(b netip.Addr) bool { return b.Is4() == a.Is4() }) {
+			return nil, &UsageError{fmt.Sprintf("two tester addresses of one IP version (%v)", append(ips, a))}
+		}
+		ips = append(ips, a)
+	}
+	if len(ips) == 0 {
 		return nil, &UsageError{"the tester's IP address is required"}
 	}
 	if cfg.Name == "afpacket" && len(cfg.Peers) == 0 {
@@ -64,11 +78,11 @@ func NewSocketTarget(cfg SocketConfig) (*SocketTarget, error) {
 	// the monotonic clock can drift from it by milliseconds over a run
 	// while NTP slews, which would reorder a frame and the feedback it
 	// answered.
-	s := &SocketTarget{name: cfg.Name, ctl: cfg.Control, start: time.Now().Round(0), rx: make(chan Frame, 16384),
+	s := &SocketTarget{name: cfg.Name, ips: ips, ctl: cfg.Control, start: time.Now().Round(0), rx: make(chan Frame, 16384),
 		errc: make(chan error, 1), done: make(chan struct{})}
 	s.guard = &netio.Guard{Peers: slices.Clone(cfg.Peers), Ports: slices.Clone(cfg.Ports)}
 	s.conn = &netio.Guarded{Conn: cfg.Conn, G: *s.guard}
-	s.local = Addrs{IP: cfg.TesterIP, MACs: cfg.Conn.MACs()}
+	s.local = Addrs{IP: ips[0], MACs: cfg.Conn.MACs()}
 	s.timer = time.NewTimer(time.Hour)
 	s.timer.Stop()
 	s.wg.Add(1)
@@ -77,16 +91,21 @@ func NewSocketTarget(cfg SocketConfig) (*SocketTarget, error) {
 }
 
 // CheckPeer makes sure the tester may send to the IUT's announced
-// address; for a target without configured peers it adopts it.
+// address; for a target without configured peers it adopts it. The
+// tester's own address becomes the one of the IUT's IP version.
 func (s *SocketTarget) CheckPeer(ip netip.Addr) error {
-	g := s.conn.(*netio.Guarded)
-	if len(g.G.Peers) == 0 {
-		g.G.Peers = []netip.Addr{ip}
-		return nil
+	i := slices.IndexFunc(s.ips, func(a netip.Addr) bool { return a.Is4() == ip.Is4() })
+	if i < 0 {
+		return &UsageError{fmt.Sprintf("the IUT announces %v and the tester has no address of its IP version (%v): give one", ip, s.ips)}
 	}
-	if !slices.Contains(g.G.Peers, ip) {
+	g := s.conn.(*netio.Guarded)
+	switch {
+	case len(g.G.Peers) == 0:
+		g.G.Peers = []netip.Addr{ip}
+	case !slices.Contains(g.G.Peers, ip):
 		return &UsageError{fmt.Sprintf("the IUT announces address %v, which is not among the configured peers %v: refusing to send to it", ip, g.G.Peers)}
 	}
+	s.local.IP = s.ips[i]
 	return nil
 }
 
