@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,12 +90,17 @@ func (s *scene) emit(from, to byte, p *wire.Packet, gap int64) int {
 
 // write is a T→D RDMA write of 64 bytes.
 func (s *scene) write(psn uint32, op wire.Opcode, msn uint16, pkey uint16) int {
+	return s.writeN(psn, op, msn, pkey, 64)
+}
+
+// writeN is a T→D RDMA write of n bytes.
+func (s *scene) writeN(psn uint32, op wire.Opcode, msn uint16, pkey uint16, n int) int {
 	p := &wire.Packet{}
 	p.IP6.TrafficClass = 4<<2 | 2
 	p.BTH = wire.BTH{Opcode: op, PKey: pkey, DestQP: sceneDQP, PSN: psn & wire.PSNMask, AckReq: op.IsLast()}
 	p.METH = wire.METH{MSN: msn}
-	p.RETH = wire.RETH{VA: 0x1000, RKey: 0x1234, DMALength: 64}
-	p.Payload = make([]byte, 64)
+	p.RETH = wire.RETH{VA: 0x1000, RKey: 0x1234, DMALength: uint32(n)}
+	p.Payload = make([]byte, n)
 	p.SetEV(0x100, wire.EVModeSTEV)
 	return s.emit(sceneT, sceneD, p, 10_000)
 }
@@ -108,14 +114,17 @@ func (s *scene) ctl(op wire.Opcode, psn uint32) *wire.Packet {
 }
 
 // sack is D's SACK with cumulative point cack, triggered by trig.
-func (s *scene) sack(cack, trig uint32) int {
+func (s *scene) sack(cack, trig uint32) int { return s.sackBytes(cack, trig, 0) }
+
+// sackBytes is sack with CC_STATE rcvd_bytes rcvd.
+func (s *scene) sackBytes(cack, trig, rcvd uint32) int {
 	p := s.ctl(wire.OpSACK, cack)
 	off := wire.PSNDiff(trig, cack)
 	if off < -32768 || off > 32767 {
 		off = 0 // RSP-SACK-2: an offset that does not fit is reported as 0
 	}
 	p.SETH = wire.SETH{CACKPSN: cack & wire.PSNMask, AckPSNOffset: int16(off), SACKOffset: 1, Entropy: 0x100,
-		SPDCID: sceneDQP, DPDCID: sceneTQP}
+		SPDCID: sceneDQP, DPDCID: sceneTQP, CC: wire.CCState{RcvdBytes: rcvd}}
 	return s.emit(sceneD, sceneT, p, 1000)
 }
 
@@ -134,7 +143,10 @@ func (s *scene) nack(psn uint32, reason wire.NACKReason) int {
 }
 
 // probe is T's probe with id and D's answer with cack.
-func (s *scene) probe(id uint16, cack uint32) {
+func (s *scene) probe(id uint16, cack uint32) { s.probeBytes(id, cack, 0) }
+
+// probeBytes is probe with rcvd_bytes rcvd in the answer.
+func (s *scene) probeBytes(id uint16, cack, rcvd uint32) {
 	p := &wire.Packet{}
 	p.IP6.TrafficClass = 2
 	p.BTH = wire.BTH{Opcode: wire.OpProbe, PKey: 0xFFFF, DestQP: sceneDQP}
@@ -143,7 +155,7 @@ func (s *scene) probe(id uint16, cack uint32) {
 	s.emit(sceneT, sceneD, p, 10_000)
 	a := s.ctl(wire.OpSACK, cack)
 	a.SETH = wire.SETH{CACKPSN: cack & wire.PSNMask, AckPSNOffset: int16(id), SACKOffset: 1, Entropy: 0x100, PR: true,
-		SPDCID: sceneDQP, DPDCID: sceneTQP}
+		SPDCID: sceneDQP, DPDCID: sceneTQP, CC: wire.CCState{RcvdBytes: rcvd}}
 	s.emit(sceneD, sceneT, a, 1000)
 }
 
@@ -188,6 +200,22 @@ func TestPKeyMismatchIsDiscarded(t *testing.T) {
 	}
 	if v := rep.Verdict(cCurrent); v != Pass {
 		t.Errorf("%s: %s, want PASS", cCurrent, v)
+	}
+	// In a capture from QP start the byte counter is checked too: the
+	// discarded write's 512 bytes are not in rcvd_bytes (WIRE-CCS-1).
+	s = newScene(t, strings.Replace(scenePICS, `"reaction_time_ns": 1000`, `"reaction_time_ns": 1000, "from_qp_start": true`, 1))
+	s.writeN(p, wire.OpWriteOnly, 0, 0xFFFF, 512)
+	s.sackBytes(p, p, 2)
+	s.writeN(p+1, wire.OpWriteOnly, 1, 0x7FFF, 512)
+	s.probeBytes(0x52, p, 2)
+	s.writeN(p+1, wire.OpWriteOnly, 1, 0xFFFF, 512)
+	s.sackBytes(p+1, p+1, 4)
+	rep = s.report()
+	for _, cs := range []string{cCurrent, cCounters} {
+		if v := rep.Verdict(cs); v != Pass {
+			res, _ := rep.Result(cs)
+			t.Errorf("from QP start: %s %s (%s) %+v, want PASS", cs, v, res.Reason, res.Findings)
+		}
 	}
 	// A responder that accepts it (SACKs it) claims a PSN it must have
 	// discarded.
