@@ -159,6 +159,26 @@ func Configurations() []Config {
 	c.Bounds = Bounds{Trims: 1, CEs: 1, NetFaults: 1, Timers: 1}
 	add(c)
 
+	// Finding F1 (fixed), deadlock form: EV 0x100 black-holes while the
+	// controller DENIES 0x101; 0x100 cannot become ASSUMED_BAD
+	// (ev_min_active 1, EV-SET-6), so the timed-out PSNs must avoid the only
+	// GOOD EV (EV-ST-13). The stall timer spends the retry budget (1 here)
+	// and the QP fails instead of hanging (LR-SM-3, LR-TMR-7).
+	c = base("stall-deadlock")
+	c.PostUpfront = true
+	c.LinearCnt = 1
+	c.FailableEVs = []uint32{0x100}
+	c.Bounds = Bounds{Controller: 1, PathFails: 1, Timers: 2}
+	add(c)
+
+	// Finding F1 (fixed), livelock form: both paths black-hole; one EV is
+	// retired, the floor keeps the other GOOD, and the lost PSN must avoid
+	// it. Only probes on the dead EV went out, forever; now the stall timer
+	// spends the retries (LR-SM-3, LR-TMR-6, LR-TMR-7).
+	c = base("stall-livelock")
+	c.Bounds = Bounds{PathFails: 2, Timers: 3}
+	add(c)
+
 	// Coalesced SACKs (ack_coalesce 2, RSP-SACK-5) and timestamps in
 	// every data packet (REQ-HDR-1, CC-SIG-1).
 	c = base("coalesce-timestamps")

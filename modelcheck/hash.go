@@ -40,7 +40,7 @@ import (
 
 var (
 	timeType   = reflect.TypeOf(sm.Time(0))
-	timePoints = map[string]bool{"sentAt": true, "timerAt": true, "holdAt": true, "revAt": true, "probeAt": true,
+	timePoints = map[string]bool{"sentAt": true, "timerAt": true, "holdAt": true, "stallAt": true, "revAt": true, "probeAt": true,
 		"ackDue": true, "lastAdj": true, "lastMD": true, "lastE": true, "qaEnd": true}
 	timeSpans = map[string]bool{"revInt": true, "baseRTT": true, "probeInt": true, "target": true, "adjPeriod": true,
 		"qaThresh": true, "avgDelay": true}

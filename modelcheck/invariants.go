@@ -219,6 +219,10 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 			if e.PSN < maxPSNs {
 				g.nackEV[e.PSN] = e.EV + 1
 			}
+		case sm.EvStallTimeout:
+			// LR-SM-3: each expiry of the stall timer of a queued PSN that no
+			// EV may carry counts one retry event.
+			g.retries++
 		case sm.EvNACKReceived:
 			if recoverable(wire.NACKReason(e.Reason)) && outstanding(q0, e.PSN) {
 				g.retries++ // LR-NACK-5

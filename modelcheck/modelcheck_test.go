@@ -36,6 +36,8 @@ var mustReach = map[string][]string{
 	"reorder-guard-1":          {"Lost"},
 	"no-trim-nack":             {"SACKSent"},
 	"loss-ce-probe":            {"EVState ASSUMED_BAD->SKIP"},
+	"stall-deadlock":           {"StallTimeout", "QPError RetryExceeded", "EVState GOOD->DENIED"},
+	"stall-livelock":           {"StallTimeout", "QPError RetryExceeded", "ProbeSent"},
 }
 
 func largeRun() bool { return os.Getenv("MRC_MC_LARGE") != "" }

@@ -588,6 +588,8 @@ func (c *checker) describe(pre *world, a action, post *world) []string {
 				d = fmt.Sprintf("EV %#x %s->%s (%s)", e.EV, sm.EVState(e.From), sm.EVState(e.To), causeNames[e.Reason])
 			case sm.EvTimeout:
 				d = fmt.Sprintf("timeout psn=%d ev=%#x", e.PSN, e.EV)
+			case sm.EvStallTimeout:
+				d = fmt.Sprintf("stall timeout psn=%d (no EV but %#x)", e.PSN, e.EV)
 			case sm.EvRetry:
 				d = fmt.Sprintf("retry %d", e.Value)
 			case sm.EvQPState:

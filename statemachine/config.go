@@ -98,6 +98,10 @@ const (
 	// FaultNoHoldOff retransmits after a resource NACK at once instead of
 	// waiting base_rtt (breaks LR-NACK-2).
 	FaultNoHoldOff
+	// FaultNoStallTimer runs no timer for a queued retransmission that no
+	// EV may carry: the QP can hang in RTS forever (breaks LR-SM-3; the
+	// behaviour before the fix of finding TLA-F1).
+	FaultNoStallTimer
 )
 
 // Addressing is everything the QP writes into the Ethernet, IP and UDP

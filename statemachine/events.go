@@ -137,13 +137,14 @@ const (
 	EvSACKReceived             // trace: PSN (cumulative ACK), EV; Reason: m
 	EvNACKReceived             // trace: PSN, EV; Reason: NACK reason
 	EvLost                     // trace: PSN marked for retransmission; Reason: LossCause
+	EvStallTimeout             // PSN, EV: the stall timer of a queued PSN no EV may carry expired (LR-SM-3); EV: the EV it avoids
 )
 
 var evKindNames = [...]string{
 	"None", "QPState", "QPError", "EVState", "EVReplaced", "EVRestored", "Plane", "Timeout", "Retry",
 	"Completed", "IMMDelivered", "Cwnd", "Ignored", "ProbeSent", "ProbeResult", "EPResponse", "EPTimeout",
 	"RemotePortMask", "PacketSent", "PacketReceived", "Placed", "Duplicate", "SACKSent", "NACKSent",
-	"ACKSent", "SACKReceived", "NACKReceived", "Lost",
+	"ACKSent", "SACKReceived", "NACKReceived", "Lost", "StallTimeout",
 }
 
 func (k EventKind) String() string {

@@ -317,6 +317,7 @@ func (q *QP) Advance(now Time, out *Output) {
 		q.probeTimer()
 		q.reverseTimer()
 		q.pump()
+		q.stallTimer()
 	}
 }
 

@@ -49,6 +49,8 @@ type requester struct {
 	highAck    uint32 // one past the highest acknowledged PSN
 	timerAt    Time   // lower bound of the timers of packets in flight
 	holdAt     Time   // lower bound of the hold-offs of held retransmissions
+	stallAt    Time   // stall timer of a queued retransmission no EV may carry (LR-SM-3); Never when none
+	stallPSN   uint32 // the PSN the stall timer waits for (0 while stallAt is Never)
 	retries    int    // the retry counter c (LR-TMR-6)
 	tshift     uint8  // the timeout attribute t
 	linear     int
@@ -75,7 +77,7 @@ func (r *requester) init(cfg *Config, a *Attr, baseRTT Time) {
 	*r = requester{
 		una: a.SQPSN, nxt: a.SQPSN, assign: a.SQPSN, rtxHint: a.SQPSN, lossScan: a.SQPSN, highAck: a.SQPSN,
 		win: uint32(a.MPR) * uint32(cfg.MPRUnit), dynMPR: a.Cap&CapDynamicMPR != 0, maxWIMM: int(a.MaxWIMM), pmtu: int(a.PathMTU),
-		timerAt: Never, holdAt: Never, revAt: Never, baseRTT: baseRTT, sq: make([]sendWR, cfg.MaxSendWR),
+		timerAt: Never, holdAt: Never, stallAt: Never, revAt: Never, baseRTT: baseRTT, sq: make([]sendWR, cfg.MaxSendWR),
 	}
 	ring := r.win
 	if cfg.Faults&FaultBeyondMPR != 0 {
@@ -190,7 +192,7 @@ func (r *requester) timerOf(i uint32) Time {
 	return r.ring.sentAt[i] + Timeout(r.tshift)<<(r.ring.ev[i]>>evIdxBits)
 }
 
-func (r *requester) deadline() Time { return min(r.timerAt, r.holdAt, r.revAt) }
+func (r *requester) deadline() Time { return min(r.timerAt, r.holdAt, r.revAt, r.stallAt) }
 
 // clearFlight drops all in-flight state (on ERROR).
 func (r *requester) clearFlight() {
@@ -198,7 +200,7 @@ func (r *requester) clearFlight() {
 		r.ring.fl[i] = 0
 	}
 	r.una, r.assign, r.inflight, r.nLost = r.nxt, r.nxt, 0, 0
-	r.timerAt, r.holdAt, r.revAt = Never, Never, Never
+	r.timerAt, r.holdAt, r.revAt, r.stallAt, r.stallPSN = Never, Never, Never, Never, 0
 	r.sendIdx, r.sendOff, r.wimm = 0, 0, 0
 }
 
@@ -214,10 +216,17 @@ func (q *QP) pump() {
 		if !ok {
 			break // every lost PSN is held back (LR-NACK-2)
 		}
-		if !q.sendRetransmission(psn) {
-			return
+		switch q.sendRetransmission(psn) {
+		case rtxSent:
+			continue
+		case rtxNoEV:
+			r.stall(psn, q.now, q.st.cfg.Faults) // it waits, and everything behind it, under a timer (LR-SM-3)
+		default:
+			r.stallAt, r.stallPSN = Never, 0
 		}
+		return
 	}
+	r.stallAt, r.stallPSN = Never, 0
 	for r.sendIdx < r.sqLen {
 		if !q.sendNew() {
 			return
@@ -304,14 +313,23 @@ func (r *requester) nextLost(now Time) (uint32, bool) {
 	return 0, false
 }
 
-func (q *QP) sendRetransmission(psn uint32) bool {
+// What sendRetransmission did.
+type rtxResult uint8
+
+const (
+	rtxSent    rtxResult = iota
+	rtxBlocked           // the MPR window or cwnd holds it back: answers will come
+	rtxNoEV              // no usable EV other than the one it must avoid (LR-SM-3)
+)
+
+func (q *QP) sendRetransmission(psn uint32) rtxResult {
 	r := &q.req
 	if !q.inWindow(psn) {
-		return false // a dynamic-MPR shrink pauses retransmissions too (MPR-DYN-3, LR-NACK-3)
+		return rtxBlocked // a dynamic-MPR shrink pauses retransmissions too (MPR-DYN-3, LR-NACK-3)
 	}
 	n := r.pktLen(psn)
 	if !q.cc.allow(r.inflight, n) {
-		return false // retransmissions count against cwnd (LR-RTX-3)
+		return rtxBlocked // retransmissions count against cwnd (LR-RTX-3)
 	}
 	i := psn & r.ring.mask
 	avoid := r.evAt(i)
@@ -321,7 +339,7 @@ func (q *QP) sendRetransmission(psn uint32) bool {
 	} else {
 		var ok bool
 		if ev, ok = q.nextEV(avoid); !ok {
-			return false // never on the EV the NACK or timeout named (EV-ST-13, LR-NACK-1)
+			return rtxNoEV // never on the EV the NACK or timeout named (EV-ST-13, LR-NACK-1)
 		}
 	}
 	m := r.at(r.find(psn))
@@ -333,7 +351,43 @@ func (q *QP) sendRetransmission(psn uint32) bool {
 	if r.rtxHint == psn {
 		r.rtxHint = wire.PSNAdd(psn, 1) // not past an older PSN still held back
 	}
-	return true
+	return rtxSent
+}
+
+// stall records that psn, the oldest retransmission pump may send, has no
+// EV to go on. A queued PSN has no packet timer (LR-TMR-4 arms timers on
+// transmissions), so without this timer a QP whose only usable EV is the
+// one EV-ST-13 excludes would wait forever, neither progressing nor
+// reaching ERROR. The stall timer runs RTO(c) from the moment the wait
+// begins; it keeps running while the wait lasts, whichever PSN waits
+// (LR-SM-3, LR-TMR-4).
+func (r *requester) stall(psn uint32, now Time, f Faults) {
+	if f&FaultNoStallTimer != 0 {
+		return
+	}
+	r.stallPSN = psn
+	if r.stallAt == Never {
+		r.stallAt = now + Timeout(r.tshift)<<r.rtoShift()
+	}
+}
+
+// stallTimer runs after pump: when the stall timer expires and the
+// retransmission still cannot be sent, it counts one retry event and
+// restarts with the RTO of the new counter, so the wait is bounded and the
+// QP reaches ERROR when the retry budget runs out (LR-SM-3, LR-TMR-6,
+// LR-TMR-7). EV-ST-13 is never relaxed: the PSN keeps avoiding its EV.
+func (q *QP) stallTimer() {
+	r := &q.req
+	if q.now < r.stallAt {
+		return
+	}
+	psn := r.stallPSN
+	q.emit(Event{Kind: EvStallTimeout, PSN: psn, EV: q.ev.set.values[r.evAt(psn&r.ring.mask)]})
+	r.stallAt = Never
+	q.chargeRetry()
+	if q.state == StateRTS {
+		r.stall(psn, q.now, 0)
+	}
 }
 
 // emitData builds data packet k of m: opcode by position (REQ-SEG-2), the

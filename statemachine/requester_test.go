@@ -520,6 +520,81 @@ func TestRetransmissionWaitsForAnotherEV(t *testing.T) {
 	}
 }
 
+// TestStallTimerBoundsTheWait: a retransmission whose only usable EV is
+// the one its NACK named waits (EV-ST-13 is never relaxed), but under a
+// stall timer of RTO(c): each expiry counts one retry event and restarts
+// the timer with the new counter's RTO, so the QP fails with
+// RETRY_EXC_ERR when the budget runs out instead of hanging in RTS
+// (LR-SM-3, LR-TMR-4, LR-TMR-6, LR-TMR-7, QP-ST-10).
+func TestStallTimerBoundsTheWait(t *testing.T) {
+	o := newOne(t, func(c *Config, a *Attr) { a.Retry = Retry{LinearCnt: 1, ExpCnt: 1} })
+	for _, ev := range []uint32{0x101, 0x200, 0x201} {
+		if err := o.q.SetEVState(0, ev, EVDenied, &o.out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o.write(1, 1024, false)
+	o.take()
+	o.recv(1, nackPkt(0, 0x100, wire.NACKTrimmedLastHop)) // retry 1
+	if ps := o.take(); len(ps) != 0 {
+		t.Fatalf("sent %v with only the NACKed EV usable (EV-ST-13)", summarize(ps))
+	}
+	T := Timeout(4)
+	if d := o.q.NextDeadline(); d != T {
+		t.Fatalf("deadline %v with a stalled retransmission, want the stall timer at RTO(1) = T = %v (LR-SM-3)", d, T)
+	}
+	o.advance(T)
+	st := o.events(EvStallTimeout)
+	if len(st) != 1 || st[0].PSN != 0 || st[0].EV != 0x100 || o.q.Retries() != 2 || o.q.State() != StateRTS {
+		t.Fatalf("after the first expiry: stall events %v, retries %d, %s; want one for PSN 0 avoiding 0x100, retries 2, RTS",
+			st, o.q.Retries(), o.q.State())
+	}
+	if ps := o.take(); len(ps) != 0 {
+		t.Fatalf("sent %v on the stall timer's expiry (EV-ST-13)", summarize(ps))
+	}
+	if d := o.q.NextDeadline(); d != T+2*T {
+		t.Fatalf("next stall deadline %v, want now + RTO(2) = %v (exponential after linear_cnt, LR-TMR-4)", d, T+2*T)
+	}
+	o.advance(3 * T)
+	if o.q.State() != StateError || o.q.ErrorCause() != CauseRetryExceeded {
+		t.Fatalf("after the second expiry: %s (%v), want ERROR, retry exceeded (LR-TMR-7)", o.q.State(), o.q.ErrorCause())
+	}
+	if cs := o.out.Completions; len(cs) == 0 || cs[0].WRID != 1 || cs[0].Status != StatusRetryExceeded {
+		t.Errorf("completions %+v, want WR 1 with RETRY_EXC_ERR", cs)
+	}
+	if d := o.q.NextDeadline(); d != Never {
+		t.Errorf("deadline %v in ERROR", d)
+	}
+}
+
+// TestStallTimerStopsWhenAnEVReturns: the stall timer stops as soon as the
+// retransmission can go out on another EV, and charges nothing (LR-SM-3).
+func TestStallTimerStopsWhenAnEVReturns(t *testing.T) {
+	o := newOne(t, nil)
+	for _, ev := range []uint32{0x101, 0x200, 0x201} {
+		if err := o.q.SetEVState(0, ev, EVDenied, &o.out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o.write(1, 1024, false)
+	o.take()
+	o.recv(1, nackPkt(0, 0x100, wire.NACKTrimmedLastHop))
+	if o.q.NextDeadline() == Never {
+		t.Fatal("no stall timer while the retransmission waits (LR-SM-3)")
+	}
+	if err := o.q.SetEVState(1, 0x201, EVGood, &o.out); err != nil {
+		t.Fatal(err)
+	}
+	ps := o.take()
+	if len(ps) != 1 || !ps[0].BTH.Retransmit || ps[0].EV(wire.EVModeSTEV) != 0x201 {
+		t.Fatalf("after 0x201 came back: %v", summarize(ps))
+	}
+	o.advance(Timeout(4))
+	if st := o.events(EvStallTimeout); len(st) != 0 || o.q.Retries() != 1 {
+		t.Errorf("stall events %v, retries %d after the retransmission went out; want none and 1", st, o.q.Retries())
+	}
+}
+
 // TestPenaltyFromSACK: the SACK's CC_STATE reaches the window (LR-SACK-4):
 // rcv_cwnd_pen shrinks it to the bytes in flight and r_c restores it
 // (CC-RSP-1, CC-RSP-2).

@@ -59,7 +59,7 @@ ghostVars == <<placeCount, rcvCQ, nackEV, ghostRetries, everSacked>>
 vars == <<reqVars, evVars, rspVars, envVars, ghostVars>>
 
 ASSUME /\ Bugs \subseteq BugNames
-       /\ Variants \subseteq {"GoController", "AvoidFallback", "LostTimer"}
+       /\ Variants \subseteq {"GoController", "AvoidFallback"}
        /\ FailableEVs \subseteq EVs /\ EVs \subseteq Nat
        /\ MPR \in Nat \ {0} /\ RetryLimit \in Nat /\ MinActive \in Nat
        /\ ProbeSuccesses \in Nat \ {0} /\ MaxWIMM \in Nat \ {0} /\ MaxWIMMDest \in Nat \ {0}
@@ -292,11 +292,13 @@ Timeout(S) ==
     /\ UNCHANGED <<posted, nxt, txEV, lossScan, sndOK>>
     /\ UNCHANGED <<rspVars, net, failed, ctlOps, placeCount, rcvCQ, everSacked>>
 
-\* Variant "LostTimer" (alternative fix of finding TLA-F1): a PSN queued for retransmission
-\* that no EV can carry still runs a timer; its expiry spends a retry, so the QP fails
-\* instead of hanging.
+\* stallTimer (requester.go; the fix of finding TLA-F1, LR-SM-3): a PSN queued for
+\* retransmission that no EV can carry (the only GOOD EV is the one it must avoid,
+\* EV-ST-13) still runs a timer; each expiry spends a retry, so the QP fails instead of
+\* hanging (LR-TMR-6, LR-TMR-7).  With Bugs = {"NoLostTimer"} there is no such timer:
+\* the behaviour of Go before the fix, which MRC_bug_nolosttimer*.cfg show hanging.
 LostTimeout ==
-    /\ "LostTimer" \in Variants
+    /\ "NoLostTimer" \notin Bugs
     /\ qpState = "RTS"
     /\ lost # {}
     /\ ~\E e \in EVs : ENABLED Retransmit(e)

@@ -35,7 +35,7 @@ PSNMod == 16777216
 Raw == ndJsonDeserialize(TraceFile)
 
 ReqKinds == {"PacketSent", "SACKReceived", "NACKReceived", "Timeout", "Lost", "Retry", "EVState",
-             "ProbeSent", "ProbeResult", "Completed", "QPError"}
+             "ProbeSent", "ProbeResult", "Completed", "QPError", "StallTimeout"}
 RspKinds == {"Placed", "Duplicate", "SACKSent", "NACKSent", "ACKSent", "IMMDelivered", "QPError"}
 PktKinds == {"Deliver", "NetDrop", "NetDup", "NetTrim", "NetTrimLastHop", "NetCE"}
 
@@ -243,6 +243,11 @@ TRetransmit == Cur.kind = "PacketSent" /\ Cur.flags = 1 /\ Cur.ev \in EVs /\ los
                /\ Retransmit(Cur.ev) /\ MatchAt(<<SentRec(MinOf(lost), Cur.ev, TRUE)>>)
 TTimeout == Cur.kind = "Timeout"
             /\ \E S \in SUBSET inflight : Timeout(S) /\ MatchAt(TimeoutRecs(evState, retries, S, TRUE))
+\* stallTimer: StallTimeout (the oldest queued PSN and the EV it avoids), Retry, then the error
+\* records if the budget is spent (LR-SM-3)
+TStall == Cur.kind = "StallTimeout" /\ LostTimeout
+          /\ MatchAt(<<RQ("StallTimeout", [psn |-> G(MinOf(lost)), ev |-> txEV[MinOf(lost)]]),
+                       RQ("Retry", [value |-> retries'])>> \o ErrIf(2, 2))
 TProbe == Cur.kind = "ProbeSent" /\ Cur.ev \in EVs
           /\ SendProbe(Cur.ev) /\ MatchAt(<<RQ("ProbeSent", [ev |-> Cur.ev])>>)
 TRotation == Cur.kind = "EVState" /\ Cur.reason = C_ROTATION /\ EndRotation /\ MatchAt(RotationRecs)
@@ -294,7 +299,7 @@ TraceInit == Init /\ l = 1
 
 TraceNext ==
     \/ /\ l <= Len(Log)
-       /\ \/ TSendNew \/ TRetransmit \/ TTimeout \/ TProbe \/ TRotation \/ TController
+       /\ \/ TSendNew \/ TRetransmit \/ TTimeout \/ TStall \/ TProbe \/ TRotation \/ TController
           \/ TDeliver \/ (HarnessLog /\ TNet)
     \/ TSilent
 
