@@ -85,6 +85,9 @@ type Config struct {
 	// Seed is added to each QP's random seed (its QPN by default): the EV
 	// rotation order and reverse-EV picks come from it.
 	Seed uint64
+	// evMask, when set, replaces the ev_event_mask of the QPs' EV profile
+	// (tests: a mask the check does not expect must fail it).
+	evMask sm.EVEventMask
 	// NSCC turns congestion control on: statemachine.DefaultNSCC with a
 	// base RTT and target delay of one timer quantum and max_cwnd of
 	// MaxCwnd bytes (0: two packets).
@@ -163,7 +166,11 @@ func (c *Config) evValues() []uint32 {
 }
 
 func (c *Config) smConfig(s int) sm.Config {
-	prof := sm.EVProfile{ID: 1, ActivePerPlane: c.EVsPerPlane, MinActive: c.MinActive, ProbeSuccesses: c.ProbeSuccesses}
+	prof := sm.EVProfile{ID: 1, ActivePerPlane: c.EVsPerPlane, MinActive: c.MinActive, ProbeSuccesses: c.ProbeSuccesses,
+		EventMask: sm.EVEventGood | sm.EVEventAssumedBad | sm.EVEventDenied} // checked by EVEventsReported
+	if c.evMask != 0 {
+		prof.EventMask = c.evMask
+	}
 	for _, v := range c.evValues() {
 		prof.EVs = append(prof.EVs, sm.EVEntry{Value: v, Port: uint8(v >> 8)})
 	}
@@ -200,9 +207,13 @@ func (c *Config) smConfig(s int) sm.Config {
 			psn += uint64(m.Packets)
 		}
 	}
+	// The source address comes from a verbs GID table whose first entry
+	// is not RoCEv2 (QP-ST-8).
+	gids := []sm.GID{{IP: netip.MustParseAddr("fe80::1"), Type: sm.GIDRoCEv1}, {IP: a, Type: sm.GIDRoCEv2}}
 	return sm.Config{
 		QPN: qpns[s], Seed: uint64(qpns[s]) + c.Seed,
-		Addr:             sm.Addressing{SrcIP: a, DstIP: b},
+		Addr:             sm.Addressing{DstIP: b, SGIDIndex: 1},
+		GIDs:             gids,
 		EVProfiles:       []sm.EVProfile{prof},
 		CCProfiles:       []sm.CCProfile{cc},
 		MaxSendWR:        max(1, len(c.Msgs[s])),

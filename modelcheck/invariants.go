@@ -144,6 +144,7 @@ func (c *checker) check(pre, post *world) *violations {
 	for s := range 2 {
 		c.checkSide(v, s, pre, post)
 	}
+	c.checkEVEvents(v, post)
 	return v
 }
 
