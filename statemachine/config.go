@@ -356,10 +356,10 @@ func cfgErr(field, format string, args ...any) error {
 	return &ConfigError{Field: field, Reason: fmt.Sprintf(format, args...)}
 }
 
-// validate fills defaults into a copy of c and checks it.
 // ProtocolVersion1 is MRC_PROTOCOL_VERSION_1 (bit 0 of protocol_version).
 const ProtocolVersion1 uint32 = 1 << 0
 
+// normalized fills defaults into a copy of c and checks it.
 func (c Config) normalized() (Config, error) {
 	switch v := c.ProtocolVersion; {
 	case v == 0:
