@@ -1,6 +1,7 @@
 package modelcheck
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -19,37 +20,41 @@ import (
 // input — a counter bumped, a timer re-armed, an EV moved — before
 // noticing it is wrong fails here.
 
-// rejection is one invalid API call.
+// rejection is one invalid API call, the error class it must return and
+// a word its message must contain, so that the caller learns what was
+// wrong.
 type rejection struct {
 	name, req string
 	call      func(q *sm.QP, now sm.Time, ev uint32, out *sm.Output) error
+	class     error
+	says      string
 }
 
 var rejections = []rejection{
 	{"post RDMA READ", "REQ-OP-1", func(q *sm.QP, now sm.Time, _ uint32, out *sm.Output) error {
 		return q.Post(now, sm.WorkRequest{WRID: 99, Opcode: sm.OpRead, Data: make([]byte, 8)}, out)
-	}},
+	}, sm.ErrUnsupportedOpcode, "RDMA_READ"},
 	{"post SEND", "REQ-OP-1", func(q *sm.QP, now sm.Time, _ uint32, out *sm.Output) error {
 		return q.Post(now, sm.WorkRequest{WRID: 99, Opcode: sm.OpSend}, out)
-	}},
+	}, sm.ErrUnsupportedOpcode, "SEND"},
 	{"MODIFY_EV_STATE of an EV not in the profile", "EV-ST-9", func(q *sm.QP, now sm.Time, _ uint32, out *sm.Output) error {
 		return q.SetEVState(now, 0xABCDE, sm.EVGood, out)
-	}},
+	}, sm.ErrUnknownEV, "0xabcde"},
 	{"MODIFY_EV_STATE to SKIP", "EV-ST-9", func(q *sm.QP, now sm.Time, ev uint32, out *sm.Output) error {
 		return q.SetEVState(now, ev, sm.EVSkip, out)
-	}},
+	}, sm.ErrInvalidAttr, "SKIP"},
 	{"rcv_cwnd_pen 200", "CC-RSP-3", func(q *sm.QP, _ sm.Time, _ uint32, _ *sm.Output) error {
 		return q.SetReceivePenalty(200, false)
-	}},
+	}, sm.ErrInvalidAttr, "200"},
 	{"dynamic MPR 0", "MPR-DYN-2", func(q *sm.QP, _ sm.Time, _ uint32, _ *sm.Output) error {
 		return q.SetDynamicMPR(0)
-	}},
+	}, nil, "dynamic MPR"},
 	{"modify RTS (or ERROR) to INIT", "QP-ATTR-1", func(q *sm.QP, now sm.Time, _ uint32, out *sm.Output) error {
 		return q.Modify(now, sm.StateInit, sm.Attr{}, 0, out)
-	}},
+	}, sm.ErrInvalidTransition, "INIT"},
 	{"modify RTR to RTS with path MTU 300", "QP-ATTR-1", func(q *sm.QP, now sm.Time, _ uint32, out *sm.Output) error {
 		return q.Modify(now, sm.StateRTS, sm.Attr{PathMTU: 300, Timeout: 40}, sm.AttrPathMTU|sm.AttrTimeout, out)
-	}},
+	}, nil, "RTS"},
 }
 
 // corruption is one way to spoil a packet in flight to the QP; it reports
@@ -112,6 +117,9 @@ type RejectResult struct {
 func CheckRejections(cfg Config) (*RejectResult, error) {
 	rr := &RejectResult{Config: cfg.Name}
 	start := time.Now()
+	for s := range 2 {
+		rr.Failures = append(rr.Failures, cfg.checkValidation(s)...)
+	}
 	var out sm.Output
 	out.TracePackets = true
 	fail := func(w *world, s int, what, req, format string, args ...any) {
@@ -140,6 +148,9 @@ func CheckRejections(cfg Config) (*RejectResult, error) {
 				if err == nil {
 					fail(w, s, r.name, r.req, "accepted")
 					continue
+				}
+				if r.class != nil && !errors.Is(err, r.class) || !strings.Contains(err.Error(), r.says) {
+					fail(w, s, r.name, r.req, "error %q: want %v naming %q", err, r.class, r.says)
 				}
 				inert(w, s, q, r.name, r.req)
 			}

@@ -58,10 +58,10 @@ func TestRejectionCheckCatchesHalfApplied(t *testing.T) {
 		{"half-applied", "TEST", func(q *sm.QP, now sm.Time, ev uint32, out *sm.Output) error {
 			_ = q.SetEVState(now, ev, sm.EVDenied, out)
 			return q.SetReceivePenalty(200, false)
-		}},
+		}, nil, ""},
 		{"accepted", "TEST", func(q *sm.QP, _ sm.Time, _ uint32, _ *sm.Output) error {
 			return q.SetReceivePenalty(1, false)
-		}},
+		}, nil, ""},
 	}
 	c := rejectConfigs(t)[0]
 	r, err := CheckRejections(c)
@@ -75,5 +75,21 @@ func TestRejectionCheckCatchesHalfApplied(t *testing.T) {
 	}
 	if !half || !acc {
 		t.Errorf("the check missed a seeded bug (half-applied %v, accepted %v): %q", half, acc, r.Failures)
+	}
+}
+
+// TestValidationCheckCanFail: a "bad" configuration that is in fact valid,
+// and a bad one whose error names another field, are both reported.
+func TestValidationCheckCanFail(t *testing.T) {
+	savedC, savedA := badConfigs, badAttrs
+	defer func() { badConfigs, badAttrs = savedC, savedA }()
+	badConfigs = []badConfig{
+		{"MaxSendWR", func(c *sm.Config, _ *sm.Addressing) { c.MaxSendWR = 3 }},
+		{"MaxRecvWR", func(c *sm.Config, _ *sm.Addressing) { c.MaxSendWR = -1 }},
+	}
+	badAttrs = []badAttr{{sm.StateRTS, "TIMEOUT", sm.ErrInvalidAttr, func(a *sm.Attr, _ *sm.AttrMask) { a.Timeout = 3 }}}
+	c := rejectConfigs(t)[0]
+	if f := c.checkValidation(0); len(f) != 3 {
+		t.Errorf("want 3 failures, got %q", f)
 	}
 }
