@@ -63,8 +63,8 @@ func recoverable(r wire.NACKReason) bool {
 
 // evAllowed is the path-state table of spec/21-paths.md (EV-ST-2 to
 // EV-ST-10), written out again here rather than taken from the
-// implementation. The controller may set GOOD, ASSUMED_BAD or DENIED
-// (MRC_CTL_EV_OP_MODIFY_EV_STATE; EV-ST-9 for DENIED).
+// implementation. The controller may set GOOD, ASSUMED_BAD or DENIED from
+// any state (MRC_CTL_EV_OP_MODIFY_EV_STATE; EV-ST-9, EV-ST-14).
 func evAllowed(from, to sm.EVState, c sm.EVCause) bool {
 	if c == sm.CauseController {
 		return to == sm.EVGood || to == sm.EVAssumedBad || to == sm.EVDenied

@@ -39,8 +39,12 @@ func (q *QP) SetPortStatus(now Time, local, remote uint32, out *Output) {
 }
 
 // SetEVState is the controller's MODIFY_EV_STATE on this QP: it moves EV
-// ev to GOOD, ASSUMED_BAD or DENIED (EV-ST-9). A controller change on an EV
-// profile applies to every QP using it: call this on each (EV-ST-11).
+// ev to GOOD, ASSUMED_BAD or DENIED from any state (EV-ST-9, EV-ST-14);
+// other states are rejected, and the state the EV already has changes
+// nothing. A controller ASSUMED_BAD is not held back by ev_min_active and
+// is probed like any other; a controller GOOD needs no probe. A controller
+// change on an EV profile applies to every QP using it: call this on each
+// (EV-ST-11).
 func (q *QP) SetEVState(now Time, ev uint32, s EVState, out *Output) error {
 	q.begin(now, out)
 	defer q.end()

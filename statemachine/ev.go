@@ -309,10 +309,11 @@ func (q *QP) anyUsableEV() (int, bool) {
 // evAllowed is the path-state table of 21-paths.md with EV-ST-10's
 // additions (EV-ST-2 to EV-ST-10). Anything else is not a transition and
 // leaves the EV as it is; in particular a DENIED EV ignores every event but
-// the controller's (EV-ST-9).
+// the controller's (EV-ST-9). The controller may set GOOD, ASSUMED_BAD or
+// DENIED from any state (EV-ST-9, EV-ST-14).
 func evAllowed(from, to EVState, c EVCause) bool {
 	if c == CauseController {
-		return to == EVGood || to == EVAssumedBad || to == EVDenied
+		return to == EVGood || to == EVAssumedBad || to == EVDenied // EV-ST-14
 	}
 	switch {
 	case from == EVGood && to == EVSkip:
@@ -339,7 +340,8 @@ func (q *QP) setEV(i int, to EVState, c EVCause) bool {
 	}
 	if to == EVAssumedBad && c != CauseController && len(t.e)-t.nBad-t.nDenied-1 < t.set.minActive {
 		// ev_min_active: the EV keeps its state rather than leave too few
-		// EVs outside ASSUMED_BAD and DENIED (EV-SET-6).
+		// EVs outside ASSUMED_BAD and DENIED (EV-SET-6); the floor binds the
+		// requester's own inferences, not the controller (EV-ST-14).
 		return false
 	}
 	t.e[i] = t.e[i]&^evStateMask | uint8(to)

@@ -62,6 +62,81 @@ func TestEVStateTable(t *testing.T) {
 	wantErr(t, o.q.SetEVState(0, 0x999, EVDenied, &o.out), ErrUnknownEV)
 }
 
+// TestControllerTargets: MODIFY_EV_STATE sets GOOD, ASSUMED_BAD or DENIED
+// from any state and nothing else (EV-ST-9, EV-ST-14). Its ASSUMED_BAD
+// ignores the ev_min_active floor (EV-SET-6 binds the requester's own
+// inferences), replaces the EV from the plane's backups (EV-REP-1) and is
+// probed (EV-PRB-1); its GOOD needs no probe and sends the EV back to the
+// backup set (EV-REP-2); the state the EV already has changes nothing.
+func TestControllerTargets(t *testing.T) {
+	for _, from := range []EVState{EVGood, EVSkip, EVAssumedBad, EVDenied} {
+		for _, to := range []EVState{EVGood, EVAssumedBad, EVDenied} {
+			o := newOne(t, nil)
+			o.q.begin(0, &o.out)
+			switch from {
+			case EVSkip:
+				o.q.setEV(0, EVSkip, CauseTrimmed)
+			case EVAssumedBad:
+				o.q.setEV(0, EVAssumedBad, CauseTimeout)
+			case EVDenied:
+				o.q.setEV(0, EVDenied, CauseController)
+			}
+			o.q.end()
+			v := o.q.ev.set.values[0]
+			if got, _ := o.q.EVStateOf(v); got != from {
+				t.Fatalf("setup: EV %#x is %s, want %s", v, got, from)
+			}
+			o.out.Reset()
+			if err := o.q.SetEVState(0, v, to, &o.out); err != nil {
+				t.Fatalf("%s -> %s: %v", from, to, err)
+			}
+			if got, _ := o.q.EVStateOf(v); got != to {
+				t.Errorf("controller %s -> %s: EV is %s", from, to, got)
+			}
+			if ev := o.events(EvEVState); (len(ev) == 1) != (from != to) {
+				t.Errorf("controller %s -> %s: EVState events %v", from, to, ev)
+			}
+		}
+	}
+	// The floor: ev_min_active 3 of 4 EVs, one already ASSUMED_BAD by a
+	// timeout. The requester may not retire another; the controller may.
+	o := newOne(t, func(c *Config, a *Attr) { c.EVProfiles[0].MinActive = 3 })
+	o.q.begin(0, &o.out)
+	o.q.setEV(0, EVAssumedBad, CauseTimeout)
+	if o.q.setEV(1, EVAssumedBad, CauseTimeout) {
+		t.Fatal("the requester retired an EV below ev_min_active (EV-SET-6)")
+	}
+	o.q.end()
+	v := o.q.ev.set.values[1]
+	if err := o.q.SetEVState(0, v, EVAssumedBad, &o.out); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := o.q.EVStateOf(v); got != EVAssumedBad {
+		t.Errorf("controller ASSUMED_BAD below ev_min_active: EV is %s, want ASSUMED_BAD (EV-ST-14)", got)
+	}
+	if o.q.ev.active(1) && len(o.events(EvEVReplaced)) == 0 {
+		t.Error("a controller-retired active EV stayed in the active set with a backup available (EV-REP-1)")
+	}
+	o.out.Reset()
+	o.advance(o.q.NextDeadline())
+	probed := false
+	for _, e := range o.events(EvProbeSent) {
+		probed = probed || e.EV == v
+	}
+	if !probed {
+		t.Error("a controller-retired EV is not probed (EV-PRB-1)")
+	}
+	if err := o.q.SetEVState(o.now, v, EVGood, &o.out); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := o.q.EVStateOf(v); got != EVGood {
+		t.Errorf("controller GOOD: EV is %s, want GOOD at once (EV-ST-14)", got)
+	}
+	for _, s := range []EVState{EVSkip, EVUnknown} {
+		wantErr(t, o.q.SetEVState(o.now, v, s, &o.out), ErrInvalidAttr)
+	}
+}
+
 // TestActiveSets: each QP draws a random active subset of equal size per
 // plane, the rest is the plane's backup set (EV-SET-1, EV-SET-2, EV-SET-5).
 func TestActiveSets(t *testing.T) {

@@ -59,7 +59,7 @@ ghostVars == <<placeCount, rcvCQ, nackEV, ghostRetries, everSacked>>
 vars == <<reqVars, evVars, rspVars, envVars, ghostVars>>
 
 ASSUME /\ Bugs \subseteq BugNames
-       /\ Variants \subseteq {"GoController", "AvoidFallback"}
+       /\ Variants \subseteq {"AvoidFallback"}
        /\ FailableEVs \subseteq EVs /\ EVs \subseteq Nat
        /\ MPR \in Nat \ {0} /\ RetryLimit \in Nat /\ MinActive \in Nat
        /\ ProbeSuccesses \in Nat \ {0} /\ MaxWIMM \in Nat \ {0} /\ MaxWIMMDest \in Nat \ {0}
@@ -86,6 +86,7 @@ Compl(k, u, sk) ==
     THEN Compl(k + 1, u, sk) ELSE k
 
 \* evAllowed (ev.go): the EV state table; the controller may set GOOD, ASSUMED_BAD or DENIED
+\* from any state (EV-ST-9, EV-ST-14)
 EVAllowed(from, to, cause) ==
     IF cause = "Controller" THEN to \in {"GOOD", "ASSUMED_BAD", "DENIED"}
     ELSE CASE from = "GOOD" /\ to = "SKIP"                        -> cause \in {"SkipOnce", "Trimmed"}
@@ -444,16 +445,13 @@ EndRotation ==
     /\ evState' = [e \in EVs |-> IF evState[e] = "SKIP" THEN "GOOD" ELSE evState[e]]
     /\ UNCHANGED <<reqVars, probeOK, probing, rspVars, envVars, ghostVars>>
 
-\* SetEVState (control.go): MODIFY_EV_STATE.  The spec table (EV-ST-9) has any -> DENIED and
-\* DENIED -> GOOD; with Variants = {"GoController"} the model does what Go accepts:
-\* GOOD, ASSUMED_BAD or DENIED from any state.
+\* SetEVState (control.go): MODIFY_EV_STATE sets GOOD, ASSUMED_BAD or DENIED from any state
+\* (EV-ST-9, EV-ST-14, AMB-42; finding TLA-F3, resolved by widening the spec table to what Go
+\* and the API allow).  The controller's ASSUMED_BAD ignores the ev_min_active floor (SetEV).
 Controller(e, to) ==
     /\ ctlOps < CtlBudget
     /\ qpState = "RTS"
-    /\ IF "GoController" \in Variants
-       THEN to \in {"GOOD", "ASSUMED_BAD", "DENIED"} /\ evState[e] # to
-       ELSE \/ to = "DENIED" /\ evState[e] # "DENIED"
-            \/ to = "GOOD" /\ evState[e] = "DENIED"
+    /\ to \in {"GOOD", "ASSUMED_BAD", "DENIED"} /\ evState[e] # to
     /\ LET st1 == SetEV(evState, e, to, "Controller")
            nb  == NewBad(evState, st1)
        IN /\ evState' = st1
@@ -757,14 +755,13 @@ TimeoutOn(e) == /\ ~CtrlConsumed
 ControllerStep == ctlOps' = ctlOps + 1
 RotationStep == UNCHANGED <<net, inflight, lost, nxt, ctlOps>>
 
-\* The transition table of spec/21-paths.md (EV-ST-2..EV-ST-10, EV-ST-9 for the controller):
-\* a step may change an EV's state only as the table allows, for an event on THAT EV.
+\* The transition table of spec/21-paths.md (EV-ST-2..EV-ST-10; EV-ST-9 and EV-ST-14 for the
+\* controller): a step may change an EV's state only as the table allows, for an event on THAT EV.
 EVStepAllowed(e) ==
     LET from == evState[e]
         to   == evState'[e]
     IN \/ from = to
-       \/ ControllerStep /\ to = "DENIED"
-       \/ ControllerStep /\ from = "DENIED" /\ to = "GOOD"
+       \/ ControllerStep /\ to \in {"GOOD", "ASSUMED_BAD", "DENIED"}
        \/ from = "GOOD" /\ to = "SKIP" /\ (SACKFor(e, M_SKIP_ONCE, FALSE) \/ NACKFor(e, NACK_TRIMMED))
        \/ from \in {"GOOD", "SKIP"} /\ to = "ASSUMED_BAD"
           /\ (SACKFor(e, M_ALWAYS_SKIP, FALSE) \/ TimeoutOn(e))

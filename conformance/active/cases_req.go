@@ -345,7 +345,9 @@ func reqUnexp(t *T) {
 			t.Check(late[3].WRID == 4 && late[3].Status == control.WCFlushErr, "CMP-ERR-1", Evidence{}, "WR 4 WR_FLUSH_ERR", "WR %d %s", late[3].WRID, late[3].Status)
 		}
 	}
-	after := c.Collect(t.s.tim.Settle, isData)
+	// Frames the IUT sent before it took the NACK may be read from the
+	// tap only now: judge by arrival time, as LR-NACK-4 does.
+	after := c.Collect(t.s.tim.Settle, func(f *RxFrame) bool { return isData(f) && f.At > nackAt+t.s.tim.Reaction })
 	for _, s := range c.Sent {
 		if s.F.At > nackAt+t.s.tim.Reaction {
 			t.Fail("LR-NACK-4", At(s.F), "no data after the UNEXP_EVENT NACK", describe(s.F))
@@ -396,7 +398,7 @@ func reqRetryExhaust(t *T) {
 	if t.Lossless() {
 		t.Check(n >= 2 && n <= 1+1+1+8, "LR-TMR-2", Evidence{}, "a few transmissions (linear_cnt 1 + exp_cnt 1 retries, plus timeouts not counted on ASSUMED_BAD EVs)", "%d transmissions", n)
 	}
-	after := c.Collect(t.s.tim.Settle, isData)
+	after := c.Collect(t.s.tim.Settle, func(f *RxFrame) bool { return isData(f) && f.At > doneAt+t.s.tim.Reaction })
 	for _, s := range c.Sent {
 		if s.F.At > doneAt+t.s.tim.Reaction {
 			t.Fail("QP-ST-11", At(s.F), "no data after the error completion", describe(s.F))

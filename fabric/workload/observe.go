@@ -104,7 +104,7 @@ func (h *Harness) events(r *ref, out *sm.Output) {
 func evAllowed(from, to sm.EVState, c sm.EVCause) bool {
 	switch {
 	case c == sm.CauseController:
-		return to == sm.EVGood || to == sm.EVAssumedBad || to == sm.EVDenied // EV-ST-9
+		return to == sm.EVGood || to == sm.EVAssumedBad || to == sm.EVDenied // EV-ST-9, EV-ST-14: any state
 	case from == sm.EVGood && to == sm.EVSkip:
 		return c == sm.CauseSkipOnce || c == sm.CauseTrimmed // EV-ST-2, EV-ST-3
 	case (from == sm.EVGood || from == sm.EVSkip) && to == sm.EVAssumedBad:
