@@ -55,9 +55,10 @@ func init() {
 		Steps: []string{"Give the IUT a short probe interval and two EVs per plane, all active (no backup to take the retired EV's place); keep it sending.",
 			"Rewrite the tester's first SACK to m = ALWAYS_SKIP for the EV e it reflects (e is ASSUMED_BAD).",
 			"Mark the first probe on e CE on the way, so that the tester's reference answers it with m = SKIP_ONCE.",
-			"Watch e for two probe intervals after that answer: no further probe on e unless data went on e first (it left ASSUMED_BAD; on a lossy link, a probe one base timeout after the answer may follow data on e that was lost), and data on e again."},
+			"Watch e for two probe intervals after that answer: no further probe on e unless data went on e first (it left ASSUMED_BAD; on a lossy link, a probe one base timeout after the answer may follow data on e that was lost).",
+			"Keep the IUT sending until data on e is seen: data on e again. A FAIL takes 2N first transmissions on other EVs without one on e (e skipped beyond the end of the next rotation); on a lossy link 6N seen before a timeout could have retired e again, and fewer is INCONCLUSIVE."},
 		Pass: "no more probes on e, data on e again", Fail: "e still probed as ASSUMED_BAD, or never used again",
-		Inconclusive: "the IUT sent no data, or no probe on e",
+		Inconclusive: "the IUT sent no data, or no probe on e, or (on a lossy link) too little data after the answer to show e's rotation ended",
 	}})
 	register(Case{Role: RoleRequester, Run: evReplace, MinPlanes: 2, Case: conformance.Case{
 		ID: "MRC-EV-REP-101", Title: "A retired active EV is replaced from its plane's backup set",
@@ -214,13 +215,16 @@ func evProbeSkip(t *T) {
 	// No backups: the retired EV stays in the active set, so that once GOOD
 	// it carries data again (a backup would wait for a failure, EV-REP-2).
 	c := t.NewConn(ConnOptions{EVsPerPlane: 2, Active: 2, ProbeInterval: pi, ProbeSuccesses: 1})
+	n := len(c.allEVs()) // the active set: every EV is active
 	var bad uint32
+	var probeID uint16
 	badAt, probedAt, answeredAt, lastData := Time(-1), Time(-1), Time(-1), Time(-1)
-	var answer *RxFrame
-	probesAfter, dataAfter := 0, 0
+	var again *RxFrame
+	probesAfter, dataAfter, others := 0, 0, 0
+	mine := func(f *RxFrame) bool { return f.Pkt.BTH.DestQP == c.TQPN }
 	c.In = func(f *RxFrame) Impair {
-		if probedAt < 0 && badAt >= 0 && f.Pkt.BTH.Opcode == wire.OpProbe && f.EV == bad && toTester(f) {
-			probedAt = f.At
+		if probedAt < 0 && badAt >= 0 && f.Pkt.BTH.Opcode == wire.OpProbe && f.EV == bad && mine(f) {
+			probedAt, probeID = f.At, f.Pkt.PETH.ProbeID
 			return Impair{CE: true} // the reference answers m = SKIP_ONCE (RSP-PRB-2)
 		}
 		return Impair{}
@@ -233,32 +237,36 @@ func evProbeSkip(t *T) {
 			bad, badAt = p.SETH.Entropy, t.Now()
 			p.SETH.M = wire.MAlwaysSkip
 			t.Logf("SACK for PSN %d rewritten to m = ALWAYS_SKIP for EV %#x", p.SETH.AckPSN(), bad)
-		case answeredAt < 0 && probedAt >= 0 && p.SETH.PR && p.SETH.Entropy == bad:
+		case answeredAt < 0 && probedAt >= 0 && p.SETH.PR && uint16(p.SETH.AckPSNOffset) == probeID && p.SETH.Entropy == bad:
 			if p.SETH.M != wire.MSkipOnce {
 				t.Fatalf("the reference answered the CE-marked probe with m = %s", p.SETH.M)
 			}
 			answeredAt = t.Now()
-			t.Logf("probe on EV %#x answered with m = SKIP_ONCE", bad)
+			t.Logf("probe %#x on EV %#x answered with m = SKIP_ONCE", probeID, bad)
 		}
 		return Impair{}
 	}
 	c.Watch = func(f *RxFrame) {
-		if answeredAt < 0 || f.EV != bad || f.At <= answeredAt+tim.Reaction {
+		if answeredAt < 0 || !mine(f) || f.At <= answeredAt+tim.Reaction {
 			return
 		}
+		// On a lossy link, data on e the link lost may time out and retire
+		// e again, one base timeout after the answer at the earliest:
+		// until then (clean) e can only be SKIP or GOOD.
+		clean := t.Lossless() || f.At < answeredAt+tim.BaseTimeout()-tim.Reaction
 		switch {
-		case isData(f):
+		case isData(f) && f.EV == bad:
 			dataAfter++
 			lastData = f.At
-		case f.Pkt.BTH.Opcode == wire.OpProbe && toTester(f) && lastData < 0 &&
-			(t.Lossless() || f.At < answeredAt+tim.BaseTimeout()-tim.Reaction):
-			// No data on e since the answer: e is still ASSUMED_BAD. On a
-			// lossy link, data on e the link lost may have timed out and
-			// retired e again, one base timeout after the answer at the
-			// earliest.
+		case isData(f):
+			if clean && !f.Pkt.BTH.Retransmit && dataAfter == 0 {
+				others++
+			}
+		case f.Pkt.BTH.Opcode == wire.OpProbe && f.EV == bad && lastData < 0 && clean:
+			// No data on e since the answer: e is still ASSUMED_BAD.
 			probesAfter++
 			if probesAfter == 1 {
-				answer = f
+				again = f
 			}
 		}
 	}
@@ -271,11 +279,37 @@ func evProbeSkip(t *T) {
 		t.Inconclusive("the IUT sent no probe on the retired EV %#x", bad)
 		return
 	}
-	c.Traffic(2*pi+tim.Answer+tim.Settle, 4, 2048, nil)
-	t.Check(probesAfter == 0, "EV-ST-8", At(answer), fmt.Sprintf("no probe on EV %#x once a probe on it was answered with SKIP_ONCE (it is SKIP, not ASSUMED_BAD)", bad),
-		"%d probes after the answer, before any data on it: %s", probesAfter, describe(answer))
-	t.Check(dataAfter > 0, "EV-ST-6", Evidence{EV: &bad}, fmt.Sprintf("data on EV %#x again once its rotation ended", bad),
-		"none in %.3f ms after the answer", float64(t.Now()-answeredAt)/1e6)
+	// Keep more writes outstanding than before the answer, so that a lost
+	// packet holding back the cumulative ACK (and the send completions)
+	// does not leave the IUT without data to send until its timer.
+	c.Traffic(2*pi+tim.Answer+tim.Settle, 16, 2048, nil)
+	// e is SKIP for at most the rest of the rotation the answer found (at
+	// most n-1 packets on other EVs), then GOOD in the next one: on a
+	// lossless link, 2n first transmissions on other EVs without one on e
+	// show that its rotation ended without it. On a lossy link a packet on
+	// e may be lost: 6n seen ones, while e cannot have been retired again,
+	// leave e at least seven rotations to be seen in. Data on e decides at
+	// once; without it, the tester keeps the IUT sending until the count is
+	// reached or a bound passes.
+	need := 2 * n
+	if !t.Lossless() {
+		need = 6 * n
+	}
+	if dataAfter == 0 {
+		c.Traffic(4*tim.BaseTimeout()+2*pi, 16, 2048, func() bool { return dataAfter > 0 || others >= need })
+	}
+	t.Check(probesAfter == 0, "EV-ST-8", At(again), fmt.Sprintf("no probe on EV %#x once a probe on it was answered with SKIP_ONCE (it is SKIP, not ASSUMED_BAD)", bad),
+		"%d probes after the answer, before any data on it: %s", probesAfter, describe(again))
+	switch {
+	case dataAfter > 0:
+		t.OK(1)
+	case others >= need || t.Lossless():
+		t.Fail("EV-ST-6", Evidence{EV: &bad}, fmt.Sprintf("data on EV %#x again once its rotation ended", bad),
+			"none in %.3f ms after the answer, %d packets on the other %d EVs", float64(t.Now()-answeredAt)/1e6, others, n-1)
+	default:
+		t.Inconclusive("no data on EV %#x seen in %.3f ms after the answer, and only %d packets on the other EVs before a timeout could have retired it again (%d needed to show its rotation ended)",
+			bad, float64(t.Now()-answeredAt)/1e6, others, need)
+	}
 	c.WaitSends(len(c.posted), tim.Transfer)
 }
 

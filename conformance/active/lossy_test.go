@@ -1,7 +1,10 @@
 package active
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/openmrc/mrc/conformance"
@@ -41,6 +44,55 @@ func TestLossyFabric(t *testing.T) {
 					t.Logf("    %s %s frame %d: expected %s; observed %s", f.Verdict, f.Requirement, f.Frame, f.Expected, f.Observed)
 				}
 			}
+		}
+	}
+}
+
+// TestInprocDeterministic runs one lossy in-process seed twice: the run
+// is a function of its seed alone (synthetic clock, seeded loss, seeded
+// tester and peer), so the two runs must agree frame for frame and verdict
+// for verdict, whatever the machine's load. A difference means real time
+// or some other unseeded input has leaked into the in-process transport,
+// and TestLossyFabric's verdicts would depend on it.
+func TestInprocDeterministic(t *testing.T) {
+	const seed = 11
+	run := func() (*conformance.Report, []string, []byte) {
+		tgt, err := NewInproc(InprocConfig{Seed: seed, Loss: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tim := SyntheticTiming()
+		tim.Tries = 5
+		var logs []string
+		var capture bytes.Buffer
+		rep, err := Run(context.Background(), tgt, Options{Seed: seed, Today: today, Timing: &tim, Capture: &capture,
+			Logf: func(format string, args ...any) { logs = append(logs, fmt.Sprintf(format, args...)) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep, logs, capture.Bytes()
+	}
+	rep1, logs1, cap1 := run()
+	rep2, logs2, cap2 := run()
+	for i := range max(len(logs1), len(logs2)) {
+		if i >= len(logs1) || i >= len(logs2) || logs1[i] != logs2[i] {
+			line := func(l []string) string {
+				if i < len(l) {
+					return l[i]
+				}
+				return "(end of log)"
+			}
+			t.Errorf("two runs of seed %d log differently from line %d:\n  %s\n  %s", seed, i+1, line(logs1), line(logs2))
+			break
+		}
+	}
+	if !bytes.Equal(cap1, cap2) {
+		t.Errorf("two runs of seed %d captured different frames (%d and %d bytes)", seed, len(cap1), len(cap2))
+	}
+	for i := range rep1.Results {
+		a, b := rep1.Results[i], rep2.Results[i]
+		if a.Verdict != b.Verdict || !reflect.DeepEqual(a.Findings, b.Findings) {
+			t.Errorf("%s: %s (%s) in one run, %s (%s) in the other", a.Case.ID, a.Verdict, a.Reason, b.Verdict, b.Reason)
 		}
 	}
 }
