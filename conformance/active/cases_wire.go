@@ -23,7 +23,7 @@ func init() {
 		Level:        spec.Must,
 		Steps: []string{"Have the IUT send a two-packet RDMA WRITE WITH IMM with immediate data 0xA1B2C3D4 to a known address and r_key of the tester; check dest_qp, psn, msn, va, r_key, dma_length and the immediate data of its packets.",
 			"Send the IUT a write with a TSETH timestamp 0x1A2B; check its SACK's psn, cack_psn, ack_psn_offset, spdcid, dpdcid, entropy, tx_timestamp and rcvd_bytes and its ACK's psn and msn.",
-			"Send the IUT a probe with probe_id 0x5A3C; check the answer's ack_psn_offset and tx_timestamp.",
+			"Send the IUT a probe with probe_id 0x5A3C (repeated with 0x5B3D, 0x5C3E, ... while no answer comes); take the answer whose ack_psn_offset is the id of a probe the tester sent, as sent or byte-reversed (the IUT also answers the reverse-path probes of the tester's reference QP), and check its ack_psn_offset and tx_timestamp against that probe.",
 			"Report a value whose bytes are reversed as sent least significant byte first."},
 		Pass: "every field as expected", Fail: "a field with another value, e.g. its bytes reversed",
 	}})
@@ -96,7 +96,7 @@ func wireByteOrder(t *T) {
 	const ts = 0x1A2B
 	var ack *RxFrame
 	c.Watch = func(f *RxFrame) {
-		if f.Pkt.BTH.Opcode == wire.OpAcknowledge && ack == nil {
+		if f.Pkt.BTH.Opcode == wire.OpAcknowledge && f.Pkt.BTH.DestQP == c.TQPN && ack == nil {
 			ack = f
 		}
 	}
@@ -127,16 +127,39 @@ func wireByteOrder(t *T) {
 	case t.Lossless():
 		t.Fail("WIRE-GEN-1", Evidence{PSN: &psn}, "an ACKNOWLEDGE for the ack_req PSN "+fmt.Sprint(psn), "none")
 	}
-	const id = 0x5A3C
-	var pts uint16
-	f = c.Exchange(func(int) { pts = c.Probe(id, 0, c.TEV(0, 2), Impair{}) }, func(f *RxFrame) bool {
-		return f.Pkt.BTH.Opcode == wire.OpSACK && f.Pkt.SETH.PR
-	})
-	if t.Check(f != nil, "WIRE-GEN-1", Evidence{}, "an answer to the probe", "none") {
-		fieldCheck(t, At(f), "probe answer ack_psn_offset (probe_id)", uint64(uint16(f.Pkt.SETH.AckPSNOffset)), id, 2)
-		fieldCheck(t, At(f), "probe answer tx_timestamp", uint64(f.Pkt.SETH.CC.TxTimestamp), uint64(pts), 2)
+	// The probe answer is matched to the tester's probe by its probe_id,
+	// as sent or with its bytes reversed: the IUT also answers the
+	// reverse-path probes of the tester's reference QP (EV-REV-2), and an
+	// answer may be lost. A repeated probe takes the next id, so that each
+	// answer's tx_timestamp is judged against its own probe's.
+	sent := map[uint16]uint16{} // probe_id -> tx_timestamp
+	probeOf := func(f *RxFrame) (id uint16, ok bool) {
+		if f.Pkt.BTH.Opcode != wire.OpSACK || !f.Pkt.SETH.PR {
+			return 0, false
+		}
+		got := uint16(f.Pkt.SETH.AckPSNOffset)
+		for _, id := range []uint16{got, bits.ReverseBytes16(got)} {
+			if _, ok := sent[id]; ok {
+				return id, true
+			}
+		}
+		return 0, false
+	}
+	f = c.Exchange(func(try int) {
+		id := probeID(try)
+		sent[id] = c.Probe(id, 0, c.TEV(0, 2), Impair{})
+	}, func(f *RxFrame) bool { _, ok := probeOf(f); return ok })
+	if t.Check(f != nil, "WIRE-GEN-1", Evidence{}, fmt.Sprintf("an answer to the probe (probe_id %#x)", probeID(0)), "none after %d tries", tim.Tries) {
+		id, _ := probeOf(f)
+		fieldCheck(t, At(f), "probe answer ack_psn_offset (probe_id)", uint64(uint16(f.Pkt.SETH.AckPSNOffset)), uint64(id), 2)
+		fieldCheck(t, At(f), "probe answer tx_timestamp", uint64(f.Pkt.SETH.CC.TxTimestamp), uint64(sent[id]), 2)
 	}
 }
+
+// probeID is the probe_id of the byte-order case's probe, try 0 first:
+// 0x5A3C, 0x5B3D, ... Each has two different bytes, so that a reversed
+// value shows, and none is another's reversal.
+func probeID(try int) uint16 { return 0x5A3C + 0x0101*uint16(try) }
 
 func wireSourcePort(t *T) {
 	tim := t.s.tim
@@ -144,7 +167,9 @@ func wireSourcePort(t *T) {
 	ports := map[uint16]bool{}
 	bad := 0
 	c.Watch = func(f *RxFrame) {
-		if !isData(f) && (f.Pkt.BTH.Opcode != wire.OpProbe || !toTester(f)) {
+		// This QP's data packets and probes only: frames of an earlier
+		// case's QP still in flight are no evidence about this one.
+		if f.Pkt.BTH.DestQP != c.TQPN || !f.Pkt.BTH.Opcode.IsWrite() && f.Pkt.BTH.Opcode != wire.OpProbe {
 			return
 		}
 		sp := f.Pkt.UDP.SrcPort
