@@ -911,7 +911,10 @@ func (q *QP) reverseTimer() {
 		return
 	}
 	if !r.sentData {
-		if ev, ok := q.anyUsableEV(); ok {
+		// Any usable EV, not only the active set's: a QP that only
+		// receives has no data of its own to tell which EVs work
+		// (EV-SM-4).
+		if ev, ok := q.randomEV(nil, q.ev.usable); ok {
 			q.sendProbe(ev)
 		}
 	}
@@ -971,9 +974,12 @@ func (q *QP) probeResult(i int, id uint16, m wire.Multipath) {
 	}
 }
 
-// adoptReverse makes a GOOD EV its plane's reverse EV (EV-REV-2, EV-REV-3).
+// adoptReverse makes a GOOD EV its plane's reverse EV (EV-REV-2, EV-REV-3)
+// and records the evidence that it works (EV-SM-4).
 func (q *QP) adoptReverse(i int) {
 	if t := &q.ev; t.state(i) == EVGood {
-		t.rev[t.set.plane[i]] = int16(i)
+		pl := t.set.plane[i]
+		t.rev[pl] = int16(i)
+		q.rsp.proof[pl] = int16(i)
 	}
 }

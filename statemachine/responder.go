@@ -60,12 +60,19 @@ type responder struct {
 	restore   bool
 	res       ResourceCondition
 	runs      [8]ecnRun
+	// proof holds, per plane, the reverse EV adopted on evidence that it
+	// works (EV-REV-2, EV-REV-3) since the last probe answer the QP sent on
+	// that plane, or -1: the EV a probe answer may take (EV-SM-4).
+	proof [MaxPlanes]int16
 }
 
 func (r *responder) init(a *Attr, unit int) {
 	w := uint32(a.MPRDest) * uint32(unit)
 	*r = responder{epsn: wire.PSNAdd(a.RQPSN, 0), win: w, maxWin: w, dyn: a.Cap&CapDynamicMPR != 0,
 		pmtu: int(a.PathMTU), ackDue: Never, ring: newRxRing(w), stash: make([]wimmSlot, a.MaxWIMMDest)}
+	for i := range r.proof {
+		r.proof[i] = -1
+	}
 }
 
 func (r *responder) clone() responder {
@@ -358,10 +365,84 @@ func (q *QP) control(pl int8, op wire.Opcode, psn uint32) (*wire.Packet, bool) {
 	if !ok {
 		return nil, false
 	}
+	return q.controlOn(ev, op, psn), true
+}
+
+// probeAnswerEV picks the EV for a SACK answering a probe that arrived on
+// plane pl (0-based, or -1 when unknown): the plane's reverse EV if it is
+// usable and the QP adopted it on evidence that it works (an answered probe
+// or a SACK of its own data, EV-REV-2, EV-REV-3) after the last probe
+// answer it sent on that plane; otherwise an EV drawn at random from every
+// EV of that plane the QP has not DENIED, whatever its state, or, when the
+// plane is unknown or down, from every such EV of the planes that are up
+// (EV-SM-4). A QP learns that a reverse path died only when what it sends
+// there goes unanswered, and a QP whose traffic has stopped learns
+// nothing; on a reverse EV held without fresh evidence, every answer to
+// the peer's probes may die while each side waits for the other's answers
+// to find a working path. Drawing from the whole plane, ASSUMED_BAD EVs
+// included (the QP may hold them bad on a stale verdict), gets answers
+// through on any working reverse path, and a dead reverse EV costs at most
+// one answer per piece of evidence.
+func (q *QP) probeAnswerEV(pl int) (int, bool) {
+	t := &q.ev
+	if pl >= 0 && pl < t.set.planes && t.planeDown&(1<<pl) == 0 {
+		r := &q.rsp
+		if rv := t.rev[pl]; rv >= 0 && r.proof[pl] == rv && t.usable(int(rv)) {
+			r.proof[pl] = -1 // the next answer needs new evidence
+			return int(rv), true
+		}
+		if i, ok := q.randomEV(t.set.perPlane[pl], q.answerable); ok {
+			return i, true
+		}
+	}
+	return q.randomEV(nil, q.answerable)
+}
+
+// answerable reports whether EV i may carry a probe answer: not DENIED and
+// on a plane that is up (EV-SM-4).
+func (q *QP) answerable(i int) bool { return q.ev.state(i) != EVDenied && q.ev.planeUp(i) }
+
+// randomEV returns an EV drawn uniformly from those of evs (of the whole
+// table when evs is nil) for which want holds.
+func (q *QP) randomEV(evs []uint16, want func(int) bool) (int, bool) {
+	n := len(evs)
+	if evs == nil {
+		n = len(q.ev.e)
+	}
+	at := func(k int) int {
+		if evs == nil {
+			return k
+		}
+		return int(evs[k])
+	}
+	c := 0
+	for k := range n {
+		if want(at(k)) {
+			c++
+		}
+	}
+	if c == 0 {
+		return -1, false
+	}
+	j := q.rng.intn(c)
+	for k := range n {
+		if want(at(k)) {
+			if j == 0 {
+				return at(k), true
+			}
+			j--
+		}
+	}
+	return -1, false
+}
+
+// controlOn starts a control packet on EV ev: DSCP_CONTROL, Not-ECT, the
+// QP's P_Key, to the peer QP (RSP-SACK-6, RSP-NACK-6).
+func (q *QP) controlOn(ev int, op wire.Opcode, psn uint32) *wire.Packet {
 	o := q.out.newPacket()
 	q.fillHeaders(o, ClassControl, ev, false)
 	o.Pkt.BTH = wire.BTH{Opcode: op, PKey: q.st.pkey, DestQP: q.attr.DestQPN, PSN: psn}
-	return &o.Pkt, true
+	return &o.Pkt
 }
 
 // sackBitmap returns the 64 bits from base (at or after cack + 1): bit k is
@@ -400,9 +481,18 @@ func (q *QP) sendSACKProbe(id uint16, ev uint32, ts uint16, pl int8, m wire.Mult
 func (q *QP) buildSACK(cack, base uint32, off, ackOff int16, probe bool, ev uint32, ts uint16, pl int8, m wire.Multipath) {
 	r := &q.rsp
 	r.pend, r.ackDue = 0, Never
-	p, ok := q.control(pl, wire.OpSACK, cack) // BTH psn = cack_psn (WIRE-SETH-10)
-	if !ok {
-		return
+	var p *wire.Packet // BTH psn = cack_psn (WIRE-SETH-10)
+	if probe {
+		on, ok := q.probeAnswerEV(int(pl)) // EV-SM-4
+		if !ok {
+			return
+		}
+		p = q.controlOn(on, wire.OpSACK, cack)
+	} else {
+		var ok bool
+		if p, ok = q.control(pl, wire.OpSACK, cack); !ok {
+			return
+		}
 	}
 	var mpr uint8
 	if r.dyn {

@@ -70,8 +70,8 @@ func TestScenarioLossInferred(t *testing.T) {
 		3.0 B>A SACK cack=3 ack=1 ev=0x100
 		3.0 B>A ACK psn=3 syn=0x1f msn=1 ev=0x100
 		4.0 A send-completion wr=1 SUCCESS
-		17.4 B>A PROBE id=0x3 ev=0x201
-		18.4 A>B SACK cack=16777215 probe=0x3 ev=0x201
+		17.4 B>A PROBE id=0x2 ev=0x200
+		18.4 A>B SACK cack=16777215 probe=0x2 ev=0x200
 	`)
 	checkData(t, s, 1, 0, 4*1024)
 }
@@ -235,9 +235,9 @@ func TestScenarioEVTimeout(t *testing.T) {
 		16.4 A>B WRITE_LAST psn=1 msn=0 rtx ev=0x100
 		17.4 B>A SACK cack=1 ack=1 ev=0x100
 		17.4 B>A ACK psn=1 syn=0x1f msn=1 ev=0x100
-		17.4 B>A PROBE id=0x3 ev=0x201
+		17.4 B>A PROBE id=0x2 ev=0x200
 		18.4 A send-completion wr=1 SUCCESS
-		18.4 A>B SACK cack=16777215 probe=0x3 ev=0x201
+		18.4 A>B SACK cack=16777215 probe=0x2 ev=0x200
 		32.8 A>B PROBE id=0x803 ev=0x201 DROPPED
 		49.2 A>B PROBE id=0x1003 ev=0x201
 		50.2 B>A SACK cack=1 probe=0x1003 ev=0x201
@@ -396,9 +396,9 @@ func TestScenarioWraparound(t *testing.T) {
 		16.4 A>B WRITE_MIDDLE psn=0 msn=0 rtx ev=0x100
 		17.4 B>A SACK cack=1 ack=0 ev=0x100
 		17.4 B>A ACK psn=1 syn=0x1f msn=1 ev=0x100
-		17.4 B>A PROBE id=0x3 ev=0x201
+		17.4 B>A PROBE id=0x2 ev=0x200
 		18.4 A send-completion wr=1 SUCCESS
-		18.4 A>B SACK cack=16777215 probe=0x3 ev=0x201
+		18.4 A>B SACK cack=16777215 probe=0x2 ev=0x200
 	`)
 	checkData(t, s, 1, 0, 4*1024)
 }

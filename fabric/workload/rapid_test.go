@@ -3,7 +3,6 @@ package workload
 import (
 	"errors"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -134,7 +133,7 @@ func (m *machine) Impair(rt *rapid.T) {
 		r.Drop = rapid.SampledFrom([]float64{0.01, 0.05, 0.2}).Draw(rt, "loss")
 	case 1: // blackhole a path, keeping a working path for every QP's EVs
 		pl, k := rapid.IntRange(0, m.planes-1).Draw(rt, "plane"), rapid.IntRange(0, m.paths-1).Draw(rt, "path")
-		if m.black[pl][k] >= 0 || !m.covered(pl, k) {
+		if m.black[pl][k] >= 0 || !m.covered(pl, k) || !m.twoDataEVs(pl, k, -1) {
 			return
 		}
 		r.Plane, r.Path, r.Drop = pl, k, 1
@@ -152,7 +151,7 @@ func (m *machine) Impair(rt *rapid.T) {
 				up++
 			}
 		}
-		if m.planeDown[pl] || up < 2 {
+		if m.planeDown[pl] || up < 2 || !m.twoDataEVs(-1, -1, pl) {
 			return
 		}
 		m.planeDown[pl] = true
@@ -202,6 +201,43 @@ func (m *machine) covered(pl, k int) bool {
 			if !ok {
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// twoDataEVs reports whether, with path k of plane pl blackholed as well
+// (pl < 0: none) and plane down reported down as well (down < 0: none),
+// every connection still has two EVs of the profile on working paths of
+// planes that are up in the direction its data flows. Only strict mode
+// asks for it: a PSN that timed out on an EV never goes on that EV again
+// (LR-SM-3), so with one such EV a single lost packet or SACK on it
+// strands the PSN until the retry budget runs out, never with exp_cnt ∞
+// (finding F4); with two it can always alternate. Strict mode keeps
+// blackholes, so nothing else brings a second path back.
+func (m *machine) twoDataEVs(pl, k, down int) bool {
+	if !m.strict {
+		return true
+	}
+	fc := m.h.Sim.Config()
+	evs := m.h.opt.MRC.EVProfiles[0].EVs
+	for _, c := range m.h.Conns() {
+		n := 0
+		for _, e := range evs {
+			p := int(e.Port) - 1
+			if m.planeDown[p] || p == down {
+				continue
+			}
+			if c.From/fc.NodesPerT0 != c.To/fc.NodesPerT0 {
+				path := fc.Mapper.Path(e.Value, p, c.From, c.To, fc.PathsPerPlane)
+				if m.black[p][path] >= 0 || p == pl && path == k {
+					continue
+				}
+			}
+			n++
+		}
+		if n < 2 {
+			return false
 		}
 	}
 	return true
@@ -281,18 +317,15 @@ type rtb struct {
 func (r rtb) TempDir() string { return r.t.TempDir() }
 
 // TestRapidFabricStrict is TestRapidFabric with blackholed paths left in
-// place for the liveness phase: each plane still has a working path, but
-// a QP's EVs (and its peer's reverse EVs) may all sit on dead ones. It
-// fails today — finding F3 of fabric/README.md: a responder whose reverse
-// EV for a plane is blackholed never learns it (reverse probing, EV-REV-2,
-// runs only while data arrives), probe answers die on it, the requester's
-// lost PSNs may not reuse its one GOOD EV (LR-SM-3), and the QP stops for
-// good. It runs only with MRC_KNOWN_FINDINGS=1; rapid replays the shrunk
-// case kept under testdata/rapid/TestRapidFabricStrict first.
+// place for the liveness phase: each plane still has a working path each
+// way, and each connection two for its data (twoDataEVs), but a QP's EVs
+// (and its peer's reverse EVs) may all sit on dead ones. It is the
+// regression test of finding F3 of fabric/README.md: a responder whose
+// reverse EV for a plane was blackholed never learned it and answered
+// every probe there, so a QP whose data had stopped never started again.
+// rapid replays the shrunk case kept under
+// testdata/rapid/TestRapidFabricStrict first.
 func TestRapidFabricStrict(t *testing.T) {
-	if os.Getenv("MRC_KNOWN_FINDINGS") == "" {
-		t.Skip("known statemachine finding F3 (see fabric/README.md); set MRC_KNOWN_FINDINGS=1 to run")
-	}
 	rapid.Check(t, func(rt *rapid.T) {
 		m := newMachine(rt, true)
 		rt.Repeat(map[string]func(*rapid.T){
