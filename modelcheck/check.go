@@ -206,6 +206,7 @@ func check(cfg Config, visit func(*checker, *world), keepGoing bool) (*Result, e
 type stats struct {
 	kinds  [64]int
 	ev     [5][5]int
+	causes [16]int
 	nack   [32]int
 	errors [16]int
 }
@@ -217,6 +218,7 @@ func (s *stats) note(l *stepLog) {
 			switch e.Kind {
 			case sm.EvEVState:
 				s.ev[e.From%5][e.To%5]++
+				s.causes[e.Reason&15]++
 			case sm.EvNACKSent:
 				s.nack[e.Reason&31]++
 			case sm.EvQPError:
@@ -241,6 +243,11 @@ func (s *stats) reached() map[string]int {
 			if n > 0 {
 				m["EVState "+sm.EVState(f).String()+"->"+sm.EVState(t).String()] = n
 			}
+		}
+	}
+	for c, n := range s.causes {
+		if n > 0 && c < len(causeNames) {
+			m["EVCause "+causeNames[c]] = n
 		}
 	}
 	for r, n := range s.nack {

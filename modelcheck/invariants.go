@@ -73,7 +73,7 @@ func evAllowed(from, to sm.EVState, c sm.EVCause) bool {
 	case from == sm.EVGood && to == sm.EVSkip:
 		return c == sm.CauseSkipOnce || c == sm.CauseTrimmed // EV-ST-2, EV-ST-3
 	case (from == sm.EVGood || from == sm.EVSkip) && to == sm.EVAssumedBad:
-		return c == sm.CauseAlwaysSkip || c == sm.CauseTimeout // EV-ST-4, EV-ST-5, EV-ST-10
+		return c == sm.CauseAlwaysSkip || c == sm.CauseTimeout || c == sm.CauseInferredLoss // EV-ST-4, EV-ST-5, EV-ST-10, EV-SM-5
 	case from == sm.EVSkip && to == sm.EVGood:
 		return c == sm.CauseRotation // EV-ST-6
 	case from == sm.EVAssumedBad && to == sm.EVGood:
@@ -85,8 +85,11 @@ func evAllowed(from, to sm.EVState, c sm.EVCause) bool {
 }
 
 // justified reports whether the step's input is the event the EV change
-// of e claims as its cause, on that EV.
-func (c *checker) justified(s int, e sm.Event, timedOut []uint32) bool {
+// of e claims as its cause, on that EV. An inferred loss (EV-SM-5) is
+// justified by a SACK delivered to QP s in this step that made it queue,
+// by the reorder rule (LR-RTX-4), a first transmission sent on that EV:
+// inferred lists the EVs of the PSNs so queued, before the change.
+func (c *checker) justified(s int, e sm.Event, timedOut, inferred []uint32) bool {
 	l := &c.log
 	k := l.pkt
 	in := k != nil && k.to() == s
@@ -111,6 +114,8 @@ func (c *checker) justified(s int, e sm.Event, timedOut []uint32) bool {
 		return sack && k.p.SETH.PR && k.p.SETH.M == wire.MNone
 	case sm.CauseProbeSkip:
 		return sack && k.p.SETH.PR && k.p.SETH.M == wire.MSkipOnce
+	case sm.CauseInferredLoss:
+		return in && k.op() == wire.OpSACK && slices.Contains(inferred, e.EV)
 	case sm.CauseController:
 		return l.act.kind == actCtl && int(l.act.side) == s && c.evs[l.act.idx] == e.EV && l.act.arg == e.To
 	}
@@ -159,7 +164,7 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 	for i, e := range infos {
 		st[i] = e.State
 	}
-	var timedOut []uint32
+	var timedOut, inferred []uint32
 	var mustBe [8]sm.EVState // what a probe answer requires of each EV by the end of the step
 	for _, e := range l.ev[s] {
 		switch e.Kind {
@@ -203,7 +208,7 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 				v.add(InvEVTransitionsAllowed, "%s EV %#x event says %s->%s but the EV was %s", side[s], e.EV, from, to, st[i])
 			case !evAllowed(from, to, sm.EVCause(e.Reason)):
 				v.add(InvEVTransitionsAllowed, "%s EV %#x %s->%s for cause %s is not in the table", side[s], e.EV, from, to, causeNames[e.Reason])
-			case !c.justified(s, e, timedOut):
+			case !c.justified(s, e, timedOut, inferred):
 				v.add(InvEVTransitionsAllowed, "%s EV %#x %s->%s claims cause %s, which this step (%s) is not", side[s], e.EV, from,
 					to, causeNames[e.Reason], actNames[l.act.kind])
 			}
@@ -219,6 +224,10 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 			timedOut = append(timedOut, e.EV)
 			if e.PSN < maxPSNs {
 				g.nackEV[e.PSN] = e.EV + 1
+			}
+		case sm.EvLost:
+			if sm.LossCause(e.Reason) == sm.LossReorder {
+				inferred = append(inferred, e.EV)
 			}
 		case sm.EvStallTimeout:
 			// LR-SM-3: each expiry of the stall timer of a queued PSN that no

@@ -33,7 +33,7 @@ var mustReach = map[string][]string{
 	"nscc":                     {"Cwnd"},
 	"nscc-resource":            {"NACKSent NO_BITMAP", "QPError RetryExceeded"},
 	"coalesce-timestamps":      {"Timeout"},
-	"reorder-guard-1":          {"Lost"},
+	"reorder-guard-1":          {"Lost", "EVCause inferred loss"},
 	"no-trim-nack":             {"SACKSent"},
 	"loss-ce-probe":            {"EVState ASSUMED_BAD->SKIP"},
 	"stall-deadlock":           {"StallTimeout", "QPError RetryExceeded", "EVState GOOD->DENIED"},

@@ -113,6 +113,10 @@ func Scenarios() []Scenario {
 		rule{from: 0, kind: pkData, psn: 0, act: actDrop}, rule{from: 0, kind: pkData, psn: 1, act: actDrop})
 	s.Config.Bounds.Drops = 2
 	sc = append(sc, s)
+	s = two("reorder-loss", "reorder_guard 1: PSN 0 is lost, PSN 1's SACK shows it missing one packet later, so it is inferred lost (LR-RTX-4), retransmitted on the other EV, and the EV it was sent on becomes ASSUMED_BAD at once, until a probe restores it (EV-SM-5, EV-ST-7)",
+		rule{from: 0, kind: pkData, psn: 0, act: actDrop})
+	s.Config.ReorderThreshold = 1
+	sc = append(sc, s)
 	s = two("nscc", "congestion control on, 300 ns one-way delay: RTT samples, a CE mark and a trim move cwnd (CC-NSCC-1 to CC-NSCC-6)",
 		rule{from: 0, kind: pkData, psn: 1, act: actCE}, rule{from: 0, kind: pkData, psn: 2, act: actTrim})
 	s.Config.NSCC = true

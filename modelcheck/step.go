@@ -622,7 +622,7 @@ func (c *checker) describe(pre *world, a action, post *world) []string {
 var resourceNames = [...]string{"OK", "NO_BITMAP", "NO_PKT_BUFFER", "NO_RESOURCE"}
 
 var causeNames = [...]string{"none", "SKIP_ONCE", "TRIMMED", "ALWAYS_SKIP", "timeout", "rotation", "probe ok", "probe skip",
-	"controller"}
+	"controller", "inferred loss"}
 
 func fmtTime(t sm.Time) string {
 	if t%1000 == 0 {

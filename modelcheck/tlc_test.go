@@ -255,7 +255,7 @@ func traceConsts(c Config, bugs string) map[string]string {
 		"MPR": fmt.Sprint(c.MPR), "RetryLimit": fmt.Sprint(c.retryLimit()), "MaxWIMM": fmt.Sprint(c.MaxWIMM),
 		"MaxWIMMDest": fmt.Sprint(c.MaxWIMMDest), "MinActive": fmt.Sprint(c.MinActive),
 		"ProbeSuccesses": fmt.Sprint(c.ProbeSuccesses), "AlwaysSkipAfter": fmt.Sprint(c.AlwaysSkipAfter),
-		"ReorderGuard": fmt.Sprint(c.MPR), // Go's default without congestion control: the MPR window
+		"ReorderGuard": fmt.Sprint(c.reorderGuard()),
 		"Bugs":         bugs,
 	}
 }

@@ -309,6 +309,12 @@ type Config struct {
 	// this many packets after it is acknowledged; 0 means the congestion
 	// window in packets (LR-RTX-4).
 	ReorderThreshold int
+	// KeepEVOnInferredLoss is a path policy: a packet inferred lost from
+	// SACKs (LR-RTX-4) is retransmitted but leaves the EV it was sent on
+	// alone, so only timeouts retire EVs. By default (false) an inferred
+	// loss of an untrimmed packet retires its EV as a timeout does
+	// (EV-SM-5, AMB-43).
+	KeepEVOnInferredLoss bool
 	// Ack is the responder's acknowledgement policy.
 	Ack AckPolicy
 	// MRs are the regions the peer may write; with none, every address is

@@ -319,7 +319,7 @@ func evAllowed(from, to EVState, c EVCause) bool {
 	case from == EVGood && to == EVSkip:
 		return c == CauseSkipOnce || c == CauseTrimmed
 	case (from == EVGood || from == EVSkip) && to == EVAssumedBad:
-		return c == CauseAlwaysSkip || c == CauseTimeout
+		return c == CauseAlwaysSkip || c == CauseTimeout || c == CauseInferredLoss // EV-ST-4, EV-ST-5, EV-ST-10, EV-SM-5
 	case from == EVSkip && to == EVGood:
 		return c == CauseRotation
 	case from == EVAssumedBad && to == EVGood:

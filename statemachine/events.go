@@ -188,15 +188,16 @@ type EVCause uint8
 
 // EV state-change causes.
 const (
-	CauseNone       EVCause = iota
-	CauseSkipOnce           // SACK m = SKIP_ONCE
-	CauseTrimmed            // NACK TRIMMED
-	CauseAlwaysSkip         // SACK m = ALWAYS_SKIP
-	CauseTimeout            // an untrimmed packet on the EV timed out
-	CauseRotation           // end of the rotation: SKIP → GOOD
-	CauseProbeOK            // enough probes answered with m = NONE
-	CauseProbeSkip          // a probe answered with m = SKIP_ONCE
-	CauseController         // control-plane MODIFY_EV_STATE
+	CauseNone         EVCause = iota
+	CauseSkipOnce             // SACK m = SKIP_ONCE
+	CauseTrimmed              // NACK TRIMMED
+	CauseAlwaysSkip           // SACK m = ALWAYS_SKIP
+	CauseTimeout              // an untrimmed packet on the EV timed out
+	CauseRotation             // end of the rotation: SKIP → GOOD
+	CauseProbeOK              // enough probes answered with m = NONE
+	CauseProbeSkip            // a probe answered with m = SKIP_ONCE
+	CauseController           // control-plane MODIFY_EV_STATE
+	CauseInferredLoss         // a packet on the EV was inferred lost from SACKs (EV-SM-5)
 )
 
 // IgnoreReason says why an input was dropped without effect.

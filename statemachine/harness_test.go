@@ -252,7 +252,7 @@ func (s *sim) send(i int, og *Outgoing) {
 }
 
 var causeNames = map[uint8]string{0: "none", 1: "SKIP_ONCE", 2: "TRIMMED", 3: "ALWAYS_SKIP", 4: "timeout",
-	5: "rotation", 6: "probe ok", 7: "probe skip", 8: "controller"}
+	5: "rotation", 6: "probe ok", 7: "probe skip", 8: "controller", 9: "inferred loss"}
 
 func (s *sim) push(f flight) {
 	s.seq++

@@ -597,7 +597,12 @@ func (q *QP) reorderGuard() int {
 // reorderLoss marks as lost the first transmissions of PSNs still
 // unacknowledged although a PSN reorder_guard packets after them was
 // acknowledged. Each PSN is judged once; later recovery of it relies on
-// NACKs and its timer (LR-RTX-4).
+// NACKs and its timer (LR-RTX-4). An inferred loss implicates the EV the
+// packet was sent on as a timeout does: GOOD or SKIP → ASSUMED_BAD,
+// subject to ev_min_active, replaced from the plane's backups, with no
+// retry counted (EV-SM-5, EV-ST-5, EV-SET-6, EV-REP-1), unless the
+// policy KeepEVOnInferredLoss is set. No trim NACK has arrived for a PSN
+// still in flight: a trimmed packet's NACK would have queued it.
 func (q *QP) reorderLoss() {
 	r := &q.req
 	if wire.PSNLess(r.lossScan, r.una) {
@@ -607,7 +612,11 @@ func (q *QP) reorderLoss() {
 	for wire.PSNLess(r.lossScan, limit) && wire.PSNLess(r.lossScan, r.nxt) {
 		i := r.lossScan & r.ring.mask
 		if f := r.ring.fl[i]; f&txInFlight != 0 && f&txRetx == 0 {
-			q.markLost(r.lossScan, LossReorder, r.evAt(i))
+			ev := r.evAt(i)
+			q.markLost(r.lossScan, LossReorder, ev)
+			if !q.st.cfg.KeepEVOnInferredLoss {
+				q.setEV(ev, EVAssumedBad, CauseInferredLoss)
+			}
 		}
 		r.lossScan = wire.PSNAdd(r.lossScan, 1)
 	}

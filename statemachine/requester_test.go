@@ -520,6 +520,61 @@ func TestRetransmissionWaitsForAnotherEV(t *testing.T) {
 	}
 }
 
+// TestInferredLossRetiresEV: a packet inferred lost from the SACK bitmap
+// (LR-RTX-4) implicates the EV it went out on as a timeout does: GOOD →
+// ASSUMED_BAD with cause CauseInferredLoss and no retry counted, subject
+// to the ev_min_active floor; the policy KeepEVOnInferredLoss leaves the
+// EV alone (EV-SM-5, EV-ST-5, EV-SET-6, LR-TMR-6).
+func TestInferredLossRetiresEV(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mod  func(c *Config, a *Attr)
+		want EVState
+	}{
+		{"default", nil, EVAssumedBad},
+		{"KeepEVOnInferredLoss", func(c *Config, a *Attr) { c.KeepEVOnInferredLoss = true }, EVGood},
+		{"ev_min_active", func(c *Config, a *Attr) { c.EVProfiles[0].MinActive = 4 }, EVGood},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := newOne(t, func(c *Config, a *Attr) {
+				c.ReorderThreshold = 1
+				a.MPR = 4
+				if tc.mod != nil {
+					tc.mod(c, a)
+				}
+			})
+			o.write(1, 3*1024, false)
+			ps := o.take()
+			if len(ps) != 3 {
+				t.Fatalf("sent %d packets, want 3", len(ps))
+			}
+			lost := ps[0].EV(wire.EVModeSTEV)
+			// PSN 1 and 2 arrive, PSN 0 does not: one packet beyond the guard.
+			o.recv(1, sackPkt(wire.PSNAdd(0, -1), 2, 1, 0b11, ps[2].EV(wire.EVModeSTEV), wire.MNone))
+			st, _ := o.q.EVStateOf(lost)
+			if st != tc.want {
+				t.Errorf("EV %#x of the PSN inferred lost is %s, want %s", lost, st, tc.want)
+			}
+			var causes []EVCause
+			for _, e := range o.events(EvEVState) {
+				if e.EV == lost {
+					causes = append(causes, EVCause(e.Reason))
+				}
+			}
+			if (tc.want == EVAssumedBad) != (len(causes) == 1 && causes[0] == CauseInferredLoss) {
+				t.Errorf("EV %#x state events with causes %v", lost, causes)
+			}
+			if n := len(o.events(EvRetry)); n != 0 || o.q.Retries() != 0 {
+				t.Errorf("%d retry events, counter %d: an inferred loss counts no retry (LR-TMR-6)", n, o.q.Retries())
+			}
+			rtx := o.take()
+			if len(rtx) != 1 || !rtx[0].BTH.Retransmit || rtx[0].BTH.PSN != 0 || rtx[0].EV(wire.EVModeSTEV) == lost {
+				t.Errorf("after the inference sent %v, want PSN 0 retransmitted on another EV", summarize(rtx))
+			}
+		})
+	}
+}
+
 // TestStallTimerBoundsTheWait: a retransmission whose only usable EV is
 // the one its NACK named waits (EV-ST-13 is never relaxed), but under a
 // stall timer of RTO(c): each expiry counts one retry event and restarts

@@ -47,7 +47,10 @@ func dataPSN(o *Outgoing) (uint32, bool) {
 // TestScenarioLossInferred: PSN 1 is lost; the SACK for PSN 3 shows PSN 3
 // received two PSNs beyond it, so with reorder_guard 2 the requester
 // retransmits PSN 1 at once, oldest gap first, without waiting for its
-// timer (LR-SACK-2, LR-RTX-4, LR-RTX-1, LR-RTX-3, RSP-SACK-2).
+// timer (LR-SACK-2, LR-RTX-4, LR-RTX-1, LR-RTX-3, RSP-SACK-2). The loss
+// implicates EV 0x201, which PSN 1 went out on: it becomes ASSUMED_BAD at
+// once, a backup of its plane takes its place, and a probe brings it back
+// (EV-SM-5, EV-ST-5, EV-REP-1, EV-PRB-1, EV-ST-7).
 func TestScenarioLossInferred(t *testing.T) {
 	ca := testConfig(qpnA)
 	ca.ReorderThreshold = 2
@@ -66,12 +69,17 @@ func TestScenarioLossInferred(t *testing.T) {
 		1.0 B>A SACK cack=0 ack=0 ev=0x100
 		1.0 B>A SACK cack=0 ack=2 bm@1=10 ev=0x201
 		1.0 B>A SACK cack=0 ack=3 bm@1=110 ev=0x100
+		2.0 A EV 0x201 GOOD->ASSUMED_BAD (inferred loss)
+		2.0 A EV 0x201 replaced by 0x200
 		2.0 A>B WRITE_MIDDLE psn=1 msn=0 rtx ev=0x100
 		3.0 B>A SACK cack=3 ack=1 ev=0x100
 		3.0 B>A ACK psn=3 syn=0x1f msn=1 ev=0x100
 		4.0 A send-completion wr=1 SUCCESS
 		17.4 B>A PROBE id=0x2 ev=0x200
 		18.4 A>B SACK cack=16777215 probe=0x2 ev=0x200
+		18.4 A>B PROBE id=0x803 ev=0x201
+		19.4 B>A SACK cack=3 probe=0x803 ev=0x201
+		20.4 A EV 0x201 ASSUMED_BAD->GOOD (probe ok)
 	`)
 	checkData(t, s, 1, 0, 4*1024)
 }

@@ -59,7 +59,7 @@ ghostVars == <<placeCount, rcvCQ, nackEV, ghostRetries, everSacked>>
 vars == <<reqVars, evVars, rspVars, envVars, ghostVars>>
 
 ASSUME /\ Bugs \subseteq BugNames
-       /\ Variants \subseteq {"AvoidFallback"}
+       /\ Variants \subseteq {"AvoidFallback", "KeepEVOnInferredLoss"}
        /\ FailableEVs \subseteq EVs /\ EVs \subseteq Nat
        /\ MPR \in Nat \ {0} /\ RetryLimit \in Nat /\ MinActive \in Nat
        /\ ProbeSuccesses \in Nat \ {0} /\ MaxWIMM \in Nat \ {0} /\ MaxWIMMDest \in Nat \ {0}
@@ -90,7 +90,7 @@ Compl(k, u, sk) ==
 EVAllowed(from, to, cause) ==
     IF cause = "Controller" THEN to \in {"GOOD", "ASSUMED_BAD", "DENIED"}
     ELSE CASE from = "GOOD" /\ to = "SKIP"                        -> cause \in {"SkipOnce", "Trimmed"}
-           [] from \in {"GOOD", "SKIP"} /\ to = "ASSUMED_BAD"       -> cause \in {"AlwaysSkip", "Timeout"}
+           [] from \in {"GOOD", "SKIP"} /\ to = "ASSUMED_BAD"       -> cause \in {"AlwaysSkip", "Timeout", "InferredLoss"}
            [] from = "SKIP" /\ to = "GOOD"                        -> cause = "Rotation"
            [] from = "ASSUMED_BAD" /\ to = "GOOD"                 -> cause = "ProbeOK"
            [] from = "ASSUMED_BAD" /\ to = "SKIP"                 -> cause = "ProbeSkip"
@@ -311,18 +311,27 @@ LostTimeout ==
           /\ ReqOutcome(err, una, inflight, lost, sacked, nackEV)
     /\ UNCHANGED <<posted, nxt, txEV, lossScan, sndOK, evVars, rspVars, envVars, placeCount, rcvCQ, everSacked>>
 
-\* probeResult: the EV-state part
-ProbeState(e, m) ==
-    IF e \notin probing \/ evState[e] # "ASSUMED_BAD" THEN evState
+\* probeResult: the EV-state part, from EV states st, probing flags pr and counts ok
+ProbeState(st, pr, e, m) ==
+    IF e \notin pr \/ st[e] # "ASSUMED_BAD" THEN st
     ELSE CASE m = M_NONE      -> IF probeOK[e] + 1 >= ProbeSuccesses
-                                 THEN SetEV(evState, e, "GOOD", "ProbeOK") ELSE evState
-           [] m = M_SKIP_ONCE -> SetEV(evState, e, "SKIP", "ProbeSkip")
-           [] OTHER           -> evState
-ProbeCount(e, m) ==
-    IF e \notin probing \/ evState[e] # "ASSUMED_BAD" THEN probeOK
-    ELSE CASE m = M_NONE      -> [probeOK EXCEPT ![e] = Min2(@ + 1, ProbeSuccesses)]
-           [] m = M_SKIP_ONCE -> probeOK
-           [] OTHER           -> [probeOK EXCEPT ![e] = 0]
+                                 THEN SetEV(st, e, "GOOD", "ProbeOK") ELSE st
+           [] m = M_SKIP_ONCE -> SetEV(st, e, "SKIP", "ProbeSkip")
+           [] OTHER           -> st
+ProbeCount(st, pr, ok, e, m) ==
+    IF e \notin pr \/ st[e] # "ASSUMED_BAD" THEN ok
+    ELSE CASE m = M_NONE      -> [ok EXCEPT ![e] = Min2(@ + 1, ProbeSuccesses)]
+           [] m = M_SKIP_ONCE -> ok
+           [] OTHER           -> [ok EXCEPT ![e] = 0]
+
+\* reorderLoss (EV-SM-5): each PSN of R inferred lost, lowest first, implicates the EV it was
+\* sent on as a timeout does: setEV(txEV[p], ASSUMED_BAD, CauseInferredLoss), subject to the
+\* ev_min_active floor.  No retry is charged.  Variant "KeepEVOnInferredLoss" is Go's policy
+\* Config.KeepEVOnInferredLoss: the EV is left alone.
+RECURSIVE FoldInferred(_, _)
+FoldInferred(st, R) ==
+    IF R = {} \/ "KeepEVOnInferredLoss" \in Variants THEN st
+    ELSE LET p == MinOf(R) IN FoldInferred(SetEV(st, txEV[p], "ASSUMED_BAD", "InferredLoss"), R \ {p})
 
 \* onSACK: cumulative ACK, bitmap, m verdict on the reflected EV or probe result (LR-SACK-1..5, EV-PRB-4)
 ReqRecvSACK(pk) ==
@@ -337,19 +346,23 @@ ReqRecvSACK(pk) ==
                 sb   == {p \in pk.bits : una1 <= p /\ p < nxt /\ p \notin sacked}
                 done == cum \cup sb
                 e    == pk.ev
-                st1  == IF pk.pr THEN ProbeState(e, pk.m)
-                        ELSE IF pk.m = M_SKIP_ONCE THEN SetEV(evState, e, "SKIP", "SkipOnce")
-                        ELSE IF pk.m = M_ALWAYS_SKIP THEN SetEV(evState, e, "ASSUMED_BAD", "AlwaysSkip")
-                        ELSE evState
-                nb   == NewBad(evState, st1)
                 sck1 == (sacked \ cum) \cup sb
                 inf1 == inflight \ done
-                \* reorderLoss (LR-RTX-6): first transmissions still in flight although a PSN
-                \* ReorderGuard beyond them was acknowledged are queued (no retry charged)
+                \* reorderLoss (LR-RTX-4): first transmissions still in flight although a PSN
+                \* ReorderGuard beyond them was acknowledged are queued (no retry charged),
+                \* and each implicates the EV it went out on (EV-SM-5), before the m verdict
                 ls0  == Max2(lossScan, una1)
                 high == Max2(una1, IF sck1 = {} THEN 0 ELSE MaxOf(sck1) + 1)   \* requester.highAck
                 lim  == IF ReorderGuard = 0 THEN ls0 ELSE Max2(ls0, Min2(high - ReorderGuard, nxt))
                 rl   == {q \in inf1 : ls0 <= q /\ q < lim /\ q \notin retx}
+                st0  == FoldInferred(evState, rl)
+                pr0  == probing \ NewBad(evState, st0)
+                ok0  == [x \in EVs |-> IF x \in NewBad(evState, st0) THEN 0 ELSE probeOK[x]]
+                st1  == IF pk.pr THEN ProbeState(st0, pr0, e, pk.m)
+                        ELSE IF pk.m = M_SKIP_ONCE THEN SetEV(st0, e, "SKIP", "SkipOnce")
+                        ELSE IF pk.m = M_ALWAYS_SKIP THEN SetEV(st0, e, "ASSUMED_BAD", "AlwaysSkip")
+                        ELSE st0
+                nb   == NewBad(st0, st1)
             IN /\ una' = una1
                /\ inflight' = inf1 \ rl
                /\ lost' = (lost \ done) \cup rl
@@ -363,9 +376,9 @@ ReqRecvSACK(pk) ==
                /\ sndOK' = Compl(sndOK, una1, sck1)
                /\ everSacked' = everSacked \cup sb
                /\ evState' = st1
-               /\ probeOK' = IF pk.pr THEN ProbeCount(e, pk.m)
-                             ELSE [x \in EVs |-> IF x \in nb THEN 0 ELSE probeOK[x]]
-               /\ probing' = IF pk.pr THEN probing \ {e} ELSE probing \ nb
+               /\ probeOK' = IF pk.pr THEN ProbeCount(st0, pr0, ok0, e, pk.m)
+                             ELSE [x \in EVs |-> IF x \in nb THEN 0 ELSE ok0[x]]
+               /\ probing' = IF pk.pr THEN pr0 \ {e} ELSE pr0 \ nb
                /\ UNCHANGED <<qpState, posted, nxt, placeCount, rcvCQ>>
     /\ UNCHANGED <<rspVars, failed, netFaults, ctlOps>>
 
@@ -752,11 +765,16 @@ NACKFor(e, r) == \E pk \in DOMAIN net : pk.t = "N" /\ pk.ev = e /\ pk.reason = r
 TimeoutOn(e) == /\ ~CtrlConsumed
                 /\ \E p \in inflight : /\ p \notin inflight' /\ txEV[p] = e
                                        /\ (p \in lost' \/ qpState' = "ERROR")
+\* a SACK step whose reorder rule queued a first transmission sent on e (EV-SM-5)
+InferredLossOn(e) == /\ \E pk \in DOMAIN net : pk.t = "S" /\ Consumed(pk)
+                     /\ \E p \in inflight : /\ p \notin inflight' /\ p \in lost'
+                                            /\ p \notin retx /\ txEV[p] = e
 ControllerStep == ctlOps' = ctlOps + 1
 RotationStep == UNCHANGED <<net, inflight, lost, nxt, ctlOps>>
 
 \* The transition table of spec/21-paths.md (EV-ST-2..EV-ST-10; EV-ST-9 and EV-ST-14 for the
-\* controller): a step may change an EV's state only as the table allows, for an event on THAT EV.
+\* controller; EV-SM-5 for losses inferred from SACKs): a step may change an EV's state only as
+\* the table allows, for an event on THAT EV.
 EVStepAllowed(e) ==
     LET from == evState[e]
         to   == evState'[e]
@@ -764,7 +782,7 @@ EVStepAllowed(e) ==
        \/ ControllerStep /\ to \in {"GOOD", "ASSUMED_BAD", "DENIED"}
        \/ from = "GOOD" /\ to = "SKIP" /\ (SACKFor(e, M_SKIP_ONCE, FALSE) \/ NACKFor(e, NACK_TRIMMED))
        \/ from \in {"GOOD", "SKIP"} /\ to = "ASSUMED_BAD"
-          /\ (SACKFor(e, M_ALWAYS_SKIP, FALSE) \/ TimeoutOn(e))
+          /\ (SACKFor(e, M_ALWAYS_SKIP, FALSE) \/ TimeoutOn(e) \/ InferredLossOn(e))
        \/ from = "SKIP" /\ to = "GOOD" /\ RotationStep
        \/ from = "ASSUMED_BAD" /\ to = "GOOD" /\ SACKFor(e, M_NONE, TRUE)
        \/ from = "ASSUMED_BAD" /\ to = "SKIP" /\ SACKFor(e, M_SKIP_ONCE, TRUE)

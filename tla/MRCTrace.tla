@@ -84,7 +84,7 @@ StCode(s) == CASE s = "GOOD" -> 1 [] s = "SKIP" -> 2 [] s = "ASSUMED_BAD" -> 3 [
 CodeSt(c) == CASE c = 1 -> "GOOD" [] c = 2 -> "SKIP" [] c = 3 -> "ASSUMED_BAD" [] c = 4 -> "DENIED"
 \* EVCause codes (events.go)
 C_SKIPONCE == 1  C_TRIMMED == 2  C_ALWAYSSKIP == 3  C_TIMEOUT == 4  C_ROTATION == 5
-C_PROBEOK == 6   C_PROBESKIP == 7  C_CONTROLLER == 8
+C_PROBEOK == 6   C_PROBESKIP == 7  C_CONTROLLER == 8  C_INFERRED == 9
 
 OpcodeOf(p) ==
     LET m == MsgOf[p] IN
@@ -168,20 +168,40 @@ TimeoutRecs(st, r, S, first) ==
             \o (IF counted THEN <<RQ("Retry", [value |-> r1])>> ELSE <<>>)
             \o (IF counted /\ r1 > RetryLimit THEN ErrSeq(2, 2) ELSE TimeoutRecs(st1, r1, S \ {p}, FALSE))
 
+\* reorderLoss, lowest PSN first: Lost, then EVState if the inferred loss retired the EV the PSN
+\* was sent on (EV-SM-5; FoldInferred in MRC.tla)
+RECURSIVE InferredRecs(_, _)
+InferredRecs(st, R) ==
+    IF R = {} THEN <<>>
+    ELSE LET q   == MinOf(R)
+             x   == txEV[q]
+             st1 == SetEV(st, x, "ASSUMED_BAD", "InferredLoss")
+         IN <<RQ("Lost", [psn |-> G(q), ev |-> x, reason |-> 3])>>
+            \o (IF st1[x] # st[x]
+                THEN <<RQ("EVState", [ev |-> x, from |-> StCode(st[x]), to |-> StCode(st1[x]),
+                                     reason |-> C_INFERRED])>>
+                ELSE <<>>)
+            \o InferredRecs(st1, R \ {q})
+
 SACKRecs(pk) ==
+    LET R   == lost' \ lost                     \* queued by the reorder rule in this step
+        st0 == FoldInferred(evState, R)
+        pr0 == probing \ NewBad(evState, st0)
+        e   == pk.ev
+    IN
     Deliver(pk)
     \o <<RQ("SACKReceived", [psn |-> GC(pk.cack), ev |-> pk.ev, reason |-> pk.m,
                              flags |-> IF pk.pr THEN 2 ELSE 0])>>
     \o IF pk.cack > nxt THEN <<>>
        ELSE Completions(sndOK, sndOK')
-            \o [i \in 1 .. Cardinality(lost' \ lost) |->                     \* reorderLoss
-                   LET q == CHOOSE x \in lost' \ lost :
-                              Cardinality({y \in lost' \ lost : y < x}) = i - 1
-                   IN RQ("Lost", [psn |-> G(q), ev |-> txEV[q], reason |-> 3])]
-            \o (IF pk.pr /\ pk.ev \in probing
-                THEN <<RQ("ProbeResult", [ev |-> pk.ev, reason |-> pk.m])>> ELSE <<>>)
-            \o EVChange(pk.ev, IF pk.pr THEN (IF pk.m = M_NONE THEN C_PROBEOK ELSE C_PROBESKIP)
-                               ELSE IF pk.m = M_SKIP_ONCE THEN C_SKIPONCE ELSE C_ALWAYSSKIP)
+            \o InferredRecs(evState, R)
+            \o (IF pk.pr /\ e \in pr0
+                THEN <<RQ("ProbeResult", [ev |-> e, reason |-> pk.m])>> ELSE <<>>)
+            \o (IF evState'[e] # st0[e]
+                THEN <<RQ("EVState", [ev |-> e, from |-> StCode(st0[e]), to |-> StCode(evState'[e]),
+                                     reason |-> IF pk.pr THEN (IF pk.m = M_NONE THEN C_PROBEOK ELSE C_PROBESKIP)
+                                                ELSE IF pk.m = M_SKIP_ONCE THEN C_SKIPONCE ELSE C_ALWAYSSKIP])>>
+                ELSE <<>>)
 
 NACKRecs(pk) ==
     LET p == pk.psn  e == pk.ev  r == pk.reason IN

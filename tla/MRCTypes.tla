@@ -33,7 +33,7 @@ CONSTANTS
     MaxCopies,       \* the network never holds more than MaxCopies copies of a packet via duplication
     CtlBudget,       \* number of controller MODIFY_EV_STATE operations in one behaviour
     Bugs,            \* seeded bugs, subset of BugNames (Go: Config.Faults, plus model-only ones)
-    Variants         \* behaviour variants, subset of {"AvoidFallback"}
+    Variants         \* behaviour variants, subset of {"AvoidFallback", "KeepEVOnInferredLoss"}
 
 BugNames == {"GoBackN",        \* Go FaultGoBackN
              "IgnoreTrim",     \* Go FaultIgnoreTrim

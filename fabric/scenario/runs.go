@@ -43,21 +43,28 @@ func run(st setup, end, at Time, conns func(h *workload.Harness) error, act func
 	return h, flushErr(h)
 }
 
-// evObserver records path-state events of one EV.
+// evObserver records path-state events of one EV of one QP, once armed
+// (EV value 0 is a valid EV, so arming is a flag of its own).
 type evObserver struct {
-	ev       *uint32
-	bad      Time
+	armed    bool
+	qpn, ev  uint32
+	bad      Time // first move to ASSUMED_BAD; Never: none
+	cause    sm.EVCause
 	replaced bool
+}
+
+func (o *evObserver) arm(qpn, ev uint32) {
+	*o = evObserver{armed: true, qpn: qpn, ev: ev, bad: sm.Never}
 }
 
 func (o *evObserver) Observe(now Time, id fabric.EndpointID, out *sm.Output) {
 	for _, e := range out.Events {
-		if e.EV != *o.ev || *o.ev == 0 {
+		if !o.armed || e.QPN != o.qpn || e.EV != o.ev {
 			continue
 		}
 		switch {
-		case e.Kind == sm.EvEVState && sm.EVState(e.To) == sm.EVAssumedBad && o.bad == 0:
-			o.bad = now
+		case e.Kind == sm.EvEVState && sm.EVState(e.To) == sm.EVAssumedBad && o.bad == sm.Never:
+			o.bad, o.cause = now, sm.EVCause(e.Reason)
 		case e.Kind == sm.EvEVReplaced:
 			o.replaced = true
 		}
@@ -86,6 +93,7 @@ func EVLoss(seed uint64, o Options) (*Result, error) {
 		Claim: "EV immediately inactive, a backup EV activated, line rate maintained"}
 
 	var lossy uint32
+	obs := evObserver{bad: sm.Never}
 	drop := func(h *workload.Harness) error {
 		c := h.Conns()[0]
 		if q := h.QP(c.Req[0]); q != nil {
@@ -95,6 +103,7 @@ func EVLoss(seed uint64, o Options) (*Result, error) {
 					break
 				}
 			}
+			obs.arm(q.QPN(), lossy)
 		} else {
 			lossy = h.RCQP(c.Req[0]).EV()
 		}
@@ -104,7 +113,6 @@ func EVLoss(seed uint64, o Options) (*Result, error) {
 		return err
 	}
 	var out [2][2]float64 // transport × {lossless, lossy}
-	obs := evObserver{ev: &lossy}
 	var rcErr int
 	for ti, tr := range []workload.Transport{workload.MRC, workload.RC} {
 		st := base
@@ -137,8 +145,8 @@ func EVLoss(seed uint64, o Options) (*Result, error) {
 				}
 			}
 			r.set("ev_state", float64(st))
-			r.known("the lossy EV is retired", st == sm.EVAssumedBad || !active, "F2")
-			r.known("a backup EV replaced it", obs.replaced, "F2")
+			r.check("the lossy EV is retired", st == sm.EVAssumedBad || !active)
+			r.check("a backup EV replaced it", obs.replaced)
 			r.check("no QP error", qpErrors(h1, c) == 0)
 		} else {
 			rcErr = qpErrors(h1, c)
@@ -151,10 +159,14 @@ func EVLoss(seed uint64, o Options) (*Result, error) {
 	r.set("rc_gbps", out[1][1])
 	r.check("goodput ≥ 95 % of lossless", ratio >= 0.95)
 	detect := "the EV stays GOOD and active (losses repaired from the SACK bitmap)"
-	if obs.bad > 0 {
-		detect = fmt.Sprintf("the EV goes ASSUMED_BAD after %d µs", (obs.bad-t0)/us)
+	if obs.bad != sm.Never {
+		how := "a timeout"
+		if obs.cause == sm.CauseInferredLoss {
+			how = "a loss inferred from the SACK bitmap (EV-SM-5)"
+		}
+		detect = fmt.Sprintf("the EV goes ASSUMED_BAD %.1f µs after the drop starts, on %s", float64(obs.bad-t0)/float64(us), how)
 		if obs.replaced {
-			detect += " and a backup takes over"
+			detect += ", and a backup EV takes its place"
 		}
 	}
 	r.MRC = fmt.Sprintf("%.0f Gb/s, %s of lossless; %s", out[0][1], pct(ratio), detect)

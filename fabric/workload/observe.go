@@ -98,7 +98,8 @@ func (h *Harness) events(r *ref, out *sm.Output) {
 	}
 }
 
-// evAllowed is the path-state table (EV-ST-2 to EV-ST-10), written out
+// evAllowed is the path-state table (EV-ST-2 to EV-ST-10, EV-ST-14, and
+// EV-SM-5 for losses inferred from SACKs), written out
 // again here rather than borrowed from the statemachine, so that the
 // check is independent of the code it checks.
 func evAllowed(from, to sm.EVState, c sm.EVCause) bool {
@@ -108,7 +109,7 @@ func evAllowed(from, to sm.EVState, c sm.EVCause) bool {
 	case from == sm.EVGood && to == sm.EVSkip:
 		return c == sm.CauseSkipOnce || c == sm.CauseTrimmed // EV-ST-2, EV-ST-3
 	case (from == sm.EVGood || from == sm.EVSkip) && to == sm.EVAssumedBad:
-		return c == sm.CauseAlwaysSkip || c == sm.CauseTimeout // EV-ST-4, EV-ST-5, EV-ST-10
+		return c == sm.CauseAlwaysSkip || c == sm.CauseTimeout || c == sm.CauseInferredLoss // EV-ST-4, EV-ST-5, EV-ST-10, EV-SM-5
 	case from == sm.EVSkip && to == sm.EVGood:
 		return c == sm.CauseRotation // EV-ST-6
 	case from == sm.EVAssumedBad && to == sm.EVGood:
