@@ -55,11 +55,6 @@ func (r *Result) OK() bool {
 
 func (r *Result) check(what string, ok bool) { r.Checks = append(r.Checks, Check{What: what, OK: ok}) }
 
-// known is check for an outcome a documented finding currently breaks.
-func (r *Result) known(what string, ok bool, finding string) {
-	r.Checks = append(r.Checks, Check{What: what, OK: ok, Finding: finding})
-}
-
 func (r *Result) set(name string, v float64) {
 	if r.Values == nil {
 		r.Values = map[string]float64{}
