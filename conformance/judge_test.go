@@ -269,3 +269,29 @@ func TestAbsenceNeedsTapAtDUT(t *testing.T) {
 		t.Errorf("bad capture location: %v, want an *OptionsError", err)
 	}
 }
+
+// TestNACKedEVAfterBaseTimeout: a retransmission on the EV its NACK
+// reflected FAILs EV-ST-13 when it comes sooner than the base timeout
+// after the NACK, and is INCONCLUSIVE when it comes later, because then
+// the stall timer of LR-SM-3 may have let the PSN go back on that EV, no
+// other being usable (AMB-44). The seeded capture resends about 6 µs
+// after the NACK: a FAIL with timeout 8 (T ≈ 262 µs), INCONCLUSIVE with
+// timeout 0 (T = 1.024 µs).
+func TestNACKedEVAfterBaseTimeout(t *testing.T) {
+	const cs = "MRC-LR-NACK-001"
+	for _, c := range []struct {
+		timeout int
+		want    Verdict
+	}{{8, Fail}, {0, Inconclusive}} {
+		p := picsWith(t, func(m map[string]any) { m["parameters"].(map[string]any)["timeout"] = c.timeout })
+		rep := judgeTestdata(t, capgen.NACKedEV, Options{PICS: p})
+		res, _ := rep.Result(cs)
+		if res.Verdict != c.want {
+			t.Errorf("timeout %d: %s %s (%s), want %s", c.timeout, cs, res.Verdict, res.Reason, c.want)
+			continue
+		}
+		if c.want == Inconclusive && !strings.Contains(res.Reason, "AMB-44") {
+			t.Errorf("timeout %d: reason %q does not name AMB-44", c.timeout, res.Reason)
+		}
+	}
+}

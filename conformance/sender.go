@@ -322,9 +322,18 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 				// NACK's own retransmission may have been lost before the
 				// point and this one answer a later signal.
 				quiet := fl.lastFbNs <= n.ns
-				if to := e.pics.Parameters.Timeout; quiet && to != nil && t-n.ns < baseTimeout(*to)-e.tol {
+				to := e.pics.Parameters.Timeout
+				switch {
+				case to != nil && t-n.ns >= baseTimeout(*to)-e.tol:
+					// A base timeout or more after the NACK: when no other EV
+					// could carry it, the stall timer's expiry (at least T)
+					// lets the PSN go back on the NACKed EV (LR-SM-3, AMB-44),
+					// and the capture cannot show which EVs were usable.
+					e.undecided(cNackEV, pt, req, "retransmitted on the NACKed EV at least a base timeout after the NACK, which LR-SM-3 allows when no other EV is usable (AMB-44)",
+						&Finding{Requirement: "EV-ST-13", PSN: psnp, EV: u32p(ev), Related: []int{n.frame}})
+				case quiet && to != nil:
 					e.fail(cNackEV, pt, req, true, f)
-				} else {
+				default:
 					e.failAbsent(cNackEV, pt, req, true, f)
 				}
 			} else {

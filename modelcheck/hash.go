@@ -111,6 +111,9 @@ func probeRound(q *sm.QP) uint16 {
 func txEVIndex(q *sm.QP, psn uint32) int {
 	r := reflect.ValueOf(q).Elem().FieldByName("req").FieldByName("ring")
 	i := int(psn & uint32(r.FieldByName("mask").Uint()))
+	if _, ok := q.AvoidedEV(psn); !ok && q.PSNStateOf(psn) == sm.PSNLost {
+		return -2 // queued, avoiding no EV (AMB-44): the model's NoEV (−1) after project's +1
+	}
 	return int(r.FieldByName("ev").Index(i).Uint() & (1<<11 - 1))
 }
 

@@ -231,8 +231,12 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 			}
 		case sm.EvStallTimeout:
 			// LR-SM-3: each expiry of the stall timer of a queued PSN that no
-			// EV may carry counts one retry event.
+			// EV may carry counts one retry event, and ends the PSN's
+			// avoidance of the EV its NACK or timeout named (AMB-44).
 			g.retries++
+			if e.PSN < maxPSNs {
+				g.nackEV[e.PSN] = 0
+			}
 		case sm.EvNACKReceived:
 			if recoverable(wire.NACKReason(e.Reason)) && outstanding(q0, e.PSN) {
 				g.retries++ // LR-NACK-5

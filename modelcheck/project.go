@@ -21,7 +21,8 @@ import (
 //	inflight, sacked, lost   A.PSNStateOf(p) for p in [una, nxt)
 //	txEV     for p in [una, nxt): the EV of p's last transmission, or the
 //	         EV its NACK or timeout named (the requester's per-PSN ring,
-//	         read by reflection: no accessor exposes it)
+//	         read by reflection), or NoEV once its stall timer expired
+//	         (A.AvoidedEV, AMB-44)
 //	retries  A.Retries()
 //	sndOK    A's successful send completions
 //	evState  A.EVStateOf(EV k)

@@ -102,6 +102,11 @@ const (
 	// EV may carry: the QP can hang in RTS forever (breaks LR-SM-3; the
 	// behaviour before the fix of finding TLA-F1).
 	FaultNoStallTimer
+	// FaultStallKeepsAvoid keeps a queued PSN off the EV its NACK or timeout
+	// named after its stall timer expires: with that EV the only working
+	// one and exp_cnt infinite the QP waits forever (breaks LR-SM-3 and
+	// AMB-44; the behaviour before the fix of fabric finding F4).
+	FaultStallKeepsAvoid
 )
 
 // Addressing is everything the QP writes into the Ethernet, IP and UDP

@@ -69,7 +69,8 @@
 //     retransmissions before new data, oldest first, never on the EV a NACK
 //     or timeout named (REQ-TX-2, LR-RTX-2, EV-ST-13); a retransmission no
 //     other EV can carry waits under a stall timer whose expiries charge
-//     the retry counter, so the wait ends in ERROR at worst (LR-SM-3).
+//     the retry counter, so the wait ends in ERROR at worst, and after
+//     whose first expiry it may take the EV it avoided (LR-SM-3, AMB-44).
 //   - Paths: a random active subset per plane, a pseudo-random rotation
 //     reshuffled each pass, SKIP until the rotation ends, ASSUMED_BAD
 //     replaced from the same plane's backups and probed once per base

@@ -137,7 +137,7 @@ const (
 	EvSACKReceived             // trace: PSN (cumulative ACK), EV; Reason: m
 	EvNACKReceived             // trace: PSN, EV; Reason: NACK reason
 	EvLost                     // trace: PSN marked for retransmission; Reason: LossCause
-	EvStallTimeout             // PSN, EV: the stall timer of a queued PSN no EV may carry expired (LR-SM-3); EV: the EV it avoids
+	EvStallTimeout             // PSN, EV: the stall timer of a queued PSN no EV may carry expired (LR-SM-3); EV: the EV it avoided, 0 if it avoided none (an earlier expiry freed it, AMB-44)
 )
 
 var evKindNames = [...]string{

@@ -53,6 +53,8 @@ func (c *checker) step(i int, from int) {
 			}
 		case i == 0 && e.Kind == EvNACKReceived:
 			c.avoid[e.PSN] = e.EV
+		case i == 0 && e.Kind == EvStallTimeout:
+			delete(c.avoid, e.PSN) // the wait's expiry ends the avoidance (LR-SM-3, AMB-44)
 		case i == 0 && e.Kind == EvPacketSent && e.Flags&FlagRetransmit != 0:
 			if ev, ok := c.avoid[e.PSN]; ok && ev == e.EV {
 				c.fail("PSN %d retransmitted on the NACKed EV %#x (EV-ST-13)", e.PSN, ev)
@@ -316,6 +318,21 @@ func TestFaultsAreCaught(t *testing.T) {
 				o.advance(o.q.NextDeadline())
 			}
 			return o.q.State() == StateRTS // hangs: no timer, no retry, no ERROR (LR-SM-3, LR-TMR-7)
+		},
+		FaultStallKeepsAvoid: func(t *testing.T, f Faults) bool {
+			o := newOne(t, func(c *Config, a *Attr) { a.Retry = Retry{LinearCnt: 7, ExpCnt: RetryInfinite}; c.Faults = f })
+			for _, ev := range []uint32{0x101, 0x200, 0x201} {
+				if err := o.q.SetEVState(0, ev, EVDenied, &o.out); err != nil {
+					t.Fatal(err)
+				}
+			}
+			o.write(1, 1024, false)
+			o.take()
+			o.recv(1, nackPkt(0, 0x100, wire.NACKTrimmedLastHop))
+			for k := 0; k < 8; k++ {
+				o.advance(o.q.NextDeadline())
+			}
+			return len(o.take()) == 0 // 0x100 works, yet PSN 0 never goes again (LR-SM-3, AMB-44)
 		},
 		FaultGoBackN: func(t *testing.T, f Faults) bool {
 			s := faultPair(t, f)

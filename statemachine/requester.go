@@ -333,6 +333,9 @@ func (q *QP) sendRetransmission(psn uint32) rtxResult {
 	}
 	i := psn & r.ring.mask
 	avoid := r.evAt(i)
+	if r.ring.fl[i]&txFree != 0 {
+		avoid = -1 // its wait under the stall timer ended the NACK's or timeout's claim (LR-SM-3, AMB-44)
+	}
 	var ev int
 	if q.st.cfg.Faults&FaultReuseNACKedEV != 0 {
 		ev = avoid
@@ -344,7 +347,7 @@ func (q *QP) sendRetransmission(psn uint32) rtxResult {
 	}
 	m := r.at(r.find(psn))
 	q.emitData(m, uint32(wire.PSNDiff(psn, m.firstPSN)), psn, ev, true)
-	r.ring.fl[i] = r.ring.fl[i]&^txLost | txRetx
+	r.ring.fl[i] = r.ring.fl[i]&^(txLost|txFree) | txRetx
 	r.arm(psn, ev, q.now)
 	r.nLost--
 	r.inflight += n
@@ -372,21 +375,35 @@ func (r *requester) stall(psn uint32, now Time, f Faults) {
 }
 
 // stallTimer runs after pump: when the stall timer expires and the
-// retransmission still cannot be sent, it counts one retry event and
-// restarts with the RTO of the new counter, so the wait is bounded and the
-// QP reaches ERROR when the retry budget runs out (LR-SM-3, LR-TMR-6,
-// LR-TMR-7). EV-ST-13 is never relaxed: the PSN keeps avoiding its EV.
+// retransmission still cannot be sent, it counts one retry event, as the
+// timeout of the waiting retransmission, and restarts with the RTO of the
+// new counter, so the wait is bounded and the QP reaches ERROR when the
+// retry budget runs out (LR-SM-3, LR-TMR-6, LR-TMR-7). The expiry also
+// ends the PSN's claim on avoiding its EV: the next retransmission is the
+// timer's, not the NACK's, and may take any usable EV, the avoided one
+// included. Without that, a PSN whose only working EV is the one it avoids
+// waits for good even after a probe proves that EV sound (finding F4 of
+// fabric/README.md, AMB-44). EV-ST-13 still holds for the RTO after the
+// NACK, and whenever another EV is usable.
 func (q *QP) stallTimer() {
 	r := &q.req
 	if q.now < r.stallAt {
 		return
 	}
 	psn := r.stallPSN
-	q.emit(Event{Kind: EvStallTimeout, PSN: psn, EV: q.ev.set.values[r.evAt(psn&r.ring.mask)]})
+	i := psn & r.ring.mask
+	var ev uint32
+	if r.ring.fl[i]&txFree == 0 {
+		ev = q.ev.set.values[r.evAt(i)]
+	}
+	q.emit(Event{Kind: EvStallTimeout, PSN: psn, EV: ev})
 	r.stallAt = Never
 	q.chargeRetry()
 	if q.state == StateRTS {
-		r.stall(psn, q.now, 0)
+		if q.st.cfg.Faults&FaultStallKeepsAvoid == 0 {
+			r.ring.fl[i] |= txFree
+		}
+		q.pump() // the PSN may go now on the EV it avoided; if not, pump re-arms the timer
 	}
 }
 
@@ -454,7 +471,7 @@ func (q *QP) markLost(psn uint32, c LossCause, avoid int) {
 		return
 	}
 	r.inflight -= r.pktLen(psn)
-	r.ring.fl[i] = f&^txInFlight | txLost
+	r.ring.fl[i] = f&^(txInFlight|txFree) | txLost
 	r.ring.ev[i] = uint16(avoid)
 	if r.nLost == 0 || wire.PSNLess(psn, r.rtxHint) {
 		r.rtxHint = psn
@@ -764,7 +781,8 @@ func (q *QP) onNACK(p *wire.Packet) {
 	if r.ring.fl[i]&txInFlight != 0 {
 		q.markLost(psn, LossNACK, ev)
 	} else {
-		r.ring.ev[i] = uint16(ev) // already queued: still avoid this EV (EV-ST-13)
+		r.ring.ev[i] = uint16(ev) // already queued: now avoid this EV (EV-ST-13)
+		r.ring.fl[i] &^= txFree
 	}
 	switch n.Reason {
 	case wire.NACKNoBitmap, wire.NACKNoPktBuffer, wire.NACKNoResource:

@@ -575,12 +575,13 @@ func TestInferredLossRetiresEV(t *testing.T) {
 	}
 }
 
-// TestStallTimerBoundsTheWait: a retransmission whose only usable EV is
-// the one its NACK named waits (EV-ST-13 is never relaxed), but under a
-// stall timer of RTO(c): each expiry counts one retry event and restarts
-// the timer with the new counter's RTO, so the QP fails with
+// TestStallTimerBoundsTheWait: a retransmission no EV can carry waits
+// under a stall timer of RTO(c): each expiry counts one retry event and
+// restarts the timer with the new counter's RTO, so the QP fails with
 // RETRY_EXC_ERR when the budget runs out instead of hanging in RTS
-// (LR-SM-3, LR-TMR-4, LR-TMR-6, LR-TMR-7, QP-ST-10).
+// (LR-SM-3, LR-TMR-4, LR-TMR-6, LR-TMR-7, QP-ST-10). The first expiry
+// ends the PSN's avoidance of its NACK's EV (AMB-44), so the second
+// stall event names no EV.
 func TestStallTimerBoundsTheWait(t *testing.T) {
 	o := newOne(t, func(c *Config, a *Attr) { a.Retry = Retry{LinearCnt: 1, ExpCnt: 1} })
 	for _, ev := range []uint32{0x101, 0x200, 0x201} {
@@ -594,6 +595,9 @@ func TestStallTimerBoundsTheWait(t *testing.T) {
 	if ps := o.take(); len(ps) != 0 {
 		t.Fatalf("sent %v with only the NACKed EV usable (EV-ST-13)", summarize(ps))
 	}
+	if err := o.q.SetEVState(0, 0x100, EVDenied, &o.out); err != nil { // now no EV at all
+		t.Fatal(err)
+	}
 	T := Timeout(4)
 	if d := o.q.NextDeadline(); d != T {
 		t.Fatalf("deadline %v with a stalled retransmission, want the stall timer at RTO(1) = T = %v (LR-SM-3)", d, T)
@@ -605,12 +609,15 @@ func TestStallTimerBoundsTheWait(t *testing.T) {
 			st, o.q.Retries(), o.q.State())
 	}
 	if ps := o.take(); len(ps) != 0 {
-		t.Fatalf("sent %v on the stall timer's expiry (EV-ST-13)", summarize(ps))
+		t.Fatalf("sent %v with every EV DENIED (EV-SET-4)", summarize(ps))
 	}
 	if d := o.q.NextDeadline(); d != T+2*T {
 		t.Fatalf("next stall deadline %v, want now + RTO(2) = %v (exponential after linear_cnt, LR-TMR-4)", d, T+2*T)
 	}
 	o.advance(3 * T)
+	if st := o.events(EvStallTimeout); len(st) != 1 || st[0].EV != 0 {
+		t.Errorf("second expiry: stall events %v, want one naming no EV (the first expiry freed it, AMB-44)", st)
+	}
 	if o.q.State() != StateError || o.q.ErrorCause() != CauseRetryExceeded {
 		t.Fatalf("after the second expiry: %s (%v), want ERROR, retry exceeded (LR-TMR-7)", o.q.State(), o.q.ErrorCause())
 	}
@@ -619,6 +626,53 @@ func TestStallTimerBoundsTheWait(t *testing.T) {
 	}
 	if d := o.q.NextDeadline(); d != Never {
 		t.Errorf("deadline %v in ERROR", d)
+	}
+}
+
+// TestStallExpiryFreesTheAvoidedEV is finding F4 of fabric/README.md: a
+// PSN whose only usable EV is the one its NACK named waits out the
+// NACK's evidence (EV-ST-13) for one RTO(c), and when the stall timer
+// expires it goes out on that EV, with one retry charged, instead of
+// waiting for good (LR-SM-3, AMB-44). A new NACK on the retransmission
+// renews the avoidance.
+func TestStallExpiryFreesTheAvoidedEV(t *testing.T) {
+	o := newOne(t, func(c *Config, a *Attr) { a.Retry = Retry{LinearCnt: 7, ExpCnt: RetryInfinite} })
+	for _, ev := range []uint32{0x101, 0x200, 0x201} {
+		if err := o.q.SetEVState(0, ev, EVDenied, &o.out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o.write(1, 1024, false)
+	o.take()
+	o.recv(1, nackPkt(0, 0x100, wire.NACKTrimmedLastHop)) // retry 1
+	T := Timeout(4)
+	o.advance(T - 1)
+	if ps := o.take(); len(ps) != 0 {
+		t.Fatalf("sent %v before the stall timer expired, on the NACKed EV (EV-ST-13)", summarize(ps))
+	}
+	o.advance(T)
+	if st := o.events(EvStallTimeout); len(st) != 1 || st[0].EV != 0x100 || o.q.Retries() != 2 || o.q.State() != StateRTS {
+		t.Fatalf("stall events %v, retries %d, %s; want one avoiding 0x100, retries 2, RTS", st, o.q.Retries(), o.q.State())
+	}
+	ps := o.take()
+	if len(ps) != 1 || !ps[0].BTH.Retransmit || ps[0].BTH.PSN != 0 || ps[0].EV(wire.EVModeSTEV) != 0x100 {
+		t.Fatalf("at the stall expiry sent %v, want PSN 0 retransmitted on 0x100 (AMB-44)", summarize(ps))
+	}
+	if d := o.q.NextDeadline(); d != T+T {
+		t.Fatalf("deadline %v, want the retransmission's timer at now + RTO(2) = %v and no stall timer", d, T+T)
+	}
+	// A new NACK names 0x100 again: the PSN avoids it again and waits.
+	o.recv(1, nackPkt(0, 0x100, wire.NACKTrimmedLastHop)) // retry 3
+	if ps := o.take(); len(ps) != 0 {
+		t.Fatalf("sent %v after a second NACK on the only usable EV (EV-ST-13)", summarize(ps))
+	}
+	o.advance(T + T - 1)
+	if ps := o.take(); len(ps) != 0 {
+		t.Fatalf("sent %v before the renewed stall timer expired (EV-ST-13)", summarize(ps))
+	}
+	o.advance(T + T)
+	if ps := o.take(); len(ps) != 1 || ps[0].EV(wire.EVModeSTEV) != 0x100 || o.q.Retries() != 4 {
+		t.Fatalf("at the second expiry sent %v, retries %d; want PSN 0 on 0x100, retries 4", summarize(ps), o.q.Retries())
 	}
 }
 

@@ -167,6 +167,14 @@ func (q *QP) onData(port int, p *wire.Packet) {
 		if q.st.cfg.Faults&FaultPlaceDuplicates != 0 {
 			q.place(p, psn)
 		}
+		q.receivedData()
+		if p.BTH.Retransmit {
+			// The requester resent what we hold: our answer did not reach
+			// it, so the reverse EV may be dead. Answer as a probe is
+			// answered (EV-SM-6, EV-SM-4).
+			q.sendSACKAnswer(psn, ev, ts, pl, q.verdict(ev, ce))
+			return
+		}
 		q.sendSACK(psn, ev, ts, pl, q.verdict(ev, ce))
 		return
 	case oor:
@@ -209,13 +217,7 @@ func (q *QP) onData(port int, p *wire.Packet) {
 			return
 		}
 	}
-	if q.state == StateRTS {
-		rq := &q.req
-		rq.rcvdData = true
-		if rq.revAt == Never {
-			rq.revAt = addSat(q.now, rq.revInt)
-		}
-	}
+	q.receivedData()
 	// RSP-SACK-5: acknowledge at once what carries feedback of its own.
 	r.pend++
 	r.pendPSN, r.pendEV, r.pendTS, r.pendPlane = psn, ev, ts, pl
@@ -226,6 +228,19 @@ func (q *QP) onData(port int, p *wire.Packet) {
 	}
 	if ackNow {
 		q.sendAETH(pl, wire.AETHTypeACK<<5|wire.AETHNoCredit, wire.PSNAdd(r.epsn, -1)) // RSP-ACK-1
+	}
+}
+
+// receivedData notes, for the reverse-path probe of EV-REV-2, that data
+// arrived in this RTT; a duplicate counts too, since it is the data a QP
+// whose answers die keeps receiving (EV-SM-6).
+func (q *QP) receivedData() {
+	if q.state == StateRTS {
+		rq := &q.req
+		rq.rcvdData = true
+		if rq.revAt == Never {
+			rq.revAt = addSat(q.now, rq.revInt)
+		}
 	}
 }
 
@@ -457,6 +472,16 @@ func (r *responder) sackBitmap(base uint32) uint64 {
 // in the window beyond cack + 64 (RSP-SACK-2), the reflected EV and
 // timestamp, m, dynamic MPR (MPR-DYN-2) and CC_STATE (RSP-SACK-7).
 func (q *QP) sendSACK(trig, ev uint32, ts uint16, pl int8, m wire.Multipath) {
+	q.sackFor(trig, ev, ts, pl, m, false)
+}
+
+// sendSACKAnswer is sendSACK for a retransmitted duplicate: it leaves on
+// the EV a probe answer would take (EV-SM-6).
+func (q *QP) sendSACKAnswer(trig, ev uint32, ts uint16, pl int8, m wire.Multipath) {
+	q.sackFor(trig, ev, ts, pl, m, true)
+}
+
+func (q *QP) sackFor(trig, ev uint32, ts uint16, pl int8, m wire.Multipath, answer bool) {
 	r := &q.rsp
 	cack := wire.PSNAdd(r.epsn, -1)
 	base, off := r.epsn, int16(1)
@@ -468,21 +493,23 @@ func (q *QP) sendSACK(trig, ev uint32, ts uint16, pl int8, m wire.Multipath) {
 	if d >= -32768 && d <= 32767 {
 		ackOff = int16(d)
 	}
-	q.buildSACK(cack, base, off, ackOff, false, ev, ts, pl, m)
+	q.buildSACK(cack, base, off, ackOff, false, answer, ev, ts, pl, m)
 }
 
 // sendSACKProbe answers a probe: pr = 1 and probe_id in ack_psn_offset
 // (WIRE-SETH-7), bitmap at cack + 1.
 func (q *QP) sendSACKProbe(id uint16, ev uint32, ts uint16, pl int8, m wire.Multipath) {
 	r := &q.rsp
-	q.buildSACK(wire.PSNAdd(r.epsn, -1), r.epsn, 1, int16(id), true, ev, ts, pl, m)
+	q.buildSACK(wire.PSNAdd(r.epsn, -1), r.epsn, 1, int16(id), true, true, ev, ts, pl, m)
 }
 
-func (q *QP) buildSACK(cack, base uint32, off, ackOff int16, probe bool, ev uint32, ts uint16, pl int8, m wire.Multipath) {
+// buildSACK builds and queues a SACK; answer selects the EV of a probe
+// answer (EV-SM-4) instead of the plane's reverse EV (EV-REV-4).
+func (q *QP) buildSACK(cack, base uint32, off, ackOff int16, probe, answer bool, ev uint32, ts uint16, pl int8, m wire.Multipath) {
 	r := &q.rsp
 	r.pend, r.ackDue = 0, Never
 	var p *wire.Packet // BTH psn = cack_psn (WIRE-SETH-10)
-	if probe {
+	if answer {
 		on, ok := q.probeAnswerEV(int(pl)) // EV-SM-4
 		if !ok {
 			return

@@ -167,3 +167,66 @@ func TestDeadReverseEVRecovers(t *testing.T) {
 		t.Errorf("B's reverse EV on plane 0 is %d, want the one working reverse EV %#x", got, w)
 	}
 }
+
+// TestRetransmittedDuplicateAnswer (EV-SM-6): a retransmission of a PSN
+// the responder already holds says its earlier answer did not reach the
+// requester, so its SACK is answered as a probe is (EV-SM-4): on an EV
+// drawn from the arrival plane, not the reverse EV that may be dead. A
+// duplicate without the rtx flag (a copy the fabric made) still takes the
+// reverse EV, and duplicates count as received data for the reverse
+// probe of EV-REV-2.
+func TestRetransmittedDuplicateAnswer(t *testing.T) {
+	o := newOne(t, func(c *Config, a *Attr) {
+		c.EVProfiles[0].EVs = []EVEntry{{0x100, 1}, {0x101, 1}, {0x102, 1}, {0x103, 1}, {0x200, 2}, {0x201, 2}}
+	})
+	o.recv(1, dataPkt(0, wire.OpWriteOnly, 100, 0x100))
+	first := o.take() // a SACK, and the transport ACK of the message
+	if len(first) == 0 || first[0].BTH.Opcode != wire.OpSACK {
+		t.Fatalf("answer to PSN 0: %v", summarize(first))
+	}
+	rev := first[0].EV(wire.EVModeSTEV)
+	sacks := func(rtx bool, n int) map[uint32]int {
+		used := map[uint32]int{}
+		for range n {
+			p := dataPkt(0, wire.OpWriteOnly, 100, 0x100)
+			p.BTH.Retransmit = rtx
+			o.recv(1, p)
+			for _, og := range o.out.Packets {
+				if og.Pkt.BTH.Opcode != wire.OpSACK || og.Pkt.SETH.CACKPSN != 0 || og.Pkt.SETH.PR {
+					t.Fatalf("duplicate of PSN 0 answered by %+v", og.Pkt.BTH)
+				}
+				used[og.EV]++
+			}
+			o.out.Reset()
+		}
+		return used
+	}
+	if used := sacks(false, 20); used[rev] != 20 {
+		t.Errorf("fabric copies of PSN 0 answered on %v, want all on the reverse EV %#x (EV-REV-4)", used, rev)
+	}
+	used := sacks(true, 80)
+	for ev, n := range used {
+		if ev>>8 != 1 {
+			t.Errorf("%d answers to retransmissions that arrived on plane 0 left on %#x", n, ev)
+		}
+	}
+	if len(used) < 4 {
+		t.Errorf("answers to retransmitted duplicates %v: want them drawn from every EV of plane 0 (EV-SM-6)", used)
+	}
+	// Only duplicates arrive from now on; the reverse probe still runs.
+	o.advance(o.now + Timeout(4))
+	o.take()
+	probes := 0
+	for range 4 {
+		o.recv(1, dataPkt(0, wire.OpWriteOnly, 100, 0x100))
+		o.advance(o.now + Timeout(4))
+		for _, p := range o.take() {
+			if p.BTH.Opcode == wire.OpProbe {
+				probes++
+			}
+		}
+	}
+	if probes == 0 {
+		t.Error("a QP receiving only duplicates sent no reverse-path probe (EV-REV-2, EV-SM-6)")
+	}
+}

@@ -55,6 +55,22 @@ func (q *QP) PSNStateOf(psn uint32) PSNState {
 	return PSNInFlight
 }
 
+// AvoidedEV returns the EV the retransmission of a queued PSN must not
+// take: the EV its NACK reflected or its timeout implicated (EV-ST-13). ok
+// is false when psn is not queued for retransmission, or when its stall
+// timer has expired and it may take any usable EV (LR-SM-3, AMB-44).
+func (q *QP) AvoidedEV(psn uint32) (ev uint32, ok bool) {
+	if q.PSNStateOf(psn) != PSNLost {
+		return 0, false
+	}
+	r := &q.req
+	i := psn & r.ring.mask
+	if r.ring.fl[i]&txFree != 0 {
+		return 0, false
+	}
+	return q.ev.set.values[r.evAt(i)], true
+}
+
 // AppendInFlight appends the PSNs sent and not yet acknowledged (in flight
 // or queued for retransmission) to dst.
 func (q *QP) AppendInFlight(dst []uint32) []uint32 {

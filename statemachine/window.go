@@ -9,6 +9,7 @@ const (
 	txLost                       // queued for retransmission
 	txRetx                       // retransmitted at least once
 	txHold                       // lost, held back until sentAt (resource NACK, LR-NACK-2)
+	txFree                       // lost, and its stall timer expired: it may go on the EV it avoided (LR-SM-3, AMB-44)
 )
 
 // txRing is the requester's per-PSN state for the PSNs between the

@@ -59,7 +59,7 @@ ghostVars == <<placeCount, rcvCQ, nackEV, ghostRetries, everSacked>>
 vars == <<reqVars, evVars, rspVars, envVars, ghostVars>>
 
 ASSUME /\ Bugs \subseteq BugNames
-       /\ Variants \subseteq {"AvoidFallback", "KeepEVOnInferredLoss"}
+       /\ Variants \subseteq {"AvoidFallback", "KeepEVOnInferredLoss", "RetryInfinite"}
        /\ FailableEVs \subseteq EVs /\ EVs \subseteq Nat
        /\ MPR \in Nat \ {0} /\ RetryLimit \in Nat /\ MinActive \in Nat
        /\ ProbeSuccesses \in Nat \ {0} /\ MaxWIMM \in Nat \ {0} /\ MaxWIMMDest \in Nat \ {0}
@@ -115,6 +115,10 @@ NewBad(st0, st1) == {e \in EVs : st1[e] = "ASSUMED_BAD" /\ st0[e] # "ASSUMED_BAD
 \* stops when the QP fails.  Result: final EV states, retry counter, count of charged
 \* retries, error flag.
 RetryInc == IF "NoRetryCount" \in Bugs THEN 0 ELSE 1
+\* Charge(r, k): counter r after k retry events.  Variant "RetryInfinite" is exp_cnt = 25
+\* (LR-TMR-2: no limit): the counter saturates at RetryLimit, so the QP never fails on
+\* retries and the state space stays finite.
+Charge(r, k) == IF "RetryInfinite" \in Variants THEN Min2(r + k, RetryLimit) ELSE r + k
 RECURSIVE FoldTimeout(_, _, _, _)
 FoldTimeout(st, r, n, S) ==
     IF S = {} THEN [st |-> st, r |-> r, n |-> n, err |-> FALSE]
@@ -122,7 +126,7 @@ FoldTimeout(st, r, n, S) ==
              e       == txEV[p]
              counted == st[e] # "ASSUMED_BAD" /\ p = una
              st1     == SetEV(st, e, "ASSUMED_BAD", "Timeout")
-             r1      == IF counted THEN r + RetryInc ELSE r
+             r1      == IF counted THEN Charge(r, RetryInc) ELSE r
              n1      == IF counted THEN n + 1 ELSE n
          IN IF counted /\ r1 > RetryLimit
             THEN [st |-> st1, r |-> r1, n |-> n1, err |-> TRUE]
@@ -228,7 +232,8 @@ SendNew(e) ==
     /\ UNCHANGED <<evVars, rspVars, failed, netFaults, ctlOps, ghostVars>>
 
 \* sendRetransmission (via pump): lowest lost PSN, on a GOOD EV other than txEV[p]
-\* (the EV the NACK or timeout named) (LR-RTX-1..4, EV-ST-13)
+\* (the EV the NACK or timeout named, NoEV once a stall expiry freed it, AMB-44)
+\* (LR-RTX-1..4, EV-ST-13)
 Retransmit(e) ==
     /\ qpState = "RTS"
     /\ lost # {}
@@ -288,7 +293,7 @@ Timeout(S) ==
           /\ probeOK' = [e \in EVs |-> IF e \in nb THEN 0 ELSE probeOK[e]]
           /\ probing' = probing \ nb
           /\ retries' = f.r
-          /\ ghostRetries' = ghostRetries + f.n
+          /\ ghostRetries' = Charge(ghostRetries, f.n)
           /\ ReqOutcome(f.err, una, inflight \ (S \cup g), lost \cup S \cup g, sacked \ g, nackEV)
     /\ UNCHANGED <<posted, nxt, txEV, lossScan, sndOK>>
     /\ UNCHANGED <<rspVars, net, failed, ctlOps, placeCount, rcvCQ, everSacked>>
@@ -296,20 +301,29 @@ Timeout(S) ==
 \* stallTimer (requester.go; the fix of finding TLA-F1, LR-SM-3): a PSN queued for
 \* retransmission that no EV can carry (the only GOOD EV is the one it must avoid,
 \* EV-ST-13) still runs a timer; each expiry spends a retry, so the QP fails instead of
-\* hanging (LR-TMR-6, LR-TMR-7).  With Bugs = {"NoLostTimer"} there is no such timer:
-\* the behaviour of Go before the fix, which MRC_bug_nolosttimer*.cfg show hanging.
+\* hanging (LR-TMR-6, LR-TMR-7).  The expiry also ends the oldest queued PSN's avoidance
+\* of the EV its NACK or timeout named (txEV := NoEV, AMB-44): its retransmission is now
+\* the timer's, so a PSN whose only working EV is the avoided one does not wait for good
+\* (fabric finding F4).  The ghost nackEV forgets the NACK for the same reason.  With
+\* Bugs = {"NoLostTimer"} there is no such timer: the behaviour of Go before the fix,
+\* which MRC_bug_nolosttimer*.cfg show hanging; with Bugs = {"StallKeepsAvoid"} the
+\* expiry leaves the avoidance in place (Go before AMB-44), which MRC_bug_stallkeepsavoid.cfg
+\* shows failing Progress.
 LostTimeout ==
     /\ "NoLostTimer" \notin Bugs
     /\ qpState = "RTS"
     /\ lost # {}
     /\ ~\E e \in EVs : ENABLED Retransmit(e)
     /\ ~\E e \in EVs : evState[e] = "SKIP"           \* endRotation would free an EV first
-    /\ LET r1  == retries + RetryInc
+    /\ LET r1  == Charge(retries, RetryInc)
            err == r1 > RetryLimit
+           p   == MinOf(lost)
        IN /\ retries' = r1
-          /\ ghostRetries' = ghostRetries + 1
-          /\ ReqOutcome(err, una, inflight, lost, sacked, nackEV)
-    /\ UNCHANGED <<posted, nxt, txEV, lossScan, sndOK, evVars, rspVars, envVars, placeCount, rcvCQ, everSacked>>
+          /\ ghostRetries' = Charge(ghostRetries, 1)
+          /\ txEV' = IF "StallKeepsAvoid" \in Bugs THEN txEV ELSE [txEV EXCEPT ![p] = NoEV]
+          /\ ReqOutcome(err, una, inflight, lost, sacked,
+                        IF "StallKeepsAvoid" \in Bugs THEN nackEV ELSE [nackEV EXCEPT ![p] = NoEV])
+    /\ UNCHANGED <<posted, nxt, lossScan, sndOK, evVars, rspVars, envVars, placeCount, rcvCQ, everSacked>>
 
 \* probeResult: the EV-state part, from EV states st, probing flags pr and counts ok
 ProbeState(st, pr, e, m) ==
@@ -404,12 +418,12 @@ ReqRecvNACK(pk) ==
                  LET skip == r = NACK_TRIMMED \/ (r = NACK_TRIMMED_LASTHOP /\ "LastHopSkip" \in Bugs)
                      st1  == IF skip THEN SetEV(evState, e, "SKIP", "Trimmed") ELSE evState
                      g    == IF p \in inflight THEN GBN(p) ELSE {}
-                     r1   == retries + RetryInc
+                     r1   == Charge(retries, RetryInc)
                      err  == r1 > RetryLimit
                  IN /\ evState' = st1
                     /\ txEV' = [txEV EXCEPT ![p] = e]
                     /\ retries' = r1
-                    /\ ghostRetries' = ghostRetries + 1
+                    /\ ghostRetries' = Charge(ghostRetries, 1)
                     /\ ReqOutcome(err, una, inflight \ ({p} \cup g), lost \cup {p} \cup g,
                                   sacked \ g, [nackEV EXCEPT ![p] = e])
                     /\ UNCHANGED <<posted, nxt, lossScan, sndOK, probeOK, probing>>

@@ -263,10 +263,11 @@ TRetransmit == Cur.kind = "PacketSent" /\ Cur.flags = 1 /\ Cur.ev \in EVs /\ los
                /\ Retransmit(Cur.ev) /\ MatchAt(<<SentRec(MinOf(lost), Cur.ev, TRUE)>>)
 TTimeout == Cur.kind = "Timeout"
             /\ \E S \in SUBSET inflight : Timeout(S) /\ MatchAt(TimeoutRecs(evState, retries, S, TRUE))
-\* stallTimer: StallTimeout (the oldest queued PSN and the EV it avoids), Retry, then the error
-\* records if the budget is spent (LR-SM-3)
+\* stallTimer: StallTimeout (the oldest queued PSN and the EV it avoids, 0 if an earlier
+\* expiry freed it, AMB-44), Retry, then the error records if the budget is spent (LR-SM-3)
 TStall == Cur.kind = "StallTimeout" /\ LostTimeout
-          /\ MatchAt(<<RQ("StallTimeout", [psn |-> G(MinOf(lost)), ev |-> txEV[MinOf(lost)]]),
+          /\ MatchAt(<<RQ("StallTimeout", [psn |-> G(MinOf(lost)),
+                                           ev |-> IF txEV[MinOf(lost)] = NoEV THEN 0 ELSE txEV[MinOf(lost)]]),
                        RQ("Retry", [value |-> retries'])>> \o ErrIf(2, 2))
 TProbe == Cur.kind = "ProbeSent" /\ Cur.ev \in EVs
           /\ SendProbe(Cur.ev) /\ MatchAt(<<RQ("ProbeSent", [ev |-> Cur.ev])>>)

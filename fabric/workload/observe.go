@@ -62,6 +62,8 @@ func (h *Harness) events(r *ref, out *sm.Output) {
 			} else {
 				r.planeDown &^= 1 << e.Plane
 			}
+		case sm.EvStallTimeout:
+			delete(r.avoid, e.PSN) // the wait's expiry ends the avoidance (LR-SM-3, AMB-44)
 		case sm.EvNACKReceived:
 			r.avoid[e.PSN] = e.EV
 			if len(r.avoid) > 4*int(h.win) {

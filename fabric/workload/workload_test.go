@@ -120,3 +120,50 @@ func TestRCConnection(t *testing.T) {
 		t.Errorf("dump: %s", d)
 	}
 }
+
+// TestSingleWorkingEV is finding F4 of fabric/README.md: every EV of the
+// profile but one is black-holed in the data direction, and one data
+// packet on that EV is lost. The PSN's timeout (or the loss inferred from
+// the SACK bitmap) sends it away from the only working EV; the stall
+// timer's first expiry lets it go back (LR-SM-3, AMB-44), so the work
+// completes with exp_cnt infinite and nothing fails. With the behaviour
+// before the fix (FaultStallKeepsAvoid) the PSN waits for good.
+func TestSingleWorkingEV(t *testing.T) {
+	for _, f := range []sm.Faults{0, sm.FaultStallKeepsAvoid} {
+		t.Run(fmt.Sprintf("fault=%#x", uint32(f)), func(t *testing.T) {
+			h := small(t, f, nil)
+			evs := h.opt.MRC.EVProfiles[0].EVs
+			keep := evs[0].Value
+			for _, e := range evs[1:] {
+				r := fabric.NewRule()
+				r.Src, r.EV, r.MatchEV, r.Drop = 0, e.Value, true, 1
+				if _, err := h.Sim.AddRule(r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := fabric.NewRule()
+			r.Src, r.Class, r.EV, r.MatchEV, r.Drop, r.Limit = 0, fabric.DataPackets, keep, true, 1, 1
+			if _, err := h.Sim.AddRule(r); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := h.Post(WR{Conn: 0, Chunk: 0, Size: 8 << 10}); err != nil {
+				t.Fatal(err)
+			}
+			done := h.Sim.RunUntil(func() bool { return h.Outstanding() == 0 }, 2*sm.Second)
+			for _, v := range h.Violations() {
+				t.Errorf("violation: %v", v)
+			}
+			c := h.Conns()[0]
+			switch {
+			case f == 0 && (!done || c.Completed != 1 || c.Failed != 0):
+				t.Fatalf("with one working EV: done %v, %d completed, %d failed at t=%v; want the WR complete\n%s",
+					done, c.Completed, c.Failed, h.Sim.Now(), h.Dump())
+			case f != 0 && done:
+				t.Fatalf("FaultStallKeepsAvoid: the WR completed (%d completed, %d failed); the seeded F4 should strand it",
+					c.Completed, c.Failed)
+			case f != 0:
+				t.Logf("stranded, as expected, at t=%v:\n%s", h.Sim.Now(), h.Dump())
+			}
+		})
+	}
+}
