@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/openmrc/mrc/internal/evtable"
 	sm "github.com/openmrc/mrc/statemachine"
 	"github.com/openmrc/mrc/wire"
 )
@@ -57,29 +58,6 @@ func recoverable(r wire.NACKReason) bool {
 	case wire.NACKTrimmed, wire.NACKTrimmedLastHop, wire.NACKNoBitmap, wire.NACKNoPktBuffer, wire.NACKNoResource,
 		wire.NACKPSNOutOfWindow:
 		return true
-	}
-	return false
-}
-
-// evAllowed is the path-state table of spec/21-paths.md (EV-ST-2 to
-// EV-ST-10), written out again here rather than taken from the
-// implementation. The controller may set GOOD, ASSUMED_BAD or DENIED from
-// any state (MRC_CTL_EV_OP_MODIFY_EV_STATE; EV-ST-9, EV-ST-14).
-func evAllowed(from, to sm.EVState, c sm.EVCause) bool {
-	if c == sm.CauseController {
-		return to == sm.EVGood || to == sm.EVAssumedBad || to == sm.EVDenied
-	}
-	switch {
-	case from == sm.EVGood && to == sm.EVSkip:
-		return c == sm.CauseSkipOnce || c == sm.CauseTrimmed // EV-ST-2, EV-ST-3
-	case (from == sm.EVGood || from == sm.EVSkip) && to == sm.EVAssumedBad:
-		return c == sm.CauseAlwaysSkip || c == sm.CauseTimeout || c == sm.CauseInferredLoss // EV-ST-4, EV-ST-5, EV-ST-10, EV-SM-5
-	case from == sm.EVSkip && to == sm.EVGood:
-		return c == sm.CauseRotation // EV-ST-6
-	case from == sm.EVAssumedBad && to == sm.EVGood:
-		return c == sm.CauseProbeOK // EV-ST-7
-	case from == sm.EVAssumedBad && to == sm.EVSkip:
-		return c == sm.CauseProbeSkip // EV-ST-8
 	}
 	return false
 }
@@ -206,7 +184,7 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 				continue
 			case from != st[i]:
 				v.add(InvEVTransitionsAllowed, "%s EV %#x event says %s->%s but the EV was %s", side[s], e.EV, from, to, st[i])
-			case !evAllowed(from, to, sm.EVCause(e.Reason)):
+			case !evtable.Allowed(from, to, sm.EVCause(e.Reason)):
 				v.add(InvEVTransitionsAllowed, "%s EV %#x %s->%s for cause %s is not in the table", side[s], e.EV, from, to, causeNames[e.Reason])
 			case !c.justified(s, e, timedOut, inferred):
 				v.add(InvEVTransitionsAllowed, "%s EV %#x %s->%s claims cause %s, which this step (%s) is not", side[s], e.EV, from,

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/openmrc/mrc/fabric"
+	"github.com/openmrc/mrc/internal/evtable"
 	sm "github.com/openmrc/mrc/statemachine"
 	"github.com/openmrc/mrc/wire"
 )
@@ -51,7 +52,7 @@ func (h *Harness) events(r *ref, out *sm.Output) {
 			if got := r.ev[e.EV]; got != from {
 				h.fail("EV-ST-1", "QP %#x EV %#x left %s but was %s", q.QPN(), e.EV, from, got)
 			}
-			if !evAllowed(from, to, c) {
+			if !evtable.Allowed(from, to, c) {
 				h.fail("EV-ST-10", "QP %#x EV %#x %s → %s on cause %d, which the path-state table does not allow",
 					q.QPN(), e.EV, from, to, c)
 			}
@@ -98,28 +99,6 @@ func (h *Harness) events(r *ref, out *sm.Output) {
 			}
 		}
 	}
-}
-
-// evAllowed is the path-state table (EV-ST-2 to EV-ST-10, EV-ST-14, and
-// EV-SM-5 for losses inferred from SACKs), written out
-// again here rather than borrowed from the statemachine, so that the
-// check is independent of the code it checks.
-func evAllowed(from, to sm.EVState, c sm.EVCause) bool {
-	switch {
-	case c == sm.CauseController:
-		return to == sm.EVGood || to == sm.EVAssumedBad || to == sm.EVDenied // EV-ST-9, EV-ST-14: any state
-	case from == sm.EVGood && to == sm.EVSkip:
-		return c == sm.CauseSkipOnce || c == sm.CauseTrimmed // EV-ST-2, EV-ST-3
-	case (from == sm.EVGood || from == sm.EVSkip) && to == sm.EVAssumedBad:
-		return c == sm.CauseAlwaysSkip || c == sm.CauseTimeout || c == sm.CauseInferredLoss // EV-ST-4, EV-ST-5, EV-ST-10, EV-SM-5
-	case from == sm.EVSkip && to == sm.EVGood:
-		return c == sm.CauseRotation // EV-ST-6
-	case from == sm.EVAssumedBad && to == sm.EVGood:
-		return c == sm.CauseProbeOK // EV-ST-7
-	case from == sm.EVAssumedBad && to == sm.EVSkip:
-		return c == sm.CauseProbeSkip // EV-ST-8
-	}
-	return false
 }
 
 // bounds checks that the requester's and responder's state stays within
