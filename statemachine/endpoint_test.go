@@ -2,6 +2,7 @@ package statemachine
 
 import (
 	"net/netip"
+	"slices"
 	"testing"
 
 	"github.com/openmrc/mrc/wire"
@@ -209,5 +210,46 @@ func TestAnnouncePortsRepeatsUntilAnswered(t *testing.T) {
 	}
 	if _, err := NewEndpoint(EndpointConfig{SrcIP: pb.IP, RepeatInterval: Millisecond / 2}); err == nil {
 		t.Error("a repeat interval under 1 ms accepted")
+	}
+}
+
+// TestEndpointProbeLeavesQPsAlone: a controller EV probe is not tied to a
+// QP (EP-PRB-4): an answered probe, an unanswered one and the probe and
+// answer packets themselves, even delivered to a QP by mistake, change no
+// QP's EV states, and the endpoint reports no EV state change.
+func TestEndpointProbeLeavesQPsAlone(t *testing.T) {
+	a, b, _, pb := endpoints(t)
+	o := newOne(t, nil)
+	o.q.begin(0, &o.out)
+	o.q.setEV(mustLookup(t, o.q, 0x101), EVAssumedBad, CauseTimeout)
+	o.q.end()
+	o.take()
+	before := o.q.EVs(nil)
+	var out Output
+	for id, ev := range []uint32{0x100, 0x101} {
+		if err := a.Send(0, EPRequest{ReqID: uint16(id + 1), Op: wire.EPEVProbe, Dst: pb, EV: ev, Port: 1}, &out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := append([]Outgoing(nil), out.Packets...)
+	out.Reset()
+	b.Receive(1000, 1, &reqs[0].Pkt, &out) // the probe on 0x100 is answered, the one on 0x101 is lost
+	rsp := out.Packets[0]
+	out.Reset()
+	a.Receive(2000, 1, &rsp.Pkt, &out)
+	a.Advance(Second, &out) // the lost one times out (EP-GEN-7)
+	for _, e := range out.Events {
+		if e.Kind == EvEVState || e.Kind == EvEVReplaced || e.Kind == EvEVRestored {
+			t.Errorf("endpoint event %v changes an EV", e)
+		}
+	}
+	for _, p := range []*wire.Packet{&reqs[0].Pkt, &reqs[1].Pkt, &rsp.Pkt} {
+		o.recv(1, p)
+	}
+	if got := o.q.EVs(nil); !slices.Equal(got, before) {
+		t.Errorf("QP EVs after controller EV probes:\n%v\nwant\n%v", got, before)
+	}
+	if ev := o.events(EvEVState); len(ev) != 0 {
+		t.Errorf("the QP changed EV states: %v", ev)
 	}
 }

@@ -21,9 +21,9 @@ import (
 // package doc at every step of every endpoint; the machine keeps the
 // adversary fair — every plane keeps at least one working path unless the
 // plane is reported down, at most all but one plane is down, random loss
-// on any path stays at or below 20 % each way and duplication at or below
-// 30 %, however the rules stack (fair) — so that all work must complete
-// (bounded liveness).
+// on any path stays at or below 20 % each way, duplication at or below
+// 30 % and added delay at or below 30 µs, however the rules stack (fair) —
+// so that all work must complete (bounded liveness).
 type machine struct {
 	// strict keeps blackholes through the liveness phase (see
 	// TestRapidFabricStrict); otherwise they are healed first.
@@ -191,14 +191,18 @@ func (m *machine) Impair(rt *rapid.T) {
 // either direction: they stack, and a path losing most of its packets or
 // multiplying them is not one that "keeps working".
 const (
-	maxStackedLoss = 0.2
-	maxStackedDup  = 0.3
+	maxStackedLoss  = 0.2
+	maxStackedDup   = 0.3
+	maxStackedDelay = 30 * sm.Microsecond // one delay rule's most; the base timeout is 32 or 64 µs
 )
 
 // fair reports whether adding r keeps, on every path of every plane and
 // for data and for control packets, the combined loss of all removable
-// rules at or below maxStackedLoss and their combined duplication at or
-// below maxStackedDup.
+// rules at or below maxStackedLoss, their combined duplication at or
+// below maxStackedDup, and the most delay and jitter they can add
+// together at or below maxStackedDelay: delays that stack far beyond the
+// retransmission timeout turn every packet into a spurious timeout, which
+// is a misconfiguration rather than a path that works.
 func (m *machine) fair(r fabric.Rule) bool {
 	rules := []fabric.Rule{r}
 	for _, id := range m.rules {
@@ -207,15 +211,19 @@ func (m *machine) fair(r fabric.Rule) bool {
 	for pl := range m.planes {
 		for k := range m.paths {
 			for _, c := range []fabric.Class{fabric.DataPackets, fabric.ControlPackets} {
-				keep, single := 1.0, 1.0
+				keep, single, late := 1.0, 1.0, sm.Time(0)
 				for _, x := range rules {
 					if (x.Plane == fabric.Any || x.Plane == pl) && (x.Path == fabric.Any || x.Path == k) &&
 						(x.Class == fabric.AllPackets || x.Class == c) {
 						keep *= 1 - x.Drop
 						single *= 1 - x.Dup
+						if x.Delay > 0 {
+							late += x.DelayBy
+						}
+						late += x.Jitter
 					}
 				}
-				if 1-keep > maxStackedLoss+1e-9 || 1-single > maxStackedDup+1e-9 {
+				if 1-keep > maxStackedLoss+1e-9 || 1-single > maxStackedDup+1e-9 || late > maxStackedDelay {
 					return false
 				}
 			}
