@@ -101,7 +101,24 @@ var (
 	reInvariant = regexp.MustCompile(`Error: (?:Invariant|Action property) (\w+) is violated`)
 	reTemporal  = regexp.MustCompile(`Error: Temporal propert(?:y (\w+) was|ies were) violated`)
 	reExpected  = regexp.MustCompile(`Expected:\s*([^.]*)`)
+	reStates    = regexp.MustCompile(`(\d+) states generated, (\d+) distinct states found`)
+	reDepth     = regexp.MustCompile(`depth of the complete state graph search is (\d+)`)
 )
+
+// stats is TLC's closing count of states generated and distinct, and the
+// search depth, for the README tables ("" when TLC printed none).
+func (o tlcOutcome) stats() string {
+	m := reStates.FindAllStringSubmatch(o.out, -1)
+	if m == nil {
+		return ""
+	}
+	last := m[len(m)-1]
+	s := last[1] + " generated, " + last[2] + " distinct"
+	if d := reDepth.FindStringSubmatch(o.out); d != nil {
+		s += ", depth " + d[1]
+	}
+	return s
+}
 
 func tlcTimeout() time.Duration {
 	if d, err := time.ParseDuration(os.Getenv("MRC_TLC_TIMEOUT")); err == nil {
@@ -180,7 +197,7 @@ func TestTLCModels(t *testing.T) {
 			}
 			want := expectation(t, cfg)
 			o := runTLC(t, jar, dir, "MRC.tla", name, "-workers", "2")
-			t.Logf("%s: expected %q, TLC: %s (%v)", name, want, o, o.elapsed.Round(time.Second))
+			t.Logf("%s: expected %q, TLC: %s (%v; %s)", name, want, o, o.elapsed.Round(time.Second), o.stats())
 			lw := strings.ToLower(want)
 			var good bool
 			switch {
