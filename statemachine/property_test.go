@@ -306,29 +306,14 @@ func TestFaultsAreCaught(t *testing.T) {
 			return len(o.take()) > 0 // retransmitted before base_rtt (LR-NACK-2)
 		},
 		FaultNoStallTimer: func(t *testing.T, f Faults) bool {
-			o := newOne(t, func(c *Config, a *Attr) { a.Retry = Retry{LinearCnt: 1, ExpCnt: 0}; c.Faults = f })
-			for _, ev := range []uint32{0x101, 0x200, 0x201} {
-				if err := o.q.SetEVState(0, ev, EVDenied, &o.out); err != nil {
-					t.Fatal(err)
-				}
-			}
-			o.write(1, 1024, false)
-			o.recv(1, nackPkt(0, 0x100, wire.NACKTrimmedLastHop))
+			o := nackedOnOnlyEV(t, func(c *Config, a *Attr) { a.Retry = Retry{LinearCnt: 1, ExpCnt: 0}; c.Faults = f })
 			for k := 0; k < 4 && o.q.NextDeadline() != Never; k++ {
 				o.advance(o.q.NextDeadline())
 			}
 			return o.q.State() == StateRTS // hangs: no timer, no retry, no ERROR (LR-SM-3, LR-TMR-7)
 		},
 		FaultStallKeepsAvoid: func(t *testing.T, f Faults) bool {
-			o := newOne(t, func(c *Config, a *Attr) { a.Retry = Retry{LinearCnt: 7, ExpCnt: RetryInfinite}; c.Faults = f })
-			for _, ev := range []uint32{0x101, 0x200, 0x201} {
-				if err := o.q.SetEVState(0, ev, EVDenied, &o.out); err != nil {
-					t.Fatal(err)
-				}
-			}
-			o.write(1, 1024, false)
-			o.take()
-			o.recv(1, nackPkt(0, 0x100, wire.NACKTrimmedLastHop))
+			o := nackedOnOnlyEV(t, func(c *Config, a *Attr) { a.Retry = Retry{LinearCnt: 7, ExpCnt: RetryInfinite}; c.Faults = f })
 			for k := 0; k < 8; k++ {
 				o.advance(o.q.NextDeadline())
 			}

@@ -494,11 +494,13 @@ func TestReorderGuardDefault(t *testing.T) {
 	}
 }
 
-// TestRetransmissionWaitsForAnotherEV: when the only usable EV is the one
-// the NACK named, the retransmission and everything behind it wait until
-// another EV is GOOD (LR-SM-3, EV-ST-13).
-func TestRetransmissionWaitsForAnotherEV(t *testing.T) {
-	o := newOne(t, nil)
+// nackedOnOnlyEV returns QP A with every EV but 0x100 DENIED, one 1 KiB
+// WRITE sent and a TRIMMED_LASTHOP NACK for PSN 0 on 0x100 received: the
+// retransmission's only usable EV is the one it must avoid (EV-ST-13,
+// LR-SM-3). The NACK counts one retry.
+func nackedOnOnlyEV(t *testing.T, mod func(*Config, *Attr)) *one {
+	t.Helper()
+	o := newOne(t, mod)
 	for _, ev := range []uint32{0x101, 0x200, 0x201} {
 		if err := o.q.SetEVState(0, ev, EVDenied, &o.out); err != nil {
 			t.Fatal(err)
@@ -507,6 +509,14 @@ func TestRetransmissionWaitsForAnotherEV(t *testing.T) {
 	o.write(1, 1024, false)
 	o.take()
 	o.recv(1, nackPkt(0, 0x100, wire.NACKTrimmedLastHop))
+	return o
+}
+
+// TestRetransmissionWaitsForAnotherEV: when the only usable EV is the one
+// the NACK named, the retransmission and everything behind it wait until
+// another EV is GOOD (LR-SM-3, EV-ST-13).
+func TestRetransmissionWaitsForAnotherEV(t *testing.T) {
+	o := nackedOnOnlyEV(t, nil)
 	o.write(2, 1024, false)
 	if ps := o.take(); len(ps) != 0 {
 		t.Fatalf("sent %v with only the NACKed EV usable", summarize(ps))
@@ -583,15 +593,7 @@ func TestInferredLossRetiresEV(t *testing.T) {
 // ends the PSN's avoidance of its NACK's EV (AMB-44), so the second
 // stall event names no EV.
 func TestStallTimerBoundsTheWait(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) { a.Retry = Retry{LinearCnt: 1, ExpCnt: 1} })
-	for _, ev := range []uint32{0x101, 0x200, 0x201} {
-		if err := o.q.SetEVState(0, ev, EVDenied, &o.out); err != nil {
-			t.Fatal(err)
-		}
-	}
-	o.write(1, 1024, false)
-	o.take()
-	o.recv(1, nackPkt(0, 0x100, wire.NACKTrimmedLastHop)) // retry 1
+	o := nackedOnOnlyEV(t, func(c *Config, a *Attr) { a.Retry = Retry{LinearCnt: 1, ExpCnt: 1} }) // retry 1
 	if ps := o.take(); len(ps) != 0 {
 		t.Fatalf("sent %v with only the NACKed EV usable (EV-ST-13)", summarize(ps))
 	}
@@ -636,15 +638,7 @@ func TestStallTimerBoundsTheWait(t *testing.T) {
 // waiting for good (LR-SM-3, AMB-44). A new NACK on the retransmission
 // renews the avoidance.
 func TestStallExpiryFreesTheAvoidedEV(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) { a.Retry = Retry{LinearCnt: 7, ExpCnt: RetryInfinite} })
-	for _, ev := range []uint32{0x101, 0x200, 0x201} {
-		if err := o.q.SetEVState(0, ev, EVDenied, &o.out); err != nil {
-			t.Fatal(err)
-		}
-	}
-	o.write(1, 1024, false)
-	o.take()
-	o.recv(1, nackPkt(0, 0x100, wire.NACKTrimmedLastHop)) // retry 1
+	o := nackedOnOnlyEV(t, func(c *Config, a *Attr) { a.Retry = Retry{LinearCnt: 7, ExpCnt: RetryInfinite} }) // retry 1
 	T := Timeout(4)
 	o.advance(T - 1)
 	if ps := o.take(); len(ps) != 0 {
@@ -679,15 +673,7 @@ func TestStallExpiryFreesTheAvoidedEV(t *testing.T) {
 // TestStallTimerStopsWhenAnEVReturns: the stall timer stops as soon as the
 // retransmission can go out on another EV, and charges nothing (LR-SM-3).
 func TestStallTimerStopsWhenAnEVReturns(t *testing.T) {
-	o := newOne(t, nil)
-	for _, ev := range []uint32{0x101, 0x200, 0x201} {
-		if err := o.q.SetEVState(0, ev, EVDenied, &o.out); err != nil {
-			t.Fatal(err)
-		}
-	}
-	o.write(1, 1024, false)
-	o.take()
-	o.recv(1, nackPkt(0, 0x100, wire.NACKTrimmedLastHop))
+	o := nackedOnOnlyEV(t, nil)
 	if o.q.NextDeadline() == Never {
 		t.Fatal("no stall timer while the retransmission waits (LR-SM-3)")
 	}
