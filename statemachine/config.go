@@ -102,11 +102,6 @@ const (
 	// EV may carry: the QP can hang in RTS forever (breaks LR-SM-3; the
 	// behaviour before the fix of finding TLA-F1).
 	FaultNoStallTimer
-	// FaultStallKeepsAvoid keeps a queued PSN off the EV its NACK or timeout
-	// named after its stall timer expires: with that EV the only working
-	// one and exp_cnt infinite the QP waits forever (breaks LR-SM-3 and
-	// AMB-44; the behaviour before the fix of fabric finding F4).
-	FaultStallKeepsAvoid
 )
 
 // Addressing is everything the QP writes into the Ethernet, IP and UDP
@@ -320,6 +315,14 @@ type Config struct {
 	// loss of an untrimmed packet retires its EV as a timeout does
 	// (EV-SM-5, AMB-43).
 	KeepEVOnInferredLoss bool
+	// KeepAvoidAfterStall is a retransmission policy: a queued PSN never
+	// goes on the EV its NACK or timeout named, however long it waits
+	// (EV-ST-13 read as never relaxed). With that EV the only one that
+	// works, the stall timer then spends the retry budget and the QP ends
+	// in ERROR, or with exp_cnt infinite waits for good (fabric finding
+	// F4). By default (false) the stall timer's first expiry lets the PSN
+	// take any usable EV (LR-SM-3, AMB-44).
+	KeepAvoidAfterStall bool
 	// Ack is the responder's acknowledgement policy.
 	Ack AckPolicy
 	// MRs are the regions the peer may write; with none, every address is

@@ -312,13 +312,6 @@ func TestFaultsAreCaught(t *testing.T) {
 			}
 			return o.q.State() == StateRTS // hangs: no timer, no retry, no ERROR (LR-SM-3, LR-TMR-7)
 		},
-		FaultStallKeepsAvoid: func(t *testing.T, f Faults) bool {
-			o := nackedOnOnlyEV(t, func(c *Config, a *Attr) { a.Retry = Retry{LinearCnt: 7, ExpCnt: RetryInfinite}; c.Faults = f })
-			for k := 0; k < 8; k++ {
-				o.advance(o.q.NextDeadline())
-			}
-			return len(o.take()) == 0 // 0x100 works, yet PSN 0 never goes again (LR-SM-3, AMB-44)
-		},
 		FaultGoBackN: func(t *testing.T, f Faults) bool {
 			s := faultPair(t, f)
 			s.rule = func(from int, o *Outgoing) action {

@@ -400,7 +400,7 @@ func (q *QP) stallTimer() {
 	r.stallAt = Never
 	q.chargeRetry()
 	if q.state == StateRTS {
-		if q.st.cfg.Faults&FaultStallKeepsAvoid == 0 {
+		if !q.st.cfg.KeepAvoidAfterStall {
 			r.ring.fl[i] |= txFree
 		}
 		q.pump() // the PSN may go now on the EV it avoided; if not, pump re-arms the timer

@@ -631,6 +631,31 @@ func TestStallTimerBoundsTheWait(t *testing.T) {
 	}
 }
 
+// TestKeepAvoidAfterStallPolicy: with the policy KeepAvoidAfterStall a
+// PSN whose only working EV is the one its NACK named never goes again,
+// and with exp_cnt infinite the QP waits for good (fabric finding F4,
+// AMB-44); by default it goes at the first stall expiry.
+func TestKeepAvoidAfterStallPolicy(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		o := nackedOnOnlyEV(t, func(c *Config, a *Attr) {
+			a.Retry = Retry{LinearCnt: 7, ExpCnt: RetryInfinite}
+			c.KeepAvoidAfterStall = keep
+		})
+		for range 8 {
+			o.advance(o.q.NextDeadline())
+		}
+		sent := 0
+		for _, p := range o.take() {
+			if p.BTH.Opcode.IsWrite() && p.BTH.Retransmit {
+				sent++
+			}
+		}
+		if keep != (sent == 0) || o.q.State() != StateRTS {
+			t.Errorf("KeepAvoidAfterStall %v: %d retransmissions in 8 timer steps, %s", keep, sent, o.q.State())
+		}
+	}
+}
+
 // TestStallExpiryFreesTheAvoidedEV is finding F4 of fabric/README.md: a
 // PSN whose only usable EV is the one its NACK named waits out the
 // NACK's evidence (EV-ST-13) for one RTO(c), and when the stall timer

@@ -59,7 +59,7 @@ ghostVars == <<placeCount, rcvCQ, nackEV, ghostRetries, everSacked>>
 vars == <<reqVars, evVars, rspVars, envVars, ghostVars>>
 
 ASSUME /\ Bugs \subseteq BugNames
-       /\ Variants \subseteq {"AvoidFallback", "KeepEVOnInferredLoss", "RetryInfinite"}
+       /\ Variants \subseteq {"AvoidFallback", "KeepEVOnInferredLoss", "RetryInfinite", "KeepAvoidAfterStall"}
        /\ FailableEVs \subseteq EVs /\ EVs \subseteq Nat
        /\ MPR \in Nat \ {0} /\ RetryLimit \in Nat /\ MinActive \in Nat
        /\ ProbeSuccesses \in Nat \ {0} /\ MaxWIMM \in Nat \ {0} /\ MaxWIMMDest \in Nat \ {0}
@@ -306,9 +306,9 @@ Timeout(S) ==
 \* the timer's, so a PSN whose only working EV is the avoided one does not wait for good
 \* (fabric finding F4).  The ghost nackEV forgets the NACK for the same reason.  With
 \* Bugs = {"NoLostTimer"} there is no such timer: the behaviour of Go before the fix,
-\* which MRC_bug_nolosttimer*.cfg show hanging; with Bugs = {"StallKeepsAvoid"} the
-\* expiry leaves the avoidance in place (Go before AMB-44), which MRC_bug_stallkeepsavoid.cfg
-\* shows failing Progress.
+\* which MRC_bug_nolosttimer*.cfg show hanging.  Variant "KeepAvoidAfterStall" (Go's policy
+\* Config.KeepAvoidAfterStall, the behaviour before AMB-44) leaves the avoidance in place,
+\* which MRC_live_inf_keepavoid.cfg shows failing Progress when exp_cnt is infinite.
 LostTimeout ==
     /\ "NoLostTimer" \notin Bugs
     /\ qpState = "RTS"
@@ -320,9 +320,9 @@ LostTimeout ==
            p   == MinOf(lost)
        IN /\ retries' = r1
           /\ ghostRetries' = Charge(ghostRetries, 1)
-          /\ txEV' = IF "StallKeepsAvoid" \in Bugs THEN txEV ELSE [txEV EXCEPT ![p] = NoEV]
+          /\ txEV' = IF "KeepAvoidAfterStall" \in Variants THEN txEV ELSE [txEV EXCEPT ![p] = NoEV]
           /\ ReqOutcome(err, una, inflight, lost, sacked,
-                        IF "StallKeepsAvoid" \in Bugs THEN nackEV ELSE [nackEV EXCEPT ![p] = NoEV])
+                        IF "KeepAvoidAfterStall" \in Variants THEN nackEV ELSE [nackEV EXCEPT ![p] = NoEV])
     /\ UNCHANGED <<posted, nxt, lossScan, sndOK, evVars, rspVars, envVars, placeCount, rcvCQ, everSacked>>
 
 \* probeResult: the EV-state part, from EV states st, probing flags pr and counts ok

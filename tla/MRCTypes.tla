@@ -34,7 +34,7 @@ CONSTANTS
     CtlBudget,       \* number of controller MODIFY_EV_STATE operations in one behaviour
     Bugs,            \* seeded bugs, subset of BugNames (Go: Config.Faults, plus model-only ones)
     Variants         \* behaviour variants, subset of {"AvoidFallback", "KeepEVOnInferredLoss",
-                     \*   "RetryInfinite"}
+                     \*   "RetryInfinite", "KeepAvoidAfterStall"}
 
 BugNames == {"GoBackN",        \* Go FaultGoBackN
              "IgnoreTrim",     \* Go FaultIgnoreTrim
@@ -49,10 +49,8 @@ BugNames == {"GoBackN",        \* Go FaultGoBackN
              "CackOffByOne",   \* model only: the ends disagree on the cack_psn convention (AMB-26):
                                \*   the requester reads one PSN more as cumulatively acknowledged
              "SendOnSkip",     \* model only: new data may go out on a SKIP EV
-             "NoLostTimer",    \* Go FaultNoStallTimer: no timer for a queued PSN no EV may carry
+             "NoLostTimer"}    \* Go FaultNoStallTimer: no timer for a queued PSN no EV may carry
                                \*   (Go before the fix of finding TLA-F1; LR-SM-3)
-             "StallKeepsAvoid"}\* Go FaultStallKeepsAvoid: a stall expiry leaves the PSN avoiding
-                               \*   its EV (Go before AMB-44; fabric finding F4)
 
 -----------------------------------------------------------------------------
 (* Numeric codes, equal to the Go/wire values so that traces compare.     *)

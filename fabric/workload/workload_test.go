@@ -126,14 +126,15 @@ func TestRCConnection(t *testing.T) {
 // packet on that EV is lost. The PSN's timeout (or the loss inferred from
 // the SACK bitmap) sends it away from the only working EV; the stall
 // timer's first expiry lets it go back (LR-SM-3, AMB-44), so the work
-// completes with exp_cnt infinite and nothing fails. With the behaviour
-// before the fix (FaultStallKeepsAvoid) the PSN waits for good.
+// completes with exp_cnt infinite and nothing fails. With the policy
+// KeepAvoidAfterStall (the behaviour before the fix) the PSN waits for
+// good.
 func TestSingleWorkingEV(t *testing.T) {
-	for _, f := range []sm.Faults{0, sm.FaultStallKeepsAvoid} {
-		t.Run(fmt.Sprintf("fault=%#x", uint32(f)), func(t *testing.T) {
-			h := small(t, f, nil)
+	for _, keep := range []bool{false, true} {
+		t.Run(fmt.Sprintf("KeepAvoidAfterStall=%v", keep), func(t *testing.T) {
+			h := small(t, 0, func(o *Options) { o.MRC.KeepAvoidAfterStall = keep })
 			evs := h.opt.MRC.EVProfiles[0].EVs
-			keep := evs[0].Value
+			only := evs[0].Value
 			for _, e := range evs[1:] {
 				r := fabric.NewRule()
 				r.Src, r.EV, r.MatchEV, r.Drop = 0, e.Value, true, 1
@@ -142,7 +143,7 @@ func TestSingleWorkingEV(t *testing.T) {
 				}
 			}
 			r := fabric.NewRule()
-			r.Src, r.Class, r.EV, r.MatchEV, r.Drop, r.Limit = 0, fabric.DataPackets, keep, true, 1, 1
+			r.Src, r.Class, r.EV, r.MatchEV, r.Drop, r.Limit = 0, fabric.DataPackets, only, true, 1, 1
 			if _, err := h.Sim.AddRule(r); err != nil {
 				t.Fatal(err)
 			}
@@ -155,13 +156,13 @@ func TestSingleWorkingEV(t *testing.T) {
 			}
 			c := h.Conns()[0]
 			switch {
-			case f == 0 && (!done || c.Completed != 1 || c.Failed != 0):
+			case !keep && (!done || c.Completed != 1 || c.Failed != 0):
 				t.Fatalf("with one working EV: done %v, %d completed, %d failed at t=%v; want the WR complete\n%s",
 					done, c.Completed, c.Failed, h.Sim.Now(), h.Dump())
-			case f != 0 && done:
-				t.Fatalf("FaultStallKeepsAvoid: the WR completed (%d completed, %d failed); the seeded F4 should strand it",
+			case keep && done:
+				t.Fatalf("KeepAvoidAfterStall: the WR completed (%d completed, %d failed); F4 should strand it",
 					c.Completed, c.Failed)
-			case f != 0:
+			case keep:
 				t.Logf("stranded, as expected, at t=%v:\n%s", h.Sim.Now(), h.Dump())
 			}
 		})
