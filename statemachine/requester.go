@@ -188,6 +188,16 @@ func (r *requester) rtoShift() uint8 {
 
 func (r *requester) evAt(i uint32) int { return int(r.ring.ev[i] & evIdxMask) }
 
+// avoidAt is the EV index a queued PSN's retransmission must not take (the
+// EV its NACK or timeout named, EV-ST-13), or -1 once its stall timer has
+// expired and it may take any usable EV (LR-SM-3, AMB-44).
+func (r *requester) avoidAt(i uint32) int {
+	if r.ring.fl[i]&txFree != 0 {
+		return -1
+	}
+	return r.evAt(i)
+}
+
 func (r *requester) timerOf(i uint32) Time {
 	return r.ring.sentAt[i] + Timeout(r.tshift)<<(r.ring.ev[i]>>evIdxBits)
 }
@@ -332,10 +342,7 @@ func (q *QP) sendRetransmission(psn uint32) rtxResult {
 		return rtxBlocked // retransmissions count against cwnd (LR-RTX-3)
 	}
 	i := psn & r.ring.mask
-	avoid := r.evAt(i)
-	if r.ring.fl[i]&txFree != 0 {
-		avoid = -1 // its wait under the stall timer ended the NACK's or timeout's claim (LR-SM-3, AMB-44)
-	}
+	avoid := r.avoidAt(i)
 	var ev int
 	if q.st.cfg.Faults&FaultReuseNACKedEV != 0 {
 		ev = avoid
@@ -393,8 +400,8 @@ func (q *QP) stallTimer() {
 	psn := r.stallPSN
 	i := psn & r.ring.mask
 	var ev uint32
-	if r.ring.fl[i]&txFree == 0 {
-		ev = q.ev.set.values[r.evAt(i)]
+	if a := r.avoidAt(i); a >= 0 {
+		ev = q.ev.set.values[a]
 	}
 	q.emit(Event{Kind: EvStallTimeout, PSN: psn, EV: ev})
 	r.stallAt = Never

@@ -172,7 +172,7 @@ func (q *QP) onData(port int, p *wire.Packet) {
 			// The requester resent what we hold: our answer did not reach
 			// it, so the reverse EV may be dead. Answer as a probe is
 			// answered (EV-SM-6, EV-SM-4).
-			q.sendSACKAnswer(psn, ev, ts, pl, q.verdict(ev, ce))
+			q.sackFor(psn, ev, ts, pl, q.verdict(ev, ce), true)
 			return
 		}
 		q.sendSACK(psn, ev, ts, pl, q.verdict(ev, ce))
@@ -475,12 +475,8 @@ func (q *QP) sendSACK(trig, ev uint32, ts uint16, pl int8, m wire.Multipath) {
 	q.sackFor(trig, ev, ts, pl, m, false)
 }
 
-// sendSACKAnswer is sendSACK for a retransmitted duplicate: it leaves on
-// the EV a probe answer would take (EV-SM-6).
-func (q *QP) sendSACKAnswer(trig, ev uint32, ts uint16, pl int8, m wire.Multipath) {
-	q.sackFor(trig, ev, ts, pl, m, true)
-}
-
+// sackFor is sendSACK; answer sends it on the EV a probe answer would take
+// (EV-SM-4), as for a retransmitted duplicate (EV-SM-6).
 func (q *QP) sackFor(trig, ev uint32, ts uint16, pl int8, m wire.Multipath, answer bool) {
 	r := &q.rsp
 	cack := wire.PSNAdd(r.epsn, -1)

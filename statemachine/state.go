@@ -64,11 +64,11 @@ func (q *QP) AvoidedEV(psn uint32) (ev uint32, ok bool) {
 		return 0, false
 	}
 	r := &q.req
-	i := psn & r.ring.mask
-	if r.ring.fl[i]&txFree != 0 {
+	a := r.avoidAt(psn & r.ring.mask)
+	if a < 0 {
 		return 0, false
 	}
-	return q.ev.set.values[r.evAt(i)], true
+	return q.ev.set.values[a], true
 }
 
 // AppendInFlight appends the PSNs sent and not yet acknowledged (in flight
