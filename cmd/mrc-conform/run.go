@@ -16,8 +16,8 @@ import (
 
 	"github.com/openmrc/mrc/conformance"
 	"github.com/openmrc/mrc/conformance/active"
-	"github.com/openmrc/mrc/conformance/active/netio"
-	"github.com/openmrc/mrc/conformance/active/peer"
+	"github.com/openmrc/mrc/netio"
+	"github.com/openmrc/mrc/peer"
 	"github.com/openmrc/mrc/spec"
 )
 

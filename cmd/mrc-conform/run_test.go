@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/openmrc/mrc/conformance/active/control"
-	"github.com/openmrc/mrc/conformance/active/netio"
-	"github.com/openmrc/mrc/conformance/active/peer"
+	"github.com/openmrc/mrc/control"
+	"github.com/openmrc/mrc/netio"
+	"github.com/openmrc/mrc/peer"
 )
 
 // TestRunReference: `mrc-conform run` with no flags runs the whole active

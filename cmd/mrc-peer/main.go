@@ -35,9 +35,9 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/openmrc/mrc/conformance/active/control"
-	"github.com/openmrc/mrc/conformance/active/netio"
-	"github.com/openmrc/mrc/conformance/active/peer"
+	"github.com/openmrc/mrc/control"
+	"github.com/openmrc/mrc/netio"
+	"github.com/openmrc/mrc/peer"
 	"github.com/openmrc/mrc/spec"
 )
 

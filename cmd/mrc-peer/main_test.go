@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openmrc/mrc/conformance/active/control"
+	"github.com/openmrc/mrc/control"
 )
 
 func TestUsage(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/openmrc/mrc/conformance"
-	"github.com/openmrc/mrc/conformance/active/peer"
+	"github.com/openmrc/mrc/peer"
 	"github.com/openmrc/mrc/spec"
 )
 

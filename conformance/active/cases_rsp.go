@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/openmrc/mrc/conformance"
-	"github.com/openmrc/mrc/conformance/active/control"
+	"github.com/openmrc/mrc/control"
 	"github.com/openmrc/mrc/spec"
 	"github.com/openmrc/mrc/wire"
 )

@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/openmrc/mrc/conformance"
-	"github.com/openmrc/mrc/conformance/active/control"
+	"github.com/openmrc/mrc/control"
 	"github.com/openmrc/mrc/spec"
 	"github.com/openmrc/mrc/wire"
 )

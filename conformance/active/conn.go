@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"net"
 
-	"github.com/openmrc/mrc/conformance/active/control"
+	"github.com/openmrc/mrc/control"
 	"github.com/openmrc/mrc/spec"
 	"github.com/openmrc/mrc/statemachine"
 	"github.com/openmrc/mrc/wire"

@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/openmrc/mrc/conformance"
-	"github.com/openmrc/mrc/conformance/active/netio"
 	"github.com/openmrc/mrc/internal/testenv"
+	"github.com/openmrc/mrc/netio"
 	"github.com/openmrc/mrc/spec"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/openmrc/mrc/conformance/active"
-	"github.com/openmrc/mrc/conformance/active/peer"
+	"github.com/openmrc/mrc/peer"
 )
 
 // Run a few cases against the in-process reference, then against the

@@ -3,7 +3,7 @@ package active
 import (
 	"fmt"
 
-	"github.com/openmrc/mrc/conformance/active/control"
+	"github.com/openmrc/mrc/control"
 	"github.com/openmrc/mrc/wire"
 )
 

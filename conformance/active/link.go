@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/openmrc/mrc/conformance/active/control"
-	"github.com/openmrc/mrc/conformance/active/peer"
+	"github.com/openmrc/mrc/control"
+	"github.com/openmrc/mrc/peer"
 	"github.com/openmrc/mrc/statemachine"
 	"github.com/openmrc/mrc/wire"
 )
@@ -139,7 +139,7 @@ type inflight struct {
 }
 
 // Inproc is the in-process transport: the reference peer (package
-// conformance/active/peer) on a simulated fabric with a fixed delay and a
+// peer) on a simulated fabric with a fixed delay and a
 // synthetic clock, so a run is deterministic and takes no real time.
 type Inproc struct {
 	agent  *peer.Agent

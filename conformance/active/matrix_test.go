@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/openmrc/mrc/conformance"
-	"github.com/openmrc/mrc/conformance/active/peer"
+	"github.com/openmrc/mrc/peer"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated sections of README.md")

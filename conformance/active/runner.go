@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/openmrc/mrc/conformance"
-	"github.com/openmrc/mrc/conformance/active/control"
+	"github.com/openmrc/mrc/control"
 	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/spec"
 )

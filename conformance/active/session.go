@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/openmrc/mrc/conformance"
-	"github.com/openmrc/mrc/conformance/active/control"
+	"github.com/openmrc/mrc/control"
 	"github.com/openmrc/mrc/statemachine"
 	"github.com/openmrc/mrc/wire"
 )

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/openmrc/mrc/conformance/active/control"
-	"github.com/openmrc/mrc/conformance/active/netio"
+	"github.com/openmrc/mrc/control"
+	"github.com/openmrc/mrc/netio"
 )
 
 // SocketTarget is an IUT reached over real sockets: a netio transport

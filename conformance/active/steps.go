@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/openmrc/mrc/conformance/active/control"
+	"github.com/openmrc/mrc/control"
 	"github.com/openmrc/mrc/statemachine"
 	"github.com/openmrc/mrc/wire"
 )

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/openmrc/mrc/conformance"
-	"github.com/openmrc/mrc/conformance/active/control"
-	"github.com/openmrc/mrc/conformance/active/netio"
-	"github.com/openmrc/mrc/conformance/active/peer"
+	"github.com/openmrc/mrc/control"
+	"github.com/openmrc/mrc/netio"
 	"github.com/openmrc/mrc/pcap"
+	"github.com/openmrc/mrc/peer"
 	"github.com/openmrc/mrc/spec"
 	"github.com/openmrc/mrc/wire"
 )

@@ -1,13 +1,3 @@
-// Package peer is the reference implementation under test: an MRC node
-// (the QPs of package statemachine and its endpoint agent) behind the
-// conformance control protocol. It is pure in the way statemachine is:
-// time is an input, frames in and out are byte slices, and the caller
-// owns the I/O. The conformance suite runs it in process against a
-// simulated fabric (mrc-conform run --transport inproc), and cmd/mrc-peer
-// serves it over a UDP tunnel or raw sockets with a real clock (Runner).
-//
-// Config.Faults seeds known bugs (Faults lists them) so that the suite can
-// show that it catches them; with none the agent is the reference.
 package peer
 
 import (
@@ -18,7 +8,7 @@ import (
 	"net/netip"
 	"slices"
 
-	"github.com/openmrc/mrc/conformance/active/control"
+	"github.com/openmrc/mrc/control"
 	"github.com/openmrc/mrc/spec"
 	"github.com/openmrc/mrc/statemachine"
 	"github.com/openmrc/mrc/wire"

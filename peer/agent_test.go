@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/openmrc/mrc/conformance/active/control"
+	"github.com/openmrc/mrc/control"
 	"github.com/openmrc/mrc/statemachine"
 )
 

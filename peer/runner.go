@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/openmrc/mrc/conformance/active/control"
-	"github.com/openmrc/mrc/conformance/active/netio"
+	"github.com/openmrc/mrc/control"
+	"github.com/openmrc/mrc/netio"
 	"github.com/openmrc/mrc/statemachine"
 )
 
