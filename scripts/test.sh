@@ -9,8 +9,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# shellcheck source=scripts/aptlock.sh
+. scripts/aptlock.sh
+
 need=()
 command -v tshark >/dev/null 2>&1 || need+=(tshark)
+command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
 command -v nft >/dev/null 2>&1 || need+=(nftables)
 command -v ip >/dev/null 2>&1 || need+=(iproute2)
 if ((${#need[@]})); then
@@ -19,8 +23,8 @@ if ((${#need[@]})); then
 		exit 2
 	fi
 	echo "test.sh: installing ${need[*]}"
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+	apt_locked apt-get update -qq
+	apt_locked env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 export MRC_REQUIRE_TOOLS=1
 
@@ -28,6 +32,10 @@ echo "== gofmt"
 bad=$(gofmt -l $(git ls-files '*.go'))
 if [ -n "$bad" ]; then
 	echo "gofmt would change:"; echo "$bad"; exit 1
+fi
+echo "== go mod tidy"
+if ! go mod tidy -diff; then
+	echo "go mod tidy would change go.mod or go.sum (diff above): run go mod tidy"; exit 1
 fi
 echo "== go vet"
 go vet ./...
