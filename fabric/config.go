@@ -79,9 +79,9 @@ type Config struct {
 	Trace io.Writer
 	// TraceHops adds one trace line per hop (enqueue) to Trace.
 	TraceHops bool
-	// Capture, when set, receives a pcapng file with one interface per
-	// plane at each capture point (tx at injection, rx at delivery).
-	Capture io.Writer
+	// Frames, when set, receives every frame at each capture point (tx at
+	// injection, rx at delivery); fabric/capture writes them as pcapng.
+	Frames FrameSink
 	// EndpointEvents asks endpoints for their per-packet events
 	// (statemachine.Output.TracePackets), for observers that check them.
 	EndpointEvents bool

@@ -44,10 +44,12 @@
 //
 // With Config.Trace set the simulator writes an NDJSON trace — packets
 // sent, trimmed, marked, duplicated, dropped (with the reason) and
-// delivered, link and port changes, and every endpoint event — and with
-// Config.Capture a pcapng file through package pcap with interfaces
-// tx/planeN and rx/planeN and a comment per packet naming its fabric id,
-// nodes and path.
+// delivered, link and port changes, and every endpoint event — and hands
+// every frame, encoded, to Config.Frames (a FrameSink) where it enters and
+// where it leaves the fabric. The simulator knows no capture format:
+// package fabric/capture's Pcapng writes the frames as a pcapng file with
+// interfaces tx/planeN and rx/planeN and a comment per packet naming its
+// fabric id, nodes and path.
 //
 // # Cost
 //

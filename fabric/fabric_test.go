@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/openmrc/mrc/fabric"
-	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/spec"
 	sm "github.com/openmrc/mrc/statemachine"
 	"github.com/openmrc/mrc/wire"
@@ -355,8 +355,9 @@ func TestPortDown(t *testing.T) {
 // for byte; another seed gives another trace.
 func TestDeterministic(t *testing.T) {
 	run := func(seed uint64) ([]byte, []byte) {
-		var tr, cp bytes.Buffer
-		s, ks, ids := newSim(t, fabric.Config{Seed: seed, Trace: &tr, Capture: &cp, TraceHops: true}, 3)
+		var tr bytes.Buffer
+		var cp recorder
+		s, ks, ids := newSim(t, fabric.Config{Seed: seed, Trace: &tr, Frames: &cp, TraceHops: true}, 3)
 		r := fabric.NewRule()
 		r.Drop, r.Dup, r.Jitter = 0.1, 0.1, 2000
 		_, _ = s.AddRule(r)
@@ -372,7 +373,7 @@ func TestDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 		_ = ks
-		return tr.Bytes(), cp.Bytes()
+		return tr.Bytes(), cp.bytes.Bytes()
 	}
 	t1, c1 := run(1)
 	t2, c2 := run(1)
@@ -388,42 +389,55 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-// TestCapture: the pcapng has a tx and an rx interface per plane, every
-// frame decodes with the wire codec, and comments name the packet.
-func TestCapture(t *testing.T) {
-	var cp bytes.Buffer
-	s, _, ids := newSim(t, fabric.Config{Planes: 2, Capture: &cp}, 2)
+// recorder is a FrameSink that keeps every frame it is handed.
+type recorder struct {
+	planes int
+	frames []fabric.Frame
+	bytes  bytes.Buffer
+}
+
+func (r *recorder) Open(planes int) error { r.planes = planes; return nil }
+func (r *recorder) Flush() error          { return nil }
+func (r *recorder) Frame(f *fabric.Frame) {
+	c := *f
+	c.Data = slices.Clone(f.Data)
+	r.frames = append(r.frames, c)
+	fmt.Fprintf(&r.bytes, "%d %v %d %d %d>%d %d %v %x\n", f.At, f.Point, f.Plane, f.Packet, f.Src, f.Dst, f.Path, f.Copy, f.Data)
+}
+
+// TestFrameSink: the sink is opened with the fabric's planes and sees
+// each packet where it enters (tx) and where it is delivered (rx), on its
+// plane, as a frame the wire codec decodes back to the packet sent.
+func TestFrameSink(t *testing.T) {
+	var rec recorder
+	s, _, ids := newSim(t, fabric.Config{Planes: 2, Frames: &rec}, 2)
 	send(s, ids[0], data(0x10, 1, 0x100, 0), data(0x10, 2, 0x900, 1))
 	s.Run(sm.Never)
 	if err := s.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	r, err := pcap.NewReader(&cp)
-	if err != nil {
-		t.Fatal(err)
+	if rec.planes != 2 {
+		t.Errorf("sink opened with %d planes, want 2", rec.planes)
 	}
-	d := &pcap.Decoder{}
-	var names []string
-	err = d.Each(r, func(rec *pcap.Record) error {
-		if rec.Err != nil {
-			t.Errorf("frame %d: %v", rec.Number, rec.Err)
+	type seen struct {
+		at    fabric.Point
+		plane int
+		psn   uint32
+	}
+	want := []seen{{fabric.AtTx, 0, 1}, {fabric.AtTx, 1, 2}, {fabric.AtRx, 0, 1}, {fabric.AtRx, 1, 2}}
+	if len(rec.frames) != len(want) {
+		t.Fatalf("%d frames, want %d", len(rec.frames), len(want))
+	}
+	for i, f := range rec.frames {
+		var p wire.Packet
+		if err := wire.Default.Decode(f.Data, &p); err != nil {
+			t.Fatalf("frame %d does not decode: %v", i, err)
 		}
-		names = append(names, rec.Iface.Name)
-		if len(rec.Frame.Comments) != 1 || !bytes.HasPrefix(rec.Frame.Comments[0], []byte("pkt=")) {
-			t.Errorf("frame %d comments %q", rec.Number, rec.Frame.Comments)
+		if got := (seen{f.Point, f.Plane, p.BTH.PSN}); got != want[i] {
+			t.Errorf("frame %d: %+v, want %+v", i, got, want[i])
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"tx/plane0", "tx/plane1", "rx/plane0", "rx/plane1"}
-	if len(names) != 4 {
-		t.Fatalf("interfaces %v, want %v", names, want)
-	}
-	for i := range want {
-		if names[i] != want[i] {
-			t.Errorf("frame %d on %s, want %s", i+1, names[i], want[i])
+		if f.Packet == 0 || f.Src != 0 || f.Dst != 1 {
+			t.Errorf("frame %d: packet %d, %d>%d, want a fabric id and 0>1", i, f.Packet, f.Src, f.Dst)
 		}
 	}
 }

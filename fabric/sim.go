@@ -93,7 +93,7 @@ type Sim struct {
 	stack  [256]int16
 	stats  Stats
 	tr     *tracer
-	cap    *capture
+	sink   *frameSink
 	nextID uint64
 	firing EndpointID // the endpoint whose timer is being handled, or -1
 	codec  *wire.Codec
@@ -125,10 +125,11 @@ func New(cfg Config) (*Sim, error) {
 	if c.Trace != nil {
 		s.tr = newTracer(c.Trace)
 	}
-	if c.Capture != nil {
-		if s.cap, err = newCapture(c.Capture, c.Planes, s.codec); err != nil {
+	if c.Frames != nil {
+		if err := c.Frames.Open(c.Planes); err != nil {
 			return nil, err
 		}
+		s.sink = &frameSink{FrameSink: c.Frames}
 	}
 	return s, nil
 }
@@ -362,8 +363,8 @@ func (s *Sim) inject(from EndpointID, o *statemachine.Outgoing) {
 	f.plane, f.path, f.hop, f.ruled, f.dup = int16(o.Plane), -1, 0, false, false
 	s.classify(f)
 	s.stats.Injected++
-	if s.cap != nil {
-		s.cap.write(s.now, "tx", f)
+	if s.sink != nil {
+		s.sink.write(s, AtTx, f)
 	}
 	if int(o.Plane) >= s.cfg.Planes {
 		s.drop(i, DropNoPort, -1)
@@ -420,8 +421,8 @@ func (s *Sim) deliver(i int32) {
 	}
 	s.stats.Delivered++
 	s.stats.DeliveredBytes += uint64(len(f.pkt.Payload))
-	if s.cap != nil {
-		s.cap.write(s.now, "rx", f)
+	if s.sink != nil {
+		s.sink.write(s, AtRx, f)
 	}
 	if s.tr != nil {
 		s.tr.packet(s.now, "rx", f, "")

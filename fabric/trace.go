@@ -4,11 +4,8 @@ import (
 	"bufio"
 	"io"
 	"strconv"
-	"time"
 
-	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/statemachine"
-	"github.com/openmrc/mrc/wire"
 )
 
 // tracer writes the NDJSON trace: one JSON object per line, built with
@@ -142,7 +139,7 @@ func (s *Sim) Note(what, msg string) {
 	}
 }
 
-// Flush writes out buffered trace and capture data; call it at the end of
+// Flush writes out buffered trace and frame-sink data; call it at the end of
 // a run.
 func (s *Sim) Flush() error {
 	if s.tr != nil {
@@ -150,8 +147,8 @@ func (s *Sim) Flush() error {
 			return err
 		}
 	}
-	if s.cap != nil {
-		return s.cap.w.Flush()
+	if s.sink != nil {
+		return s.sink.Flush()
 	}
 	return nil
 }
@@ -172,55 +169,4 @@ func appendJSONString(b []byte, v string) []byte {
 		}
 	}
 	return append(b, '"')
-}
-
-// capture writes the pcapng: interfaces tx/planeN (2N) and rx/planeN
-// (2N+1), so Wireshark shows each plane's traffic where it entered and
-// left the fabric. Packets are encoded with the profile's codec; the
-// comment carries the fabric's packet id, nodes and path.
-type capture struct {
-	w     *pcap.Writer
-	codec *wire.Codec
-	buf   []byte
-	tmp   wire.Packet
-	cm    []byte
-	cms   [1][]byte
-}
-
-func newCapture(w io.Writer, planes int, c *wire.Codec) (*capture, error) {
-	ifs := make([]pcap.Interface, 0, 2*planes)
-	for p := 0; p < planes; p++ {
-		ifs = append(ifs, pcap.Interface{Point: "tx", Plane: p}, pcap.Interface{Point: "rx", Plane: p})
-	}
-	pw, err := pcap.NewWriter(w, ifs...)
-	if err != nil {
-		return nil, err
-	}
-	return &capture{w: pw, codec: c}, nil
-}
-
-func (c *capture) write(now Time, point string, f *flight) {
-	c.tmp = f.pkt // Append fills derived fields; keep the flight's copy as it is
-	var err error
-	c.buf, err = c.codec.Append(c.buf[:0], &c.tmp)
-	if err != nil {
-		return
-	}
-	iface := 2 * int(f.plane)
-	if point == "rx" {
-		iface++
-	}
-	c.cm = append(c.cm[:0], "pkt="...)
-	c.cm = strconv.AppendUint(c.cm, f.id, 10)
-	c.cm = append(c.cm, " src="...)
-	c.cm = strconv.AppendInt(c.cm, int64(f.src), 10)
-	c.cm = append(c.cm, " dst="...)
-	c.cm = strconv.AppendInt(c.cm, int64(f.dst), 10)
-	c.cm = append(c.cm, " path="...)
-	c.cm = strconv.AppendInt(c.cm, int64(f.path), 10)
-	if f.dup {
-		c.cm = append(c.cm, " copy"...)
-	}
-	c.cms[0] = c.cm
-	_ = c.w.WriteFrame(&pcap.Frame{Timestamp: time.Unix(0, int64(now)).UTC(), Interface: iface, Data: c.buf, Comments: c.cms[:]})
 }

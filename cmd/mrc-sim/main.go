@@ -28,6 +28,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/openmrc/mrc/fabric/capture"
 	"github.com/openmrc/mrc/fabric/scenario"
 )
 
@@ -50,7 +51,7 @@ func run(args []string, w io.Writer) error {
 			fmt.Fprintf(w, "%-11s %s\n", s.Name, s.Title)
 		}
 		fmt.Fprintln(w, "\ncapture scenarios (mrc-sim capture):")
-		for _, c := range scenario.Captures() {
+		for _, c := range capture.Scenarios() {
 			fmt.Fprintf(w, "%-13s %s\n", c.Name, c.Title)
 		}
 		return nil
@@ -78,11 +79,11 @@ func run(args []string, w io.Writer) error {
 		seed := fs.Uint64("seed", 1, "seed of the run")
 		name := fs.String("scenario", "", "scenario name (mrc-sim list)")
 		trace := fs.String("trace", "", "write the MRC run's NDJSON trace here")
-		capture := fs.String("pcap", "", "write the MRC run's pcapng here")
+		pcapFile := fs.String("pcap", "", "write the MRC run's pcapng here")
 		if err := fs.Parse(args[1:]); err != nil {
 			return err
 		}
-		return one(w, *name, *seed, *trace, *capture)
+		return one(w, *name, *seed, *trace, *pcapFile)
 	}
 	return errUsage
 }
@@ -90,13 +91,13 @@ func run(args []string, w io.Writer) error {
 // captures writes the capture scenarios' pcapngs into dir, after checking
 // that each shows its impairment.
 func captures(w io.Writer, dir, name string, seed uint64) error {
-	cs := scenario.Captures()
+	cs := capture.Scenarios()
 	if name != "" {
-		c, ok := scenario.LookupCapture(name)
+		c, ok := capture.Lookup(name)
 		if !ok {
 			return fmt.Errorf("unknown capture scenario %q (mrc-sim list)", name)
 		}
-		cs = []scenario.CaptureScenario{c}
+		cs = []capture.Scenario{c}
 	}
 	for _, c := range cs {
 		var b bytes.Buffer
@@ -165,7 +166,7 @@ func findings(w io.Writer, rs []*scenario.Result) error {
 	return nil
 }
 
-func one(w io.Writer, name string, seed uint64, trace, capture string) error {
+func one(w io.Writer, name string, seed uint64, trace, pcapng string) error {
 	s, ok := scenario.Lookup(name)
 	if !ok {
 		return fmt.Errorf("unknown scenario %q (mrc-sim list)", name)
@@ -193,10 +194,12 @@ func one(w io.Writer, name string, seed uint64, trace, capture string) error {
 			return err
 		}
 	}
-	if capture != "" {
-		if o.Capture, err = open(capture); err != nil {
+	if pcapng != "" {
+		f, err := open(pcapng)
+		if err != nil {
 			return err
 		}
+		o.Frames = capture.NewPcapng(f)
 	}
 	r, err := s.Run(seed, o)
 	for _, c := range closers {

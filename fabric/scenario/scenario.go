@@ -64,9 +64,10 @@ func (r *Result) set(name string, v float64) {
 
 // Options are what a caller may add to a run.
 type Options struct {
-	// Trace and Capture, when set, receive the NDJSON trace and pcapng of
-	// the scenario's main MRC run.
-	Trace, Capture io.Writer
+	// Trace, when set, receives the NDJSON trace of the scenario's main
+	// MRC run, and Frames its frames (capture.NewPcapng writes a pcapng).
+	Trace  io.Writer
+	Frames fabric.FrameSink
 }
 
 // Scenario is one experiment.
@@ -143,7 +144,7 @@ func (st setup) harness() (*workload.Harness, error) {
 	}
 	o := workload.Options{
 		Fabric: fabric.Config{Seed: st.seed, Nodes: st.nodes, NodesPerT0: st.perT0, Planes: st.planes,
-			PathsPerPlane: st.paths, Mapper: m, Trace: st.opts.Trace, Capture: st.opts.Capture},
+			PathsPerPlane: st.paths, Mapper: m, Trace: st.opts.Trace, Frames: st.opts.Frames},
 		Bin: bin,
 	}
 	o.MRC = sm.DefaultConfig(1, st.seed)

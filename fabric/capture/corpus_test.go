@@ -1,4 +1,4 @@
-package pcap_test
+package capture_test
 
 import (
 	"os"
@@ -7,18 +7,21 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/openmrc/mrc/fabric/scenario"
-	"github.com/openmrc/mrc/pcap/internal/corpus"
+	"github.com/openmrc/mrc/fabric/capture"
 )
 
+// scenarioDir holds the capture scenarios' pcapng files, beside the rest
+// of the decoder's corpus.
+const scenarioDir = "../../pcap/testdata/scenarios"
+
 // TestScenarioCorpus checks the simulator's impairment captures in
-// testdata/scenarios: there is exactly one per capture scenario
+// pcap/testdata/scenarios: there is exactly one per capture scenario
 // (regenerate them with `go run ./cmd/mrc-sim capture -dir
 // pcap/testdata/scenarios`), each decodes without a malformed frame or a
 // strict-check violation, and each shows its impairment on the wire
 // (trims, CE marks, losses, retransmissions, probes, ...).
 func TestScenarioCorpus(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(corpus.ScenarioDir, "*.pcapng"))
+	files, err := filepath.Glob(filepath.Join(scenarioDir, "*.pcapng"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,21 +29,21 @@ func TestScenarioCorpus(t *testing.T) {
 	for _, f := range files {
 		have = append(have, strings.TrimSuffix(filepath.Base(f), ".pcapng"))
 	}
-	for _, c := range scenario.Captures() {
+	for _, c := range capture.Scenarios() {
 		want = append(want, c.Name)
 	}
 	slices.Sort(have)
 	slices.Sort(want)
 	if !slices.Equal(have, want) {
-		t.Fatalf("%s holds %v, the capture scenarios are %v", corpus.ScenarioDir, have, want)
+		t.Fatalf("%s holds %v, the capture scenarios are %v", scenarioDir, have, want)
 	}
 	for _, name := range have {
 		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join(corpus.ScenarioDir, name+".pcapng"))
+			data, err := os.ReadFile(filepath.Join(scenarioDir, name+".pcapng"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, _ := scenario.LookupCapture(name)
+			c, _ := capture.Lookup(name)
 			e, err := c.Check(data)
 			if err != nil {
 				t.Fatalf("%v\nevidence: %+v", err, e)

@@ -1,4 +1,4 @@
-package scenario
+package capture
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"github.com/openmrc/mrc/wire"
 )
 
-// CaptureScenario is a short simulator run with one impairment, small
+// Scenario is a short simulator run with one impairment, small
 // enough (a few hundred frames) to keep as evidence in a test corpus and
 // to open in Wireshark: pcap/testdata/scenarios holds one capture per
 // scenario, written by `mrc-sim capture`.
@@ -22,7 +22,7 @@ import (
 // (every fourth with immediate data) into node 1 over a 2-plane × 2-path
 // fabric with 256-byte packets — so the captures differ only by the
 // impairment. Evidence checks that the capture shows it on the wire.
-type CaptureScenario struct {
+type Scenario struct {
 	Name  string
 	Title string
 	// impair sets up the fabric and applies the impairment at time 0.
@@ -42,7 +42,7 @@ const (
 
 // Captures returns the capture scenarios, one per impairment the fabric
 // models.
-func Captures() []CaptureScenario {
+func Scenarios() []Scenario {
 	slow := func(k fabric.LinkKind, bps int64) func(h *workload.Harness) error {
 		return func(h *workload.Harness) error { return h.Sim.SetLinkRate(k, 0, 0, 0, bps) }
 	}
@@ -54,7 +54,7 @@ func Captures() []CaptureScenario {
 			return err
 		}
 	}
-	return []CaptureScenario{
+	return []Scenario{
 		{Name: "loss", Title: "10 % random loss of data packets: SACK gaps, selective retransmissions (LR-RTX-1, LR-RTX-4, LR-TMR-5)",
 			impair: rule(func(r *fabric.Rule) { r.Class, r.Drop = fabric.DataPackets, 0.1 }),
 			evidence: func(e *Evidence) error {
@@ -98,7 +98,7 @@ func Captures() []CaptureScenario {
 			}},
 		{Name: "plane-down", Title: "plane 1 fails after the first write: traffic moves to plane 0 (EV-PORT-1, EP-PSU-3)",
 			impair: func(h *workload.Harness) error {
-				h.Sim.At(2*us, func() { _ = h.Sim.SetPlaneUp(1, false) })
+				h.Sim.At(2*sm.Microsecond, func() { _ = h.Sim.SetPlaneUp(1, false) })
 				return nil
 			},
 			evidence: func(e *Evidence) error {
@@ -122,19 +122,19 @@ func Captures() []CaptureScenario {
 }
 
 // LookupCapture finds a capture scenario by name.
-func LookupCapture(name string) (CaptureScenario, bool) {
-	for _, c := range Captures() {
+func Lookup(name string) (Scenario, bool) {
+	for _, c := range Scenarios() {
 		if c.Name == name {
 			return c, true
 		}
 	}
-	return CaptureScenario{}, false
+	return Scenario{}, false
 }
 
 // Write runs the scenario with seed and writes its pcapng (interfaces
 // tx/planeN and rx/planeN) to w. It fails if a write does not complete,
 // a QP fails or the harness sees a broken invariant.
-func (c CaptureScenario) Write(seed uint64, w io.Writer) error {
+func (c Scenario) Write(seed uint64, w io.Writer) error {
 	var prof = sm.EVProfile{ID: 1, ActivePerPlane: 2, MinActive: 1}
 	for pl := 0; pl < 2; pl++ {
 		for k := 0; k < 4; k++ {
@@ -147,7 +147,7 @@ func (c CaptureScenario) Write(seed uint64, w io.Writer) error {
 		return err
 	}
 	o := workload.Options{
-		Fabric: fabric.Config{Seed: seed, Nodes: 2, Planes: 2, PathsPerPlane: 2, Mapper: m, Capture: w},
+		Fabric: fabric.Config{Seed: seed, Nodes: 2, Planes: 2, PathsPerPlane: 2, Mapper: m, Frames: NewPcapng(w)},
 		Check:  true,
 		Attr:   workload.DefaultAttr(),
 	}
@@ -174,7 +174,7 @@ func (c CaptureScenario) Write(seed uint64, w io.Writer) error {
 		}
 	}
 	if !h.Sim.RunUntil(func() bool { return h.Outstanding() == 0 }, capLimit) {
-		return fmt.Errorf("scenario %s: %d work requests still outstanding after %d µs", c.Name, h.Outstanding(), capLimit/us)
+		return fmt.Errorf("scenario %s: %d work requests still outstanding after %d µs", c.Name, h.Outstanding(), capLimit/sm.Microsecond)
 	}
 	if v := h.Violations(); len(v) > 0 {
 		return fmt.Errorf("scenario %s: %v", c.Name, v[0])
@@ -185,7 +185,7 @@ func (c CaptureScenario) Write(seed uint64, w io.Writer) error {
 	if cc := h.Conns()[0]; cc.Completed != capWRs {
 		return fmt.Errorf("scenario %s: %d of %d writes completed", c.Name, cc.Completed, capWRs)
 	}
-	return flushErr(h)
+	return h.Sim.Flush()
 }
 
 // Evidence is what a capture scenario's pcapng shows, counted from the
@@ -223,7 +223,7 @@ func (e *Evidence) need(kv ...any) error {
 
 // Check decodes capture and checks that it is well formed (no malformed
 // frame, no strict-check violation) and shows the scenario's impairment.
-func (c CaptureScenario) Check(capture []byte) (*Evidence, error) {
+func (c Scenario) Check(capture []byte) (*Evidence, error) {
 	r, err := pcap.NewReader(bytes.NewReader(capture))
 	if err != nil {
 		return nil, err

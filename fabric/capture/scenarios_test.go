@@ -1,16 +1,16 @@
-package scenario
+package capture
 
 import (
 	"bytes"
 	"testing"
 )
 
-// TestCaptureScenarios runs every capture scenario, checks that its
+// TestScenarios runs every capture scenario, checks that its
 // capture is well formed and shows the impairment on the wire, and that
 // the same seed writes the same bytes (every capture is replayable).
-func TestCaptureScenarios(t *testing.T) {
+func TestScenarios(t *testing.T) {
 	const seed = 1
-	for _, c := range Captures() {
+	for _, c := range Scenarios() {
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
 			var a, b bytes.Buffer
@@ -37,8 +37,8 @@ func TestCaptureScenarios(t *testing.T) {
 // duplicate scenario's capture (no retransmissions there) must fail, and
 // so must every check on an empty capture.
 func TestCaptureEvidenceCanFail(t *testing.T) {
-	loss, _ := LookupCapture("loss")
-	reverse, _ := LookupCapture("reverse-loss")
+	loss, _ := Lookup("loss")
+	reverse, _ := Lookup("reverse-loss")
 	var clean bytes.Buffer
 	if err := reverse.Write(1, &clean); err != nil {
 		t.Fatal(err)
@@ -46,7 +46,7 @@ func TestCaptureEvidenceCanFail(t *testing.T) {
 	if _, err := loss.Check(clean.Bytes()); err == nil {
 		t.Error("the loss evidence accepted a capture with no data loss")
 	}
-	for _, c := range Captures() {
+	for _, c := range Scenarios() {
 		if _, err := c.Check(nil); err == nil {
 			t.Errorf("%s: accepted an empty capture", c.Name)
 		}
