@@ -1,0 +1,147 @@
+package conformance
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/golden from the current engine (excepted cases keep their frozen verdicts)")
+
+// goldenCaptures are the repository's captures whose per-case verdicts are
+// frozen in testdata/golden: the pcap corpus, the simulator's capture
+// scenarios and the seeded-fault captures.
+func goldenCaptures(t testing.TB) []string {
+	t.Helper()
+	var out []string
+	for _, g := range []string{"../pcap/testdata/*.pcapng", "../pcap/testdata/scenarios/*.pcapng", "testdata/*.pcapng"} {
+		m, err := filepath.Glob(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m...)
+	}
+	if len(out) < 20 {
+		t.Fatalf("only %d captures found", len(out))
+	}
+	return out
+}
+
+// goldenPICS are the PICS every golden capture is judged under.
+var goldenPICS = []string{"default", "reference"}
+
+// parityException is a verdict the judge changed on purpose since the
+// verdicts were frozen (issue 12's wrong verdicts): the capture, PICS and
+// case, the frozen line, the line now, and why.
+type parityException struct {
+	capture, pics, cs string
+	frozen, now       string // "VERDICT checked=N findings=M"
+	reason            string
+}
+
+// parityExceptions lists every intended difference from the frozen
+// verdicts. Each needs its reason.
+var parityExceptions = []parityException{}
+
+func goldenName(capture, pics string) string {
+	dir := filepath.Base(filepath.Dir(capture))
+	base := strings.TrimSuffix(filepath.Base(capture), ".pcapng")
+	return filepath.Join("testdata", "golden", dir+"-"+base+"."+pics+".txt")
+}
+
+// verdictLines renders what the golden files freeze: the capture's frame
+// counts and, per case, the verdict, the observations and the findings.
+func verdictLines(rep *Report) []string {
+	out := []string{fmt.Sprintf("capture frames=%d mrc=%d connections=%d", rep.Capture.Frames, rep.Capture.MRCFrames, len(rep.Connections))}
+	for _, r := range rep.Results {
+		out = append(out, fmt.Sprintf("%s %s checked=%d findings=%d", r.Case.ID, r.Verdict, r.Checked, r.FindingCount))
+	}
+	return out
+}
+
+func judgeGolden(t testing.TB, capture, pics string) (*Report, error) {
+	opts := Options{Today: testDay}
+	if pics == "reference" {
+		opts.PICS = referencePICS(t)
+	}
+	return JudgeFile(capture, opts)
+}
+
+// TestGoldenVerdicts is the parity test: every repository capture, under
+// every golden PICS, gives the per-case verdicts frozen in testdata/golden
+// (from the engine before issue 12), except the listed parityExceptions.
+func TestGoldenVerdicts(t *testing.T) {
+	used := map[int]bool{}
+	for _, c := range goldenCaptures(t) {
+		for _, pics := range goldenPICS {
+			name := goldenName(c, pics)
+			rep, err := judgeGolden(t, c, pics)
+			var got []string
+			if err != nil {
+				got = []string{"error " + errorClass(err)}
+			} else {
+				got = verdictLines(rep)
+			}
+			want := got
+			if b, err := os.ReadFile(name); err == nil {
+				want = strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+			} else if !*updateGolden {
+				t.Errorf("%s: %v (run go test -run TestGoldenVerdicts -update-golden)", name, err)
+				continue
+			}
+			frozen := slices.Clone(got)
+			for i, line := range got {
+				id, _, _ := strings.Cut(line, " ")
+				for k, ex := range parityExceptions {
+					if ex.capture == filepath.Base(c) && ex.pics == pics && ex.cs == id {
+						used[k] = true
+						if rest := strings.TrimPrefix(line, id+" "); rest != ex.now {
+							t.Errorf("%s %s %s: %q, the exception expects %q (%s)", c, pics, id, rest, ex.now, ex.reason)
+						}
+						frozen[i] = id + " " + ex.frozen
+					}
+				}
+			}
+			if *updateGolden {
+				if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(name, []byte(strings.Join(frozen, "\n")+"\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			if !slices.Equal(frozen, want) {
+				t.Errorf("%s under the %s PICS differs from %s:\n%s", c, pics, name, lineDiff(want, frozen))
+			}
+		}
+	}
+	for k, ex := range parityExceptions {
+		if !used[k] {
+			t.Errorf("parity exception %s %s %s matches nothing", ex.capture, ex.pics, ex.cs)
+		}
+	}
+}
+
+// errorClass names an error by type, for goldens that must not depend on
+// paths.
+func errorClass(err error) string { return fmt.Sprintf("%T", err) }
+
+func lineDiff(want, got []string) string {
+	var b strings.Builder
+	for _, l := range want {
+		if !slices.Contains(got, l) {
+			fmt.Fprintf(&b, "  - %s\n", l)
+		}
+	}
+	for _, l := range got {
+		if !slices.Contains(want, l) {
+			fmt.Fprintf(&b, "  + %s\n", l)
+		}
+	}
+	return b.String()
+}
