@@ -84,6 +84,8 @@ type engine struct {
 	frameNo int
 
 	frames, mrcFrames, snapped, notMRC int
+	fragments                          int      // IP fragments, discarded
+	failedCases                        []string // cases the current frame failed in wireChecks
 	lastNs                             int64
 
 	obs      map[obsKey]*obsCount
@@ -330,27 +332,30 @@ func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 	pt.n++
 	pt.lastNs = e.now
 	pt.curPlane, pt.curFlow = plane, nil
+	e.failedCases = e.failedCases[:0]
 	e.dec.Decode(f, in, &e.rec)
 	r := &e.rec
 	p := &r.Packet
+	if fragment(p) {
+		// Decoders discard IP fragments (WIRE-ENC-5, AMB-33): counted,
+		// not judged.
+		e.fragments++
+		return
+	}
 	if r.Err != nil {
 		e.decodeError(pt, f, r)
 		return
 	}
 	e.mrcFrames++
 	src, dst, _ := e.nodeAddr(p)
-	if len(e.nodes) < MaxNodes*MaxPoints && len(e.toNode) < MaxNodes*MaxPoints {
-		k := nodePoint{src, pt.name}
-		st := e.nodes[k]
-		if st == nil {
-			st = &npStat{firstNs: e.now}
-			e.nodes[k] = st
-		}
-		st.frames++
-		st.lastNs = e.now
-		st.maxTTL = max(st.maxTTL, ttlOf(p))
-		e.toNode[nodePoint{dst, pt.name}]++
+	if !p.Trimmed && !r.ICRCOK {
+		// Its receiver discards a frame whose ICRC is bad (RSP-RCV-1), and
+		// any of its fields may be the corrupted one: it is one
+		// WIRE-ICRC-1 finding and nothing else.
+		e.badICRC(pt, src, dst, r)
+		return
 	}
+	e.countNode(pt, src, dst, p)
 	e.wireChecks(pt, src, f, r)
 	switch op := p.BTH.Opcode; {
 	case op.IsWrite():
@@ -373,18 +378,22 @@ func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 func (e *engine) decodeError(pt *point, f *pcap.Frame, r *pcap.Record) {
 	p := &r.Packet
 	_, udp, _ := p.Offsets()
-	if udp == 0 || !e.codec.AcceptsPort(p.UDP.DstPort) {
+	var we *wire.Error
+	if !errors.As(r.Err, &we) {
+		e.notMRC++ // not Ethernet
+		return
+	}
+	if udp == 0 {
+		e.decodeErrorBeforeUDP(pt, f, r, we)
+		return
+	}
+	if !e.codec.AcceptsPort(p.UDP.DstPort) {
 		e.notMRC++
 		return
 	}
 	if f.Length > len(f.Data) {
 		e.snapped++
 		e.note("frames truncated by the capture's snap length are not judged")
-		return
-	}
-	var we *wire.Error
-	if !errors.As(r.Err, &we) {
-		e.notMRC++
 		return
 	}
 	src, _, ok := e.nodeAddr(p)
@@ -404,6 +413,113 @@ func (e *engine) decodeError(pt *point, f *pcap.Frame, r *pcap.Record) {
 		fd.PSN = &psn
 	}
 	e.fail(cs, pt, src, false, fd)
+}
+
+// decodeErrorBeforeUDP judges a frame that failed before its UDP header:
+// a frame whose Ethernet or IP header is cut short or inconsistent is a
+// finding (WIRE-ENC-1, WIRE-LEN-1) against its sender, or against the
+// node the PICS places at the capture point when the IP header did not
+// decode; a frame that is simply not MRC (another EtherType, another
+// protocol or routing type) is not judged.
+func (e *engine) decodeErrorBeforeUDP(pt *point, f *pcap.Frame, r *pcap.Record, we *wire.Error) {
+	if errors.Is(we.Kind, wire.ErrUnsupported) {
+		e.notMRC++
+		return
+	}
+	if f.Length > len(f.Data) {
+		e.snapped++
+		e.note("frames truncated by the capture's snap length are not judged")
+		return
+	}
+	src := e.senderOf(pt, &r.Packet)
+	e.countNode(pt, src, "", &r.Packet)
+	e.fail(e.caseFor(we.Req), pt, src, false, Finding{Requirement: we.Req, Expected: "a frame that decodes", Observed: r.Err.Error()})
+}
+
+// senderOf names the sender of a frame whose UDP header did not decode:
+// its IP source when the IP header decoded, else the node the PICS places
+// at the capture point, else unknownSender.
+func (e *engine) senderOf(pt *point, p *wire.Packet) string {
+	if ip, _, _ := p.Offsets(); ip != 0 {
+		if p.IsIPv6 {
+			return e.node(netip.AddrFrom16(p.IP6.Src))
+		}
+		return e.node(netip.AddrFrom4(p.IP4.Src))
+	}
+	if n, ok := e.pics.Capture.Points[pt.name]; ok {
+		return n
+	}
+	return unknownSender
+}
+
+// unknownSender is the node of frames whose sender cannot be told: they
+// are judged whichever nodes the PICS names as DUT.
+const unknownSender = "(unknown sender)"
+
+// fragment reports whether a decoded IP header is a fragment's: IPv4 with
+// more fragments or an offset, IPv6 with a Fragment header.
+func fragment(p *wire.Packet) bool {
+	ip, _, _ := p.Offsets()
+	if ip == 0 {
+		return false
+	}
+	if p.IsIPv6 {
+		return p.IP6.NextHeader == 44
+	}
+	return p.IP4.FlagsFrag&0x3FFF != 0
+}
+
+// badICRC judges a frame whose ICRC is bad: one WIRE-ICRC-1 finding
+// against its sender. The data flow, when known, remembers the PSN arrived
+// corrupted, to explain a SACK that claims it.
+func (e *engine) badICRC(pt *point, src, dst string, r *pcap.Record) {
+	p := &r.Packet
+	e.countNode(pt, src, dst, p)
+	obs := "a bad ICRC"
+	for _, v := range r.Violations {
+		if v.Header == "ICRC" {
+			obs = fmt.Sprintf("%s field %s: %s", v.Header, v.Field, v.Msg)
+			break
+		}
+	}
+	psn := p.BTH.PSN
+	e.fail(cWireICRC, pt, src, false, Finding{Requirement: "WIRE-ICRC-1", PSN: &psn, EV: u32p(r.EV), Expected: "the ICRC of the frame's contents", Observed: obs})
+	if op := p.BTH.Opcode; op.IsWrite() {
+		fl := pt.flows[flowKey{req: src, rsp: dst, qpn: p.BTH.DestQP}]
+		if fl == nil {
+			return
+		}
+		if e.roomIn(len(fl.badArr), MaxPending) {
+			fl.badArr[psn] = e.frameNo
+		}
+		if fl.anchored && psn == wire.PSNAdd(fl.maxSent, 1) {
+			// The sender's next PSN, corrupted on its way: it was sent,
+			// so the next one is no gap (REQ-PSN-1).
+			fl.maxSent = psn
+		}
+	}
+}
+
+// countNode records that node sent a frame at pt (and dst was sent one),
+// for choosing the point nearest each node.
+func (e *engine) countNode(pt *point, src, dst string, p *wire.Packet) {
+	if len(e.nodes) >= MaxNodes*MaxPoints || len(e.toNode) >= MaxNodes*MaxPoints {
+		return
+	}
+	k := nodePoint{src, pt.name}
+	st := e.nodes[k]
+	if st == nil {
+		st = &npStat{firstNs: e.now}
+		e.nodes[k] = st
+	}
+	st.frames++
+	st.lastNs = e.now
+	if ip, _, _ := p.Offsets(); ip != 0 {
+		st.maxTTL = max(st.maxTTL, ttlOf(p))
+	}
+	if dst != "" {
+		e.toNode[nodePoint{dst, pt.name}]++
+	}
 }
 
 // caseFor maps a wire requirement reported by the codec to its case.
@@ -558,7 +674,7 @@ func (e *engine) report(capInfo *CaptureInfo, devs *Deviations, today time.Time)
 	capInfo.TimestampsTrusted = trustedAll && e.frames > 0
 	e.assignFlowIDs(rep)
 	keep := func(k obsKey) bool {
-		if !e.pics.isDUT(k.node) {
+		if !e.pics.isDUT(k.node) && k.node != unknownSender {
 			return false
 		}
 		return slices.Contains(near[k.node], k.point)

@@ -39,7 +39,7 @@ var goldenPICS = []string{"default", "reference"}
 // case, the frozen line, the line now, and why.
 type parityException struct {
 	capture, pics, cs string
-	frozen, now       string // "VERDICT checked=N findings=M"
+	frozen, now       Verdict
 	reason            string
 }
 
@@ -54,11 +54,12 @@ func goldenName(capture, pics string) string {
 }
 
 // verdictLines renders what the golden files freeze: the capture's frame
-// counts and, per case, the verdict, the observations and the findings.
+// count and each case's verdict (the parity the issue asks for; counts of
+// observations may change with the engine).
 func verdictLines(rep *Report) []string {
-	out := []string{fmt.Sprintf("capture frames=%d mrc=%d connections=%d", rep.Capture.Frames, rep.Capture.MRCFrames, len(rep.Connections))}
+	out := []string{fmt.Sprintf("capture frames=%d", rep.Capture.Frames)}
 	for _, r := range rep.Results {
-		out = append(out, fmt.Sprintf("%s %s checked=%d findings=%d", r.Case.ID, r.Verdict, r.Checked, r.FindingCount))
+		out = append(out, fmt.Sprintf("%s %s", r.Case.ID, r.Verdict))
 	}
 	return out
 }
@@ -99,10 +100,10 @@ func TestGoldenVerdicts(t *testing.T) {
 				for k, ex := range parityExceptions {
 					if ex.capture == filepath.Base(c) && ex.pics == pics && ex.cs == id {
 						used[k] = true
-						if rest := strings.TrimPrefix(line, id+" "); rest != ex.now {
-							t.Errorf("%s %s %s: %q, the exception expects %q (%s)", c, pics, id, rest, ex.now, ex.reason)
+						if rest := strings.TrimPrefix(line, id+" "); rest != ex.now.String() {
+							t.Errorf("%s %s %s: %s, the exception expects %s (%s)", c, pics, id, rest, ex.now, ex.reason)
 						}
-						frozen[i] = id + " " + ex.frozen
+						frozen[i] = id + " " + ex.frozen.String()
 					}
 				}
 			}

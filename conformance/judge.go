@@ -3,7 +3,6 @@ package conformance
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -44,8 +43,9 @@ func (e *OptionsError) Error() string { return "conformance: options: " + e.Msg 
 // ProgressEvery is how often Options.Progress is called, in frames.
 const ProgressEvery = 1 << 16
 
-// CaptureError reports a capture that cannot be judged at all: not a
-// capture file, or unreadable.
+// CaptureError reports a capture that cannot be judged: not a capture
+// file, unreadable, or truncated or corrupt part-way (Err is then a
+// *pcap.FormatError with the offset of the bad block).
 type CaptureError struct {
 	File string
 	Err  error
@@ -101,11 +101,10 @@ func Judge(r *pcap.Reader, name string, opts Options) (rep *Report, err error) {
 			break
 		}
 		if err != nil {
-			var fe *pcap.FormatError
-			if errors.As(err, &fe) {
-				e.note("the capture ends with a malformed block (%v); the frames before it are judged", err)
-				break
-			}
+			// A capture that cannot be read whole is not judged: the
+			// verdicts of its first part could pass what the rest shows
+			// failing. The error names the file and, for a malformed
+			// block, its offset (a *pcap.FormatError).
 			return nil, &CaptureError{File: name, Err: err}
 		}
 		e.frame(&f, r.Interface(f.Interface))

@@ -316,6 +316,9 @@ func (e *engine) sack(pt *point, src, dst string, r *pcap.Record) {
 }
 
 func (e *engine) dcid(pt *point, fl *flow, node string, mismatch bool, spdcid uint16) {
+	if e.frameFailed(cWireDCID) {
+		return // the frame's dpdcid finding covers WIRE-SETH-9 already
+	}
 	if mismatch {
 		e.fail(cWireDCID, pt, node, false, Finding{Requirement: "WIRE-SETH-9",
 			Expected: fmt.Sprintf("spdcid 0x%04x (bits 15:0 of the sending QP 0x%06x)", uint16(fl.key.qpn), fl.key.qpn),
@@ -869,6 +872,9 @@ func (e *engine) endpoint(pt *point, src, dst string, r *pcap.Record) {
 
 // finish judges what the end of the capture leaves unanswered.
 func (e *engine) finish() {
+	if e.fragments > 0 {
+		e.note("%d IP fragments were discarded and not judged (WIRE-ENC-5, AMB-33)", e.fragments)
+	}
 	for _, pn := range sortedKeys(e.points) {
 		pt := e.points[pn]
 		pt.curFlow = nil

@@ -66,19 +66,34 @@ func sortedEP(m map[epKey]*epReq) []epKey {
 	return out
 }
 
+func dupViolation(vs []wire.Violation, req string) bool {
+	for _, v := range vs {
+		if v.Req == req {
+			return true
+		}
+	}
+	return false
+}
+
+// frameFailed reports whether the current frame failed case cs already.
+func (e *engine) frameFailed(cs string) bool { return slices.Contains(e.failedCases, cs) }
+
 // wireChecks judges the per-packet wire rules of a decoded frame, as its
 // sender sent it: the codec's strict findings and the profile-dependent
 // rules the codec cannot know (traffic classes, flags, EV encoding).
 func (e *engine) wireChecks(pt *point, src string, f *pcap.Frame, r *pcap.Record) {
 	p := &r.Packet
 	op := p.BTH.Opcode
-	failed := map[string]bool{}
 	psnp := u32p(p.BTH.PSN)
 	bad := func(cs, req, exp, obs string) {
-		failed[cs] = true
+		e.failedCases = append(e.failedCases, cs)
 		e.fail(cs, pt, src, false, Finding{Requirement: req, PSN: psnp, EV: u32p(r.EV), Expected: exp, Observed: obs})
 	}
-	for _, v := range r.Violations {
+	failed := e.frameFailed
+	for i, v := range r.Violations {
+		if dupViolation(r.Violations[:i], v.Req) {
+			continue // one finding per violated requirement and frame
+		}
 		bad(e.caseFor(v.Req), v.Req, "no "+v.Req+" violation", fmt.Sprintf("%s field %s: %s", v.Header, v.Field, v.Msg))
 	}
 	applicable := []string{cWireENC, cWireUDP, cWireGEN, cWireBTH1, cWireBTH2, cWireBTH3, cWireBTH4, cWireFlags}
@@ -142,7 +157,7 @@ func (e *engine) wireChecks(pt *point, src string, f *pcap.Frame, r *pcap.Record
 	if p.Trimmed {
 		if atSender {
 			bad(cDSCPTrim, "WIRE-DSCP-4", "no trimmed DSCP on a frame captured at its sender", fmt.Sprintf("DSCP %d", p.DSCP()))
-		} else if !failed[cDSCPTrim] {
+		} else if !failed(cDSCPTrim) {
 			e.undecided(cDSCPTrim, pt, src, "a trimmed frame at a capture point the PICS does not place at its sender", nil)
 		}
 	} else {
@@ -237,7 +252,7 @@ func (e *engine) wireChecks(pt *point, src string, f *pcap.Frame, r *pcap.Record
 		}
 	}
 	for _, cs := range applicable {
-		if !failed[cs] {
+		if !failed(cs) {
 			e.ok(cs, pt, src, false)
 		}
 	}

@@ -1,0 +1,294 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openmrc/mrc/pcap"
+	"github.com/openmrc/mrc/wire"
+)
+
+// The five wrong verdicts of issue 12, each a test that failed on the
+// engine before it.
+
+// TestTruncatedCaptureIsCaptureError: a capture that ends inside a block,
+// or whose block is corrupt, is a capture error naming the file and the
+// offset, never a report (which could say RESULT PASS).
+func TestTruncatedCaptureIsCaptureError(t *testing.T) {
+	good, err := os.ReadFile("testdata/good.pcapng")
+	if err != nil {
+		t.Fatal(err)
+	}
+	corrupt := append([]byte(nil), good...)
+	// The block total length of the fourth block (after SHB and IDBs) is
+	// found by walking; corrupt the first EPB's length field instead.
+	off := firstEPB(t, corrupt)
+	copy(corrupt[off+4:], []byte{0xff, 0xff, 0xff, 0x7f})
+	for name, b := range map[string][]byte{"truncated": good[:10000], "corrupt": corrupt} {
+		path := filepath.Join(t.TempDir(), name+".pcapng")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := JudgeFile(path, Options{Today: testDay})
+		var ce *CaptureError
+		if !errors.As(err, &ce) {
+			res := ""
+			if rep != nil {
+				res = rep.Summary.Result
+			}
+			t.Errorf("%s: err %v (result %q), want a *CaptureError", name, err, res)
+			continue
+		}
+		var fe *pcap.FormatError
+		if ce.File != path || !errors.As(err, &fe) || fe.Offset <= 0 || !strings.Contains(err.Error(), fmt.Sprint(fe.Offset)) {
+			t.Errorf("%s: %v: want the file and the offset", name, err)
+		}
+	}
+}
+
+// firstEPB returns the offset of the first Enhanced Packet Block.
+func firstEPB(t *testing.T, b []byte) int {
+	for off := 0; off+12 <= len(b); {
+		typ := uint32(b[off]) | uint32(b[off+1])<<8 | uint32(b[off+2])<<16 | uint32(b[off+3])<<24
+		n := int(uint32(b[off+4]) | uint32(b[off+5])<<8 | uint32(b[off+6])<<16 | uint32(b[off+7])<<24)
+		if typ == 6 {
+			return off
+		}
+		if n < 12 {
+			break
+		}
+		off += n
+	}
+	t.Fatal("no EPB")
+	return 0
+}
+
+// malformedFrames judges frames of pcap/testdata/malformed.pcapng alone.
+func malformedFrames(t *testing.T, keep ...int) *Report {
+	t.Helper()
+	r, err := pcap.Open("../pcap/testdata/malformed.pcapng")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var buf strings.Builder
+	_ = buf
+	path := filepath.Join(t.TempDir(), "sel.pcapng")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w *pcap.Writer
+	var fr pcap.Frame
+	for {
+		if err := r.Next(&fr); err != nil {
+			break
+		}
+		if w == nil {
+			if w, err = pcap.NewWriter(f, r.Interfaces()...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, k := range keep {
+			if fr.Number == k {
+				if err := w.WriteFrame(&fr); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	rep, err := JudgeFile(path, Options{Today: testDay})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestFrameFailingBeforeBTHIsAFinding: frames 1, 2, 3 and 43 of the
+// malformed corpus fail before their BTH (a short Ethernet header, a short
+// IPv4 header, an IPv4 total length or IPv6 payload length beyond the
+// frame). Each is a finding under MRC-WIRE-ENC-001, which cannot PASS.
+func TestFrameFailingBeforeBTHIsAFinding(t *testing.T) {
+	rep := malformedFrames(t, 1, 2, 3, 43)
+	res, _ := rep.Result("MRC-WIRE-ENC-001")
+	if res.Verdict != Fail {
+		t.Errorf("MRC-WIRE-ENC-001 %s (%s), want FAIL", res.Verdict, res.Reason)
+	}
+	got := map[int]bool{}
+	for _, f := range res.Findings {
+		got[f.Frame] = true
+	}
+	for _, n := range []int{1, 2, 3, 4} { // renumbered 1..4 in the selection
+		if !got[n] {
+			t.Errorf("no MRC-WIRE-ENC-001 finding for frame %d: %+v", n, res.Findings)
+		}
+	}
+	// Frames that are simply not MRC (other UDP ports, ARP, other
+	// routing types) stay out of the judgement.
+	rep = malformedFrames(t, 40, 41, 42)
+	for _, r := range rep.Results {
+		if r.FindingCount > 0 {
+			t.Errorf("%s: %d findings on non-MRC frames", r.Case.ID, r.FindingCount)
+		}
+	}
+}
+
+// TestBadICRCNoKnockOn: a write whose ICRC is bad is discarded by its
+// receiver; it is one MRC-WIRE-ICRC-001 finding and nothing else — not a
+// resend without the rtx flag, not a retransmission's traffic class.
+func TestBadICRCNoKnockOn(t *testing.T) {
+	s := newScene(t, bothDUTPICS)
+	s.send(1, 0, 0x100, false, 1000)
+	// The same write again with its last ICRC byte flipped.
+	p := &wire.Packet{}
+	p.IP6.TrafficClass = 4<<2 | 2
+	p.BTH = wire.BTH{Opcode: wire.OpWriteOnly, PKey: 0xFFFF, DestQP: sceneDQP, PSN: 1, AckReq: true}
+	p.RETH = wire.RETH{VA: 0x1000, RKey: 0x1234, DMALength: 64}
+	p.Payload = make([]byte, 64)
+	p.SetEV(0x100, wire.EVModeSTEV)
+	bad := s.emitMutated(sceneT, sceneD, p, 1000, func(b []byte) { b[len(b)-1] ^= 0xff })
+	rep := s.report()
+	for _, r := range rep.Results {
+		for _, f := range r.Findings {
+			if f.Frame != bad {
+				continue
+			}
+			if r.Case.ID != "MRC-WIRE-ICRC-001" || f.Requirement != "WIRE-ICRC-1" {
+				t.Errorf("knock-on finding on the bad-ICRC frame: %s %s %s: %s", r.Case.ID, f.Verdict, f.Requirement, f.Observed)
+			}
+		}
+	}
+	if fs := failsOf(rep, "MRC-WIRE-ICRC-001"); len(fs) != 1 || fs[0].Frame != bad {
+		t.Errorf("MRC-WIRE-ICRC-001 findings %+v, want one on frame %d", fs, bad)
+	}
+}
+
+// bothDUTPICS is scenePICS with T judged too.
+var bothDUTPICS = strings.Replace(scenePICS, `"dut": ["D"]`, `"dut": ["T", "D"]`, 1)
+
+// TestPayloadBeyondDMALengthOnce: a WRITE_ONLY whose payload exceeds its
+// dma_length breaks WIRE-RETH-2 once; the judge reports it once, not in
+// the codec's two wordings.
+func TestPayloadBeyondDMALengthOnce(t *testing.T) {
+	s := newScene(t, bothDUTPICS)
+	p := &wire.Packet{}
+	p.IP6.TrafficClass = 4<<2 | 2
+	p.BTH = wire.BTH{Opcode: wire.OpWriteOnly, PKey: 0xFFFF, DestQP: sceneDQP, PSN: 1, AckReq: true}
+	p.RETH = wire.RETH{VA: 0x1000, RKey: 0x1234, DMALength: 16}
+	p.Payload = make([]byte, 64)
+	p.SetEV(0x100, wire.EVModeSTEV)
+	n := s.emitMutated(sceneT, sceneD, p, 1000, func([]byte) {})
+	rep := s.report()
+	count := 0
+	for _, r := range rep.Results {
+		for _, f := range r.Findings {
+			if f.Frame == n && f.Requirement == "WIRE-RETH-2" {
+				count++
+			}
+		}
+	}
+	if count != 1 {
+		t.Errorf("%d WIRE-RETH-2 findings on frame %d, want 1", count, n)
+	}
+}
+
+// emitMutated is emit with the encoded frame changed by mut.
+func (s *scene) emitMutated(from, to byte, p *wire.Packet, gap int64, mut func([]byte)) int {
+	s.t.Helper()
+	p.IsIPv6 = true
+	p.IP6.HopLimit = 64
+	p.IP6.Src, p.IP6.Dst = [16]byte{0xfd, 15: from}, [16]byte{0xfd, 15: to}
+	b, err := wire.Default.Append(nil, p)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	mut(b)
+	s.n++
+	s.ns += gap
+	s.e.frame(&pcap.Frame{Number: s.n, Timestamp: s.start.Add(time.Duration(s.ns)), Data: b, Length: len(b)}, s.in)
+	return s.n
+}
+
+// TestOneFindingPerViolation: no frame of any repository capture carries
+// two findings for one requirement (the same violation reported twice,
+// in two wordings or under two cases).
+func TestOneFindingPerViolation(t *testing.T) {
+	for _, c := range goldenCaptures(t) {
+		for _, pics := range goldenPICS {
+			rep, err := judgeGolden(t, c, pics)
+			if err != nil {
+				continue // TestGoldenVerdicts covers captures that do not judge
+			}
+			// Findings on one frame for one requirement are distinct
+			// violations only when they name distinct PSNs.
+			seen := map[string]map[string]string{}
+			for _, r := range rep.Results {
+				for _, f := range r.Findings {
+					if f.Frame == 0 || f.Verdict == Inconclusive {
+						continue
+					}
+					psn := ""
+					if f.PSN != nil {
+						psn = fmt.Sprint(*f.PSN)
+					}
+					k := fmt.Sprintf("%d %s %s", f.Frame, f.Requirement, f.Node)
+					if seen[k] == nil {
+						seen[k] = map[string]string{}
+					}
+					for p, prev := range seen[k] {
+						if p == psn || p == "" || psn == "" {
+							t.Errorf("%s (%s PICS) frame %d: %s twice: %s | %s: %s", c, pics, f.Frame, f.Requirement, prev, r.Case.ID, f.Observed)
+						}
+					}
+					seen[k][psn] = r.Case.ID + ": " + f.Observed
+				}
+			}
+		}
+	}
+}
+
+// TestIPFragmentsDiscarded: an IPv4 fragment is discarded, not decoded
+// (WIRE-ENC-5, AMB-33), and the capture notes count the fragments.
+func TestIPFragmentsDiscarded(t *testing.T) {
+	s := newScene(t, scenePICS)
+	for i, ff := range []uint16{0x2000, 0x0010} { // more fragments; a later fragment
+		p := &wire.Packet{}
+		p.IP4 = wire.IPv4{TOS: 4<<2 | 2, FlagsFrag: ff, TTL: 64, Src: [4]byte{10, 0, 0, sceneT}, Dst: [4]byte{10, 0, 0, sceneD}}
+		p.BTH = wire.BTH{Opcode: wire.OpWriteOnly, PKey: 0xFFFF, DestQP: sceneDQP, PSN: uint32(i + 1), AckReq: true}
+		p.RETH = wire.RETH{VA: 0x1000, RKey: 0x1234, DMALength: 64}
+		p.Payload = make([]byte, 64)
+		p.SetEV(0x100, wire.EVModeSTEV)
+		b, err := wire.Default.Append(nil, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.n++
+		s.ns += 1000
+		s.e.frame(&pcap.Frame{Number: s.n, Timestamp: s.start.Add(time.Duration(s.ns)), Data: b, Length: len(b)}, s.in)
+	}
+	rep := s.report()
+	if s.e.mrcFrames != 0 {
+		t.Errorf("%d fragments judged as MRC frames", s.e.mrcFrames)
+	}
+	for _, r := range rep.Results {
+		if r.Checked > 0 {
+			t.Errorf("%s: %d observations from fragments", r.Case.ID, r.Checked)
+		}
+	}
+	found := false
+	for _, n := range s.e.notes {
+		found = found || strings.Contains(n, "2 IP fragments")
+	}
+	if !found {
+		t.Errorf("notes %q do not count the 2 fragments", s.e.notes)
+	}
+}
