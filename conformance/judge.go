@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/openmrc/mrc/pcap"
@@ -51,7 +52,14 @@ type CaptureError struct {
 	Err  error
 }
 
-func (e *CaptureError) Error() string { return "conformance: capture " + e.File + ": " + e.Err.Error() }
+// Error names the file once: errors from opening it already do.
+func (e *CaptureError) Error() string {
+	msg := e.Err.Error()
+	if strings.Contains(msg, e.File) {
+		return msg
+	}
+	return e.File + ": " + msg
+}
 
 func (e *CaptureError) Unwrap() error { return e.Err }
 

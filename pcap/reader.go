@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/bits"
 	"os"
 	"strconv"
@@ -44,6 +45,9 @@ const MaxBlockLen = 4 << 20
 // ErrUnknownFormat is returned by NewReader when the input starts with
 // neither a pcap, a pcapng nor a gzip magic number.
 var ErrUnknownFormat = errors.New("pcap: not a pcap, pcapng or gzip file")
+
+// errIsDir is Open's error for a directory (a read would say less).
+var errIsDir = errors.New("is a directory, not a capture file")
 
 // FormatError reports a malformed capture file: where, and what.
 type FormatError struct {
@@ -150,11 +154,18 @@ func Open(name string) (*Reader, error) {
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, err
+		return nil, err // an *fs.PathError: it names the file
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: name, Err: errIsDir}
 	}
 	r, err := NewReader(f)
 	if err != nil {
 		f.Close()
+		if _, named := errors.AsType[*fs.PathError](err); named {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	r.closer = f

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/openmrc/mrc/internal/cli"
 	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/spec"
 	"github.com/openmrc/mrc/wire"
@@ -25,8 +26,11 @@ standard input) with the MRC codec and prints, by default, one line per
 frame: number, relative time, interface (capture point/plane), EV,
 opcode, QP, PSN, the opcode's key fields and flags (A, RTX, TS, SE, M,
 TRIM, CE). Malformed frames show their error and requirement ID; strict
-violations follow "!". The exit status is 1 if a file cannot be read to
-its end, 2 on a usage error, else 0 (malformed packets do not change it).
+violations follow "!". Exit status: 0 every file decoded to its end
+(malformed packets do not change it); 1 a capture ends badly (truncated
+or corrupt), after what was decoded is printed; 2 a usage error, or a
+file that is not a capture at all (missing, a directory, another format),
+as judge and tshark.
 
 flags:
 `
@@ -43,8 +47,8 @@ type decodeFlags struct {
 
 func runDecode(args []string, stdout, stderr io.Writer) int {
 	var fl decodeFlags
+	cmd := cli.Command{Name: "mrc-conform decode", Stdout: stdout, Stderr: stderr}
 	fs := flag.NewFlagSet("decode", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), decodeUsage)
 		fs.PrintDefaults()
@@ -56,17 +60,12 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&fl.profile, "profile", "", "JSON file with the wire profile (default: "+spec.DefaultProfile().Name+")")
 	fs.IntVar(&fl.count, "c", 0, "stop after this many frames per file (0: all)")
 	fs.BoolVar(&fl.noCheck, "no-check", false, "skip the strict checks and the ICRC (faster)")
-	files, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	files, done, code := cmd.Parse(fs, args, true)
+	if done {
+		return code
 	}
 	if len(files) == 0 {
-		fmt.Fprintln(stderr, "mrc-conform decode: no capture file given")
-		fs.Usage()
-		return 2
+		return cmd.Usagef("no capture file given")
 	}
 	format := pcap.OutputText
 	switch fl.format {
@@ -76,13 +75,11 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 		}
 	case "json":
 		if fl.verbose {
-			fmt.Fprintln(stderr, "mrc-conform decode: -V and --format json exclude each other (JSON has every field)")
-			return 2
+			return cmd.Usagef("-V and --format json exclude each other (JSON has every field)")
 		}
 		format = pcap.OutputJSON
 	default:
-		fmt.Fprintf(stderr, "mrc-conform decode: unknown format %q (want text or json)\n", fl.format)
-		return 2
+		return cmd.Usagef("unknown format %q (want text or json)", fl.format)
 	}
 	d := &pcap.Decoder{NoCheck: fl.noCheck}
 	switch strings.ToLower(fl.evMode) {
@@ -93,8 +90,7 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 	case "srv6":
 		d.EVMode = wire.EVModeSRv6
 	default:
-		fmt.Fprintf(stderr, "mrc-conform decode: unknown EV mode %q (want stev, udp or srv6)\n", fl.evMode)
-		return 2
+		return cmd.Usagef("unknown EV mode %q (want stev, udp or srv6)", fl.evMode)
 	}
 	if fl.profile != "" {
 		c, err := loadProfile(fl.profile)
@@ -107,31 +103,17 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 	status := 0
 	for _, name := range files {
 		if err := decodeFile(name, d, format, &fl, stdout); err != nil {
-			fmt.Fprintf(stderr, "mrc-conform decode: %v\n", err)
-			status = 1
+			// Not a capture at all (missing, a directory, another
+			// format) is 2, as in judge and tshark; a capture that
+			// ends badly is 1.
+			code := 1
+			if _, ok := errors.AsType[openError](err); ok {
+				code = 2
+			}
+			status = max(status, cmd.Errorf(code, "%v", err))
 		}
 	}
 	return status
-}
-
-// parseInterspersed parses flags that may follow the file names, as
-// tshark users expect (decode x.pcapng -V).
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
 }
 
 func loadProfile(name string) (*wire.Codec, error) {
@@ -148,10 +130,13 @@ func loadProfile(name string) (*wire.Codec, error) {
 	return wire.NewCodec(p)
 }
 
+// openError is a file decode cannot read as a capture at all.
+type openError struct{ error }
+
 func decodeFile(name string, d *pcap.Decoder, format pcap.OutputFormat, fl *decodeFlags, stdout io.Writer) error {
 	r, err := pcap.Open(name) // its errors name the file
 	if err != nil {
-		return err
+		return openError{err}
 	}
 	defer r.Close()
 	p := pcap.NewPrinter(stdout, format, d.Codec, d.EVMode)

@@ -133,8 +133,9 @@ func TestDecodeErrors(t *testing.T) {
 		{[]string{"decode", "-V", "--format", "json", cut}, 2, "exclude"},
 		{[]string{"decode", "--ev-mode", "x", cut}, 2, "EV mode"},
 		{[]string{"decode", "--profile", badProfile, cut}, 2, "udp_dst_port"},
-		{[]string{"decode", filepath.Join(dir, "missing")}, 1, "no such file"},
-		{[]string{"decode", junk}, 1, "not a pcap"},
+		{[]string{"decode", filepath.Join(dir, "missing")}, 2, "no such file"},
+		{[]string{"decode", junk}, 2, "not a pcap"},
+		{[]string{"decode", cut, junk}, 2, "not a pcap"}, // the worse of 1 and 2
 		{[]string{"decode", cut}, 1, "unexpected EOF"},
 	} {
 		out, errOut, status := run(t, tc.args...)

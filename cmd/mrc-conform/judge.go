@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/openmrc/mrc/conformance"
+	"github.com/openmrc/mrc/internal/cli"
 )
 
 func init() {
@@ -36,8 +36,8 @@ flags:
 `
 
 func runJudge(args []string, stdout, stderr io.Writer) int {
+	cmd := cli.Command{Name: "mrc-conform judge", Stdout: stdout, Stderr: stderr}
 	fs := flag.NewFlagSet("judge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), judgeUsage)
 		fs.PrintDefaults()
@@ -50,31 +50,23 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 	today := fs.String("today", "", "judge deviation expiry against this date (YYYY-MM-DD) instead of today")
 	all := fs.Bool("v", false, "text format: list every case's reason and more findings")
 	at := fs.String("capture-at", "", `where the capture was taken: "dut" (the DUT's own interface) or "remote" (a tap on the path, the peer's side); overrides the PICS's capture.location. Away from the DUT a packet not seen proves nothing: such findings are INCONCLUSIVE`)
-	files, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	files, done, code := cmd.Parse(fs, args, true)
+	if done {
+		return code
 	}
-	fail := func(f string, a ...any) int {
-		fmt.Fprintf(stderr, "mrc-conform judge: "+f+"\n", a...)
-		return 2
-	}
+	fail := func(f string, a ...any) int { return cmd.Errorf(2, f, a...) }
 	if len(files) != 1 {
-		fs.Usage()
-		return fail("want exactly one capture file, got %d", len(files))
+		return cmd.Usagef("want exactly one capture file, got %d", len(files))
 	}
 	if files[0] == "-" {
-		return fail("the capture must be a file: it is read twice")
+		return cmd.Usagef("the capture must be a file: it is read twice")
 	}
 	if *picsFile == "" {
-		fs.Usage()
-		return fail("--pics is required (use --pics default for an empty PICS)")
+		return cmd.Usagef("--pics is required (use --pics default for an empty PICS)")
 	}
 	f := conformance.Format(*format)
 	if !validFormat(f) {
-		return fail("unknown format %q (want text, json, junit or html)", *format)
+		return cmd.Usagef("unknown format %q (want text, json, junit or html)", *format)
 	}
 	var opts conformance.Options
 	if *picsFile != "default" {
@@ -94,13 +86,13 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 	if *today != "" {
 		d, err := time.Parse(time.DateOnly, *today)
 		if err != nil {
-			return fail("--today %q is not a YYYY-MM-DD date", *today)
+			return cmd.Usagef("--today %q is not a YYYY-MM-DD date", *today)
 		}
 		opts.Today = d
 	}
 	opts.CaptureLocation = conformance.CaptureLocation(*at)
 	if !opts.CaptureLocation.Valid() {
-		return fail("--capture-at %q (want dut or remote)", *at)
+		return cmd.Usagef("--capture-at %q (want dut or remote)", *at)
 	}
 	var ann bytes.Buffer
 	if *annotate != "" {

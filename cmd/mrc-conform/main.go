@@ -12,11 +12,15 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/openmrc/mrc/conformance"
+	"github.com/openmrc/mrc/internal/cli"
 )
 
 // A command runs with its arguments (without the command name) and
@@ -48,19 +52,40 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	case "-h", "-help", "--help", "help":
 		if len(args) > 1 {
 			if c, ok := commands[args[1]]; ok {
-				return c.run([]string{"-h"}, stdout, stdout)
+				return c.run([]string{"-h"}, stdout, stderr)
 			}
 		}
 		usage(stdout)
 		return 0
+	case "-version", "--version":
+		return runVersion(nil, stdout, stderr)
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "mrc-conform: unknown command %q\n", args[0])
-		usage(stderr)
-		return 2
+		return cli.Command{Name: "mrc-conform", Stdout: stdout, Stderr: stderr}.Usagef("unknown command %q", args[0])
 	}
 	return c.run(args[1:], stdout, stderr)
+}
+
+func init() {
+	register("version", "print the version of mrc-conform and of its report format", runVersion)
+}
+
+func runVersion(args []string, stdout, stderr io.Writer) int {
+	cmd := cli.Command{Name: "mrc-conform version", Stdout: stdout, Stderr: stderr}
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: mrc-conform version\n\nPrints the module version (a tag, or (devel) for a build from a\nclone), the report format's version, the commit when recorded, and\nthe Go toolchain.")
+	}
+	pos, done, code := cmd.Parse(fs, args, false)
+	if done {
+		return code
+	}
+	if len(pos) > 0 {
+		return cmd.Usagef("unexpected arguments %q", pos)
+	}
+	fmt.Fprintln(stdout, cli.Version("mrc-conform", "reports "+conformance.Version+" (schema "+conformance.SchemaVersion+")"))
+	return 0
 }
 
 func usage(w io.Writer) {

@@ -2,13 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/openmrc/mrc/conformance"
+	"github.com/openmrc/mrc/internal/cli"
 	"github.com/openmrc/mrc/spec"
 )
 
@@ -36,8 +36,8 @@ type requirementsJSON struct {
 }
 
 func runRequirements(args []string, stdout, stderr io.Writer) int {
+	cmd := cli.Command{Name: "mrc-conform requirements", Stdout: stdout, Stderr: stderr}
 	fs := flag.NewFlagSet("requirements", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), requirementsUsage)
 		fs.PrintDefaults()
@@ -46,19 +46,15 @@ func runRequirements(args []string, stdout, stderr io.Writer) int {
 	prefix := fs.String("prefix", "", "list only requirements whose ID starts with this (e.g. WIRE, RSP-SACK)")
 	format := fs.String("format", "text", "output format: text or json")
 	root := fs.String("root", "", "module root to scan for test citations (default: the module containing the working directory)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	pos, done, code := cmd.Parse(fs, args, false)
+	if done {
+		return code
 	}
-	if fs.NArg() != 0 {
-		fmt.Fprintf(stderr, "mrc-conform requirements: unexpected argument %q\n", fs.Arg(0))
-		return 2
+	if len(pos) != 0 {
+		return cmd.Usagef("unexpected argument %q", pos[0])
 	}
 	if *format != "text" && *format != "json" {
-		fmt.Fprintf(stderr, "mrc-conform requirements: unknown format %q (want text or json)\n", *format)
-		return 2
+		return cmd.Usagef("unknown format %q (want text or json)", *format)
 	}
 	if err := conformance.CatalogErr(); err != nil {
 		fmt.Fprintf(stderr, "mrc-conform requirements: %v\n", err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/openmrc/mrc/conformance"
 	"github.com/openmrc/mrc/conformance/active"
+	"github.com/openmrc/mrc/internal/cli"
 	"github.com/openmrc/mrc/netio"
 	"github.com/openmrc/mrc/peer"
 	"github.com/openmrc/mrc/spec"
@@ -80,8 +81,8 @@ func (f *faultFlag) Set(s string) error {
 }
 
 func runActive(args []string, stdout, stderr io.Writer) int {
+	cmd := cli.Command{Name: "mrc-conform run", Stdout: stdout, Stderr: stderr}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), runUsage)
 		fs.PrintDefaults()
@@ -107,28 +108,22 @@ func runActive(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&fl.faults, "fault", "inproc: seed a known bug into the reference (repeatable): "+strings.Join(peer.FaultNames(), ", "))
 	fs.BoolVar(&fl.verbose, "v", false, "log every case's steps to standard error")
 	fs.BoolVar(&fl.all, "all", false, "text format: list every case's reason and more findings")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	fail := func(code int, f string, a ...any) int {
-		fmt.Fprintf(stderr, "mrc-conform run: "+f+"\n", a...)
+	pos, done, code := cmd.Parse(fs, args, false)
+	if done {
 		return code
 	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return fail(2, "unexpected arguments %q", fs.Args())
+	fail := cmd.Errorf
+	if len(pos) > 0 {
+		return cmd.Usagef("unexpected arguments %q", pos)
 	}
 	f := conformance.Format(fl.format)
 	if !validFormat(f) {
-		return fail(2, "unknown format %q (want text, json, junit or html)", fl.format)
+		return cmd.Usagef("unknown format %q (want text, json, junit or html)", fl.format)
 	}
 	var opts active.Options
 	opts.Seed, opts.Cases = fl.seed, fl.cases
 	if _, err := active.Select(fl.cases); err != nil {
-		return fail(2, "%v", err)
+		return cmd.Usagef("%v", err)
 	}
 	if fl.pics != "" {
 		p, err := conformance.LoadPICS(fl.pics)
@@ -147,12 +142,12 @@ func runActive(args []string, stdout, stderr io.Writer) int {
 	if fl.today != "" {
 		d, err := time.Parse(time.DateOnly, fl.today)
 		if err != nil {
-			return fail(2, "--today %q is not a YYYY-MM-DD date", fl.today)
+			return cmd.Usagef("--today %q is not a YYYY-MM-DD date", fl.today)
 		}
 		opts.Today = d
 	}
 	if fl.tolerance < 0 || (fl.tolerance > 0 && fl.transport == "inproc") {
-		return fail(2, "--tolerance applies to the udp and afpacket transports, and must be positive")
+		return cmd.Usagef("--tolerance applies to the udp and afpacket transports, and must be positive")
 	}
 	if fl.tolerance > 0 {
 		tim := active.RealTiming(active.Time(fl.tolerance))

@@ -8,6 +8,7 @@
 //
 //	mrc-peer --control ADDR [--transport udp] [--listen HOST:PORT] [--planes N] [--ip ADDR] [--fault NAME]...
 //	mrc-peer --control ADDR --transport afpacket --iface IF[,IF...] [--ip ADDR] [--fault NAME]...
+//	mrc-peer --version
 //
 // The control address is unix:PATH or tcp:HOST:PORT. With the UDP
 // transport, frames travel in UDP datagrams behind the netio tunnel shim
@@ -24,7 +25,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -36,6 +36,7 @@ import (
 	"syscall"
 
 	"github.com/openmrc/mrc/control"
+	"github.com/openmrc/mrc/internal/cli"
 	"github.com/openmrc/mrc/netio"
 	"github.com/openmrc/mrc/peer"
 	"github.com/openmrc/mrc/spec"
@@ -57,12 +58,13 @@ func (f *faultList) Set(s string) error {
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stderr))
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(ctx context.Context, args []string, stderr io.Writer) int {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cmd := cli.Command{Name: "mrc-peer", Stdout: stdout, Stderr: stderr}
 	fs := flag.NewFlagSet("mrc-peer", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	version := fs.Bool("version", false, "print the version and exit")
 	ctlAddr := fs.String("control", "", "control address: unix:PATH or tcp:HOST:PORT (required)")
 	transport := fs.String("transport", "udp", "data path: udp (tunnel) or afpacket")
 	listen := fs.String("listen", "127.0.0.1:47910", "udp: the tunnel's local address")
@@ -81,34 +83,35 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 			fmt.Fprintf(fs.Output(), "  %-20s %s\n", f.Name, f.Doc)
 		}
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	fail := func(code int, f string, a ...any) int {
-		fmt.Fprintf(stderr, "mrc-peer: "+f+"\n", a...)
+	pos, done, code := cmd.Parse(fs, args, false)
+	if done {
 		return code
 	}
-	if *ctlAddr == "" || fs.NArg() > 0 {
-		fs.Usage()
-		return fail(2, "--control is required and there are no arguments")
+	if *version {
+		fmt.Fprintln(stdout, cli.Version("mrc-peer"))
+		return 0
+	}
+	fail := cmd.Errorf
+	if len(pos) > 0 {
+		return cmd.Usagef("unexpected arguments %q", pos)
+	}
+	if *ctlAddr == "" {
+		return cmd.Usagef("--control is required")
 	}
 	ip, err := netip.ParseAddr(*ipStr)
 	if err != nil {
-		return fail(2, "--ip %q: %v", *ipStr, err)
+		return cmd.Usagef("--ip %q: %v", *ipStr, err)
 	}
 	fset, err := peer.ParseFaults(faults...)
 	if err != nil {
-		return fail(2, "%v", err)
+		return cmd.Usagef("%v", err)
 	}
 	prof := spec.DefaultProfile()
 	var conn netio.Conn
 	switch *transport {
 	case "udp":
 		if *planes < 1 || *planes > 8 {
-			return fail(2, "--planes %d: want 1 to 8", *planes)
+			return cmd.Usagef("--planes %d: want 1 to 8", *planes)
 		}
 		macs := make([][6]byte, *planes)
 		for i := range macs {
@@ -124,7 +127,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 			return fail(127, "the afpacket transport needs Linux")
 		}
 		if *ifaces == "" {
-			return fail(2, "--transport afpacket needs --iface")
+			return cmd.Usagef("--transport afpacket needs --iface")
 		}
 		a, err := netio.OpenAFPacket(strings.Split(*ifaces, ","), prof.AcceptUDPDstPorts, false)
 		if err != nil {
@@ -132,7 +135,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		}
 		conn = a
 	default:
-		return fail(2, "unknown transport %q (want udp or afpacket)", *transport)
+		return cmd.Usagef("unknown transport %q (want udp or afpacket)", *transport)
 	}
 	defer conn.Close()
 	a, err := peer.New(peer.Config{MACs: conn.MACs(), IP: ip, Seed: *seed, Faults: fset, Profile: &prof,

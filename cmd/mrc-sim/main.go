@@ -7,6 +7,7 @@
 //	                                 one scenario, its checks and numbers;
 //	                                 the MRC run's NDJSON trace and pcapng
 //	mrc-sim list                     the scenario names
+//	mrc-sim version                  the version (also --version)
 //	mrc-sim capture -dir DIR [-scenario NAME] [-seed N]
 //	                                 short runs with one impairment each,
 //	                                 written as DIR/NAME.pcapng (the
@@ -30,62 +31,111 @@ import (
 
 	"github.com/openmrc/mrc/fabric/capture"
 	"github.com/openmrc/mrc/fabric/scenario"
+	"github.com/openmrc/mrc/internal/cli"
 )
 
-func main() {
-	if err := run(os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "mrc-sim:", err)
-		os.Exit(2)
-	}
-}
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-var errUsage = errors.New("usage: mrc-sim table [-seed N] | run -scenario NAME [-seed N] [-trace FILE] [-pcap FILE] | list | capture -dir DIR [-scenario NAME] [-seed N]")
+const usage = `usage: mrc-sim <command> [flags]
 
-func run(args []string, w io.Writer) error {
+commands:
+  table [-seed N]          all scenarios as a Markdown table
+  run -scenario NAME [-seed N] [-trace FILE] [-pcap FILE]
+                           one scenario, its checks and numbers; the MRC
+                           run's NDJSON trace and pcapng
+  list                     the scenario names
+  capture -dir DIR [-scenario NAME] [-seed N]
+                           short runs with one impairment each, written
+                           as DIR/NAME.pcapng
+  version                  the version (also --version)
+
+Every run is a function of its seed. Exit status: 0 done, 1 a run or a
+file failed, 2 a usage error. Run 'mrc-sim <command> -h' for its flags.
+`
+
+// run runs the command line args and returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	top := cli.Command{Name: "mrc-sim", Stdout: stdout, Stderr: stderr}
 	if len(args) == 0 {
-		return errUsage
+		return top.Usagef("no command given")
 	}
 	switch args[0] {
-	case "list":
-		for _, s := range scenario.All() {
-			fmt.Fprintf(w, "%-11s %s\n", s.Name, s.Title)
-		}
-		fmt.Fprintln(w, "\ncapture scenarios (mrc-sim capture):")
-		for _, c := range capture.Scenarios() {
-			fmt.Fprintf(w, "%-13s %s\n", c.Name, c.Title)
-		}
-		return nil
-	case "capture":
-		fs := flag.NewFlagSet("capture", flag.ContinueOnError)
-		seed := fs.Uint64("seed", 1, "seed of the runs")
-		name := fs.String("scenario", "", "one capture scenario (default: all)")
-		dir := fs.String("dir", "", "directory for NAME.pcapng")
-		if err := fs.Parse(args[1:]); err != nil {
-			return err
-		}
-		if *dir == "" {
-			return errors.New("capture: -dir is required")
-		}
-		return captures(w, *dir, *name, *seed)
-	case "table":
-		fs := flag.NewFlagSet("table", flag.ContinueOnError)
-		seed := fs.Uint64("seed", 1, "seed of every run")
-		if err := fs.Parse(args[1:]); err != nil {
-			return err
-		}
-		return table(w, *seed)
-	case "run":
-		fs := flag.NewFlagSet("run", flag.ContinueOnError)
-		seed := fs.Uint64("seed", 1, "seed of the run")
-		name := fs.String("scenario", "", "scenario name (mrc-sim list)")
-		trace := fs.String("trace", "", "write the MRC run's NDJSON trace here")
-		pcapFile := fs.String("pcap", "", "write the MRC run's pcapng here")
-		if err := fs.Parse(args[1:]); err != nil {
-			return err
-		}
-		return one(w, *name, *seed, *trace, *pcapFile)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "version", "-version", "--version":
+		fmt.Fprintln(stdout, cli.Version("mrc-sim"))
+		return 0
 	}
-	return errUsage
+	var sub func(fs *flag.FlagSet) func() error
+	switch args[0] {
+	case "list":
+		sub = func(*flag.FlagSet) func() error { return func() error { list(stdout); return nil } }
+	case "capture":
+		sub = func(fs *flag.FlagSet) func() error {
+			seed := fs.Uint64("seed", 1, "seed of the runs")
+			name := fs.String("scenario", "", "one capture scenario (default: all)")
+			dir := fs.String("dir", "", "directory for NAME.pcapng (required)")
+			return func() error {
+				if *dir == "" {
+					return usageError("-dir is required")
+				}
+				return captures(stdout, *dir, *name, *seed)
+			}
+		}
+	case "table":
+		sub = func(fs *flag.FlagSet) func() error {
+			seed := fs.Uint64("seed", 1, "seed of every run")
+			return func() error { return table(stdout, *seed) }
+		}
+	case "run":
+		sub = func(fs *flag.FlagSet) func() error {
+			seed := fs.Uint64("seed", 1, "seed of the run")
+			name := fs.String("scenario", "", "scenario name (mrc-sim list)")
+			trace := fs.String("trace", "", "write the MRC run's NDJSON trace here")
+			pcapFile := fs.String("pcap", "", "write the MRC run's pcapng here")
+			return func() error { return one(stdout, *name, *seed, *trace, *pcapFile) }
+		}
+	default:
+		return top.Usagef("unknown command %q", args[0])
+	}
+	cmd := cli.Command{Name: "mrc-sim " + args[0], Stdout: stdout, Stderr: stderr}
+	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: mrc-sim %s [flags]\n\nflags:\n", args[0])
+		fs.PrintDefaults()
+	}
+	exec := sub(fs)
+	pos, done, code := cmd.Parse(fs, args[1:], false)
+	if done {
+		return code
+	}
+	if len(pos) > 0 {
+		return cmd.Usagef("unexpected arguments %q", pos)
+	}
+	err := exec()
+	if u, ok := errors.AsType[usageError](err); ok {
+		return cmd.Usagef("%s", string(u))
+	}
+	if err != nil {
+		return cmd.Errorf(1, "%v", err)
+	}
+	return 0
+}
+
+// usageError is a command line mrc-sim cannot run (exit status 2).
+type usageError string
+
+func (e usageError) Error() string { return string(e) }
+
+func list(w io.Writer) {
+	for _, s := range scenario.All() {
+		fmt.Fprintf(w, "%-11s %s\n", s.Name, s.Title)
+	}
+	fmt.Fprintln(w, "\ncapture scenarios (mrc-sim capture):")
+	for _, c := range capture.Scenarios() {
+		fmt.Fprintf(w, "%-13s %s\n", c.Name, c.Title)
+	}
 }
 
 // captures writes the capture scenarios' pcapngs into dir, after checking
@@ -95,7 +145,7 @@ func captures(w io.Writer, dir, name string, seed uint64) error {
 	if name != "" {
 		c, ok := capture.Lookup(name)
 		if !ok {
-			return fmt.Errorf("unknown capture scenario %q (mrc-sim list)", name)
+			return usageError(fmt.Sprintf("unknown capture scenario %q (mrc-sim list)", name))
 		}
 		cs = []capture.Scenario{c}
 	}
@@ -169,7 +219,7 @@ func findings(w io.Writer, rs []*scenario.Result) error {
 func one(w io.Writer, name string, seed uint64, trace, pcapng string) error {
 	s, ok := scenario.Lookup(name)
 	if !ok {
-		return fmt.Errorf("unknown scenario %q (mrc-sim list)", name)
+		return usageError(fmt.Sprintf("unknown scenario %q (mrc-sim list)", name))
 	}
 	var o scenario.Options
 	var closers []func() error

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,8 +13,8 @@ import (
 
 func TestList(t *testing.T) {
 	var b bytes.Buffer
-	if err := run([]string{"list"}, &b); err != nil {
-		t.Fatal(err)
+	if code := run([]string{"list"}, &b, os.Stderr); code != 0 {
+		t.Fatalf("exit %d", code)
 	}
 	for _, n := range []string{"ev-loss", "t1-down", "plane-down", "incast", "loss"} {
 		if !strings.Contains(b.String(), n) {
@@ -28,8 +29,8 @@ func TestRunWritesTraceAndCapture(t *testing.T) {
 	dir := t.TempDir()
 	tr, cp := filepath.Join(dir, "t.ndjson"), filepath.Join(dir, "c.pcapng")
 	var b bytes.Buffer
-	if err := run([]string{"run", "-scenario", "plane-down", "-seed", "3", "-trace", tr, "-pcap", cp}, &b); err != nil {
-		t.Fatal(err)
+	if code := run([]string{"run", "-scenario", "plane-down", "-seed", "3", "-trace", tr, "-pcap", cp}, &b, os.Stderr); code != 0 {
+		t.Fatalf("exit %d", code)
 	}
 	if !strings.Contains(b.String(), "MRC:") || !strings.Contains(b.String(), "mrc_post_ratio") {
 		t.Errorf("output:\n%s", b.String())
@@ -52,10 +53,41 @@ func TestRunWritesTraceAndCapture(t *testing.T) {
 	}
 }
 
+// TestUsage: usage errors exit 2 with one line and a hint on standard
+// error; -h and --version exit 0 on standard output.
 func TestUsage(t *testing.T) {
-	for _, args := range [][]string{nil, {"frobnicate"}, {"run", "-scenario", "nope"}} {
-		if err := run(args, &bytes.Buffer{}); err == nil {
-			t.Errorf("%v accepted", args)
+	for _, c := range []struct {
+		args      []string
+		code      int
+		firstLine string // of stderr, or of stdout when code is 0
+	}{
+		{nil, 2, "mrc-sim: no command given"},
+		{[]string{"frobnicate"}, 2, `mrc-sim: unknown command "frobnicate"`},
+		{[]string{"run", "-scenario", "nope"}, 2, `mrc-sim run: unknown scenario "nope" (mrc-sim list)`},
+		{[]string{"run", "-bogus"}, 2, "mrc-sim run: flag provided but not defined: -bogus"},
+		{[]string{"table", "extra"}, 2, `mrc-sim table: unexpected arguments ["extra"]`},
+		{[]string{"capture"}, 2, "mrc-sim capture: -dir is required"},
+		{[]string{"-h"}, 0, "usage: mrc-sim <command> [flags]"},
+		{[]string{"--help"}, 0, "usage: mrc-sim <command> [flags]"},
+		{[]string{"run", "-h"}, 0, "usage: mrc-sim run [flags]"},
+		{[]string{"--version"}, 0, "mrc-sim "},
+		{[]string{"version"}, 0, "mrc-sim "},
+	} {
+		var o, e bytes.Buffer
+		code := run(c.args, &o, &e)
+		out, other := e.String(), o.String()
+		if c.code == 0 {
+			out, other = other, out
+		}
+		if code != c.code || !strings.HasPrefix(out, c.firstLine) || other != "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit %d and %q first", c.args, code, o.String(), e.String(), c.code, c.firstLine)
+		}
+		hint := "see 'mrc-sim -h'"
+		if name, _, _ := strings.Cut(c.firstLine, ":"); name != "mrc-sim" {
+			hint = "see '" + name + " -h'"
+		}
+		if c.code == 2 && !strings.HasSuffix(e.String(), "\n"+hint+"\n") {
+			t.Errorf("%q: stderr %q: want two lines, the error and the hint", c.args, e.String())
 		}
 	}
 }
@@ -65,8 +97,8 @@ func TestUsage(t *testing.T) {
 func TestCaptureWritesEvidence(t *testing.T) {
 	dir := t.TempDir()
 	var b bytes.Buffer
-	if err := run([]string{"capture", "-dir", dir, "-scenario", "trim"}, &b); err != nil {
-		t.Fatal(err)
+	if code := run([]string{"capture", "-dir", dir, "-scenario", "trim"}, &b, os.Stderr); code != 0 {
+		t.Fatalf("exit %d", code)
 	}
 	r, err := pcap.Open(filepath.Join(dir, "trim.pcapng"))
 	if err != nil {
@@ -81,10 +113,10 @@ func TestCaptureWritesEvidence(t *testing.T) {
 	if n < 100 || !strings.Contains(b.String(), "trim.pcapng") {
 		t.Errorf("%d frames; output %q", n, b.String())
 	}
-	if err := run([]string{"capture", "-dir", dir, "-scenario", "nope"}, &b); err == nil {
-		t.Error("unknown scenario accepted")
+	if code := run([]string{"capture", "-dir", dir, "-scenario", "nope"}, &b, io.Discard); code != 2 {
+		t.Errorf("unknown scenario: exit %d, want 2", code)
 	}
-	if err := run([]string{"capture"}, &b); err == nil {
-		t.Error("missing -dir accepted")
+	if code := run([]string{"capture", "-dir", filepath.Join(dir, "missing")}, &b, io.Discard); code != 1 {
+		t.Errorf("unwritable directory: exit %d, want 1", code)
 	}
 }
