@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/openmrc/mrc/fabric/capture"
 	"github.com/openmrc/mrc/fabric/scenario"
 	"github.com/openmrc/mrc/pcap"
 )
@@ -46,7 +47,11 @@ func simCapture(tb testing.TB, name string) string {
 		tb.Fatal(err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	if _, err := s.Run(1, scenario.Options{Capture: w}); err != nil {
+	sink := capture.NewPcapng(w)
+	if _, err := s.Run(1, scenario.Options{Frames: sink}); err != nil {
+		tb.Fatal(err)
+	}
+	if err := sink.Flush(); err != nil {
 		tb.Fatal(err)
 	}
 	if err := w.Flush(); err != nil {
