@@ -38,7 +38,7 @@ const (
 )
 
 // Prefixes are the requirement ID prefixes of the embedded specification.
-var Prefixes = []string{"WIRE", "REQ", "EV", "LR", "MPR", "WIMM", "RSP", "CC", "QP", "EP", "CMP"}
+var Prefixes = []string{"WIRE", "REQ", "EV", "LR", "MPR", "WIMM", "RSP", "CC", "QP", "EP", "CMP", "CTL"}
 
 // Requirement is one normative statement of the specification.
 type Requirement struct {

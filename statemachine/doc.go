@@ -48,6 +48,17 @@
 // the resource-NACK hold-off) for testing checkers; it is zero in any
 // real use.
 //
+// # Control-plane objects
+//
+// Controller models the objects of the OCP control API (mrc_ctl.h) that
+// sit above the QP: EV Format, EV and CC profiles with their INIT →
+// OFFLINE → ONLINE lifecycle and errno rules, EV modes AUTO, EXP and GEN,
+// EV expansion from profile fields (ExpandEV, GenerateEVs) so that a
+// 32-byte SRv6 EV is an EV identity, REPLACE_EV with ALL_COPIES, device
+// attributes and port administrative state. Its ONLINE profiles are the
+// EVProfile and CCProfile values a Node is built from
+// (spec/36-api-objects.md).
+//
 // # Requirements and decisions
 //
 // The behaviour follows spec/20-requester.md to spec/26-endpoint.md; code
