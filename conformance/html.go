@@ -102,7 +102,7 @@ th{background:#f3f3f3}td:first-child a{white-space:nowrap}code,pre{font:12px/1.3
 {{if .Notes}}<tr><td>notes</td><td>{{range .Notes}}{{.}}<br>{{end}}</td></tr>{{end}}{{end}}
 <tr><td>PICS</td><td><code>{{or .R.PICS.File "(default)"}}</code> — {{.R.PICS.Implementation.Vendor}} {{.R.PICS.Implementation.Model}} {{.R.PICS.Implementation.Version}}; profile {{.R.PICS.Profile}}, EV mode {{.R.PICS.EVMode}}; features: {{or .Features "none"}}{{if .R.PICS.SHA256}}<br><span class="small">sha256 {{.R.PICS.SHA256}}</span>{{end}}</td></tr>
 <tr><td>deviations</td><td>{{range .R.Deviations.List}}<b>{{.Name}}</b> on {{range .Cases}}{{.}} {{end}}(expires {{.Expires}}{{if .Expired}}, <b>EXPIRED — ignored</b>{{end}}): {{.Reason}}{{if .Used}} — covers the failure of {{range .Used}}{{.}} {{end}}{{end}}<br>{{else}}none{{end}}</td></tr>
-<tr><td>summary</td><td>MUST {{.R.Summary.MustPassed}}/{{.R.Summary.MustTotal}} passed, {{.R.Summary.MustFailed}} failed, {{.R.Summary.MustDeviated}} under deviation; SHOULD {{.R.Summary.ShouldPassed}}/{{.R.Summary.ShouldTotal}}; {{.Counts}}; exit status {{.R.Summary.ExitCode}}</td></tr>
+<tr><td>summary</td><td>{{.R.Summary.Line "MUST"}}; {{.R.Summary.Line "SHOULD"}}; {{.Counts}}; exit status {{.R.Summary.ExitCode}}{{with .R.Summary.Why}}: {{.}}{{end}}</td></tr>
 </table>
 {{if .R.Connections}}<h2>Connections</h2>
 <table><tr><th>id</th><th>requester → responder</th><th>QPNs</th><th>writes</th><th>rtx</th><th>trimmed</th><th>SACK</th><th>NACK</th><th>ACK</th><th>probes</th><th>EVs</th><th>planes</th><th>frames</th></tr>

@@ -209,16 +209,22 @@ func (r *Report) WriteTextOpts(w io.Writer, o TextOptions) error {
 		}
 	}
 	s := r.Summary
-	p("\nMUST %d/%d passed, %d failed", s.MustPassed, s.MustTotal, s.MustFailed)
+	p("\n%s", s.Line("MUST"))
 	if len(s.FailedCases) > 0 {
-		p(" (%s)", strings.Join(s.FailedCases, ", "))
+		p(": failed %s", strings.Join(s.FailedCases, ", "))
 	}
-	p(", %d under deviation (*); SHOULD %d/%d passed, %d non-strict\n", s.MustDeviated, s.ShouldPassed, s.ShouldTotal, s.ShouldFailed)
-	p("INCONCLUSIVE %d, NOT-APPLICABLE %d, NOT-SUPPORTED %d, ERROR %d\n", s.Inconclusive, s.Verdicts[NotApplicable.String()], s.Verdicts[NotSupported.String()], s.Errors)
+	p("\n")
+	if s.ShouldTotal > 0 {
+		p("%s\n", s.Line("SHOULD"))
+	}
 	if len(s.ExpiredIgnore) > 0 {
 		p("expired deviations ignored: %s\n", strings.Join(s.ExpiredIgnore, ", "))
 	}
-	p("RESULT %s (exit status %d)\n", s.Result, s.ExitCode)
+	p("RESULT %s (exit status %d)", s.Result, s.ExitCode)
+	if s.Why != "" {
+		p(": %s", s.Why)
+	}
+	p("\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

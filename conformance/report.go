@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -8,7 +9,7 @@ import (
 // SchemaVersion is the version of the JSON report (report-schema.md). It
 // changes in its major part when a field is removed or changes meaning,
 // and in its minor part when fields are added.
-const SchemaVersion = "1.1"
+const SchemaVersion = "1.2"
 
 // Version is the conformance toolkit's version, printed in reports.
 const Version = "0.1.0"
@@ -147,22 +148,152 @@ type DeviationsInfo struct {
 	List   []DeviationInfo `json:"list"`
 }
 
-// Summary counts the verdicts.
+// Summary counts the verdicts and gives the run's result and exit status
+// (the table "Results and exit status" in the README).
 type Summary struct {
-	Verdicts      map[string]int `json:"verdicts"`
-	MustTotal     int            `json:"must_total"`
-	MustPassed    int            `json:"must_passed"`
-	MustFailed    int            `json:"must_failed"`   // FAIL not covered by a deviation
-	MustDeviated  int            `json:"must_deviated"` // FAIL covered by a deviation
-	ShouldTotal   int            `json:"should_total"`
-	ShouldPassed  int            `json:"should_passed"`
-	ShouldFailed  int            `json:"should_non_strict"`
-	Inconclusive  int            `json:"inconclusive"`
-	Errors        int            `json:"errors"`
-	Result        string         `json:"result"` // PASS, FAIL or ERROR
-	ExitCode      int            `json:"exit_code"`
-	FailedCases   []string       `json:"failed_cases"`
-	ExpiredIgnore []string       `json:"expired_deviations"`
+	Verdicts     map[string]int `json:"verdicts"`
+	MustTotal    int            `json:"must_total"`
+	MustPassed   int            `json:"must_passed"`
+	MustFailed   int            `json:"must_failed"`   // FAIL not covered by a deviation
+	MustDeviated int            `json:"must_deviated"` // FAIL covered by a deviation
+	ShouldTotal  int            `json:"should_total"`
+	ShouldPassed int            `json:"should_passed"`
+	ShouldFailed int            `json:"should_non_strict"`
+	Inconclusive int            `json:"inconclusive"`
+	Errors       int            `json:"errors"`
+	// MustVerdicts and ShouldVerdicts count the verdicts of the MUST and
+	// SHOULD cases alone.
+	MustVerdicts   map[string]int `json:"must_verdicts"`
+	ShouldVerdicts map[string]int `json:"should_verdicts"`
+	Result         string         `json:"result"` // a Result* constant
+	// Why explains a result other than PASS in one line.
+	Why           string   `json:"result_reason,omitempty"`
+	ExitCode      int      `json:"exit_code"`
+	FailedCases   []string `json:"failed_cases"`
+	ExpiredIgnore []string `json:"expired_deviations"`
+}
+
+// Results of a run (Summary.Result), with their exit status. Only PASS
+// says the implementation was checked and met every MUST that was checked.
+const (
+	// ResultPass: at least one MUST case PASSed (or FAILed under an
+	// unexpired deviation), no other MUST case FAILed, no case ERRORed.
+	ResultPass = "PASS" // exit status 0
+	// ResultFail: a MUST case FAILed outside an unexpired deviation.
+	ResultFail = "FAIL" // exit status 1
+	// ResultError: a case ended in ERROR, a fault of the tester or the
+	// setup (a dead data path, a broken control channel).
+	ResultError = "ERROR" // exit status 2
+	// ResultInconclusive: no MUST case could be checked, and not because
+	// the implementation lacks what was asked (INCONCLUSIVE cases, or no
+	// MUST case selected): the setup gave the tester nothing to judge.
+	ResultInconclusive = "INCONCLUSIVE" // exit status 2
+	// ResultUnsupported: no MUST case was checked because the
+	// implementation supports none that was asked: every MUST case is
+	// NOT-SUPPORTED or NOT-APPLICABLE.
+	ResultUnsupported = "UNSUPPORTED" // exit status 127
+)
+
+// Exit statuses of mrc-conform (the README's table).
+const (
+	ExitPass        = 0
+	ExitFail        = 1
+	ExitError       = 2 // also usage errors and unreadable input
+	ExitUnsupported = 127
+)
+
+// summarize counts the results and decides the result and exit status.
+func summarize(results []Result, expired []Deviation) Summary {
+	s := Summary{Verdicts: map[string]int{}, MustVerdicts: map[string]int{}, ShouldVerdicts: map[string]int{},
+		FailedCases: []string{}, ExpiredIgnore: []string{}}
+	for _, v := range Verdicts {
+		s.Verdicts[v.String()], s.MustVerdicts[v.String()], s.ShouldVerdicts[v.String()] = 0, 0, 0
+	}
+	for i := range results {
+		res := &results[i]
+		s.Verdicts[res.Verdict.String()]++
+		strict := res.Case.Strict()
+		if strict {
+			s.MustTotal++
+			s.MustVerdicts[res.Verdict.String()]++
+		} else if normLevel(res.Case.Level) == "SHOULD" {
+			s.ShouldTotal++
+			s.ShouldVerdicts[res.Verdict.String()]++
+		}
+		switch res.Verdict {
+		case Pass:
+			if strict {
+				s.MustPassed++
+			} else {
+				s.ShouldPassed++
+			}
+		case Fail:
+			if res.Deviated() {
+				s.MustDeviated++
+			} else {
+				s.MustFailed++
+				s.FailedCases = append(s.FailedCases, res.Case.ID)
+			}
+		case NonStrict:
+			s.ShouldFailed++
+		case Inconclusive:
+			s.Inconclusive++
+		case Error:
+			s.Errors++
+		}
+	}
+	for _, d := range expired {
+		s.ExpiredIgnore = append(s.ExpiredIgnore, d.Name)
+	}
+	slices.Sort(s.ExpiredIgnore)
+	s.Result, s.Why = decide(&s)
+	s.ExitCode = map[string]int{ResultPass: ExitPass, ResultFail: ExitFail, ResultError: ExitError,
+		ResultInconclusive: ExitError, ResultUnsupported: ExitUnsupported}[s.Result]
+	return s
+}
+
+// decide applies the table of results, first row first.
+func decide(s *Summary) (result, why string) {
+	mv := s.MustVerdicts
+	unsupported := mv[NotSupported.String()] + mv[NotApplicable.String()]
+	switch {
+	case s.Errors > 0:
+		return ResultError, plural(s.Errors, "case") + " ended in ERROR (a tester or setup fault: see the reasons)"
+	case s.MustFailed > 0:
+		return ResultFail, plural(s.MustFailed, "MUST case") + " FAILed"
+	case s.MustPassed+s.MustDeviated > 0:
+		return ResultPass, ""
+	case s.MustTotal > 0 && unsupported == s.MustTotal:
+		return ResultUnsupported, fmt.Sprintf("nothing was checked: the implementation supports no MUST case that was asked (of %d: %d NOT-SUPPORTED, %d NOT-APPLICABLE)",
+			s.MustTotal, mv[NotSupported.String()], mv[NotApplicable.String()])
+	case s.MustTotal == 0:
+		return ResultInconclusive, "nothing was checked: no MUST case was selected"
+	}
+	return ResultInconclusive, fmt.Sprintf("nothing was checked: no MUST case could be judged (%d INCONCLUSIVE, %d NOT-SUPPORTED, %d NOT-APPLICABLE)",
+		mv[Inconclusive.String()], mv[NotSupported.String()], mv[NotApplicable.String()])
+}
+
+// Line is the one-line count of a level's verdicts, each result named:
+// "MUST 41 passed, 0 failed, 1 not applicable (42 cases)".
+func (s Summary) Line(level string) string {
+	vs, total := s.MustVerdicts, s.MustTotal
+	failed, failWord := s.MustFailed, "failed"
+	if level == "SHOULD" {
+		vs, total = s.ShouldVerdicts, s.ShouldTotal
+		failed, failWord = vs[NonStrict.String()], "non-strict"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %d passed, %d %s", level, vs[Pass.String()], failed, failWord)
+	if level == "MUST" && s.MustDeviated > 0 {
+		fmt.Fprintf(&b, ", %d failed under a deviation", s.MustDeviated)
+	}
+	for _, v := range []Verdict{Inconclusive, NotApplicable, NotSupported, Error} {
+		if n := vs[v.String()]; n > 0 {
+			fmt.Fprintf(&b, ", %d %s", n, strings.ToLower(strings.ReplaceAll(v.String(), "-", " ")))
+		}
+	}
+	fmt.Fprintf(&b, " (%s)", plural(total, "case"))
+	return b.String()
 }
 
 // Frame is a capture frame referenced by evidence, with its one-line
@@ -236,10 +367,8 @@ func (r *Report) Verdict(id string) Verdict {
 }
 
 // Finalize applies the deviations to the results, sorts everything and
-// computes the summary and exit code. Exit codes: 0 every MUST case passed
-// or did not run (no FAIL outside a deviation); 1 a MUST case FAILed and
-// no unexpired deviation covers it; 2 a case ended in ERROR (tester
-// fault). Usage errors (2) are the command's.
+// computes the summary, the result and the exit status (see the Result*
+// constants). Usage errors (2) are the command's.
 func (r *Report) Finalize(active, expired []Deviation) {
 	slices.SortFunc(r.Results, func(a, b Result) int { return strings.Compare(a.Case.ID, b.Case.ID) })
 	used := map[string][]string{}
@@ -264,53 +393,7 @@ func (r *Report) Finalize(active, expired []Deviation) {
 		}
 	}
 	slices.SortFunc(r.Deviations.List, func(a, b DeviationInfo) int { return strings.Compare(a.Name, b.Name) })
-	s := Summary{Verdicts: map[string]int{}, FailedCases: []string{}, ExpiredIgnore: []string{}}
-	for _, v := range Verdicts {
-		s.Verdicts[v.String()] = 0
-	}
-	for i := range r.Results {
-		res := &r.Results[i]
-		s.Verdicts[res.Verdict.String()]++
-		strict := res.Case.Strict()
-		if strict {
-			s.MustTotal++
-		} else if normLevel(res.Case.Level) == "SHOULD" {
-			s.ShouldTotal++
-		}
-		switch res.Verdict {
-		case Pass:
-			if strict {
-				s.MustPassed++
-			} else {
-				s.ShouldPassed++
-			}
-		case Fail:
-			if res.Deviated() {
-				s.MustDeviated++
-			} else {
-				s.MustFailed++
-				s.FailedCases = append(s.FailedCases, res.Case.ID)
-			}
-		case NonStrict:
-			s.ShouldFailed++
-		case Inconclusive:
-			s.Inconclusive++
-		case Error:
-			s.Errors++
-		}
-	}
-	for _, d := range expired {
-		s.ExpiredIgnore = append(s.ExpiredIgnore, d.Name)
-	}
-	slices.Sort(s.ExpiredIgnore)
-	switch {
-	case s.Errors > 0:
-		s.Result, s.ExitCode = "ERROR", 2
-	case s.MustFailed > 0:
-		s.Result, s.ExitCode = "FAIL", 1
-	default:
-		s.Result, s.ExitCode = "PASS", 0
-	}
+	s := summarize(r.Results, expired)
 	r.Summary = s
 	slices.SortFunc(r.Frames, func(a, b Frame) int { return a.Number - b.Number })
 }

@@ -28,9 +28,12 @@ parameters and capture points; "--pics default" uses an empty PICS, under
 which most behaviour cases are INCONCLUSIVE or NOT-APPLICABLE. Formats
 are in conformance/formats.md and conformance/report-schema.md.
 
-Exit status: 0 every MUST case passed or did not apply; 1 a MUST case
-FAILed outside an unexpired deviation; 2 a usage error, an unreadable
-capture, PICS or deviations file, or a tester fault (ERROR).
+Exit status (the README's table "Results and exit status"): 0 PASS, at
+least one MUST case PASSed and none FAILed; 1 FAIL, a MUST case FAILed
+outside an unexpired deviation; 2 a usage error, an unreadable capture,
+PICS or deviations file, a case in ERROR, or no MUST case could be
+judged (INCONCLUSIVE); 127 no MUST case applies to what the PICS
+declares (every one NOT-SUPPORTED or NOT-APPLICABLE).
 
 flags:
 `

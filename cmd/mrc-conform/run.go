@@ -48,11 +48,13 @@ The IUT's address (IPv4 or IPv6, from its hello) decides the IP version of
 the run; --tester-ip gives the tester one address per version. Cases that
 need IPv6 (SRv6 decapsulation) are NOT-APPLICABLE over IPv4.
 
-Exit status: 0 every MUST case passed (or is covered by a deviation);
-1 a MUST case FAILed; 2 a usage error, an unreachable IUT or a tester
-fault (ERROR); 127 the transport is not available on this platform, or
-every selected case is NOT-SUPPORTED by the IUT (the QUIC interop
-runner's convention).
+Exit status (the README's table "Results and exit status"): 0 PASS, at
+least one MUST case PASSed and none FAILed; 1 FAIL, a MUST case FAILed
+outside an unexpired deviation; 2 a usage error, an unreachable IUT, a
+dead data path, a case in ERROR, or no MUST case could be judged
+(INCONCLUSIVE); 127 the transport is not available on this platform, or
+the IUT supports none of the MUST cases asked (every one NOT-SUPPORTED
+or NOT-APPLICABLE; the QUIC interop runner's convention).
 
 flags:
 `
@@ -198,11 +200,10 @@ func runActive(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "report in %s\n", fl.out)
 		}
 	}
-	code = active.ExitCode(rep)
-	if code == 127 {
-		fmt.Fprintln(stderr, "mrc-conform run: every selected case is NOT-SUPPORTED by the IUT (exit status 127)")
+	if rep.Summary.Why != "" {
+		fmt.Fprintf(stderr, "mrc-conform run: %s: %s (exit status %d)\n", rep.Summary.Result, rep.Summary.Why, rep.ExitCode())
 	}
-	return code
+	return rep.ExitCode()
 }
 
 // openTarget opens the IUT the flags name; on failure it returns the exit
