@@ -11,7 +11,9 @@ import (
 // README's table "Results and exit status", first matching row first, and
 // its count line names each result.
 func TestResultTable(t *testing.T) {
-	must := func(v Verdict) Result { return Result{Case: Case{ID: "MRC-X-Y-1" + v.String()[:2], Level: spec.Must}, Verdict: v} }
+	must := func(v Verdict) Result {
+		return Result{Case: Case{ID: "MRC-X-Y-1" + v.String()[:2], Level: spec.Must}, Verdict: v}
+	}
 	should := func(v Verdict) Result { return Result{Case: Case{ID: "MRC-X-Z-1", Level: spec.Should}, Verdict: v} }
 	for _, c := range []struct {
 		name    string

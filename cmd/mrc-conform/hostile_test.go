@@ -103,7 +103,7 @@ type fakeIUT struct {
 func helloReply(req control.Request) []byte {
 	h := control.HelloResult{Version: control.Version, Methods: control.Methods,
 		Implementation: control.Implementation{Vendor: "hostile", Model: "fake IUT"},
-		Ports: []control.Port{{Port: 1, MAC: "02:4d:52:50:00:10", IP: "10.0.0.2"}, {Port: 2, MAC: "02:4d:52:50:00:11", IP: "10.0.0.2"}}}
+		Ports:          []control.Port{{Port: 1, MAC: "02:4d:52:50:00:10", IP: "10.0.0.2"}, {Port: 2, MAC: "02:4d:52:50:00:11", IP: "10.0.0.2"}}}
 	return reply(req.ID, h, nil)
 }
 
