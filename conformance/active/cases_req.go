@@ -363,6 +363,10 @@ func reqStaleNACK(t *T) {
 	c.Post(1, control.OpRDMAWrite, 2*1024, 0)
 	c.successes("LR-NACK-6", c.WaitSends(1, t.s.tim.Transfer), 1)
 	n := len(c.Sent)
+	if n == 0 {
+		t.Inconclusive("no data packet of the write arrived: no EV to NACK on")
+		return
+	}
 	c.NACK(c.SQPSN, c.Sent[0].EV, wire.NACKTrimmed, 0)
 	c.NACK(wire.PSNAdd(c.SQPSN, 100), c.Sent[0].EV, wire.NACKTrimmed, 0)
 	after := c.Collect(t.s.tim.Settle, isData)
