@@ -18,6 +18,10 @@ func TestExitTable(t *testing.T) {
 	dir := t.TempDir()
 	noMRC := filepath.Join(dir, "arp.pcapng")
 	writeNoMRCCapture(t, noMRC)
+	cut := filepath.Join(dir, "cut.pcapng")
+	if b, err := os.ReadFile("../../pcap/testdata/valid.pcapng"); err != nil || os.WriteFile(cut, b[:len(b)-20], 0o644) != nil {
+		t.Fatal("writing a truncated capture", err)
+	}
 	allUnknown := startFakeIUT(t, func(n int, req control.Request) ([]byte, bool) {
 		if req.Method == control.MethodHello {
 			return helloReply(req), false
@@ -53,6 +57,7 @@ func TestExitTable(t *testing.T) {
 		// exit 1, RESULT FAIL.
 		{"fail/run", []string{"run", "--fault", "go-back-n", "--cases", "MRC-LR-RTX-101"}, 1, "FAIL", "", "MUST 0 passed, 1 failed (1 case): failed MRC-LR-RTX-101"},
 		{"fail/judge", []string{"judge", ctd + "fault-gobackn.pcapng", pics}, 1, "FAIL", "", "failed"},
+		{"fail/decode truncated", []string{"decode", cut}, 1, "", "unexpected EOF", "RDMA_WRITE"},
 		// exit 0, RESULT PASS.
 		{"pass/run", []string{"run", "--cases", "MRC-LR-RTX-101"}, 0, "PASS", "", "MUST 1 passed, 0 failed (1 case)"},
 		{"pass/judge", []string{"judge", ctd + "good.pcapng", pics, "--today", "2026-06-01"}, 0, "PASS", "", "passed"},
