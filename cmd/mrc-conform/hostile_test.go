@@ -179,13 +179,6 @@ func (f *fakeIUT) serve(c net.Conn, done chan struct{}) {
 	}
 }
 
-// requests returns how many requests the fake IUT has read.
-func (f *fakeIUT) requests() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.n
-}
-
 // deadPort returns a loopback UDP address nobody listens on.
 func deadPort(t *testing.T) string {
 	t.Helper()
