@@ -190,6 +190,11 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 				v.add(InvEVTransitionsAllowed, "%s EV %#x %s->%s claims cause %s, which this step (%s) is not", side[s], e.EV, from,
 					to, causeNames[e.Reason], actNames[l.act.kind])
 			}
+			if mustBe[i] == sm.EVSkip && from == sm.EVSkip && sm.EVCause(e.Reason) == sm.CauseRotation {
+				// The answer made the EV SKIP; a rotation ending later in the
+				// same step may end the SKIP (EV-ST-6).
+				mustBe[i] = sm.EVUnknown
+			}
 			st[i] = to
 		case sm.EvTimeout:
 			// LR-TMR-6: a timeout counts when it is the oldest outstanding
