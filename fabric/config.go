@@ -82,6 +82,12 @@ type Config struct {
 	// Frames, when set, receives every frame at each capture point (tx at
 	// injection, rx at delivery); fabric/capture writes them as pcapng.
 	Frames FrameSink
+	// PlaneAddresses gives every node one address per plane, as in the
+	// white paper's deployment (one NIC port and one address per plane):
+	// the fabric writes the sending and receiving ports' addresses
+	// (PlaneAddr) into every packet it carries, whatever single address
+	// the endpoint filled in. Off, packets keep the endpoints' addresses.
+	PlaneAddresses bool
 	// EndpointEvents asks endpoints for their per-packet events
 	// (statemachine.Output.TracePackets), for observers that check them.
 	EndpointEvents bool

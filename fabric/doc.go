@@ -49,7 +49,10 @@
 // where it leaves the fabric. The simulator knows no capture format:
 // package fabric/capture's Pcapng writes the frames as a pcapng file with
 // interfaces tx/planeN and rx/planeN and a comment per packet naming its
-// fabric id, nodes and path.
+// fabric id, nodes and path; its Host writes one node's ports as a capture
+// tool on that host does. Config.PlaneAddresses gives every node one
+// address per plane (PlaneAddr), as the white paper's deployment does: the
+// fabric writes the plane's addresses into every packet it carries.
 //
 // # Cost
 //

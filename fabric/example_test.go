@@ -52,3 +52,14 @@ func ExampleSim() {
 	// 15.8 µs node 0: RDMA_WRITE_WITH_IMM SUCCESS imm=0x0
 	// 517 packets delivered, 0 dropped
 }
+
+// Each node has one address per plane in the per-plane addressing mode
+// (Config.PlaneAddresses).
+func ExamplePlaneAddr() {
+	for plane := 0; plane < 2; plane++ {
+		fmt.Println(plane, fabric.PlaneAddr(0, plane, true), fabric.PlaneAddr(1, plane, true), fabric.PlaneAddr(1, plane, false))
+	}
+	// Output:
+	// 0 fd00::1 fd00::2 10.1.0.1
+	// 1 fd00:1::1 fd00:1::2 10.2.0.1
+}

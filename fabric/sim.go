@@ -361,6 +361,9 @@ func (s *Sim) inject(from EndpointID, o *statemachine.Outgoing) {
 	f.id = s.nextID
 	f.src, f.dst, f.ev = int32(ep.node), int32(ep.peer), o.EV
 	f.plane, f.path, f.hop, f.ruled, f.dup = int16(o.Plane), -1, 0, false, false
+	if s.cfg.PlaneAddresses && int(o.Plane) < s.cfg.Planes {
+		f.stampPlane()
+	}
 	s.classify(f)
 	s.stats.Injected++
 	if s.sink != nil {

@@ -3,15 +3,26 @@
 // baseline, and prints what happened.
 //
 //	mrc-sim table [-seed N]          all scenarios as a Markdown table
-//	mrc-sim run -scenario NAME [-seed N] [-trace FILE] [-pcap FILE]
+//	mrc-sim run -scenario NAME [-seed N] [-trace FILE] [-pcap FILE] [addressing]
 //	                                 one scenario, its checks and numbers;
 //	                                 the MRC run's NDJSON trace and pcapng
 //	mrc-sim list                     the scenario names
 //	mrc-sim version                  the version (also --version)
-//	mrc-sim capture -dir DIR [-scenario NAME] [-seed N]
+//	mrc-sim capture -dir DIR [-scenario NAME] [-seed N] [addressing]
 //	                                 short runs with one impairment each,
 //	                                 written as DIR/NAME.pcapng (the
 //	                                 corpus in pcap/testdata/scenarios)
+//
+// The addressing flags change how nodes are addressed and where the
+// capture is taken (for capture, they replace each scenario's own):
+//
+//	-plane-addresses        one IPv6 address per node and plane, fd00:P::N+1
+//	                        (the white paper's deployment)
+//	-capture-host N         capture on node N's ports, as dumpcap -i eth1
+//	                        -i eth2 on that host would: interfaces named
+//	                        eth1, eth2, … (or -capture-names a,b,…), runs
+//	                        of -capture-run frames per interface (default
+//	                        16; 1 writes in time order)
 //
 // Every run is a function of its seed: the same seed prints the same
 // numbers and writes the same trace and capture, byte for byte.
@@ -27,6 +38,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/openmrc/mrc/fabric/capture"
@@ -40,13 +52,18 @@ const usage = `usage: mrc-sim <command> [flags]
 
 commands:
   table [-seed N]          all scenarios as a Markdown table
-  run -scenario NAME [-seed N] [-trace FILE] [-pcap FILE]
+  run -scenario NAME [-seed N] [-trace FILE] [-pcap FILE] [addressing]
                            one scenario, its checks and numbers; the MRC
                            run's NDJSON trace and pcapng
   list                     the scenario names
-  capture -dir DIR [-scenario NAME] [-seed N]
+  capture -dir DIR [-scenario NAME] [-seed N] [addressing]
                            short runs with one impairment each, written
                            as DIR/NAME.pcapng
+
+addressing: -plane-addresses (one IPv6 address per node and plane,
+fd00:P::N+1); -capture-host N [-capture-names a,b] [-capture-run N]
+(capture on node N's ports as dumpcap there would: eth1, eth2, …, runs
+of frames per interface out of time order).
   version                  the version (also --version)
 
 Every run is a function of its seed. Exit status: 0 done, 1 a run or a
@@ -76,11 +93,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 			seed := fs.Uint64("seed", 1, "seed of the runs")
 			name := fs.String("scenario", "", "one capture scenario (default: all)")
 			dir := fs.String("dir", "", "directory for NAME.pcapng (required)")
+			a := newAddressing(fs)
 			return func() error {
 				if *dir == "" {
 					return usageError("-dir is required")
 				}
-				return captures(stdout, *dir, *name, *seed)
+				return captures(stdout, *dir, *name, *seed, a)
 			}
 		}
 	case "table":
@@ -94,7 +112,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 			name := fs.String("scenario", "", "scenario name (mrc-sim list)")
 			trace := fs.String("trace", "", "write the MRC run's NDJSON trace here")
 			pcapFile := fs.String("pcap", "", "write the MRC run's pcapng here")
-			return func() error { return one(stdout, *name, *seed, *trace, *pcapFile) }
+			a := newAddressing(fs)
+			return func() error {
+				host, err := a.hostConfig()
+				if err != nil {
+					return err
+				}
+				if host != nil && *pcapFile == "" {
+					return usageError("-capture-host needs -pcap")
+				}
+				return one(stdout, *name, *seed, *trace, *pcapFile, scenario.Options{PlaneAddresses: a.planeAddrs}, host)
+			}
 		}
 	default:
 		return top.Usagef("unknown command %q", args[0])
@@ -123,6 +151,47 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// addressing holds the flags that choose per-plane addresses and a host
+// capture.
+type addressing struct {
+	fs         *flag.FlagSet
+	planeAddrs bool
+	host       int
+	names      string
+	run        int
+}
+
+func newAddressing(fs *flag.FlagSet) *addressing {
+	a := &addressing{fs: fs}
+	fs.BoolVar(&a.planeAddrs, "plane-addresses", false, "one IPv6 address per node and plane (fd00:P::N+1)")
+	fs.IntVar(&a.host, "capture-host", -1, "capture on this node's ports (interfaces eth1, eth2, …), as dumpcap there would")
+	fs.StringVar(&a.names, "capture-names", "", "comma-separated interface names by plane for -capture-host")
+	fs.IntVar(&a.run, "capture-run", capture.DumpcapRun, "frames written together per interface for -capture-host (1: time order)")
+	return a
+}
+
+// set reports whether any addressing flag was given.
+func (a *addressing) set() bool {
+	set := false
+	a.fs.Visit(func(f *flag.Flag) { set = set || strings.HasPrefix(f.Name, "capture-") || f.Name == "plane-addresses" })
+	return set
+}
+
+// hostConfig returns the host capture the flags ask for, or nil.
+func (a *addressing) hostConfig() (*capture.HostConfig, error) {
+	if a.host < 0 {
+		if a.names != "" || a.run != capture.DumpcapRun {
+			return nil, usageError("-capture-names and -capture-run need -capture-host")
+		}
+		return nil, nil
+	}
+	h := &capture.HostConfig{Node: a.host, Run: a.run}
+	if a.names != "" {
+		h.Names = strings.Split(a.names, ",")
+	}
+	return h, nil
+}
+
 // usageError is a command line mrc-sim cannot run (exit status 2).
 type usageError string
 
@@ -139,8 +208,9 @@ func list(w io.Writer) {
 }
 
 // captures writes the capture scenarios' pcapngs into dir, after checking
-// that each shows its impairment.
-func captures(w io.Writer, dir, name string, seed uint64) error {
+// that each shows its impairment. Addressing flags, when given, replace
+// every scenario's own addressing and capture point.
+func captures(w io.Writer, dir, name string, seed uint64, a *addressing) error {
 	cs := capture.Scenarios()
 	if name != "" {
 		c, ok := capture.Lookup(name)
@@ -149,7 +219,14 @@ func captures(w io.Writer, dir, name string, seed uint64) error {
 		}
 		cs = []capture.Scenario{c}
 	}
+	host, err := a.hostConfig()
+	if err != nil {
+		return err
+	}
 	for _, c := range cs {
+		if a.set() {
+			c.Addressing.PlaneAddresses, c.Addressing.Host = a.planeAddrs, host
+		}
 		var b bytes.Buffer
 		if err := c.Write(seed, &b); err != nil {
 			return err
@@ -216,12 +293,11 @@ func findings(w io.Writer, rs []*scenario.Result) error {
 	return nil
 }
 
-func one(w io.Writer, name string, seed uint64, trace, pcapng string) error {
+func one(w io.Writer, name string, seed uint64, trace, pcapng string, o scenario.Options, host *capture.HostConfig) error {
 	s, ok := scenario.Lookup(name)
 	if !ok {
 		return usageError(fmt.Sprintf("unknown scenario %q (mrc-sim list)", name))
 	}
-	var o scenario.Options
 	var closers []func() error
 	open := func(path string) (io.Writer, error) {
 		f, err := os.Create(path)
@@ -250,6 +326,9 @@ func one(w io.Writer, name string, seed uint64, trace, pcapng string) error {
 			return err
 		}
 		o.Frames = capture.NewPcapng(f)
+		if host != nil {
+			o.Frames = capture.NewHost(f, *host)
+		}
 	}
 	r, err := s.Run(seed, o)
 	for _, c := range closers {

@@ -120,3 +120,55 @@ func TestCaptureWritesEvidence(t *testing.T) {
 		t.Errorf("unwritable directory: exit %d, want 1", code)
 	}
 }
+
+// TestCaptureAddressingFlags: -plane-addresses and -capture-host record a
+// capture scenario with one address per node and plane, on node 1's ports
+// named as given, out of time order; inconsistent flags are rejected.
+func TestCaptureAddressingFlags(t *testing.T) {
+	dir := t.TempDir()
+	var b bytes.Buffer
+	if code := run([]string{"capture", "-dir", dir, "-scenario", "loss", "-plane-addresses", "-capture-host", "1",
+		"-capture-names", "ens1f0,ens1f1"}, &b, os.Stderr); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+	r, err := pcap.Open(filepath.Join(dir, "loss.pcapng"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	d := &pcap.Decoder{}
+	var prev int64
+	back := 0
+	err = d.Each(r, func(rec *pcap.Record) error {
+		if want := []string{"ens1f0", "ens1f1"}[rec.Interface]; rec.Iface.Name != want {
+			t.Errorf("frame %d on %s, want %s", rec.Number, rec.Iface.Name, want)
+		}
+		if src := rec.Packet.IP6.Src; !rec.Packet.IsIPv6 || src[0] != 0xfd || int(src[3]) != rec.Interface {
+			t.Errorf("frame %d on plane %d from %x: not a plane address", rec.Number, rec.Interface, src)
+		}
+		if ts := rec.Timestamp.UnixNano(); ts < prev {
+			back++
+		}
+		prev = rec.Timestamp.UnixNano()
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back == 0 {
+		t.Error("frames in time order: want dumpcap's runs per interface")
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"capture", "-dir", dir, "-scenario", "loss", "-capture-names", "a,b"}, 2},
+		{[]string{"capture", "-dir", dir, "-scenario", "loss", "-capture-host", "1", "-capture-names", "a"}, 1},
+		{[]string{"capture", "-dir", dir, "-scenario", "loss", "-capture-host", "7"}, 1}, // no such node: empty capture
+		{[]string{"run", "-scenario", "loss", "-capture-host", "1"}, 2},
+	} {
+		if code := run(c.args, &bytes.Buffer{}, io.Discard); code != c.code {
+			t.Errorf("%v: exit status %d, want %d", c.args, code, c.code)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 
 	"github.com/openmrc/mrc/fabric"
 	"github.com/openmrc/mrc/fabric/workload"
@@ -25,11 +26,29 @@ import (
 type Scenario struct {
 	Name  string
 	Title string
+	// Addressing says how nodes are addressed and where the capture is
+	// taken; callers may change it before Write and Check.
+	Addressing Addressing
 	// impair sets up the fabric and applies the impairment at time 0.
 	fabric func(*fabric.Config)
 	impair func(h *workload.Harness) error
 	// evidence checks the decoded capture shows the impairment.
 	evidence func(e *Evidence) error
+}
+
+// Addressing is a capture scenario's addressing and capture point.
+type Addressing struct {
+	// PlaneAddresses gives each node one IPv6 address per plane
+	// (fabric.PlaneAddr), as in the white paper's deployment.
+	PlaneAddresses bool
+	// Host, when set, captures on one node's ports as a capture tool on
+	// that host would (Host); nil captures at the fabric's
+	// edges, interfaces tx/planeN and rx/planeN.
+	Host *HostConfig
+	// DistinctQPNs numbers node 0's QP 0x101 and node 1's 0x201
+	// (workload.Options.QPNSpan), so that a frame's destination QP names
+	// the end it is for; otherwise both are 0x101.
+	DistinctQPNs bool
 }
 
 // Capture workload.
@@ -113,15 +132,31 @@ func Scenarios() []Scenario {
 		{Name: "reverse-loss", Title: "30 % loss of SACKs and NACKs: later cumulative acknowledgements cover the lost ones (LR-SACK-1)",
 			impair: rule(func(r *fabric.Rule) { r.Class, r.Drop = fabric.ControlPackets, 0.3 }),
 			evidence: func(e *Evidence) error {
+				if e.AcksSent < 0 {
+					return errors.New("acknowledgement loss is not measurable at one capture point")
+				}
 				if e.AcksSent <= e.AcksReceived {
 					return fmt.Errorf("no acknowledgement lost: %d sent, %d received", e.AcksSent, e.AcksReceived)
 				}
 				return nil
 			}},
+		{Name: "perplane-loss", Title: "the loss scenario with one IPv6 address per node and plane (fd00:P::N+1): one QP pair across planes whose addresses differ",
+			Addressing: Addressing{PlaneAddresses: true, DistinctQPNs: true},
+			impair:     rule(func(r *fabric.Rule) { r.Class, r.Drop = fabric.DataPackets, 0.1 }),
+			evidence: func(e *Evidence) error {
+				return e.need("data packets lost", e.Lost, "retransmitted data packets", e.Retransmits)
+			}},
+		{Name: "dumpcap-loss", Title: "the per-plane loss scenario captured on node 1's ports as dumpcap -i eth1 -i eth2 writes it: no plane in the interface names, runs of frames per interface out of time order",
+			Addressing: Addressing{PlaneAddresses: true, DistinctQPNs: true, Host: &HostConfig{Node: 1, Run: DumpcapRun}},
+			impair:     rule(func(r *fabric.Rule) { r.Class, r.Drop = fabric.DataPackets, 0.1 }),
+			evidence: func(e *Evidence) error {
+				return e.need("retransmitted data packets received", e.Retransmits, "SACK holes", e.SACKHoles,
+					"frames earlier than the frame before them", e.OutOfOrder)
+			}},
 	}
 }
 
-// LookupCapture finds a capture scenario by name.
+// Lookup finds a capture scenario by name.
 func Lookup(name string) (Scenario, bool) {
 	for _, c := range Scenarios() {
 		if c.Name == name {
@@ -132,7 +167,7 @@ func Lookup(name string) (Scenario, bool) {
 }
 
 // Write runs the scenario with seed and writes its pcapng (interfaces
-// tx/planeN and rx/planeN) to w. It fails if a write does not complete,
+// tx/planeN and rx/planeN, or as c.Addressing.Host says) to w. It fails if a write does not complete,
 // a QP fails or the harness sees a broken invariant.
 func (c Scenario) Write(seed uint64, w io.Writer) error {
 	var prof = sm.EVProfile{ID: 1, ActivePerPlane: 2, MinActive: 1}
@@ -147,9 +182,16 @@ func (c Scenario) Write(seed uint64, w io.Writer) error {
 		return err
 	}
 	o := workload.Options{
-		Fabric: fabric.Config{Seed: seed, Nodes: 2, Planes: 2, PathsPerPlane: 2, Mapper: m, Frames: NewPcapng(w)},
-		Check:  true,
-		Attr:   workload.DefaultAttr(),
+		Fabric: fabric.Config{Seed: seed, Nodes: 2, Planes: 2, PathsPerPlane: 2, Mapper: m, Frames: NewPcapng(w),
+			PlaneAddresses: c.Addressing.PlaneAddresses},
+		Check: true,
+		Attr:  workload.DefaultAttr(),
+	}
+	if c.Addressing.Host != nil {
+		o.Fabric.Frames = NewHost(w, *c.Addressing.Host)
+	}
+	if c.Addressing.DistinctQPNs {
+		o.QPNSpan = 0x100
 	}
 	if c.fabric != nil {
 		c.fabric(&o.Fabric)
@@ -189,7 +231,10 @@ func (c Scenario) Write(seed uint64, w io.Writer) error {
 }
 
 // Evidence is what a capture scenario's pcapng shows, counted from the
-// decoded frames alone.
+// decoded frames alone. A host capture (Addressing.Host) sees each
+// frame once, at one end: its frames count as both sent and received,
+// and Lost, Duplicates and the acknowledgement counts, which compare the
+// two ends, are not measured (−1).
 type Evidence struct {
 	Frames, Malformed, Violations int
 	Retransmits                   int // data frames sent (tx) with the RTX flag
@@ -209,26 +254,58 @@ type Evidence struct {
 	AcksSent, AcksReceived int // SACK/ACK/NACK frames at tx and at rx
 	PlaneData              [2]int
 	LateOnPlane1           int // data sent on plane 1 more than 30 µs after 2 µs
+	// OutOfOrder counts frames earlier than the frame before them in the
+	// file (a capture tool's runs per interface).
+	OutOfOrder int
+	// DestQPs counts frames by destination QP and WriteQPs data frames:
+	// one QP pair, on every plane, is two destinations, one of them
+	// receiving the writes.
+	DestQPs, WriteQPs map[uint32]int
+	// PlaneAddrs counts frames by plane and source address.
+	PlaneAddrs map[PlaneSource]int
+	// WrongPlaneAddr counts frames, under per-plane addressing, whose
+	// source or destination is not one of the two nodes' addresses on the
+	// frame's plane.
+	WrongPlaneAddr int
 }
 
+// PlaneSource is a source address seen on a plane.
+type PlaneSource struct {
+	Plane int
+	Addr  netip.Addr
+}
+
+// need requires each named count to be positive; a count that is not
+// measured (−1) is passed over, but not all of them.
 func (e *Evidence) need(kv ...any) error {
 	var missing []error
+	var unmeasured []any
 	for i := 0; i+1 < len(kv); i += 2 {
-		if kv[i+1].(int) == 0 {
+		switch n := kv[i+1].(int); {
+		case n == 0:
 			missing = append(missing, fmt.Errorf("no %s", kv[i]))
+		case n < 0:
+			unmeasured = append(unmeasured, kv[i])
 		}
+	}
+	if len(unmeasured) == len(kv)/2 {
+		return fmt.Errorf("none of %v is measurable at one capture point", unmeasured)
 	}
 	return errors.Join(missing...)
 }
 
 // Check decodes capture and checks that it is well formed (no malformed
-// frame, no strict-check violation) and shows the scenario's impairment.
+// frame, no strict-check violation), carries one QP pair, under per-plane
+// addressing carries each plane's own addresses on both planes, and shows
+// the scenario's impairment.
 func (c Scenario) Check(capture []byte) (*Evidence, error) {
 	r, err := pcap.NewReader(bytes.NewReader(capture))
 	if err != nil {
 		return nil, err
 	}
-	e := &Evidence{NACKs: map[wire.NACKReason]int{}}
+	e := &Evidence{NACKs: map[wire.NACKReason]int{}, DestQPs: map[uint32]int{}, WriteQPs: map[uint32]int{},
+		PlaneAddrs: map[PlaneSource]int{}}
+	oneEnd := c.Addressing.Host != nil
 	type key struct {
 		psn uint32
 		rtx bool
@@ -236,7 +313,7 @@ func (c Scenario) Check(capture []byte) (*Evidence, error) {
 	sent, rcvd := map[key]int{}, map[key]int{}
 	maxPSN := map[uint32]uint32{} // per EV, of first transmissions received
 	var first bool = true
-	var t0 int64
+	var t0, prev int64
 	d := &pcap.Decoder{Codec: wire.Default}
 	err = d.Each(r, func(rec *pcap.Record) error {
 		e.Frames++
@@ -245,21 +322,32 @@ func (c Scenario) Check(capture []byte) (*Evidence, error) {
 			return nil
 		}
 		e.Violations += len(rec.Violations)
+		ts := rec.Timestamp.UnixNano()
 		if first {
-			t0, first = rec.Timestamp.UnixNano(), false
+			t0, prev, first = ts, ts, false
 		}
-		at := rec.Timestamp.UnixNano() - t0
+		if ts < prev {
+			e.OutOfOrder++
+		}
+		prev = ts
+		at := ts - t0
 		point, plane := "", -1
 		if rec.Iface != nil {
 			point, plane = rec.Iface.Point, rec.Iface.Plane
 		}
+		if oneEnd {
+			plane = rec.Interface // one interface per plane, in plane order
+		}
 		p := &rec.Packet
+		c.planeAddr(e, plane, p)
 		op := p.BTH.Opcode
 		tx := point == "tx"
+		e.DestQPs[p.BTH.DestQP]++
 		k := key{p.BTH.PSN, p.BTH.Retransmit}
 		switch {
 		case op.IsWrite():
-			if tx {
+			e.WriteQPs[p.BTH.DestQP]++
+			if tx || oneEnd {
 				sent[k]++
 				if p.BTH.Retransmit {
 					e.Retransmits++
@@ -270,31 +358,17 @@ func (c Scenario) Check(capture []byte) (*Evidence, error) {
 				if plane == 1 && at > 32_000 {
 					e.LateOnPlane1++
 				}
-				return nil
 			}
-			if p.Trimmed {
-				if p.TrimmedLastHop {
-					e.TrimmedLastHop++
-				} else {
-					e.Trimmed++
-				}
-			}
-			if p.ECN() == 3 {
-				e.CE++
-			}
-			rcvd[k]++
-			if !p.BTH.Retransmit {
-				if m, ok := maxPSN[rec.EV]; ok && p.BTH.PSN < m {
-					e.Reordered++
-				}
-				maxPSN[rec.EV] = max(maxPSN[rec.EV], p.BTH.PSN)
+			if !tx || oneEnd {
+				e.received(p, rec.EV, maxPSN)
+				rcvd[k]++
 			}
 		case op == wire.OpProbe:
-			if tx {
+			if tx || oneEnd {
 				e.Probes++
 			}
 		case op == wire.OpSACK || op == wire.OpNACK || op == wire.OpAcknowledge:
-			if !tx {
+			if !tx && !oneEnd {
 				e.AcksReceived++
 				return nil
 			}
@@ -315,12 +389,62 @@ func (c Scenario) Check(capture []byte) (*Evidence, error) {
 	if err != nil {
 		return e, err
 	}
-	for k, n := range sent {
-		e.Lost += max(0, n-rcvd[k])
+	if oneEnd {
+		e.Lost, e.Duplicates, e.AcksSent, e.AcksReceived = -1, -1, -1, -1
+	} else {
+		for k, n := range sent {
+			e.Lost += max(0, n-rcvd[k])
+		}
+		for k, n := range rcvd {
+			e.Duplicates += max(0, n-sent[k])
+		}
 	}
-	for k, n := range rcvd {
-		e.Duplicates += max(0, n-sent[k])
+	errs := c.wellFormed(e)
+	if err := c.evidence(e); err != nil {
+		errs = append(errs, fmt.Errorf("the capture does not show the impairment: %w", err))
 	}
+	return e, errors.Join(errs...)
+}
+
+// received counts a data frame at its receiving end.
+func (e *Evidence) received(p *wire.Packet, ev uint32, maxPSN map[uint32]uint32) {
+	if p.Trimmed {
+		if p.TrimmedLastHop {
+			e.TrimmedLastHop++
+		} else {
+			e.Trimmed++
+		}
+	}
+	if p.ECN() == 3 {
+		e.CE++
+	}
+	if !p.BTH.Retransmit {
+		if m, ok := maxPSN[ev]; ok && p.BTH.PSN < m {
+			e.Reordered++
+		}
+		maxPSN[ev] = max(maxPSN[ev], p.BTH.PSN)
+	}
+}
+
+// planeAddr records a frame's source address on its plane and, under
+// per-plane addressing, whether both its addresses are the plane's.
+func (c Scenario) planeAddr(e *Evidence, plane int, p *wire.Packet) {
+	src, dst := netip.AddrFrom4(p.IP4.Src), netip.AddrFrom4(p.IP4.Dst)
+	if p.IsIPv6 {
+		src, dst = netip.AddrFrom16(p.IP6.Src), netip.AddrFrom16(p.IP6.Dst)
+	}
+	e.PlaneAddrs[PlaneSource{plane, src}]++
+	if !c.Addressing.PlaneAddresses {
+		return
+	}
+	a, b := fabric.PlaneAddr(0, plane, true), fabric.PlaneAddr(1, plane, true)
+	if !(src == a && dst == b || src == b && dst == a) {
+		e.WrongPlaneAddr++
+	}
+}
+
+// wellFormed lists what makes a capture unfit whatever its impairment.
+func (c Scenario) wellFormed(e *Evidence) []error {
 	var errs []error
 	if e.Malformed > 0 || e.Violations > 0 {
 		errs = append(errs, fmt.Errorf("%d malformed frames, %d strict-check violations", e.Malformed, e.Violations))
@@ -328,8 +452,16 @@ func (c Scenario) Check(capture []byte) (*Evidence, error) {
 	if e.Frames == 0 {
 		errs = append(errs, errors.New("empty capture"))
 	}
-	if err := c.evidence(e); err != nil {
-		errs = append(errs, fmt.Errorf("the capture does not show the impairment: %w", err))
+	if len(e.WriteQPs) > 1 || len(e.DestQPs) > 2 {
+		errs = append(errs, fmt.Errorf("more than one QP pair: data to QPs %v, frames to QPs %v", e.WriteQPs, e.DestQPs))
 	}
-	return e, errors.Join(errs...)
+	if c.Addressing.PlaneAddresses {
+		if e.WrongPlaneAddr > 0 {
+			errs = append(errs, fmt.Errorf("%d frames do not carry their plane's addresses", e.WrongPlaneAddr))
+		}
+		if e.PlaneData[0] == 0 || e.PlaneData[1] == 0 {
+			errs = append(errs, fmt.Errorf("data frames per plane %v: per-plane addressing needs traffic on both", e.PlaneData))
+		}
+	}
+	return errs
 }

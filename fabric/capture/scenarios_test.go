@@ -2,7 +2,11 @@ package capture
 
 import (
 	"bytes"
+	"strings"
 	"testing"
+
+	"github.com/openmrc/mrc/fabric"
+	"github.com/openmrc/mrc/pcap"
 )
 
 // TestScenarios runs every capture scenario, checks that its
@@ -49,6 +53,82 @@ func TestCaptureEvidenceCanFail(t *testing.T) {
 	for _, c := range Scenarios() {
 		if _, err := c.Check(nil); err == nil {
 			t.Errorf("%s: accepted an empty capture", c.Name)
+		}
+	}
+}
+
+// TestPerPlaneCaptures: the per-plane scenarios put each plane's own
+// addresses of the two nodes on the wire (fd00:P::1 and fd00:P::2, a
+// different pair per plane), and one QP pair (0x101 and 0x201) carries
+// the traffic of both planes. The dumpcap-style capture names its
+// interfaces eth1 and eth2 and is out of time order across them. A
+// capture written without per-plane addressing fails the check.
+func TestPerPlaneCaptures(t *testing.T) {
+	const seed = 1
+	for _, name := range []string{"perplane-loss", "dumpcap-loss"} {
+		c, ok := Lookup(name)
+		if !ok {
+			t.Fatalf("no capture scenario %s", name)
+		}
+		var b bytes.Buffer
+		if err := c.Write(seed, &b); err != nil {
+			t.Fatalf("%s seed %d: %v", name, seed, err)
+		}
+		e, err := c.Check(b.Bytes())
+		if err != nil {
+			t.Fatalf("%s seed %d: %v", name, seed, err)
+		}
+		want := map[PlaneSource]bool{}
+		for pl := 0; pl < 2; pl++ {
+			for n := 0; n < 2; n++ {
+				want[PlaneSource{pl, fabric.PlaneAddr(n, pl, true)}] = true
+			}
+		}
+		for pa, n := range e.PlaneAddrs {
+			if !want[pa] || n == 0 {
+				t.Errorf("%s: %d frames from %v on plane %d, not a node's address on that plane", name, n, pa.Addr, pa.Plane)
+			}
+		}
+		if len(e.PlaneAddrs) != len(want) {
+			t.Errorf("%s: sources by plane %v, want each node's address on each plane", name, e.PlaneAddrs)
+		}
+		if len(e.WriteQPs) != 1 || e.WriteQPs[0x201] == 0 || len(e.DestQPs) != 2 || e.DestQPs[0x101] == 0 {
+			t.Errorf("%s: writes to %v, frames to %v: want one QP pair 0x101 → 0x201 on both planes", name, e.WriteQPs, e.DestQPs)
+		}
+		if e.PlaneData[0] == 0 || e.PlaneData[1] == 0 {
+			t.Errorf("%s: data frames per plane %v", name, e.PlaneData)
+		}
+		if name == "dumpcap-loss" && e.OutOfOrder == 0 {
+			t.Errorf("%s: frames in time order", name)
+		}
+		if name == "dumpcap-loss" {
+			r, err := pcap.NewReader(bytes.NewReader(b.Bytes()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := (&pcap.Decoder{}).Each(r, func(*pcap.Record) error { return nil }); err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, in := range r.Interfaces() {
+				names = append(names, in.Name)
+				if in.Plane >= 0 {
+					t.Errorf("%s: interface %q names its plane", name, in.Name)
+				}
+			}
+			if len(names) != 2 || names[0] != "eth1" || names[1] != "eth2" {
+				t.Errorf("%s: interfaces %v, want [eth1 eth2]", name, names)
+			}
+		}
+		// The check sees a capture that lacks per-plane addresses.
+		single := c
+		single.Addressing.PlaneAddresses = false
+		var s bytes.Buffer
+		if err := single.Write(seed, &s); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Check(s.Bytes()); err == nil || !strings.Contains(err.Error(), "plane's addresses") {
+			t.Errorf("%s: a capture with one address per node passed the per-plane check: %v", name, err)
 		}
 	}
 }

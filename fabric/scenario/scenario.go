@@ -68,6 +68,9 @@ type Options struct {
 	// MRC run, and Frames its frames (capture.NewPcapng writes a pcapng).
 	Trace  io.Writer
 	Frames fabric.FrameSink
+	// PlaneAddresses gives every node one IPv6 address per plane
+	// (fabric.Config.PlaneAddresses) in the main MRC run.
+	PlaneAddresses bool
 }
 
 // Scenario is one experiment.
@@ -144,7 +147,8 @@ func (st setup) harness() (*workload.Harness, error) {
 	}
 	o := workload.Options{
 		Fabric: fabric.Config{Seed: st.seed, Nodes: st.nodes, NodesPerT0: st.perT0, Planes: st.planes,
-			PathsPerPlane: st.paths, Mapper: m, Trace: st.opts.Trace, Frames: st.opts.Frames},
+			PathsPerPlane: st.paths, Mapper: m, Trace: st.opts.Trace, Frames: st.opts.Frames,
+			PlaneAddresses: st.opts.PlaneAddresses},
 		Bin: bin,
 	}
 	o.MRC = sm.DefaultConfig(1, st.seed)

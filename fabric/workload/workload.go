@@ -49,6 +49,12 @@ type Options struct {
 	// plane), so that RC may use every NIC port as NCCL's multiple QPs do.
 	RC    rc.Config
 	RCQPs int
+	// QPNSpan separates the nodes' QP numbers: node n numbers its QPs
+	// from 0x101 + n·QPNSpan. 0 numbers every node's from 0x101, so the
+	// two ends of a connection may share a number; 0x100 gives them
+	// different numbers (0x101 and 0x201), which a capture then tells
+	// apart.
+	QPNSpan uint32
 	// Memory is each node's memory in bytes; 0 means 4 MiB.
 	Memory int
 	// Check turns on data patterns, memory and invariant checking. Off,
@@ -220,7 +226,7 @@ func New(opt Options) (*Harness, error) {
 		if h.nodes[i], err = sm.NewNode(opt.MRC); err != nil {
 			return nil, err
 		}
-		h.qpn[i] = 0x100
+		h.qpn[i] = 0x100 + uint32(i)*opt.QPNSpan
 		if opt.Check {
 			h.mem[i] = make([]byte, opt.Memory)
 			h.last[i] = make([]uint64, opt.Memory/h.mtu)
@@ -239,7 +245,13 @@ func (h *Harness) Chunks() int { return h.opt.Memory / h.mtu }
 // MTU returns the path MTU, which is also the chunk size.
 func (h *Harness) MTU() int { return h.mtu }
 
-func nodeIP(n int) netip.Addr {
+// nodeIP is node n's address: 10.x.y.z, or with per-plane addressing
+// (fabric.Config.PlaneAddresses) its IPv6 plane-0 address, which the
+// fabric replaces with the address of the plane each packet takes.
+func (h *Harness) nodeIP(n int) netip.Addr {
+	if h.opt.Fabric.PlaneAddresses {
+		return fabric.PlaneAddr(n, 0, true)
+	}
 	return netip.AddrFrom4([4]byte{10, byte(n >> 16), byte(n >> 8), byte(n)})
 }
 
@@ -287,11 +299,11 @@ func (h *Harness) connectMRC(c *Conn) error {
 	qa, qb := h.newQPN(c.From), h.newQPN(c.To)
 	seed := h.opt.Fabric.Seed*1_000_003 + uint64(c.ID)*2
 	mode := h.opt.MRC.Addr.EVMode
-	a, err := h.nodes[c.From].NewQP(qa, seed+1, sm.Addressing{SrcIP: nodeIP(c.From), DstIP: nodeIP(c.To), EVMode: mode})
+	a, err := h.nodes[c.From].NewQP(qa, seed+1, sm.Addressing{SrcIP: h.nodeIP(c.From), DstIP: h.nodeIP(c.To), EVMode: mode})
 	if err != nil {
 		return err
 	}
-	b, err := h.nodes[c.To].NewQP(qb, seed+2, sm.Addressing{SrcIP: nodeIP(c.To), DstIP: nodeIP(c.From), EVMode: mode})
+	b, err := h.nodes[c.To].NewQP(qb, seed+2, sm.Addressing{SrcIP: h.nodeIP(c.To), DstIP: h.nodeIP(c.From), EVMode: mode})
 	if err != nil {
 		return err
 	}
@@ -343,8 +355,8 @@ func (h *Harness) connectRC(c *Conn) error {
 		// QP a different one so ECMP spreads them as it would.
 		ev := uint32(plane)<<11 | uint32(mix(uint64(c.ID)<<16|uint64(i)+fc.Seed)&0xFF)
 		ca, cb := tmpl, tmpl
-		ca.QPN, ca.DestQPN, ca.EV, ca.Plane, ca.SrcIP, ca.DstIP = qa, qb, ev, plane, nodeIP(c.From), nodeIP(c.To)
-		cb.QPN, cb.DestQPN, cb.EV, cb.Plane, cb.SrcIP, cb.DstIP = qb, qa, ev, plane, nodeIP(c.To), nodeIP(c.From)
+		ca.QPN, ca.DestQPN, ca.EV, ca.Plane, ca.SrcIP, ca.DstIP = qa, qb, ev, plane, h.nodeIP(c.From), h.nodeIP(c.To)
+		cb.QPN, cb.DestQPN, cb.EV, cb.Plane, cb.SrcIP, cb.DstIP = qb, qa, ev, plane, h.nodeIP(c.To), h.nodeIP(c.From)
 		a, err := rc.New(ca)
 		if err != nil {
 			return err
