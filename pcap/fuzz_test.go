@@ -2,8 +2,11 @@ package pcap_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"io"
+	"runtime"
 	"testing"
 	"time"
 
@@ -82,9 +85,19 @@ func FuzzDecodeFrame(f *testing.F) {
 	})
 }
 
+// readerSlack is what reading any capture may allocate beyond its bytes:
+// the Reader itself, its first buffer, a gzip decompressor's window and
+// tables (about 300 KiB), the interface list and error values.
+const readerSlack = 512 << 10
+
 // FuzzReader feeds arbitrary bytes to the capture reader (pcap, pcapng,
 // gzip) and decodes what it yields. It must fail cleanly, never panic,
-// and never allocate in proportion to a length field.
+// and never allocate in proportion to a length field: the bytes the
+// Reader allocates while reading the whole input (measured with
+// runtime.MemStats) stay within 4 × the input's (decompressed) length
+// plus readerSlack, whatever its length fields say. Inputs are
+// capped at 64 KiB: minimizing larger ones stalls the engine (fuzz with
+// -fuzzminimizetime 1x, as scripts/test.sh does).
 func FuzzReader(f *testing.F) {
 	for _, name := range []string{"valid.pcapng", "malformed.pcapng"} {
 		b := corpusFile(f, name)
@@ -95,8 +108,21 @@ func FuzzReader(f *testing.F) {
 		f.Add(toPcap(f, frames))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 64<<10 {
+			return
+		}
+		n := inputLen(data)
+		alloc := readerAlloc(data)
+		if limit := 4*uint64(n) + readerSlack; alloc > limit {
+			t.Fatalf("reading %d bytes (%d decompressed) allocated %d bytes, more than %d: a length field drives allocation",
+				len(data), n, alloc, limit)
+		}
 		r, err := pcap.NewReader(bytes.NewReader(data))
 		if err != nil {
+			var fe *pcap.FormatError
+			if !errors.Is(err, pcap.ErrUnknownFormat) && !errors.As(err, &fe) {
+				t.Fatalf("NewReader: untyped error %T %v", err, err)
+			}
 			return
 		}
 		var d pcap.Decoder
@@ -113,6 +139,32 @@ func FuzzReader(f *testing.F) {
 			st.Add(&rec)
 		}
 	})
+}
+
+// readerAlloc returns the bytes allocated while opening data and reading
+// every frame of it.
+func readerAlloc(data []byte) uint64 {
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	if r, err := pcap.NewReader(bytes.NewReader(data)); err == nil {
+		var fr pcap.Frame
+		for r.Next(&fr) == nil {
+		}
+	}
+	runtime.ReadMemStats(&m1)
+	return m1.TotalAlloc - m0.TotalAlloc
+}
+
+// inputLen is the length of data, or of its decompressed content when it
+// is gzip (up to 64 MiB).
+func inputLen(data []byte) int {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return len(data)
+	}
+	zr.Multistream(true)
+	n, _ := io.Copy(io.Discard, io.LimitReader(zr, 64<<20))
+	return max(len(data), int(n))
 }
 
 // TestPrinterExtremeTimes prints frames whose times are as far apart as

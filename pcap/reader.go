@@ -196,7 +196,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 			if err == io.ErrUnexpectedEOF || err == io.EOF {
 				return nil, ErrUnknownFormat
 			}
-			return nil, err
+			return nil, &FormatError{Offset: 0, Msg: "corrupt gzip stream", Err: err}
 		}
 	}
 	magic := rd.buf[rd.r : rd.r+4]
