@@ -1,9 +1,26 @@
-// Package fuzz holds the project's go test -fuzz targets. Their seed
-// corpus (in f.Add calls and testdata/fuzz) runs in every plain go test;
-// long fuzzing is opt-in:
+// Package fuzz holds the fuzz targets that need nothing but exported API
+// (FuzzDecode and FuzzICRCBitFlip, over the wire codec) and the test that
+// keeps the ClusterFuzzLite build (.clusterfuzzlite/build.sh) listing every
+// fuzz target of the module. Targets that need a package's internals stay
+// in that package:
 //
-//	go test ./fuzz -run '^$' -fuzz FuzzDecode -fuzztime 10m
+//	wire          FuzzFastPath     fast-path decode agrees with the full decoder
+//	statemachine  FuzzQP           one QP under hostile packets, time and control calls
+//	modelcheck    FuzzWalk         random walks through the model, every invariant per step
+//	pcap          FuzzDecodeFrame  every decode and print path on arbitrary frames
+//	pcap          FuzzReader       capture reader; allocation bounded by the input
+//	control       FuzzLine         control protocol lines: typed answers, round trips
+//	peer          FuzzAgent        the reference agent: typed errors, limits held
+//	conformance   FuzzJudge        the passive judge on arbitrary captures
+//
+// Their seed corpora (f.Add calls and testdata/fuzz/<Target>) run in
+// every plain go test. Long fuzzing is opt-in, with bounded minimisation:
+//
+//	go test ./fuzz -run '^$' -fuzz '^FuzzDecode$' -fuzztime 10m -fuzzminimizetime 1x
+//	FUZZTIME=3m scripts/fuzz.sh     # every target in turn, executions per target
 //
 // A crash found by the fuzzer is written to testdata/fuzz/<Target>/ and
-// from then on replays in every go test.
+// from then on replays in every go test. README.md says what each target
+// asserts, the bug planted to show it does, and how to fuzz at scale with
+// ClusterFuzzLite.
 package fuzz
