@@ -140,8 +140,14 @@ func walk(c *wire.Codec, r *Record, fn func(h *wire.Header, off int)) {
 		return
 	}
 	if off, ok := r.bthPresent(); ok && !r.Packet.BTH.Opcode.Valid() {
-		h, _ := c.Header("BTH")
-		fn(&h, off)
+		// The codec's own description, not a copy: a copy would escape
+		// to fn and allocate.
+		hs := c.Headers()
+		for i := range hs {
+			if hs[i].Name == "BTH" {
+				fn(&hs[i], off)
+			}
+		}
 	}
 }
 

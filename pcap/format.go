@@ -3,7 +3,6 @@ package pcap
 import (
 	"bufio"
 	"encoding/hex"
-	"errors"
 	"io"
 	"math"
 	"net/netip"
@@ -138,10 +137,19 @@ func digits(n int) int {
 	return d
 }
 
+// errOf returns the *wire.Error in err's chain, or nil. Unlike errors.As
+// it does not allocate, so that printing and filtering malformed frames
+// stays allocation-free.
 func errOf(err error) *wire.Error {
-	var we *wire.Error
-	if errors.As(err, &we) {
-		return we
+	for err != nil {
+		if we, ok := err.(*wire.Error); ok {
+			return we
+		}
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return nil
+		}
+		err = u.Unwrap()
 	}
 	return nil
 }

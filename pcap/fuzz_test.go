@@ -187,3 +187,59 @@ func TestPrinterExtremeTimes(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFilter compiles arbitrary display filters and evaluates them on
+// arbitrary frames. Compiling never panics and fails only with a
+// *FilterError whose column lies in the expression (or just past it);
+// a compiled filter's Match never panics and gives the same answer twice
+// and from a second compilation; its normal form (String) compiles to a
+// filter with the same normal form and the same answer, unless escaping
+// string bytes makes it longer than MaxFilterLen.
+func FuzzFilter(f *testing.F) {
+	entries, err := corpus.Valid(wire.Default)
+	if err != nil {
+		f.Fatal(err)
+	}
+	seeds := []string{"mrc", "mrc.bth.psn == 5 && mrc.ev == 0x10001", "!(mrc.req == \"WIRE-LEN-1\") || ipv6.addr == fd00::/16",
+		"mrc.seth.sack_offset < -1 or mrc.bth.opcode eq RELIABILITY_SACK", "eth.src == 02:00:00:00:00:0a && ip.dst == 10.0.0.2",
+		"mrc.bth.psn >= mrc.seth.cack_psn", "(((mrc.icrc_ok == 1)))", "mrc.bth.psn = 5", "010 < frame.len", "udp.port != 4791",
+		"mrc.bth.psn == 5 && (mrc.ev == 1 || mrc.seth)", "!(mrc || udp) || mrc.reth.va > 0x7f0000000000"}
+	for i, s := range seeds {
+		f.Add(s, entries[i%len(entries)].Frame)
+	}
+	f.Fuzz(func(t *testing.T, expr string, frame []byte) {
+		flt, err := pcap.CompileFilter(expr, nil)
+		if err != nil {
+			var fe *pcap.FilterError
+			if !errors.As(err, &fe) || fe.Col < 1 || fe.Col > len(expr)+1 {
+				t.Fatalf("%.200q: error %v (%T) is not a *FilterError with a column in the expression", expr, err, err)
+			}
+			return
+		}
+		var d pcap.Decoder
+		var r pcap.Record
+		d.Decode(&pcap.Frame{Number: 1, Data: frame, Length: len(frame)}, nil, &r)
+		m := flt.Match(&r)
+		if flt.Match(&r) != m {
+			t.Fatalf("%.200q: Match is not deterministic", expr)
+		}
+		again, err := pcap.CompileFilter(expr, nil)
+		if err != nil || again.Match(&r) != m {
+			t.Fatalf("%.200q: a second compilation answers differently (%v)", expr, err)
+		}
+		norm := flt.String()
+		g, err := pcap.CompileFilter(norm, nil)
+		if len(norm) > pcap.MaxFilterLen && errors.Is(err, pcap.ErrFilterLimit) {
+			return // quoting can make a long expression's normal form too long
+		}
+		if err != nil {
+			t.Fatalf("%.200q: normal form %.200q does not compile: %v", expr, norm, err)
+		}
+		if g.String() != norm {
+			t.Fatalf("%.200q: normal form %.200q becomes %q", expr, norm, g.String())
+		}
+		if g.Match(&r) != m {
+			t.Fatalf("%.200q: normal form %.200q answers %v, the expression %v", expr, norm, !m, m)
+		}
+	})
+}

@@ -87,6 +87,7 @@ type luaData struct {
 	EP              []int // endpoint operations
 	Key             semKeys
 	Req             ruleReqs
+	FrameFields     []frameField
 }
 
 // WriteLua writes a Wireshark Lua dissector for c's profile (nil:
@@ -109,7 +110,7 @@ func WriteLua(w io.Writer, c *wire.Codec) error {
 	d := luaData{Profile: p.Name, Ports: p.AcceptUDPDstPorts, DSCPTrimmed: p.DSCP.Trimmed,
 		DSCPTrimmedLast: p.DSCP.TrimmedLastHop, MaskSrcPort: p.ICRCMaskUDPSrcPort, EndpointQPN: wire.EndpointQPN,
 		Opcodes: map[int]string{}, NACKReasons: map[int]string{}, Multipath: map[int]string{}, EPOps: map[int]string{},
-		Key: keys, Req: deriveReqs(c)}
+		Key: keys, Req: deriveReqs(c), FrameFields: frameFields}
 	if err := missing(d.Req); err != nil {
 		return err
 	}
