@@ -39,7 +39,6 @@ type filterField struct {
 	note  func(v uint64) string // symbolic value names, or nil
 	get   func(e *fenv, i int) (fval, bool)
 	check bool // evaluation needs the strict checks (Decoder.NoCheck unset)
-	walk  bool // evaluation needs the header offsets
 }
 
 // frameField is a field of the MRC dissector that is not a header field:
@@ -72,7 +71,9 @@ var frameFields = []frameField{
 		}},
 	{Var: "f_payload_len", Abbrev: "mrc.payload_len", Title: "Payload length", PF: "uint32", Args: "base.DEC",
 		kind: kindUint, width: 32,
-		get: func(e *fenv, i int) (fval, bool) { return fval{u: uint64(len(e.r.Packet.Payload))}, i == 0 && e.payload() }},
+		get: func(e *fenv, i int) (fval, bool) {
+			return fval{u: uint64(len(e.r.Packet.Payload))}, i == 0 && e.payload()
+		}},
 	{Var: "f_payload", Abbrev: "mrc.payload", Title: "Payload", PF: "bytes", kind: kindPresence,
 		get: func(e *fenv, i int) (fval, bool) { return fval{}, i == 0 && e.payload() && len(e.r.Packet.Payload) > 0 }},
 	{Var: "f_pad", Abbrev: "mrc.pad", Title: "Pad", PF: "bytes", kind: kindPresence,
@@ -301,10 +302,10 @@ func (e *fenv) udp() bool {
 func vocabulary(c *wire.Codec) []filterField {
 	fs := []filterField{{name: "mrc", kind: kindPresence, get: func(e *fenv, i int) (fval, bool) { return fval{}, i == 0 && e.mrc }}}
 	for hi, h := range c.Headers() {
-		fs = append(fs, filterField{name: "mrc." + strings.ToLower(h.Name), kind: kindPresence, walk: true,
+		fs = append(fs, filterField{name: "mrc." + strings.ToLower(h.Name), kind: kindPresence,
 			get: func(e *fenv, i int) (fval, bool) { return fval{}, i == 0 && e.hdrOff(hi) >= 0 }})
 		for _, x := range extractors(&h) {
-			f := filterField{name: WiresharkField(h.Name, x.key), kind: kindUint, width: x.f.Width, walk: true}
+			f := filterField{name: WiresharkField(h.Name, x.key), kind: kindUint, width: x.f.Width}
 			if x.f.Signed {
 				f.kind = kindInt
 			}
