@@ -20,6 +20,7 @@ target fuzz         FuzzDecode       wire_decode
 target fuzz         FuzzICRCBitFlip  wire_icrc_bitflip
 target modelcheck   FuzzWalk         modelcheck_walk
 target pcap         FuzzDecodeFrame  pcap_decode_frame
+target pcap         FuzzFilter       pcap_filter
 target pcap         FuzzReader       pcap_reader
 target peer         FuzzAgent        peer_agent
 target statemachine FuzzQP           statemachine_qp
