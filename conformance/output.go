@@ -128,6 +128,10 @@ type TextOptions struct {
 	// All prints every case; by default PASS and NOT-APPLICABLE cases
 	// are listed in one line each and the others with their reasons.
 	All bool
+	// SummaryOnly prints only the summary that ends the report (the
+	// counts and the RESULT line), for a terminal whose report went to
+	// a file.
+	SummaryOnly bool
 }
 
 // WriteText writes the terminal summary with the default options.
@@ -208,6 +212,7 @@ func (r *Report) WriteTextOpts(w io.Writer, o TextOptions) error {
 			p("%29s   observed: %s\n", "", f.Observed)
 		}
 	}
+	summary := b.Len()
 	s := r.Summary
 	p("\n%s", s.Line("MUST"))
 	if len(s.FailedCases) > 0 {
@@ -225,7 +230,11 @@ func (r *Report) WriteTextOpts(w io.Writer, o TextOptions) error {
 		p(": %s", s.Why)
 	}
 	p("\n")
-	_, err := io.WriteString(w, b.String())
+	out := b.String()
+	if o.SummaryOnly {
+		out = strings.TrimPrefix(out[summary:], "\n")
+	}
+	_, err := io.WriteString(w, out)
 	return err
 }
 

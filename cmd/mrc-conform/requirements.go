@@ -5,6 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/openmrc/mrc/conformance"
@@ -60,13 +63,12 @@ func runRequirements(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mrc-conform requirements: %v\n", err)
 		return 2
 	}
-	dir := *root
-	var cites map[string][]spec.Citation
-	if dir == "" {
-		if d, err := spec.FindModuleRoot("."); err == nil {
-			dir = d
-		}
+	dir, warning := citationsRoot(*root)
+	if warning != "" {
+		// First, on stderr: the TESTS column means nothing without it.
+		fmt.Fprintf(stderr, "mrc-conform requirements: warning: %s; test citations are not counted (TESTS -): run it inside a clone of %s, or give --root DIR\n", warning, thisModule)
 	}
+	var cites map[string][]spec.Citation
 	if dir != "" {
 		c, err := spec.ScanCitations(dir)
 		if err != nil {
@@ -113,10 +115,11 @@ func runRequirements(args []string, stdout, stderr io.Writer) int {
 				cases = "- MISSING"
 			}
 		}
-		fmt.Fprintf(&b, "%-13s %-10s %-4s %5d  %s\n", rc.ID, rc.Level, obs, rc.Tests, cases)
-	}
-	if dir == "" {
-		b.WriteString("\n(test citations not counted: not inside the module; use --root)\n")
+		tests := strconv.Itoa(rc.Tests)
+		if dir == "" {
+			tests = "-"
+		}
+		fmt.Fprintf(&b, "%-13s %-10s %-4s %5s  %s\n", rc.ID, rc.Level, obs, tests, cases)
 	}
 	fmt.Fprintf(&b, "\ncatalog: %d cases (%d passive, %d active)\n", sum.Cases, sum.PassiveCases, sum.ActiveCases)
 	fmt.Fprintf(&b, "wire-observable requirements: %d of %d\n", sum.Observable, sum.Requirements)
@@ -126,4 +129,39 @@ func runRequirements(args []string, stdout, stderr io.Writer) int {
 	}
 	io.WriteString(stdout, b.String())
 	return 0
+}
+
+// thisModule is the module whose sources carry the test citations.
+const thisModule = "github.com/openmrc/mrc"
+
+// citationsRoot is the directory whose Go files are scanned for test
+// citations: root when given, else the module containing the working
+// directory; either must be this project's module. warning says why
+// there is none.
+func citationsRoot(root string) (dir, warning string) {
+	if root == "" {
+		d, err := spec.FindModuleRoot(".")
+		if err != nil {
+			return "", "not inside a Go module"
+		}
+		root = d
+	}
+	b, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return "", fmt.Sprintf("%s has no go.mod", root)
+	}
+	if m := modulePath(b); m != thisModule {
+		return "", fmt.Sprintf("%s is module %q, not this project's", root, m)
+	}
+	return root, ""
+}
+
+// modulePath is the path on go.mod's module line.
+func modulePath(gomod []byte) string {
+	for _, l := range strings.Split(string(gomod), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`)
+		}
+	}
+	return ""
 }

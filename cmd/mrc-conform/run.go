@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"time"
 
@@ -66,7 +67,7 @@ type runFlags struct {
 	planes                                         int
 	tolerance                                      time.Duration
 	faults                                         faultFlag
-	verbose, all, ipv6                             bool
+	log, all, ipv6, progress                       bool
 }
 
 type faultFlag []string
@@ -100,7 +101,7 @@ func runActive(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&fl.devs, "deviations", "", "deviations file (NAME CASES YYYY-MM-DD REASON per line)")
 	fs.StringVar(&fl.cases, "cases", "", "case IDs to run: comma-separated glob patterns (e.g. 'MRC-LR-*,MRC-EV-BAD-101')")
 	fs.StringVar(&fl.format, "format", "text", "report format: text, json, junit or html")
-	fs.StringVar(&fl.out, "o", "", "write the report to this file (the terminal still gets the summary)")
+	fs.StringVar(&fl.out, "o", "", "write the report to this file; standard output gets only the summary")
 	fs.StringVar(&fl.capture, "capture", "", "write a pcapng capture of the run (one interface per plane)")
 	fs.StringVar(&fl.today, "today", "", "judge deviation expiry against this date (YYYY-MM-DD)")
 	fs.Uint64Var(&fl.seed, "seed", 1, "seed of every random choice (a run is reproducible from it)")
@@ -108,8 +109,9 @@ func runActive(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&fl.ipv6, "ipv6", false, "inproc: give the reference and the tester IPv6 addresses (fd00::2, fd00::1) instead of IPv4 ones")
 	fs.DurationVar(&fl.tolerance, "tolerance", 0, "udp, afpacket: timing tolerance for scheduling, the fabric and the IUT's reaction (default: the PICS's capture.timer_tolerance_ns, else 20ms)")
 	fs.Var(&fl.faults, "fault", "inproc: seed a known bug into the reference (repeatable): "+strings.Join(peer.FaultNames(), ", "))
-	fs.BoolVar(&fl.verbose, "v", false, "log every case's steps to standard error")
-	fs.BoolVar(&fl.all, "all", false, "text format: list every case's reason and more findings")
+	fs.BoolVar(&fl.log, "log", false, "log every case's steps to standard error")
+	fs.BoolVar(&fl.all, "v", false, "text format: list every case's reason and more findings (as judge -v)")
+	fs.BoolVar(&fl.progress, "progress", false, "print one line per case as it ends on standard error (default: when standard error is a terminal)")
 	pos, done, code := cmd.Parse(fs, args, false)
 	if done {
 		return code
@@ -155,8 +157,11 @@ func runActive(args []string, stdout, stderr io.Writer) int {
 		tim := active.RealTiming(active.Time(fl.tolerance))
 		opts.Timing = &tim
 	}
-	if fl.verbose {
+	if fl.log {
 		opts.Logf = func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) }
+	}
+	if progressWanted(fs, fl.progress, stderr) {
+		opts.Progress = progressPrinter(stderr)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -193,7 +198,7 @@ func runActive(args []string, stdout, stderr io.Writer) int {
 		}
 	} else {
 		fmt.Fprintf(stdout, "mrc-conform run: %d active cases against %s\n", len(rep.Results), tgt.Name())
-		if err := rep.WriteTextOpts(stdout, conformance.TextOptions{All: fl.all, Findings: map[bool]int{true: 20, false: 3}[fl.all]}); err != nil {
+		if err := rep.WriteTextOpts(stdout, conformance.TextOptions{All: fl.all, Findings: map[bool]int{true: 20, false: 3}[fl.all], SummaryOnly: fl.out != ""}); err != nil {
 			return fail(2, "%v", err)
 		}
 		if fl.out != "" {
@@ -324,4 +329,28 @@ func tunnelLocal(peer string) string {
 		return "[::1]:0"
 	}
 	return "[::]:0"
+}
+
+// runIsTerminal decides whether run's progress is on by default; tests
+// replace it.
+var runIsTerminal = isTerminal
+
+// progressWanted: --progress or --progress=false when given, else on
+// when w is a terminal.
+func progressWanted(fs *flag.FlagSet, flagValue bool, w io.Writer) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "progress" })
+	if given {
+		return flagValue
+	}
+	return runIsTerminal(w)
+}
+
+// progressPrinter prints one line per case as it ends:
+// "[12/42] MRC-EV-ST-101 PASS 0.41s".
+func progressPrinter(w io.Writer) func(n, total int, r *conformance.Result, took time.Duration) {
+	return func(n, total int, r *conformance.Result, took time.Duration) {
+		width := len(strconv.Itoa(total))
+		fmt.Fprintf(w, "[%*d/%d] %s %s %.2fs\n", width, n, total, r.Case.ID, r.Verdict, took.Seconds())
+	}
 }

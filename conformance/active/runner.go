@@ -39,6 +39,11 @@ type Options struct {
 	Timing *Timing
 	// Logf, when set, receives the run log as it happens.
 	Logf func(format string, args ...any)
+	// Progress, when set, is called once per selected case as it ends,
+	// with its position (1 to total), its result and the wall time it
+	// took. The wire case, whose verdict covers the whole run, comes
+	// last.
+	Progress func(n, total int, r *conformance.Result, took time.Duration)
 	// Capture, when set, receives a pcapng capture of every frame the
 	// tester sent and received, one interface per plane; CaptureName is
 	// its name in the report.
@@ -155,8 +160,10 @@ func Run(ctx context.Context, tgt Target, opts Options) (*conformance.Report, er
 		Timelines:     []conformance.Timeline{},
 	}
 	wireIdx := -1
+	var wireTook time.Duration
 	for i := range sel {
 		c := &sel[i]
+		start := time.Now()
 		res := conformance.Result{Case: c.Case, Findings: []conformance.Finding{}}
 		switch ok, why := picsApplies(pics, &c.Case); {
 		case slices.Contains(pics.UnsupportedCases, c.ID):
@@ -178,12 +185,21 @@ func Run(ctx context.Context, tgt Target, opts Options) (*conformance.Report, er
 			}
 		}
 		if c.ID == WireCaseID {
-			wireIdx = len(rep.Results)
+			wireIdx, wireTook = len(rep.Results), time.Since(start)
+		} else if opts.Progress != nil {
+			n := len(rep.Results) + 1 // this case, less the deferred wire case
+			if wireIdx >= 0 {
+				n--
+			}
+			opts.Progress(n, len(sel), &res, time.Since(start))
 		}
 		rep.Results = append(rep.Results, res)
 	}
 	if wireIdx >= 0 {
 		s.mergeWire(&rep.Results[wireIdx])
+		if opts.Progress != nil {
+			opts.Progress(len(sel), len(sel), &rep.Results[wireIdx], wireTook)
+		}
 	}
 	renum, err := finishCapture()
 	if err != nil {
