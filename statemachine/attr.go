@@ -24,13 +24,15 @@ type QPCap uint8
 
 // QP capability bits.
 const (
-	// CapTrimNACKDestUnsupported: the peer cannot send trim NACKs, so
-	// every write packet goes out as DSCP_NO_TRIM (WIRE-DSCP-5).
+	// CapTrimNACKDestUnsupported (MRC_QP_CAP_TRIM_NACK_DEST_UNSUPPORTED):
+	// the peer cannot send trim NACKs, so every write packet goes out as
+	// DSCP_NO_TRIM (WIRE-DSCP-5).
 	CapTrimNACKDestUnsupported QPCap = 1 << iota
-	// CapDynamicMPR enables dynamic MPR in both roles; it is in effect
+	// CapDynamicMPR (MRC_QP_CAP_DYNAMIC_MPR) enables dynamic MPR in both roles; it is in effect
 	// only when the peer enables it too (MPR-DYN-1).
 	CapDynamicMPR
-	// CapSvcTimeDestUnsupported: the peer does not report service time.
+	// CapSvcTimeDestUnsupported (MRC_QP_CAP_SVC_TIME_DEST_UNSUPPORTED):
+	// the peer does not report service time.
 	CapSvcTimeDestUnsupported
 )
 
@@ -55,42 +57,51 @@ type Attr struct {
 	SQPSN       uint32 // IBV_QP_SQ_PSN: first PSN the requester sends
 }
 
-// AttrMask selects attributes. Bits 0-9 are enum mrc_qp_attr_mask, with
-// bit 4 read as MRC_QP_CAP (AMB-22); bits 16-22 stand for the verbs
-// attributes.
-type AttrMask uint32
+// AttrMask selects attributes: mrc_modify_qp's two masks in one word. The
+// low 32 bits are enum mrc_qp_attr_mask with mrc.h's values (pinned in
+// spec/api); the high 32 bits are enum ibv_qp_attr_mask (libibverbs'
+// values) shifted left by 32, for the verbs attributes an MRC QP keeps or
+// rejects. MRC_QP_CAP carries dynamic MPR at INIT→RTR (AMB-22).
+type AttrMask uint64
+
+// verbsAttr places an ibv_qp_attr_mask bit in the high word.
+const verbsAttr = 32
 
 // Attribute mask bits.
 const (
-	AttrMaxWIMM     AttrMask = 1 << 0
-	AttrMaxWIMMDest AttrMask = 1 << 1
-	AttrMPR         AttrMask = 1 << 2
-	AttrMPRDest     AttrMask = 1 << 3
-	AttrCap         AttrMask = 1 << 4
-	AttrTimeout     AttrMask = 1 << 5
-	AttrEVProfileID AttrMask = 1 << 6
-	AttrCCProfileID AttrMask = 1 << 7
-	AttrQPHint      AttrMask = 1 << 8 // the hint itself is not modelled: always NULL
-	AttrRetryCnt    AttrMask = 1 << 9
-	AttrPKeyIndex   AttrMask = 1 << 16
-	AttrAccessFlags AttrMask = 1 << 17
-	AttrAV          AttrMask = 1 << 18 // the address vector is Config.Addr
-	AttrPathMTU     AttrMask = 1 << 19
-	AttrDestQPN     AttrMask = 1 << 20
-	AttrRQPSN       AttrMask = 1 << 21
-	AttrSQPSN       AttrMask = 1 << 22
+	AttrMaxWIMM     AttrMask = 1 << 0 // MRC_QP_MAX_WIMM
+	AttrMaxWIMMDest AttrMask = 1 << 1 // MRC_QP_MAX_WIMM_DEST
+	AttrMPR         AttrMask = 1 << 2 // MRC_QP_MPR
+	AttrMPRDest     AttrMask = 1 << 3 // MRC_QP_MPR_DEST
+	AttrTimeout     AttrMask = 1 << 4 // MRC_QP_TIMEOUT
+	AttrEVProfileID AttrMask = 1 << 5 // MRC_QP_EV_PROFILE_ID
+	AttrCCProfileID AttrMask = 1 << 6 // MRC_QP_CC_PROFILE_ID
+	AttrQPHint      AttrMask = 1 << 7 // MRC_QP_HINT; the hint itself is not modelled: always NULL
+	AttrRetryCnt    AttrMask = 1 << 8 // MRC_QP_RETRY_CNT
+	AttrCap         AttrMask = 1 << 9 // MRC_QP_CAP
+	// AttrVendorCfg is MRC_QP_VENDOR_CFG. vendor_cfg is not modelled, so
+	// Modify rejects it as not settable.
+	AttrVendorCfg AttrMask = 1 << 31
+
+	AttrAccessFlags AttrMask = 1 << (verbsAttr + 3)  // IBV_QP_ACCESS_FLAGS; checked against Config.MRs
+	AttrPKeyIndex   AttrMask = 1 << (verbsAttr + 4)  // IBV_QP_PKEY_INDEX; the P_Key itself is Config.Addr.PKey
+	AttrAV          AttrMask = 1 << (verbsAttr + 7)  // IBV_QP_AV; the address vector is Config.Addr
+	AttrPathMTU     AttrMask = 1 << (verbsAttr + 8)  // IBV_QP_PATH_MTU
+	AttrRQPSN       AttrMask = 1 << (verbsAttr + 12) // IBV_QP_RQ_PSN
+	AttrSQPSN       AttrMask = 1 << (verbsAttr + 16) // IBV_QP_SQ_PSN
+	AttrDestQPN     AttrMask = 1 << (verbsAttr + 20) // IBV_QP_DEST_QPN
 	// Verbs attributes an MRC QP does not have: mrc_modify_qp rejects
 	// them on every transition (QP-ST-7). MRC's own TIMEOUT and RETRY_CNT
-	// (bits 5 and 9) replace the verbs ones.
-	AttrVerbsPort            AttrMask = 1 << 23 // IBV_QP_PORT
-	AttrVerbsTimeout         AttrMask = 1 << 24 // IBV_QP_TIMEOUT
-	AttrVerbsRetryCnt        AttrMask = 1 << 25 // IBV_QP_RETRY_CNT
-	AttrVerbsRNRRetry        AttrMask = 1 << 26 // IBV_QP_RNR_RETRY
-	AttrVerbsMinRNRTimer     AttrMask = 1 << 27 // IBV_QP_MIN_RNR_TIMER
-	AttrVerbsMaxQPRdAtomic   AttrMask = 1 << 28 // IBV_QP_MAX_QP_RD_ATOMIC
-	AttrVerbsMaxDestRdAtomic AttrMask = 1 << 29 // IBV_QP_MAX_DEST_RD_ATOMIC
-	AttrVerbsAltPath         AttrMask = 1 << 30 // IBV_QP_ALT_PATH
-	AttrVerbsPathMigState    AttrMask = 1 << 31 // IBV_QP_PATH_MIG_STATE
+	// replace the verbs ones.
+	AttrVerbsPort            AttrMask = 1 << (verbsAttr + 5)  // IBV_QP_PORT
+	AttrVerbsTimeout         AttrMask = 1 << (verbsAttr + 9)  // IBV_QP_TIMEOUT
+	AttrVerbsRetryCnt        AttrMask = 1 << (verbsAttr + 10) // IBV_QP_RETRY_CNT
+	AttrVerbsRNRRetry        AttrMask = 1 << (verbsAttr + 11) // IBV_QP_RNR_RETRY
+	AttrVerbsMaxQPRdAtomic   AttrMask = 1 << (verbsAttr + 13) // IBV_QP_MAX_QP_RD_ATOMIC
+	AttrVerbsAltPath         AttrMask = 1 << (verbsAttr + 14) // IBV_QP_ALT_PATH
+	AttrVerbsMinRNRTimer     AttrMask = 1 << (verbsAttr + 15) // IBV_QP_MIN_RNR_TIMER
+	AttrVerbsMaxDestRdAtomic AttrMask = 1 << (verbsAttr + 17) // IBV_QP_MAX_DEST_RD_ATOMIC
+	AttrVerbsPathMigState    AttrMask = 1 << (verbsAttr + 18) // IBV_QP_PATH_MIG_STATE
 	// AttrVerbsRejected is every verbs attribute QP-ST-7 names.
 	AttrVerbsRejected = AttrVerbsPort | AttrVerbsTimeout | AttrVerbsRetryCnt | AttrVerbsRNRRetry | AttrVerbsMinRNRTimer |
 		AttrVerbsMaxQPRdAtomic | AttrVerbsMaxDestRdAtomic | AttrVerbsAltPath | AttrVerbsPathMigState
@@ -107,7 +118,7 @@ var attrNames = []struct {
 	{AttrVerbsPort, "IBV_QP_PORT"}, {AttrVerbsTimeout, "IBV_QP_TIMEOUT"}, {AttrVerbsRetryCnt, "IBV_QP_RETRY_CNT"},
 	{AttrVerbsRNRRetry, "IBV_QP_RNR_RETRY"}, {AttrVerbsMinRNRTimer, "IBV_QP_MIN_RNR_TIMER"},
 	{AttrVerbsMaxQPRdAtomic, "IBV_QP_MAX_QP_RD_ATOMIC"}, {AttrVerbsMaxDestRdAtomic, "IBV_QP_MAX_DEST_RD_ATOMIC"},
-	{AttrVerbsAltPath, "IBV_QP_ALT_PATH"}, {AttrVerbsPathMigState, "IBV_QP_PATH_MIG_STATE"},
+	{AttrVerbsAltPath, "IBV_QP_ALT_PATH"}, {AttrVerbsPathMigState, "IBV_QP_PATH_MIG_STATE"}, {AttrVendorCfg, "VENDOR_CFG"},
 }
 
 func (m AttrMask) String() string {

@@ -16,7 +16,8 @@ func TestVerbsAttributesRejected(t *testing.T) {
 		to   QPState
 		mask AttrMask
 	}{{StateInit, MaskInit}, {StateRTR, MaskRTR}, {StateRTS, MaskRTS}}
-	for bit := AttrVerbsPort; bit != 0 && bit&AttrVerbsRejected != 0; bit <<= 1 {
+	for _, bit := range []AttrMask{AttrVerbsPort, AttrVerbsTimeout, AttrVerbsRetryCnt, AttrVerbsRNRRetry, AttrVerbsMinRNRTimer,
+		AttrVerbsMaxQPRdAtomic, AttrVerbsMaxDestRdAtomic, AttrVerbsAltPath, AttrVerbsPathMigState} {
 		for i, st := range steps {
 			q, err := New(testConfig(qpnA))
 			if err != nil {

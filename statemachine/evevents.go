@@ -16,9 +16,9 @@ type EVEventMask uint8
 
 // EV event mask bits.
 const (
-	EVEventGood EVEventMask = 1 << iota
-	EVEventAssumedBad
-	EVEventDenied
+	EVEventGood       EVEventMask = 1 << iota // MRC_CTL_EV_GOOD
+	EVEventAssumedBad                         // MRC_CTL_EV_ASSUMED_BAD
+	EVEventDenied                             // MRC_CTL_EV_DENIED
 )
 
 func (m EVEventMask) has(s EVState) bool {
