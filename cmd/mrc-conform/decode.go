@@ -32,6 +32,22 @@ or corrupt), after what was decoded is printed; 2 a usage error, or a
 file that is not a capture at all (missing, a directory, another format),
 as judge and tshark.
 
+-Y EXPR shows only the frames a display filter selects (tshark's -Y),
+with the field names of the generated Wireshark dissector
+(pcap/wireshark/mrc.lua) and of Wireshark's frame, eth, ip, ipv6 and
+udp; -G fields lists them. Comparisons: == != < <= > >= (or eq ne lt le
+gt ge); combine with && || ! (and or not) and parentheses; a field alone
+tests its presence. Numbers are decimal, 0x hex or 0-prefixed octal;
+addresses as 10.0.0.1, fd00::/16, 02:00:00:00:00:0a; value names as in
+the decode (RDMA_WRITE_ONLY). A comparison with an absent field is false
+and != holds when every occurrence differs, as in tshark. --stats counts
+the selected frames only; -c counts frames read, as tshark's does.
+
+  decode -Y 'mrc.bth.psn == 5 && mrc.ev == 0x10001' x.pcapng
+  decode -Y 'mrc.bth.opcode == RELIABILITY_NACK || mrc.trimmed != 0' x.pcapng
+  decode -Y 'mrc.req == "WIRE-ICRC-1"' x.pcapng    # frames breaking a rule
+  decode -Y 'ipv6.addr == fd00::/16 && !mrc.seth' x.pcapng
+
 flags:
 `
 
@@ -43,6 +59,9 @@ type decodeFlags struct {
 	profile string
 	count   int
 	noCheck bool
+	expr    string
+	list    string
+	filter  *pcap.Filter
 }
 
 func runDecode(args []string, stdout, stderr io.Writer) int {
@@ -60,9 +79,20 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&fl.profile, "profile", "", "JSON file with the wire profile (default: "+spec.DefaultProfile().Name+")")
 	fs.IntVar(&fl.count, "c", 0, "stop after this many frames per file (0: all)")
 	fs.BoolVar(&fl.noCheck, "no-check", false, "skip the strict checks and the ICRC (faster)")
+	fs.StringVar(&fl.expr, "Y", "", "display filter: show only the frames it selects (see above)")
+	fs.StringVar(&fl.list, "G", "", "\"fields\": list the display filter's field names and exit")
 	files, done, code := cmd.Parse(fs, args, true)
 	if done {
 		return code
+	}
+	if fl.list != "" {
+		if fl.list != "fields" {
+			return cmd.Usagef("-G %q: only -G fields is known", fl.list)
+		}
+		for _, n := range pcap.FilterFields(nil) {
+			fmt.Fprintln(stdout, n)
+		}
+		return 0
 	}
 	if len(files) == 0 {
 		return cmd.Usagef("no capture file given")
@@ -100,6 +130,9 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 		}
 		d.Codec = c
 	}
+	if code, ok := compileFilter(cmd, &fl, d); !ok {
+		return code
+	}
 	status := 0
 	for _, name := range files {
 		if err := decodeFile(name, d, format, &fl, stdout); err != nil {
@@ -130,6 +163,27 @@ func loadProfile(name string) (*wire.Codec, error) {
 	return wire.NewCodec(p)
 }
 
+// compileFilter compiles -Y for d's codec into fl.filter. A bad
+// expression is a usage error shown as tshark shows it: the message,
+// then the expression with a caret under the column.
+func compileFilter(cmd cli.Command, fl *decodeFlags, d *pcap.Decoder) (int, bool) {
+	if fl.expr == "" {
+		return 0, true
+	}
+	f, err := pcap.CompileFilter(fl.expr, d.Codec)
+	if fe, ok := errors.AsType[*pcap.FilterError](err); ok {
+		return cmd.Usagef("-Y: %v\n%s", fe, fe.Caret()), false
+	}
+	if err != nil {
+		return cmd.Usagef("-Y: %v", err), false
+	}
+	if f.NeedsCheck() && d.NoCheck {
+		return cmd.Usagef("-Y %q reads what only the strict checks find (mrc.req, mrc.icrc_ok): drop --no-check", fl.expr), false
+	}
+	fl.filter = f
+	return 0, true
+}
+
 // openError is a file decode cannot read as a capture at all.
 type openError struct{ error }
 
@@ -146,7 +200,9 @@ func decodeFile(name string, d *pcap.Decoder, format pcap.OutputFormat, fl *deco
 	}
 	errStop := errors.New("count reached")
 	err = d.Each(r, func(rec *pcap.Record) error {
-		if st != nil {
+		if fl.filter != nil && !fl.filter.Match(rec) {
+			// Not shown, but read: -c counts it, as tshark's does.
+		} else if st != nil {
 			st.Add(rec)
 		} else if err := p.Print(rec); err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -239,4 +240,50 @@ func BenchmarkTsharkFields(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchFrames), "ns/frame")
+}
+
+// TestDecodeFilter checks -Y: the frames shown, --stats over the selected
+// frames, -c counting frames read, a bad expression's exit status and
+// first line, and -G fields.
+func TestDecodeFilter(t *testing.T) {
+	file := testdata + "valid.pcapng"
+	numbers := func(out string) []string {
+		var n []string
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			if f := strings.Fields(l); len(f) > 0 {
+				n = append(n, f[0])
+			}
+		}
+		return n
+	}
+	out, errOut, status := run(t, "decode", file, "-Y", "mrc.bth.opcode == RDMA_WRITE_ONLY && mrc.bth.psn < 0x100")
+	if status != 0 || errOut != "" || strings.Join(numbers(out), " ") != "4 13 14 16" {
+		t.Errorf("-Y: status %d, stderr %q, frames %v, want 4 13 14 16", status, errOut, numbers(out))
+	}
+	all := strings.Split(golden(t, "valid.txt"), "\n")
+	if want := all[3] + "\n"; !strings.HasPrefix(out, want) {
+		t.Errorf("-Y changes the line of frame 4: %q, want %q", strings.SplitAfter(out, "\n")[0], want)
+	}
+	if out, _, _ := run(t, "decode", "-c", "10", "-Y", "mrc.bth.psn >= 0x100", file); out != "" {
+		t.Errorf("-c 10 -Y (frames 30-32 match): printed %q, want nothing: -c counts frames read", out)
+	}
+	out, _, _ = run(t, "decode", "--stats", "-Y", "mrc.neth", file)
+	if !strings.HasPrefix(out, "Frames: 7  MRC: 7 ") {
+		t.Errorf("--stats -Y mrc.neth (7 NACKs) begins %q", strings.SplitAfter(out, "\n")[0])
+	}
+	out, errOut, status = run(t, "decode", "-Y", "mrc.bth.psn = 5", file)
+	first, _, _ := strings.Cut(errOut, "\n")
+	if status != 2 || out != "" || first != `mrc-conform decode: -Y: filter column 13: syntax error: "=": write == to compare` ||
+		!strings.Contains(errOut, "mrc.bth.psn = 5\n            ^\n") {
+		t.Errorf("bad -Y: status %d, stdout %q, stderr %q", status, out, errOut)
+	}
+	if _, errOut, status := run(t, "decode", "--no-check", "-Y", "mrc.icrc_ok == 0", file); status != 2 || !strings.Contains(errOut, "drop --no-check") {
+		t.Errorf("-Y mrc.icrc_ok with --no-check: status %d, stderr %q", status, errOut)
+	}
+	out, errOut, status = run(t, "decode", "-G", "fields")
+	names := strings.Split(strings.TrimSpace(out), "\n")
+	if status != 0 || errOut != "" || !slices.Contains(names, "mrc.bth.psn") || !slices.Contains(names, "mrc.ev") ||
+		!slices.Contains(names, "ipv6.addr") || len(names) != len(pcap.FilterFields(nil)) {
+		t.Errorf("-G fields: status %d, stderr %q, %d names", status, errOut, len(names))
+	}
 }
