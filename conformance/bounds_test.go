@@ -50,8 +50,8 @@ func TestStateBounded(t *testing.T) {
 	for _, pt := range e.points {
 		for _, fl := range pt.flows {
 			flows++
-			if len(fl.psns) > MaxPSNsPerFlow || len(fl.arrived) > MaxPSNsPerFlow {
-				t.Errorf("flow %s holds %d PSNs", fl.key, len(fl.psns))
+			if fl.psns.len() > MaxPSNsPerFlow || len(fl.psns.ring) > MaxPSNsPerFlow || len(fl.arrived) > MaxPSNsPerFlow {
+				t.Errorf("flow %s holds %d PSNs", fl.key, fl.psns.len())
 			}
 		}
 	}

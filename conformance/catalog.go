@@ -159,7 +159,36 @@ func initCatalog() {
 				catErr = err
 			}
 		}
+		if err := checkCaseNames(passiveCases); err != nil && catErr == nil {
+			catErr = err
+		}
 	})
+}
+
+// checkCaseNames checks that the judge's caseIDs name exactly the passive
+// cases of the catalog, each once.
+func checkCaseNames(cases []Case) error {
+	want := map[string]bool{}
+	for _, c := range cases {
+		if c.Mode == Passive {
+			want[c.ID] = true
+		}
+	}
+	seen := map[string]bool{}
+	for i, n := range caseNames {
+		if !want[n] || seen[n] {
+			return &CatalogError{Case: n, Msg: fmt.Sprintf("caseID %d names no passive case, or one named twice", i)}
+		}
+		seen[n] = true
+	}
+	if len(seen) != len(want) {
+		for id := range want {
+			if !seen[id] {
+				return &CatalogError{Case: id, Msg: "a passive case no caseID names: the judge records nothing for it"}
+			}
+		}
+	}
+	return nil
 }
 
 func register(c *Case) error {

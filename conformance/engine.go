@@ -44,12 +44,25 @@ const (
 // obsKey identifies the observations of one case about one node at one
 // capture point; at the end only the point nearest the node is kept.
 type obsKey struct {
-	cs    string
+	cs    caseID
 	point string
 	node  string
 }
 
+// obsRow holds the observations of every case about one node at one
+// capture point.
+type obsRow [numCases]obsCount
+
+// rowCache remembers the rows of the last nodes judged, so that the
+// observations of one frame cost no map lookup.
+type rowCache struct {
+	pt   *point
+	node string
+	row  *obsRow
+}
+
 type obsCount struct {
+	used               bool
 	ok, bad, undecided int
 	okT, badT          int    // timing-dependent subsets of ok and bad
 	badA, badTA        int    // bad resting on a packet not seen (of them timing-dependent too)
@@ -85,10 +98,12 @@ type engine struct {
 
 	frames, mrcFrames, snapped, notMRC int
 	fragments                          int      // IP fragments, discarded
-	failedCases                        []string // cases the current frame failed in wireChecks
+	failedCases                        []caseID // cases the current frame failed in wireChecks
+	applicable                         []caseID // wireChecks' scratch list
 	lastNs                             int64
 
-	obs      map[obsKey]*obsCount
+	rows     map[nodePoint]*obsRow
+	rowLRU   [2]rowCache
 	points   map[string]*point
 	nodes    map[nodePoint]*npStat
 	toNode   map[nodePoint]int // frames addressed to a node, per point
@@ -103,14 +118,14 @@ type engine struct {
 
 	snaps   []snapshot // timeline snapshots around failures
 	flowIDs map[flowKey]string
-	mapCase map[string]string // wire requirement → case
+	mapCase map[string]caseID // wire requirement → case
 }
 
 func newEngine(p *PICS) *engine {
 	e := &engine{
 		pics: p, codec: p.Codec(), mode: p.EVModeValue(),
 		grace: p.reaction(), tol: p.tolerance(),
-		obs: map[obsKey]*obsCount{}, points: map[string]*point{}, nodes: map[nodePoint]*npStat{},
+		rows: map[nodePoint]*obsRow{}, points: map[string]*point{}, nodes: map[nodePoint]*npStat{},
 		toNode: map[nodePoint]int{}, noteSeen: map[string]bool{}, nodeNames: map[string]bool{},
 		mapCase: wireCaseMap(),
 	}
@@ -128,19 +143,36 @@ func (e *engine) note(f string, a ...any) {
 	e.notes = append(e.notes, s)
 }
 
-func (e *engine) count(cs, pt, node string) *obsCount {
-	k := obsKey{cs, pt, node}
-	o := e.obs[k]
-	if o == nil {
-		o = &obsCount{}
-		e.obs[k] = o
-	}
+func (e *engine) count(cs caseID, pt *point, node string) *obsCount {
+	o := &e.row(pt, node)[cs]
+	o.used = true
 	return o
 }
 
+// row returns the observations about node at pt.
+func (e *engine) row(pt *point, node string) *obsRow {
+	for i := range e.rowLRU {
+		if c := &e.rowLRU[i]; c.pt == pt && c.node == node && c.row != nil {
+			return c.row
+		}
+	}
+	k := nodePoint{node, pt.name}
+	r := e.rows[k]
+	if r == nil {
+		r = new(obsRow)
+		e.rows[k] = r
+	}
+	e.rowLRU[1] = e.rowLRU[0]
+	e.rowLRU[0] = rowCache{pt: pt, node: node, row: r}
+	return r
+}
+
+// obsOf returns the observations of key k.
+func (e *engine) obsOf(k obsKey) *obsCount { return &e.rows[nodePoint{k.node, k.point}][k.cs] }
+
 // ok records a passing observation.
-func (e *engine) ok(cs string, pt *point, node string, timing bool) {
-	o := e.count(cs, pt.name, node)
+func (e *engine) ok(cs caseID, pt *point, node string, timing bool) {
+	o := e.count(cs, pt, node)
 	o.ok++
 	if timing {
 		o.okT++
@@ -148,8 +180,8 @@ func (e *engine) ok(cs string, pt *point, node string, timing bool) {
 }
 
 // fail records a failing observation with its evidence.
-func (e *engine) fail(cs string, pt *point, node string, timing bool, f Finding) {
-	o := e.count(cs, pt.name, node)
+func (e *engine) fail(cs caseID, pt *point, node string, timing bool, f Finding) {
+	o := e.count(cs, pt, node)
 	o.bad++
 	if timing {
 		o.badT++
@@ -172,14 +204,14 @@ func (e *engine) fail(cs string, pt *point, node string, timing bool, f Finding)
 // capture point at the judged node's own interface, and INCONCLUSIVE
 // elsewhere, where the packet may have been lost between the point and
 // the node (CaptureLocation).
-func (e *engine) failAbsent(cs string, pt *point, node string, timing bool, f Finding) {
+func (e *engine) failAbsent(cs caseID, pt *point, node string, timing bool, f Finding) {
 	f.absent = true
 	e.fail(cs, pt, node, timing, f)
 }
 
 // undecided records an observation the judge could not decide.
-func (e *engine) undecided(cs string, pt *point, node, reason string, f *Finding) {
-	o := e.count(cs, pt.name, node)
+func (e *engine) undecided(cs caseID, pt *point, node, reason string, f *Finding) {
+	o := e.count(cs, pt, node)
 	o.undecided++
 	if o.reason == "" {
 		o.reason = reason
@@ -269,7 +301,7 @@ func (e *engine) recount() {
 	for _, pt := range e.points {
 		n += len(pt.ep) + len(pt.psu)
 		for _, f := range pt.flows {
-			n += len(f.psns) + len(f.arrived) + len(f.refused) + len(f.badArr) + len(f.trimArr) + len(f.needSACK) +
+			n += f.psns.len() + len(f.arrived) + len(f.refused) + len(f.badArr) + len(f.trimArr) + len(f.needSACK) +
 				len(f.trimPend) + len(f.oorPend) + len(f.ackReq) + len(f.ackDue) + len(f.wimmExcess) + len(f.nackPend) + len(f.bad) + len(f.maybeBad) +
 				len(f.probeNs) + len(f.evs) + len(f.echo) + len(f.held) + len(f.wimm) + len(f.probes)
 		}
@@ -523,36 +555,36 @@ func (e *engine) countNode(pt *point, src, dst string, p *wire.Packet) {
 }
 
 // caseFor maps a wire requirement reported by the codec to its case.
-func (e *engine) caseFor(req string) string {
+func (e *engine) caseFor(req string) caseID {
 	if c, ok := e.mapCase[req]; ok {
 		return c
 	}
-	return "MRC-WIRE-BTH-001"
+	return cWireBTH1
 }
 
 // wireCaseMap maps each requirement ID the codec's Decode and Check can
 // report to the case that judges it.
-func wireCaseMap() map[string]string {
-	m := map[string]string{}
-	for cs, reqs := range map[string][]string{
-		"MRC-WIRE-ENC-001":  {"WIRE-ENC-1", "WIRE-ENC-2", "WIRE-ENC-5", "WIRE-LEN-1", "WIRE-UDP-1", "WIRE-GEN-3"},
-		"MRC-WIRE-UDP-001":  {"WIRE-UDP-3"},
-		"MRC-WIRE-ICRC-001": {"WIRE-ICRC-1"},
-		"MRC-WIRE-GEN-001":  {"WIRE-GEN-2", "WIRE-BTH-7"},
-		"MRC-WIRE-BTH-001":  {"WIRE-BTH-1", "WIRE-BTH-2", "WIRE-BTH-3", "WIRE-OP-1", "WIRE-METH-1", "WIRE-TSETH-1", "WIRE-RETH-1", "WIRE-IMM-1"},
-		"MRC-WIRE-BTH-002":  {"WIRE-BTH-8", "WIRE-EP-1"},
-		"MRC-WIRE-BTH-003":  {"WIRE-BTH-9"},
-		"MRC-WIRE-BTH-004":  {"WIRE-BTH-6"},
-		"MRC-WIRE-BTH-005":  {"WIRE-BTH-5"},
-		"MRC-WIRE-OP-001":   {"WIRE-OP-2"},
-		"MRC-WIRE-PAY-001":  {"WIRE-PAY-1"},
-		"MRC-WIRE-MSG-001":  {"WIRE-RETH-2"},
-		"MRC-WIRE-AETH-001": {"WIRE-AETH-1", "WIRE-AETH-2"},
-		"MRC-WIRE-SETH-001": {"WIRE-SETH-1", "WIRE-SETH-3", "WIRE-SETH-10"},
-		"MRC-WIRE-NETH-001": {"WIRE-NETH-1", "WIRE-NETH-2", "WIRE-NETH-4"},
-		"MRC-WIRE-PETH-001": {"WIRE-PETH-1", "WIRE-PETH-2"},
-		"MRC-WIRE-EP-001":   {"WIRE-ERTH-1", "WIRE-EETH-1"},
-		"MRC-WIRE-DSCP-004": {"WIRE-TRIM-1", "WIRE-DSCP-2"},
+func wireCaseMap() map[string]caseID {
+	m := map[string]caseID{}
+	for cs, reqs := range map[caseID][]string{
+		cWireENC:   {"WIRE-ENC-1", "WIRE-ENC-2", "WIRE-ENC-5", "WIRE-LEN-1", "WIRE-UDP-1", "WIRE-GEN-3"},
+		cWireUDP:   {"WIRE-UDP-3"},
+		cWireICRC:  {"WIRE-ICRC-1"},
+		cWireGEN:   {"WIRE-GEN-2", "WIRE-BTH-7"},
+		cWireBTH1:  {"WIRE-BTH-1", "WIRE-BTH-2", "WIRE-BTH-3", "WIRE-OP-1", "WIRE-METH-1", "WIRE-TSETH-1", "WIRE-RETH-1", "WIRE-IMM-1"},
+		cWireBTH2:  {"WIRE-BTH-8", "WIRE-EP-1"},
+		cWireBTH3:  {"WIRE-BTH-9"},
+		cWireBTH4:  {"WIRE-BTH-6"},
+		cWireFlags: {"WIRE-BTH-5"},
+		cWireOP:    {"WIRE-OP-2"},
+		cWirePAY:   {"WIRE-PAY-1"},
+		cWireMSG:   {"WIRE-RETH-2"},
+		cWireAETH:  {"WIRE-AETH-1", "WIRE-AETH-2"},
+		cWireSETH:  {"WIRE-SETH-1", "WIRE-SETH-3", "WIRE-SETH-10"},
+		cWireNETH:  {"WIRE-NETH-1", "WIRE-NETH-2", "WIRE-NETH-4"},
+		cWirePETH:  {"WIRE-PETH-1", "WIRE-PETH-2"},
+		cWireEP:    {"WIRE-ERTH-1", "WIRE-EETH-1"},
+		cDSCPTrim:  {"WIRE-TRIM-1", "WIRE-DSCP-2"},
 	} {
 		for _, r := range reqs {
 			m[r] = cs
@@ -680,8 +712,12 @@ func (e *engine) report(capInfo *CaptureInfo, devs *Deviations, today time.Time)
 		return slices.Contains(near[k.node], k.point)
 	}
 	byCase := map[string][]obsKey{}
-	for k := range e.obs {
-		byCase[k.cs] = append(byCase[k.cs], k)
+	for np, row := range e.rows {
+		for cs := range row {
+			if row[cs].used {
+				byCase[caseNames[cs]] = append(byCase[caseNames[cs]], obsKey{caseID(cs), np.point, np.node})
+			}
+		}
 	}
 	for _, c := range Catalog() {
 		if c.Mode != Passive {
@@ -725,7 +761,7 @@ func (e *engine) aggregate(c *Case, res *Result, keys []obsKey, keep func(obsKey
 		if !keep(k) {
 			continue
 		}
-		o := e.obs[k]
+		o := e.obsOf(k)
 		okN, badN, undN := o.ok, o.bad, o.undecided
 		untrusted := !e.trusted(k.point)
 		remote := !e.pics.AtNode(k.point, k.node, e.loc)

@@ -158,10 +158,13 @@ func (e *engine) assignFlowIDs(rep *Report) {
 		slices.Sort(c.Planes)
 		rep.Connections = append(rep.Connections, c)
 	}
-	for _, o := range e.obs {
-		for i := range o.findings {
-			if id, ok := byName[o.findings[i].Connection]; ok {
-				o.findings[i].Connection = id
+	for _, row := range e.rows {
+		for cs := range row {
+			o := &row[cs]
+			for i := range o.findings {
+				if id, ok := byName[o.findings[i].Connection]; ok {
+					o.findings[i].Connection = id
+				}
 			}
 		}
 	}

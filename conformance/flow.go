@@ -2,7 +2,7 @@ package conformance
 
 import (
 	"fmt"
-	"hash/fnv"
+	"hash/maphash"
 
 	"github.com/openmrc/mrc/wire"
 )
@@ -98,7 +98,7 @@ type badEV struct {
 	since  int64 // data on the EV from this time is a violation
 	frame  int   // the frame that retired it
 	kind   string
-	cs     string
+	cs     caseID
 	unsure bool // the ev_min_active floor may have kept it in use
 }
 
@@ -147,6 +147,8 @@ type arrival struct {
 	duplicate  bool
 	needAnswer bool
 	discarded  bool // failed a check that makes the responder discard it
+
+	seq, prevSeq uint64 // in the flow's recent ring: this arrival's and its PSN's previous one's
 }
 
 type heldWIMM struct {
@@ -200,7 +202,9 @@ type flow struct {
 	capped                                                bool
 
 	// Requester side.
-	psns         map[uint32]*psnInfo
+	psns         psnTable
+	markedTo     uint32 // SACK loss marks are current up to here (sackAtRequester)
+	haveMarked   bool
 	anchored     bool
 	haveMax      bool
 	maxSent      uint32
@@ -235,8 +239,9 @@ type flow struct {
 	refused    map[uint32]int
 	badArr     map[uint32]int
 	trimArr    map[uint32]int
-	recent     []arrival // ring
-	recentHead int
+	recent     []arrival // ring of the last recentArrivals writes
+	recentSeq  uint64    // arrivals pushed
+	recentIdx  map[uint32]uint64
 	rcumHist   []rcumEvent
 	bytes      int64
 	lastCack   uint32
@@ -266,7 +271,7 @@ const recentArrivals = 1024
 func newFlow(k flowKey, frame int) *flow {
 	return &flow{key: k, firstFrame: frame, lastFrame: frame,
 		planes: map[int]bool{}, evs: map[uint32]bool{},
-		psns: map[uint32]*psnInfo{}, bad: map[uint32]badEV{}, maybeBad: map[uint32]int64{}, probeNs: map[uint32]int64{},
+		bad: map[uint32]badEV{}, maybeBad: map[uint32]int64{}, probeNs: map[uint32]int64{},
 		nackPend: map[uint32]pendingNACK{},
 		arrived:  map[uint32]*arrival{}, refused: map[uint32]int{}, badArr: map[uint32]int{}, trimArr: map[uint32]int{},
 		needSACK: map[uint32]arrival{}, trimPend: map[uint32]arrival{}, oorPend: map[uint32]arrival{},
@@ -368,30 +373,28 @@ func (f *flow) addEV(ev uint32) {
 	}
 }
 
+// fpSeed seeds the fingerprints; they are compared within one run only.
+var fpSeed = maphash.MakeSeed()
+
+// writeHeaders are the header fields a retransmission must repeat
+// (REQ-PSN-2).
+type writeHeaders struct {
+	op                     wire.Opcode
+	ackReq, se, ts         bool
+	pkey                   uint16
+	destQP                 uint32
+	msn, rqmsn             uint16
+	va                     uint64
+	rkey, dmaLength, immDt uint32
+}
+
 // fingerprints of a write: headers that a retransmission must repeat, and
 // the payload (REQ-PSN-2).
 func fingerprints(p *wire.Packet) (hdr, pay uint64) {
-	h := fnv.New64a()
-	b := []byte{byte(p.BTH.Opcode), b2(p.BTH.AckReq), b2(p.BTH.SE), b2(p.BTH.TSPresent),
-		byte(p.BTH.PKey >> 8), byte(p.BTH.PKey), byte(p.BTH.DestQP >> 16), byte(p.BTH.DestQP >> 8), byte(p.BTH.DestQP),
-		byte(p.METH.MSN >> 8), byte(p.METH.MSN), byte(p.METH.RQMSN >> 8), byte(p.METH.RQMSN)}
-	b = append(b, byte(p.RETH.VA>>56), byte(p.RETH.VA>>48), byte(p.RETH.VA>>40), byte(p.RETH.VA>>32),
-		byte(p.RETH.VA>>24), byte(p.RETH.VA>>16), byte(p.RETH.VA>>8), byte(p.RETH.VA),
-		byte(p.RETH.RKey>>24), byte(p.RETH.RKey>>16), byte(p.RETH.RKey>>8), byte(p.RETH.RKey),
-		byte(p.RETH.DMALength>>24), byte(p.RETH.DMALength>>16), byte(p.RETH.DMALength>>8), byte(p.RETH.DMALength),
-		byte(p.ImmDt>>24), byte(p.ImmDt>>16), byte(p.ImmDt>>8), byte(p.ImmDt))
-	h.Write(b)
-	hdr = h.Sum64()
-	h.Reset()
-	h.Write(p.Payload)
-	return hdr, h.Sum64()
-}
-
-func b2(v bool) byte {
-	if v {
-		return 1
-	}
-	return 0
+	h := writeHeaders{op: p.BTH.Opcode, ackReq: p.BTH.AckReq, se: p.BTH.SE, ts: p.BTH.TSPresent, pkey: p.BTH.PKey,
+		destQP: p.BTH.DestQP, msn: p.METH.MSN, rqmsn: p.METH.RQMSN, va: p.RETH.VA, rkey: p.RETH.RKey,
+		dmaLength: p.RETH.DMALength, immDt: p.ImmDt}
+	return maphash.Comparable(fpSeed, h), maphash.Bytes(fpSeed, p.Payload)
 }
 
 func u32p(v uint32) *uint32 { return &v }

@@ -157,10 +157,17 @@ func TestCatalogValid(t *testing.T) {
 			passive = append(passive, c.ID)
 		}
 	}
-	have := slices.Clone(checkers)
+	have := slices.Clone(caseNames[:])
 	slices.Sort(have)
 	if !slices.Equal(have, passive) {
-		t.Errorf("checkers %v\ncases    %v", have, passive)
+		t.Errorf("caseNames %v\ncases    %v", have, passive)
+	}
+	// A caseID naming no case, or a case no caseID names, is a catalog
+	// error at start-up.
+	bad := slices.Clone(passiveCases)
+	bad[0].ID = "MRC-WIRE-XXX-999"
+	if err := checkCaseNames(bad); err == nil {
+		t.Error("checkCaseNames accepted a catalog without a case the judge records")
 	}
 }
 
@@ -180,7 +187,7 @@ func TestWireRequirementsMapped(t *testing.T) {
 				t.Errorf("%s (reported in %s) maps to no case", id, file)
 				continue
 			}
-			c, _ := LookupCase(cs)
+			c, _ := LookupCase(cs.String())
 			if !slices.Contains(c.Requirements, id) {
 				t.Errorf("%s maps to %s, which does not list it", id, cs)
 			}

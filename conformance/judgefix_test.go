@@ -193,13 +193,13 @@ func TestPKeyMismatchIsDiscarded(t *testing.T) {
 	s.write(p+1, wire.OpWriteOnly, 1, 0xFFFF)
 	s.sack(p+1, p+1)
 	rep := s.report()
-	for _, cs := range []string{cCurrent, cCounters, cClaims} {
+	for _, cs := range []string{cCurrent.String(), cCounters.String(), cClaims.String()} {
 		if f := failsOf(rep, cs); len(f) > 0 {
 			t.Errorf("%s: %s %s frame %d: expected %s; observed %s", cs, rep.Verdict(cs), f[0].Requirement, f[0].Frame, f[0].Expected, f[0].Observed)
 		}
 	}
-	if v := rep.Verdict(cCurrent); v != Pass {
-		t.Errorf("%s: %s, want PASS", cCurrent, v)
+	if v := rep.Verdict(cCurrent.String()); v != Pass {
+		t.Errorf("%s: %s, want PASS", cCurrent.String(), v)
 	}
 	// In a capture from QP start the byte counter is checked too: the
 	// discarded write's 512 bytes are not in rcvd_bytes (WIRE-CCS-1).
@@ -211,7 +211,7 @@ func TestPKeyMismatchIsDiscarded(t *testing.T) {
 	s.writeN(p+1, wire.OpWriteOnly, 1, 0xFFFF, 512)
 	s.sackBytes(p+1, p+1, 4)
 	rep = s.report()
-	for _, cs := range []string{cCurrent, cCounters} {
+	for _, cs := range []string{cCurrent.String(), cCounters.String()} {
 		if v := rep.Verdict(cs); v != Pass {
 			res, _ := rep.Result(cs)
 			t.Errorf("from QP start: %s %s (%s) %+v, want PASS", cs, v, res.Reason, res.Findings)
@@ -225,9 +225,9 @@ func TestPKeyMismatchIsDiscarded(t *testing.T) {
 	bad := s.write(p+1, wire.OpWriteOnly, 1, 0x7FFF)
 	s.sack(p+1, p+1)
 	rep = s.report()
-	f := failsOf(rep, cClaims)
+	f := failsOf(rep, cClaims.String())
 	if len(f) == 0 || f[0].Requirement != "WIRE-SETH-6" || len(f[0].Related) == 0 || f[0].Related[0] != bad {
-		t.Errorf("a SACK claiming the discarded write: %s %+v", rep.Verdict(cClaims), f)
+		t.Errorf("a SACK claiming the discarded write: %s %+v", rep.Verdict(cClaims.String()), f)
 	}
 }
 
@@ -251,10 +251,10 @@ func TestTransportACKSerialArithmetic(t *testing.T) {
 		s.write(c+2, wire.OpWriteFirst, 2, 0xFFFF)
 		s.sack(c+2, c+2)
 		rep := s.report()
-		if f := failsOf(rep, cACK); len(f) > 0 {
+		if f := failsOf(rep, cACK.String()); len(f) > 0 {
 			t.Errorf("a write at cack + 2^23: %s frame %d: expected %s; observed %s", f[0].Requirement, f[0].Frame, f[0].Expected, f[0].Observed)
 		}
-		if v := rep.Verdict(cACK); v != Pass {
+		if v := rep.Verdict(cACK.String()); v != Pass {
 			t.Errorf("a write at cack + 2^23: %s, want PASS (the ACK for PSN %d)", v, c+1)
 		}
 	}
@@ -268,9 +268,9 @@ func TestTransportACKSerialArithmetic(t *testing.T) {
 	s.write(c+2, wire.OpWriteFirst, 2, 0xFFFF)
 	s.sack(c+2, c+2)
 	rep := s.report()
-	f := failsOf(rep, cACK)
+	f := failsOf(rep, cACK.String())
 	if len(f) != 1 || f[0].Frame != due || f[0].Requirement != "RSP-ACK-1" {
-		t.Errorf("an ACK 2^23 away from the ack_req PSN: %s %+v, want one RSP-ACK-1 FAIL at frame %d", rep.Verdict(cACK), f, due)
+		t.Errorf("an ACK 2^23 away from the ack_req PSN: %s %+v, want one RSP-ACK-1 FAIL at frame %d", rep.Verdict(cACK.String()), f, due)
 	}
 }
 
@@ -289,9 +289,9 @@ func TestOutOfWindowBeforeCumulativePoint(t *testing.T) {
 	s.write(c+3, wire.OpWriteOnly, 3, 0xFFFF)
 	wrong := s.nack(c+3, wire.NACKPSNOutOfWindow) // cack + 2: inside
 	rep := s.report()
-	f := failsOf(rep, cOOR)
+	f := failsOf(rep, cOOR.String())
 	if len(f) != 1 || f[0].Frame != wrong || f[0].Requirement != "RSP-NACK-4" {
-		t.Errorf("%s: %+v, want one RSP-NACK-4 FAIL at frame %d", rep.Verdict(cOOR), f, wrong)
+		t.Errorf("%s: %+v, want one RSP-NACK-4 FAIL at frame %d", rep.Verdict(cOOR.String()), f, wrong)
 	}
 }
 
@@ -318,9 +318,9 @@ func TestFloorWithInferredLossRetirements(t *testing.T) {
 		s.send(100, 0, e3, true, 20_000)       // resent after a base timeout (16.4 µs): e2 timed out
 		bad := s.send(103, 3, e2, false, 5000) // e2 again
 		rep := s.report()
-		res, _ := rep.Result(cEVTimeout)
+		res, _ := rep.Result(cEVTimeout.String())
 		if res.Verdict != c.want {
-			t.Errorf("ev_min_active %d: %s %s (%s), want %s", c.min, cEVTimeout, res.Verdict, res.Reason, c.want)
+			t.Errorf("ev_min_active %d: %s %s (%s), want %s", c.min, cEVTimeout.String(), res.Verdict, res.Reason, c.want)
 			continue
 		}
 		if len(res.Findings) == 0 || res.Findings[0].Frame != bad || res.Findings[0].Requirement != "EV-ST-5" {

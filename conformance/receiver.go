@@ -37,30 +37,45 @@ func (e *engine) window() uint32 {
 	return 0
 }
 
+// pushRecent remembers an arrival in the ring of recent arrivals; each
+// links to the previous arrival of its PSN, so that findRecent follows
+// one PSN's arrivals instead of scanning the ring.
 func (fl *flow) pushRecent(a arrival) {
+	if fl.recentIdx == nil {
+		fl.recentIdx = make(map[uint32]uint64, 64)
+	}
+	fl.recentSeq++
+	a.seq = fl.recentSeq
+	a.prevSeq = fl.recentIdx[a.psn]
+	fl.recentIdx[a.psn] = a.seq
 	if len(fl.recent) < recentArrivals {
 		fl.recent = append(fl.recent, a)
 		return
 	}
-	fl.recent[fl.recentHead] = a
-	fl.recentHead = (fl.recentHead + 1) % recentArrivals
+	slot := (a.seq - 1) % recentArrivals
+	if old := &fl.recent[slot]; fl.recentIdx[old.psn] == old.seq {
+		delete(fl.recentIdx, old.psn)
+	}
+	fl.recent[slot] = a
 }
 
 // findRecent returns the latest arrival of psn (a probe when probe) at or
 // before now, and whether any arrival of psn carried ev.
 func (fl *flow) findRecent(psn uint32, probe bool, ev uint32) (latest *arrival, evSeen bool) {
-	n := len(fl.recent)
-	for i := 0; i < n; i++ {
-		a := &fl.recent[(fl.recentHead+n-1-i)%n]
-		if a.psn != psn || a.probe != probe || a.discarded {
-			continue
+	for q := fl.recentIdx[psn]; q != 0 && q+recentArrivals > fl.recentSeq; {
+		a := &fl.recent[(q-1)%recentArrivals]
+		if a.seq != q {
+			break
 		}
-		if latest == nil {
-			latest = a
+		if a.probe == probe && !a.discarded {
+			if latest == nil {
+				latest = a
+			}
+			if a.ev == ev {
+				evSeen = true
+			}
 		}
-		if a.ev == ev {
-			evSeen = true
-		}
+		q = a.prevSeq
 	}
 	return latest, evSeen
 }
@@ -900,7 +915,7 @@ func (e *engine) finish() {
 func (e *engine) finishFlow(pt *point, fl *flow) {
 	rsp, req := fl.key.rsp, fl.key.req
 	alive := func(a arrival) bool { return fl.haveFb && fl.lastFbNs > a.ns+e.grace }
-	pend := func(cs, reqID, exp string, m map[uint32]arrival) {
+	pend := func(cs caseID, reqID, exp string, m map[uint32]arrival) {
 		for _, q := range sortedPSNs(m) {
 			a := m[q]
 			f := Finding{Requirement: reqID, Frame: a.frame, TimeNs: a.ns, Plane: a.plane, PSN: u32p(q), EV: u32p(a.ev),

@@ -8,80 +8,145 @@ import (
 	"github.com/openmrc/mrc/wire"
 )
 
-// Case IDs used by the checkers.
+// caseID is a passive case of the catalog, as the checkers record it: a
+// typed index, so that an observation costs no string hashing. init
+// checks the names against the catalog.
+type caseID uint8
+
+// The passive cases.
 const (
-	cWireENC   = "MRC-WIRE-ENC-001"
-	cWireUDP   = "MRC-WIRE-UDP-001"
-	cWireICRC  = "MRC-WIRE-ICRC-001"
-	cWireGEN   = "MRC-WIRE-GEN-001"
-	cWireBTH1  = "MRC-WIRE-BTH-001"
-	cWireBTH2  = "MRC-WIRE-BTH-002"
-	cWireBTH3  = "MRC-WIRE-BTH-003"
-	cWireBTH4  = "MRC-WIRE-BTH-004"
-	cWireFlags = "MRC-WIRE-BTH-005"
-	cWirePKey  = "MRC-WIRE-BTH-006"
-	cWireOP    = "MRC-WIRE-OP-001"
-	cWirePAY   = "MRC-WIRE-PAY-001"
-	cWireMSG   = "MRC-WIRE-MSG-001"
-	cWireMETH  = "MRC-WIRE-METH-001"
-	cWIMMOrd   = "MRC-WIMM-ORD-001"
-	cWireTSETH = "MRC-WIRE-TSETH-001"
-	cWireAETH  = "MRC-WIRE-AETH-001"
-	cWireSETH  = "MRC-WIRE-SETH-001"
-	cWireDCID  = "MRC-WIRE-SETH-002"
-	cWireNETH  = "MRC-WIRE-NETH-001"
-	cWirePETH  = "MRC-WIRE-PETH-001"
-	cWireEP    = "MRC-WIRE-EP-001"
-	cDSCP      = "MRC-WIRE-DSCP-001"
-	cECN       = "MRC-WIRE-DSCP-002"
-	cDSCPSRv6  = "MRC-WIRE-DSCP-003"
-	cDSCPTrim  = "MRC-WIRE-DSCP-004"
-	cEVEnc     = "MRC-WIRE-EV-001"
-	cEVReflect = "MRC-WIRE-EV-002"
-	cPSN       = "MRC-REQ-PSN-001"
-	cRtxSame   = "MRC-REQ-PSN-002"
-	cRtxAcked  = "MRC-LR-RTX-001"
-	cRtxWhy    = "MRC-LR-RTX-002"
-	cRtxFlag   = "MRC-LR-RTX-003"
-	cNackEV    = "MRC-LR-NACK-001"
-	cNackHold  = "MRC-LR-NACK-002"
-	cFatal     = "MRC-LR-NACK-003"
-	cNackRecov = "MRC-LR-NACK-004"
-	cRetryLim  = "MRC-LR-TMR-001"
-	cMPR       = "MRC-MPR-WIN-001"
-	cWIMMReq   = "MRC-WIMM-REQ-001"
-	cTSETHAll  = "MRC-REQ-HDR-001"
-	cEVBad     = "MRC-EV-BAD-001"
-	cEVTimeout = "MRC-EV-BAD-002"
-	cProbePace = "MRC-EV-PRB-001"
-	cClaims    = "MRC-RSP-SACK-001"
-	cCurrent   = "MRC-RSP-SACK-002"
-	cTrigger   = "MRC-RSP-SACK-003"
-	cMVerdict  = "MRC-RSP-SACK-004"
-	cCounters  = "MRC-RSP-SACK-005"
-	cImmediate = "MRC-RSP-SACK-006"
-	cTrimNACK  = "MRC-RSP-NACK-001"
-	cNoTrimNak = "MRC-RSP-NACK-002"
-	cOOR       = "MRC-RSP-NACK-003"
-	cACK       = "MRC-RSP-ACK-001"
-	cProbeAns  = "MRC-RSP-PRB-001"
-	cWIMMRsp   = "MRC-WIMM-RSP-001"
-	cEPAnswer  = "MRC-EP-GEN-001"
-	cRtxOrder  = "MRC-LR-RTX-004"
-	cRtxFirst  = "MRC-REQ-TX-001"
-	cPSU       = "MRC-EP-PSU-001"
-	cEcho      = "MRC-WIRE-EV-003"
-	cRevPlane  = "MRC-EV-REV-001"
+	cWireENC caseID = iota
+	cWireUDP
+	cWireICRC
+	cWireGEN
+	cWireBTH1
+	cWireBTH2
+	cWireBTH3
+	cWireBTH4
+	cWireFlags
+	cWirePKey
+	cWireOP
+	cWirePAY
+	cWireMSG
+	cWireMETH
+	cWIMMOrd
+	cWireTSETH
+	cWireAETH
+	cWireSETH
+	cWireDCID
+	cWireNETH
+	cWirePETH
+	cWireEP
+	cDSCP
+	cECN
+	cDSCPSRv6
+	cDSCPTrim
+	cEVEnc
+	cEVReflect
+	cPSN
+	cRtxSame
+	cRtxAcked
+	cRtxWhy
+	cRtxFlag
+	cNackEV
+	cNackHold
+	cFatal
+	cNackRecov
+	cRetryLim
+	cMPR
+	cWIMMReq
+	cTSETHAll
+	cEVBad
+	cEVTimeout
+	cProbePace
+	cClaims
+	cCurrent
+	cTrigger
+	cMVerdict
+	cCounters
+	cImmediate
+	cTrimNACK
+	cNoTrimNak
+	cOOR
+	cACK
+	cProbeAns
+	cWIMMRsp
+	cEPAnswer
+	cRtxOrder
+	cRtxFirst
+	cPSU
+	cEcho
+	cRevPlane
+	numCases
 )
 
-// checkers lists the case every checker of the judge records under; a
-// test keeps it equal to the passive catalog.
-var checkers = []string{cWireENC, cWireUDP, cWireICRC, cWireGEN, cWireBTH1, cWireBTH2, cWireBTH3, cWireBTH4, cWireFlags,
-	cWirePKey, cWireOP, cWirePAY, cWireMSG, cWireMETH, cWIMMOrd, cWireTSETH, cWireAETH, cWireSETH, cWireDCID, cWireNETH,
-	cWirePETH, cWireEP, cDSCP, cECN, cDSCPSRv6, cDSCPTrim, cEVEnc, cEVReflect, cPSN, cRtxSame, cRtxAcked, cRtxWhy, cRtxFlag,
-	cNackEV, cNackHold, cFatal, cNackRecov, cRetryLim, cMPR, cWIMMReq, cTSETHAll, cEVBad, cEVTimeout, cProbePace, cClaims,
-	cCurrent, cTrigger, cMVerdict, cCounters, cImmediate, cTrimNACK, cNoTrimNak, cOOR, cACK, cProbeAns, cWIMMRsp, cEPAnswer,
-	cRtxOrder, cRtxFirst, cPSU, cEcho, cRevPlane}
+// caseNames are the catalog IDs of the passive cases.
+var caseNames = [numCases]string{
+	cWireENC:   "MRC-WIRE-ENC-001",
+	cWireUDP:   "MRC-WIRE-UDP-001",
+	cWireICRC:  "MRC-WIRE-ICRC-001",
+	cWireGEN:   "MRC-WIRE-GEN-001",
+	cWireBTH1:  "MRC-WIRE-BTH-001",
+	cWireBTH2:  "MRC-WIRE-BTH-002",
+	cWireBTH3:  "MRC-WIRE-BTH-003",
+	cWireBTH4:  "MRC-WIRE-BTH-004",
+	cWireFlags: "MRC-WIRE-BTH-005",
+	cWirePKey:  "MRC-WIRE-BTH-006",
+	cWireOP:    "MRC-WIRE-OP-001",
+	cWirePAY:   "MRC-WIRE-PAY-001",
+	cWireMSG:   "MRC-WIRE-MSG-001",
+	cWireMETH:  "MRC-WIRE-METH-001",
+	cWIMMOrd:   "MRC-WIMM-ORD-001",
+	cWireTSETH: "MRC-WIRE-TSETH-001",
+	cWireAETH:  "MRC-WIRE-AETH-001",
+	cWireSETH:  "MRC-WIRE-SETH-001",
+	cWireDCID:  "MRC-WIRE-SETH-002",
+	cWireNETH:  "MRC-WIRE-NETH-001",
+	cWirePETH:  "MRC-WIRE-PETH-001",
+	cWireEP:    "MRC-WIRE-EP-001",
+	cDSCP:      "MRC-WIRE-DSCP-001",
+	cECN:       "MRC-WIRE-DSCP-002",
+	cDSCPSRv6:  "MRC-WIRE-DSCP-003",
+	cDSCPTrim:  "MRC-WIRE-DSCP-004",
+	cEVEnc:     "MRC-WIRE-EV-001",
+	cEVReflect: "MRC-WIRE-EV-002",
+	cPSN:       "MRC-REQ-PSN-001",
+	cRtxSame:   "MRC-REQ-PSN-002",
+	cRtxAcked:  "MRC-LR-RTX-001",
+	cRtxWhy:    "MRC-LR-RTX-002",
+	cRtxFlag:   "MRC-LR-RTX-003",
+	cNackEV:    "MRC-LR-NACK-001",
+	cNackHold:  "MRC-LR-NACK-002",
+	cFatal:     "MRC-LR-NACK-003",
+	cNackRecov: "MRC-LR-NACK-004",
+	cRetryLim:  "MRC-LR-TMR-001",
+	cMPR:       "MRC-MPR-WIN-001",
+	cWIMMReq:   "MRC-WIMM-REQ-001",
+	cTSETHAll:  "MRC-REQ-HDR-001",
+	cEVBad:     "MRC-EV-BAD-001",
+	cEVTimeout: "MRC-EV-BAD-002",
+	cProbePace: "MRC-EV-PRB-001",
+	cClaims:    "MRC-RSP-SACK-001",
+	cCurrent:   "MRC-RSP-SACK-002",
+	cTrigger:   "MRC-RSP-SACK-003",
+	cMVerdict:  "MRC-RSP-SACK-004",
+	cCounters:  "MRC-RSP-SACK-005",
+	cImmediate: "MRC-RSP-SACK-006",
+	cTrimNACK:  "MRC-RSP-NACK-001",
+	cNoTrimNak: "MRC-RSP-NACK-002",
+	cOOR:       "MRC-RSP-NACK-003",
+	cACK:       "MRC-RSP-ACK-001",
+	cProbeAns:  "MRC-RSP-PRB-001",
+	cWIMMRsp:   "MRC-WIMM-RSP-001",
+	cEPAnswer:  "MRC-EP-GEN-001",
+	cRtxOrder:  "MRC-LR-RTX-004",
+	cRtxFirst:  "MRC-REQ-TX-001",
+	cPSU:       "MRC-EP-PSU-001",
+	cEcho:      "MRC-WIRE-EV-003",
+	cRevPlane:  "MRC-EV-REV-001",
+}
+
+func (c caseID) String() string { return caseNames[c] }
 
 // baseTimeout is T = 1.024 µs × 2^timeout in ns (LR-TMR-1).
 func baseTimeout(timeout int) int64 { return 1024 << timeout }
@@ -134,7 +199,7 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 	p := &r.Packet
 	psn, t, ev := p.BTH.PSN, e.now, r.EV
 	psnp := u32p(psn)
-	st := fl.psns[psn]
+	st := fl.psns.get(psn)
 	acked := fl.haveUna && !psnAfter(psn, fl.una)
 	isNew := st == nil && !acked && (!fl.haveMax || psnAfter(psn, fl.maxSent))
 	preCapture := false
@@ -161,7 +226,11 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 	// EVs retired by ALWAYS_SKIP or a timeout carry no data (EV-ST-4, EV-ST-5).
 	if b, ok := fl.bad[ev]; ok {
 		if t >= b.since {
-			f := fd(map[string]string{cEVBad: "EV-ST-4", cEVTimeout: "EV-ST-5"}[b.cs],
+			rid := "EV-ST-4"
+			if b.cs == cEVTimeout {
+				rid = "EV-ST-5"
+			}
+			f := fd(rid,
 				fmt.Sprintf("no data on EV 0x%08x, retired by %s in frame %d", ev, b.kind, b.frame),
 				"data sent on it", b.frame)
 			if b.unsure {
@@ -226,12 +295,14 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 		}
 		fl.anchored, fl.haveMax, fl.maxSent = true, true, psn
 		e.dscpWrite(pt, req, p, false, fd)
-		if !e.roomIn(len(fl.psns), MaxPSNsPerFlow) {
+		if !e.roomIn(fl.psns.len(), MaxPSNsPerFlow) {
 			e.capFlow(pt, fl)
 		} else {
 			h, pay := fingerprints(p)
-			fl.psns[psn] = &psnInfo{firstFrame: e.frameNo, lastFrame: e.frameNo, lastNs: t, lastEV: ev, sends: 1,
-				hdrFP: h, payFP: pay, payOK: !p.Trimmed}
+			if !fl.psns.put(psn, psnInfo{firstFrame: e.frameNo, lastFrame: e.frameNo, lastNs: t, lastEV: ev, sends: 1,
+				hdrFP: h, payFP: pay, payOK: !p.Trimmed}) {
+				e.capFlow(pt, fl)
+			}
 		}
 		e.message(pt, fl, req, p)
 		return
@@ -385,6 +456,9 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 	st.sends++
 	st.lastNs, st.lastEV, st.lastFrame = t, ev, e.frameNo
 	st.loss, st.nack = signal{}, signal{}
+	if fl.haveMarked && !psnAfter(psn, fl.markedTo) {
+		fl.markedTo = wire.PSNAdd(psn, -1) // its loss evidence is spent: the next SACK past it marks it again
+	}
 }
 
 func firstNote(f int) string {
@@ -424,7 +498,7 @@ func (e *engine) capFlow(pt *point, fl *flow) {
 
 // retire marks an EV ASSUMED_BAD from time since, unless that would leave
 // fewer than ev_min_active usable EVs (EV-SET-6).
-func (e *engine) retire(pt *point, fl *flow, ev uint32, since int64, frame int, kind, cs string) {
+func (e *engine) retire(pt *point, fl *flow, ev uint32, since int64, frame int, kind string, cs caseID) {
 	if _, ok := fl.bad[ev]; ok || !e.roomIn(len(fl.bad), MaxEVsPerFlow) {
 		return
 	}
@@ -588,7 +662,7 @@ func (e *engine) mprCheck(pt *point, fl *flow, node string, p *wire.Packet, psnp
 func (e *engine) message(pt *point, fl *flow, node string, p *wire.Packet) {
 	m := &fl.msg
 	op, psn := p.BTH.Opcode, p.BTH.PSN
-	fail := func(cs, req, exp, obs string) {
+	fail := func(cs caseID, req, exp, obs string) {
 		e.fail(cs, pt, node, false, Finding{Requirement: req, PSN: u32p(psn), Expected: exp, Observed: obs, Related: nonZero(m.firstFr)})
 	}
 	if m.active && psn != m.nextPSN {
@@ -713,7 +787,6 @@ func (e *engine) advanceUna(fl *flow, cack uint32) {
 	if fl.haveUna && !psnAfter(cack, fl.una) {
 		return
 	}
-	old, had := fl.una, fl.haveUna
 	fl.una, fl.haveUna = cack, true
 	fl.retryEvents = 0
 	fl.exhausted = false
@@ -722,18 +795,7 @@ func (e *engine) advanceUna(fl *flow, cack uint32) {
 	}
 	fl.unaHist = append(fl.unaHist, unaEvent{una: cack, ns: e.now, frame: e.frameNo})
 	// Drop the PSNs now cumulatively acknowledged.
-	n := psnDist(cack, old)
-	if !had || int(n) > len(fl.psns) {
-		for q := range fl.psns {
-			if !psnAfter(q, cack) {
-				delete(fl.psns, q)
-			}
-		}
-	} else {
-		for i := uint32(1); i <= n; i++ {
-			delete(fl.psns, wire.PSNAdd(old, int(i)))
-		}
-	}
+	fl.psns.dropThrough(cack)
 	for q := range fl.nackPend {
 		if !psnAfter(q, cack) {
 			delete(fl.nackPend, q)
@@ -758,7 +820,7 @@ func (e *engine) sackAtRequester(pt *point, fl *flow, s *wire.SETH) {
 		if fl.haveMax && psnAfter(q, fl.maxSent) {
 			continue
 		}
-		if st := fl.psns[q]; st != nil && !st.ackSel {
+		if st := fl.psns.get(q); st != nil && !st.ackSel {
 			st.ackSel, st.ackNs, st.ackFrame = true, t, e.frameNo
 			if pn, ok := fl.nackPend[q]; ok && pn.frame != 0 {
 				delete(fl.nackPend, q)
@@ -779,19 +841,28 @@ func (e *engine) sackAtRequester(pt *point, fl *flow, s *wire.SETH) {
 				}
 			}
 		}
-		if n := psnDist(high, fl.una); int(n) <= len(fl.psns) {
-			for i := uint32(1); i < n; i++ {
-				q := wire.PSNAdd(fl.una, int(i))
-				if st := fl.psns[q]; st != nil {
-					mark(q, st)
-				}
+		// PSNs up to fl.markedTo were marked by an earlier SACK, or
+		// acknowledged, and none was resent since: start after them.
+		from := fl.una
+		if fl.haveMarked && psnAfter(fl.markedTo, from) {
+			from = fl.markedTo
+		}
+		stop, stopped := uint32(0), false
+		fl.psns.each(from, high, func(q uint32, st *psnInfo) {
+			if !stopped && !st.ackSel && st.loss.kind == 0 && st.lastNs > t {
+				stop, stopped = wire.PSNAdd(q, -1), true // sent after this SACK's time: a later SACK marks it
 			}
-		} else {
-			for q, st := range fl.psns {
-				if psnAfter(q, fl.una) {
-					mark(q, st)
-				}
-			}
+			mark(q, st)
+		})
+		to := wire.PSNAdd(high, -1)
+		if fl.haveMax && psnAfter(to, fl.maxSent) {
+			to = fl.maxSent // PSNs not sent yet are marked when a SACK passes them
+		}
+		if stopped && psnAfter(to, stop) {
+			to = stop
+		}
+		if !fl.haveMarked || psnAfter(to, fl.markedTo) || stopped {
+			fl.markedTo, fl.haveMarked = to, true
 		}
 	}
 	if s.MPR != 0 && e.pics.Has("dynamic_mpr") {
@@ -812,7 +883,7 @@ func (e *engine) sackAtRequester(pt *point, fl *flow, s *wire.SETH) {
 // nackAtRequester applies a NACK to the requester's view.
 func (e *engine) nackAtRequester(pt *point, fl *flow, n *wire.NETH) {
 	t := e.now
-	st := fl.psns[n.NACKPSN]
+	st := fl.psns.get(n.NACKPSN)
 	if st == nil || st.ackSel {
 		return // not outstanding: ignored (LR-NACK-6)
 	}

@@ -76,7 +76,7 @@ func dupViolation(vs []wire.Violation, req string) bool {
 }
 
 // frameFailed reports whether the current frame failed case cs already.
-func (e *engine) frameFailed(cs string) bool { return slices.Contains(e.failedCases, cs) }
+func (e *engine) frameFailed(cs caseID) bool { return slices.Contains(e.failedCases, cs) }
 
 // wireChecks judges the per-packet wire rules of a decoded frame, as its
 // sender sent it: the codec's strict findings and the profile-dependent
@@ -85,7 +85,7 @@ func (e *engine) wireChecks(pt *point, src string, f *pcap.Frame, r *pcap.Record
 	p := &r.Packet
 	op := p.BTH.Opcode
 	psnp := u32p(p.BTH.PSN)
-	bad := func(cs, req, exp, obs string) {
+	bad := func(cs caseID, req, exp, obs string) {
 		e.failedCases = append(e.failedCases, cs)
 		e.fail(cs, pt, src, false, Finding{Requirement: req, PSN: psnp, EV: u32p(r.EV), Expected: exp, Observed: obs})
 	}
@@ -96,7 +96,7 @@ func (e *engine) wireChecks(pt *point, src string, f *pcap.Frame, r *pcap.Record
 		}
 		bad(e.caseFor(v.Req), v.Req, "no "+v.Req+" violation", fmt.Sprintf("%s field %s: %s", v.Header, v.Field, v.Msg))
 	}
-	applicable := []string{cWireENC, cWireUDP, cWireGEN, cWireBTH1, cWireBTH2, cWireBTH3, cWireBTH4, cWireFlags}
+	applicable := append(e.applicable[:0], cWireENC, cWireUDP, cWireGEN, cWireBTH1, cWireBTH2, cWireBTH3, cWireBTH4, cWireFlags)
 	prof := e.codec.Profile()
 	control := op == wire.OpSACK || op == wire.OpNACK || op == wire.OpAcknowledge || op == wire.OpEndpointResp
 	if !p.Trimmed {
@@ -256,4 +256,5 @@ func (e *engine) wireChecks(pt *point, src string, f *pcap.Frame, r *pcap.Record
 			e.ok(cs, pt, src, false)
 		}
 	}
+	e.applicable = applicable[:0]
 }

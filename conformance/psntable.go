@@ -1,0 +1,115 @@
+package conformance
+
+import "github.com/openmrc/mrc/wire"
+
+// psnTable is the requester-side record of the PSNs a connection has sent
+// and not had cumulatively acknowledged: a ring indexed by PSN, so that a
+// lookup is an index and a SACK's walk over its window touches no map. It
+// grows by doubling while the PSNs it holds span more than its size, up to
+// MaxPSNsPerFlow; callers check room with len first.
+type psnTable struct {
+	ring []psnEntry
+	lo   uint32 // no PSN before lo is held
+	n    int
+}
+
+type psnEntry struct {
+	psnInfo
+	psn  uint32
+	used bool
+}
+
+func (t *psnTable) len() int { return t.n }
+
+// get returns the record of q, or nil.
+func (t *psnTable) get(q uint32) *psnInfo {
+	if len(t.ring) == 0 || psnDist(q, t.lo) >= uint32(len(t.ring)) {
+		return nil
+	}
+	e := &t.ring[q&uint32(len(t.ring)-1)]
+	if !e.used || e.psn != q {
+		return nil
+	}
+	return &e.psnInfo
+}
+
+// put stores the record of q, which follows every PSN held. It reports
+// false when q lies more than MaxPSNsPerFlow beyond the oldest PSN held.
+func (t *psnTable) put(q uint32, info psnInfo) bool {
+	if t.n == 0 {
+		t.lo = q
+	}
+	d := psnDist(q, t.lo)
+	if d >= MaxPSNsPerFlow {
+		return false
+	}
+	for d >= uint32(len(t.ring)) {
+		t.grow()
+	}
+	e := &t.ring[q&uint32(len(t.ring)-1)]
+	if !e.used {
+		t.n++
+	}
+	*e = psnEntry{psnInfo: info, psn: q, used: true}
+	return true
+}
+
+func (t *psnTable) grow() {
+	size := max(64, 2*len(t.ring))
+	old := t.ring
+	t.ring = make([]psnEntry, size)
+	for i := range old {
+		if e := &old[i]; e.used {
+			t.ring[e.psn&uint32(size-1)] = *e
+		}
+	}
+}
+
+// dropThrough forgets every PSN up to and including cack.
+func (t *psnTable) dropThrough(cack uint32) {
+	if t.n == 0 {
+		return
+	}
+	if psnAfter(t.lo, cack) {
+		return
+	}
+	d := psnDist(cack, t.lo)
+	if d >= 1<<23 {
+		return // cack is far behind: nothing held is covered
+	}
+	if int(d) >= len(t.ring) {
+		for i := range t.ring {
+			t.ring[i] = psnEntry{}
+		}
+		t.n = 0
+		t.lo = wire.PSNAdd(cack, 1)
+		return
+	}
+	for q := t.lo; ; q = wire.PSNAdd(q, 1) {
+		if e := &t.ring[q&uint32(len(t.ring)-1)]; e.used && e.psn == q {
+			*e = psnEntry{}
+			t.n--
+		}
+		if q == cack {
+			break
+		}
+	}
+	t.lo = wire.PSNAdd(cack, 1)
+}
+
+// each calls f for every PSN held after from and before to, in PSN order.
+func (t *psnTable) each(from, to uint32, f func(q uint32, st *psnInfo)) {
+	if t.n == 0 {
+		return
+	}
+	start := t.lo
+	if psnAfter(from, wire.PSNAdd(t.lo, -1)) {
+		start = wire.PSNAdd(from, 1)
+	}
+	size := uint32(len(t.ring))
+	for q := start; psnAfter(to, q) && psnDist(q, t.lo) < size; q = wire.PSNAdd(q, 1) {
+		if e := &t.ring[q&(size-1)]; e.used && e.psn == q {
+			f(q, &e.psnInfo)
+		}
+	}
+}

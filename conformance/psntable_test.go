@@ -1,0 +1,63 @@
+package conformance
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/openmrc/mrc/wire"
+)
+
+// TestPSNTableMatchesMap drives the PSN ring and a map with the same
+// sends and cumulative acknowledgements, across the 2^24 wrap, and
+// requires the same contents after every step.
+func TestPSNTableMatchesMap(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 0))
+		var tb psnTable
+		model := map[uint32]int{}
+		next := wire.PSNAdd(0, -int(rng.IntN(3000))) // starts before the wrap
+		una := wire.PSNAdd(next, -1)
+		for step := 0; step < 3000; step++ {
+			if rng.IntN(3) > 0 { // send up to 40 new PSNs, skipping some
+				for k := rng.IntN(40); k > 0; k-- {
+					if rng.IntN(10) > 0 {
+						if !tb.put(next, psnInfo{firstFrame: step}) {
+							t.Fatalf("seed %d: put %d refused", seed, next)
+						}
+						model[next] = step
+					}
+					next = wire.PSNAdd(next, 1)
+				}
+			} else if d := psnDist(next, una); d > 1 { // acknowledge part of the window
+				una = wire.PSNAdd(una, 1+rng.IntN(int(d-1)))
+				tb.dropThrough(una)
+				for q := range model {
+					if !psnAfter(q, una) {
+						delete(model, q)
+					}
+				}
+			}
+			if tb.len() != len(model) {
+				t.Fatalf("seed %d step %d: len %d, model %d", seed, step, tb.len(), len(model))
+			}
+			for q, f := range model {
+				if st := tb.get(q); st == nil || st.firstFrame != f {
+					t.Fatalf("seed %d step %d: PSN %d lost", seed, step, q)
+				}
+			}
+			n := 0
+			tb.each(una, next, func(q uint32, st *psnInfo) {
+				if _, ok := model[q]; !ok {
+					t.Fatalf("seed %d: each visits %d, not held", seed, q)
+				}
+				n++
+			})
+			if n != len(model) {
+				t.Fatalf("seed %d step %d: each visited %d of %d", seed, step, n, len(model))
+			}
+			if tb.get(una) != nil {
+				t.Fatalf("seed %d: acknowledged PSN %d still held", seed, una)
+			}
+		}
+	}
+}
