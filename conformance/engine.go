@@ -680,6 +680,7 @@ func (e *engine) report(capInfo *CaptureInfo, devs *Deviations, today time.Time)
 		SchemaVersion: SchemaVersion,
 		Tool:          ToolInfo{Name: "mrc-conform", Version: Version, Requirements: len(spec.Requirements())},
 		Mode:          Passive,
+		Timestamp:     time.Now(),
 		Capture:       capInfo,
 		PICS:          picsInfo(e.pics),
 		Connections:   []Connection{},

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/openmrc/mrc/spec"
 )
@@ -252,13 +253,18 @@ func fmtNs(ns int64) string {
 
 // JUnit XML.
 
+// The JUnit document follows the strict dialect CI servers accept
+// (Jenkins xUnit's junit-10.xsd, restated in
+// testdata/junit-strict.xsd): no skipped count on <testsuites>, a
+// timestamp on <testsuite>, no properties inside <testcase> — so each
+// case's verdict is a suite property named "verdict:CASE-ID".
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
 	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
+	Time     string       `xml:"time,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
@@ -268,6 +274,8 @@ type junitSuite struct {
 	Failures   int             `xml:"failures,attr"`
 	Errors     int             `xml:"errors,attr"`
 	Skipped    int             `xml:"skipped,attr"`
+	Time       string          `xml:"time,attr"`
+	Timestamp  string          `xml:"timestamp,attr"`
 	Properties []junitProperty `xml:"properties>property"`
 	Cases      []junitCase     `xml:"testcase"`
 }
@@ -292,6 +300,9 @@ type junitMessage struct {
 	Type    string `xml:"type,attr,omitempty"`
 	Body    string `xml:",chardata"`
 }
+
+// junitSeconds is a duration in JUnit's form: seconds with a fraction.
+func junitSeconds(ns int64) string { return fmt.Sprintf("%.6f", float64(max(ns, 0))/1e9) }
 
 func (r *Report) evidence(res *Result) string {
 	var b strings.Builder
@@ -325,7 +336,13 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 	if r.Capture != nil {
 		name += " " + r.Capture.File
 	}
-	st := junitSuite{Name: name}
+	when := r.Timestamp
+	if when.IsZero() {
+		when = time.Now()
+	}
+	// ISO 8601 without a zone, in UTC, as Ant and Surefire write it.
+	st := junitSuite{Name: name, Timestamp: when.UTC().Format("2006-01-02T15:04:05")}
+	var total int64
 	st.Properties = []junitProperty{{"schema_version", r.SchemaVersion}, {"tool_version", r.Tool.Version},
 		{"pics", r.PICS.File}, {"pics_sha256", r.PICS.SHA256}, {"profile", r.PICS.Profile}, {"result", r.Summary.Result}}
 	if r.Capture != nil {
@@ -335,7 +352,9 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		res := &r.Results[i]
 		c := res.Case
 		area := strings.SplitN(c.ID, "-", 3)
-		jc := junitCase{Name: c.ID + " " + c.Title, ClassName: "mrc." + strings.ToLower(area[1]), Time: fmt.Sprintf("%.6f", float64(res.DurationNs)/1e9)}
+		jc := junitCase{Name: c.ID + " " + c.Title, ClassName: "mrc." + strings.ToLower(area[1]), Time: junitSeconds(res.DurationNs)}
+		total += res.DurationNs
+		st.Properties = append(st.Properties, junitProperty{"verdict:" + c.ID, res.Verdict.String()})
 		out := fmt.Sprintf("verdict %s; level %s; requirements %s\n%s\n", res.Verdict, c.Level, strings.Join(c.Requirements, " "), res.Reason)
 		ev := r.evidence(res)
 		switch {
@@ -352,7 +371,7 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		case res.Verdict == NonStrict:
 			out += ev
 		case res.Verdict == Pass:
-		default:
+		default: // INCONCLUSIVE, NOT-APPLICABLE, NOT-SUPPORTED: the message starts with the verdict
 			jc.Skipped = &junitMessage{Message: res.Verdict.String() + ": " + res.Reason}
 			st.Skipped++
 		}
@@ -360,7 +379,8 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		st.Cases = append(st.Cases, jc)
 		st.Tests++
 	}
-	doc := junitSuites{Name: "mrc-conform", Tests: st.Tests, Failures: st.Failures, Errors: st.Errors, Skipped: st.Skipped, Suites: []junitSuite{st}}
+	st.Time = junitSeconds(total)
+	doc := junitSuites{Name: "mrc-conform", Tests: st.Tests, Failures: st.Failures, Errors: st.Errors, Time: st.Time, Suites: []junitSuite{st}}
 	b, err := xml.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err

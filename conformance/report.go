@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // SchemaVersion is the version of the JSON report (report-schema.md). It
@@ -339,6 +340,10 @@ type Report struct {
 	Frames        []Frame        `json:"frames"`
 	Timelines     []Timeline     `json:"timelines"`
 	Summary       Summary        `json:"summary"`
+	// Timestamp is when the run or the judgement started (the JUnit
+	// suite's timestamp). It is not in the JSON, which stays a function
+	// of the inputs.
+	Timestamp time.Time `json:"-"`
 }
 
 // ToolInfo names the tool and the specification it judges against.

@@ -97,6 +97,7 @@ func Run(ctx context.Context, tgt Target, opts Options) (*conformance.Report, er
 	if err := RegistrationErr(); err != nil {
 		return nil, err
 	}
+	started := time.Now()
 	sel, err := Select(opts.Cases)
 	if err != nil {
 		return nil, err
@@ -153,6 +154,7 @@ func Run(ctx context.Context, tgt Target, opts Options) (*conformance.Report, er
 		SchemaVersion: conformance.SchemaVersion,
 		Tool:          conformance.ToolInfo{Name: "mrc-conform", Version: conformance.Version, Requirements: len(spec.Requirements())},
 		Mode:          conformance.Active,
+		Timestamp:     started,
 		Capture:       capInfo,
 		PICS:          picsInfo(pics, hello, opts.PICS == nil),
 		Connections:   []conformance.Connection{},
