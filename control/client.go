@@ -98,8 +98,15 @@ func (c *Client) Close() error {
 
 // Hello opens the session and checks the protocol version.
 func (c *Client) Hello(ctx context.Context, client string) (*HelloResult, error) {
+	return c.HelloWith(ctx, HelloParams{Client: client})
+}
+
+// HelloWith opens the session with p (its Version is set to Version) and
+// checks the protocol version.
+func (c *Client) HelloWith(ctx context.Context, p HelloParams) (*HelloResult, error) {
+	p.Version = Version
 	var r HelloResult
-	if err := c.Call(ctx, MethodHello, HelloParams{Version: Version, Client: client}, &r); err != nil {
+	if err := c.Call(ctx, MethodHello, p, &r); err != nil {
 		return nil, err
 	}
 	if r.Version != Version {

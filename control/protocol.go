@@ -130,6 +130,10 @@ type Empty struct{}
 type HelloParams struct {
 	Version int    `json:"version"`
 	Client  string `json:"client,omitempty"`
+	// Tunnel is the tester's UDP tunnel address (HOST:PORT) when the
+	// data path is the netio tunnel: the IUT sends there and reads tunnel
+	// datagrams from nowhere else.
+	Tunnel string `json:"tunnel,omitempty"`
 }
 
 // Implementation identifies the IUT (it fills the report's header).

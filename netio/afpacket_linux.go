@@ -15,7 +15,6 @@ import (
 const (
 	ethPAll        = 0x0003
 	packetOutgoing = 4
-	maxFrame       = 9216 + 64
 )
 
 func htons(v uint16) uint16 { return v<<8 | v>>8 }
@@ -84,7 +83,7 @@ func OpenAFPacket(ifaces []string, ports []uint16, tap bool) (*AFPacket, error) 
 	if len(ifaces) == 0 {
 		return nil, errors.New("netio: no interface given")
 	}
-	a := &AFPacket{ports: slices.Clone(ports), tap: tap, frames: make(chan Frame, 8192), errc: make(chan error, 1),
+	a := &AFPacket{ports: slices.Clone(ports), tap: tap, frames: make(chan Frame, MaxQueuedFrames), errc: make(chan error, 1),
 		done: make(chan struct{})}
 	for _, name := range ifaces {
 		ni, err := net.InterfaceByName(name)
@@ -124,7 +123,7 @@ func OpenAFPacket(ifaces []string, ports []uint16, tap bool) (*AFPacket, error) 
 
 func (a *AFPacket) read(plane int, in *afIf) {
 	defer a.wg.Done()
-	buf := make([]byte, maxFrame)
+	buf := make([]byte, MaxFrame+1) // one byte more: a longer frame shows as truncated
 	oob := make([]byte, oobSize)
 	for {
 		var n, oobn int
@@ -149,7 +148,7 @@ func (a *AFPacket) read(plane int, in *afIf) {
 		if ll, ok := from.(*syscall.SockaddrLinklayer); ok {
 			out = ll.Pkttype == packetOutgoing
 		}
-		if out && !a.tap {
+		if (out && !a.tap) || n > MaxFrame {
 			continue
 		}
 		if _, ok := IsMRC(buf[:n], a.ports); !ok {

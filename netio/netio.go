@@ -9,6 +9,17 @@ import (
 	"time"
 )
 
+// Resource limits of the transports (the README's "Resource limits").
+const (
+	// MaxFrame bounds the bytes of one frame read: a 9216-byte jumbo MTU
+	// plus link headers. Longer frames are dropped, never buffered.
+	MaxFrame = 9216 + 64
+	// MaxQueuedFrames bounds the frames an AF_PACKET transport holds
+	// between its socket readers and ReadFrame (at most MaxFrame bytes
+	// each); when it is full the readers wait and the kernel drops.
+	MaxQueuedFrames = 1024
+)
+
 // Conn is a multi-plane frame transport.
 type Conn interface {
 	// Planes is the number of planes (interfaces) of the transport.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"sync"
 	"time"
 
@@ -21,13 +22,22 @@ type Runner struct {
 	mu    sync.Mutex
 	wake  chan struct{}
 	tx    []Tx
+	// pinned is the tunnel remote fixed before any hello (mrc-peer
+	// --remote); a hello may not move it.
+	pinned *net.UDPAddr
 	// Logf, when set, reports transport errors.
 	Logf func(format string, args ...any)
 }
 
 // NewRunner returns a runner of a over conn.
 func NewRunner(a *Agent, conn netio.Conn) *Runner {
-	return &Runner{a: a, conn: conn, start: time.Now(), wake: make(chan struct{}, 1)}
+	r := &Runner{a: a, conn: conn, start: time.Now(), wake: make(chan struct{}, 1)}
+	if rs, ok := conn.(remoteSetter); ok {
+		if ra, fixed := rs.Remote(); fixed {
+			r.pinned = ra
+		}
+	}
+	return r
 }
 
 func (r *Runner) now() statemachine.Time { return statemachine.Time(time.Since(r.start)) }
@@ -47,15 +57,52 @@ func (r *Runner) flush() {
 	}
 }
 
-// Handler answers control requests against the running agent.
+// remoteSetter is a transport whose peer address the control session
+// announces (the netio tunnel).
+type remoteSetter interface {
+	SetRemote(addr string) error
+	Remote() (*net.UDPAddr, bool)
+}
+
+// Handler answers control requests against the running agent. A hello
+// that announces the tester's tunnel address fixes the tunnel's remote to
+// it, so that the peer answers that tester only and reads nothing from
+// anyone else; a tunnel fixed at start (mrc-peer --remote) refuses
+// another address.
 func (r *Runner) Handler() control.HandlerFunc {
 	return func(method string, params json.RawMessage) (any, error) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
+		if method == control.MethodHello {
+			if err := r.announce(params); err != nil {
+				return nil, err
+			}
+		}
 		res, err := r.a.Handle(r.now(), method, params)
 		r.flush()
 		return res, err
 	}
+}
+
+func (r *Runner) announce(params json.RawMessage) error {
+	var p control.HelloParams
+	if err := control.Decode(params, &p); err != nil || p.Tunnel == "" {
+		return err
+	}
+	rs, ok := r.conn.(remoteSetter)
+	if !ok {
+		return nil // not a tunnel: the address means nothing here
+	}
+	if r.pinned != nil {
+		if a, err := net.ResolveUDPAddr("udp", p.Tunnel); err != nil || a.String() != r.pinned.String() {
+			return control.Errorf(control.CodeInvalidArgument, "this peer's tunnel is fixed to %v (--remote), the tester announces %q", r.pinned, p.Tunnel)
+		}
+		return nil
+	}
+	if err := rs.SetRemote(p.Tunnel); err != nil {
+		return control.Errorf(control.CodeInvalidArgument, "tunnel %q: %v", p.Tunnel, err)
+	}
+	return nil
 }
 
 // Run moves frames and fires timers until ctx ends or the transport fails.

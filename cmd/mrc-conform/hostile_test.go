@@ -6,18 +6,24 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/openmrc/mrc/conformance/active"
 	"github.com/openmrc/mrc/control"
+	"github.com/openmrc/mrc/netio"
+	"github.com/openmrc/mrc/peer"
 )
 
 // The test executable doubles as mrc-conform: main is
@@ -189,4 +195,160 @@ func deadPort(t *testing.T) string {
 	a := c.LocalAddr().String()
 	c.Close()
 	return a
+}
+
+// referencePeer runs the reference peer (package peer over the netio
+// tunnel, as mrc-peer does) in process until the test ends and returns
+// its tunnel and control addresses.
+func referencePeer(t *testing.T) (tunnel *net.UDPAddr, ctl string) {
+	t.Helper()
+	sock := filepath.Join(t.TempDir(), "peer.sock")
+	macs := [][6]byte{{2, 0x4d, 0x52, 0x50, 0, 0x10}, {2, 0x4d, 0x52, 0x50, 0, 0x11}}
+	tun, err := netio.ListenTunnel("127.0.0.1:0", "", macs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := peer.New(peer.Config{MACs: macs, IP: netip.MustParseAddr("10.0.0.2"), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := peer.NewRunner(a, tun)
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 2)
+	go func() { done <- r.Run(ctx) }()
+	go func() { done <- control.Serve(ctx, l, r.Handler()) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		<-done
+		tun.Close()
+	})
+	return tun.LocalAddr(), "unix:" + sock
+}
+
+// spray sends datagrams from a socket of its own (bound to from, or any
+// loopback port) to every address in to until stop is closed: each a
+// valid tunnel shim (type typ, plane 0) and n bytes of seeded random
+// frame. It returns how many it sent.
+func spray(t *testing.T, from string, to []*net.UDPAddr, typ byte, n int, seed uint64, stop chan struct{}) func() int {
+	t.Helper()
+	la, err := net.ResolveUDPAddr("udp", from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.ListenUDP("udp", la)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(seed, 14))
+	b := make([]byte, 8+n)
+	copy(b, "MRCT\x01")
+	b[5] = typ
+	var sent atomic.Int64
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		defer c.Close()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			for i := 8; i < len(b); i += 8 {
+				v := rng.Uint64()
+				for j := i; j < min(i+8, len(b)); j++ {
+					b[j], v = byte(v), v>>8
+				}
+			}
+			for _, a := range to {
+				if _, err := c.WriteToUDP(b, a); err == nil {
+					sent.Add(1)
+				}
+			}
+		}
+	}()
+	return func() int { <-finished; return int(sent.Load()) }
+}
+
+// freeUDP returns a free loopback UDP address.
+func freeUDP(t *testing.T) *net.UDPAddr {
+	t.Helper()
+	a, err := net.ResolveUDPAddr("udp", deadPort(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestHostileSpray (issue 14, findings 1 and 6): while a stranger sprays
+// valid tunnel datagrams with random frames at both the tester's tunnel
+// and the reference peer's, a run still PASSes: the tester reads only
+// the peer (--peer) and the peer only the tester that its hello
+// announced. Seeded; the seed is in the test.
+func TestHostileSpray(t *testing.T) {
+	peerTun, ctl := referencePeer(t)
+	local := freeUDP(t)
+	stop := make(chan struct{})
+	// Shim hellos at the peer (a peer that learns its remote would take
+	// the sprayer for its tester) and frames at both ends.
+	hellos := spray(t, "127.0.0.1:0", []*net.UDPAddr{peerTun}, 1, 0, 1, stop)
+	frames := spray(t, "127.0.0.1:0", []*net.UDPAddr{peerTun, local}, 0, 200, 2, stop)
+	time.Sleep(50 * time.Millisecond) // the peer has heard the sprayer first
+	r := mrcConform(t, 60*time.Second, "run", "--transport", "udp", "--peer", peerTun.String(), "--local", local.String(),
+		"--control", ctl, "--cases", "MRC-RSP-RCV-101,MRC-CMP-SND-101,"+active.WireCaseID)
+	close(stop)
+	nh, nf := hellos(), frames()
+	t.Logf("%d hellos and %d frames sprayed; run took %v, peak RSS %.0f MiB", nh, nf, r.took.Round(time.Millisecond), r.maxRSSMiB)
+	if nf < 100 {
+		t.Fatalf("the sprayer sent only %d frames", nf)
+	}
+	if r.code != 0 {
+		t.Errorf("exit status %d under a spray, want 0\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	checkResultLine(t, r, "PASS")
+}
+
+// TestHostileFlood (issue 14, finding 2): a flood of oversized datagrams
+// and of the largest frames, from the very address the tester takes for
+// its peer, while the tester waits at hello, leaves its memory bounded
+// (MaxFrame bytes per frame, netio; MaxBufferedFrames and
+// MaxBufferedBytes buffered, active). The IUT then supports nothing:
+// exit 127.
+func TestHostileFlood(t *testing.T) {
+	peerAddr := freeUDP(t)
+	local := freeUDP(t)
+	stop := make(chan struct{})
+	var answered atomic.Bool
+	fake := startFakeIUT(t, func(n int, req control.Request) ([]byte, bool) {
+		if req.Method == control.MethodHello {
+			time.Sleep(1500 * time.Millisecond) // the flood runs while the tester waits
+			answered.Store(true)
+			return helloReply(req), false
+		}
+		return reply(req.ID, nil, control.Errorf(control.CodeUnknownMethod, "%s", req.Method)), false
+	})
+	big := spray(t, peerAddr.String(), []*net.UDPAddr{local}, 0, 60000, 3, stop)
+	maxed := spray(t, "127.0.0.1:0", []*net.UDPAddr{local}, 0, netio.MaxFrame, 4, stop)
+	r := mrcConform(t, 60*time.Second, "run", "--transport", "udp", "--peer", peerAddr.String(), "--local", local.String(),
+		"--control", fake.addr, "--cases", "MRC-RSP-RCV-101,MRC-LR-RTX-101")
+	close(stop)
+	nb, nm := big(), maxed()
+	const ceilingMiB = 100
+	t.Logf("%d oversized and %d %d-byte datagrams; run took %v, peak RSS %.0f MiB (ceiling %d)", nb, nm, netio.MaxFrame,
+		r.took.Round(time.Millisecond), r.maxRSSMiB, ceilingMiB)
+	if !answered.Load() || nb < 1000 {
+		t.Fatalf("the flood did not overlap the hello (%d datagrams, hello answered %v)", nb, answered.Load())
+	}
+	if r.maxRSSMiB > ceilingMiB {
+		t.Errorf("peak RSS %.0f MiB over the %d MiB ceiling", r.maxRSSMiB, ceilingMiB)
+	}
+	if r.code != 127 {
+		t.Errorf("exit status %d, want 127\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	checkResultLine(t, r, "UNSUPPORTED")
 }

@@ -252,6 +252,7 @@ func openTarget(ctx context.Context, fl *runFlags) (active.Target, int, error) {
 	ports := spec.DefaultProfile().AcceptUDPDstPorts
 	var conn netio.Conn
 	var peers []netip.Addr
+	var announce string
 	switch fl.transport {
 	case "udp":
 		if fl.planes < 1 || fl.planes > 8 {
@@ -273,7 +274,7 @@ func openTarget(ctx context.Context, fl *runFlags) (active.Target, int, error) {
 			t.Close()
 			return nil, 2, err
 		}
-		conn = t
+		conn, announce = t, tunnelAnnounce(t.LocalAddr(), fl.peers)
 	case "afpacket":
 		if !netio.AFPacketSupported {
 			return nil, 127, &active.TransportError{Transport: "afpacket", Unsupported: true, Err: errors.New("AF_PACKET raw sockets need Linux")}
@@ -300,13 +301,29 @@ func openTarget(ctx context.Context, fl *runFlags) (active.Target, int, error) {
 		return nil, 2, err
 	}
 	t, err := active.NewSocketTarget(active.SocketConfig{Name: fl.transport, Conn: conn, Control: ctl, TesterIPs: tips,
-		Peers: peers, Ports: ports})
+		Peers: peers, Ports: ports, Tunnel: announce})
 	if err != nil {
 		conn.Close()
 		ctl.Close()
 		return nil, 2, err
 	}
 	return t, 0, nil
+}
+
+// tunnelAnnounce is the tester's tunnel address as the peer reaches it:
+// the socket's own, or, when bound to the unspecified address, the source
+// address the system routes to the peer from.
+func tunnelAnnounce(local *net.UDPAddr, peer string) string {
+	ip := local.IP
+	if ip.IsUnspecified() {
+		if ra, err := net.ResolveUDPAddr("udp", peer); err == nil {
+			if c, err := net.DialUDP("udp", nil, ra); err == nil {
+				ip = c.LocalAddr().(*net.UDPAddr).IP
+				c.Close()
+			}
+		}
+	}
+	return net.JoinHostPort(ip.String(), fmt.Sprint(local.Port))
 }
 
 // tunnelLocal picks the tester's tunnel address for a tunnel to peer

@@ -103,7 +103,11 @@ func Run(ctx context.Context, tgt Target, opts Options) (*conformance.Report, er
 		return nil, err
 	}
 	ctl := tgt.Control()
-	hello, err := ctl.Hello(ctx, "mrc-conform "+conformance.Version)
+	hp := control.HelloParams{Client: "mrc-conform " + conformance.Version}
+	if ta, ok := tgt.(interface{ TunnelAddr() string }); ok {
+		hp.Tunnel = ta.TunnelAddr()
+	}
+	hello, err := ctl.HelloWith(ctx, hp)
 	if err != nil {
 		return nil, fmt.Errorf("active: hello: %w", err)
 	}
@@ -330,6 +334,11 @@ func addrsOf(h *control.HelloResult, planes int) (Addrs, error) {
 	return a, nil
 }
 
+// MaxCaptureBytes bounds the frame data a run's capture (--capture) holds
+// in memory until it is written; later frames are left out, and the
+// capture's notes say so.
+const MaxCaptureBytes = 128 << 20
+
 // startCapture prepares the pcapng capture of the run. Frames are kept
 // and written at the end in the order of their timestamps: the planes'
 // taps report frames a little out of order, and a capture must show the
@@ -348,7 +357,14 @@ func (s *session) startCapture(opts Options) (*conformance.CaptureInfo, func() (
 	}
 	start := time.Now()
 	var frames []Frame
-	s.tgt.SetTap(func(f Frame) { frames = append(frames, f) })
+	size, cut := 0, 0
+	s.tgt.SetTap(func(f Frame) {
+		if size += len(f.Data); size > MaxCaptureBytes {
+			cut++
+			return
+		}
+		frames = append(frames, f)
+	})
 	return info, func() (map[int]int, error) {
 		s.tgt.SetTap(nil)
 		slices.SortStableFunc(frames, func(a, b Frame) int { return cmp.Compare(a.At, b.At) })
@@ -365,6 +381,9 @@ func (s *session) startCapture(opts Options) (*conformance.CaptureInfo, func() (
 			}
 		}
 		info.Frames, info.MRCFrames = len(frames), len(frames)
+		if cut > 0 {
+			info.Notes = append(info.Notes, fmt.Sprintf("the capture holds the first %d MiB of the run: %d later frames are not in it", MaxCaptureBytes>>20, cut))
+		}
 		if len(frames) > 0 {
 			info.DurationNs = int64(frames[len(frames)-1].At - frames[0].At)
 		}

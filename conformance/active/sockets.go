@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/openmrc/mrc/control"
@@ -24,6 +25,7 @@ type SocketTarget struct {
 	guard *netio.Guard
 	ctl   *control.Client
 	local Addrs
+	tun   string
 	start time.Time
 	tap   tapper
 	rx    chan Frame
@@ -32,7 +34,21 @@ type SocketTarget struct {
 	once  sync.Once
 	wg    sync.WaitGroup
 	timer *time.Timer
+	// rxBytes is the data buffered in rx; rxDropped counts the frames
+	// dropped because rx was full.
+	rxBytes   atomic.Int64
+	rxDropped atomic.Uint64
 }
+
+// Receive buffer limits of a SocketTarget (the README's "Resource
+// limits"): frames from the IUT wait here until a case reads them. When
+// either limit is reached, further frames are dropped as a congested
+// fabric would drop them, and memory stays bounded whatever the IUT (or
+// anyone who can reach the tester's socket) sends.
+const (
+	MaxBufferedFrames = 4096
+	MaxBufferedBytes  = 8 << 20
+)
 
 // SocketConfig configures a SocketTarget.
 type SocketConfig struct {
@@ -53,6 +69,9 @@ type SocketConfig struct {
 	Peers []netip.Addr
 	// Ports are the MRC UDP ports frames may be sent to.
 	Ports []uint16
+	// Tunnel is the tester's UDP tunnel address as the IUT reaches it,
+	// announced in hello (udp transport only).
+	Tunnel string
 }
 
 // NewSocketTarget starts a target over an open transport and control
@@ -78,11 +97,12 @@ func NewSocketTarget(cfg SocketConfig) (*SocketTarget, error) {
 	// the monotonic clock can drift from it by milliseconds over a run
 	// while NTP slews, which would reorder a frame and the feedback it
 	// answered.
-	s := &SocketTarget{name: cfg.Name, ips: ips, ctl: cfg.Control, start: time.Now().Round(0), rx: make(chan Frame, 16384),
+	s := &SocketTarget{name: cfg.Name, ips: ips, ctl: cfg.Control, start: time.Now().Round(0), rx: make(chan Frame, MaxBufferedFrames),
 		errc: make(chan error, 1), done: make(chan struct{})}
 	s.guard = &netio.Guard{Peers: slices.Clone(cfg.Peers), Ports: slices.Clone(cfg.Ports)}
 	s.conn = &netio.Guarded{Conn: cfg.Conn, G: *s.guard}
 	s.local = Addrs{IP: ips[0], MACs: cfg.Conn.MACs()}
+	s.tun = cfg.Tunnel
 	s.timer = time.NewTimer(time.Hour)
 	s.timer.Stop()
 	s.wg.Add(1)
@@ -129,6 +149,12 @@ func (s *SocketTarget) read() {
 		if f.Out {
 			continue
 		}
+		n := int64(len(fr.Data))
+		if s.rxBytes.Load()+n > MaxBufferedBytes {
+			s.rxDropped.Add(1)
+			continue
+		}
+		s.rxBytes.Add(n)
 		select {
 		case s.rx <- fr:
 		case <-s.done:
@@ -136,9 +162,15 @@ func (s *SocketTarget) read() {
 		default:
 			// The tester fell behind by a whole buffer: the frame is lost,
 			// like any frame the fabric drops.
+			s.rxBytes.Add(-n)
+			s.rxDropped.Add(1)
 		}
 	}
 }
+
+// TunnelAddr is the tester's tunnel address announced in hello ("" when
+// the data path is not the tunnel).
+func (s *SocketTarget) TunnelAddr() string { return s.tun }
 
 // Planes implements Link.
 func (s *SocketTarget) Planes() int { return s.conn.Planes() }
@@ -176,6 +208,7 @@ func (s *SocketTarget) Send(plane int, frame []byte) error {
 func (s *SocketTarget) Recv(deadline Time) (Frame, bool, error) {
 	select {
 	case f := <-s.rx:
+		s.rxBytes.Add(-int64(len(f.Data)))
 		return f, true, nil
 	case err := <-s.errc:
 		return Frame{}, false, err
@@ -189,6 +222,7 @@ func (s *SocketTarget) Recv(deadline Time) (Frame, bool, error) {
 	defer s.timer.Stop()
 	select {
 	case f := <-s.rx:
+		s.rxBytes.Add(-int64(len(f.Data)))
 		return f, true, nil
 	case err := <-s.errc:
 		return Frame{}, false, err
