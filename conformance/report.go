@@ -288,9 +288,12 @@ func (s Summary) Line(level string) string {
 	if level == "MUST" && s.MustDeviated > 0 {
 		fmt.Fprintf(&b, ", %d failed under a deviation", s.MustDeviated)
 	}
-	for _, v := range []Verdict{Inconclusive, NotApplicable, NotSupported, Error} {
-		if n := vs[v.String()]; n > 0 {
-			fmt.Fprintf(&b, ", %d %s", n, strings.ToLower(strings.ReplaceAll(v.String(), "-", " ")))
+	for _, v := range []struct {
+		v    Verdict
+		word string
+	}{{Inconclusive, "inconclusive"}, {NotApplicable, "not applicable"}, {NotSupported, "not supported"}, {Error, "in error"}} {
+		if n := vs[v.v.String()]; n > 0 {
+			fmt.Fprintf(&b, ", %d %s", n, v.word)
 		}
 	}
 	fmt.Fprintf(&b, " (%s)", plural(total, "case"))

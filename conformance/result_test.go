@@ -22,7 +22,7 @@ func TestResultTable(t *testing.T) {
 		exit    int
 		line    string
 	}{
-		{"error outranks fail", []Result{must(Error), must(Fail), must(Pass)}, ResultError, 2, "MUST 1 passed, 1 failed, 1 error (3 cases)"},
+		{"error outranks fail", []Result{must(Error), must(Fail), must(Pass)}, ResultError, 2, "MUST 1 passed, 1 failed, 1 in error (3 cases)"},
 		{"fail", []Result{must(Fail), must(Pass)}, ResultFail, 1, "MUST 1 passed, 1 failed (2 cases)"},
 		{"pass", []Result{must(Pass), must(NotApplicable), must(Inconclusive)}, ResultPass, 0, "MUST 1 passed, 0 failed, 1 inconclusive, 1 not applicable (3 cases)"},
 		{"non-strict is no failure", []Result{must(Pass), should(NonStrict)}, ResultPass, 0, "MUST 1 passed, 0 failed (1 case)"},

@@ -46,7 +46,7 @@ func frame(dst netip.Addr, port uint16, vlan, srv6 bool) []byte {
 // only on its planes; everything else is refused.
 func TestGuard(t *testing.T) {
 	peer4, peer6 := netip.MustParseAddr("10.0.0.2"), netip.MustParseAddr("fd00::2")
-	g := Guard{Peers: []netip.Addr{peer4, peer6}, Ports: []uint16{4791}}
+	g := Guard{Peers: []netip.Addr{peer4, peer6}, Ports: []uint16{4791}, SRv6: []netip.Prefix{netip.MustParsePrefix("fc00::/16")}}
 	ok := [][]byte{
 		frame(peer4, 4791, false, false), frame(peer4, 4791, true, false),
 		frame(peer6, 4791, false, false), frame(peer6, 4791, false, true),
@@ -68,6 +68,20 @@ func TestGuard(t *testing.T) {
 		"not Ethernet":              {0, []byte{1, 2, 3}},
 		"not IP":                    {0, append(make([]byte, 12), 0x08, 0x06, 0, 0)},
 		"truncated IPv4":            {0, frame(peer4, 4791, false, false)[:20]},
+		// Issue 14 finding 7: every layer, not the IP destination alone.
+		"broadcast Ethernet":     {0, withEthDst(frame(peer4, 4791, false, false), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)},
+		"multicast Ethernet":     {0, withEthDst(frame(peer4, 4791, false, false), 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01)},
+		"SRv6 outer elsewhere":   {0, withOuterDst(frame(peer6, 4791, false, true), netip.MustParseAddr("2001:db8::1"))},
+		"SRH segment elsewhere":  {0, frameSRH(peer6, netip.MustParseAddr("fc00::1"), netip.MustParseAddr("2001:db8::2"))},
+		"SRv6 outer to the peer": {0, withOuterDst(frame(peer6, 4791, false, true), peer6)},
+		"another peer MAC":       {1, withEthDst(frame(peer4, 4791, false, false), 2, 0, 0, 0, 0, 9)},
+	}
+	g.PeerMACs = [][6]byte{{}, {2, 0, 0, 0, 0, 1}}
+	if err := g.Check(1, 2, withEthDst(frame(peer4, 4791, false, false), 2, 0, 0, 0, 0, 1)); err != nil {
+		t.Errorf("the peer's MAC on plane 1: %v", err)
+	}
+	if err := g.Check(0, 2, frameSRH(peer6, netip.MustParseAddr("fc00::1"), netip.MustParseAddr("fc00::2"))); err != nil {
+		t.Errorf("an SRH inside the prefix: %v", err)
 	}
 	for name, c := range bad {
 		var re *RefusedError
@@ -85,6 +99,33 @@ func TestGuard(t *testing.T) {
 	if _, ok := IsMRC(frame(peer4, 53, false, false), []uint16{4791}); ok {
 		t.Error("IsMRC accepted port 53")
 	}
+}
+
+func withEthDst(f []byte, mac ...byte) []byte {
+	copy(f, mac)
+	return f
+}
+
+// withOuterDst rewrites the outer destination of an SRv6 frame.
+func withOuterDst(f []byte, dst netip.Addr) []byte {
+	a := dst.As16()
+	copy(f[14+24:], a[:])
+	return f
+}
+
+// frameSRH builds an SRv6 frame to dst with an outer destination and an
+// SRH holding one segment.
+func frameSRH(dst, outer, segment netip.Addr) []byte {
+	inner := frame(dst, 4791, false, false)[14:]
+	b := append(make([]byte, 12), 0x86, 0xDD)
+	h := make([]byte, 40)
+	h[0], h[6] = 0x60, 43
+	o := outer.As16()
+	copy(h[24:], o[:])
+	srh := []byte{41, 2, 4, 0, 0, 0, 0, 0}
+	sg := segment.As16()
+	srh = append(srh, sg[:]...)
+	return append(append(append(b, h...), srh...), inner...)
 }
 
 type sink struct {

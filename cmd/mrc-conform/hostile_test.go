@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -98,8 +99,8 @@ func checkResultLine(t *testing.T, r procResult, want string) {
 type fakeIUT struct {
 	addr string
 	// answer returns the bytes to write for request n (1-based, hello
-	// included), or nil to close the connection; stall makes it never
-	// answer.
+	// included), or nil to close the connection; stall makes it write
+	// them and then nothing more.
 	answer func(n int, req control.Request) (reply []byte, stall bool)
 	mu     sync.Mutex
 	n      int
@@ -172,14 +173,16 @@ func (f *fakeIUT) serve(c net.Conn, done chan struct{}) {
 		n := f.n
 		f.mu.Unlock()
 		b, stall := f.answer(n, req)
+		if b != nil {
+			if _, err := c.Write(b); err != nil {
+				return
+			}
+		}
 		if stall {
 			<-done
 			return
 		}
 		if b == nil {
-			return
-		}
-		if _, err := c.Write(b); err != nil {
 			return
 		}
 	}
@@ -351,4 +354,155 @@ func TestHostileFlood(t *testing.T) {
 		t.Errorf("exit status %d, want 127\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	checkResultLine(t, r, "UNSUPPORTED")
+}
+
+// proxyTo returns a fakeIUT answer that forwards every request to the
+// control server at ctl, until request n, which fail answers instead.
+func proxyTo(t *testing.T, ctl string, n int, fail func(req control.Request) ([]byte, bool)) func(int, control.Request) ([]byte, bool) {
+	t.Helper()
+	var mu sync.Mutex
+	var up *control.Conn
+	return func(i int, req control.Request) ([]byte, bool) {
+		if i >= n {
+			return fail(req)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if up == nil {
+			c, err := control.Dial(context.Background(), ctl)
+			if err != nil {
+				return nil, false
+			}
+			up = c
+			t.Cleanup(func() { c.Close() })
+		}
+		res, err := up.RoundTrip(context.Background(), req.Method, req.Params)
+		var ce *control.Error
+		if errors.As(err, &ce) {
+			return reply(req.ID, nil, ce), false
+		}
+		if err != nil {
+			return nil, false
+		}
+		return reply(req.ID, json.RawMessage(res), nil), false
+	}
+}
+
+// TestHostileControl (issue 14): a control peer that answers garbage,
+// truncated JSON, a huge line, a wrong id, hello with addresses the
+// tester must not send to, stalls, disconnects, or fails in the middle of
+// a run. Each ends in seconds with exit status 2, a message or verdict
+// that names the cause, no frame sent where it must not go, and memory
+// under a ceiling.
+func TestHostileControl(t *testing.T) {
+	const ceilingMiB = 100
+	peerTun, peerCtl := referencePeer(t)
+	hello := func(edit func(h *control.HelloResult)) func(int, control.Request) ([]byte, bool) {
+		return func(_ int, req control.Request) ([]byte, bool) {
+			var h control.HelloResult
+			b := helloReply(req)
+			var resp control.Response
+			_ = json.Unmarshal(b, &resp)
+			_ = json.Unmarshal(resp.Result, &h)
+			edit(&h)
+			return reply(req.ID, h, nil), false
+		}
+	}
+	at := func(n int, bad func(req control.Request) ([]byte, bool)) func(int, control.Request) ([]byte, bool) {
+		return func(i int, req control.Request) ([]byte, bool) {
+			if i == n {
+				return bad(req)
+			}
+			if req.Method == control.MethodHello {
+				return helloReply(req), false
+			}
+			return reply(req.ID, nil, control.Errorf(control.CodeUnknownMethod, "%s", req.Method)), false
+		}
+	}
+	garbage := func(control.Request) ([]byte, bool) { return []byte("<html>502 Bad Gateway</html>\n"), false }
+	truncated := func(control.Request) ([]byte, bool) { return []byte(`{"id":1,"result":{"vers`), false }
+	huge := func(control.Request) ([]byte, bool) { return bytes.Repeat([]byte("A"), 5<<20), false }
+	wrongID := func(req control.Request) ([]byte, bool) { return helloReply(control.Request{ID: req.ID + 7}), false }
+	stall := func(control.Request) ([]byte, bool) { return nil, true }
+	hangUp := func(control.Request) ([]byte, bool) { return nil, false }
+	for _, c := range []struct {
+		name   string
+		answer func(int, control.Request) ([]byte, bool)
+		real   bool   // the data path is the reference peer (else nobody)
+		result string // RESULT line, "" when the run stops before a report
+		cause  string // in stderr (no report) or stdout (the verdicts)
+	}{
+		{"garbage at hello", at(1, func(r control.Request) ([]byte, bool) { b, _ := garbage(r); return b, false }), false, "", "bad response line"},
+		{"truncated JSON at hello", at(1, func(r control.Request) ([]byte, bool) { b, _ := truncated(r); return b, false }), false, "", "connection broken during hello"},
+		{"huge line at hello", at(1, func(r control.Request) ([]byte, bool) { b, _ := huge(r); return b, true }), false, "", "line longer than 4194304 bytes"},
+		{"wrong id at hello", at(1, wrongID), false, "", "response id 8 to request 1"},
+		{"stall at hello", at(1, stall), false, "", "during hello"},
+		{"hang-up at hello", at(1, hangUp), false, "", "connection broken during hello: EOF"},
+		{"version mismatch", hello(func(h *control.HelloResult) { h.Version = 99 }), false, "", "version"},
+		{"broadcast MACs", hello(func(h *control.HelloResult) {
+			h.Ports[0].MAC, h.Ports[1].MAC = "ff:ff:ff:ff:ff:ff", "01:00:5e:00:00:01"
+		}), false, "", "not unicast: refusing to send to it"},
+		{"multicast IP", hello(func(h *control.HelloResult) { h.Ports[0].IP, h.Ports[1].IP = "224.0.0.1", "224.0.0.1" }), false, "", "not a unicast address"},
+		{"garbage mid-run", proxyTo(t, peerCtl, 6, garbage), true, "ERROR", "bad response line"},
+		{"stall mid-run", proxyTo(t, peerCtl, 6, stall), true, "ERROR", "i/o timeout"},
+		{"hang-up mid-run", proxyTo(t, peerCtl, 6, hangUp), true, "ERROR", "connection broken"},
+		{"internal errors mid-run", proxyTo(t, peerCtl, 6, func(req control.Request) ([]byte, bool) {
+			return reply(req.ID, nil, control.Errorf(control.CodeInternal, "firmware assertion 0x1d")), false
+		}), true, "ERROR", "firmware assertion 0x1d"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fake := startFakeIUT(t, c.answer)
+			peerAddr := peerTun
+			var datagrams func() int
+			if !c.real {
+				// Count what reaches the address the hello's IUT would be at.
+				pc, err := net.ListenUDP("udp", freeUDP(t))
+				if err != nil {
+					t.Fatal(err)
+				}
+				peerAddr = pc.LocalAddr().(*net.UDPAddr)
+				var frames atomic.Int64
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					b := make([]byte, 65536)
+					for {
+						n, _, err := pc.ReadFromUDP(b)
+						if err != nil {
+							return
+						}
+						if n > 8 && b[5] == 0 { // a frame, not the shim hello
+							frames.Add(1)
+						}
+					}
+				}()
+				datagrams = func() int { pc.Close(); <-done; return int(frames.Load()) }
+			}
+			r := mrcConform(t, 30*time.Second, "run", "--transport", "udp", "--peer", peerAddr.String(), "--control", fake.addr,
+				"--control-timeout", "1s", "--cases", "MRC-RSP-RCV-101,MRC-LR-RTX-101")
+			t.Logf("exit %d in %v, peak RSS %.0f MiB", r.code, r.took.Round(time.Millisecond), r.maxRSSMiB)
+			if r.code != 2 {
+				t.Errorf("exit status %d, want 2\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+			if c.result != "" {
+				checkResultLine(t, r, c.result)
+				if !strings.Contains(r.stdout, c.cause) {
+					t.Errorf("the verdicts do not name the cause %q:\n%s", c.cause, r.stdout)
+				}
+			} else if !strings.Contains(r.stderr, c.cause) || r.stdout != "" {
+				t.Errorf("stderr does not name the cause %q (or stdout is not empty)\nstdout:\n%s\nstderr:\n%s", c.cause, r.stdout, r.stderr)
+			}
+			if r.maxRSSMiB > ceilingMiB {
+				t.Errorf("peak RSS %.0f MiB over the %d MiB ceiling", r.maxRSSMiB, ceilingMiB)
+			}
+			if r.took > 15*time.Second {
+				t.Errorf("took %v: a broken counterpart must be found in seconds", r.took)
+			}
+			if datagrams != nil {
+				if n := datagrams(); n != 0 {
+					t.Errorf("%d frames sent to the IUT although the run never got past hello", n)
+				}
+			}
+		})
+	}
 }

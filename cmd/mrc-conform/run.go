@@ -65,7 +65,7 @@ type runFlags struct {
 	pics, devs, cases, format, out, capture, today string
 	seed                                           uint64
 	planes                                         int
-	tolerance                                      time.Duration
+	tolerance, ctlTimeout                          time.Duration
 	faults                                         faultFlag
 	log, all, ipv6, progress                       bool
 }
@@ -107,6 +107,7 @@ func runActive(args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&fl.seed, "seed", 1, "seed of every random choice (a run is reproducible from it)")
 	fs.IntVar(&fl.planes, "planes", 2, "inproc, udp: number of planes")
 	fs.BoolVar(&fl.ipv6, "ipv6", false, "inproc: give the reference and the tester IPv6 addresses (fd00::2, fd00::1) instead of IPv4 ones")
+	fs.DurationVar(&fl.ctlTimeout, "control-timeout", 10*time.Second, "udp, afpacket: how long the IUT may take to answer one control request; a request unanswered by then breaks the control channel (ERROR)")
 	fs.DurationVar(&fl.tolerance, "tolerance", 0, "udp, afpacket: timing tolerance for scheduling, the fabric and the IUT's reaction (default: the PICS's capture.timer_tolerance_ns, else 20ms)")
 	fs.Var(&fl.faults, "fault", "inproc: seed a known bug into the reference (repeatable): "+strings.Join(peer.FaultNames(), ", "))
 	fs.BoolVar(&fl.log, "log", false, "log every case's steps to standard error")
@@ -295,11 +296,16 @@ func openTarget(ctx context.Context, fl *runFlags) (active.Target, int, error) {
 		}
 		conn = a
 	}
+	if fl.ctlTimeout <= 0 {
+		conn.Close()
+		return nil, 2, fmt.Errorf("--control-timeout %v: want a positive duration", fl.ctlTimeout)
+	}
 	ctl, err := active.DialControl(ctx, fl.ctl)
 	if err != nil {
 		conn.Close()
 		return nil, 2, err
 	}
+	ctl.Timeout = fl.ctlTimeout
 	t, err := active.NewSocketTarget(active.SocketConfig{Name: fl.transport, Conn: conn, Control: ctl, TesterIPs: tips,
 		Peers: peers, Ports: ports, Tunnel: announce})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/bits"
+	"net/netip"
 	"slices"
 
 	"github.com/openmrc/mrc/conformance"
@@ -197,6 +198,12 @@ func wireSourcePort(t *T) {
 		"%d source port(s)", len(ports))
 }
 
+// testerSRv6Locator is the uSID locator block of every SRv6 path the tester
+// sends on; testerSRv6Prefix is the same block as the send guard's prefix.
+const testerSRv6Locator = 0xFC00_0001
+
+var testerSRv6Prefix = netip.PrefixFrom(netip.AddrFrom16([16]byte{0xfc, 0x00, 0x00, 0x01}), 32)
+
 // sendSRv6 sends p to the IUT on plane with EV ev in SRv6 encapsulation:
 // an outer IPv6 header to a uSID path, with an SRH when srh.
 func (c *Conn) sendSRv6(p *wire.Packet, plane int, ev uint32, srh bool) {
@@ -207,14 +214,14 @@ func (c *Conn) sendSRv6(p *wire.Packet, plane int, ev uint32, srh bool) {
 		dscp = d.NoTrim
 	}
 	t.fillL2L3(p, plane, dscp, ect, ev)
-	path, err := wire.NewUSIDAddr(0xFC00_0001, uint16(0x0100|plane), 0x0201)
+	path, err := wire.NewUSIDAddr(testerSRv6Locator, uint16(0x0100|plane), 0x0201)
 	if err != nil {
 		t.Fatalf("uSID path: %v", err)
 	}
 	p.SRv6 = true
 	p.Outer = wire.IPv6{TrafficClass: p.IP6.TrafficClass, HopLimit: 64, Src: t.s.tester.IP.As16(), Dst: path}
 	if srh {
-		next, _ := wire.NewUSIDAddr(0xFC00_0001, 0x0301)
+		next, _ := wire.NewUSIDAddr(testerSRv6Locator, 0x0301)
 		p.HasSRH = true
 		p.SRH = wire.SRH{LastEntry: 0, SegmentsLeft: 0}
 		p.SRH.Segments[0] = next

@@ -130,6 +130,9 @@ func Run(ctx context.Context, tgt Target, opts Options) (*conformance.Report, er
 			return nil, err
 		}
 	}
+	if pm, ok := tgt.(interface{ SetPeerMACs([][6]byte) }); ok {
+		pm.SetPeerMACs(s.iut.MACs)
+	}
 	s.tester = tgt.Local()
 	if len(s.tester.MACs) < tgt.Planes() || s.tester.IP.Is4() != s.iut.IP.Is4() {
 		return nil, &UsageError{fmt.Sprintf("tester addresses %v do not fit %d planes and IUT address %v", s.tester, tgt.Planes(), s.iut.IP)}
@@ -320,6 +323,9 @@ func addrsOf(h *control.HelloResult, planes int) (Addrs, error) {
 		if err != nil {
 			return a, &UsageError{fmt.Sprintf("the IUT's port %d has IP %q", pt.Port, pt.IP)}
 		}
+		if !ip.IsGlobalUnicast() && !ip.IsLoopback() && !ip.IsLinkLocalUnicast() {
+			return a, &UsageError{fmt.Sprintf("the IUT's port %d has IP %v, which is not a unicast address: refusing to send to it", pt.Port, ip)}
+		}
 		if i == 0 {
 			a.IP = ip
 		} else if ip != a.IP {
@@ -328,6 +334,9 @@ func addrsOf(h *control.HelloResult, planes int) (Addrs, error) {
 		hw, err := net.ParseMAC(pt.MAC)
 		if err != nil || len(hw) != 6 {
 			return a, &UsageError{fmt.Sprintf("the IUT's port %d has MAC %q", pt.Port, pt.MAC)}
+		}
+		if hw[0]&1 != 0 {
+			return a, &UsageError{fmt.Sprintf("the IUT's port %d has MAC %v, which is not unicast: refusing to send to it", pt.Port, hw)}
 		}
 		a.MACs = append(a.MACs, [6]byte(hw))
 	}

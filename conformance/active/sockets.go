@@ -16,13 +16,14 @@ import (
 // SocketTarget is an IUT reached over real sockets: a netio transport
 // (AF_PACKET or the UDP tunnel) for the data path and a control
 // connection. Its clock is real. Every frame the tester sends passes the
-// transport's guard: only MRC frames to the configured peer addresses
-// leave.
+// transport's guard (netio.Guard): it leaves only on the transport's
+// planes, to the IUT's unicast MAC of that plane, as UDP to an MRC port,
+// to a configured peer address; an SRv6 outer destination only within
+// the tester's uSID locator block (testerSRv6Prefix).
 type SocketTarget struct {
 	name  string
 	ips   []netip.Addr // the tester's addresses, one per IP version
 	conn  netio.Conn
-	guard *netio.Guard
 	ctl   *control.Client
 	local Addrs
 	tun   string
@@ -99,8 +100,8 @@ func NewSocketTarget(cfg SocketConfig) (*SocketTarget, error) {
 	// answered.
 	s := &SocketTarget{name: cfg.Name, ips: ips, ctl: cfg.Control, start: time.Now().Round(0), rx: make(chan Frame, MaxBufferedFrames),
 		errc: make(chan error, 1), done: make(chan struct{})}
-	s.guard = &netio.Guard{Peers: slices.Clone(cfg.Peers), Ports: slices.Clone(cfg.Ports)}
-	s.conn = &netio.Guarded{Conn: cfg.Conn, G: *s.guard}
+	s.conn = &netio.Guarded{Conn: cfg.Conn, G: netio.Guard{Peers: slices.Clone(cfg.Peers), Ports: slices.Clone(cfg.Ports),
+		SRv6: []netip.Prefix{testerSRv6Prefix}}}
 	s.local = Addrs{IP: ips[0], MACs: cfg.Conn.MACs()}
 	s.tun = cfg.Tunnel
 	s.timer = time.NewTimer(time.Hour)
@@ -127,6 +128,12 @@ func (s *SocketTarget) CheckPeer(ip netip.Addr) error {
 	}
 	s.local.IP = s.ips[i]
 	return nil
+}
+
+// SetPeerMACs pins the Ethernet destination of each plane to the IUT's
+// MAC of that plane, as hello announced it.
+func (s *SocketTarget) SetPeerMACs(macs [][6]byte) {
+	s.conn.(*netio.Guarded).G.PeerMACs = slices.Clone(macs)
 }
 
 func (s *SocketTarget) read() {
