@@ -141,8 +141,8 @@ type headers struct {
 	outer   [maxOuter]netip.Addr
 	nOuter  int
 	tooMany bool
-	dst   netip.Addr // the destination node (the inner one under SRv6)
-	port  uint16     // UDP destination port
+	dst     netip.Addr // the destination node (the inner one under SRv6)
+	port    uint16     // UDP destination port
 }
 
 // parse returns the addresses of an Ethernet frame, or why it has none.
