@@ -113,6 +113,14 @@ const (
 	MethodSetResourceCondition = "set_resource_condition"
 	MethodEPSend               = "ep_send"
 	MethodEPPoll               = "ep_poll"
+	// The control API's objects (spec/36-api-objects.md).
+	MethodModifyEVFmtProfile = "modify_ev_fmt_profile"
+	MethodModifyEVProfile    = "modify_ev_profile"
+	MethodQueryEVProfile     = "query_ev_profile"
+	MethodModifyCCProfile    = "modify_cc_profile"
+	MethodQueryDeviceCtl     = "query_device_ctl"
+	MethodModifyPort         = "modify_port"
+	MethodQueryPort          = "query_port"
 )
 
 // Methods lists every method of this version.
@@ -121,6 +129,8 @@ var Methods = []string{
 	MethodReadMR, MethodCreateQP, MethodModifyQP, MethodQueryQP, MethodPostSend, MethodPostRecv,
 	MethodPollCQ, MethodQueryCounters, MethodSetPortStatus, MethodModifyEVState,
 	MethodSetResourceCondition, MethodEPSend, MethodEPPoll,
+	MethodModifyEVFmtProfile, MethodModifyEVProfile, MethodQueryEVProfile, MethodModifyCCProfile,
+	MethodQueryDeviceCtl, MethodModifyPort, MethodQueryPort,
 }
 
 // Empty is the params or result of methods that have none.

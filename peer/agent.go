@@ -155,6 +155,8 @@ type Agent struct {
 	node   counters
 	curSrc netip.Addr
 	cur    *counters // counters of the QP whose step is being collected
+	ctl    *statemachine.Controller
+	ctlEVs map[uint64]bool // EV profiles a.ctl put in evp
 }
 
 // ConfigError reports a bad Config.
@@ -196,6 +198,10 @@ func (a *Agent) reset() error {
 		return &ConfigError{err.Error()}
 	}
 	a.ep = ep
+	if a.ctl, err = statemachine.NewController(statemachine.DefaultDeviceAttr(a.ports), statemachine.CtlPolicy{}); err != nil {
+		return &ConfigError{err.Error()}
+	}
+	a.ctlEVs = map[uint64]bool{}
 	a.evp = map[uint64]statemachine.EVProfile{}
 	a.ccp = map[uint64]statemachine.CCProfile{}
 	a.mrs, a.nextVA, a.memory = nil, 0x7f00_0000_0000, 0
@@ -272,6 +278,18 @@ func (a *Agent) Handle(now statemachine.Time, method string, params json.RawMess
 		return a.epSend(now, params)
 	case control.MethodEPPoll:
 		return a.epPoll()
+	case control.MethodModifyEVFmtProfile:
+		return a.modifyEVFmtProfile(params)
+	case control.MethodModifyEVProfile:
+		return a.modifyEVProfileCtl(now, params)
+	case control.MethodQueryEVProfile:
+		return a.queryEVProfileCtl(params)
+	case control.MethodModifyCCProfile:
+		return a.modifyCCProfileCtl(params)
+	case control.MethodQueryDeviceCtl:
+		return a.queryDeviceCtl()
+	case control.MethodModifyPort, control.MethodQueryPort:
+		return a.portAdmin(now, params)
 	}
 	return nil, control.Errorf(control.CodeUnknownMethod, "%q", method)
 }
@@ -652,7 +670,7 @@ func (a *Agent) modifyQP(now statemachine.Time, params json.RawMessage) (any, er
 			return nil, smErr(err)
 		}
 		e.qp, e.peer, e.peerMAC = q, ip, mac
-		q.SetPortStatus(now, a.local, a.remoteOf(ip), &a.out)
+		q.SetPortStatus(now, a.localUp(), a.remoteOf(ip), &a.out)
 	case e.qp == nil:
 		if to == statemachine.StateReset {
 			return control.Empty{}, nil
@@ -807,6 +825,13 @@ func (a *Agent) setPortStatus(now statemachine.Time, params json.RawMessage) (an
 		return nil, control.Errorf(control.CodeInvalidArgument, "mask %#x: bit 0 is unused and this node has ports 1 to %d", p.Mask, a.ports)
 	}
 	a.local = p.Mask
+	a.applyPorts(now)
+	return control.Empty{}, nil
+}
+
+// applyPorts gives every QP the local port-status mask and tells every
+// peer with QPs.
+func (a *Agent) applyPorts(now statemachine.Time) {
 	peers := map[netip.Addr][6]byte{}
 	var order []netip.Addr
 	for _, qpn := range a.order {
@@ -814,7 +839,7 @@ func (a *Agent) setPortStatus(now statemachine.Time, params json.RawMessage) (an
 		if e.qp == nil || !e.peer.IsValid() {
 			continue
 		}
-		e.qp.SetPortStatus(now, a.local, a.remoteOf(e.peer), &a.out)
+		e.qp.SetPortStatus(now, a.localUp(), a.remoteOf(e.peer), &a.out)
 		if _, ok := peers[e.peer]; !ok {
 			peers[e.peer] = e.peerMAC
 			order = append(order, e.peer)
@@ -824,16 +849,15 @@ func (a *Agent) setPortStatus(now statemachine.Time, params json.RawMessage) (an
 	// answered (EP-PSU-4).
 	a.psu = a.psu[:0]
 	for _, ip := range order {
-		a.psu = append(a.psu, psuPending{peer: ip, mac: peers[ip], mask: a.local, next: now})
+		a.psu = append(a.psu, psuPending{peer: ip, mac: peers[ip], mask: a.localUp(), next: now})
 	}
 	a.sendPSU(now)
-	return control.Empty{}, nil
 }
 
 func (a *Agent) sendPSU(now statemachine.Time) {
 	port := 0
 	for n := 1; n <= a.ports; n++ {
-		if a.local&(1<<n) != 0 {
+		if a.localUp()&(1<<n) != 0 {
 			port = n
 			break
 		}
@@ -1142,7 +1166,7 @@ func (a *Agent) remotePortMask(ev statemachine.Event) {
 	scratch.TracePackets = true
 	for _, qpn := range a.order {
 		if e := a.qps[qpn]; e.qp != nil && e.peer == src {
-			e.qp.SetPortStatus(ev.Time, a.local, uint32(ev.Value), &scratch)
+			e.qp.SetPortStatus(ev.Time, a.localUp(), uint32(ev.Value), &scratch)
 		}
 	}
 	for i := range scratch.Packets {
@@ -1215,7 +1239,7 @@ func (a *Agent) transmit(o *statemachine.Outgoing) {
 		return
 	}
 	plane := int(o.Plane)
-	if plane >= a.ports {
+	if plane >= a.ports || a.ctl.PortMask(1<<(plane+1)) == 0 && !f.has(agIgnorePortAdmin) {
 		a.node.RxDropped++ // an EV profile naming a port this node lacks
 		return
 	}

@@ -39,6 +39,9 @@ const (
 	agIgnoreTrimEV
 	agProbeSkipBad
 	agNoReplacement
+	agReplaceEVNoop
+	agGenRaw
+	agIgnorePortAdmin
 )
 
 // Faults lists every seeded fault, by name.
@@ -68,6 +71,9 @@ var Faults = []Fault{
 	{Name: "ignore-trim-ev", Doc: "keeps an EV GOOD when a TRIMMED NACK reflects it (treats it as TRIMMED_LASTHOP)", ag: agIgnoreTrimEV},
 	{Name: "ignore-probe-skip", Doc: "keeps an ASSUMED_BAD EV retired when its probe is answered with SKIP_ONCE", ag: agProbeSkipBad},
 	{Name: "no-replacement", Doc: "does not replace a retired active EV from its plane's backup set", ag: agNoReplacement},
+	{Name: "replace-ev-noop", Doc: "accepts REPLACE_EV on an ONLINE EV profile but keeps sending on the replaced EVs", ag: agReplaceEVNoop},
+	{Name: "gen-ev-unexpanded", Doc: "puts a GEN profile's compact EVs on the wire instead of their expansions", ag: agGenRaw},
+	{Name: "ignore-port-admin", Doc: "records a port administratively disabled but keeps sending on it and never tells peers", ag: agIgnorePortAdmin},
 }
 
 // FaultSet is a set of seeded faults; the zero value is a correct peer.

@@ -37,6 +37,10 @@ type ConnOptions struct {
 	// default they are drawn from the case's seed (some near 2^24, to
 	// cross the wrap).
 	PSNs *[2]uint32
+	// EVProfile, when set, gives the IUT EV profile 1 through the control
+	// API's object methods instead of set_ev_profile (the case puts it
+	// ONLINE); IUTEVs is then left empty.
+	EVProfile func(t *T)
 }
 
 // The tester's side of a QP pair.
@@ -162,7 +166,12 @@ func (t *T) NewConn(o ConnOptions) *Conn {
 			tevs = append(tevs, statemachine.EVEntry{Value: tv, Port: uint8(pl + 1)})
 		}
 	}
-	t.Call(control.MethodSetEVProfile, prof, nil)
+	if o.EVProfile != nil {
+		o.EVProfile(t)
+		c.IUTEVs = make([][]uint32, planes)
+	} else {
+		t.Call(control.MethodSetEVProfile, prof, nil)
+	}
 	cc := control.CCProfile{ID: 1, Algorithm: control.CCNone}
 	if o.NSCC > 0 {
 		cc = control.CCProfile{ID: 1, Algorithm: control.CCNSCC, NSCC: &control.NSCC{BaseRTTNs: int64(o.NSCC)}}

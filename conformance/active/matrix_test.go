@@ -45,6 +45,9 @@ var wantDetected = map[string][]string{
 	"ignore-trim-ev":     {"EV-ST-3"},
 	"ignore-probe-skip":  {"EV-ST-8"},
 	"no-replacement":     {"EV-REP-1", "EV-SET-5"},
+	"replace-ev-noop":    {"CTL-OP-3"},
+	"gen-ev-unexpanded":  {"CTL-GEN-3"},
+	"ignore-port-admin":  {"CTL-PORT-2"},
 }
 
 type detection struct {

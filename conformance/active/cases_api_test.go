@@ -1,0 +1,40 @@
+package active
+
+import (
+	"testing"
+
+	"github.com/openmrc/mrc/conformance"
+	"github.com/openmrc/mrc/peer"
+)
+
+// TestAPIObjectCases runs the control-API object cases against the
+// reference, which must pass, and against each of their seeded faults,
+// which each case must catch (CTL-GEN-3, CTL-OP-3, CTL-PORT-2).
+func TestAPIObjectCases(t *testing.T) {
+	const sel = "MRC-CTL-*"
+	for _, v6 := range []bool{false, true} {
+		rep := runInprocOn(t, v6, peer.FaultSet{}, sel, Options{})
+		if len(rep.Results) != 3 {
+			t.Fatalf("%d results, want the 3 MRC-CTL cases", len(rep.Results))
+		}
+		for _, r := range rep.Results {
+			if r.Verdict != conformance.Pass {
+				t.Errorf("IPv6 %v: %s: %s: %s", v6, r.Case.ID, r.Verdict, r.Reason)
+				for _, f := range r.Findings {
+					t.Logf("    %s %s: expected %s; observed %s", f.Verdict, f.Requirement, f.Expected, f.Observed)
+				}
+			}
+		}
+	}
+	for fault, id := range map[string]string{"gen-ev-unexpanded": "MRC-CTL-GEN-101", "replace-ev-noop": "MRC-CTL-OP-101",
+		"ignore-port-admin": "MRC-CTL-PORT-101"} {
+		fs, err := peer.ParseFaults(fault)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := runInprocOn(t, false, fs, id, Options{})
+		if len(rep.Results) != 1 || rep.Results[0].Verdict != conformance.Fail {
+			t.Errorf("fault %s: %s not FAIL: %+v", fault, id, rep.Results)
+		}
+	}
+}

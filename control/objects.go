@@ -1,0 +1,140 @@
+package control
+
+// Params and results of the control API object methods: EV Format, EV and
+// CC profiles with their lifecycle, device attributes and port
+// administrative state (mrc_ctl.h; spec/36-api-objects.md). An optional
+// field that is present stands for its bit in the API's attribute mask.
+// Errors carry the API's errno first in their message ("EBUSY: ...") and
+// map to codes: EINVAL invalid_argument, EBUSY invalid_state, E2BIG
+// resource_exhausted, ENOENT not_found.
+
+// Profile states and modes, as strings.
+const (
+	ProfileInit    = "INIT"
+	ProfileOffline = "OFFLINE"
+	ProfileOnline  = "ONLINE"
+
+	FmtSTEV = "STEV"
+	FmtSRv6 = "SRV6"
+	FmtUDP  = "UDP"
+
+	EVModeAuto      = "AUTO"
+	EVModeExplicit  = "EXP"
+	EVModeGenerated = "GEN"
+
+	EVOpReplace     = "replace_ev"
+	EVOpModifyState = "modify_ev_state"
+)
+
+// CtlEV is struct mrc_ctl_ev: Val is the EV's bytes in hex (at most 64
+// digits, most significant bit of the first byte first), Port 1-based.
+// An empty Val with port 0 is MRC_CTL_EV_UNPOPULATED.
+type CtlEV struct {
+	Val  string `json:"val"`
+	Port int    `json:"port"`
+}
+
+// EVField is struct mrc_ctl_ev_field.
+type EVField struct {
+	Width   uint32 `json:"width"`
+	InitVal uint32 `json:"init_val"`
+	MinVal  uint32 `json:"min_val"`
+	MaxVal  uint32 `json:"max_val"`
+	Mask    uint32 `json:"mask"`
+}
+
+// EVOpEntry is struct mrc_ctl_ev_op_entry.
+type EVOpEntry struct {
+	EV        CtlEV  `json:"ev"`
+	New       *CtlEV `json:"new,omitempty"`
+	State     string `json:"state,omitempty"` // GOOD, ASSUMED_BAD, DENIED
+	AllCopies bool   `json:"all_copies,omitempty"`
+}
+
+// EVOp is an EV operation: replace_ev or modify_ev_state.
+type EVOp struct {
+	Op      string      `json:"op"`
+	Entries []EVOpEntry `json:"entries"`
+}
+
+// ModifyEVFmtProfileParams is mrc_ctl_modify_ev_fmt_profile.
+type ModifyEVFmtProfileParams struct {
+	ID     uint64  `json:"id"`
+	State  *string `json:"state,omitempty"`
+	Mode   *string `json:"mode,omitempty"`
+	Widths []int   `json:"widths,omitempty"` // MODIFY_FIELDS
+}
+
+// ModifyEVProfileParams is mrc_ctl_modify_ev_profile.
+type ModifyEVProfileParams struct {
+	ID        uint64    `json:"id"`
+	State     *string   `json:"state,omitempty"`
+	Mode      *string   `json:"mode,omitempty"`
+	FmtID     *uint64   `json:"fmt_id,omitempty"`
+	Count     *uint32   `json:"count,omitempty"`
+	MinActive *uint32   `json:"min_active,omitempty"`
+	EventMask *[]string `json:"event_mask,omitempty"`
+	EVOp      *EVOp     `json:"ev_op,omitempty"`
+	Fields    []EVField `json:"fields,omitempty"` // MODIFY_FIELDS
+}
+
+// IDParams names a profile.
+type IDParams struct {
+	ID uint64 `json:"id"`
+}
+
+// QueryEVProfileResult is mrc_ctl_query_ev_profile with QUERY_EV_ARRAY and
+// QUERY_FIELDS.
+type QueryEVProfileResult struct {
+	State     string      `json:"state"`
+	Mode      string      `json:"mode,omitempty"`
+	FmtID     uint64      `json:"fmt_id"`
+	Count     uint32      `json:"count"`
+	MinActive uint32      `json:"min_active"`
+	Fields    []EVField   `json:"fields,omitempty"`
+	EVs       []EVOpEntry `json:"evs,omitempty"`
+	// Wire is the value each EV puts into packets (its expansion, for
+	// STEV and UDP the EV the UDP source port and flow label carry),
+	// aligned with EVs.
+	Wire []uint32 `json:"wire,omitempty"`
+}
+
+// ModifyCCProfileParams is mrc_ctl_modify_cc_profile.
+type ModifyCCProfileParams struct {
+	ID        uint64  `json:"id"`
+	State     *string `json:"state,omitempty"`
+	Algorithm *string `json:"algorithm,omitempty"` // CCNone or CCNSCC
+	NSCC      *NSCC   `json:"nscc,omitempty"`      // CONFIG
+}
+
+// DeviceCtl is struct mrc_ctl_device_attr.
+type DeviceCtl struct {
+	ProtocolVersion   uint32   `json:"mrc_ctl_protocol_version"`
+	EVMaxFmtProfiles  uint32   `json:"ev_max_fmt_profiles"`
+	EVMaxProfiles     uint32   `json:"ev_max_profiles"`
+	EVMaxCount        uint32   `json:"ev_max_count"`
+	EVFreeCount       uint32   `json:"ev_free_count"`
+	EVMaxCountProfile uint32   `json:"ev_max_count_profile"`
+	EVCountAlign      uint32   `json:"ev_count_align"`
+	EVMaxWidth        uint32   `json:"ev_max_width"`
+	EVFmtModeMask     uint32   `json:"ev_fmt_mode_mask"`
+	EVModeMask        uint32   `json:"ev_mode_mask"`
+	EVOpMaxEntries    uint32   `json:"ev_op_max_entries"`
+	CCMaxProfiles     uint32   `json:"cc_max_profiles"`
+	CCAlgorithms      []string `json:"cc_algorithms"`
+	PhyPortMask       uint32   `json:"phy_port_mask"`
+	OptAttr           uint32   `json:"opt_attr"`
+}
+
+// PortAdminParams is mrc_ctl_modify_port (Enabled set) or
+// mrc_ctl_query_port (Enabled absent).
+type PortAdminParams struct {
+	Port    int   `json:"port"`
+	Enabled *bool `json:"enabled,omitempty"`
+}
+
+// PortAdminResult is a port's administrative state.
+type PortAdminResult struct {
+	Port    int  `json:"port"`
+	Enabled bool `json:"enabled"`
+}
