@@ -23,6 +23,12 @@ var paramsOf = map[string]func() any{
 	MethodSetPortStatus: func() any { return new(SetPortStatusParams) }, MethodModifyEVState: func() any { return new(ModifyEVStateParams) },
 	MethodSetResourceCondition: func() any { return new(SetResourceConditionParams) },
 	MethodEPSend:               func() any { return new(EPSendParams) }, MethodEPPoll: func() any { return new(Empty) },
+	MethodModifyEVFmtProfile: func() any { return new(ModifyEVFmtProfileParams) },
+	MethodModifyEVProfile:    func() any { return new(ModifyEVProfileParams) },
+	MethodQueryEVProfile:     func() any { return new(IDParams) },
+	MethodModifyCCProfile:    func() any { return new(ModifyCCProfileParams) },
+	MethodQueryDeviceCtl:     func() any { return new(Empty) },
+	MethodModifyPort:         func() any { return new(PortAdminParams) }, MethodQueryPort: func() any { return new(PortAdminParams) },
 }
 
 // echo is a server handler that decodes each method's params into its

@@ -198,7 +198,9 @@ func (a *Agent) reset() error {
 		return &ConfigError{err.Error()}
 	}
 	a.ep = ep
-	if a.ctl, err = statemachine.NewController(statemachine.DefaultDeviceAttr(a.ports), statemachine.CtlPolicy{}); err != nil {
+	dev := statemachine.DefaultDeviceAttr(a.ports)
+	dev.EVMaxProfiles, dev.CCMaxProfiles = maxProfiles, maxProfiles
+	if a.ctl, err = statemachine.NewController(dev, statemachine.CtlPolicy{}); err != nil {
 		return &ConfigError{err.Error()}
 	}
 	a.ctlEVs = map[uint64]bool{}

@@ -252,6 +252,9 @@ func (a *Agent) syncEVProfile(now statemachine.Time, id uint64) error {
 			p.EVs[i].Value = uint32(evs[i].EV.Val[0]) // the compact EV, unexpanded
 		}
 	}
+	if _, ok := a.evp[id]; !ok && len(a.evp) >= maxProfiles {
+		return control.Errorf(control.CodeResourceExhausted, "at most %d EV profiles usable at once", maxProfiles)
+	}
 	a.evp[id], a.ctlEVs[id] = p, true
 	for _, qpn := range a.order {
 		e := a.qps[qpn]
@@ -351,6 +354,9 @@ func (a *Agent) modifyCCProfileCtl(params json.RawMessage) (any, error) {
 		return nil, err
 	}
 	if cp, err := a.ctl.CCProfile(p.ID); err == nil {
+		if _, ok := a.ccp[p.ID]; !ok && len(a.ccp) >= maxProfiles {
+			return nil, control.Errorf(control.CodeResourceExhausted, "at most %d CC profiles usable at once", maxProfiles)
+		}
 		a.ccp[p.ID] = cp
 	} else if q, _ := a.ctl.QueryCCProfile(p.ID); q.State != statemachine.ProfileOnline {
 		delete(a.ccp, p.ID)
