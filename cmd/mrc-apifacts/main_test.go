@@ -54,7 +54,7 @@ func TestDiffCommand(t *testing.T) {
 	if j := strings.Index(next[1:], "\n~ "); j > 0 {
 		next = next[:j]
 	}
-	if !strings.Contains(next, "statemachine/attr.go:") || !strings.Contains(next, "spec/api/mirror_test.go:") {
+	if !strings.Contains(next, "statemachine/attr.go:") || !strings.Contains(next, "statemachine/apifacts_test.go:") {
 		t.Errorf("MRC_QP_TIMEOUT's citations miss attr.go or the mirror table:\n%s", next)
 	}
 	if !strings.Contains(out, "- const\tmrc_ctl.h\tmrc_ctl_ev_state.MRC_CTL_EV_DENIED\t4\n") {

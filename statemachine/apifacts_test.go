@@ -1,4 +1,4 @@
-package api_test
+package statemachine_test
 
 import (
 	"go/ast"
@@ -107,6 +107,10 @@ var mirrors = []mirror{
 	{goName: "wire.EPEVProbe", goValue: int64(wire.EPEVProbe), upstream: "mrc_ctl_ep_op_type.MRC_CTL_EP_OP_EV_PROBE", differs: "AMB-25", want: 0},
 	{goName: "wire.EPPortStatusUpdate", goValue: int64(wire.EPPortStatusUpdate), upstream: "mrc_ctl_ep_op_type.MRC_CTL_EP_OP_PORT_STATUS_UPDATE", differs: "AMB-25", want: 1},
 }
+
+// The tests below hold this project's Go constants to the pinned facts of
+// the OCP MRC API headers (spec/api). They live here, above wire and
+// statemachine in the data flow, because spec/api may not import them.
 
 // TestMirrorsEqualPinnedFacts: every Go constant that mirrors an upstream
 // enum value or define equals it at the pinned commit (or, for a value
