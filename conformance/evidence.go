@@ -34,6 +34,48 @@ type tlState struct {
 	after int
 }
 
+// TimelineEventOf is how a timeline draws a decoded MRC packet that
+// rides EV ev: its kind (send, rtx, trim for writes; sack, skip, bad for
+// SACKs by their M field; nack; probe), the EV row (the entropy field of
+// a SACK or NACK names the EV it answers) and the PSN. ok is false for
+// packets a timeline leaves out. The judge and the active tester both
+// draw with it.
+func TimelineEventOf(p *wire.Packet, ev uint32) (te TimelineEvent, ok bool) {
+	switch op := p.BTH.Opcode; {
+	case op.IsWrite():
+		te = TimelineEvent{Kind: "send", EV: ev, PSN: p.BTH.PSN}
+		switch {
+		case p.Trimmed:
+			te.Kind = "trim"
+		case p.BTH.Retransmit:
+			te.Kind = "rtx"
+		}
+	case op == wire.OpSACK:
+		s := &p.SETH
+		te = TimelineEvent{Kind: "sack", EV: s.Entropy, PSN: s.AckPSN()}
+		switch s.M {
+		case wire.MAlwaysSkip:
+			te.Kind = "bad"
+		case wire.MSkipOnce:
+			te.Kind = "skip"
+		}
+	case op == wire.OpNACK:
+		te = TimelineEvent{Kind: "nack", EV: p.NETH.Entropy, PSN: p.NETH.NACKPSN}
+	case op == wire.OpProbe:
+		te = TimelineEvent{Kind: "probe", EV: ev}
+	default:
+		return te, false
+	}
+	return te, true
+}
+
+// tlPacket records the current frame's packet on its flow's timeline.
+func (e *engine) tlPacket(pt *point, fl *flow, r *pcap.Record) {
+	if te, ok := TimelineEventOf(&r.Packet, r.EV); ok {
+		e.tlEvent(pt, fl, te.Kind, te.EV, te.PSN)
+	}
+}
+
 // tlEvent records a timeline event for the current frame.
 func (e *engine) tlEvent(pt *point, fl *flow, kind string, ev, psn uint32) {
 	if fl == nil {

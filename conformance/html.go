@@ -61,12 +61,15 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		}
 		cv.More = res.FindingCount - len(res.Findings)
 		for _, tl := range r.Timelines {
-			if conns[tl.Connection] {
+			if conns[tl.Connection] || (tl.Case != "" && tl.Case == res.Case.ID) {
 				cv.Timelines = append(cv.Timelines, timelineSVG(tl))
 			}
 		}
 		cases = append(cases, cv)
 	}
+	// Failures first: what needs reading leads both the table and the
+	// details; the catalog order holds within each verdict.
+	slices.SortStableFunc(cases, func(a, b cview) int { return htmlRank(&a.Result) - htmlRank(&b.Result) })
 	data := struct {
 		R        *Report
 		Cases    []cview
@@ -76,7 +79,49 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	return htmlTmpl.Execute(w, data)
 }
 
+// htmlRank orders the HTML report's cases: failures, errors and
+// non-strict first, passes and cases that did not apply last.
+func htmlRank(r *Result) int {
+	switch {
+	case r.Deviated():
+		return 3
+	case r.Verdict == Fail:
+		return 0
+	case r.Verdict == Error:
+		return 1
+	case r.Verdict == NonStrict:
+		return 2
+	case r.Verdict == Inconclusive:
+		return 4
+	case r.Verdict == NotSupported:
+		return 5
+	case r.Verdict == Pass:
+		return 6
+	}
+	return 7
+}
+
+// inlineCode renders text as HTML with Markdown's inline code: `x`
+// becomes <code>x</code>; everything else is escaped. An unpaired
+// backtick stays as it is.
+func inlineCode(s string) template.HTML {
+	parts := strings.Split(s, "`")
+	var b strings.Builder
+	for i, p := range parts {
+		switch {
+		case i%2 == 0:
+			b.WriteString(template.HTMLEscapeString(p))
+		case i == len(parts)-1: // unpaired
+			b.WriteString("`" + template.HTMLEscapeString(p))
+		default:
+			b.WriteString("<code>" + template.HTMLEscapeString(p) + "</code>")
+		}
+	}
+	return template.HTML(b.String())
+}
+
 var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+	"md":    inlineCode,
 	"ns":    fmtNs,
 	"lower": strings.ToLower,
 	"hex":   func(v *uint32) string { return fmt.Sprintf("0x%08x", *v) },
@@ -110,21 +155,21 @@ th{background:#f3f3f3}td:first-child a{white-space:nowrap}code,pre{font:12px/1.3
 {{end}}</table>{{end}}
 <h2>Cases</h2>
 <table><tr><th>case</th><th>level</th><th>verdict</th><th>checked</th><th>title</th><th>reason</th></tr>
-{{range .Cases}}<tr><td><a href="#{{.Case.ID}}">{{.Case.ID}}</a></td><td>{{.Case.Level}}</td><td><span class="v {{.Class}}">{{.Verdict}}{{if .Deviated}} (deviation){{end}}</span></td><td>{{.Checked}}</td><td>{{.Case.Title}}</td><td class="small">{{.Reason}}</td></tr>
+{{range .Cases}}<tr><td><a href="#{{.Case.ID}}">{{.Case.ID}}</a></td><td>{{.Case.Level}}</td><td><span class="v {{.Class}}">{{.Verdict}}{{if .Deviated}} (deviation){{end}}</span></td><td>{{.Checked}}</td><td>{{md .Case.Title}}</td><td class="small">{{md .Reason}}</td></tr>
 {{end}}</table>
 <h2>Details</h2>
 {{range .Cases}}<div class="case" id="{{.Case.ID}}">
-<h3>{{.Case.ID}} — {{.Case.Title}} <span class="v {{.Class}}">{{.Verdict}}</span></h3>
-<div>{{.Case.Assertion}}</div>
+<h3>{{.Case.ID}} — {{md .Case.Title}} <span class="v {{.Class}}">{{.Verdict}}</span></h3>
+<div>{{md .Case.Assertion}}</div>
 <div class="small">level {{.Case.Level}} · {{.Case.Mode}}{{if .Case.View}} · read at the {{.Case.View}}'s capture point{{end}} · topology: {{.Case.Topology}}{{if .Case.Features}} · PICS features: {{range .Case.Features}}{{.}} {{end}}{{end}}{{if .Case.Parameters}} · parameters: {{range .Case.Parameters}}{{.}} {{end}}{{end}}{{if .Case.Timing}} · timing{{end}}</div>
-<div>{{.Reason}}{{if .Deviations}} — deviation {{range .Deviations}}<b>{{.}}</b> {{end}}{{end}}</div>
+<div>{{md .Reason}}{{if .Deviations}} — deviation {{range .Deviations}}<b>{{.}}</b> {{end}}{{end}}</div>
 {{if .Findings}}<details{{if eq .Class "fail" "non-strict" "deviated"}} open{{end}}><summary>requirements, steps and verdict rules</summary>
-<ul>{{range .Reqs}}<li>{{.}}</li>{{end}}</ul>
-<ol>{{range .Case.Steps}}<li>{{.}}</li>{{end}}</ol>
-<div class="small">PASS: {{.Case.Pass}} · FAIL: {{.Case.Fail}}{{if .Case.Inconclusive}} · INCONCLUSIVE: {{.Case.Inconclusive}}{{end}}</div></details>
+<ul>{{range .Reqs}}<li>{{md .}}</li>{{end}}</ul>
+<ol>{{range .Case.Steps}}<li>{{md .}}</li>{{end}}</ol>
+<div class="small">PASS: {{md .Case.Pass}} · FAIL: {{md .Case.Fail}}{{if .Case.Inconclusive}} · INCONCLUSIVE: {{md .Case.Inconclusive}}{{end}}</div></details>
 <table><tr><th>#</th><th>verdict</th><th>requirement</th><th>where</th><th>expected vs observed</th></tr>
 {{range $i, $f := .Findings}}<tr><td>{{$f.Frame}}</td><td><span class="v {{lower $f.Verdict.String}}">{{$f.Verdict}}</span></td><td>{{$f.Requirement}}</td><td class="small">{{$f.Where}} · t={{ns $f.TimeNs}}</td>
-<td><div class="exp">expected: {{$f.Expected}}</div>{{range $f.Related}}<pre>#{{.Number}} t={{ns .TimeNs}} {{.Point}} {{.Summary}}</pre>{{end}}<div class="obs">observed: {{$f.Observed}}</div>{{if $f.HasFrame}}<pre>#{{$f.Frame}} t={{ns $f.TimeNs}} {{$f.Point}} {{$f.Summary}}</pre>{{end}}</td></tr>
+<td><div class="exp">expected: {{md $f.Expected}}</div>{{range $f.Related}}<pre>#{{.Number}} t={{ns .TimeNs}} {{.Point}} {{.Summary}}</pre>{{end}}<div class="obs">observed: {{md $f.Observed}}</div>{{if $f.HasFrame}}<pre>#{{$f.Frame}} t={{ns $f.TimeNs}} {{$f.Point}} {{$f.Summary}}</pre>{{end}}</td></tr>
 {{end}}</table>{{if gt .More 0}}<div class="small">… {{.More}} more findings (see the JSON report)</div>{{end}}
 {{range .Timelines}}{{.}}{{end}}{{end}}
 </div>{{end}}

@@ -316,13 +316,7 @@ func (e *engine) sack(pt *point, src, dst string, r *pcap.Record) {
 	pt.curFlow = fl
 	fl.touch(e.frameNo, pt.curPlane)
 	fl.sacks++
-	kind := "sack"
-	if s.M == wire.MAlwaysSkip {
-		kind = "bad"
-	} else if s.M == wire.MSkipOnce {
-		kind = "skip"
-	}
-	e.tlEvent(pt, fl, kind, s.Entropy, s.AckPSN())
+	e.tlPacket(pt, fl, r)
 	e.dcid(pt, fl, src, mismatch, s.SPDCID)
 	e.pkeyCheck(pt, fl, src, p)
 	e.rspPKeySeen(fl, p.BTH.PKey)
@@ -665,7 +659,7 @@ func (e *engine) nack(pt *point, src, dst string, r *pcap.Record) {
 	pt.curFlow = fl
 	fl.touch(e.frameNo, pt.curPlane)
 	fl.nacks++
-	e.tlEvent(pt, fl, "nack", n.Entropy, n.NACKPSN)
+	e.tlPacket(pt, fl, r)
 	e.dcid(pt, fl, src, mismatch, n.SPDCID)
 	e.pkeyCheck(pt, fl, src, p)
 	e.rspPKeySeen(fl, p.BTH.PKey)
@@ -813,7 +807,7 @@ func (e *engine) probe(pt *point, src, dst string, r *pcap.Record) {
 	fl.touch(e.frameNo, pt.curPlane)
 	fl.prb++
 	fl.addEV(r.EV)
-	e.tlEvent(pt, fl, "probe", r.EV, 0)
+	e.tlPacket(pt, fl, r)
 	e.pkeyCheck(pt, fl, src, p)
 	if fl.haveReqQPN {
 		e.dcid(pt, fl, src, uint16(fl.reqQPN) != p.PETH.SPDCID, p.PETH.SPDCID)

@@ -324,8 +324,11 @@ type TimelineEvent struct {
 // Timeline is the per-EV, per-plane history of one connection around its
 // failures.
 type Timeline struct {
-	Connection string          `json:"connection"`
-	Events     []TimelineEvent `json:"events"`
+	Connection string `json:"connection"`
+	// Case is set on an active run's timelines: the case whose frames
+	// they show.
+	Case   string          `json:"case,omitempty"`
+	Events []TimelineEvent `json:"events"`
 }
 
 // Report is the outcome of a conformance run: what was judged, under which

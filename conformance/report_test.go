@@ -238,3 +238,18 @@ func TestTrimNACKDeclaredAbsent(t *testing.T) {
 		t.Errorf("finding names %s", res.Findings[0].Requirement)
 	}
 }
+
+// TestInlineCode: Markdown inline code in case text renders as <code>,
+// everything else escaped, an unpaired backtick kept.
+func TestInlineCode(t *testing.T) {
+	for in, want := range map[string]string{
+		"sets `ack_req` on <last>": "sets <code>ack_req</code> on &lt;last&gt;",
+		"`a` and `b<c`":            "<code>a</code> and <code>b&lt;c</code>",
+		"a ` alone":                "a ` alone",
+		"":                         "",
+	} {
+		if got := string(inlineCode(in)); got != want {
+			t.Errorf("inlineCode(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

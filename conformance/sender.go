@@ -166,14 +166,7 @@ func (e *engine) write(pt *point, src, dst string, r *pcap.Record) {
 	if p.Trimmed {
 		fl.trimmed++
 	}
-	kind := "send"
-	switch {
-	case p.Trimmed:
-		kind = "trim"
-	case p.BTH.Retransmit:
-		kind = "rtx"
-	}
-	e.tlEvent(pt, fl, kind, r.EV, p.BTH.PSN)
+	e.tlPacket(pt, fl, r)
 	e.pkeyCheck(pt, fl, src, p)
 	e.sendWrite(pt, fl, src, r)
 	e.arriveWrite(pt, fl, dst, r)

@@ -149,7 +149,8 @@ func Run(ctx context.Context, tgt Target, opts Options) (*conformance.Report, er
 	default:
 		s.tim = SyntheticTiming()
 	}
-	capInfo, finishCapture, err := s.startCapture(opts)
+	tl := &timeline{codec: s.codec, mode: s.mode}
+	capInfo, finishCapture, err := s.startCapture(opts, tl.tap)
 	if err != nil {
 		return nil, err
 	}
@@ -187,8 +188,14 @@ func Run(ctx context.Context, tgt Target, opts Options) (*conformance.Report, er
 			if s.logf != nil {
 				s.logf("%s: %s", c.ID, c.Title)
 			}
+			tl.take() // frames between cases belong to none
 			res, _ = s.runCase(ctx, c)
 			s.delayed = nil
+			if c.ID != WireCaseID {
+				if t, ok := caseTimeline(&res, tl.take()); ok {
+					rep.Timelines = append(rep.Timelines, t)
+				}
+			}
 			if s.logf != nil {
 				s.logf("%s: %s — %s", c.ID, res.Verdict, res.Reason)
 			}
@@ -348,14 +355,16 @@ func addrsOf(h *control.HelloResult, planes int) (Addrs, error) {
 // capture's notes say so.
 const MaxCaptureBytes = 128 << 20
 
-// startCapture prepares the pcapng capture of the run. Frames are kept
+// startCapture installs the link's tap, which calls also for every frame,
+// and prepares the pcapng capture of the run. Frames are kept
 // and written at the end in the order of their timestamps: the planes'
 // taps report frames a little out of order, and a capture must show the
 // wire's order. The finish function returns the renumbering from tap
 // sequence numbers to frame numbers in the file.
-func (s *session) startCapture(opts Options) (*conformance.CaptureInfo, func() (map[int]int, error), error) {
+func (s *session) startCapture(opts Options, also func(Frame)) (*conformance.CaptureInfo, func() (map[int]int, error), error) {
 	if opts.Capture == nil {
-		return nil, func() (map[int]int, error) { return nil, nil }, nil
+		s.tgt.SetTap(also)
+		return nil, func() (map[int]int, error) { s.tgt.SetTap(nil); return nil, nil }, nil
 	}
 	var ifs []pcap.Interface
 	info := &conformance.CaptureInfo{File: opts.CaptureName, Format: "pcapng", Interfaces: []conformance.Interface{},
@@ -368,6 +377,7 @@ func (s *session) startCapture(opts Options) (*conformance.CaptureInfo, func() (
 	var frames []Frame
 	size, cut := 0, 0
 	s.tgt.SetTap(func(f Frame) {
+		also(f)
 		if size += len(f.Data); size > MaxCaptureBytes {
 			cut++
 			return
@@ -404,6 +414,15 @@ func (s *session) startCapture(opts Options) (*conformance.CaptureInfo, func() (
 func renumber(rep *conformance.Report, renum map[int]int) {
 	if renum == nil {
 		return
+	}
+	for i := range rep.Timelines {
+		evs := rep.Timelines[i].Events
+		for j := range evs {
+			if n, ok := renum[evs[j].Frame]; ok {
+				evs[j].Frame = n
+			}
+		}
+		slices.SortStableFunc(evs, func(a, b conformance.TimelineEvent) int { return a.Frame - b.Frame })
 	}
 	for i := range rep.Results {
 		fs := rep.Results[i].Findings
