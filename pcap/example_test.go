@@ -53,8 +53,8 @@ func ExamplePrinter() {
 	})
 	_ = p.Flush()
 	// Output:
-	//     6 0.000005000 tx/plane1    MALFORMED BTH@42 truncated: need 12 bytes, have 6 [WIRE-BTH-1]
-	//    15 0.000014000 tx/plane0    ev=0x0000c0de RDMA_WRITE_ONLY       qp=0x000011 psn=200 msn=1 va=0x00007f0000000000 len=16 dma_len=16 [A] !WIRE-BTH-7
+	//     6 0.000005000 tx/plane1        10.0.0.1 → 10.0.0.2       48 MALFORMED BTH@42 truncated: need 12 bytes, have 6 [WIRE-BTH-1]
+	//    15 0.000014000 tx/plane0        10.0.0.1 → 10.0.0.2       94 ev=0x0000c0de RDMA_WRITE_ONLY       qp=0x000011 psn=200 msn=1 va=0x00007f0000000000 len=16 dma_len=16 [A] !WIRE-BTH-7
 }
 
 // Write a pcapng file with one interface per plane and a verdict comment

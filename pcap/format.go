@@ -19,8 +19,9 @@ type OutputFormat uint8
 // Output formats.
 const (
 	// OutputText is one line per frame, like tshark's default: number,
-	// relative time, interface, EV, opcode, QP, PSN, the opcode's key
-	// fields and flags; errors and violations with requirement IDs.
+	// relative time, interface, source → destination, frame length, EV,
+	// opcode, QP, PSN, the opcode's key fields and flags; errors and
+	// violations with requirement IDs.
 	OutputText OutputFormat = iota
 	// OutputVerbose is the full header tree: every field of every header
 	// by its spec name, like tshark -V.
@@ -166,6 +167,7 @@ func (p *Printer) appendText(b []byte, r *Record) []byte {
 	b = appendIface(b, r)
 	b = pad(b, s, 12)
 	b = append(b, ' ')
+	b = appendEnds(b, r)
 	if !r.MRC() {
 		if _, ok := r.bthPresent(); ok && r.Err != nil {
 			b = append(b, "ev="...)
@@ -289,6 +291,53 @@ func (p *Printer) appendText(b []byte, r *Record) []byte {
 		}
 	}
 	return append(b, '\n')
+}
+
+// appendEnds appends source → destination and the frame length, as
+// tshark's default line shows them: the addresses of the innermost IP
+// header the decoder read (even one it then rejected), else the Ethernet
+// addresses, from the frame's bytes as far as it holds them; the source
+// right-aligned and the destination left-aligned in 12 columns, the
+// length in 4.
+func appendEnds(b []byte, r *Record) []byte {
+	pk := &r.Packet
+	ip, _, _ := pk.Offsets()
+	var src, dst netip.Addr
+	switch {
+	case pk.IsIPv6 && (ip != 0 || pk.IP6.Src != [16]byte{} || pk.IP6.Dst != [16]byte{}):
+		src, dst = netip.AddrFrom16(pk.IP6.Src), netip.AddrFrom16(pk.IP6.Dst)
+	case ip != 0:
+		src, dst = netip.AddrFrom4(pk.IP4.Src), netip.AddrFrom4(pk.IP4.Dst)
+	case pk.SRv6:
+		src, dst = netip.AddrFrom16(pk.Outer.Src), netip.AddrFrom16(pk.Outer.Dst)
+	}
+	s := len(b)
+	switch {
+	case src.IsValid():
+		b = src.AppendTo(b)
+	case len(r.Data) >= 12:
+		b = appendMAC(b, [6]byte(r.Data[6:12]))
+	}
+	if n := len(b) - s; n < 12 { // right-align
+		b = append(b, "            "[:12-n]...)
+		copy(b[s+12-n:], b[s:s+n])
+		copy(b[s:s+12-n], "            ")
+	}
+	b = append(b, " → "...)
+	s = len(b)
+	switch {
+	case dst.IsValid():
+		b = dst.AppendTo(b)
+	case len(r.Data) >= 6:
+		b = appendMAC(b, [6]byte(r.Data[:6]))
+	}
+	b = pad(b, s, 12)
+	b = append(b, ' ')
+	for n := digits(r.Length); n < 4; n++ {
+		b = append(b, ' ')
+	}
+	b = strconv.AppendInt(b, int64(r.Length), 10)
+	return append(b, ' ')
 }
 
 func appendErrText(b []byte, r *Record) []byte {
