@@ -59,6 +59,35 @@
 // EVProfile and CCProfile values a Node is built from
 // (spec/36-api-objects.md).
 //
+// # Bringing a QP up
+//
+// New takes a Config (DefaultConfig gives one EV profile and one NSCC
+// profile, both ID 1); BringUp then walks RESET → INIT → RTR → RTS with an
+// Attr, mrc_modify_qp's attributes. Every field, with the values two
+// nodes on one fabric use:
+//
+//	attr := statemachine.Attr{
+//		EVProfileID: 1,    // an EVProfile of the Config
+//		CCProfileID: 1,    // a CCProfile of the Config
+//		MPR:         8,    // requester window, units of 128 PSNs
+//		MPRDest:     8,    // responder window: the peer's MPR
+//		Cap:         0,    // QPCap bits: trim NACKs on, dynamic MPR off
+//		MaxWIMM:     16,   // WriteIMMs outstanding as requester
+//		MaxWIMMDest: 16,   // WriteIMMs held as responder
+//		Timeout:     8,    // ACK timeout 1.024 µs × 2^8
+//		Retry:       statemachine.Retry{LinearCnt: 7, ExpCnt: statemachine.RetryInfinite},
+//		PKeyIndex:   0,    // recorded; the P_Key is Config.Addr.PKey
+//		AccessFlags: 0,    // recorded; remote writes are checked against Config.MRs
+//		PathMTU:     4096, // bytes
+//		DestQPN:     peerQPN,
+//		RQPSN:       0,    // first PSN expected as responder
+//		SQPSN:       0,    // first PSN sent as requester
+//	}
+//	err := qp.BringUp(now, attr, &out)
+//
+// Modify makes single transitions with an AttrMask instead. The package
+// Example runs two QPs through a 64 KiB WriteIMM.
+//
 // # Requirements and decisions
 //
 // The behaviour follows spec/20-requester.md to spec/26-endpoint.md; code
