@@ -179,3 +179,32 @@ func ExampleNewLayers() {
 	// [Ethernet IPv6 IPv6Routing IPv6 UDP MRC-BTH MRC-METH MRC-TSETH MRC-RETH MRC-ImmDt Payload]
 	// psn 7 imm 0xfeed payload "hi"
 }
+
+// Read a capture with gopacket: the Reader is a PacketDataSource, so
+// gopacket.NewPacketSource decodes pcap, pcapng and gzip-compressed
+// files through it, and the registered MRC layers decode each frame.
+func ExampleReader_ReadPacketData() {
+	if _, err := pcap.Register(spec.DefaultProfile()); err != nil {
+		panic(err)
+	}
+	r, err := pcap.Open("testdata/valid.pcapng")
+	if err != nil {
+		panic(err)
+	}
+	defer r.Close()
+	src := gopacket.NewPacketSource(r, layers.LinkTypeEthernet)
+	n, naks := 0, 0
+	for pk := range src.Packets() {
+		n++
+		if bth, ok := pk.Layer(pcap.LayerTypeBTH).(*pcap.BTH); ok && bth.Opcode == wire.OpNACK {
+			naks++
+		}
+		if n == 1 {
+			fmt.Println(pk.Metadata().Length, pk.Layer(pcap.LayerTypeBTH).(*pcap.BTH).Opcode)
+		}
+	}
+	fmt.Println(n, "frames,", naks, "NACKs, link type", r.LinkType())
+	// Output:
+	// 142 RDMA_WRITE_FIRST
+	// 32 frames, 7 NACKs, link type Ethernet
+}

@@ -142,6 +142,8 @@ type Reader struct {
 	ifaces   []Interface
 	comments [][]byte
 	frameNo  int
+
+	gp Frame // the frame ReadPacketData reads into
 }
 
 const initialBuf = 256 << 10
