@@ -506,3 +506,23 @@ func TestHostileControl(t *testing.T) {
 		})
 	}
 }
+
+// TestDeadDataPath (issue 14, finding 4): with --peer on a port where
+// nothing answers (the IUT's control channel works), the whole suite is
+// a setup fault found in seconds: exit 2, RESULT ERROR, and the verdicts
+// say that no frame from the IUT arrived; no case FAILs.
+func TestDeadDataPath(t *testing.T) {
+	_, ctl := referencePeer(t)
+	r := mrcConform(t, 120*time.Second, "run", "--transport", "udp", "--peer", deadPort(t), "--control", ctl)
+	t.Logf("exit %d in %v, peak RSS %.0f MiB", r.code, r.took.Round(time.Millisecond), r.maxRSSMiB)
+	if r.code != 2 {
+		t.Errorf("exit status %d, want 2\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	checkResultLine(t, r, "ERROR")
+	if !strings.Contains(r.stdout, "not one frame from the IUT has reached the tester") || strings.Contains(r.stdout, " FAIL ") {
+		t.Errorf("the verdicts do not name the dead data path, or a case FAILs:\n%s", r.stdout)
+	}
+	if r.took > 30*time.Second {
+		t.Errorf("took %v: a dead data path must be found in seconds", r.took)
+	}
+}

@@ -184,6 +184,8 @@ func Run(ctx context.Context, tgt Target, opts Options) (*conformance.Report, er
 			res.Verdict, res.Reason = conformance.NotApplicable, fmt.Sprintf("the case needs %d planes, the link has %d", c.MinPlanes, tgt.Planes())
 		case c.IPv6 && !s.iut.IP.Is6():
 			res.Verdict, res.Reason = conformance.NotApplicable, fmt.Sprintf("the case needs the IUT on an IPv6 address, it has %v", s.iut.IP)
+		case s.deadPath != "":
+			res.Verdict, res.Reason = conformance.Error, "not run: "+s.deadPath
 		default:
 			if s.logf != nil {
 				s.logf("%s: %s", c.ID, c.Title)
@@ -200,6 +202,7 @@ func Run(ctx context.Context, tgt Target, opts Options) (*conformance.Report, er
 				s.logf("%s: %s — %s", c.ID, res.Verdict, res.Reason)
 			}
 		}
+		s.checkDataPath(c, &res, rep.Results)
 		if c.ID == WireCaseID {
 			wireIdx, wireTook = len(rep.Results), time.Since(start)
 		} else if opts.Progress != nil {
@@ -211,6 +214,7 @@ func Run(ctx context.Context, tgt Target, opts Options) (*conformance.Report, er
 		}
 		rep.Results = append(rep.Results, res)
 	}
+	s.checkDataPath(nil, nil, rep.Results)
 	if wireIdx >= 0 {
 		s.mergeWire(&rep.Results[wireIdx])
 		if opts.Progress != nil {
@@ -229,6 +233,50 @@ func Run(ctx context.Context, tgt Target, opts Options) (*conformance.Report, er
 	}
 	rep.Finalize(active, expired)
 	return rep, nil
+}
+
+// dataRoles are the roles whose cases exchange frames with the IUT.
+var dataRoles = []Role{RoleResponder, RoleRequester, RoleEndpoint, RoleWire}
+
+// checkDataPath finds a dead data path in a real-time run: no frame from
+// the IUT has ever reached the tester. That is a setup fault (a wrong
+// --peer, --local or --iface, a firewall), not a device failure: once a
+// data case ends FAIL, INCONCLUSIVE or ERROR without one frame from the
+// IUT, that case and every data case run before it become ERROR and the
+// rest are not run. At the end of the run (c nil) a run whose data cases
+// all passed without one frame from the IUT is voided the same way.
+func (s *session) checkDataPath(c *Case, res *conformance.Result, done []conformance.Result) {
+	if s.deadPath != "" || s.rxFrames > 0 || !s.tgt.RealTime() {
+		return
+	}
+	if c != nil {
+		if !slices.Contains(dataRoles, c.Role) || s.deadPath != "" {
+			return
+		}
+		switch res.Verdict {
+		case conformance.NotApplicable, conformance.NotSupported:
+			return
+		}
+		s.dataRan = append(s.dataRan, len(done))
+		if res.Verdict == conformance.Pass {
+			return
+		}
+	} else if len(s.dataRan) == 0 {
+		return
+	}
+	s.deadPath = fmt.Sprintf("setup fault: not one frame from the IUT has reached the tester over the %s data path; check the IUT's data address (--peer, --local, --iface) and that it sends to the tester", s.tgt.Name())
+	void := func(r *conformance.Result) {
+		// Its findings rest on frames that never came: drop them.
+		r.Verdict, r.Reason = conformance.Error, fmt.Sprintf("%s (the case ended %s: %s)", s.deadPath, r.Verdict, r.Reason)
+		r.Findings, r.FindingCount = []conformance.Finding{}, 0
+	}
+	for _, i := range s.dataRan {
+		if i < len(done) {
+			void(&done[i])
+		} else {
+			void(res)
+		}
+	}
 }
 
 // mergeWire adds the wire observations of the whole run to the wire case.

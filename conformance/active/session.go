@@ -88,6 +88,12 @@ type session struct {
 	dseq    int
 	tqpn    uint32 // the last tester QP number used
 	wire    wireAcc
+	// rxFrames counts the frames received from the link; dataRan lists
+	// the results of data cases run while it was 0; deadPath, once set,
+	// says why the data path is dead (checkDataPath).
+	rxFrames int
+	dataRan  []int
+	deadPath string
 }
 
 type delayedSend struct {
@@ -143,6 +149,9 @@ func (t *T) Recv(deadline Time) (*RxFrame, bool) {
 		f, ok, err := s.tgt.Recv(d)
 		if err != nil {
 			t.Fatalf("receiving from the IUT: %v", err)
+		}
+		if ok {
+			s.rxFrames++
 		}
 		if !ok {
 			if t.Now() >= deadline && (len(s.delayed) == 0 || s.delayed[0].at > deadline) {
