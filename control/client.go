@@ -203,12 +203,18 @@ func (c *Conn) RoundTrip(ctx context.Context, method string, params json.RawMess
 // Close closes the connection.
 func (c *Conn) Close() error { return c.c.Close() }
 
+// errLineTooLong is readLine's error for a line over MaxLine bytes.
+var errLineTooLong = fmt.Errorf("line longer than %d bytes", MaxLine)
+
 // readLine reads one line of at most MaxLine bytes, without its newline.
 func readLine(r *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
 		chunk, err := r.ReadSlice('\n')
 		line = append(line, chunk...)
+		if len(line) > MaxLine+1 { // +1: the newline
+			return nil, errLineTooLong
+		}
 		if err == nil {
 			return line[:len(line)-1], nil
 		}
@@ -218,15 +224,14 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 			}
 			return nil, err
 		}
-		if len(line) > MaxLine {
-			return nil, fmt.Errorf("line longer than %d bytes", MaxLine)
-		}
 	}
 }
 
 // Serve answers requests on every connection l accepts until ctx ends or
 // l fails. Requests on one connection are handled one at a time, in order;
-// h must be safe for concurrent use when several clients connect.
+// h must be safe for concurrent use when several clients connect. At most
+// MaxConns connections are served at once: a connection over the limit
+// gets one resource_exhausted response (id 0) and is closed.
 func Serve(ctx context.Context, l net.Listener, h HandlerFunc) error {
 	go func() {
 		<-ctx.Done()
@@ -234,6 +239,7 @@ func Serve(ctx context.Context, l net.Listener, h HandlerFunc) error {
 	}()
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	slots := make(chan struct{}, MaxConns)
 	for {
 		c, err := l.Accept()
 		if err != nil {
@@ -242,15 +248,33 @@ func Serve(ctx context.Context, l net.Listener, h HandlerFunc) error {
 			}
 			return err
 		}
+		select {
+		case slots <- struct{}{}:
+		default:
+			refuse(c, Errorf(CodeResourceExhausted, "too many control connections: this server serves %d at once", MaxConns))
+			continue
+		}
 		wg.Add(1)
 		go func() {
-			defer wg.Done()
+			defer func() { <-slots; wg.Done() }()
 			ServeConn(ctx, c, h)
 		}()
 	}
 }
 
-// ServeConn answers the requests of one connection until it closes.
+// refuse writes one error response with id 0 and closes c, without
+// waiting long for a client that does not read.
+func refuse(c net.Conn, e *Error) {
+	b, _ := json.Marshal(Response{Error: e})
+	_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+	_, _ = c.Write(append(b, '\n'))
+	c.Close()
+}
+
+// ServeConn answers the requests of one connection until it closes. A
+// request line over MaxLine bytes is answered bad_request (id 0, as the
+// request was not read) and the connection closed: the rest of the line
+// cannot be told from a next request.
 func ServeConn(ctx context.Context, c net.Conn, h HandlerFunc) {
 	defer c.Close()
 	go func() {
@@ -261,6 +285,10 @@ func ServeConn(ctx context.Context, c net.Conn, h HandlerFunc) {
 	w := bufio.NewWriter(c)
 	for {
 		line, err := readLine(r)
+		if errors.Is(err, errLineTooLong) {
+			refuse(c, Errorf(CodeBadRequest, "request line longer than %d bytes (MaxLine)", MaxLine))
+			return
+		}
 		if err != nil {
 			return
 		}

@@ -16,6 +16,11 @@ const Version = 1
 // read_mr and write_mr move at most MaxData bytes, which fits.
 const MaxLine = 1 << 22
 
+// MaxConns bounds the connections Serve answers at once: with each
+// holding at most a MaxLine request, a server's memory stays bounded
+// however many clients connect.
+const MaxConns = 4
+
 // MaxData bounds the data of one read_mr or write_mr.
 const MaxData = 1 << 20
 

@@ -986,6 +986,23 @@ func (a *Agent) epPoll() (any, error) {
 	return r, nil
 }
 
+// MaxNeighbours bounds the peers whose MAC the agent learns per plane
+// (the README's "Resource limits"): frames from further source addresses
+// are still handled, their MAC is not kept.
+const MaxNeighbours = 256
+
+// learn records the MAC that ip's frames come from on plane, so that
+// answers go back to it; a multicast or broadcast source MAC is never
+// learned, and neither is a new address once MaxNeighbours are known.
+func (a *Agent) learn(plane int, ip netip.Addr, mac [6]byte) {
+	if mac[0]&1 != 0 {
+		return
+	}
+	if _, known := a.neigh[plane][ip]; known || len(a.neigh[plane]) < MaxNeighbours {
+		a.neigh[plane][ip] = mac
+	}
+}
+
 // Receive hands the agent one frame that arrived on plane (0-based) at
 // time now. Frames that fail a wire check, are not for this node or name
 // no QP are dropped and counted (RSP-RCV-1).
@@ -1022,7 +1039,7 @@ func (a *Agent) Receive(now statemachine.Time, plane int, frame []byte) {
 		a.node.RxDropped++
 		return
 	}
-	a.neigh[plane][src] = p.Eth.Src
+	a.learn(plane, src, p.Eth.Src)
 	if p.BTH.DestQP == wire.EndpointQPN {
 		a.curSrc = src
 		a.ep.Receive(now, plane+1, p, &a.out)

@@ -17,12 +17,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/openmrc/mrc/conformance/active"
 	"github.com/openmrc/mrc/control"
+	"github.com/openmrc/mrc/internal/testenv"
 	"github.com/openmrc/mrc/netio"
 	"github.com/openmrc/mrc/peer"
 )
@@ -33,7 +33,9 @@ import (
 // its peak memory.
 func init() {
 	if os.Getenv("MRC_CONFORM_AS_MAIN") == "1" {
-		os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+		code := dispatch(os.Args[1:], os.Stdout, os.Stderr)
+		testenv.WritePeakRSS()
+		os.Exit(code)
 	}
 }
 
@@ -51,7 +53,8 @@ func mrcConform(t *testing.T, limit time.Duration, args ...string) procResult {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "MRC_CONFORM_AS_MAIN=1")
+	peak := filepath.Join(t.TempDir(), "peak-rss")
+	cmd.Env = append(os.Environ(), "MRC_CONFORM_AS_MAIN=1", testenv.PeakRSSEnv+"="+peak)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	start := time.Now()
@@ -68,9 +71,7 @@ func mrcConform(t *testing.T, limit time.Duration, args ...string) procResult {
 	default:
 		t.Fatalf("mrc-conform %q: %v", args, err)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.maxRSSMiB = float64(ru.Maxrss) / 1024 // KiB on Linux
-	}
+	r.maxRSSMiB = testenv.PeakRSSMiB(peak)
 	return r
 }
 
