@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/openmrc/mrc/internal/cli"
 	"github.com/openmrc/mrc/spec"
 	"github.com/openmrc/mrc/spec/api"
 )
@@ -28,15 +29,42 @@ import (
 // Repo is the upstream repository the facts come from.
 const Repo = "opencomputeproject/OCP-Multipath-Reliable-Connection"
 
-func main() {
-	code, err := run(os.Args[1:], os.Stdout)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "mrc-apifacts:", err)
-		if code == 0 {
-			code = 2
+func main() { os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr)) }
+
+const usage = `usage: mrc-apifacts extract|diff [-rev REV] DIR
+
+  extract   print the facts table of a checkout of ` + Repo + `
+  diff      what changed since the pinned commit, and who cites it (exit 1 when anything did)
+  version   the version (also --version)
+
+-rev REV reads the headers at that git revision of DIR (a clone, bare or not).
+`
+
+// runMain is main with the project's command-line behaviour (internal/cli):
+// -h on standard output, exit 0; a usage error as one line and a hint.
+func runMain(args []string, stdout, stderr io.Writer) int {
+	cmd := cli.Command{Name: "mrc-apifacts", Stdout: stdout, Stderr: stderr}
+	if len(args) > 0 {
+		switch args[0] {
+		case "-h", "-help", "--help", "help":
+			fmt.Fprint(stdout, usage)
+			return 0
+		case "version", "-version", "--version":
+			fmt.Fprintln(stdout, cli.Version("mrc-apifacts"))
+			return 0
 		}
 	}
-	os.Exit(code)
+	code, err := run(args, stdout)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, usage)
+		return 0
+	case err != nil && (code == 2 || code == 0):
+		return cmd.Usagef("%v", err)
+	case err != nil:
+		return cmd.Errorf(code, "%v", err)
+	}
+	return code
 }
 
 func run(args []string, w io.Writer) (int, error) {
@@ -44,6 +72,7 @@ func run(args []string, w io.Writer) (int, error) {
 		return 2, errors.New("usage: mrc-apifacts extract|diff [-rev REV] DIR")
 	}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // runMain prints the error once, and the usage for -h
 	rev := fs.String("rev", "", "read the headers at this git revision of DIR")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2, err
