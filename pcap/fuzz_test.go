@@ -90,6 +90,7 @@ func FuzzDecodeFrame(f *testing.F) {
 // that small inputs exercise the growth path), a gzip decompressor's window
 // and tables (about 300 KiB), the interface list and error values.
 const readerSlack = 512 << 10
+
 // FuzzReader feeds arbitrary bytes to the capture reader (pcap, pcapng,
 // gzip) and decodes what it yields. It must fail cleanly, never panic,
 // and never allocate in proportion to a length field: the bytes the
