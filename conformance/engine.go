@@ -97,9 +97,10 @@ type engine struct {
 	frameNo int
 
 	frames, mrcFrames, snapped, notMRC int
-	fragments                          int      // IP fragments, discarded
-	failedCases                        []caseID // cases the current frame failed in wireChecks
-	applicable                         []caseID // wireChecks' scratch list
+	fragments                          int         // IP fragments, discarded
+	failedCases                        []caseID    // cases the current frame failed in wireChecks
+	applicable                         []caseID    // wireChecks' scratch list
+	views                              []ifaceView // by interface ID
 	lastNs                             int64
 
 	rows     map[nodePoint]*obsRow
@@ -350,10 +351,8 @@ func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 	if e.now > e.lastNs {
 		e.lastNs = e.now
 	}
-	ptName, plane := "", -1
-	if in != nil {
-		ptName, plane = in.Point, in.Plane
-	}
+	v := e.view(f.Interface, in)
+	ptName, plane := v.point, v.plane
 	pt := e.point(ptName)
 	if pt == nil {
 		return

@@ -103,6 +103,13 @@ func Judge(r *pcap.Reader, name string, opts Options) (rep *Report, err error) {
 	e.loc = opts.CaptureLocation
 	info := &CaptureInfo{File: name, Format: r.Format().String(), Interfaces: []Interface{}, PointNodes: []PointNode{}, Notes: []string{}}
 	var f pcap.Frame
+	m := merger{arrival: e.arrivesAtPoint}
+	emit := func(f *pcap.Frame, in *pcap.Interface) {
+		e.frame(f, in)
+		if opts.Progress != nil && e.frames%ProgressEvery == 0 {
+			opts.Progress(e.frames)
+		}
+	}
 	for {
 		err := r.Next(&f)
 		if err == io.EOF {
@@ -115,13 +122,15 @@ func Judge(r *pcap.Reader, name string, opts Options) (rep *Report, err error) {
 			// block, its offset (a *pcap.FormatError).
 			return nil, &CaptureError{File: name, Err: err}
 		}
-		e.frame(&f, r.Interface(f.Interface))
-		if opts.Progress != nil && e.frames%ProgressEvery == 0 {
-			opts.Progress(e.frames)
-		}
+		m.push(&f, r.Interface(f.Interface), len(r.Interfaces()), emit)
+	}
+	m.flush(emit)
+	if m.late > 0 {
+		e.note("%d frames were judged after a frame with a later timestamp: their interface's timestamps go backwards, or they were more than %d frames out of order across interfaces", m.late, MaxReorder)
 	}
 	for i, in := range r.Interfaces() {
-		info.Interfaces = append(info.Interfaces, Interface{ID: i, Name: in.Name, Point: in.Point, Plane: in.Plane})
+		v := e.view(i, &in)
+		info.Interfaces = append(info.Interfaces, Interface{ID: i, Name: in.Name, Point: v.point, Plane: v.plane})
 	}
 	if e.snapped > 0 {
 		e.note("%d frames were truncated by the snap length and not judged", e.snapped)

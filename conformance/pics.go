@@ -104,6 +104,11 @@ type CaptureDecl struct {
 	// before "/planeN") to the node it is adjacent to. Undeclared points
 	// are placed by the judge (see the report's capture notes).
 	Points map[string]string `json:"points,omitempty"`
+	// Planes maps a capture interface's name to the fabric plane it
+	// carries, for interfaces that Points places at one node together
+	// (one port per plane). Undeclared, their planes follow the order of
+	// their names.
+	Planes map[string]int `json:"planes,omitempty"`
 	// Timestamps is "trusted" (the default) or "untrusted"; untrusted
 	// timestamps make every timing case INCONCLUSIVE.
 	Timestamps string `json:"timestamps,omitempty"`
@@ -320,6 +325,14 @@ func (p *PICS) finish() error {
 	}
 	if q.BaseRTTNs != nil && *q.BaseRTTNs < 0 {
 		return bad("parameters.base_rtt_ns", "negative")
+	}
+	for _, name := range sortedKeys(p.Capture.Planes) {
+		if pl := p.Capture.Planes[name]; pl < 0 || pl > 63 {
+			return bad("capture.planes", "%s: plane %d out of range 0..63", name, pl)
+		}
+		if _, ok := p.Capture.Points[name]; !ok {
+			return bad("capture.planes", "%s is not a capture point of capture.points", name)
+		}
 	}
 	switch p.Capture.Timestamps {
 	case "", "trusted", "untrusted":

@@ -445,17 +445,35 @@ func (e *engine) current(pt *point, fl *flow, rsp string, s *wire.SETH) {
 			Observed: fmt.Sprintf("cack_psn %d", s.CACKPSN)})
 		return
 	}
+	// The lowest PSN the bitmap leaves out although it arrived (the
+	// first in bitmap order, so that the report does not depend on map
+	// order).
 	base := s.BitmapBase()
-	for q, a := range fl.arrived {
+	missing, bit := (*arrival)(nil), uint32(64)
+	check := func(q uint32, a *arrival) {
 		if a.ns > t || !psnAfter(q, s.CACKPSN) {
-			continue
-		}
-		i := psnDist(q, base)
-		if i < 64 && s.SACKBitmap&(1<<i) == 0 {
-			e.failAbsent(cCurrent, pt, rsp, true, Finding{Requirement: "RSP-SACK-1", PSN: u32p(q), Related: []int{a.frame},
-				Expected: fmt.Sprintf("bitmap bit %d set: PSN %d arrived in frame %d", i, q, a.frame), Observed: "bit clear"})
 			return
 		}
+		if i := psnDist(q, base); i < bit && s.SACKBitmap&(1<<i) == 0 {
+			missing, bit = a, i
+		}
+	}
+	if len(fl.arrived) <= 64 {
+		for q, a := range fl.arrived {
+			check(q, a)
+		}
+	} else {
+		for i := 0; i < 64; i++ {
+			if a := fl.arrived[wire.PSNAdd(base, i)]; a != nil {
+				check(a.psn, a)
+			}
+		}
+	}
+	if missing != nil {
+		q := missing.psn
+		e.failAbsent(cCurrent, pt, rsp, true, Finding{Requirement: "RSP-SACK-1", PSN: u32p(q), Related: []int{missing.frame},
+			Expected: fmt.Sprintf("bitmap bit %d set: PSN %d arrived in frame %d", bit, q, missing.frame), Observed: "bit clear"})
+		return
 	}
 	e.ok(cCurrent, pt, rsp, true)
 }

@@ -232,11 +232,16 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 				e.fail(b.cs, pt, req, true, f)
 			}
 		}
-	} else {
-		for _, b := range fl.bad {
-			e.ok(b.cs, pt, req, true)
-			break
+	} else if len(fl.bad) > 0 {
+		// One observation for the retirement of the lowest retired EV
+		// (not map order, which would make the counts vary run to run).
+		lo, cs := ^uint32(0), cEVBad
+		for v, b := range fl.bad {
+			if v <= lo {
+				lo, cs = v, b.cs
+			}
 		}
+		e.ok(cs, pt, req, true)
 	}
 	if at, ok := fl.maybeBad[ev]; ok && t >= at+e.grace {
 		delete(fl.maybeBad, ev) // in use after the loss was inferred
@@ -287,7 +292,7 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 			}
 		}
 		fl.anchored, fl.haveMax, fl.maxSent = true, true, psn
-		e.dscpWrite(pt, req, p, false, fd)
+		e.dscpWrite(pt, req, p, false, false, fd)
 		if !e.roomIn(fl.psns.len(), MaxPSNsPerFlow) {
 			e.capFlow(pt, fl)
 		} else {
@@ -303,13 +308,23 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 
 	// A resend.
 	fl.retransmits++
-	e.dscpWrite(pt, req, p, true, fd)
+	// A PSN first seen behind the highest one sent is a resend, or, at a
+	// point away from the requester where packets sprayed over several
+	// planes arrive out of order, a first transmission overtaken: the
+	// flag and class findings then rest on order the point may not show.
+	reordered := st == nil
+	e.dscpWrite(pt, req, p, true, reordered, fd)
 	if !p.BTH.Retransmit {
 		first := 0
 		if st != nil {
 			first = st.firstFrame
 		}
-		e.fail(cRtxFlag, pt, req, false, fd("WIRE-BTH-5", "rtx = 1 on a retransmission", "rtx = 0 on a resend of PSN "+itoa(int(psn))+firstNote(first), nonZero(first)...))
+		f := fd("WIRE-BTH-5", "rtx = 1 on a retransmission", "rtx = 0 on a resend of PSN "+itoa(int(psn))+firstNote(first), nonZero(first)...)
+		if reordered {
+			e.failAbsent(cRtxFlag, pt, req, false, f)
+		} else {
+			e.fail(cRtxFlag, pt, req, false, f)
+		}
 	} else {
 		e.ok(cRtxFlag, pt, req, false)
 	}
@@ -526,7 +541,7 @@ func (f *flow) ackOf(psn uint32) unaEvent {
 }
 
 // dscpWrite checks a write's traffic class (WIRE-DSCP-1, WIRE-DSCP-5).
-func (e *engine) dscpWrite(pt *point, node string, p *wire.Packet, resend bool, fd func(string, string, string, ...int) Finding) {
+func (e *engine) dscpWrite(pt *point, node string, p *wire.Packet, resend, reordered bool, fd func(string, string, string, ...int) Finding) {
 	if p.Trimmed {
 		return
 	}
@@ -546,7 +561,7 @@ func (e *engine) dscpWrite(pt *point, node string, p *wire.Packet, resend bool, 
 	}
 	// A first sighting flagged and classed as a retransmission: its first
 	// transmission may have been lost before the capture point.
-	absent := !resend && p.BTH.Retransmit && got == rtxClass
+	absent := !resend && p.BTH.Retransmit && got == rtxClass || resend && reordered && !p.BTH.Retransmit
 	switch v, declared := e.pics.Declared("trim_nack"); {
 	case declared && !v:
 		want, class, req = prof.DSCP.NoTrim, "DSCP_NO_TRIM (peer without trim NACKs)", "WIRE-DSCP-5"

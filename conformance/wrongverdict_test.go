@@ -223,7 +223,7 @@ func (s *scene) emitMutated(from, to byte, p *wire.Packet, gap int64, mut func([
 // in two wordings or under two cases).
 func TestOneFindingPerViolation(t *testing.T) {
 	for _, c := range goldenCaptures(t) {
-		for _, pics := range goldenPICS {
+		for _, pics := range picsFor(c) {
 			rep, err := judgeGolden(t, c, pics)
 			if err != nil {
 				continue // TestGoldenVerdicts covers captures that do not judge

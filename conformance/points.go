@@ -1,0 +1,115 @@
+package conformance
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/openmrc/mrc/pcap"
+)
+
+// MaxInterfaces bounds the capture interfaces whose point and plane the
+// judge remembers; the frames of further interfaces are resolved again
+// each time (same answer, more work).
+const MaxInterfaces = 256
+
+// ifaceView is where the judge places one capture interface: its capture
+// point and its fabric plane (-1 unknown).
+type ifaceView struct {
+	point string
+	plane int
+	ok    bool
+}
+
+// resolveInterface places a capture interface. Interface names are
+// whatever the capture tool wrote. When the PICS's capture.points names
+// the interface itself and places two or more interfaces at one node (one
+// NIC port per plane, as dumpcap -i eth1 -i eth2 records them), those
+// interfaces are one capture point, named by the first of them, and each
+// is a plane: capture.planes says which, else the order of the names
+// (eth1 before eth2 before eth10). Otherwise the interface's point and
+// plane are those pcap read from its name.
+func (p *PICS) resolveInterface(in *pcap.Interface) ifaceView {
+	if in == nil {
+		return ifaceView{point: "", plane: -1, ok: true}
+	}
+	node, named := p.Capture.Points[in.Name]
+	if !named {
+		return ifaceView{point: in.Point, plane: in.Plane, ok: true}
+	}
+	group := p.pointGroup(node)
+	plane := in.Plane
+	if pl, ok := p.Capture.Planes[in.Name]; ok {
+		plane = pl
+	} else if len(group) > 1 {
+		plane = slices.Index(group, in.Name)
+	}
+	if len(group) < 2 {
+		return ifaceView{point: in.Point, plane: plane, ok: true}
+	}
+	return ifaceView{point: group[0], plane: plane, ok: true}
+}
+
+// pointGroup returns the names capture.points places at node, in plane
+// order (natural order of the names).
+func (p *PICS) pointGroup(node string) []string {
+	var g []string
+	for name, n := range p.Capture.Points {
+		if n == node {
+			g = append(g, name)
+		}
+	}
+	slices.SortFunc(g, naturalCompare)
+	return g
+}
+
+// naturalCompare orders names with a numeric suffix by that number:
+// eth2 before eth10.
+func naturalCompare(a, b string) int {
+	pa, na := splitNumber(a)
+	pb, nb := splitNumber(b)
+	if pa != pb || na < 0 || nb < 0 {
+		return strings.Compare(a, b)
+	}
+	return na - nb
+}
+
+func splitNumber(s string) (string, int) {
+	i := len(s)
+	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+		i--
+	}
+	n, err := strconv.Atoi(s[i:])
+	if err != nil {
+		return s, -1
+	}
+	return s[:i], n
+}
+
+// view returns where interface id (described by in) is placed.
+func (e *engine) view(id int, in *pcap.Interface) ifaceView {
+	if id >= 0 && id < len(e.views) && e.views[id].ok {
+		return e.views[id]
+	}
+	v := e.pics.resolveInterface(in)
+	if id >= 0 && id < MaxInterfaces {
+		for len(e.views) <= id {
+			e.views = append(e.views, ifaceView{})
+		}
+		e.views[id] = v
+	}
+	return v
+}
+
+// arrivesAtPoint returns a frame's capture point and whether the frame is
+// addressed to the node the PICS places that point at (false when the
+// PICS places none).
+func (e *engine) arrivesAtPoint(f *pcap.Frame, in *pcap.Interface) (string, bool) {
+	pt := e.view(f.Interface, in).point
+	node, ok := e.pics.Capture.Points[pt]
+	if !ok {
+		return pt, false
+	}
+	dst, ok := ipDst(f.Data)
+	return pt, ok && e.pics.nodeOf(dst) == node
+}
