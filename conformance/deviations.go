@@ -56,9 +56,12 @@ type DeviationError struct {
 func (e *DeviationError) Error() string {
 	f := e.File
 	if f == "" {
-		f = "deviations"
+		f = "conformance: deviations"
 	}
-	return fmt.Sprintf("conformance: %s:%d: %s", f, e.Line, e.Msg)
+	if e.Line == 0 { // the file as a whole
+		return fmt.Sprintf("%s: %s", f, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", f, e.Line, e.Msg)
 }
 
 var devNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
@@ -67,7 +70,7 @@ var devNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 func LoadDeviations(name string) (*Deviations, error) {
 	b, err := os.ReadFile(name)
 	if err != nil {
-		return nil, &DeviationError{File: name, Msg: err.Error()}
+		return nil, &DeviationError{File: name, Msg: readErr(err)}
 	}
 	d, err := ParseDeviations(b)
 	if err != nil {

@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/netip"
 	"os"
 	"slices"
@@ -197,22 +199,33 @@ type PICSError struct {
 	Msg   string
 }
 
+// Error starts with the file's name when there is one (a command's
+// error line then names it once), else with "conformance: PICS".
 func (e *PICSError) Error() string {
 	f := e.File
 	if f == "" {
-		f = "PICS"
+		f = "conformance: PICS"
 	}
 	if e.Field != "" {
-		return fmt.Sprintf("conformance: %s: %s: %s", f, e.Field, e.Msg)
+		return fmt.Sprintf("%s: %s: %s", f, e.Field, e.Msg)
 	}
-	return fmt.Sprintf("conformance: %s: %s", f, e.Msg)
+	return fmt.Sprintf("%s: %s", f, e.Msg)
+}
+
+// readErr is a file-reading error without the file's name, which the
+// caller's error carries.
+func readErr(err error) string {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // LoadPICS reads and validates a PICS file.
 func LoadPICS(name string) (*PICS, error) {
 	b, err := os.ReadFile(name)
 	if err != nil {
-		return nil, &PICSError{File: name, Msg: err.Error()}
+		return nil, &PICSError{File: name, Msg: readErr(err)}
 	}
 	p, err := ParsePICS(b)
 	if err != nil {

@@ -99,3 +99,30 @@ func TestVersion(t *testing.T) {
 		t.Errorf("usage does not list the version command:\n%s", out)
 	}
 }
+
+// TestErrorNamesFileOnce: a PICS or deviations file that cannot be read
+// or parsed is one error line naming the file once, without the
+// package's name.
+func TestErrorNamesFileOnce(t *testing.T) {
+	dir := t.TempDir()
+	missing, text := filepath.Join(dir, "missing.json"), filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(text, []byte("# not JSON\nnot a deviation line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := ctd + "good.pcapng"
+	for _, c := range []struct {
+		args []string
+		file string
+	}{
+		{[]string{"judge", good, "--pics", missing}, missing},
+		{[]string{"judge", good, "--pics", text}, text},
+		{[]string{"judge", good, "--pics", "default", "--deviations", missing}, missing},
+		{[]string{"judge", good, "--pics", "default", "--deviations", text}, text},
+		{[]string{"run", "--pics", missing}, missing},
+	} {
+		_, errs, code := run(t, c.args...)
+		if code != 2 || strings.Count(errs, "\n") != 1 || strings.Count(errs, c.file) != 1 || strings.Contains(errs, "conformance:") {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and one line naming %s once", c.args, code, errs, c.file)
+		}
+	}
+}
