@@ -3,10 +3,14 @@ package main
 import (
 	"io"
 	"os"
+	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/openmrc/mrc/internal/testenv"
 )
 
 var progressLine = regexp.MustCompile(`^\[ *(\d+)/(\d+)\] (MRC-[A-Z0-9-]+) ([A-Z-]+) \d+\.\d\ds$`)
@@ -117,5 +121,28 @@ func TestRunVerboseMeansReasons(t *testing.T) {
 	}
 	if _, errs, code := run(t, "run", "--all"); code != 2 || !strings.HasPrefix(errs, "mrc-conform run: flag provided but not defined: -all") {
 		t.Errorf("--all (now -v): exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestRunProgressOnRealPTY: under a real pseudo-terminal (script(1))
+// the mrc-conform process prints the progress lines; through a pipe it
+// does not (TestRunQuietOffTerminal covers the pipe with the process's
+// own detection replaced; this one checks the detection itself).
+func TestRunProgressOnRealPTY(t *testing.T) {
+	script := testenv.LookPath(t, "script")
+	args := "run --cases MRC-LR-RTX-101,MRC-LR-RTX-102"
+	cmd := exec.Command(script, "-qec", os.Args[0]+" "+args, "/dev/null")
+	cmd.Env = append(os.Environ(), "MRC_CONFORM_AS_MAIN=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	tty := strings.ReplaceAll(string(out), "\r\n", "\n")
+	if !strings.Contains(tty, "[1/2] MRC-LR-RTX-101 PASS ") || !strings.Contains(tty, "[2/2] MRC-LR-RTX-102 PASS ") {
+		t.Errorf("no progress on the terminal:\n%s", tty)
+	}
+	piped := mrcConform(t, time.Minute, strings.Fields(args)...)
+	if piped.code != 0 || strings.Contains(piped.stderr, "[1/2]") {
+		t.Errorf("through a pipe: exit %d, stderr %q", piped.code, piped.stderr)
 	}
 }
