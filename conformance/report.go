@@ -346,9 +346,9 @@ type Report struct {
 	Frames        []Frame        `json:"frames"`
 	Timelines     []Timeline     `json:"timelines"`
 	Summary       Summary        `json:"summary"`
-	// Timestamp is when the run or the judgement started (the JUnit
-	// suite's timestamp). It is not in the JSON, which stays a function
-	// of the inputs.
+	// Timestamp is when the run started, or when the judge made the
+	// report (the JUnit suite's timestamp). It is not in the JSON, which
+	// stays a function of the inputs.
 	Timestamp time.Time `json:"-"`
 }
 

@@ -44,15 +44,8 @@ const usage = `usage: mrc-apifacts extract|diff [-rev REV] DIR
 // -h on standard output, exit 0; a usage error as one line and a hint.
 func runMain(args []string, stdout, stderr io.Writer) int {
 	cmd := cli.Command{Name: "mrc-apifacts", Stdout: stdout, Stderr: stderr}
-	if len(args) > 0 {
-		switch args[0] {
-		case "-h", "-help", "--help", "help":
-			fmt.Fprint(stdout, usage)
-			return 0
-		case "version", "-version", "--version":
-			fmt.Fprintln(stdout, cli.Version("mrc-apifacts"))
-			return 0
-		}
+	if len(args) > 0 && cmd.HelpOrVersion(args[0], usage) {
+		return 0
 	}
 	code, err := run(args, stdout)
 	switch {

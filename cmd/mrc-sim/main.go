@@ -76,12 +76,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		return top.Usagef("no command given")
 	}
-	switch args[0] {
-	case "-h", "-help", "--help", "help":
-		fmt.Fprint(stdout, usage)
-		return 0
-	case "version", "-version", "--version":
-		fmt.Fprintln(stdout, cli.Version("mrc-sim"))
+	if top.HelpOrVersion(args[0], usage) {
 		return 0
 	}
 	var sub func(fs *flag.FlagSet) func() error

@@ -77,6 +77,22 @@ func (c Command) Errorf(code int, format string, a ...any) int {
 	return code
 }
 
+// HelpOrVersion answers a first argument that asks for help (-h, -help,
+// --help, help: usage on standard output) or for the version (version,
+// -version, --version), as a command with subcommands takes them; it
+// reports whether it did, and then the exit status is 0.
+func (c Command) HelpOrVersion(arg, usage string) bool {
+	switch arg {
+	case "-h", "-help", "--help", "help":
+		io.WriteString(c.Stdout, usage)
+	case "version", "-version", "--version":
+		fmt.Fprintln(c.Stdout, Version(c.Name))
+	default:
+		return false
+	}
+	return true
+}
+
 // Hint is the line that follows a usage error.
 func (c Command) Hint() string { return "see '" + c.Name + " -h'" }
 
