@@ -55,6 +55,22 @@ var rejections = []rejection{
 	{"modify RTR to RTS with path MTU 300", "QP-ATTR-1", func(q *sm.QP, now sm.Time, _ uint32, out *sm.Output) error {
 		return q.Modify(now, sm.StateRTS, sm.Attr{PathMTU: 300, Timeout: 40}, sm.AttrPathMTU|sm.AttrTimeout, out)
 	}, nil, "RTS"},
+	{"modify with vendor_cfg and a hint to RTS with timeout 40", "CTL-QPH-3", func(q *sm.QP, now sm.Time, _ uint32, out *sm.Output) error {
+		a := sm.Attr{Timeout: 40, Hint: 9}
+		a.VendorCfg[0] = 0xA5
+		return q.Modify(now, sm.StateRTS, a, sm.AttrTimeout|sm.AttrVendorCfg|sm.AttrQPHint, out)
+	}, nil, "RTS"},
+	{"REPLACE_EV rebind to another EV profile", "CTL-OP-3", func(q *sm.QP, now sm.Time, ev uint32, out *sm.Output) error {
+		return q.RebindEVProfile(now, sm.EVProfile{ID: 0xBAD, EVs: []sm.EVEntry{{Value: ev, Port: 1}, {Value: ev + 1, Port: 1}}}, out)
+	}, sm.ErrInvalidAttr, "EV profile"},
+	{"REPLACE_EV rebind that drops EVs", "CTL-OP-3", func(q *sm.QP, now sm.Time, ev uint32, out *sm.Output) error {
+		a, _ := q.Attr()
+		p := sm.EVProfile{ID: a.EVProfileID}
+		for i := uint32(0); i < 37; i++ { // no configuration has 37 EVs
+			p.EVs = append(p.EVs, sm.EVEntry{Value: 0x7000 + i, Port: 1})
+		}
+		return q.RebindEVProfile(now, p, out)
+	}, sm.ErrInvalidAttr, "EV"},
 }
 
 // corruption is one way to spoil a packet in flight to the QP; it reports

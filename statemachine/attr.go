@@ -55,6 +55,13 @@ type Attr struct {
 	DestQPN     uint32 // IBV_QP_DEST_QPN
 	RQPSN       uint32 // IBV_QP_RQ_PSN: first PSN the responder expects
 	SQPSN       uint32 // IBV_QP_SQ_PSN: first PSN the requester sends
+	// Hint is MRC_QP_HINT: the handle of a QPHints entry, 0 for NULL.
+	// Hints are advisory; the reference behaves the same with any
+	// (CTL-QPH-2, AMB-72).
+	Hint uint32
+	// VendorCfg is MRC_QP_VENDOR_CFG: opaque, kept and returned, never
+	// interpreted (CTL-QPH-3).
+	VendorCfg [VendorCfgSize]byte
 }
 
 // AttrMask selects attributes: mrc_modify_qp's two masks in one word. The
@@ -76,11 +83,11 @@ const (
 	AttrTimeout     AttrMask = 1 << 4 // MRC_QP_TIMEOUT
 	AttrEVProfileID AttrMask = 1 << 5 // MRC_QP_EV_PROFILE_ID
 	AttrCCProfileID AttrMask = 1 << 6 // MRC_QP_CC_PROFILE_ID
-	AttrQPHint      AttrMask = 1 << 7 // MRC_QP_HINT; the hint itself is not modelled: always NULL
+	AttrQPHint      AttrMask = 1 << 7 // MRC_QP_HINT: Attr.Hint
 	AttrRetryCnt    AttrMask = 1 << 8 // MRC_QP_RETRY_CNT
 	AttrCap         AttrMask = 1 << 9 // MRC_QP_CAP
-	// AttrVendorCfg is MRC_QP_VENDOR_CFG. vendor_cfg is not modelled, so
-	// Modify rejects it as not settable.
+	// AttrVendorCfg is MRC_QP_VENDOR_CFG: Attr.VendorCfg, settable on
+	// every transition (AMB-72).
 	AttrVendorCfg AttrMask = 1 << 31
 
 	AttrAccessFlags AttrMask = 1 << (verbsAttr + 3)  // IBV_QP_ACCESS_FLAGS; checked against Config.MRs
@@ -137,10 +144,10 @@ func (m AttrMask) String() string {
 // The transitions and the attributes each requires and may also set:
 // mrc.h's table plus the verbs attributes of an RC QP (QP-ST-2 to QP-ST-6).
 var transitions = map[[2]QPState]struct{ need, may AttrMask }{
-	{StateReset, StateInit}: {need: AttrQPHint | AttrEVProfileID | AttrCCProfileID | AttrPKeyIndex | AttrAccessFlags},
+	{StateReset, StateInit}: {need: AttrQPHint | AttrEVProfileID | AttrCCProfileID | AttrPKeyIndex | AttrAccessFlags, may: AttrVendorCfg},
 	{StateInit, StateRTR}: {need: AttrMaxWIMMDest | AttrMPRDest | AttrCap | AttrAV | AttrPathMTU | AttrDestQPN | AttrRQPSN,
-		may: AttrMPR | AttrMaxWIMM},
-	{StateRTR, StateRTS}: {need: AttrMaxWIMM | AttrMPR | AttrRetryCnt | AttrTimeout | AttrSQPSN},
+		may: AttrMPR | AttrMaxWIMM | AttrVendorCfg},
+	{StateRTR, StateRTS}: {need: AttrMaxWIMM | AttrMPR | AttrRetryCnt | AttrTimeout | AttrSQPSN, may: AttrVendorCfg},
 }
 
 // AttrError is a rejected Modify: which transition, which attribute, why.
@@ -235,6 +242,8 @@ func (q *QP) Modify(now Time, to QPState, a Attr, mask AttrMask, out *Output) er
 		{AttrRetryCnt, uint64(a.Retry.LinearCnt)<<8 | uint64(a.Retry.ExpCnt), a.Retry.LinearCnt <= 7 && a.Retry.ExpCnt <= RetryInfinite,
 			"linear_cnt ≤ 7 and exp_cnt ≤ 25 (value is linear<<8|exp)"},
 		{AttrCap, uint64(a.Cap), a.Cap < 1<<3, "MRC_QP_CAP_* bits only"},
+		{AttrCap, uint64(a.Cap), a.Cap&CapDynamicMPR == 0 || cfg.DeviceCapMissing&DevCapDynamicMPR == 0,
+			"no MRC_QP_CAP_DYNAMIC_MPR: the device lacks MRC_DEVICE_CAP_DYNAMIC_MPR (CTL-DEV-3)"},
 		{AttrPathMTU, uint64(a.PathMTU), a.PathMTU >= 256 && a.PathMTU <= 4096 && a.PathMTU&(a.PathMTU-1) == 0, "256, 512, 1024, 2048 or 4096"},
 		{AttrDestQPN, uint64(a.DestQPN), a.DestQPN <= wire.PSNMask && a.DestQPN > wire.EndpointQPN, "a 24-bit QPN above 2 (WIRE-BTH-8)"},
 		{AttrRQPSN, uint64(a.RQPSN), a.RQPSN <= wire.PSNMask, "a 24-bit PSN"},
@@ -289,7 +298,17 @@ func (q *QP) setAttrs(a Attr, m AttrMask) {
 	set(AttrDestQPN, func() { x.DestQPN = a.DestQPN })
 	set(AttrRQPSN, func() { x.RQPSN = a.RQPSN })
 	set(AttrSQPSN, func() { x.SQPSN = a.SQPSN })
+	set(AttrQPHint, func() { x.Hint = a.Hint })
+	set(AttrVendorCfg, func() { x.VendorCfg = a.VendorCfg })
 	q.mask |= m
+}
+
+// ServiceTime reports whether responder service time is in use on the QP:
+// the device advertises MRC_DEVICE_CAP_SVC_TIME and the QP was not told
+// MRC_QP_CAP_SVC_TIME_DEST_UNSUPPORTED (CTL-SVC-1). No wire field carries
+// service time (AMB-16), so it changes no packet.
+func (q *QP) ServiceTime() bool {
+	return q.st.cfg.DeviceCapMissing&DevCapSvcTime == 0 && q.attr.Cap&CapSvcTimeDestUnsupported == 0
 }
 
 // reset drops every piece of state (→ RESET).
@@ -312,6 +331,9 @@ func (q *QP) BringUp(now Time, a Attr, out *Output) error {
 		to QPState
 		m  AttrMask
 	}{{StateInit, MaskInit}, {StateRTR, MaskRTR}, {StateRTS, MaskRTS}} {
+		if s.to == StateInit && a.VendorCfg != ([VendorCfgSize]byte{}) {
+			s.m |= AttrVendorCfg
+		}
 		if err := q.Modify(now, s.to, a, s.m, out); err != nil {
 			return err
 		}

@@ -66,6 +66,10 @@ type WorkRequest struct {
 	// clear on a QP without sq_sig_all). Error completions are always
 	// written (CMP-SND-3).
 	Unsignaled bool
+	// Solicited is IBV_SEND_SOLICITED: on an OpWriteImm the last packet
+	// carries the BTH se flag, so the responder's receive completion is a
+	// solicited event (WIRE-BTH-10, CTL-CQ-2); other opcodes ignore it.
+	Solicited bool
 }
 
 // MaxMessageLen is the longest message a WR may carry (2^31 bytes, as in
@@ -300,6 +304,12 @@ type Config struct {
 	// bit, or 0 for the default. ProtocolVersion1 (MRC_PROTOCOL_VERSION_1),
 	// the wire format of spec/, is the only one (QP-ATTR-4).
 	ProtocolVersion uint32
+	// DeviceCapMissing lists the mrc_device_cap features the device lacks;
+	// zero is a device with all three. Without DevCapTrimNACK the
+	// responder sends no trim NACKs (as NoTrimNACK); without
+	// DevCapDynamicMPR a QP cannot enable dynamic MPR; without
+	// DevCapSvcTime no QP uses service time (CTL-DEV-3, CTL-SVC-1).
+	DeviceCapMissing DeviceCap
 	// NoTrimNACK: this responder cannot send trim NACKs and silently
 	// discards trimmed packets (RSP-NACK-2).
 	NoTrimNACK bool
@@ -370,6 +380,17 @@ func cfgErr(field, format string, args ...any) error {
 	return &ConfigError{Field: field, Reason: fmt.Sprintf(format, args...)}
 }
 
+// DeviceCap is the cap bitmap of struct mrc_device_attr (is enum
+// mrc_device_cap).
+type DeviceCap uint32
+
+// Device capabilities.
+const (
+	DevCapTrimNACK   DeviceCap = 1 << 0 // MRC_DEVICE_CAP_TRIM_NACK
+	DevCapDynamicMPR DeviceCap = 1 << 1 // MRC_DEVICE_CAP_DYNAMIC_MPR
+	DevCapSvcTime    DeviceCap = 1 << 2 // MRC_DEVICE_CAP_SVC_TIME
+)
+
 // ProtocolVersion1 is MRC_PROTOCOL_VERSION_1 (bit 0 of protocol_version).
 const ProtocolVersion1 uint32 = 1 << 0
 
@@ -386,6 +407,12 @@ func (c Config) normalized() (Config, error) {
 	if c.Profile == nil {
 		p := spec.DefaultProfile()
 		c.Profile = &p
+	}
+	if c.DeviceCapMissing&^(DevCapTrimNACK|DevCapDynamicMPR|DevCapSvcTime) != 0 {
+		return c, cfgErr("DeviceCapMissing", "%#x: only MRC_DEVICE_CAP_* bits", uint32(c.DeviceCapMissing))
+	}
+	if c.DeviceCapMissing&DevCapTrimNACK != 0 {
+		c.NoTrimNACK = true // CTL-DEV-3
 	}
 	if err := c.Profile.Validate(); err != nil {
 		return c, &ConfigError{Field: "Profile", Reason: err.Error()}

@@ -101,6 +101,10 @@ type Completion struct {
 	Imm     uint32
 	MSN     uint16
 	RQMSN   uint16
+	// Solicited: a receive completion of a WriteImm sent with
+	// IBV_SEND_SOLICITED (the se flag), which wakes a CQ armed for
+	// solicited events only (CTL-CQ-2).
+	Solicited bool
 }
 
 // EventKind says what an Event records.

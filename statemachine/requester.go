@@ -21,6 +21,7 @@ type sendWR struct {
 	op       Opcode
 	started  bool // its first packet has been sent (counts against max_wimm)
 	unsig    bool
+	se       bool // IBV_SEND_SOLICITED on a WriteImm (WIRE-BTH-10)
 }
 
 // The per-PSN EV record packs the EV index (11 bits, MaxEVs) with the
@@ -110,7 +111,8 @@ func (r *requester) post(wr WorkRequest) error {
 	}
 	m := &r.sq[(r.sqHead+r.sqLen)%len(r.sq)]
 	*m = sendWR{wrid: wr.WRID, va: wr.RemoteVA, data: wr.Data, rkey: wr.RKey, imm: wr.Imm,
-		firstPSN: r.assign, npkts: n, msn: r.msn, rqmsn: r.rqmsn, op: wr.Opcode, unsig: wr.Unsignaled}
+		firstPSN: r.assign, npkts: n, msn: r.msn, rqmsn: r.rqmsn, op: wr.Opcode, unsig: wr.Unsignaled,
+		se: wr.Solicited && wr.Opcode == OpWriteImm}
 	r.sqLen++
 	r.assign = wire.PSNAdd(r.assign, int(n))
 	r.msn++
@@ -451,7 +453,7 @@ func (q *QP) emitData(m *sendWR, k, psn uint32, ev int, rtx bool) {
 		p.ImmDt = m.imm
 	}
 	p.BTH = wire.BTH{Opcode: op, PKey: st.pkey, DestQP: q.attr.DestQPN, AckReq: last, Retransmit: rtx,
-		TSPresent: st.cfg.Timestamps, PSN: psn}
+		TSPresent: st.cfg.Timestamps, PSN: psn, SE: last && m.se}
 	p.METH = wire.METH{RQMSN: m.rqmsn, MSN: m.msn}
 	if st.cfg.Timestamps {
 		p.TSETH = wire.TSETH{TxTimestamp: q.tsNow(), FType: 1}

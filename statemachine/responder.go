@@ -26,6 +26,7 @@ type wimmSlot struct {
 	msn   uint16
 	rqmsn uint16
 	early bool // FaultEarlyWIMM already delivered it
+	se    bool // the last packet's BTH se flag (CTL-CQ-2)
 }
 
 // ecnRun counts consecutive CE-marked arrivals on one EV for the
@@ -282,7 +283,7 @@ func (q *QP) stashIMM(p *wire.Packet, psn, ev uint32, ts uint16, pl int8) bool {
 		*r.slot(j) = *r.slot(j - 1)
 	}
 	s := r.slot(k)
-	*s = wimmSlot{imm: p.ImmDt, last: psn, len: p.RETH.DMALength, msn: p.METH.MSN, rqmsn: rqmsn}
+	*s = wimmSlot{imm: p.ImmDt, last: psn, len: p.RETH.DMALength, msn: p.METH.MSN, rqmsn: rqmsn, se: p.BTH.SE}
 	r.n++
 	if q.st.cfg.Faults&FaultEarlyWIMM != 0 {
 		s.early = q.deliverIMM(s)
@@ -324,7 +325,7 @@ func (q *QP) deliverIMM(s *wimmSlot) bool {
 	q.rqHead = (q.rqHead + 1) % len(q.rq)
 	q.rqLen--
 	q.out.Completions = append(q.out.Completions, Completion{QPN: q.st.qpn, WRID: wrid, Status: StatusSuccess,
-		Opcode: OpRecvWriteImm, Recv: true, ByteLen: s.len, Imm: s.imm, MSN: s.msn, RQMSN: s.rqmsn})
+		Opcode: OpRecvWriteImm, Recv: true, ByteLen: s.len, Imm: s.imm, MSN: s.msn, RQMSN: s.rqmsn, Solicited: s.se})
 	q.emit(Event{Kind: EvIMMDelivered, PSN: s.last, MSN: s.msn, Value: uint64(s.rqmsn)})
 	return true
 }
