@@ -502,14 +502,29 @@ var stateNames = map[string]statemachine.QPState{
 	control.StateRTR: statemachine.StateRTR, control.StateRTS: statemachine.StateRTS, control.StateError: statemachine.StateError,
 }
 
+// parseMAC parses a destination MAC the control session gives: a
+// unicast one only, as the peer sends to one node, never to a group.
 func parseMAC(s string) ([6]byte, error) {
 	var m [6]byte
 	hw, err := net.ParseMAC(s)
 	if err != nil || len(hw) != 6 {
 		return m, control.Errorf(control.CodeInvalidArgument, "MAC %q", s)
 	}
+	if hw[0]&1 != 0 {
+		return m, control.Errorf(control.CodeInvalidArgument, "MAC %q is not unicast: the peer sends to one node only", s)
+	}
 	copy(m[:], hw)
 	return m, nil
+}
+
+// parseDstIP parses a destination IP address the control session gives:
+// a unicast one of the node's IP version only.
+func (a *Agent) parseDstIP(s string) (netip.Addr, error) {
+	ip, err := netip.ParseAddr(s)
+	if err != nil || ip.Is4() != a.cfg.IP.Is4() || !(ip.IsGlobalUnicast() || ip.IsLoopback() || ip.IsLinkLocalUnicast()) {
+		return ip, control.Errorf(control.CodeInvalidArgument, "IP %q: want a unicast address of the node's IP version", s)
+	}
+	return ip, nil
 }
 
 // attrOf converts control attributes to statemachine ones and their mask.
@@ -647,9 +662,9 @@ func (a *Agent) modifyQP(now statemachine.Time, params json.RawMessage) (any, er
 		if err != nil {
 			return nil, err
 		}
-		ip, err := netip.ParseAddr(p.Attr.AV.IP)
-		if err != nil || ip.Is4() != a.cfg.IP.Is4() {
-			return nil, control.Errorf(control.CodeInvalidArgument, "AV IP %q: want an address of the node's IP version", p.Attr.AV.IP)
+		ip, err := a.parseDstIP(p.Attr.AV.IP)
+		if err != nil {
+			return nil, err
 		}
 		if p.Attr.AV.HopLimit < 0 || p.Attr.AV.HopLimit > 255 {
 			return nil, control.Errorf(control.CodeInvalidArgument, "hop limit %d", p.Attr.AV.HopLimit)
@@ -962,9 +977,9 @@ func (a *Agent) epSend(now statemachine.Time, params json.RawMessage) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	ip, err := netip.ParseAddr(p.Dst.IP)
+	ip, err := a.parseDstIP(p.Dst.IP)
 	if err != nil {
-		return nil, control.Errorf(control.CodeInvalidArgument, "IP %q", p.Dst.IP)
+		return nil, err
 	}
 	if p.Port < 1 || p.Port > a.ports || p.DSCP < 0 || p.DSCP > 63 {
 		return nil, control.Errorf(control.CodeInvalidArgument, "port %d or DSCP %d out of range", p.Port, p.DSCP)

@@ -1,10 +1,13 @@
 package peer
 
 import (
+	"context"
+	"errors"
 	"math/rand/v2"
 	"net/netip"
 	"testing"
 
+	"github.com/openmrc/mrc/control"
 	"github.com/openmrc/mrc/wire"
 )
 
@@ -47,5 +50,36 @@ func TestNeighboursBounded(t *testing.T) {
 		if m, ok := b.neigh[1][tester]; ok {
 			t.Errorf("learned %x for %v", m, tester)
 		}
+	}
+}
+
+// TestSendsOnlyToUnicast (issue 14): the control session cannot make the
+// peer send to a group: a broadcast or multicast MAC, or a multicast,
+// broadcast or unspecified IP, as an endpoint request's destination or a
+// QP's address vector, is refused.
+func TestSendsOnlyToUnicast(t *testing.T) {
+	a, c := newAgent(t)
+	ctx := context.Background()
+	for i, dst := range []control.Peer{
+		{MAC: "ff:ff:ff:ff:ff:ff", IP: "10.0.0.1"},
+		{MAC: "01:00:5e:00:00:01", IP: "10.0.0.1"},
+		{MAC: "02:00:00:00:00:09", IP: "224.0.0.1"},
+		{MAC: "02:00:00:00:00:09", IP: "255.255.255.255"},
+		{MAC: "02:00:00:00:00:09", IP: "0.0.0.0"},
+	} {
+		err := c.Call(ctx, control.MethodEPSend, control.EPSendParams{Op: control.EPEVProbe, ReqID: uint16(10 + i), Dst: dst, Port: 1}, nil)
+		if !errors.Is(err, control.ErrInvalidArgument) {
+			t.Errorf("ep_send to %+v: %v, want invalid_argument", dst, err)
+		}
+	}
+	ok := control.EPSendParams{Op: control.EPEVProbe, ReqID: 2, Dst: control.Peer{MAC: "02:00:00:00:00:09", IP: "10.0.0.1"}, Port: 1}
+	if err := c.Call(ctx, control.MethodEPSend, ok, nil); err != nil {
+		t.Errorf("ep_send to a unicast peer: %v", err)
+	}
+	if _, err := parseMAC("33:33:00:00:00:01"); err == nil {
+		t.Error("an IPv6 multicast MAC accepted for an address vector")
+	}
+	if _, err := a.parseDstIP("10.0.0.1"); err != nil {
+		t.Errorf("a unicast IP refused: %v", err)
 	}
 }

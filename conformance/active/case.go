@@ -291,6 +291,7 @@ func (s *session) runCase(ctx context.Context, c *Case) (res conformance.Result,
 	seed := s.seed ^ h
 	t := &T{ctx: ctx, c: c, s: s, rng: rand.New(rand.NewPCG(seed, seed^0x6a09e667f3bcc909)), seed: seed}
 	t.start = t.Now()
+	s.caseBytes = 0
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

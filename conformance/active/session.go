@@ -94,6 +94,8 @@ type session struct {
 	rxFrames int
 	dataRan  []int
 	deadPath string
+	// caseBytes counts the bytes received in the running case.
+	caseBytes int
 }
 
 type delayedSend struct {
@@ -132,6 +134,12 @@ type RxFrame struct {
 	Src, Dst netip.Addr
 }
 
+// MaxCaseBytes bounds the frame data one case takes from the IUT (the
+// README's "Resource limits"): a case keeps what it receives until it
+// ends, so an IUT that never stops sending would otherwise grow the
+// tester without bound. The whole reference suite stays far below it.
+const MaxCaseBytes = 64 << 20
+
 // Recv returns the next frame the IUT sent to the tester before deadline,
 // sending the tester's delayed frames as they come due. Every frame is
 // checked against the wire rules (the wire case reports the findings).
@@ -152,6 +160,9 @@ func (t *T) Recv(deadline Time) (*RxFrame, bool) {
 		}
 		if ok {
 			s.rxFrames++
+			if s.caseBytes += len(f.Data); s.caseBytes > MaxCaseBytes {
+				t.Fatalf("the IUT sent more than %d MiB in this case (MaxCaseBytes): stopped, as a storm of frames cannot be judged", MaxCaseBytes>>20)
+			}
 		}
 		if !ok {
 			if t.Now() >= deadline && (len(s.delayed) == 0 || s.delayed[0].at > deadline) {

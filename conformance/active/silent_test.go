@@ -4,6 +4,11 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/openmrc/mrc/conformance"
+	"github.com/openmrc/mrc/control"
+	"github.com/openmrc/mrc/statemachine"
+	"github.com/openmrc/mrc/wire"
 )
 
 // TestSilentIUTNoPanic: against an IUT none of whose frames arrive (the
@@ -23,5 +28,48 @@ func TestSilentIUTNoPanic(t *testing.T) {
 		if strings.Contains(r.Reason, "panic") {
 			t.Errorf("%s: %s: %.300s", r.Case.ID, r.Verdict, r.Reason)
 		}
+	}
+}
+
+// floodLink is a link on which the IUT never stops sending.
+type floodLink struct {
+	now   Time
+	frame []byte
+}
+
+func (l *floodLink) Planes() int            { return 1 }
+func (l *floodLink) Now() Time              { return l.now }
+func (l *floodLink) Send(int, []byte) error { return nil }
+func (l *floodLink) SetTap(func(Frame))     {}
+func (l *floodLink) Close() error           { return nil }
+func (l *floodLink) Recv(Time) (Frame, bool, error) {
+	l.now += statemachine.Microsecond
+	return Frame{At: l.now, Data: l.frame}, true, nil
+}
+func (l *floodLink) Control() *control.Client { return nil }
+func (l *floodLink) RealTime() bool           { return false }
+func (l *floodLink) Name() string             { return "flood" }
+func (l *floodLink) Local() Addrs             { return Addrs{IP: inprocTesterIP} }
+
+// TestCaseFloodBounded (issue 14): an IUT that never stops sending ends
+// the case in ERROR once it has sent MaxCaseBytes, naming why, instead of
+// growing the tester without bound.
+func TestCaseFloodBounded(t *testing.T) {
+	link := &floodLink{frame: make([]byte, 9000)}
+	s := &session{ctx: context.Background(), tgt: link, codec: wire.Default, tester: link.Local(), tim: SyntheticTiming()}
+	c := &Case{Run: func(t *T) {
+		for {
+			if _, ok := t.Recv(t.Now() + statemachine.Second); !ok {
+				return
+			}
+		}
+	}}
+	c.ID = "MRC-TEST-FLOOD-1"
+	res, _ := s.runCase(context.Background(), c)
+	if res.Verdict != conformance.Error || !strings.Contains(res.Reason, "MaxCaseBytes") {
+		t.Errorf("%s: %s", res.Verdict, res.Reason)
+	}
+	if got := s.caseBytes; got > MaxCaseBytes+len(link.frame) {
+		t.Errorf("took %d bytes, the limit is %d", got, MaxCaseBytes)
 	}
 }
