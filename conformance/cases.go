@@ -164,8 +164,8 @@ var passiveCases = []Case{
 	{
 		ID: "MRC-WIRE-SETH-002", Title: "spdcid and dpdcid name the QPs",
 		Assertion:    "In SETH, NETH and PETH, dpdcid is bits 15:0 of the BTH dest_qp and spdcid bits 15:0 of the sender's QP number (learned from the reverse direction).",
-		Requirements: []string{"WIRE-SETH-9"}, Level: spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
-		Steps: []string{stepDecode, stepAttr, stepReconstr, "Compare dpdcid with dest_qp, and spdcid with the QPN the peer addresses the sender by."},
+		Requirements: []string{"WIRE-SETH-9", "RSP-SACK-6"}, Level: spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
+		Steps: []string{stepDecode, stepAttr, stepReconstr, "Compare dpdcid with dest_qp, and spdcid with the QPN the peer addresses the sender by; compare the dest_qp of SACKs and NACKs with the QP the requester's probes name."},
 		Pass:  "every identifier matches", Fail: "a mismatch", Inconclusive: "no SACK, NACK or probe",
 	},
 	{

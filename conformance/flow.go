@@ -187,12 +187,16 @@ type msgState struct {
 // the requester's view (what it sent and what feedback reached it) and
 // the responder's view (what arrived and what it answered).
 type flow struct {
-	key        flowKey
-	reqQPN     uint32
-	haveReqQPN bool
-	pkey       uint16
-	havePKey   bool
-	pkeyFrame  int
+	key         flowKey
+	reqQPN      uint32 // the requester's QP, as feedback addresses it
+	haveReqQPN  bool
+	reqQPNFrame int
+	peerQP      uint16 // the requester's QP bits 15:0, as its probes name it (qpcheck.go)
+	havePeerQP  bool
+	peerQPFrame int
+	pkey        uint16
+	havePKey    bool
+	pkeyFrame   int
 
 	// Summary.
 	firstFrame, lastFrame                                 int
@@ -355,7 +359,7 @@ func (e *engine) feedbackFlow(pt *point, rsp, req string, reqQPN uint32, spdcid 
 		}
 	}
 	if !pick.haveReqQPN {
-		pick.reqQPN, pick.haveReqQPN = reqQPN, true
+		pick.reqQPN, pick.haveReqQPN, pick.reqQPNFrame = reqQPN, true, e.frameNo
 	}
 	return pick, has && uint16(pick.key.qpn) != spdcid
 }

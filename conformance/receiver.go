@@ -317,6 +317,7 @@ func (e *engine) sack(pt *point, src, dst string, r *pcap.Record) {
 	fl.touch(e.frameNo, pt.curPlane)
 	fl.sacks++
 	e.tlPacket(pt, fl, r)
+	e.feedbackQP(pt, fl, src, p.BTH.DestQP, "RSP-SACK-6", "SACK")
 	e.dcid(pt, fl, src, mismatch, s.SPDCID)
 	e.pkeyCheck(pt, fl, src, p)
 	e.rspPKeySeen(fl, p.BTH.PKey)
@@ -678,6 +679,7 @@ func (e *engine) nack(pt *point, src, dst string, r *pcap.Record) {
 	fl.touch(e.frameNo, pt.curPlane)
 	fl.nacks++
 	e.tlPacket(pt, fl, r)
+	e.feedbackQP(pt, fl, src, p.BTH.DestQP, "WIRE-SETH-9", "NACK")
 	e.dcid(pt, fl, src, mismatch, n.SPDCID)
 	e.pkeyCheck(pt, fl, src, p)
 	e.rspPKeySeen(fl, p.BTH.PKey)
@@ -827,9 +829,7 @@ func (e *engine) probe(pt *point, src, dst string, r *pcap.Record) {
 	fl.addEV(r.EV)
 	e.tlPacket(pt, fl, r)
 	e.pkeyCheck(pt, fl, src, p)
-	if fl.haveReqQPN {
-		e.dcid(pt, fl, src, uint16(fl.reqQPN) != p.PETH.SPDCID, p.PETH.SPDCID)
-	}
+	e.probeQP(pt, fl, src, p.PETH.SPDCID)
 	e.probeAtRequester(pt, fl, src, r.EV)
 	if bad, _ := discarded(r); bad || p.Trimmed || !e.pkeyOK(fl, p.BTH.PKey) {
 		return // discarded by the responder (RSP-RCV-1, WIRE-BTH-12)

@@ -292,3 +292,54 @@ func TestIPFragmentsDiscarded(t *testing.T) {
 		t.Errorf("notes %q do not count the 2 fragments", s.e.notes)
 	}
 }
+
+// TestFeedbackToWrongQP: a responder whose SACKs go to its own QP number
+// (dest_qp = spdcid = dpdcid = 0x22) while the requester's probes name
+// its QP 0x11 misaddresses its feedback (RSP-SACK-6): MRC-WIRE-SETH-002
+// FAILs against the responder, not against the requester's probe. With
+// the SACKs sent to 0x11, or with both QPs numbered 0x22, nothing fails.
+func TestFeedbackToWrongQP(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		reqQP, sackDst uint32
+		fail           bool
+	}{
+		{"to the responder's own QP", sceneTQP, sceneDQP, true},
+		{"to the requester's QP", sceneTQP, sceneTQP, false},
+		{"both QPs numbered alike", sceneDQP, sceneDQP, false},
+	} {
+		s := newScene(t, bothDUTPICS)
+		sack := func(psn uint32) {
+			p := s.ctl(wire.OpSACK, psn)
+			p.BTH.DestQP = c.sackDst
+			p.SETH = wire.SETH{CACKPSN: psn, SACKOffset: 1, Entropy: 0x100, SPDCID: sceneDQP, DPDCID: uint16(c.sackDst)}
+			s.emit(sceneD, sceneT, p, 1000)
+		}
+		s.send(1, 0, 0x100, false, 1000)
+		sack(1)
+		p := &wire.Packet{}
+		p.IP6.TrafficClass = 2
+		p.BTH = wire.BTH{Opcode: wire.OpProbe, PKey: 0xFFFF, DestQP: sceneDQP}
+		p.PETH = wire.PETH{ProbeID: 1, SPDCID: uint16(c.reqQP), DPDCID: sceneDQP, FType: 1}
+		p.SetEV(0x100, wire.EVModeSTEV)
+		s.emit(sceneT, sceneD, p, 10_000)
+		s.send(2, 1, 0x100, false, 1000)
+		sack(2)
+		rep := s.report()
+		fs := failsOf(rep, "MRC-WIRE-SETH-002")
+		if !c.fail {
+			if len(fs) > 0 {
+				t.Errorf("%s: %+v", c.name, fs)
+			}
+			continue
+		}
+		if len(fs) != 2 {
+			t.Fatalf("%s: %d findings %+v, want the two SACKs", c.name, len(fs), fs)
+		}
+		for _, f := range fs {
+			if f.Requirement != "RSP-SACK-6" || f.Node != "D" || !strings.Contains(f.Observed, "responder's own QP") {
+				t.Errorf("%s: %+v", c.name, f)
+			}
+		}
+	}
+}
