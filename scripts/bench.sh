@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# Regenerates the README's Performance section from a fresh run. Opt-in:
+# CI does not run it. It measures, in one run on this machine:
+#   wire       our decode against gopacket's (go test -bench)
+#   pcap       reading and decoding a pcapng through the library
+#   statemachine  back to back lossless and with 1 % loss (with a CPU
+#              profile of the lossy run), memory per QP
+#   judge      BenchmarkJudge, when the tree has it
+#   CPU time   mrc-conform judge, mrc-conform decode and tshark -T fields on
+#              the same simulator capture, as ratios
+#   memory     peak RSS of the judge on that capture, on it replayed four
+#              times (editcap, mergecap), and on one connection of 2 M
+#              frames (conformance/internal/longconn)
+# and writes the section between the bench.sh markers of README.md (with a
+# checksum that scripts' tests verify). Benchmarks run under nice with
+# bounded -benchtime; every step has a timeout.
+#
+#   scripts/bench.sh                 measure and rewrite README.md
+#   BENCH_COUNT=3 scripts/bench.sh   fewer repetitions (default 5)
+#   BENCH_DIR=/tmp/b scripts/bench.sh --render-only
+#                                    re-render from an earlier run's outputs
+#
+# Tools it uses when present: tshark, editcap, mergecap (apt package
+# tshark / wireshark-common), /usr/bin/time. A missing one leaves its figure
+# "not measured" in the section, never a made-up number.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+COUNT=${BENCH_COUNT:-5}
+STEP=${BENCH_STEP_TIMEOUT:-900} # seconds per step
+LONG_FRAMES=${BENCH_LONG_FRAMES:-2000000}
+OUT=${BENCH_DIR:-$(mktemp -d /tmp/mrc-bench.XXXXXX)}
+mkdir -p "$OUT"
+NICE="nice -n 10"
+
+say() { echo "bench.sh: $*" >&2; }
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+
+go build -o "$OUT/benchfmt" ./scripts/internal/benchfmt
+
+if [ "${1:-}" = "--render-only" ]; then
+	"$OUT/benchfmt" write "$OUT" README.md
+	say "README.md rewritten from $OUT"
+	exit 0
+fi
+
+{
+	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo ' (with local changes)')"
+	echo "go: $(go env GOVERSION)"
+	echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' || echo unknown)"
+	echo "cores: $(nproc)"
+	echo "count: $COUNT"
+	echo "load_before: $(load)"
+} >"$OUT/meta.txt"
+say "machine load $(load); outputs in $OUT"
+
+bench() { # bench FILE PKG REGEXP BENCHTIME [extra go test flags]
+	local file=$1 pkg=$2 re=$3 bt=$4
+	shift 4
+	say "go test -bench '$re' $pkg"
+	timeout "$STEP" $NICE go test -run '^$' -bench "$re" -benchmem -benchtime "$bt" -count "$COUNT" "$@" "$pkg" >"$OUT/$file" 2>&1 ||
+		say "$pkg: benchmarks failed or timed out (see $OUT/$file)"
+}
+
+timed() { # timed NAME FILE CMD... : appends "NAME USER SYS MAXRSS_KB EXIT" to FILE
+	local name=$1 file=$2 t
+	shift 2
+	t=$(mktemp)
+	set +e
+	timeout "$STEP" /usr/bin/time -f '%U %S %M' -o "$t" "$@" >/dev/null 2>&1
+	local code=$?
+	set -e
+	if [ -s "$t" ] && [ "$(wc -w <"$t")" -ge 3 ]; then
+		echo "$name $(tail -1 "$t") $code" >>"$file"
+	else
+		echo "error $name: no timing (exit $code)" >>"$file"
+	fi
+	rm -f "$t"
+}
+
+# cpubench FILE NAME TESTBIN REGEXP N: the CPU time of one benchmark run of
+# N ops, the figure load inflates least.
+cpubench() {
+	local file=$1 name=$2 bin=$3 re=$4 n=$5
+	grep "^${name}_n " "$file" >/dev/null 2>&1 || echo "${name}_n $n" >>"$file"
+	timed "$name" "$file" $NICE "$bin" -test.run '^$' -test.bench "$re" -test.benchtime "${n}x"
+}
+
+bench wire.txt ./wire 'Decode$|ICRC' 200000x
+bench pcap.txt ./pcap 'ReadDecode' 200000x
+say "CPU time of our decode and gopacket's, three rounds"
+: >"$OUT/wirecpu.txt"
+if go test -c -o "$OUT/wire.test" ./wire; then
+	for i in 1 2 3; do
+		cpubench "$OUT/wirecpu.txt" decode-mrc "$OUT/wire.test" '^BenchmarkDecode$/^mrc$/^data4096$' 20000000
+		cpubench "$OUT/wirecpu.txt" decode-gopacket "$OUT/wire.test" '^BenchmarkDecode$/^gopacket$/^eth-ipv6-udp-prefix$' 20000000
+	done
+fi
+bench sm.txt ./statemachine 'BackToBack|QPMemory' 300000x
+say "CPU profile of the 1 % loss run"
+if timeout "$STEP" $NICE go test -run '^$' -bench 'BackToBackLoss1pct$' -benchtime 2000000x -count 1 \
+	-cpuprofile "$OUT/sm.prof" -o "$OUT/sm.test" ./statemachine >/dev/null 2>&1; then
+	go tool pprof -top -cum -nodecount=60 "$OUT/sm.test" "$OUT/sm.prof" >"$OUT/smprof.txt" 2>/dev/null || true
+fi
+say "CPU time of the statemachine lossless and with 1 % loss, three rounds"
+: >"$OUT/smcpu.txt"
+if [ -x "$OUT/sm.test" ]; then
+	for i in 1 2 3; do
+		cpubench "$OUT/smcpu.txt" lossless "$OUT/sm.test" '^BenchmarkBackToBackLossless$' 2000000
+		cpubench "$OUT/smcpu.txt" loss "$OUT/sm.test" '^BenchmarkBackToBackLoss1pct$' 2000000
+	done
+fi
+# (grep reads all its input: grep -q would stop early and, with pipefail,
+# fail the pipeline.)
+if go test -list 'BenchmarkJudge$' ./conformance 2>/dev/null | grep '^BenchmarkJudge$' >/dev/null; then
+	bench judge.txt ./conformance 'Judge$' 3x
+else
+	echo "BenchmarkJudge is not in this tree yet" >"$OUT/judge.txt"
+fi
+
+# The same capture for the judge, the decoder and tshark.
+say "building mrc-sim and mrc-conform; writing the loss capture"
+go build -o "$OUT/mrc-sim" ./cmd/mrc-sim
+go build -o "$OUT/mrc-conform" ./cmd/mrc-conform
+timeout "$STEP" $NICE "$OUT/mrc-sim" run -scenario loss -seed 1 -pcap "$OUT/loss.pcapng" >/dev/null
+read -r FRAMES SPAN < <("$OUT/benchfmt" count "$OUT/loss.pcapng")
+
+
+: >"$OUT/cpu.txt"
+: >"$OUT/rss.txt"
+if [ ! -x /usr/bin/time ]; then
+	echo "missing /usr/bin/time" | tee -a "$OUT/cpu.txt" >>"$OUT/rss.txt"
+else
+	echo "capture \`mrc-sim run -scenario loss -seed 1 -pcap\`, $FRAMES frames, $(($(stat -c %s "$OUT/loss.pcapng") >> 20)) MB" >>"$OUT/cpu.txt"
+	echo "frames $FRAMES" >>"$OUT/cpu.txt"
+	have_tshark=$(command -v tshark || true)
+	[ -n "$have_tshark" ] || echo "tshark not installed (apt package tshark)" >>"$OUT/cpu.txt"
+	for i in $(seq 3); do
+		say "CPU time, round $i of 3"
+		timed judge "$OUT/cpu.txt" $NICE "$OUT/mrc-conform" judge --pics default "$OUT/loss.pcapng"
+		timed decode "$OUT/cpu.txt" $NICE "$OUT/mrc-conform" decode "$OUT/loss.pcapng"
+		[ -z "$have_tshark" ] || timed tshark "$OUT/cpu.txt" $NICE tshark -n -r "$OUT/loss.pcapng" -T fields -e infiniband.bth.psn
+	done
+
+	say "peak RSS: loss, loss replayed four times, one long connection"
+	echo "loss1_frames $FRAMES" >>"$OUT/rss.txt"
+	timed loss1 "$OUT/rss.txt" "$OUT/mrc-conform" judge --pics default "$OUT/loss.pcapng"
+	if command -v editcap >/dev/null && command -v mergecap >/dev/null; then
+		parts=("$OUT/loss.pcapng")
+		for k in 1 2 3; do
+			editcap -t $((k * (SPAN + 1))) "$OUT/loss.pcapng" "$OUT/loss.$k.pcapng"
+			parts+=("$OUT/loss.$k.pcapng")
+		done
+		mergecap -a -w "$OUT/loss4.pcapng" "${parts[@]}"
+		rm -f "$OUT"/loss.[123].pcapng
+		read -r F4 _ < <("$OUT/benchfmt" count "$OUT/loss4.pcapng")
+		echo "loss4_frames $F4" >>"$OUT/rss.txt"
+		timed loss4 "$OUT/rss.txt" "$OUT/mrc-conform" judge --pics default "$OUT/loss4.pcapng"
+		rm -f "$OUT/loss4.pcapng"
+	else
+		echo "loss4 editcap or mergecap not installed (apt package wireshark-common)" >>"$OUT/rss.txt"
+	fi
+	say "writing one connection of $LONG_FRAMES frames"
+	if timeout "$STEP" $NICE go run ./conformance/internal/longconn/gen -frames "$LONG_FRAMES" -o "$OUT/long.pcapng" >/dev/null; then
+		read -r FL _ < <("$OUT/benchfmt" count "$OUT/long.pcapng")
+		echo "long_frames $FL" >>"$OUT/rss.txt"
+		timed long "$OUT/rss.txt" "$OUT/mrc-conform" judge --pics default "$OUT/long.pcapng"
+		rm -f "$OUT/long.pcapng"
+	else
+		echo "long the generator failed or timed out" >>"$OUT/rss.txt"
+	fi
+fi
+rm -f "$OUT/loss.pcapng"
+
+echo "load_after: $(load)" >>"$OUT/meta.txt"
+"$OUT/benchfmt" write "$OUT" README.md
+say "machine load $(load); README.md's Performance section rewritten (raw outputs in $OUT)"

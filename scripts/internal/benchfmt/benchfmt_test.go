@@ -1,0 +1,127 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReadmePerformanceIsScriptMade: the README's Performance section is
+// exactly one sealed bench.sh section (no figure typed by hand around it)
+// and its checksum matches, so it is what scripts/bench.sh wrote.
+func TestReadmePerformanceIsScriptMade(t *testing.T) {
+	b, err := os.ReadFile("../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	if err := Verify(readme); err != nil {
+		t.Fatal(err)
+	}
+	const head = "\n## Performance\n"
+	i := strings.Index(readme, head)
+	if i < 0 {
+		t.Fatal("README has no Performance section")
+	}
+	rest := readme[i+len(head):]
+	if j := strings.Index(rest, "\n## "); j >= 0 {
+		rest = rest[:j+1]
+	}
+	sealed, _, _, _ := Section(readme)
+	if strings.TrimSpace(rest) != strings.TrimSpace(sealed) {
+		t.Errorf("the Performance section holds text outside the bench.sh markers:\n%s", strings.Replace(rest, sealed, "[section]\n", 1))
+	}
+}
+
+// TestVerifyCatchesEdits: a hand edit inside the section, a duplicated or
+// missing marker, all fail Verify.
+func TestVerifyCatchesEdits(t *testing.T) {
+	readme := "# x\n\n## Performance\n\nold figures\n\n## Next\n"
+	out, err := Replace(readme, Seal("- 7.5 M packets/s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(out); err != nil {
+		t.Fatalf("fresh section: %v", err)
+	}
+	if strings.Contains(out, "old figures") || !strings.Contains(out, "## Next") {
+		t.Errorf("Replace kept the old body or lost the next section:\n%s", out)
+	}
+	again, err := Replace(out, Seal("- 8.0 M packets/s\n"))
+	if err != nil || strings.Contains(again, "7.5") || Verify(again) != nil {
+		t.Errorf("second Replace: %v\n%s", err, again)
+	}
+	for name, bad := range map[string]string{
+		"edited":    strings.Replace(out, "7.5", "9.5", 1),
+		"no end":    strings.Replace(out, endPrefix, "<!-- ", 1),
+		"no begin":  strings.Replace(out, Begin, "", 1),
+		"two begin": out + Begin + "\n",
+	} {
+		if err := Verify(bad); err == nil {
+			t.Errorf("%s: Verify accepted\n%s", name, bad)
+		}
+	}
+}
+
+// TestRender renders a directory of raw outputs: the figures come from
+// the benchmark lines (medians), targets are judged, and what is missing
+// is "not measured", never a number.
+func TestRender(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("meta.txt", "date: 2026-12-01 15:00 UTC\ncommit: abc1234\ngo: go1.26\ncpu: test cpu\ncores: 2\ncount: 3\nload_before: 1 2 3\nload_after: 4 5 6\n")
+	write("wire.txt", `BenchmarkDecode/mrc/data4096-2   	 200000	        10.0 ns/op	       0 B/op	       0 allocs/op
+BenchmarkDecode/mrc/data4096-2   	 200000	        12.0 ns/op	       0 B/op	       0 allocs/op
+BenchmarkDecode/mrc/data4096-2   	 200000	        50.0 ns/op	       0 B/op	       0 allocs/op
+BenchmarkDecode/gopacket/eth-ipv6-udp-prefix-2   	 200000	        44.0 ns/op	       0 B/op	       0 allocs/op
+`)
+	write("sm.txt", `BenchmarkBackToBackLossless-2 300000 150 ns/op 128 active-EVs 8000000 pkts/s 0.0078 rotations/pkt 128 usable-EVs 16 B/op 0 allocs/op
+BenchmarkBackToBackLoss1pct-2 300000 250 ns/op 128 active-EVs 4000000 pkts/s 0.12 rotations/pkt 8 usable-EVs 16 B/op 0 allocs/op
+BenchmarkQPMemory-2 300000 10 ns/op 15120 bytes/QP 100 node-bytes
+`)
+	write("smprof.txt", `      flat  flat%   sum%        cum   cum%
+         0     0%     0%      2.00s 80.00%  github.com/openmrc/mrc/statemachine.runBackToBack
+     0.05s  2.00%  2.00%      0.60s 24.00%  github.com/openmrc/mrc/statemachine.(*QP).nextEV
+     0.20s  8.00% 10.00%      450ms 18.00%  github.com/openmrc/mrc/statemachine.(*rng).shuffle
+`)
+	write("wirecpu.txt", "decode-mrc_n 20000000\ndecode-gopacket_n 20000000\ndecode-mrc 0.22 0 5000 0\ndecode-gopacket 0.9 0 5000 0\n")
+	write("smcpu.txt", "lossless_n 2000000\nloss_n 2000000\nlossless 0.36 0.02 9000 0\nloss 0.68 0.02 9000 0\nlossless 0.38 0.02 9000 0\nloss 0.70 0.02 9000 0\n")
+	write("cpu.txt", "capture loss, 1000 frames, 2 MB\nframes 1000\njudge 0.9 0.1 50000 0\njudge 1.1 0.1 50000 0\ndecode 0.05 0.02 9000 0\ntshark 1.6 0.1 90000 0\n")
+	write("rss.txt", "loss1_frames 1000\nloss1 1 0 20480 0\nloss4 editcap or mergecap not installed\nlong_frames 2000000\nlong 20 1 104448 0\n")
+	got, err := render(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"on 2026-12-01 15:00 UTC at commit abc1234", "before the run 1 2 3, after it 4 5 6",
+		"| Full decode, data packet (every header, every check) | 12.0 | 0 |", "| ratio gopacket prefix / our full decode, wall time | 3.67× |", "(user + sys per op of a 20000000-op run each, median of the rounds) | 11.0 / 45.0: **4.09×** (target ≥ 3×: **met**) |",
+		"wall time: lossless 8.00 M packets/s per core; 1% loss 4.00 M packets/s (50% of lossless)",
+		"15120 bytes", "lossless 5.13 M packets per CPU second (195 ns), 1% loss 2.82 M (355 ns), **55% of lossless** (target ≥ 70%: **not met**)", "8 of the 128 active EVs are usable (lossless: 128)", "from 0.0078 to 0.1200 (15×)",
+		"`nextEV` (the rotation) 30%, of which `shuffle` 22%",
+		"BenchmarkJudge is not in this tree", "| `mrc-conform judge --pics default` | 1.10 | 1100.00 µs/frame | 1/1.5 |",
+		"The judge: 1 k frames per CPU second (target ≥ 1 M: **not met**). Judge / tshark: 1/1.5 of tshark's CPU time (target ≤ 1/15: **not met**)",
+		"the `loss` capture: 20.0 MB; four-fold replay not measured (editcap or mergecap not installed)",
+		"one connection of 2000000 frames, nine in ten of them 256-byte writes", "102.0 MB, 21.0 s CPU (target < 64 MB: **not met**)",
+		"**pcap**", "not measured (the pcap benchmarks did not run)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("render lacks %q:\n%s", want, got)
+		}
+	}
+	if _, err := render(t.TempDir()); err == nil {
+		t.Error("render of an empty directory succeeded")
+	}
+}
+
+// TestBenchScriptParses: bench.sh is valid bash.
+func TestBenchScriptParses(t *testing.T) {
+	if out, err := exec.Command("bash", "-n", "../../bench.sh").CombinedOutput(); err != nil {
+		t.Fatalf("bash -n scripts/bench.sh: %v\n%s", err, out)
+	}
+}
