@@ -66,6 +66,7 @@ func rawSocket(ifindex int, proto uint16, name string) (syscall.RawConn, *os.Fil
 		return nil, nil, fmt.Errorf("netio: binding to %s: %w", name, err)
 	}
 	enableTimestamps(uintptr(fd))
+	enableAuxdata(uintptr(fd))
 	f := os.NewFile(uintptr(fd), "afpacket:"+name)
 	rc, err := f.SyscallConn()
 	if err != nil {
@@ -78,7 +79,9 @@ func rawSocket(ifindex int, proto uint16, name string) (syscall.RawConn, *os.Fil
 // OpenAFPacket opens raw sockets on the named interfaces: plane i is
 // ifaces[i]. It reads only IPv4/IPv6 UDP frames to one of ports. With
 // tap, a second socket per interface sees both directions, including
-// this process's own transmissions (Frame.Out), for a capture.
+// this process's own transmissions (Frame.Out), for a capture. Frames
+// keep their 802.1Q tag: VLAN offload takes it off before the socket
+// sees the frame, and the reader puts it back from PACKET_AUXDATA.
 func OpenAFPacket(ifaces []string, ports []uint16, tap bool) (*AFPacket, error) {
 	if len(ifaces) == 0 {
 		return nil, errors.New("netio: no interface given")
@@ -151,10 +154,16 @@ func (a *AFPacket) read(plane int, in *afIf) {
 		if (out && !a.tap) || n > MaxFrame {
 			continue
 		}
-		if _, ok := IsMRC(buf[:n], a.ports); !ok {
+		data := buf[:n]
+		if tpid, tci, ok := vlanTag(oob[:oobn]); ok {
+			data = withVLAN(data, tpid, tci) // as it was on the wire
+		} else {
+			data = slices.Clone(data)
+		}
+		if _, ok := IsMRC(data, a.ports); !ok {
 			continue
 		}
-		f := Frame{Plane: plane, Out: out, Data: slices.Clone(buf[:n]), At: arrival(oob[:oobn])}
+		f := Frame{Plane: plane, Out: out, Data: data, At: arrival(oob[:oobn])}
 		select {
 		case a.frames <- f:
 		case <-a.done:

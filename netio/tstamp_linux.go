@@ -15,8 +15,9 @@ func enableTimestamps(fd uintptr) {
 	_ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1)
 }
 
-// oobSize is the control-message space a timestamp needs.
-const oobSize = 64
+// oobSize is the control-message space a timestamp and a
+// tpacket_auxdata need.
+const oobSize = 128
 
 // arrival returns the kernel's receive timestamp from control messages, or
 // now when there is none.

@@ -75,6 +75,11 @@ type Decoder struct {
 // calls it before reading a capture.
 func (d *Decoder) Reset() { d.seen = false }
 
+// Start makes Record.Rel count from t rather than from the first frame:
+// a live capture counts from its start, so that frames of several
+// interfaces, read by one reader each, never show negative times.
+func (d *Decoder) Start(t time.Time) { d.first, d.seen = t, true }
+
 func (d *Decoder) codec() *wire.Codec {
 	if d.Codec != nil {
 		return d.Codec

@@ -32,6 +32,16 @@ or corrupt), after what was decoded is printed; 2 a usage error, or a
 file that is not a capture at all (missing, a directory, another format),
 as judge and tshark.
 
+-i IFACE decodes live from an interface instead of files (root: AF_PACKET
+raw sockets, both directions, MRC UDP ports only), each frame as it
+arrives; repeat -i (or comma-separate) to capture several planes. It
+stops after -c N frames, after -a duration:SEC, or on Ctrl-C, and says
+"Capturing on" and "N packets captured" on stderr, as tshark does.
+Times count from the capture's start; each interface has its own reader,
+so frames of different interfaces may print out of time order.
+
+  decode -i eth1 -i eth2 -a duration:10 -Y 'mrc.neth'
+
 -Y EXPR shows only the frames a display filter selects (tshark's -Y),
 with the field names of the generated Wireshark dissector
 (pcap/wireshark/mrc.lua) and of Wireshark's frame, eth, ip, ipv6 and
@@ -62,6 +72,9 @@ type decodeFlags struct {
 	expr    string
 	list    string
 	filter  *pcap.Filter
+
+	ifaces   ifaceList
+	autostop autostop
 }
 
 func runDecode(args []string, stdout, stderr io.Writer) int {
@@ -81,6 +94,8 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&fl.noCheck, "no-check", false, "skip the strict checks and the ICRC (faster)")
 	fs.StringVar(&fl.expr, "Y", "", "display filter: show only the frames it selects (see above)")
 	fs.StringVar(&fl.list, "G", "", "\"fields\": list the display filter's field names and exit")
+	fs.Var(&fl.ifaces, "i", "capture live on this interface (repeat or comma-separate for planes; root)")
+	fs.Var(&fl.autostop, "a", "live capture stops: duration:SEC or packets:N (tshark's -a)")
 	files, done, code := cmd.Parse(fs, args, true)
 	if done {
 		return code
@@ -94,8 +109,14 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	if len(files) == 0 {
-		return cmd.Usagef("no capture file given")
+	if len(files) == 0 && len(fl.ifaces) == 0 {
+		return cmd.Usagef("no capture file given (or -i IFACE to capture live)")
+	}
+	if len(files) > 0 && len(fl.ifaces) > 0 {
+		return cmd.Usagef("-i captures live: give no capture file with it")
+	}
+	if fl.autostop != (autostop{}) && len(fl.ifaces) == 0 {
+		return cmd.Usagef("-a stops a live capture: use it with -i")
 	}
 	format := pcap.OutputText
 	switch fl.format {
@@ -132,6 +153,16 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 	}
 	if code, ok := compileFilter(cmd, &fl, d); !ok {
 		return code
+	}
+	if len(fl.ifaces) > 0 {
+		if err := decodeLive(d, format, &fl, stdout, stderr); err != nil {
+			code := 1
+			if _, ok := errors.AsType[captureError](err); ok {
+				code = 2
+			}
+			return cmd.Errorf(code, "%v", err)
+		}
+		return 0
 	}
 	status := 0
 	for _, name := range files {
@@ -217,13 +248,7 @@ func decodeFile(name string, d *pcap.Decoder, format pcap.OutputFormat, fl *deco
 	}
 	// Print what was decoded even when the file ends badly.
 	if st != nil {
-		var werr error
-		if format == pcap.OutputJSON {
-			werr = st.WriteJSON(stdout)
-		} else {
-			werr = st.WriteText(stdout)
-		}
-		if err == nil {
+		if werr := writeStats(st, format, stdout); err == nil {
 			err = werr
 		}
 	}
@@ -234,4 +259,12 @@ func decodeFile(name string, d *pcap.Decoder, format pcap.OutputFormat, fl *deco
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
+}
+
+// writeStats writes the --stats summary in format.
+func writeStats(st *pcap.Stats, format pcap.OutputFormat, w io.Writer) error {
+	if format == pcap.OutputJSON {
+		return st.WriteJSON(w)
+	}
+	return st.WriteText(w)
 }

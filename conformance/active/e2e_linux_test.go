@@ -7,15 +7,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -43,33 +40,12 @@ func (n *e2eNet) run(args ...string) string {
 	return string(out)
 }
 
-// newE2ENet creates the namespaces and veths, with names unique to this
-// run, and removes them when the test ends, whatever happens.
+// newE2ENet creates the namespaces and veths (testenv.NewNetnsPair), with
+// names unique to this run, and removes them when the test ends.
 func newE2ENet(t *testing.T, planes int) *e2eNet {
-	n := &e2eNet{t: t, ip: testenv.LookPath(t, "ip"), nft: testenv.LookPath(t, "nft")}
-	id := fmt.Sprintf("%03d%04x", os.Getpid()%1000, rand.IntN(1<<16))
-	n.nsA, n.nsB = "mrcA"+id, "mrcB"+id
-	t.Cleanup(func() {
-		for _, ns := range []string{n.nsA, n.nsB} {
-			_ = exec.Command(n.ip, "netns", "del", ns).Run() // deleting a namespace deletes its veth ends
-		}
-	})
-	n.run(n.ip, "netns", "add", n.nsA)
-	n.run(n.ip, "netns", "add", n.nsB)
-	for pl := 0; pl < planes; pl++ {
-		a, b := fmt.Sprintf("mA%d%s", pl, id), fmt.Sprintf("mB%d%s", pl, id) // 10 characters, under IFNAMSIZ
-		n.run(n.ip, "link", "add", a, "type", "veth", "peer", "name", b)
-		n.run(n.ip, "link", "set", a, "netns", n.nsA)
-		n.run(n.ip, "link", "set", b, "netns", n.nsB)
-		n.run(n.ip, "-n", n.nsA, "link", "set", a, "up")
-		n.run(n.ip, "-n", n.nsB, "link", "set", b, "up")
-		n.ifA, n.ifB = append(n.ifA, a), append(n.ifB, b)
-	}
-	for _, ns := range []string{n.nsA, n.nsB} {
-		// No IPv6 on the veths: nothing but the test's frames on the wire.
-		_ = exec.Command(n.ip, "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1").Run()
-	}
-	return n
+	nft := testenv.LookPath(t, "nft")
+	p := testenv.NewNetnsPair(t, planes)
+	return &e2eNet{t: t, ip: p.IP, nft: nft, nsA: p.NsA, nsB: p.NsB, ifA: p.IfA, ifB: p.IfB}
 }
 
 // lossOnPeer drops percent % of the MRC frames the peer sends, at the
@@ -98,32 +74,6 @@ func (n *e2eNet) dropped() int {
 		total += v
 	}
 	return total
-}
-
-// inNetns runs f on a thread that has entered namespace ns. Sockets f
-// opens stay in that namespace; the thread is discarded afterwards.
-func inNetns(ns string, f func() error) error {
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread dies with the goroutine
-		fd, err := syscall.Open("/run/netns/"+ns, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-		if err != nil {
-			errc <- err
-			return
-		}
-		defer syscall.Close(fd)
-		nr, ok := map[string]uintptr{"amd64": 308, "arm64": 268, "riscv64": 268, "386": 346, "arm": 375, "ppc64le": 350, "s390x": 339}[runtime.GOARCH]
-		if !ok {
-			errc <- fmt.Errorf("setns: unknown system call number on %s", runtime.GOARCH)
-			return
-		}
-		if _, _, e := syscall.RawSyscall(nr, uintptr(fd), syscall.CLONE_NEWNET, 0); e != 0 {
-			errc <- fmt.Errorf("setns %s: %w", ns, e)
-			return
-		}
-		errc <- f()
-	}()
-	return <-errc
 }
 
 // TestE2EAFPacket runs the whole active suite against mrc-peer over
@@ -190,7 +140,7 @@ func e2eRun(t *testing.T, peerBin string, iut, tester netip.Addr) {
 	}
 	ports := spec.DefaultProfile().AcceptUDPDstPorts
 	var conn *netio.AFPacket
-	if err := inNetns(n.nsB, func() (err error) {
+	if err := testenv.InNetns(n.nsB, func() (err error) {
 		conn, err = netio.OpenAFPacket(n.ifB, ports, true)
 		return err
 	}); err != nil {
