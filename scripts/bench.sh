@@ -15,8 +15,10 @@
 # checksum that scripts' tests verify). Benchmarks run under nice with
 # bounded -benchtime; every step has a timeout.
 #
-#   scripts/bench.sh                 measure and rewrite README.md
+#   scripts/bench.sh                 measure and rewrite README.md (about
+#                                    10 minutes on the loaded 2-core machine)
 #   BENCH_COUNT=3 scripts/bench.sh   fewer repetitions (default 5)
+#   BENCH_TIMEOUT=1200 scripts/bench.sh   a tighter bound on the whole run
 #   BENCH_DIR=/tmp/b scripts/bench.sh --render-only
 #                                    re-render from an earlier run's outputs
 #
@@ -24,10 +26,17 @@
 # tshark / wireshark-common), /usr/bin/time. A missing one leaves its figure
 # "not measured" in the section, never a made-up number.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+cd "$(dirname "$self")/.."
+
+# The whole run is bounded (BENCH_TIMEOUT seconds, default 40 min) and so is
+# each step; a run cut short leaves README.md as it was.
+if [ -z "${BENCH_BOUNDED:-}" ]; then
+	BENCH_BOUNDED=1 exec timeout "${BENCH_TIMEOUT:-2400}" "$self" "$@"
+fi
 
 COUNT=${BENCH_COUNT:-5}
-STEP=${BENCH_STEP_TIMEOUT:-900} # seconds per step
+STEP=${BENCH_STEP_TIMEOUT:-600} # seconds per step
 LONG_FRAMES=${BENCH_LONG_FRAMES:-2000000}
 OUT=${BENCH_DIR:-$(mktemp -d /tmp/mrc-bench.XXXXXX)}
 mkdir -p "$OUT"
@@ -53,7 +62,7 @@ fi
 	echo "count: $COUNT"
 	echo "load_before: $(load)"
 } >"$OUT/meta.txt"
-say "machine load $(load); outputs in $OUT"
+say "$(date -u '+%Y-%m-%d %H:%M:%S UTC'), machine load $(load); outputs in $OUT"
 
 bench() { # bench FILE PKG REGEXP BENCHTIME [extra go test flags]
 	local file=$1 pkg=$2 re=$3 bt=$4
@@ -175,4 +184,4 @@ rm -f "$OUT/loss.pcapng"
 
 echo "load_after: $(load)" >>"$OUT/meta.txt"
 "$OUT/benchfmt" write "$OUT" README.md
-say "machine load $(load); README.md's Performance section rewritten (raw outputs in $OUT)"
+say "$(date -u '+%Y-%m-%d %H:%M:%S UTC'), machine load $(load); README.md's Performance section rewritten (raw outputs in $OUT)"

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,5 +124,28 @@ BenchmarkQPMemory-2 300000 10 ns/op 15120 bytes/QP 100 node-bytes
 func TestBenchScriptParses(t *testing.T) {
 	if out, err := exec.Command("bash", "-n", "../../bench.sh").CombinedOutput(); err != nil {
 		t.Fatalf("bash -n scripts/bench.sh: %v\n%s", err, out)
+	}
+}
+
+// TestBenchScriptBounded: a run cut by BENCH_TIMEOUT stops with timeout's
+// status and leaves README.md as it was (the section is written last).
+func TestBenchScriptBounded(t *testing.T) {
+	before, err := os.ReadFile("../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command("bash", "../../bench.sh")
+	c.Env = append(os.Environ(), "BENCH_TIMEOUT=1", "BENCH_DIR="+t.TempDir())
+	out, err := c.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 124 {
+		t.Fatalf("bench.sh under BENCH_TIMEOUT=1: %v, want exit status 124\n%s", err, out)
+	}
+	after, err := os.ReadFile("../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(after) != string(before) {
+		t.Error("a run cut short changed README.md")
 	}
 }
