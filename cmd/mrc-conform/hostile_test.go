@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -236,9 +237,10 @@ func referencePeer(t *testing.T) (tunnel *net.UDPAddr, ctl string) {
 
 // spray sends datagrams from a socket of its own (bound to from, or any
 // loopback port) to every address in to until stop is closed: each a
-// valid tunnel shim (type typ, plane 0) and n bytes of seeded random
-// frame. It returns how many it sent.
-func spray(t *testing.T, from string, to []*net.UDPAddr, typ byte, n int, seed uint64, stop chan struct{}) func() int {
+// valid tunnel shim (type typ, plane 0) and a seeded random frame, whose
+// sizes cycle through sizes. It returns the count of datagrams sent so
+// far and a function that waits for the end and returns the total.
+func spray(t *testing.T, from string, to []*net.UDPAddr, typ byte, sizes []int, seed uint64, stop chan struct{}) (*atomic.Int64, func() int) {
 	t.Helper()
 	la, err := net.ResolveUDPAddr("udp", from)
 	if err != nil {
@@ -249,34 +251,35 @@ func spray(t *testing.T, from string, to []*net.UDPAddr, typ byte, n int, seed u
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(seed, 14))
-	b := make([]byte, 8+n)
+	b := make([]byte, 8+slices.Max(sizes))
 	copy(b, "MRCT\x01")
 	b[5] = typ
-	var sent atomic.Int64
+	sent := new(atomic.Int64)
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
 		defer c.Close()
-		for {
+		for k := 0; ; k++ {
 			select {
 			case <-stop:
 				return
 			default:
 			}
-			for i := 8; i < len(b); i += 8 {
+			d := b[:8+sizes[k%len(sizes)]]
+			for i := 8; i < len(d); i += 8 {
 				v := rng.Uint64()
-				for j := i; j < min(i+8, len(b)); j++ {
-					b[j], v = byte(v), v>>8
+				for j := i; j < min(i+8, len(d)); j++ {
+					d[j], v = byte(v), v>>8
 				}
 			}
 			for _, a := range to {
-				if _, err := c.WriteToUDP(b, a); err == nil {
+				if _, err := c.WriteToUDP(d, a); err == nil {
 					sent.Add(1)
 				}
 			}
 		}
 	}()
-	return func() int { <-finished; return int(sent.Load()) }
+	return sent, func() int { <-finished; return int(sent.Load()) }
 }
 
 // freeUDP returns a free loopback UDP address.
@@ -300,8 +303,8 @@ func TestHostileSpray(t *testing.T) {
 	stop := make(chan struct{})
 	// Shim hellos at the peer (a peer that learns its remote would take
 	// the sprayer for its tester) and frames at both ends.
-	hellos := spray(t, "127.0.0.1:0", []*net.UDPAddr{peerTun}, 1, 0, 1, stop)
-	frames := spray(t, "127.0.0.1:0", []*net.UDPAddr{peerTun, local}, 0, 200, 2, stop)
+	_, hellos := spray(t, "127.0.0.1:0", []*net.UDPAddr{peerTun}, 1, []int{0}, 1, stop)
+	_, frames := spray(t, "127.0.0.1:0", []*net.UDPAddr{peerTun, local}, 0, []int{200}, 2, stop)
 	time.Sleep(50 * time.Millisecond) // the peer has heard the sprayer first
 	r := mrcConform(t, 60*time.Second, "run", "--transport", "udp", "--peer", peerTun.String(), "--local", local.String(),
 		"--control", ctl, "--cases", "MRC-RSP-RCV-101,MRC-CMP-SND-101,"+active.WireCaseID)
@@ -327,26 +330,33 @@ func TestHostileFlood(t *testing.T) {
 	peerAddr := freeUDP(t)
 	local := freeUDP(t)
 	stop := make(chan struct{})
+	// From the peer's own address, so that the tunnel's source check
+	// lets them in: oversized ones (dropped by size) and the largest
+	// frames (buffered up to the limits).
+	count, sent := spray(t, peerAddr.String(), []*net.UDPAddr{local}, 0, []int{60000, netio.MaxFrame, netio.MaxFrame, netio.MaxFrame}, 3, stop)
 	var answered atomic.Bool
+	const floodN = 25000
 	fake := startFakeIUT(t, func(n int, req control.Request) ([]byte, bool) {
 		if req.Method == control.MethodHello {
-			time.Sleep(1500 * time.Millisecond) // the flood runs while the tester waits
+			// The flood runs while the tester waits: 25,000 datagrams
+			// (over 170 MiB) before hello is answered.
+			for start, base := time.Now(), count.Load(); count.Load()-base < floodN && time.Since(start) < 20*time.Second; {
+				time.Sleep(10 * time.Millisecond)
+			}
 			answered.Store(true)
 			return helloReply(req), false
 		}
 		return reply(req.ID, nil, control.Errorf(control.CodeUnknownMethod, "%s", req.Method)), false
 	})
-	big := spray(t, peerAddr.String(), []*net.UDPAddr{local}, 0, 60000, 3, stop)
-	maxed := spray(t, "127.0.0.1:0", []*net.UDPAddr{local}, 0, netio.MaxFrame, 4, stop)
 	r := mrcConform(t, 60*time.Second, "run", "--transport", "udp", "--peer", peerAddr.String(), "--local", local.String(),
 		"--control", fake.addr, "--cases", "MRC-RSP-RCV-101,MRC-LR-RTX-101")
 	close(stop)
-	nb, nm := big(), maxed()
+	n := sent()
 	const ceilingMiB = 100
-	t.Logf("%d oversized and %d %d-byte datagrams; run took %v, peak RSS %.0f MiB (ceiling %d)", nb, nm, netio.MaxFrame,
+	t.Logf("%d datagrams, a quarter of 60,000 bytes, the rest of %d; run took %v, peak RSS %.0f MiB (ceiling %d)", n, netio.MaxFrame,
 		r.took.Round(time.Millisecond), r.maxRSSMiB, ceilingMiB)
-	if !answered.Load() || nb < 1000 {
-		t.Fatalf("the flood did not overlap the hello (%d datagrams, hello answered %v)", nb, answered.Load())
+	if !answered.Load() || n < floodN {
+		t.Fatalf("the flood did not overlap the hello (%d datagrams, hello answered %v)", n, answered.Load())
 	}
 	if r.maxRSSMiB > ceilingMiB {
 		t.Errorf("peak RSS %.0f MiB over the %d MiB ceiling", r.maxRSSMiB, ceilingMiB)
