@@ -258,6 +258,18 @@ func ParsePICS(b []byte) (*PICS, error) {
 	return &p, nil
 }
 
+// WithProfile returns a copy of p whose wire profile is prof (a preset or
+// a profile file chosen on the command line), or the error of a profile
+// that does not validate.
+func (p *PICS) WithProfile(prof spec.Profile) (*PICS, error) {
+	q := *p
+	q.Profile = &prof
+	if err := q.finish(); err != nil {
+		return nil, err
+	}
+	return &q, nil
+}
+
 // DefaultPICS is the PICS used when none is given: default profile, no
 // optional feature, no parameter. Most behaviour cases are then
 // INCONCLUSIVE or NOT-APPLICABLE; it suits a first look at a capture.

@@ -226,8 +226,8 @@ func (e *engine) wireChecks(pt *point, src string, f *pcap.Frame, r *pcap.Record
 	case wire.OpNACK:
 		applicable = append(applicable, cWireNETH, cWireDCID)
 		n := &p.NETH
-		if n.Type != 0 || n.NextHeader != 0 || n.CCType != 0 || n.CCFlags != 0 {
-			bad(cWireNETH, "WIRE-SETH-8", "type, next_header, cc_type, cc_flags 0", fmt.Sprintf("%d, %d, %d, %d", n.Type, n.NextHeader, n.CCType, n.CCFlags))
+		if n.Type != 0 || n.NextHeader != 0 || n.CCType != prof.NETHCCType || n.CCFlags != 0 { // cc_type per profile (AMB-34)
+			bad(cWireNETH, "WIRE-SETH-8", fmt.Sprintf("type, next_header 0, cc_type %d, cc_flags 0", prof.NETHCCType), fmt.Sprintf("%d, %d, %d, %d", n.Type, n.NextHeader, n.CCType, n.CCFlags))
 		}
 		if n.DPDCID != uint16(p.BTH.DestQP) {
 			bad(cWireDCID, "WIRE-SETH-9", fmt.Sprintf("dpdcid 0x%04x (dest_qp bits 15:0)", uint16(p.BTH.DestQP)), fmt.Sprintf("dpdcid 0x%04x", n.DPDCID))

@@ -167,7 +167,7 @@ func (c *Config) evValues() []uint32 {
 
 func (c *Config) smConfig(s int) sm.Config {
 	prof := sm.EVProfile{ID: 1, ActivePerPlane: c.EVsPerPlane, MinActive: c.MinActive, ProbeSuccesses: c.ProbeSuccesses,
-		EventMask: sm.EVEventGood | sm.EVEventAssumedBad | sm.EVEventDenied} // checked by EVEventsReported
+		EventMask: sm.EVEventGood | sm.EVEventAssumedBad} // checked by EVEventsReported
 	if c.evMask != 0 {
 		prof.EventMask = c.evMask
 	}

@@ -5,8 +5,8 @@ import (
 )
 
 // InvEVEventsReported (EV-ST-12): every step's EV state changes of a QP
-// into GOOD, ASSUMED_BAD or DENIED (the EV profile's ev_event_mask selects
-// all three in the model) reach an EV event CQ fed with that step's
+// into GOOD or ASSUMED_BAD (the EV profile's ev_event_mask selects both
+// in the model; DENIED cannot be selected, AMB-41) reach an EV event CQ fed with that step's
 // output, once each, in order, with the profile, the EV, its port and the
 // new state. It is not in Invariants (it checks the CQ, not the protocol).
 const InvEVEventsReported = "EVEventsReported"
@@ -18,7 +18,7 @@ func (c *checker) checkEVEvents(v *violations, post *world) {
 		evs := c.log.ev[s]
 		var want []sm.EVEvent
 		for _, e := range evs {
-			if e.Kind == sm.EvEVState && sm.EVState(e.To) != sm.EVSkip {
+			if e.Kind == sm.EvEVState && (sm.EVState(e.To) == sm.EVGood || sm.EVState(e.To) == sm.EVAssumedBad) {
 				want = append(want, sm.EVEvent{ProfileID: 1, EV: e.EV, Port: e.Plane + 1, State: sm.EVState(e.To)})
 			}
 		}

@@ -116,7 +116,7 @@ func (d *Decoder) Decode(f *Frame, in *Interface, r *Record) {
 			}
 		}
 	}
-	r.EV = r.Packet.EV(d.EVMode)
+	r.EV = c.EV(&r.Packet, d.EVMode)
 }
 
 // bthPresent reports whether the frame holds a whole BTH at its BTH

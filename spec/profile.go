@@ -31,6 +31,42 @@ const (
 	// PortStatusEndpointOp uses the Port Status Update endpoint operation
 	// (ERTH op PORT_STATUS_UPDATE) (AMB-7).
 	PortStatusEndpointOp PortStatusSignal = iota
+	// PortStatusNone sends no port status: peers learn of a failed plane
+	// from timeouts and probes (AMB-7).
+	PortStatusNone
+)
+
+// STEVHalves says which half of a 32-bit EV the UDP source port carries in
+// STEV mode; the other half rides in flow-label bits 15:0 (AMB-23).
+type STEVHalves uint8
+
+const (
+	// STEVLowInSrcPort puts EV[15:0] in the source port (WIRE-UDP-2).
+	STEVLowInSrcPort STEVHalves = iota
+	// STEVHighInSrcPort puts EV[31:16] in the source port, as EMU does.
+	STEVHighInSrcPort
+)
+
+// ICRCVariant is the ICRC algorithm (AMB-90).
+type ICRCVariant uint8
+
+const (
+	// ICRCIBTA is the RoCEv2 ICRC of WIRE-ICRC-1.
+	ICRCIBTA ICRCVariant = iota
+	// ICRCEmu is EMU's: a reflected CRC with the constant 0x1EDC6F41 over
+	// the UDP payload, unmasked, most significant byte first.
+	ICRCEmu
+)
+
+// ERTHOpOrder is the numbering of the ERTH/EETH op field (AMB-25).
+type ERTHOpOrder uint8
+
+const (
+	// ERTHOpEMU numbers PORT_STATUS_UPDATE 0 and EV_PROBE 1.
+	ERTHOpEMU ERTHOpOrder = iota
+	// ERTHOpAPI numbers them as enum mrc_ctl_ep_op_type does: EV_PROBE 0,
+	// PORT_STATUS_UPDATE 1.
+	ERTHOpAPI
 )
 
 // RetransmitClass says which DSCP class retransmissions use (AMB-10).
@@ -92,6 +128,15 @@ type Profile struct {
 	PortStatus PortStatusSignal `json:"port_status_signal" amb:"AMB-7"`
 	// Retransmit says which class retransmissions use (AMB-10).
 	Retransmit RetransmitClass `json:"retransmit_class" amb:"AMB-10"`
+
+	// STEVHalves places the EV's halves in STEV mode (AMB-23).
+	STEVHalves STEVHalves `json:"stev_halves" amb:"AMB-23"`
+	// ICRC is the ICRC algorithm encoders write and decoders verify (AMB-90).
+	ICRC ICRCVariant `json:"icrc" amb:"AMB-90"`
+	// ERTHOpOrder numbers the endpoint operations on the wire (AMB-25).
+	ERTHOpOrder ERTHOpOrder `json:"erth_op_order" amb:"AMB-25"`
+	// NETHCCType is the NETH cc_type encoders write and checks expect (AMB-34).
+	NETHCCType uint8 `json:"neth_cc_type" amb:"AMB-34"`
 }
 
 // DefaultProfile is the project's registered default. Every value is a
@@ -160,8 +205,12 @@ func (p *Profile) Validate() error {
 	}{
 		{"bth_flag_order", uint8(p.BTHFlagOrder), uint8(BTHFlagOrderSwapped)},
 		{"wimm_limit_signal", uint8(p.WIMMLimit), uint8(WIMMLimitNACKUnexpEvent)},
-		{"port_status_signal", uint8(p.PortStatus), uint8(PortStatusEndpointOp)},
+		{"port_status_signal", uint8(p.PortStatus), uint8(PortStatusNone)},
 		{"retransmit_class", uint8(p.Retransmit), uint8(RetransmitControl)},
+		{"stev_halves", uint8(p.STEVHalves), uint8(STEVHighInSrcPort)},
+		{"icrc", uint8(p.ICRC), uint8(ICRCEmu)},
+		{"erth_op_order", uint8(p.ERTHOpOrder), uint8(ERTHOpAPI)},
+		{"neth_cc_type", p.NETHCCType, 15},
 	} {
 		if e.v > e.max {
 			return fmt.Errorf("spec: profile %q: %s %d is not a defined value", p.Name, e.name, e.v)

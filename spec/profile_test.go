@@ -2,6 +2,7 @@ package spec
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -125,7 +126,11 @@ func TestValidateRejects(t *testing.T) {
 		{"rcvd bytes unit zero", func(p *Profile) { p.RcvdBytesUnit = 0 }, "rcvd_bytes_unit"},
 		{"flag order undefined", func(p *Profile) { p.BTHFlagOrder = 2 }, "bth_flag_order"},
 		{"wimm signal undefined", func(p *Profile) { p.WIMMLimit = 2 }, "wimm_limit_signal"},
-		{"port status undefined", func(p *Profile) { p.PortStatus = 1 }, "port_status_signal"},
+		{"port status undefined", func(p *Profile) { p.PortStatus = 2 }, "port_status_signal"},
+		{"stev halves undefined", func(p *Profile) { p.STEVHalves = 2 }, "stev_halves"},
+		{"icrc undefined", func(p *Profile) { p.ICRC = 2 }, "icrc"},
+		{"erth op order undefined", func(p *Profile) { p.ERTHOpOrder = 2 }, "erth_op_order"},
+		{"neth cc_type too wide", func(p *Profile) { p.NETHCCType = 16 }, "neth_cc_type"},
 		{"retransmit class undefined", func(p *Profile) { p.Retransmit = 2 }, "retransmit_class"},
 	}
 	for _, c := range cases {
@@ -154,5 +159,31 @@ func TestValidateAcceptsAlternatives(t *testing.T) {
 	p.Retransmit = RetransmitControl
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPresets: every preset validates, has its own name, and an unknown
+// name is a typed error that lists the presets.
+func TestPresets(t *testing.T) {
+	for _, n := range PresetNames() {
+		p, err := Preset(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Validate(); err != nil {
+			t.Errorf("preset %s: %v", n, err)
+		}
+	}
+	if p, _ := Preset("default"); p.Name != DefaultProfile().Name {
+		t.Errorf("default preset is %q", p.Name)
+	}
+	e, _ := Preset("emu")
+	if e.STEVHalves != STEVHighInSrcPort || e.ICRC != ICRCEmu || e.BTHFlagOrder != BTHFlagOrderSwapped || e.NETHCCType != 2 || e.UDPDstPort != 4971 {
+		t.Errorf("emu preset %+v", e)
+	}
+	_, err := Preset("nope")
+	var pe *PresetError
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "default, emu") {
+		t.Errorf("unknown preset: %v", err)
 	}
 }

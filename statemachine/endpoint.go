@@ -263,7 +263,8 @@ func (e *Endpoint) Advance(now Time, out *Output) {
 	}
 }
 
-// AnnouncePorts is the NIC's own port status update (EP-PSU-1): it sends
+// AnnouncePorts is the NIC's own port status update (EP-PSU-1), unless the
+// profile's port_status_signal is none (AMB-7): it sends
 // the complete port mask (EP-PSU-2) to every peer now and repeats it to
 // each, at most once per RepeatInterval, until that peer answers; a later
 // call with another mask starts over with the new one (EP-PSU-4). The
@@ -271,6 +272,10 @@ func (e *Endpoint) Advance(now Time, out *Output) {
 func (e *Endpoint) AnnouncePorts(now Time, mask uint32, peers []PortPeer, out *Output) error {
 	if mask&1 != 0 {
 		return fmt.Errorf("%w: port_status_mask %#x: bit 0 is unused (WIRE-ERTH-2)", ErrInvalidAttr, mask)
+	}
+	if e.cfg.Profile.PortStatus == spec.PortStatusNone {
+		e.mask = mask // a profile without port-status signalling announces nothing (AMB-7)
+		return nil
 	}
 	changed := mask != e.mask || len(peers) != len(e.ann)
 	for i := 0; !changed && i < len(peers); i++ {

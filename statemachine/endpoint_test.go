@@ -1,6 +1,7 @@
 package statemachine
 
 import (
+	"github.com/openmrc/mrc/spec"
 	"net/netip"
 	"slices"
 	"testing"
@@ -251,5 +252,25 @@ func TestEndpointProbeLeavesQPsAlone(t *testing.T) {
 	}
 	if ev := o.events(EvEVState); len(ev) != 0 {
 		t.Errorf("the QP changed EV states: %v", ev)
+	}
+}
+
+// TestAnnouncePortsNone: under a profile whose port_status_signal is none
+// the NIC announces nothing, now or later (AMB-7).
+func TestAnnouncePortsNone(t *testing.T) {
+	_, _, pa, pb := endpoints(t)
+	prof := spec.DefaultProfile()
+	prof.PortStatus = spec.PortStatusNone
+	a, err := NewEndpoint(EndpointConfig{SrcMAC: pa.MAC, SrcIP: pa.IP, Profile: &prof})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out Output
+	if err := a.AnnouncePorts(0, 0b1100, []PortPeer{{Peer: pb, EV: 0x10, Port: 1}}, &out); err != nil {
+		t.Fatal(err)
+	}
+	a.Advance(5*Millisecond, &out)
+	if len(out.Packets) != 0 {
+		t.Errorf("%d packets sent without port-status signalling", len(out.Packets))
 	}
 }

@@ -114,8 +114,8 @@ func buildEVSet(p *EVProfile) (*evSet, error) {
 		return nil, cfgErr(f+".ProbeSuccesses", "%d: want [1, %d]", ps, maxProbeOK)
 	}
 	s.probeSuccesses = uint8(ps)
-	if p.EventMask > EVEventGood|EVEventAssumedBad|EVEventDenied {
-		return nil, cfgErr(f+".EventMask", "%#x: only MRC_CTL_EV_GOOD, _ASSUMED_BAD and _DENIED bits", p.EventMask)
+	if p.EventMask&^(EVEventGood|EVEventAssumedBad) != 0 {
+		return nil, cfgErr(f+".EventMask", "%#x: only MRC_CTL_EV_GOOD and _ASSUMED_BAD bits (EV-ST-12, AMB-41)", p.EventMask)
 	}
 	return s, nil
 }

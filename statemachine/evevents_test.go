@@ -2,6 +2,7 @@ package statemachine
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -63,10 +64,13 @@ func TestEVEventCQOverflow(t *testing.T) {
 	if _, err := NewEVEventCQ(0, false); err == nil {
 		t.Error("a CQ of 0 entries was created")
 	}
-	c := testConfig(qpnA)
-	c.EVProfiles[0].EventMask = 0x10
-	if _, err := New(c); err == nil {
-		t.Error("an unknown ev_event_mask bit was accepted")
+	for _, m := range []EVEventMask{0x10, EVEventDenied, EVEventGood | EVEventDenied} {
+		c := testConfig(qpnA)
+		c.EVProfiles[0].EventMask = m
+		var ce *ConfigError
+		if _, err := New(c); !errors.As(err, &ce) || !strings.HasSuffix(ce.Field, ".EventMask") {
+			t.Errorf("ev_event_mask %#x: %v; only GOOD and ASSUMED_BAD may be selected (EV-ST-12, AMB-41)", m, err)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/openmrc/mrc/spec"
 )
 
 // Append encodes p as a frame appended to dst. It fills the derived fields
@@ -110,7 +111,7 @@ func (c *Codec) Append(dst []byte, p *Packet) ([]byte, error) {
 	dst = be.AppendUint16(dst, p.UDP.Checksum)
 	p.bthOff = p.udpOff + 8
 	dst = c.AppendBTH(dst, &p.BTH)
-	dst = p.appendStack(dst, st)
+	dst = c.appendStack(p, dst, st)
 	p.hdrEnd = len(dst) - start
 	p.Decoded = st
 	if st&HasPayload != 0 {
@@ -127,8 +128,13 @@ func (c *Codec) Append(dst []byte, p *Packet) ([]byte, error) {
 	p.ICRC = 0
 	if !p.Trimmed {
 		p.end += ICRCLen
-		p.ICRC = icrc(dst[start:], p.ipOff, p.udpOff, p.bthOff, p.padEnd, p.IsIPv6, c.prof.ICRCMaskUDPSrcPort)
-		dst = binary.LittleEndian.AppendUint32(dst, p.ICRC)
+		if c.prof.ICRC == spec.ICRCEmu {
+			p.ICRC = emuICRC(dst[start:], p.bthOff, p.padEnd)
+			dst = binary.BigEndian.AppendUint32(dst, p.ICRC)
+		} else {
+			p.ICRC = icrc(dst[start:], p.ipOff, p.udpOff, p.bthOff, p.padEnd, p.IsIPv6, c.prof.ICRCMaskUDPSrcPort)
+			dst = binary.LittleEndian.AppendUint32(dst, p.ICRC)
+		}
 	}
 	return dst, nil
 }
@@ -161,7 +167,7 @@ func stackLen(st Stack, ts bool) int {
 	return n
 }
 
-func (p *Packet) appendStack(b []byte, st Stack) []byte {
+func (c *Codec) appendStack(p *Packet, b []byte, st Stack) []byte {
 	if st&HasMETH != 0 {
 		b = p.METH.Append(b)
 		if p.BTH.TSPresent {
@@ -183,9 +189,13 @@ func (p *Packet) appendStack(b []byte, st Stack) []byte {
 	case st&HasPETH != 0:
 		return p.PETH.Append(b)
 	case st&HasERTH != 0:
-		return p.ERTH.Append(b)
+		h := p.ERTH
+		h.Op = c.epOp(h.Op)
+		return h.Append(b)
 	case st&HasEETH != 0:
-		return p.EETH.Append(b)
+		h := p.EETH
+		h.Op = c.epOp(h.Op)
+		return h.Append(b)
 	}
 	return b
 }

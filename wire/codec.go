@@ -38,6 +38,34 @@ func NewCodec(p spec.Profile) (*Codec, error) {
 	return c, nil
 }
 
+// epOp maps an endpoint op between its wire value and EndpointOp, both
+// ways: under the API's numbering (AMB-25) the two defined ops swap.
+func (c *Codec) epOp(op EndpointOp) EndpointOp {
+	if c.prof.ERTHOpOrder == spec.ERTHOpAPI && op <= EPEVProbe {
+		return op ^ 1
+	}
+	return op
+}
+
+// SetEV writes ev into p as SetEV does, with the halves in the order of
+// the profile's stev_halves (AMB-23).
+func (c *Codec) SetEV(p *Packet, ev uint32, mode EVMode) {
+	if c.prof.STEVHalves == spec.STEVHighInSrcPort && p.IsIPv6 && mode != EVModeUDP {
+		ev = ev<<16 | ev>>16
+	}
+	p.SetEV(ev, mode)
+}
+
+// EV returns the EV p carries, as Packet.EV does, with the halves in the
+// order of the profile's stev_halves (AMB-23).
+func (c *Codec) EV(p *Packet, mode EVMode) uint32 {
+	ev := p.EV(mode)
+	if c.prof.STEVHalves == spec.STEVHighInSrcPort && p.IsIPv6 && mode != EVModeUDP {
+		ev = ev<<16 | ev>>16
+	}
+	return ev
+}
+
 // Default is the Codec of spec.DefaultProfile.
 var Default = func() *Codec {
 	c, err := NewCodec(spec.DefaultProfile())

@@ -64,7 +64,7 @@ func (c *Codec) Decode(b []byte, p *Packet) error {
 	// after the stores before it: values kept in registers across the
 	// stores would be spilled.
 	p.Payload = b[need:payEnd:payEnd]
-	p.ICRC = binary.LittleEndian.Uint32(b[end:uEnd])
+	p.ICRC = c.carriedICRC(b[end:uEnd])
 	p.ipOff, p.udpOff, p.bthOff, p.hdrEnd, p.padEnd, p.end = fastIP, fastUDP, fastBTH, need, end, uEnd
 	// storeV6Prefix, inlined by hand: it is over the inlining budget, and
 	// a call would spill every live register.

@@ -3,6 +3,8 @@ package wire
 import (
 	"encoding/binary"
 	"hash/crc32"
+
+	"github.com/openmrc/mrc/spec"
 )
 
 // The RoCEv2 ICRC is CRC-32 (IEEE) over 64 bits of ones standing in for the
@@ -71,9 +73,23 @@ func icrc(b []byte, ipOff, udpOff, bthOff, end int, v6, maskSrcPort bool) uint32
 	return crc32.Update(^c, crc32.IEEETable, b[bthOff+BTHLen:end])
 }
 
-// ComputeICRC returns the ICRC that p's frame b should carry. p must have
-// been filled by Decode(b, p) without error, and must not be trimmed.
+// emuTable is the table of EMU's ICRC (AMB-90): the bitwise reflected
+// loop run with 0x1EDC6F41, CRC-32C's polynomial in its non-reflected
+// form, which makes it neither CRC-32C nor CRC-32.
+var emuTable = crc32.MakeTable(0x1EDC6F41)
+
+// emuICRC is EMU's ICRC over the UDP payload b[bthOff:end], unmasked.
+func emuICRC(b []byte, bthOff, end int) uint32 {
+	return crc32.Checksum(b[bthOff:end], emuTable)
+}
+
+// ComputeICRC returns the ICRC that p's frame b should carry under the
+// profile's algorithm. p must have been filled by Decode(b, p) without
+// error, and must not be trimmed.
 func (c *Codec) ComputeICRC(b []byte, p *Packet) uint32 {
+	if c.prof.ICRC == spec.ICRCEmu {
+		return emuICRC(b, p.bthOff, p.end-ICRCLen)
+	}
 	return icrc(b, p.ipOff, p.udpOff, p.bthOff, p.end-ICRCLen, p.IsIPv6, c.prof.ICRCMaskUDPSrcPort)
 }
 
@@ -83,5 +99,14 @@ func (c *Codec) VerifyICRC(b []byte, p *Packet) bool {
 	if p.Trimmed || p.end < p.bthOff+BTHLen+ICRCLen {
 		return false
 	}
-	return c.ComputeICRC(b, p) == binary.LittleEndian.Uint32(b[p.end-ICRCLen:])
+	return c.ComputeICRC(b, p) == c.carriedICRC(b[p.end-ICRCLen:])
+}
+
+// carriedICRC reads the 4 ICRC bytes in the profile's byte order: least
+// significant first (WIRE-ICRC-1), or most significant first for EMU's.
+func (c *Codec) carriedICRC(b []byte) uint32 {
+	if c.prof.ICRC == spec.ICRCEmu {
+		return binary.BigEndian.Uint32(b)
+	}
+	return binary.LittleEndian.Uint32(b)
 }

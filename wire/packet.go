@@ -438,7 +438,7 @@ func (c *Codec) decodeTransport(b []byte, off int, p *Packet) error {
 			return truncated("ICRC", end, ICRCLen, end-off-BTHLen, "WIRE-ICRC-1")
 		}
 		end -= ICRCLen
-		p.ICRC = uint32(b[end]) | uint32(b[end+1])<<8 | uint32(b[end+2])<<16 | uint32(b[end+3])<<24
+		p.ICRC = c.carriedICRC(b[end:])
 	}
 	off += BTHLen
 	if op.IsWrite() {
@@ -475,8 +475,10 @@ func (c *Codec) decodeTransport(b []byte, off int, p *Packet) error {
 		p.PETH.decode(h)
 	case OpEndpointReq:
 		p.ERTH.decode(h)
+		p.ERTH.Op = c.epOp(p.ERTH.Op)
 	default:
 		p.EETH.decode(h)
+		p.EETH.Op = c.epOp(p.EETH.Op)
 	}
 	p.Decoded |= op.Stack()
 	p.hdrEnd, p.padEnd = off+n, end

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/openmrc/mrc/internal/cli"
@@ -89,7 +87,7 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&fl.format, "format", "text", "output format: text or json (one object per line per frame)")
 	fs.BoolVar(&fl.stats, "stats", false, "print per-QP and per-EV summaries instead of frames")
 	fs.StringVar(&fl.evMode, "ev-mode", "stev", "how EVs are carried: stev, udp or srv6")
-	fs.StringVar(&fl.profile, "profile", "", "JSON file with the wire profile (default: "+spec.DefaultProfile().Name+")")
+	fs.StringVar(&fl.profile, "profile", "", profileFlagUsage+" (default: "+spec.DefaultProfile().Name+")")
 	fs.IntVar(&fl.count, "c", 0, "stop after this many frames per file (0: all)")
 	fs.BoolVar(&fl.noCheck, "no-check", false, "skip the strict checks and the ICRC (faster)")
 	fs.StringVar(&fl.expr, "Y", "", "display filter: show only the frames it selects (see above)")
@@ -144,12 +142,15 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 		return cmd.Usagef("unknown EV mode %q (want stev, udp or srv6)", fl.evMode)
 	}
 	if fl.profile != "" {
-		c, err := loadProfile(fl.profile)
+		p, err := loadProfileArg(fl.profile)
 		if err != nil {
 			fmt.Fprintf(stderr, "mrc-conform decode: %v\n", err)
 			return 2
 		}
-		d.Codec = c
+		if d.Codec, err = wire.NewCodec(p); err != nil {
+			fmt.Fprintf(stderr, "mrc-conform decode: %v\n", err)
+			return 2
+		}
 	}
 	if code, ok := compileFilter(cmd, &fl, d); !ok {
 		return code
@@ -178,20 +179,6 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return status
-}
-
-func loadProfile(name string) (*wire.Codec, error) {
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return nil, err
-	}
-	p := spec.DefaultProfile()
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		return nil, fmt.Errorf("profile %s: %w", name, err)
-	}
-	return wire.NewCodec(p)
 }
 
 // compileFilter compiles -Y for d's codec into fl.filter. A bad
@@ -226,8 +213,10 @@ func decodeFile(name string, d *pcap.Decoder, format pcap.OutputFormat, fl *deco
 	defer r.Close()
 	p := pcap.NewPrinter(stdout, format, d.Codec, d.EVMode)
 	var st *pcap.Stats
+	var fit *pcap.Fit
 	if fl.stats {
 		st = pcap.NewStats()
+		fit = pcap.NewFit(d.Codec, d.EVMode)
 	}
 	errStop := errors.New("count reached")
 	err = d.Each(r, func(rec *pcap.Record) error {
@@ -235,6 +224,7 @@ func decodeFile(name string, d *pcap.Decoder, format pcap.OutputFormat, fl *deco
 			// Not shown, but read: -c counts it, as tshark's does.
 		} else if st != nil {
 			st.Add(rec)
+			fit.Add(rec)
 		} else if err := p.Print(rec); err != nil {
 			return err
 		}
@@ -248,7 +238,9 @@ func decodeFile(name string, d *pcap.Decoder, format pcap.OutputFormat, fl *deco
 	}
 	// Print what was decoded even when the file ends badly.
 	if st != nil {
-		if werr := writeStats(st, format, stdout); err == nil {
+		werr := writeStats(st, format, stdout)
+		writeAdvice(fit, format, stdout)
+		if err == nil {
 			err = werr
 		}
 	}
@@ -267,4 +259,15 @@ func writeStats(st *pcap.Stats, format pcap.OutputFormat, w io.Writer) error {
 		return st.WriteJSON(w)
 	}
 	return st.WriteText(w)
+}
+
+// writeAdvice notes, after text stats, a preset the capture fits better
+// than the profile it was decoded with (pcap.Fit).
+func writeAdvice(fit *pcap.Fit, format pcap.OutputFormat, w io.Writer) {
+	if format == pcap.OutputJSON {
+		return
+	}
+	for _, a := range fit.Advice() {
+		fmt.Fprintln(w, "note: "+a)
+	}
 }

@@ -51,6 +51,7 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "write the report to this file instead of standard output")
 	annotate := fs.String("annotate", "", "write a pcapng copy of the capture with the verdicts as packet comments")
 	today := fs.String("today", "", "judge deviation expiry against this date (YYYY-MM-DD) instead of today")
+	profile := fs.String("profile", "", profileFlagUsage+" (default: the PICS's profile)")
 	all := fs.Bool("v", false, "text format: list every case's reason and more findings")
 	at := fs.String("capture-at", "", `where the capture was taken: "dut" (the DUT's own interface) or "remote" (a tap on the path, the peer's side); overrides the PICS's capture.location. Away from the DUT a packet not seen proves nothing: such findings are INCONCLUSIVE`)
 	files, done, code := cmd.Parse(fs, args, true)
@@ -78,6 +79,19 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 			return fail("%v", err)
 		}
 		opts.PICS = p
+	}
+	if *profile != "" {
+		prof, err := loadProfileArg(*profile)
+		if err != nil {
+			return fail("%v", err)
+		}
+		p := opts.PICS
+		if p == nil {
+			p = conformance.DefaultPICS()
+		}
+		if opts.PICS, err = p.WithProfile(prof); err != nil {
+			return fail("%v", err)
+		}
 	}
 	if *devFile != "" {
 		d, err := conformance.LoadDeviations(*devFile)
@@ -129,6 +143,7 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("%v", err)
 	}
+	adviseProfile(files[0], opts.PICS, map[bool]io.Writer{true: w, false: stderr}[f == conformance.FormatText])
 	if *out != "" {
 		if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
 			return fail("%v", err)

@@ -61,13 +61,13 @@ flags:
 `
 
 type runFlags struct {
-	transport, iface, peers, ctl, tunnel, testerIP string
-	pics, devs, cases, format, out, capture, today string
-	seed                                           uint64
-	planes                                         int
-	tolerance, ctlTimeout                          time.Duration
-	faults                                         faultFlag
-	log, all, ipv6, progress                       bool
+	transport, iface, peers, ctl, tunnel, testerIP          string
+	pics, devs, cases, format, out, capture, today, profile string
+	seed                                                    uint64
+	planes                                                  int
+	tolerance, ctlTimeout                                   time.Duration
+	faults                                                  faultFlag
+	log, all, ipv6, progress                                bool
 }
 
 type faultFlag []string
@@ -97,6 +97,7 @@ func runActive(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&fl.ctl, "control", "", "the IUT's control address: unix:PATH or tcp:HOST:PORT (udp, afpacket)")
 	fs.StringVar(&fl.tunnel, "local", "", "udp: the tester's tunnel address (default: port 0 on the loopback, or the unspecified address, of the --peer address's IP version)")
 	fs.StringVar(&fl.testerIP, "tester-ip", "10.0.0.1,fd00::1", "udp, afpacket: the tester's own MRC addresses, at most one per IP version (comma-separated); the run uses the one of the IUT's version")
+	fs.StringVar(&fl.profile, "profile", "", profileFlagUsage+" (default: the PICS's profile)")
 	fs.StringVar(&fl.pics, "pics", "", "PICS file (JSON); default: the features the IUT declares in hello")
 	fs.StringVar(&fl.devs, "deviations", "", "deviations file (NAME CASES YYYY-MM-DD REASON per line)")
 	fs.StringVar(&fl.cases, "cases", "", "case IDs to run: comma-separated glob patterns (e.g. 'MRC-LR-*,MRC-EV-BAD-101')")
@@ -136,6 +137,13 @@ func runActive(args []string, stdout, stderr io.Writer) int {
 			return fail(2, "%v", err)
 		}
 		opts.PICS = p
+	}
+	if fl.profile != "" {
+		prof, err := loadProfileArg(fl.profile)
+		if err != nil {
+			return fail(2, "%v", err)
+		}
+		opts.Profile = &prof
 	}
 	if fl.devs != "" {
 		d, err := conformance.LoadDeviations(fl.devs)
@@ -251,6 +259,11 @@ func openTarget(ctx context.Context, fl *runFlags) (active.Target, int, error) {
 		tips = append(tips, a)
 	}
 	ports := spec.DefaultProfile().AcceptUDPDstPorts
+	if fl.profile != "" {
+		if p, err := loadProfileArg(fl.profile); err == nil {
+			ports = p.AcceptUDPDstPorts
+		}
+	}
 	var conn netio.Conn
 	var peers []netip.Addr
 	var announce string

@@ -24,6 +24,8 @@ type Options struct {
 	// PICS is the implementation's conformance statement; nil builds one
 	// from the features the IUT declares in hello.
 	PICS *conformance.PICS
+	// Profile, when set, replaces the PICS's wire profile.
+	Profile *spec.Profile
 	// Deviations are accepted failures; nil means none.
 	Deviations *conformance.Deviations
 	// Today is the date deviations expire against; zero means now (UTC).
@@ -115,6 +117,11 @@ func Run(ctx context.Context, tgt Target, opts Options) (*conformance.Report, er
 	if pics == nil {
 		if pics, err = picsFromHello(hello); err != nil {
 			return nil, err
+		}
+	}
+	if opts.Profile != nil {
+		if pics, err = pics.WithProfile(*opts.Profile); err != nil {
+			return nil, &UsageError{err.Error()}
 		}
 	}
 	s := &session{ctx: ctx, tgt: tgt, ctl: ctl, hello: hello, pics: pics, codec: pics.Codec(), mode: pics.EVModeValue(),

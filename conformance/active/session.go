@@ -185,7 +185,7 @@ func (t *T) Recv(deadline Time) (*RxFrame, bool) {
 		if rf.Dst != s.tester.IP {
 			continue // not for the tester (the link's filter lets other MRC traffic through)
 		}
-		rf.EV = p.EV(s.mode)
+		rf.EV = s.codec.EV(p, s.mode)
 		rf.Viol = s.codec.Check(f.Data, p, nil)
 		if len(rf.Viol) == 0 {
 			s.wire.ok++
@@ -324,5 +324,5 @@ func (t *T) fillL2L3(p *wire.Packet, plane int, dscp uint8, ect bool, ev uint32)
 	} else {
 		p.IP4.TOS, p.IP4.TTL, p.IP4.FlagsFrag, p.IP4.Src, p.IP4.Dst = tos, 64, 0x4000, s.tester.IP.As4(), s.iut.IP.As4()
 	}
-	p.SetEV(ev, s.mode)
+	s.codec.SetEV(p, ev, s.mode)
 }

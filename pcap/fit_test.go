@@ -1,0 +1,92 @@
+package pcap_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openmrc/mrc/internal/emuclient"
+	"github.com/openmrc/mrc/pcap"
+	"github.com/openmrc/mrc/spec"
+	"github.com/openmrc/mrc/wire"
+)
+
+// emuCapture writes frames into an in-memory pcapng file.
+func emuCapture(t *testing.T, frames [][]byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := pcap.NewWriter(&buf, pcap.Interface{Name: "plane0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range frames {
+		if err := w.WritePacket(time.Unix(0, int64(i)*1000), 0, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func fitOf(t *testing.T, capture []byte, c *wire.Codec) *pcap.Fit {
+	t.Helper()
+	r, err := pcap.NewReader(bytes.NewReader(capture))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &pcap.Decoder{Codec: c, EVMode: wire.EVModeSTEV}
+	f := pcap.NewFit(c, wire.EVModeSTEV)
+	if err := d.Each(r, func(rec *pcap.Record) error { f.Add(rec); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestFitSuggestsEmu: an emulator capture decoded under the default
+// profile is said to fit the emu preset better, for its ICRC and its EV
+// halves; decoded under the emu preset, nothing is said.
+func TestFitSuggestsEmu(t *testing.T) {
+	frames := emuclient.Session(emuclient.HostA, emuclient.HostB, 12)
+	capture := emuCapture(t, frames)
+	adv := fitOf(t, capture, wire.Default).Advice()
+	if len(adv) != 1 || !strings.Contains(adv[0], "--profile emu") ||
+		!strings.Contains(adv[0], "29 frames carry ICRC errors that the emu preset accepts") || !strings.Contains(adv[0], "EV halves look swapped") {
+		t.Errorf("advice under the default profile: %q", adv)
+	}
+	emu, err := wire.NewCodec(spec.EmuProfile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if adv := fitOf(t, capture, emu).Advice(); len(adv) != 0 {
+		t.Errorf("advice under the emu preset: %q", adv)
+	}
+}
+
+// TestFitNeedsEvidence: a capture of the default profile's own frames, or
+// one with too few echoes, draws no claim of swapped halves.
+func TestFitNeedsEvidence(t *testing.T) {
+	few := emuCapture(t, emuclient.Session(emuclient.HostA, emuclient.HostB, 2)) // 2 SACKs and a NACK: below the minimum
+	if f := fitOf(t, few, wire.Default); f.HalvesSwapped() {
+		t.Error("three echoes were taken as evidence of swapped halves")
+	}
+	var frames [][]byte
+	for i := range 8 {
+		p := &wire.Packet{IsIPv6: true}
+		p.IP6.Src, p.IP6.Dst = emuclient.HostA.IP.As16(), emuclient.HostB.IP.As16()
+		p.BTH.Opcode, p.BTH.DestQP, p.BTH.PSN, p.BTH.PKey = wire.OpWriteOnly, 0x22, uint32(i), 0xFFFF
+		p.RETH.DMALength = 64
+		p.Payload = make([]byte, 64)
+		wire.Default.SetEV(p, 0x00010002+uint32(i), wire.EVModeSTEV)
+		b, err := wire.Default.Append(nil, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames = append(frames, b)
+	}
+	if adv := fitOf(t, emuCapture(t, frames), wire.Default).Advice(); len(adv) != 0 {
+		t.Errorf("the default profile's own frames drew advice: %q", adv)
+	}
+}
