@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"net"
 	"net/netip"
 	"testing"
 
 	"github.com/openmrc/mrc/control"
+	"github.com/openmrc/mrc/netio"
 	"github.com/openmrc/mrc/wire"
 )
 
@@ -81,5 +83,50 @@ func TestSendsOnlyToUnicast(t *testing.T) {
 	}
 	if _, err := a.parseDstIP("10.0.0.1"); err != nil {
 		t.Errorf("a unicast IP refused: %v", err)
+	}
+}
+
+// tunnelStub is a transport whose remote a hello may fix.
+type tunnelStub struct {
+	remote *net.UDPAddr
+	fixed  bool
+}
+
+func (s *tunnelStub) Planes() int                     { return 2 }
+func (s *tunnelStub) WriteFrame(int, []byte) error    { return nil }
+func (s *tunnelStub) ReadFrame() (netio.Frame, error) { return netio.Frame{}, netio.ErrClosed }
+func (s *tunnelStub) MACs() [][6]byte                 { return make([][6]byte, 2) }
+func (s *tunnelStub) TapsOutgoing() bool              { return false }
+func (s *tunnelStub) Close() error                    { return nil }
+
+func (s *tunnelStub) SetRemote(addr string) error {
+	a, err := net.ResolveUDPAddr("udp", addr)
+	s.remote, s.fixed = a, err == nil
+	return err
+}
+
+func (s *tunnelStub) Remote() (*net.UDPAddr, bool) { return s.remote, s.fixed }
+
+// TestHelloFixesTunnel (issue 14 finding 6): the tunnel address a hello
+// announces becomes the runner's only remote; a remote fixed at start
+// (mrc-peer --remote) refuses another one.
+func TestHelloFixesTunnel(t *testing.T) {
+	a, _ := newAgent(t)
+	hello := func(r *Runner, tunnel string) error {
+		_, err := r.Handler()(control.MethodHello, []byte(`{"version":1,"tunnel":"`+tunnel+`"}`))
+		return err
+	}
+	open := &tunnelStub{}
+	if err := hello(NewRunner(a, open), "127.0.0.1:4242"); err != nil || open.remote.String() != "127.0.0.1:4242" {
+		t.Errorf("announced remote: %v %v", err, open.remote)
+	}
+	pinned := &tunnelStub{}
+	_ = pinned.SetRemote("127.0.0.1:5000")
+	r := NewRunner(a, pinned)
+	if err := hello(r, "127.0.0.1:4242"); !errors.Is(err, control.ErrInvalidArgument) || pinned.remote.String() != "127.0.0.1:5000" {
+		t.Errorf("a pinned remote moved: %v %v", err, pinned.remote)
+	}
+	if err := hello(r, "127.0.0.1:5000"); err != nil {
+		t.Errorf("the pinned remote itself refused: %v", err)
 	}
 }
