@@ -203,17 +203,24 @@ func deadPort(t *testing.T) string {
 }
 
 // referencePeer runs the reference peer (package peer over the netio
-// tunnel, as mrc-peer does) in process until the test ends and returns
-// its tunnel and control addresses.
+// tunnel, as mrc-peer does) with MRC address 10.0.0.2 and its tunnel on
+// the IPv4 loopback, until the test ends, and returns its tunnel and
+// control addresses.
 func referencePeer(t *testing.T) (tunnel *net.UDPAddr, ctl string) {
+	return referencePeerAt(t, "127.0.0.1:0", netip.MustParseAddr("10.0.0.2"))
+}
+
+// referencePeerAt is referencePeer with the tunnel on listen and the MRC
+// address ip.
+func referencePeerAt(t *testing.T, listen string, ip netip.Addr) (tunnel *net.UDPAddr, ctl string) {
 	t.Helper()
 	sock := filepath.Join(t.TempDir(), "peer.sock")
 	macs := [][6]byte{{2, 0x4d, 0x52, 0x50, 0, 0x10}, {2, 0x4d, 0x52, 0x50, 0, 0x11}}
-	tun, err := netio.ListenTunnel("127.0.0.1:0", "", macs)
+	tun, err := netio.ListenTunnel(listen, "", macs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := peer.New(peer.Config{MACs: macs, IP: netip.MustParseAddr("10.0.0.2"), Seed: 1})
+	a, err := peer.New(peer.Config{MACs: macs, IP: ip, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

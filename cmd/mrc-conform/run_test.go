@@ -1,18 +1,12 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/openmrc/mrc/control"
-	"github.com/openmrc/mrc/netio"
-	"github.com/openmrc/mrc/peer"
 )
 
 // TestRunReference: `mrc-conform run` with no flags runs the whole active
@@ -116,34 +110,9 @@ func TestRunIPv6(t *testing.T) {
 	if testing.Short() {
 		return
 	}
-	dir := t.TempDir()
-	sock := filepath.Join(dir, "ctl.sock")
-	macs := [][6]byte{{2, 0x4d, 0x52, 0x50, 0, 0x10}, {2, 0x4d, 0x52, 0x50, 0, 0x11}}
-	tun, err := netio.ListenTunnel("[::1]:0", "", macs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := peer.New(peer.Config{MACs: macs, IP: netip.MustParseAddr("fd00::2"), Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := peer.NewRunner(a, tun)
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 2)
-	go func() { done <- r.Run(ctx) }()
-	go func() { done <- control.Serve(ctx, l, r.Handler()) }()
-	defer func() {
-		cancel()
-		<-done
-		<-done
-		tun.Close()
-	}()
-	out, errs, status = run(t, "run", "--transport", "udp", "--peer", tun.LocalAddr().String(),
-		"--control", "unix:"+sock, "--cases", "MRC-WIRE-ENC-101,MRC-RSP-RCV-101", "--format", "json")
+	tun, ctl := referencePeerAt(t, "[::1]:0", netip.MustParseAddr("fd00::2"))
+	out, errs, status = run(t, "run", "--transport", "udp", "--peer", tun.String(),
+		"--control", ctl, "--cases", "MRC-WIRE-ENC-101,MRC-RSP-RCV-101", "--format", "json")
 	if status != 0 || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Cases) != 2 {
 		t.Fatalf("run --transport udp over IPv6: exit status %d\n%s\n%s", status, out, errs)
 	}
@@ -152,7 +121,7 @@ func TestRunIPv6(t *testing.T) {
 			t.Errorf("udp over IPv6: %s %s", c.ID, c.Verdict)
 		}
 	}
-	if _, errs, status := run(t, "run", "--transport", "udp", "--peer", tun.LocalAddr().String(), "--control", "unix:"+sock,
+	if _, errs, status := run(t, "run", "--transport", "udp", "--peer", tun.String(), "--control", ctl,
 		"--tester-ip", "10.0.0.1", "--cases", "MRC-RSP-RCV-101"); status != 2 || !strings.Contains(errs, "IP version") {
 		t.Errorf("an IPv6 IUT and only an IPv4 tester address: exit status %d, want 2\n%s", status, errs)
 	}
