@@ -90,3 +90,26 @@ func TestFitNeedsEvidence(t *testing.T) {
 		t.Errorf("the default profile's own frames drew advice: %q", adv)
 	}
 }
+
+// BenchmarkFit measures what pcap.Fit adds to decode --stats and judge:
+// one op is one frame decoded and checked, with and without Fit.Add (which
+// decodes and checks it again under each other preset), side by side.
+func BenchmarkFit(b *testing.B) {
+	frames := emuclient.Session(emuclient.HostA, emuclient.HostB, 64)
+	for _, withFit := range []bool{false, true} {
+		name := map[bool]string{false: "decode+check", true: "decode+check+fit"}[withFit]
+		b.Run(name, func(b *testing.B) {
+			d := &pcap.Decoder{}
+			f := pcap.NewFit(nil, wire.EVModeSTEV)
+			var rec pcap.Record
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				fr := pcap.Frame{Number: i + 1, Data: frames[i%len(frames)]}
+				d.Decode(&fr, nil, &rec)
+				if withFit {
+					f.Add(&rec)
+				}
+			}
+		})
+	}
+}
