@@ -29,6 +29,10 @@ var paramsOf = map[string]func() any{
 	MethodModifyCCProfile:    func() any { return new(ModifyCCProfileParams) },
 	MethodQueryDeviceCtl:     func() any { return new(Empty) },
 	MethodModifyPort:         func() any { return new(PortAdminParams) }, MethodQueryPort: func() any { return new(PortAdminParams) },
+	MethodReqNotifyCQ: func() any { return new(ReqNotifyParams) }, MethodGetCQEvents: func() any { return new(CQEventsParams) },
+	MethodGetAsyncEvents: func() any { return new(Empty) }, MethodQueryVersion: func() any { return new(Empty) },
+	MethodEPBatchSend:   func() any { return new(EPBatchSendParams) },
+	MethodEPBatchResult: func() any { return new(EPBatchResultParams) },
 }
 
 // echo is a server handler that decodes each method's params into its

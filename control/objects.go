@@ -138,3 +138,86 @@ type PortAdminResult struct {
 	Port    int  `json:"port"`
 	Enabled bool `json:"enabled"`
 }
+
+// ReqNotifyParams is mrc_req_notify_cq on a QP's CQ.
+type ReqNotifyParams struct {
+	QPN           uint32 `json:"qpn"`
+	SolicitedOnly bool   `json:"solicited_only,omitempty"`
+}
+
+// CQEventsParams asks how many CQ events a QP's CQ raised and has not had
+// acknowledged; Ack acknowledges them (mrc_get_cq_event,
+// mrc_ack_cq_events).
+type CQEventsParams struct {
+	QPN uint32 `json:"qpn"`
+	Ack bool   `json:"ack,omitempty"`
+}
+
+// CQEventsResult is the number of CQ events.
+type CQEventsResult struct {
+	Events uint64 `json:"events"`
+}
+
+// Asynchronous event types (enum ibv_event_type names without IBV_EVENT_).
+const (
+	AsyncQPReqErr    = "QP_REQ_ERR"
+	AsyncQPAccessErr = "QP_ACCESS_ERR"
+	AsyncPortErr     = "PORT_ERR"
+	AsyncPortActive  = "PORT_ACTIVE"
+)
+
+// AsyncEvent is struct mrc_async_event.
+type AsyncEvent struct {
+	Type string `json:"type"`
+	QPN  uint32 `json:"qpn,omitempty"`
+	Port int    `json:"port,omitempty"`
+}
+
+// AsyncEventsResult returns, and acknowledges, the asynchronous events
+// queued since the last call, oldest first.
+type AsyncEventsResult struct {
+	Events  []AsyncEvent `json:"events"`
+	Dropped uint64       `json:"dropped,omitempty"`
+}
+
+// Versions is what mrc_query_version and mrc_ctl_query_version return,
+// each MAJOR<<24 | MINOR<<16 | SUBMINOR.
+type Versions struct {
+	Current             uint32 `json:"current"`
+	LastSupported       uint32 `json:"last_supported"`
+	Vendor              uint32 `json:"vendor"`
+	LastSupportedVendor uint32 `json:"last_supported_vendor"`
+}
+
+// QueryVersionResult holds the MRC and the control API versions.
+type QueryVersionResult struct {
+	MRC Versions `json:"mrc"`
+	Ctl Versions `json:"ctl"`
+}
+
+// EPBatchSendParams is the sending half of mrc_ctl_ep_batch_send_wait:
+// requests of one op, and rsp_timeout.
+type EPBatchSendParams struct {
+	Op        string         `json:"op"`
+	Requests  []EPSendParams `json:"requests"`
+	TimeoutNs int64          `json:"timeout_ns"`
+}
+
+// EPBatchSendResult names the batch.
+type EPBatchSendResult struct {
+	Batch uint32 `json:"batch"`
+}
+
+// EPBatchResultParams asks for a batch's outcome.
+type EPBatchResultParams struct {
+	Batch uint32 `json:"batch"`
+}
+
+// EPBatchResult is the waiting half: Done once every request is answered
+// or the timeout passed; then Responses in arrival order and Error the
+// errno ("ETIMEDOUT") or empty.
+type EPBatchResult struct {
+	Done      bool         `json:"done"`
+	Responses []EPResponse `json:"responses,omitempty"`
+	Error     string       `json:"error,omitempty"`
+}

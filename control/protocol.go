@@ -126,6 +126,12 @@ const (
 	MethodQueryDeviceCtl     = "query_device_ctl"
 	MethodModifyPort         = "modify_port"
 	MethodQueryPort          = "query_port"
+	MethodReqNotifyCQ        = "req_notify_cq"
+	MethodGetCQEvents        = "get_cq_events"
+	MethodGetAsyncEvents     = "get_async_events"
+	MethodQueryVersion       = "query_version"
+	MethodEPBatchSend        = "ep_batch_send"
+	MethodEPBatchResult      = "ep_batch_result"
 )
 
 // Methods lists every method of this version.
@@ -136,6 +142,7 @@ var Methods = []string{
 	MethodSetResourceCondition, MethodEPSend, MethodEPPoll,
 	MethodModifyEVFmtProfile, MethodModifyEVProfile, MethodQueryEVProfile, MethodModifyCCProfile,
 	MethodQueryDeviceCtl, MethodModifyPort, MethodQueryPort,
+	MethodReqNotifyCQ, MethodGetCQEvents, MethodGetAsyncEvents, MethodQueryVersion, MethodEPBatchSend, MethodEPBatchResult,
 }
 
 // Empty is the params or result of methods that have none.
@@ -334,6 +341,8 @@ type QPAttr struct {
 	Retry       *Retry    `json:"retry,omitempty"`
 	Timeout     *int      `json:"timeout,omitempty"`
 	SQPSN       *uint32   `json:"sq_psn,omitempty"`
+	// VendorCfg is MRC_QP_VENDOR_CFG in hex, at most 128 bytes (CTL-QPH-3).
+	VendorCfg *string `json:"vendor_cfg,omitempty"`
 }
 
 // ModifyQPParams moves a QP to State with Attr.
@@ -370,6 +379,7 @@ type QueryQPResult struct {
 	State      string   `json:"state"`
 	ErrorCause string   `json:"error_cause,omitempty"`
 	EVs        []EVInfo `json:"evs,omitempty"`
+	VendorCfg  string   `json:"vendor_cfg,omitempty"` // hex, trailing zero bytes left out
 }
 
 // Work-request opcodes (enum ibv_wr_opcode names).
@@ -407,6 +417,8 @@ type PostSendParams struct {
 	Imm    uint32 `json:"imm,omitempty"`
 	// Unsignaled suppresses the success completion.
 	Unsignaled bool `json:"unsignaled,omitempty"`
+	// Solicited is IBV_SEND_SOLICITED (WIRE-BTH-10, CTL-CQ-2).
+	Solicited bool `json:"solicited,omitempty"`
 }
 
 // PostRecvParams posts one receive work request.
@@ -441,6 +453,8 @@ type Completion struct {
 	ByteLen uint32 `json:"byte_len"`
 	Imm     uint32 `json:"imm,omitempty"`
 	Recv    bool   `json:"recv,omitempty"`
+	// Solicited: a receive completion of a WriteImm sent with se.
+	Solicited bool `json:"solicited,omitempty"`
 }
 
 // PollCQResult carries the completions, oldest first.
@@ -516,6 +530,8 @@ type EPResponse struct {
 	Op    string `json:"op"`
 	Port  int    `json:"port"`
 	RTTNs int64  `json:"rtt_ns"`
+	// AdjSvcTime is adj_svc_time (CTL-SVC-1); only ep_batch_result fills it.
+	AdjSvcTime bool `json:"adj_svc_time,omitempty"`
 }
 
 // EPPollResult returns the endpoint responses and timeouts since the last

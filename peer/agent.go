@@ -1,12 +1,14 @@
 package peer
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/netip"
 	"slices"
+	"strings"
 
 	"github.com/openmrc/mrc/control"
 	"github.com/openmrc/mrc/spec"
@@ -115,6 +117,7 @@ type qpEntry struct {
 	peerMAC  [6]byte
 	cq       []control.Completion
 	c        counters
+	notify   statemachine.CQNotify
 }
 
 type psuPending struct {
@@ -157,6 +160,10 @@ type Agent struct {
 	cur    *counters // counters of the QP whose step is being collected
 	ctl    *statemachine.Controller
 	ctlEVs map[uint64]bool // EV profiles a.ctl put in evp
+	async  statemachine.AsyncQueue
+	lastUp uint32 // the local port mask last given to QPs, for port events
+	bat    map[uint32]*statemachine.EPBatch
+	batSeq uint32
 }
 
 // ConfigError reports a bad Config.
@@ -204,11 +211,13 @@ func (a *Agent) reset() error {
 		return &ConfigError{err.Error()}
 	}
 	a.ctlEVs = map[uint64]bool{}
+	a.async, a.bat = statemachine.AsyncQueue{}, map[uint32]*statemachine.EPBatch{}
 	a.evp = map[uint64]statemachine.EVProfile{}
 	a.ccp = map[uint64]statemachine.CCProfile{}
 	a.mrs, a.nextVA, a.memory = nil, 0x7f00_0000_0000, 0
 	a.qps, a.order = map[uint32]*qpEntry{}, nil
 	a.local = (1<<a.ports - 1) << 1
+	a.lastUp = a.local
 	a.remote = map[netip.Addr]uint32{}
 	a.neigh = make([]map[netip.Addr][6]byte, a.ports)
 	for i := range a.neigh {
@@ -292,6 +301,18 @@ func (a *Agent) Handle(now statemachine.Time, method string, params json.RawMess
 		return a.queryDeviceCtl()
 	case control.MethodModifyPort, control.MethodQueryPort:
 		return a.portAdmin(now, params)
+	case control.MethodReqNotifyCQ:
+		return a.reqNotify(params)
+	case control.MethodGetCQEvents:
+		return a.cqEvents(params)
+	case control.MethodGetAsyncEvents:
+		return a.asyncEvents()
+	case control.MethodQueryVersion:
+		return a.queryVersion()
+	case control.MethodEPBatchSend:
+		return a.epBatchSend(now, params)
+	case control.MethodEPBatchResult:
+		return a.epBatchResult(now, params)
 	}
 	return nil, control.Errorf(control.CodeUnknownMethod, "%q", method)
 }
@@ -598,6 +619,14 @@ func attrOf(c *control.QPAttr) (statemachine.Attr, statemachine.AttrMask, error)
 	if c.AV != nil {
 		m |= statemachine.AttrAV
 	}
+	if c.VendorCfg != nil {
+		b, err := hex.DecodeString(*c.VendorCfg)
+		if err != nil || len(b) > statemachine.VendorCfgSize {
+			return a, 0, control.Errorf(control.CodeInvalidArgument, "vendor_cfg: at most %d bytes in hex", statemachine.VendorCfgSize)
+		}
+		copy(a.VendorCfg[:], b)
+		m |= statemachine.AttrVendorCfg
+	}
 	return a, m, nil
 }
 
@@ -734,6 +763,12 @@ func (a *Agent) queryQP(params json.RawMessage) (any, error) {
 		return control.QueryQPResult{State: control.StateReset}, nil
 	}
 	r := control.QueryQPResult{State: e.qp.State().String(), ErrorCause: causeNames[e.qp.ErrorCause()]}
+	if at, _ := e.qp.Attr(); !a.cfg.Faults.has(agVendorCfgDropped) {
+		r.VendorCfg = strings.TrimRight(hex.EncodeToString(at.VendorCfg[:]), "0")
+		if len(r.VendorCfg)%2 == 1 {
+			r.VendorCfg += "0"
+		}
+	}
 	for _, v := range e.qp.EVs(nil) {
 		r.EVs = append(r.EVs, control.EVInfo{Value: v.Value, Port: int(v.Plane) + 1, State: evStateNames[v.State], Active: v.Active})
 	}
@@ -760,7 +795,7 @@ func (a *Agent) postSend(now statemachine.Time, params json.RawMessage) (any, er
 		return nil, control.Errorf(control.CodeInvalidArgument, "opcode %q", p.Opcode)
 	}
 	wr := statemachine.WorkRequest{WRID: p.WRID, Opcode: op, RemoteVA: p.Remote.VA, RKey: p.Remote.RKey, Imm: p.Imm,
-		Unsignaled: p.Unsignaled}
+		Unsignaled: p.Unsignaled, Solicited: p.Solicited}
 	if p.Local != nil && p.Local.Length > 0 {
 		r, err := a.region(p.Local.MR, p.Local.Offset, p.Local.Length)
 		if err != nil {
@@ -849,6 +884,12 @@ func (a *Agent) setPortStatus(now statemachine.Time, params json.RawMessage) (an
 // applyPorts gives every QP the local port-status mask and tells every
 // peer with QPs.
 func (a *Agent) applyPorts(now statemachine.Time) {
+	if up := a.localUp(); up != a.lastUp {
+		if !a.cfg.Faults.has(agNoPortAsync) {
+			a.async.Add(statemachine.PortEvents(a.lastUp, up, nil)...) // CTL-AEV-2
+		}
+		a.lastUp = up
+	}
 	peers := map[netip.Addr][6]byte{}
 	var order []netip.Addr
 	for _, qpn := range a.order {
@@ -961,6 +1002,16 @@ func (a *Agent) epSend(now statemachine.Time, params json.RawMessage) (any, erro
 	if err := control.Decode(params, &p); err != nil {
 		return nil, err
 	}
+	rq, err := a.epRequestOf(&p)
+	if err != nil {
+		return nil, err
+	}
+	return control.Empty{}, smErr(a.ep.Send(now, rq, &a.out))
+}
+
+// epRequestOf checks and converts one endpoint request of ep_send or
+// ep_batch_send.
+func (a *Agent) epRequestOf(p *control.EPSendParams) (statemachine.EPRequest, error) {
 	var op wire.EndpointOp
 	switch p.Op {
 	case control.EPEVProbe:
@@ -968,25 +1019,24 @@ func (a *Agent) epSend(now statemachine.Time, params json.RawMessage) (any, erro
 	case control.EPPortStatus:
 		op = wire.EPPortStatusUpdate
 	default:
-		return nil, control.Errorf(control.CodeInvalidArgument, "endpoint op %q", p.Op)
+		return statemachine.EPRequest{}, control.Errorf(control.CodeInvalidArgument, "endpoint op %q", p.Op)
 	}
 	if p.ReqID >= psuIDBase {
-		return nil, control.Errorf(control.CodeInvalidArgument, "request ids from %#x are this peer's own", psuIDBase)
+		return statemachine.EPRequest{}, control.Errorf(control.CodeInvalidArgument, "request ids from %#x are this peer's own", psuIDBase)
 	}
 	mac, err := parseMAC(p.Dst.MAC)
 	if err != nil {
-		return nil, err
+		return statemachine.EPRequest{}, err
 	}
 	ip, err := a.parseDstIP(p.Dst.IP)
 	if err != nil {
-		return nil, err
+		return statemachine.EPRequest{}, err
 	}
 	if p.Port < 1 || p.Port > a.ports || p.DSCP < 0 || p.DSCP > 63 {
-		return nil, control.Errorf(control.CodeInvalidArgument, "port %d or DSCP %d out of range", p.Port, p.DSCP)
+		return statemachine.EPRequest{}, control.Errorf(control.CodeInvalidArgument, "port %d or DSCP %d out of range", p.Port, p.DSCP)
 	}
-	err = a.ep.Send(now, statemachine.EPRequest{ReqID: p.ReqID, Op: op, Dst: statemachine.Peer{MAC: mac, IP: ip},
-		EV: p.EV, Port: uint8(p.Port), DSCP: uint8(p.DSCP), PortStatus: p.PortStatus}, &a.out)
-	return control.Empty{}, smErr(err)
+	return statemachine.EPRequest{ReqID: p.ReqID, Op: op, Dst: statemachine.Peer{MAC: mac, IP: ip},
+		EV: p.EV, Port: uint8(p.Port), DSCP: uint8(p.DSCP), PortStatus: p.PortStatus}, nil
 }
 
 func (a *Agent) epPoll() (any, error) {
@@ -1119,7 +1169,12 @@ func (a *Agent) collect() {
 	for _, c := range o.Completions {
 		if e, ok := a.qps[c.QPN]; ok {
 			e.cq = append(e.cq, completion(c))
+			e.notify.Offer(c)
 		}
+	}
+	a.async.Add(statemachine.AsyncEventsOf(o, nil)...)
+	for _, b := range a.bat {
+		b.Collect(o)
 	}
 	for _, pl := range o.Placements {
 		for _, r := range a.mrs {
@@ -1280,6 +1335,9 @@ func (a *Agent) transmit(o *statemachine.Outgoing) {
 	if f.has(agFixedSport) {
 		p.UDP.SrcPort = 0xC0DE
 	}
+	if f.has(agNoSolicited) {
+		p.BTH.SE = false
+	}
 	p.Eth.Src = a.cfg.MACs[plane]
 	dst := netip.AddrFrom4(p.IP4.Dst)
 	if p.IsIPv6 {
@@ -1350,7 +1408,8 @@ func completion(c statemachine.Completion) control.Completion {
 	if c.Recv {
 		op = control.OpRecvRDMAWithImm
 	}
-	return control.Completion{WRID: c.WRID, Status: c.Status.String(), Opcode: op, ByteLen: c.ByteLen, Imm: c.Imm, Recv: c.Recv}
+	return control.Completion{WRID: c.WRID, Status: c.Status.String(), Opcode: op, ByteLen: c.ByteLen, Imm: c.Imm, Recv: c.Recv,
+		Solicited: c.Solicited}
 }
 
 func sortedKeys[V any](m map[uint64]V) []uint64 {

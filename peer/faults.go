@@ -42,6 +42,13 @@ const (
 	agReplaceEVNoop
 	agGenRaw
 	agIgnorePortAdmin
+	agNoSolicited
+	agNotifyAny
+	agNoPortAsync
+	agBatchSorted
+	agVersionSwap
+	agVendorCfgDropped
+	agAdjSvcTime
 )
 
 // Faults lists every seeded fault, by name.
@@ -74,6 +81,13 @@ var Faults = []Fault{
 	{Name: "replace-ev-noop", Doc: "accepts REPLACE_EV on an ONLINE EV profile but keeps sending on the replaced EVs", ag: agReplaceEVNoop},
 	{Name: "gen-ev-unexpanded", Doc: "puts a GEN profile's compact EVs on the wire instead of their expansions", ag: agGenRaw},
 	{Name: "ignore-port-admin", Doc: "records a port administratively disabled but keeps sending on it and never tells peers", ag: agIgnorePortAdmin},
+	{Name: "no-solicited-flag", Doc: "never sets the BTH se flag, even on a WriteImm posted with IBV_SEND_SOLICITED", ag: agNoSolicited},
+	{Name: "notify-any", Doc: "raises a CQ event on any completion when armed for solicited ones only", ag: agNotifyAny},
+	{Name: "no-port-async-event", Doc: "raises no IBV_EVENT_PORT_ERR or PORT_ACTIVE when a port goes down or up", ag: agNoPortAsync},
+	{Name: "batch-sorted", Doc: "returns an endpoint batch's responses sorted by request id instead of in arrival order", ag: agBatchSorted},
+	{Name: "version-swapped", Doc: "reports current and last supported API versions the wrong way round", ag: agVersionSwap},
+	{Name: "vendor-cfg-dropped", Doc: "accepts MRC_QP_VENDOR_CFG but returns none in query_qp", ag: agVendorCfgDropped},
+	{Name: "adj-svc-time-set", Doc: "reports adj_svc_time on endpoint responses though no service time travels", ag: agAdjSvcTime},
 }
 
 // FaultSet is a set of seeded faults; the zero value is a correct peer.

@@ -40,12 +40,13 @@ func init() {
 	register(Case{Role: RoleRequester, Run: ctlPortAdmin, MinPlanes: 2, Case: conformance.Case{
 		ID: "MRC-CTL-PORT-101", Title: "An administratively disabled port sends nothing",
 		Assertion:    "After modify_port disables port 2, query_port reports it disabled, the IUT sends nothing on it and tells the tester it is down; enabled again, it carries data again.",
-		Requirements: []string{"CTL-PORT-2", "CTL-PORT-1"},
+		Requirements: []string{"CTL-PORT-2", "CTL-PORT-1", "CTL-AEV-2"},
 		Level:        spec.Must,
 		Steps: []string{"Keep the IUT sending on a QP with EVs on every port.",
 			"Disable port 2 with modify_port; query_port must say disabled.",
 			"After the reaction time: no frame on plane 1, and a PORT_STATUS_UPDATE without bit 2 on another plane.",
-			"Enable port 2 again: data on plane 1 again."},
+			"get_async_events: IBV_EVENT_PORT_ERR for port 2 (when the IUT offers the method).",
+			"Enable port 2 again: data on plane 1 again, and IBV_EVENT_PORT_ACTIVE for port 2."},
 		Pass: "port 2 silent while disabled, used again once enabled", Fail: "a frame on the disabled port, no update, or the port unused after enabling",
 	}})
 }
@@ -215,9 +216,27 @@ func ctlPortAdmin(t *T) {
 	c.Traffic(max(2*tim.Settle, 10*statemachine.Millisecond), 4, 2048, down)
 	c.Traffic(2*tim.Settle, 4, 2048, nil)
 	t.Check(down(), "CTL-PORT-2", Evidence{}, "a PORT_STATUS_UPDATE without port 2", "%d updates, none without it", len(updates))
+	asyncHas := func(typ string) (bool, bool) {
+		var ae control.AsyncEventsResult
+		if err := t.TryCall(control.MethodGetAsyncEvents, nil, &ae); err != nil {
+			return false, false
+		}
+		for _, e := range ae.Events {
+			if e.Type == typ && e.Port == 2 {
+				return true, true
+			}
+		}
+		return false, true
+	}
+	if got, ok := asyncHas(control.AsyncPortErr); ok {
+		t.Check(got, "CTL-AEV-2", Evidence{}, "IBV_EVENT_PORT_ERR for port 2", "none")
+	}
 	onAt = t.Now()
 	t.Call(control.MethodModifyPort, control.PortAdminParams{Port: 2, Enabled: ptr(true)}, &r)
 	c.Traffic(2*tim.Settle, 4, 2048, nil)
 	t.Check(afterOn > 0, "CTL-PORT-1", Evidence{}, "data on plane 1 again once port 2 is enabled", "none in %.3f ms", float64(t.Now()-onAt)/1e6)
+	if got, ok := asyncHas(control.AsyncPortActive); ok {
+		t.Check(got, "CTL-AEV-2", Evidence{}, "IBV_EVENT_PORT_ACTIVE for port 2", "none")
+	}
 	c.WaitSends(len(c.posted), tim.Transfer)
 }

@@ -1,0 +1,136 @@
+package peer
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/openmrc/mrc/control"
+	"github.com/openmrc/mrc/statemachine"
+	"github.com/openmrc/mrc/wire"
+)
+
+// CQ notification, asynchronous events, API versions and endpoint
+// batches on the reference device (spec/36-api-objects.md).
+
+// maxBatches bounds the endpoint batches waiting for their result.
+const maxBatches = 16
+
+func (a *Agent) reqNotify(params json.RawMessage) (any, error) {
+	var p control.ReqNotifyParams
+	if err := control.Decode(params, &p); err != nil {
+		return nil, err
+	}
+	e, err := a.entry(p.QPN)
+	if err != nil {
+		return nil, err
+	}
+	// The notify-any fault arms for any completion whatever was asked.
+	e.notify.ReqNotify(p.SolicitedOnly && !a.cfg.Faults.has(agNotifyAny))
+	return control.Empty{}, nil
+}
+
+func (a *Agent) cqEvents(params json.RawMessage) (any, error) {
+	var p control.CQEventsParams
+	if err := control.Decode(params, &p); err != nil {
+		return nil, err
+	}
+	e, err := a.entry(p.QPN)
+	if err != nil {
+		return nil, err
+	}
+	n := e.notify.Events()
+	if p.Ack {
+		if err := e.notify.Ack(n); err != nil {
+			return nil, ctlErr(err)
+		}
+	}
+	return control.CQEventsResult{Events: n}, nil
+}
+
+var asyncNames = map[statemachine.AsyncEventType]string{statemachine.AsyncQPReqErr: control.AsyncQPReqErr,
+	statemachine.AsyncQPAccessErr: control.AsyncQPAccessErr, statemachine.AsyncPortErr: control.AsyncPortErr,
+	statemachine.AsyncPortActive: control.AsyncPortActive}
+
+func (a *Agent) asyncEvents() (any, error) {
+	r := control.AsyncEventsResult{Events: []control.AsyncEvent{}, Dropped: a.async.Dropped}
+	for {
+		e, ok := a.async.Get()
+		if !ok {
+			break
+		}
+		_ = a.async.Ack()
+		r.Events = append(r.Events, control.AsyncEvent{Type: asyncNames[e.Type], QPN: e.QPN, Port: int(e.Port)})
+	}
+	return r, nil
+}
+
+func (a *Agent) queryVersion() (any, error) {
+	v := func(x statemachine.Versions) control.Versions {
+		if a.cfg.Faults.has(agVersionSwap) {
+			x.Current, x.LastSupported = x.LastSupported, x.Current
+		}
+		return control.Versions{Current: x.Current, LastSupported: x.LastSupported, Vendor: x.Vendor, LastSupportedVendor: x.LastSupportedVendor}
+	}
+	return control.QueryVersionResult{MRC: v(statemachine.MRCVersions), Ctl: v(statemachine.CtlVersions)}, nil
+}
+
+func (a *Agent) epBatchSend(now statemachine.Time, params json.RawMessage) (any, error) {
+	var p control.EPBatchSendParams
+	if err := control.Decode(params, &p); err != nil {
+		return nil, err
+	}
+	if len(a.bat) >= maxBatches {
+		return nil, control.Errorf(control.CodeResourceExhausted, "EAGAIN: %d batches waiting for their result", maxBatches)
+	}
+	op := map[string]wire.EndpointOp{control.EPEVProbe: wire.EPEVProbe, control.EPPortStatus: wire.EPPortStatusUpdate}
+	o, ok := op[p.Op]
+	if !ok {
+		return nil, control.Errorf(control.CodeUnsupported, "ENOTSUP: endpoint op %q", p.Op)
+	}
+	if len(p.Requests) > statemachine.MaxEVs || p.TimeoutNs <= 0 || p.TimeoutNs > int64(10*statemachine.Second) {
+		return nil, control.Errorf(control.CodeInvalidArgument, "EINVAL: %d requests, timeout %d ns", len(p.Requests), p.TimeoutNs)
+	}
+	var reqs []statemachine.EPRequest
+	for i := range p.Requests {
+		rq, err := a.epRequestOf(&p.Requests[i])
+		if err != nil {
+			return nil, err
+		}
+		reqs = append(reqs, rq)
+	}
+	b, err := a.ep.SendBatch(now, o, reqs, statemachine.Time(p.TimeoutNs), &a.out)
+	if err != nil {
+		return nil, ctlErr(err)
+	}
+	a.batSeq++
+	a.bat[a.batSeq] = b
+	return control.EPBatchSendResult{Batch: a.batSeq}, nil
+}
+
+func (a *Agent) epBatchResult(now statemachine.Time, params json.RawMessage) (any, error) {
+	var p control.EPBatchResultParams
+	if err := control.Decode(params, &p); err != nil {
+		return nil, err
+	}
+	b, ok := a.bat[p.Batch]
+	if !ok {
+		return nil, control.Errorf(control.CodeNotFound, "batch %d", p.Batch)
+	}
+	if !b.Done(now) {
+		return control.EPBatchResult{}, nil
+	}
+	delete(a.bat, p.Batch)
+	rs, err := b.Result()
+	r := control.EPBatchResult{Done: true}
+	if ce, ok := err.(*statemachine.CtlError); ok {
+		r.Error = ce.Errno.String()
+	}
+	for _, x := range rs {
+		r.Responses = append(r.Responses, control.EPResponse{ReqID: x.ReqID, Port: int(x.Port), RTTNs: int64(x.RTT),
+			AdjSvcTime: x.AdjSvcTime || a.cfg.Faults.has(agAdjSvcTime)})
+	}
+	if a.cfg.Faults.has(agBatchSorted) {
+		slices.SortFunc(r.Responses, func(x, y control.EPResponse) int { return int(x.ReqID) - int(y.ReqID) })
+	}
+	return r, nil
+}
