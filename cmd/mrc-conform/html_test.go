@@ -57,3 +57,57 @@ func TestRunReportTimeline(t *testing.T) {
 		t.Error("Markdown backticks shown raw, or no inline code rendered")
 	}
 }
+
+// TestRunTimelineWithCapture: with --capture, the timeline's frame
+// numbers are the capture's, as the findings' are: the marked events
+// are exactly the frames of the FAIL findings.
+func TestRunTimelineWithCapture(t *testing.T) {
+	capture := t.TempDir() + "/run.pcapng"
+	out, errs, code := run(t, "run", "--fault", "go-back-n", "--cases", "MRC-LR-RTX-101", "--capture", capture, "--format", "json")
+	if code != 1 {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	var doc struct {
+		Cases []struct {
+			Findings []struct {
+				Frame   int    `json:"frame"`
+				Verdict string `json:"verdict"`
+			} `json:"findings"`
+		} `json:"cases"`
+		Timelines []struct {
+			Events []struct {
+				Frame int  `json:"frame"`
+				Mark  bool `json:"mark"`
+			} `json:"events"`
+		} `json:"timelines"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Timelines) != 1 {
+		t.Fatalf("%v; %d timelines", err, len(doc.Timelines))
+	}
+	want, got := map[int]bool{}, map[int]bool{}
+	for _, c := range doc.Cases {
+		for _, f := range c.Findings {
+			if f.Verdict == "FAIL" {
+				want[f.Frame] = true
+			}
+		}
+	}
+	last := 0
+	for _, e := range doc.Timelines[0].Events {
+		if e.Mark {
+			got[e.Frame] = true
+		}
+		if e.Frame < last {
+			t.Errorf("events out of frame order: %d after %d", e.Frame, last)
+		}
+		last = e.Frame
+	}
+	if len(want) == 0 || len(got) != len(want) {
+		t.Errorf("marked frames %v, FAIL findings' frames %v", got, want)
+	}
+	for f := range want {
+		if !got[f] {
+			t.Errorf("finding frame %d not marked", f)
+		}
+	}
+}
