@@ -410,6 +410,9 @@ func addrsOf(h *control.HelloResult, planes int) (Addrs, error) {
 // capture's notes say so.
 const MaxCaptureBytes = 128 << 20
 
+// captureLimit is MaxCaptureBytes; tests lower it.
+var captureLimit = MaxCaptureBytes
+
 // startCapture installs the link's tap, which calls also for every frame,
 // and prepares the pcapng capture of the run. Frames are kept
 // and written at the end in the order of their timestamps: the planes'
@@ -433,7 +436,7 @@ func (s *session) startCapture(opts Options, also func(Frame)) (*conformance.Cap
 	size, cut := 0, 0
 	s.tgt.SetTap(func(f Frame) {
 		also(f)
-		if size += len(f.Data); size > MaxCaptureBytes {
+		if size += len(f.Data); size > captureLimit {
 			cut++
 			return
 		}
@@ -456,7 +459,7 @@ func (s *session) startCapture(opts Options, also func(Frame)) (*conformance.Cap
 		}
 		info.Frames, info.MRCFrames = len(frames), len(frames)
 		if cut > 0 {
-			info.Notes = append(info.Notes, fmt.Sprintf("the capture holds the first %d MiB of the run: %d later frames are not in it", MaxCaptureBytes>>20, cut))
+			info.Notes = append(info.Notes, fmt.Sprintf("the capture holds the first %d bytes of frames of the run (MaxCaptureBytes): %d later frames are not in it", captureLimit, cut))
 		}
 		if len(frames) > 0 {
 			info.DurationNs = int64(frames[len(frames)-1].At - frames[0].At)

@@ -1,6 +1,7 @@
 package active
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -76,5 +77,27 @@ func TestCaseFloodBounded(t *testing.T) {
 	}
 	if got := s.caseBytes; got > MaxCaseBytes+len(link.frame) {
 		t.Errorf("took %d bytes, the limit is %d", got, MaxCaseBytes)
+	}
+}
+
+// TestCaptureBounded: a run's capture keeps at most captureLimit bytes of
+// frames and says in its notes how many it left out.
+func TestCaptureBounded(t *testing.T) {
+	defer func(l int) { captureLimit = l }(captureLimit)
+	captureLimit = 4096
+	tgt, err := NewInproc(InprocConfig{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var capture bytes.Buffer
+	rep, err := Run(context.Background(), tgt, Options{Seed: 1, Today: today, Cases: "MRC-RSP-RCV-101", Capture: &capture, CaptureName: "c.pcapng"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Capture.Notes) != 1 || !strings.Contains(rep.Capture.Notes[0], "later frames are not in it") {
+		t.Errorf("notes %q", rep.Capture.Notes)
+	}
+	if n := capture.Len(); n > 4096+4096 { // the frames plus pcapng blocks
+		t.Errorf("a %d-byte capture under a 4096-byte limit", n)
 	}
 }

@@ -1,0 +1,66 @@
+//go:build linux
+
+package netio
+
+import (
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/openmrc/mrc/internal/testenv"
+)
+
+// TestAFPacketReadBounds (issue 14): over a veth pair between two network
+// namespaces with a 9,600-byte MTU, an AF_PACKET transport reads an MRC
+// frame of MaxFrame bytes and drops a longer one and a non-MRC one; what
+// it holds is bounded by MaxQueuedFrames frames of MaxFrame bytes. Root.
+func TestAFPacketReadBounds(t *testing.T) {
+	n := testenv.NewNetnsPair(t, 1)
+	n.Run(t, n.IP, "-n", n.NsA, "link", "set", n.IfA[0], "mtu", "9600")
+	n.Run(t, n.IP, "-n", n.NsB, "link", "set", n.IfB[0], "mtu", "9600")
+	var tx, rx *AFPacket
+	if err := testenv.InNetns(n.NsA, func() (err error) { tx, err = OpenAFPacket(n.IfA, []uint16{4791}, false); return }); err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Close()
+	if err := testenv.InNetns(n.NsB, func() (err error) { rx, err = OpenAFPacket(n.IfB, []uint16{4791}, false); return }); err != nil {
+		t.Fatal(err)
+	}
+	defer rx.Close()
+	if cap(rx.frames) != MaxQueuedFrames {
+		t.Errorf("queue of %d frames, want MaxQueuedFrames %d", cap(rx.frames), MaxQueuedFrames)
+	}
+	sized := func(port uint16, size int) []byte {
+		f := frame(netip.MustParseAddr("10.0.0.2"), port, false, false)
+		copy(f, rx.MACs()[0][:])
+		return append(f, make([]byte, size-len(f))...)
+	}
+	got := make(chan int, 8)
+	go func() {
+		for {
+			f, err := rx.ReadFrame()
+			if err != nil {
+				return
+			}
+			got <- len(f.Data)
+		}
+	}()
+	for _, f := range [][]byte{sized(4791, MaxFrame+100), sized(53, 1000), sized(4791, MaxFrame)} {
+		if err := tx.WriteFrame(0, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case n := <-got:
+		if n != MaxFrame {
+			t.Errorf("read a %d-byte frame first; want the %d-byte MRC frame (the longer one and the DNS one dropped)", n, MaxFrame)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the MaxFrame-byte frame was not read")
+	}
+	select {
+	case n := <-got:
+		t.Errorf("a further %d-byte frame read", n)
+	case <-time.After(200 * time.Millisecond):
+	}
+}
