@@ -12,8 +12,9 @@ import (
 // CQ notification, asynchronous events, API versions and endpoint
 // batches on the reference device (spec/36-api-objects.md).
 
-// maxBatches bounds the endpoint batches waiting for their result.
-const maxBatches = 16
+// MaxBatches bounds the endpoint batches waiting for their result
+// (ep_batch_send beyond it: resource_exhausted).
+const MaxBatches = 16
 
 func (a *Agent) reqNotify(params json.RawMessage) (any, error) {
 	var p control.ReqNotifyParams
@@ -79,8 +80,8 @@ func (a *Agent) epBatchSend(now statemachine.Time, params json.RawMessage) (any,
 	if err := control.Decode(params, &p); err != nil {
 		return nil, err
 	}
-	if len(a.bat) >= maxBatches {
-		return nil, control.Errorf(control.CodeResourceExhausted, "EAGAIN: %d batches waiting for their result", maxBatches)
+	if len(a.bat) >= MaxBatches {
+		return nil, control.Errorf(control.CodeResourceExhausted, "EAGAIN: %d batches waiting for their result", MaxBatches)
 	}
 	op := map[string]wire.EndpointOp{control.EPEVProbe: wire.EPEVProbe, control.EPPortStatus: wire.EPPortStatusUpdate}
 	o, ok := op[p.Op]

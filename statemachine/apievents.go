@@ -144,18 +144,21 @@ func PortEvents(from, to uint32, dst []AsyncEvent) []AsyncEvent {
 // the overflow counted (CTL-AEV-3).
 type AsyncQueue struct {
 	q        []AsyncEvent
-	Cap      int // 0 means 1024
+	Cap      int // 0 means MaxAsyncEvents
 	Dropped  uint64
 	gotten   uint64
 	acked    uint64
 	consumed int
 }
 
+// MaxAsyncEvents is the default bound of an AsyncQueue.
+const MaxAsyncEvents = 1024
+
 // Add queues events.
 func (a *AsyncQueue) Add(evs ...AsyncEvent) {
 	c := a.Cap
 	if c <= 0 {
-		c = 1024
+		c = MaxAsyncEvents
 	}
 	for _, e := range evs {
 		if len(a.q)-a.consumed >= c {
