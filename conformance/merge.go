@@ -28,6 +28,11 @@ type merger struct {
 	// arrival, when set, reports whether a frame is addressed to the node
 	// its capture point is at (before's tie-break).
 	arrival func(*pcap.Frame, *pcap.Interface) (point string, arrival bool)
+	// interleaved is set once a frame is read with a timestamp earlier
+	// than one read before it (before's tie-break); maxIn is the latest
+	// timestamp read.
+	interleaved bool
+	maxIn       int64
 	// late counts frames judged after a frame with a later timestamp.
 	late   int
 	lastNs int64
@@ -42,16 +47,20 @@ type mslot struct {
 	point   string // the capture point, when arrival
 }
 
-// before orders two waiting frames: by timestamp; at equal timestamps
-// (two planes' frames in one clock tick) at one capture point, a frame
-// arriving at the node the point is at before one it sends, since what a node receives can
-// cause what it sends in the same tick but not the reverse; then by their
-// place in the file.
+// before orders two waiting frames: by timestamp, then by their place in
+// the file. A file in timestamp order (one writer) says in which order
+// frames of one clock tick were seen, so its order decides. Once the file
+// shows it was written in runs per interface (interleaved: a frame earlier
+// than one read before it, as dumpcap writes), file order across
+// interfaces means nothing, and at equal timestamps at one capture point a
+// frame arriving at the node the point is at goes before one it sends,
+// since what a node receives can cause what it sends in the same tick but
+// not the reverse.
 func (m *merger) before(a, b *mslot) bool {
 	if !a.f.Timestamp.Equal(b.f.Timestamp) {
 		return a.f.Timestamp.Before(b.f.Timestamp)
 	}
-	if a.arrival != b.arrival && a.point == b.point {
+	if m.interleaved && a.arrival != b.arrival && a.point == b.point {
 		return a.arrival
 	}
 	return a.f.Number < b.f.Number
@@ -130,6 +139,11 @@ func (m *merger) push(f *pcap.Frame, in *pcap.Interface, declared int, emit func
 	s.ok = in != nil
 	if in != nil {
 		s.in = *in
+	}
+	if ns := f.Timestamp.UnixNano(); ns < m.maxIn {
+		m.interleaved = true
+	} else {
+		m.maxIn = ns
 	}
 	m.queues[id].push(i)
 	m.held++

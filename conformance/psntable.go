@@ -35,7 +35,22 @@ func (t *psnTable) get(q uint32) *psnInfo {
 
 // put stores the record of q, which follows every PSN held. It reports
 // false when q lies more than MaxPSNsPerFlow beyond the oldest PSN held.
-func (t *psnTable) put(q uint32, info psnInfo) bool {
+// A jump that far (a PSN out of any window, such as a tester's crafted
+// out-of-window write) when the table holds fewer than MaxPSNsPerFlow/2
+// PSNs restarts the table at q instead: the requester's REQ-PSN-1 finding
+// covers the jump, and one stray PSN must not end the tracking of the
+// connection. jumped reports that restart.
+func (t *psnTable) put(q uint32, info psnInfo) (ok, jumped bool) {
+	if t.n > 0 && psnDist(q, t.lo) >= MaxPSNsPerFlow && t.n < MaxPSNsPerFlow/2 {
+		for i := range t.ring {
+			t.ring[i] = psnEntry{}
+		}
+		t.n, jumped = 0, true
+	}
+	return t.store(q, info), jumped
+}
+
+func (t *psnTable) store(q uint32, info psnInfo) bool {
 	if t.n == 0 {
 		t.lo = q
 	}

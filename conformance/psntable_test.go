@@ -21,7 +21,7 @@ func TestPSNTableMatchesMap(t *testing.T) {
 			if rng.IntN(3) > 0 { // send up to 40 new PSNs, skipping some
 				for k := rng.IntN(40); k > 0; k-- {
 					if rng.IntN(10) > 0 {
-						if !tb.put(next, psnInfo{firstFrame: step}) {
+						if ok, _ := tb.put(next, psnInfo{firstFrame: step}); !ok {
 							t.Fatalf("seed %d: put %d refused", seed, next)
 						}
 						model[next] = step
@@ -59,5 +59,29 @@ func TestPSNTableMatchesMap(t *testing.T) {
 				t.Fatalf("seed %d: acknowledged PSN %d still held", seed, una)
 			}
 		}
+	}
+}
+
+// TestPSNTableJump: one PSN far out of any window (the tester's crafted
+// out-of-window write in MRC-RSP-RCV-102) restarts the table at that PSN
+// instead of filling it, so the connection stays tracked; the in-process
+// run's capture was judged all INCONCLUSIVE ("PSN table full") before.
+func TestPSNTableJump(t *testing.T) {
+	var tb psnTable
+	for q := uint32(96); q < 98; q++ {
+		if ok, jumped := tb.put(q, psnInfo{firstFrame: int(q)}); !ok || jumped {
+			t.Fatalf("put %d: ok %v, jumped %v", q, ok, jumped)
+		}
+	}
+	far := wire.PSNAdd(96, 1<<23-1)
+	ok, jumped := tb.put(far, psnInfo{firstFrame: 1})
+	if !ok || !jumped {
+		t.Fatalf("put %d: ok %v, jumped %v; want a restart", far, ok, jumped)
+	}
+	if tb.len() != 1 || tb.get(far) == nil || tb.get(96) != nil {
+		t.Errorf("after the jump: len %d, far held %v, 96 held %v", tb.len(), tb.get(far) != nil, tb.get(96) != nil)
+	}
+	if ok, jumped := tb.put(wire.PSNAdd(far, 1), psnInfo{}); !ok || jumped {
+		t.Errorf("the PSN after the jump: ok %v, jumped %v", ok, jumped)
 	}
 }

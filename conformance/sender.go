@@ -174,6 +174,14 @@ func (e *engine) write(pt *point, src, dst string, r *pcap.Record) {
 
 func (e *engine) pkeyCheck(pt *point, fl *flow, node string, p *wire.Packet) {
 	if !fl.havePKey {
+		// A P_Key the responder discards (a tester's crafted frame, say)
+		// cannot be the connection's: it is judged against the
+		// responder's key and does not become the reference.
+		if !e.pkeyOK(fl, p.BTH.PKey) {
+			e.fail(cWirePKey, pt, node, false, Finding{Requirement: "WIRE-BTH-12",
+				Expected: "the P_Key of the responder's QP", Observed: fmt.Sprintf("P_Key 0x%04x", p.BTH.PKey)})
+			return
+		}
 		fl.pkey, fl.havePKey, fl.pkeyFrame = p.BTH.PKey, true, e.frameNo
 		e.ok(cWirePKey, pt, node, false)
 		return
@@ -297,8 +305,12 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 			e.capFlow(pt, fl)
 		} else {
 			h, pay := fingerprints(p)
-			if !fl.psns.put(psn, psnInfo{firstFrame: e.frameNo, lastFrame: e.frameNo, lastNs: t, lastEV: ev, sends: 1,
-				hdrFP: h, payFP: pay, payOK: !p.Trimmed}) {
+			ok, jumped := fl.psns.put(psn, psnInfo{firstFrame: e.frameNo, lastFrame: e.frameNo, lastNs: t, lastEV: ev, sends: 1,
+				hdrFP: h, payFP: pay, payOK: !p.Trimmed})
+			if jumped {
+				e.note("connection %s at %q: PSN %d lies more than %d PSNs beyond those outstanding; the earlier ones are no longer tracked", fl.key, pt.name, psn, MaxPSNsPerFlow)
+			}
+			if !ok {
 				e.capFlow(pt, fl)
 			}
 		}

@@ -201,6 +201,9 @@ func TestInprocCaptureAgreesWithJudge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if judged.Summary.Result != conformance.ResultPass || judged.Summary.MustPassed < 30 {
+		t.Errorf("judged %s with %d MUST cases passed (%s): the judge checked too little", judged.Summary.Result, judged.Summary.MustPassed, judged.Summary.Why)
+	}
 	if judged.Capture.Frames != rep.Capture.Frames {
 		t.Errorf("the judge read %d frames, the tester wrote %d", judged.Capture.Frames, rep.Capture.Frames)
 	}
