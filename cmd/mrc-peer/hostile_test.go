@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -196,8 +197,8 @@ func TestPeerHostileConnections(t *testing.T) {
 	if code != 0 {
 		t.Errorf("exit status %d: %s", code, p.stderr.String())
 	}
-	if rss > ceilingMiB {
-		t.Errorf("peak RSS %.0f MiB over the %d MiB ceiling", rss, ceilingMiB)
+	if (rss < 0 && runtime.GOOS == "linux") || rss > ceilingMiB {
+		t.Errorf("peak RSS %.0f MiB over the %d MiB ceiling (or not measured)", rss, ceilingMiB)
 	}
 }
 
@@ -295,7 +296,7 @@ func TestPeerRandomFrames(t *testing.T) {
 	if code != 0 {
 		t.Errorf("exit status %d: %s", code, p.stderr.String())
 	}
-	if rss > ceilingMiB {
-		t.Errorf("peak RSS %.0f MiB over the %d MiB ceiling", rss, ceilingMiB)
+	if (rss < 0 && runtime.GOOS == "linux") || rss > ceilingMiB {
+		t.Errorf("peak RSS %.0f MiB over the %d MiB ceiling (or not measured)", rss, ceilingMiB)
 	}
 }
