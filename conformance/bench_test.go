@@ -30,6 +30,13 @@ func simCapture(tb testing.TB, name string) string {
 	if f, ok := simCaptures.files[name]; ok {
 		return f
 	}
+	// A directory of captures made before (mrc-sim run -scenario NAME
+	// -seed 1 -pcap DIR/NAME.pcapng) saves regenerating them.
+	if d := os.Getenv("MRC_BENCH_CAPTURES"); d != "" {
+		if _, err := os.Stat(filepath.Join(d, name+".pcapng")); err == nil {
+			return filepath.Join(d, name+".pcapng")
+		}
+	}
 	if simCaptures.dir == "" {
 		d, err := os.MkdirTemp("", "mrc-judge-bench")
 		if err != nil {
@@ -86,4 +93,29 @@ func BenchmarkJudge(b *testing.B) {
 	}
 	b.ReportMetric(float64(frames)/b.Elapsed().Seconds(), "frames/s")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(frames), "ns/frame")
+}
+
+// BenchmarkJudgeJobs judges the `incast` simulator capture (7 QPs, one per
+// sender) with 1 and 2 workers; compare the two in one run (wall time per
+// op, and the CPU each uses).
+func BenchmarkJudgeJobs(b *testing.B) {
+	path := simCapture(b, "incast")
+	for _, jobs := range []int{1, 2} {
+		b.Run("jobs="+itoa(jobs), func(b *testing.B) {
+			frames := 0
+			for i := 0; i < b.N; i++ {
+				r, err := pcap.Open(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rep, err := Judge(r, path, Options{Jobs: jobs})
+				r.Close()
+				if err != nil {
+					b.Fatal(err)
+				}
+				frames += rep.Capture.Frames
+			}
+			b.ReportMetric(float64(frames)/b.Elapsed().Seconds(), "frames/s")
+		})
+	}
 }

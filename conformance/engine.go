@@ -67,6 +67,7 @@ type obsCount struct {
 	okT, badT          int    // timing-dependent subsets of ok and bad
 	badA, badTA        int    // bad resting on a packet not seen (of them timing-dependent too)
 	reason             string // first undecided reason
+	reasonOrd          uint64
 	findings           []Finding
 	total              int
 }
@@ -109,13 +110,18 @@ type engine struct {
 	nodes    map[nodePoint]*npStat
 	toNode   map[nodePoint]int // frames addressed to a node, per point
 	notes    []string
+	noteOrd  []uint64 // ord of each note
 	noteSeen map[string]bool
+	seq      int  // ord's position within the current frame
+	idx      int  // the current frame's place in judging order (ord)
+	external bool // idx is set by the caller (a worker of a parallel judge)
 
 	flowsTotal int  // connections tracked, all points
 	entries    int  // entries of all connections' maps, recounted every 1024 frames
 	bounded    bool // a state bound was hit: PASS verdicts are withheld
 	nodeNames  map[string]bool
-	kept       int // findings kept
+	addrNode   map[netip.Addr]string // node of an address, cached
+	kept       int                   // findings kept
 
 	snaps   []snapshot // timeline snapshots around failures
 	flowIDs map[flowKey]string
@@ -142,6 +148,16 @@ func (e *engine) note(f string, a ...any) {
 	}
 	e.noteSeen[s] = true
 	e.notes = append(e.notes, s)
+	e.noteOrd = append(e.noteOrd, e.ord())
+}
+
+// ord is the judging order of what happens now: the frame and the
+// position within it. Workers judging parts of a capture (Options.Jobs)
+// tag what they keep with it, so that merging them gives what one engine
+// would have kept.
+func (e *engine) ord() uint64 {
+	e.seq++
+	return uint64(e.idx)<<24 | uint64(e.seq&(1<<24-1))
 }
 
 func (e *engine) count(cs caseID, pt *point, node string) *obsCount {
@@ -195,8 +211,8 @@ func (e *engine) fail(cs caseID, pt *point, node string, timing bool, f Finding)
 	}
 	f.Verdict, f.timing = Fail, timing
 	e.keep(o, pt, node, f)
-	if fl := pt.curFlow; fl != nil && len(e.snaps) < maxSnapshots {
-		e.snapshot(pt, fl, f.Frame)
+	if fl := pt.curFlow; fl != nil && (fl.tl != nil && fl.tl.snap != nil || len(e.snaps) < maxSnapshots) {
+		e.snapshot(pt, fl)
 	}
 }
 
@@ -215,7 +231,7 @@ func (e *engine) undecided(cs caseID, pt *point, node, reason string, f *Finding
 	o := e.count(cs, pt, node)
 	o.undecided++
 	if o.reason == "" {
-		o.reason = reason
+		o.reason, o.reasonOrd = reason, e.ord()
 	}
 	if f != nil {
 		f.Verdict = Inconclusive
@@ -245,6 +261,7 @@ func (e *engine) keep(o *obsCount, pt *point, node string, f Finding) {
 	if pt.curFlow != nil && f.Connection == "" {
 		f.Connection = pt.curFlow.key.String()
 	}
+	f.ord = e.ord()
 	o.findings = append(o.findings, f)
 }
 
@@ -263,8 +280,12 @@ func (e *engine) nodeAddr(p *wire.Packet) (src, dst string, ok bool) {
 
 // node names an address, lumping the nodes beyond MaxNodes together.
 func (e *engine) node(a netip.Addr) string {
+	if n, ok := e.addrNode[a]; ok {
+		return n
+	}
 	n := e.pics.nodeOf(a)
 	if e.nodeNames[n] {
+		e.cacheNode(a, n)
 		return n
 	}
 	if len(e.nodeNames) >= MaxNodes {
@@ -272,7 +293,19 @@ func (e *engine) node(a netip.Addr) string {
 		return "(other)"
 	}
 	e.nodeNames[n] = true
+	e.cacheNode(a, n)
 	return n
+}
+
+// cacheNode remembers an address's node (naming an undeclared address
+// allocates), for at most MaxNodes addresses.
+func (e *engine) cacheNode(a netip.Addr, n string) {
+	if e.addrNode == nil {
+		e.addrNode = map[netip.Addr]string{}
+	}
+	if len(e.addrNode) < MaxNodes {
+		e.addrNode[a] = n
+	}
 }
 
 // hitBound records that a state bound was reached.
@@ -364,6 +397,10 @@ func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 	pt.lastNs = e.now
 	pt.curPlane, pt.curFlow = plane, nil
 	e.failedCases = e.failedCases[:0]
+	e.seq = 0
+	if !e.external {
+		e.idx = e.frames
+	}
 	e.dec.Decode(f, in, &e.rec)
 	r := &e.rec
 	p := &r.Packet

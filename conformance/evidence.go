@@ -24,7 +24,7 @@ type snapshot struct {
 	key    flowKey
 	point  string
 	events []TimelineEvent
-	marks  map[int]bool
+	ord    uint64 // when it was made (engine.ord), to merge workers' snapshots
 }
 
 type tlState struct {
@@ -100,7 +100,7 @@ func (e *engine) tlEvent(pt *point, fl *flow, kind string, ev, psn uint32) {
 
 // snapshot copies the connection's recent timeline when a failure is
 // recorded, and keeps recording a while after it.
-func (e *engine) snapshot(pt *point, fl *flow, frame int) {
+func (e *engine) snapshot(pt *point, fl *flow) {
 	if fl.tl == nil {
 		fl.tl = &tlState{}
 	}
@@ -109,13 +109,13 @@ func (e *engine) snapshot(pt *point, fl *flow, frame int) {
 		if len(e.snaps) >= maxSnapshots {
 			return
 		}
-		e.snaps = append(e.snaps, snapshot{key: fl.key, point: pt.name, marks: map[int]bool{}})
+		if e.snaps == nil {
+			// Flows hold pointers into it: it never grows past its first array.
+			e.snaps = make([]snapshot, 0, maxSnapshots)
+		}
+		e.snaps = append(e.snaps, snapshot{key: fl.key, point: pt.name, ord: e.ord()})
 		s.snap = &e.snaps[len(e.snaps)-1]
 	}
-	if frame == 0 {
-		frame = e.frameNo
-	}
-	s.snap.marks[frame] = true
 	n := len(s.ring)
 	for i := 0; i < n && len(s.snap.events) < timelineEvents; i++ {
 		s.snap.events = append(s.snap.events, s.ring[(s.head+i)%n])

@@ -86,7 +86,11 @@ func verdictLines(rep *Report) []string {
 }
 
 func judgeGolden(t testing.TB, capture, pics string) (*Report, error) {
-	opts := Options{Today: testDay}
+	return judgeGoldenJobs(t, capture, pics, 1)
+}
+
+func judgeGoldenJobs(t testing.TB, capture, pics string, jobs int) (*Report, error) {
+	opts := Options{Today: testDay, Jobs: jobs}
 	switch pics {
 	case "reference":
 		opts.PICS = referencePICS(t)

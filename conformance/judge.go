@@ -34,6 +34,10 @@ type Options struct {
 	// the tester's side). Away from the DUT, findings that rest on a
 	// packet not seen are INCONCLUSIVE.
 	CaptureLocation CaptureLocation
+	// Jobs is the number of workers judging the capture's connections in
+	// parallel, sharded by node pair; 0 or 1 judges on the calling
+	// goroutine. The report is the same for any number.
+	Jobs int
 }
 
 // OptionsError reports unusable Options.
@@ -99,9 +103,30 @@ func Judge(r *pcap.Reader, name string, opts Options) (rep *Report, err error) {
 			rep, err = nil, &InternalError{Value: v, Stack: string(debug.Stack())}
 		}
 	}()
+	info := &CaptureInfo{File: name, Format: r.Format().String(), Interfaces: []Interface{}, PointNodes: []PointNode{}, Notes: []string{}}
+	var e *engine
+	if opts.Jobs > 1 {
+		if e, err = judgeParallel(r, name, opts, p, opts.Jobs); err != nil {
+			return nil, err
+		}
+	} else if e, err = judgeSequential(r, name, opts, p); err != nil {
+		return nil, err
+	}
+	for i, in := range r.Interfaces() {
+		v := e.view(i, &in)
+		info.Interfaces = append(info.Interfaces, Interface{ID: i, Name: in.Name, Point: v.point, Plane: v.plane})
+	}
+	if e.snapped > 0 {
+		e.note("%d frames were truncated by the snap length and not judged", e.snapped)
+	}
+	e.finish()
+	return e.report(info, opts.Deviations, today), nil
+}
+
+// judgeSequential judges a capture with one engine, frame by frame.
+func judgeSequential(r *pcap.Reader, name string, opts Options, p *PICS) (*engine, error) {
 	e := newEngine(p)
 	e.loc = opts.CaptureLocation
-	info := &CaptureInfo{File: name, Format: r.Format().String(), Interfaces: []Interface{}, PointNodes: []PointNode{}, Notes: []string{}}
 	var f pcap.Frame
 	m := merger{arrival: e.arrivesAtPoint}
 	emit := func(f *pcap.Frame, in *pcap.Interface) {
@@ -128,15 +153,7 @@ func Judge(r *pcap.Reader, name string, opts Options) (rep *Report, err error) {
 	if m.late > 0 {
 		e.note("%d frames were judged after a frame with a later timestamp: their interface's timestamps go backwards, or they were more than %d frames out of order across interfaces", m.late, MaxReorder)
 	}
-	for i, in := range r.Interfaces() {
-		v := e.view(i, &in)
-		info.Interfaces = append(info.Interfaces, Interface{ID: i, Name: in.Name, Point: v.point, Plane: v.plane})
-	}
-	if e.snapped > 0 {
-		e.note("%d frames were truncated by the snap length and not judged", e.snapped)
-	}
-	e.finish()
-	return e.report(info, opts.Deviations, today), nil
+	return e, nil
 }
 
 // JudgeFile judges the capture file name (pcap or pcapng, gzip or not),

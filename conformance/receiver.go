@@ -904,7 +904,9 @@ func (e *engine) finish() {
 	}
 	for _, pn := range sortedKeys(e.points) {
 		pt := e.points[pn]
-		pt.curFlow = nil
+		// The end's findings carry their own frames' planes, not the last
+		// frame's (keep fills an unset plane from curPlane).
+		pt.curFlow, pt.curPlane = nil, 0
 		for _, fl := range pt.sortedFlows() {
 			pt.curFlow = fl
 			e.finishFlow(pt, fl)

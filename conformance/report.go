@@ -35,8 +35,9 @@ type Finding struct {
 	Expected    string  `json:"expected"`
 	Observed    string  `json:"observed"`
 
-	timing bool // decided from timestamps
-	absent bool // rests on a packet not seen (failAbsent)
+	timing bool   // decided from timestamps
+	absent bool   // rests on a packet not seen (failAbsent)
+	ord    uint64 // when it was judged (engine.ord)
 }
 
 // Result is the outcome of one case.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/openmrc/mrc/conformance"
@@ -54,6 +55,7 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 	profile := fs.String("profile", "", profileFlagUsage+" (default: the PICS's profile)")
 	all := fs.Bool("v", false, "text format: list every case's reason and more findings")
 	at := fs.String("capture-at", "", `where the capture was taken: "dut" (the DUT's own interface) or "remote" (a tap on the path, the peer's side); overrides the PICS's capture.location. Away from the DUT a packet not seen proves nothing: such findings are INCONCLUSIVE`)
+	jobs := fs.Int("jobs", runtime.GOMAXPROCS(0), "workers judging the capture's connections in parallel (sharded by node pair); the report is the same for any number")
 	files, done, code := cmd.Parse(fs, args, true)
 	if done {
 		return code
@@ -107,6 +109,10 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 		}
 		opts.Today = d
 	}
+	if *jobs < 1 {
+		return cmd.Usagef("--jobs %d (want 1 or more)", *jobs)
+	}
+	opts.Jobs = *jobs
 	opts.CaptureLocation = conformance.CaptureLocation(*at)
 	if !opts.CaptureLocation.Valid() {
 		return cmd.Usagef("--capture-at %q (want dut or remote)", *at)

@@ -1,0 +1,469 @@
+package conformance
+
+import (
+	"io"
+	"net/netip"
+	"runtime/debug"
+	"slices"
+	"sync"
+
+	"github.com/openmrc/mrc/pcap"
+	"github.com/openmrc/mrc/wire"
+)
+
+// A parallel judgement (Options.Jobs > 1) shards a capture's frames by
+// node pair: every frame between two nodes, in both directions and on
+// every plane, goes to one worker, which judges them with an engine of
+// its own. The connections of a node pair, their feedback and the
+// endpoint operations between the two nodes are judged by one worker, so
+// no check needs another worker's state. The reader, one goroutine,
+// merges the interfaces in timestamp order and numbers each frame with
+// its place in that order; each worker tags what it keeps (findings,
+// reasons, notes, timelines) with it, and the merged engine keeps what one
+// engine would have kept, then judges the end of the capture. The report
+// is byte-identical for any number of workers (TestJobsIdentical), except
+// where a state bound is reached: the bounds (MaxFlows, MaxNodes,
+// MaxEntries, MaxPoints) apply per worker.
+
+// batchFrames is how many frames go to a worker at once.
+const batchFrames = 256
+
+type batch struct {
+	n      int
+	frames [batchFrames]pcap.Frame
+	ins    [batchFrames]pcap.Interface
+	hasIn  [batchFrames]bool
+	idx    [batchFrames]int
+}
+
+func (b *batch) add(f *pcap.Frame, in *pcap.Interface, idx int) {
+	g := &b.frames[b.n]
+	g.Number, g.Timestamp, g.Interface, g.Length = f.Number, f.Timestamp, f.Interface, f.Length
+	g.Data = append(g.Data[:0], f.Data...)
+	g.Comments = nil
+	b.hasIn[b.n] = in != nil
+	if in != nil {
+		b.ins[b.n] = *in
+	}
+	b.idx[b.n] = idx
+	b.n++
+}
+
+// shardOf returns the worker of a frame: by its node pair (the PICS's
+// nodes, else the addresses), in either direction; worker 0 for a frame
+// without an IP header.
+func (p *PICS) shardOf(b []byte, jobs int, scratch *wire.Packet, assigned map[uint64]int) int {
+	src, dst, ok := ipAddrs(b)
+	if !ok {
+		return 0
+	}
+	if src.Is6() && !plainUDP(b) {
+		// SRv6 or other extension headers: the nodes are the inner
+		// packet's, as the engine sees them.
+		_ = p.Codec().Decode(b, scratch)
+		if ip, _, _ := scratch.Offsets(); ip != 0 && scratch.IsIPv6 {
+			src, dst = netip.AddrFrom16(scratch.IP6.Src), netip.AddrFrom16(scratch.IP6.Dst)
+		}
+	}
+	h := p.nodeHash(src) ^ p.nodeHash(dst)
+	// Node pairs go to workers in turn as they first appear, which
+	// balances a few pairs better than their hashes would.
+	if w, ok := assigned[h]; ok {
+		return w
+	}
+	if len(assigned) >= maxAssigned {
+		return int(h % uint64(jobs))
+	}
+	w := len(assigned) % jobs
+	assigned[h] = w
+	return w
+}
+
+// maxAssigned bounds the node pairs given a worker in turn; further pairs
+// go by hash.
+const maxAssigned = 1 << 16
+
+func (p *PICS) nodeHash(a netip.Addr) uint64 {
+	a = a.Unmap()
+	h := uint64(14695981039346656037)
+	if n, ok := p.byAddr[a]; ok {
+		for i := 0; i < len(n); i++ {
+			h = (h ^ uint64(n[i])) * 1099511628211
+		}
+		return h
+	}
+	for _, c := range a.As16() {
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	return h
+}
+
+// plainUDP reports whether an IPv6 frame's next header is UDP.
+func plainUDP(b []byte) bool {
+	off := 12
+	for k := 0; k < 2 && len(b) >= off+2 && (b[off] == 0x81 && b[off+1] == 0x00 || b[off] == 0x88 && b[off+1] == 0xa8); k++ {
+		off += 4
+	}
+	return len(b) > off+8 && b[off+8] == 17
+}
+
+// ipAddrs returns a frame's IP source and destination for plain
+// encapsulations (as ipDst).
+func ipAddrs(b []byte) (src, dst netip.Addr, ok bool) {
+	off := 12
+	for k := 0; k < 2 && len(b) >= off+2 && (b[off] == 0x81 && b[off+1] == 0x00 || b[off] == 0x88 && b[off+1] == 0xa8); k++ {
+		off += 4
+	}
+	if len(b) < off+2 {
+		return src, dst, false
+	}
+	et := uint16(b[off])<<8 | uint16(b[off+1])
+	off += 2
+	switch {
+	case et == 0x0800 && len(b) >= off+20:
+		return netip.AddrFrom4([4]byte(b[off+12 : off+16])), netip.AddrFrom4([4]byte(b[off+16 : off+20])), true
+	case et == 0x86dd && len(b) >= off+40:
+		return netip.AddrFrom16([16]byte(b[off+8 : off+24])), netip.AddrFrom16([16]byte(b[off+24 : off+40])), true
+	}
+	return src, dst, false
+}
+
+// pointClock tracks, in the reader, each capture point's frame count and
+// whether its timestamps go backwards (workers see only part of a point).
+type pointClock struct {
+	n      int
+	lastNs int64
+	back   bool
+}
+
+// judgeParallel reads the capture and judges it with jobs workers, and
+// returns the merged engine, ready for finish and report.
+func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int) (*engine, error) {
+	workers := make([]*engine, jobs)
+	chans := make([]chan *batch, jobs)
+	free := make(chan *batch, 4*jobs)
+	var wg sync.WaitGroup
+	var fault error
+	var faultMu sync.Mutex
+	for w := range workers {
+		e := newEngine(p)
+		e.loc, e.external = opts.CaptureLocation, true
+		workers[w], chans[w] = e, make(chan *batch, 2)
+		wg.Add(1)
+		go func(e *engine, in <-chan *batch) {
+			defer wg.Done()
+			defer func() {
+				if v := recover(); v != nil {
+					faultMu.Lock()
+					fault = &InternalError{Value: v, Stack: string(debug.Stack())}
+					faultMu.Unlock()
+					for range in {
+					}
+				}
+			}()
+			for b := range in {
+				for i := 0; i < b.n; i++ {
+					e.idx = b.idx[i]
+					var ifc *pcap.Interface
+					if b.hasIn[i] {
+						ifc = &b.ins[i]
+					}
+					e.frame(&b.frames[i], ifc)
+				}
+				b.n = 0
+				select {
+				case free <- b:
+				default: // enough batches in circulation
+				}
+			}
+		}(e, chans[w])
+	}
+	pending := make([]*batch, jobs)
+	get := func() *batch {
+		select {
+		case b := <-free:
+			return b
+		default:
+			return new(batch)
+		}
+	}
+	clocks := map[string]*pointClock{}
+	var scratch wire.Packet
+	assigned := map[uint64]int{}
+	var views []ifaceView
+	idx, lastNo := 0, 0
+	var t0 int64
+	emit := func(f *pcap.Frame, in *pcap.Interface) {
+		idx++
+		lastNo = f.Number
+		if lastNo == 0 {
+			lastNo = idx
+		}
+		ns := f.Timestamp.UnixNano()
+		if idx == 1 {
+			t0 = ns
+			for _, e := range workers {
+				e.start, e.started = f.Timestamp, true
+			}
+		}
+		var v ifaceView
+		if id := f.Interface; id >= 0 && id < len(views) && views[id].ok {
+			v = views[id]
+		} else {
+			v = p.resolveInterface(in)
+			if id >= 0 && id < MaxInterfaces {
+				for len(views) <= id {
+					views = append(views, ifaceView{})
+				}
+				views[id] = v
+			}
+		}
+		c := clocks[v.point]
+		if c == nil && len(clocks) < MaxPoints {
+			c = &pointClock{}
+			clocks[v.point] = c
+		}
+		if c != nil {
+			if c.n > 0 && ns-t0 < c.lastNs {
+				c.back = true
+			}
+			c.n++
+			c.lastNs = ns - t0
+		}
+		w := p.shardOf(f.Data, jobs, &scratch, assigned)
+		if pending[w] == nil {
+			pending[w] = get()
+		}
+		pending[w].add(f, in, idx)
+		if pending[w].n == batchFrames {
+			chans[w] <- pending[w]
+			pending[w] = nil
+		}
+		if opts.Progress != nil && idx%ProgressEvery == 0 {
+			opts.Progress(idx)
+		}
+	}
+	shutdown := func() {
+		for w, b := range pending {
+			if b != nil && b.n > 0 {
+				chans[w] <- b
+			}
+			close(chans[w])
+		}
+		wg.Wait()
+	}
+	var f pcap.Frame
+	m := merger{arrival: workers[0].arrivesAtPoint}
+	for {
+		err := r.Next(&f)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			shutdown()
+			return nil, &CaptureError{File: name, Err: err}
+		}
+		m.push(&f, r.Interface(f.Interface), len(r.Interfaces()), emit)
+	}
+	m.flush(emit)
+	shutdown()
+	if fault != nil {
+		return nil, fault
+	}
+	e := mergeEngines(p, opts.CaptureLocation, workers, idx, lastNo)
+	for name, c := range clocks {
+		if pt := e.points[name]; pt != nil {
+			pt.n, pt.lastNs, pt.nonMonotonic = c.n, c.lastNs, c.back
+		}
+	}
+	if m.late > 0 {
+		e.note("%d frames were judged after a frame with a later timestamp: their interface's timestamps go backwards, or they were more than %d frames out of order across interfaces", m.late, MaxReorder)
+	}
+	return e, nil
+}
+
+// mergeEngines combines the workers' engines into one holding what a
+// single engine would hold after judging every frame (frames frames, the
+// last numbered lastNo).
+func mergeEngines(p *PICS, loc CaptureLocation, ws []*engine, frames, lastNo int) *engine {
+	e := newEngine(p)
+	e.loc, e.external = loc, true
+	e.idx, e.frameNo = frames+1, lastNo
+	type noteAt struct {
+		ord  uint64
+		text string
+	}
+	var notes []noteAt
+	var snaps []snapshot
+	for _, w := range ws {
+		if w.started && (!e.started || w.start.Before(e.start)) {
+			e.start, e.started = w.start, true
+		}
+		e.frames += w.frames
+		e.mrcFrames += w.mrcFrames
+		e.snapped += w.snapped
+		e.notMRC += w.notMRC
+		e.fragments += w.fragments
+		e.lastNs = max(e.lastNs, w.lastNs)
+		e.now = max(e.now, w.now)
+		e.flowsTotal += w.flowsTotal
+		e.entries += w.entries
+		e.bounded = e.bounded || w.bounded
+		for n := range w.nodeNames {
+			e.nodeNames[n] = true
+		}
+		for i, s := range w.notes {
+			notes = append(notes, noteAt{w.noteOrd[i], s})
+		}
+		snaps = append(snaps, w.snaps...)
+		for k, st := range w.nodes {
+			if m := e.nodes[k]; m == nil {
+				c := *st
+				e.nodes[k] = &c
+			} else {
+				m.frames += st.frames
+				m.maxTTL = max(m.maxTTL, st.maxTTL)
+				m.firstNs = min(m.firstNs, st.firstNs)
+				m.lastNs = max(m.lastNs, st.lastNs)
+			}
+		}
+		for k, n := range w.toNode {
+			e.toNode[k] += n
+		}
+		for name, wp := range w.points {
+			pt := e.points[name]
+			if pt == nil {
+				pt = newPoint(name)
+				e.points[name] = pt
+			}
+			pt.full = pt.full || wp.full
+			for k, fl := range wp.flows {
+				pt.flows[k] = fl
+			}
+			for k, fls := range wp.pairs {
+				pt.pairs[k] = append(pt.pairs[k], fls...)
+			}
+			for k, v := range wp.ep {
+				pt.ep[k] = v
+			}
+			for k, v := range wp.psu {
+				pt.psu[k] = v
+			}
+		}
+		for k, wr := range w.rows {
+			row := e.rows[k]
+			if row == nil {
+				row = new(obsRow)
+				e.rows[k] = row
+			}
+			for cs := range wr {
+				mergeObs(&row[cs], &wr[cs])
+			}
+		}
+	}
+	slices.SortStableFunc(notes, func(a, b noteAt) int { return cmpU64(a.ord, b.ord) })
+	for _, n := range notes {
+		if !e.noteSeen[n.text] && len(e.notes) < 100 {
+			e.noteSeen[n.text] = true
+			e.notes = append(e.notes, n.text)
+			e.noteOrd = append(e.noteOrd, n.ord)
+		}
+	}
+	e.keepFirst()
+	// The first maxSnapshots timelines made, as one engine makes them; the
+	// flows keep pointers into e.snaps, which never grows past them.
+	slices.SortStableFunc(snaps, func(a, b snapshot) int { return cmpU64(a.ord, b.ord) })
+	e.snaps = make([]snapshot, 0, maxSnapshots)
+	kept := map[[2]string]*snapshot{}
+	for _, s := range snaps {
+		if len(e.snaps) == maxSnapshots {
+			break
+		}
+		e.snaps = append(e.snaps, s)
+		kept[[2]string{s.point, s.key.String()}] = &e.snaps[len(e.snaps)-1]
+	}
+	for name, pt := range e.points {
+		for _, fl := range pt.flows {
+			if fl.tl != nil {
+				fl.tl.snap = kept[[2]string{name, fl.key.String()}]
+			}
+		}
+	}
+	if e.flowIDs == nil {
+		e.flowIDs = map[flowKey]string{}
+	}
+	return e
+}
+
+func mergeObs(o, w *obsCount) {
+	if !w.used {
+		return
+	}
+	o.used = true
+	o.ok += w.ok
+	o.bad += w.bad
+	o.undecided += w.undecided
+	o.okT += w.okT
+	o.badT += w.badT
+	o.badA += w.badA
+	o.badTA += w.badTA
+	o.total += w.total
+	if w.reason != "" && (o.reason == "" || w.reasonOrd < o.reasonOrd) {
+		o.reason, o.reasonOrd = w.reason, w.reasonOrd
+	}
+	o.findings = append(o.findings, w.findings...)
+}
+
+// keepFirst keeps, of the merged findings, those one engine would have
+// kept: per observation key the first MaxFindings in judging order, and
+// over all keys the first MaxKeptFindings.
+func (e *engine) keepFirst() {
+	type ref struct {
+		o   *obsCount
+		i   int
+		ord uint64
+	}
+	var all []ref
+	for _, row := range e.rows {
+		for cs := range row {
+			o := &row[cs]
+			slices.SortStableFunc(o.findings, func(a, b Finding) int { return cmpU64(a.ord, b.ord) })
+			if len(o.findings) > MaxFindings {
+				o.findings = o.findings[:MaxFindings]
+			}
+			for i := range o.findings {
+				all = append(all, ref{o, i, o.findings[i].ord})
+			}
+		}
+	}
+	e.kept = len(all)
+	if len(all) <= MaxKeptFindings {
+		return
+	}
+	slices.SortFunc(all, func(a, b ref) int { return cmpU64(a.ord, b.ord) })
+	cut := all[MaxKeptFindings-1].ord
+	for _, row := range e.rows {
+		for cs := range row {
+			o := &row[cs]
+			n := 0
+			for _, f := range o.findings {
+				if f.ord <= cut {
+					o.findings[n] = f
+					n++
+				}
+			}
+			o.findings = o.findings[:n]
+		}
+	}
+	e.kept = MaxKeptFindings
+}
+
+func cmpU64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
