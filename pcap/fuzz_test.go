@@ -191,13 +191,16 @@ func TestPrinterExtremeTimes(t *testing.T) {
 	}
 }
 
-// FuzzFilter compiles arbitrary display filters and evaluates them on
-// arbitrary frames. Compiling never panics and fails only with a
-// *FilterError whose column lies in the expression (or just past it);
-// a compiled filter's Match never panics and gives the same answer twice
-// and from a second compilation; its normal form (String) compiles to a
-// filter with the same normal form and the same answer, unless escaping
-// string bytes makes it longer than MaxFilterLen.
+// FuzzFilter compiles display filters and evaluates them on arbitrary
+// frames. Each input gives two expressions: expr as it is, and one that
+// gen's bytes choose from the filter grammar and vocabulary (raw strings
+// alone rarely mutate into valid filters). For both: compiling never
+// panics and fails only with a *FilterError whose column lies in the
+// expression (or just past it); a compiled filter's Match never panics and
+// gives the same answer twice and from a second compilation; its normal
+// form (String) compiles to a filter with the same normal form and the
+// same answer, unless escaping string bytes makes it longer than
+// MaxFilterLen.
 func FuzzFilter(f *testing.F) {
 	entries, err := corpus.Valid(wire.Default)
 	if err != nil {
@@ -208,41 +211,90 @@ func FuzzFilter(f *testing.F) {
 		"mrc.bth.psn >= mrc.seth.cack_psn", "(((mrc.icrc_ok == 1)))", "mrc.bth.psn = 5", "010 < frame.len", "udp.port != 4791",
 		"mrc.bth.psn == 5 && (mrc.ev == 1 || mrc.seth)", "!(mrc || udp) || mrc.reth.va > 0x7f0000000000"}
 	for i, s := range seeds {
-		f.Add(s, entries[i%len(entries)].Frame)
+		f.Add(s, []byte{byte(i), byte(3 * i), byte(7 * i)}, entries[i%len(entries)].Frame)
 	}
-	f.Fuzz(func(t *testing.T, expr string, frame []byte) {
-		flt, err := pcap.CompileFilter(expr, nil)
-		if err != nil {
-			var fe *pcap.FilterError
-			if !errors.As(err, &fe) || fe.Col < 1 || fe.Col > len(expr)+1 {
-				t.Fatalf("%.200q: error %v (%T) is not a *FilterError with a column in the expression", expr, err, err)
-			}
-			return
-		}
+	names := pcap.FilterFields(nil)
+	f.Fuzz(func(t *testing.T, expr string, gen []byte, frame []byte) {
 		var d pcap.Decoder
 		var r pcap.Record
 		d.Decode(&pcap.Frame{Number: 1, Data: frame, Length: len(frame)}, nil, &r)
-		m := flt.Match(&r)
-		if flt.Match(&r) != m {
-			t.Fatalf("%.200q: Match is not deterministic", expr)
-		}
-		again, err := pcap.CompileFilter(expr, nil)
-		if err != nil || again.Match(&r) != m {
-			t.Fatalf("%.200q: a second compilation answers differently (%v)", expr, err)
-		}
-		norm := flt.String()
-		g, err := pcap.CompileFilter(norm, nil)
-		if len(norm) > pcap.MaxFilterLen && errors.Is(err, pcap.ErrFilterLimit) {
-			return // quoting can make a long expression's normal form too long
-		}
-		if err != nil {
-			t.Fatalf("%.200q: normal form %.200q does not compile: %v", expr, norm, err)
-		}
-		if g.String() != norm {
-			t.Fatalf("%.200q: normal form %.200q becomes %q", expr, norm, g.String())
-		}
-		if g.Match(&r) != m {
-			t.Fatalf("%.200q: normal form %.200q answers %v, the expression %v", expr, norm, !m, m)
-		}
+		checkFilter(t, expr, &r)
+		g := &filterGen{b: gen, names: names}
+		checkFilter(t, g.expr(0), &r)
 	})
+}
+
+// filterGen builds an expression from bytes: each byte chooses the next
+// production, field name or literal.
+type filterGen struct {
+	b     []byte
+	names []string
+}
+
+func (g *filterGen) next() int {
+	if len(g.b) == 0 {
+		return 0
+	}
+	c := g.b[0]
+	g.b = g.b[1:]
+	return int(c)
+}
+
+var genLiterals = []string{"0", "1", "5", "200", "0x10", "010", "-1", "0xffffffffffffffff", "10.0.0.1", "10.0.0.0/8",
+	"fd00::a", "fd00::/16", "02:00:00:00:00:0a", `"WIRE-LEN-1"`, `"a\x06b"`, "RDMA_WRITE_ONLY", "TRIMMED", "NONE"}
+var genOps = []string{"==", "!=", "<", "<=", ">", ">=", "eq", "ne", "lt", "ge"}
+
+func (g *filterGen) expr(depth int) string {
+	c := g.next()
+	if depth > 8 {
+		c = 3 + c%3
+	}
+	switch c % 6 {
+	case 0:
+		return "!" + g.expr(depth+1)
+	case 1:
+		return "(" + g.expr(depth+1) + " && " + g.expr(depth+1) + ")"
+	case 2:
+		return g.expr(depth+1) + " || " + g.expr(depth+1)
+	case 3:
+		return g.names[g.next()%len(g.names)]
+	case 4:
+		return g.names[g.next()%len(g.names)] + " " + genOps[g.next()%len(genOps)] + " " + genLiterals[g.next()%len(genLiterals)]
+	}
+	return g.names[g.next()%len(g.names)] + " " + genOps[g.next()%len(genOps)] + " " + g.names[g.next()%len(g.names)]
+}
+
+// checkFilter asserts FuzzFilter's properties for expr on r.
+func checkFilter(t *testing.T, expr string, r *pcap.Record) {
+	t.Helper()
+	flt, err := pcap.CompileFilter(expr, nil)
+	if err != nil {
+		var fe *pcap.FilterError
+		if !errors.As(err, &fe) || fe.Col < 1 || fe.Col > len(expr)+1 {
+			t.Fatalf("%.200q: error %v (%T) is not a *FilterError with a column in the expression", expr, err, err)
+		}
+		return
+	}
+	m := flt.Match(r)
+	if flt.Match(r) != m {
+		t.Fatalf("%.200q: Match is not deterministic", expr)
+	}
+	again, err := pcap.CompileFilter(expr, nil)
+	if err != nil || again.Match(r) != m {
+		t.Fatalf("%.200q: a second compilation answers differently (%v)", expr, err)
+	}
+	norm := flt.String()
+	g, err := pcap.CompileFilter(norm, nil)
+	if len(norm) > pcap.MaxFilterLen && errors.Is(err, pcap.ErrFilterLimit) {
+		return // quoting can make a long expression's normal form too long
+	}
+	if err != nil {
+		t.Fatalf("%.200q: normal form %.200q does not compile: %v", expr, norm, err)
+	}
+	if g.String() != norm {
+		t.Fatalf("%.200q: normal form %.200q becomes %q", expr, norm, g.String())
+	}
+	if g.Match(r) != m {
+		t.Fatalf("%.200q: normal form %.200q answers %v, the expression %v", expr, norm, !m, m)
+	}
 }

@@ -18,12 +18,14 @@ func init() {
 }
 
 const decodeUsage = `usage: mrc-conform decode [flags] FILE...
+       mrc-conform decode [flags] -i IFACE...
 
 Decodes each capture (pcap or pcapng, gzip-compressed or not; "-" is
 standard input) with the MRC codec and prints, by default, one line per
 frame: number, relative time, interface (capture point/plane), source
-→ destination (IP, else Ethernet addresses), frame length, EV, opcode, QP, PSN, the opcode's key fields and flags (A, RTX, TS, SE, M,
-TRIM, CE). Malformed frames show their error and requirement ID; strict
+→ destination (IP, else Ethernet addresses), frame length, EV, opcode,
+QP, PSN, the opcode's key fields and flags (A, RTX, TS, SE, M, TRIM,
+CE). Malformed frames show their error and requirement ID; strict
 violations follow "!". Exit status: 0 every file decoded to its end
 (malformed packets do not change it); 1 a capture ends badly (truncated
 or corrupt), after what was decoded is printed; 2 a usage error, or a
