@@ -156,6 +156,9 @@ func (a *AFPacket) read(plane int, in *afIf) {
 		}
 		data := buf[:n]
 		if tpid, tci, ok := vlanTag(oob[:oobn]); ok {
+			if n+4 > MaxFrame {
+				continue // longer than MaxFrame as it was on the wire
+			}
 			data = withVLAN(data, tpid, tci) // as it was on the wire
 		} else {
 			data = slices.Clone(data)
