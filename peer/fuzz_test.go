@@ -67,7 +67,7 @@ func agentSetup(t testing.TB) []byte {
 // plane, time steps and transmissions taken. It must not panic; every
 // request gets a result or a typed *control.Error; after every record the
 // agent's state stays within the limits it advertises (memory, regions,
-// QPs, profiles, each QP's queues); and every frame it transmits passes
+// QPs, profiles, each QP's queues, neighbour tables); and every frame it transmits passes
 // the codec's checks.
 func FuzzAgent(f *testing.F) {
 	setup := agentSetup(f)
@@ -180,6 +180,11 @@ func checkLimits(t *testing.T, rec int, a *Agent) {
 		t.Fatalf("record %d: %d QPs, limit %d", rec, len(a.qps), maxQPs)
 	case len(a.evp) > maxProfiles || len(a.ccp) > maxProfiles:
 		t.Fatalf("record %d: %d EV and %d CC profiles, limit %d", rec, len(a.evp), len(a.ccp), maxProfiles)
+	}
+	for pl, m := range a.neigh {
+		if len(m) > MaxNeighbours {
+			t.Fatalf("record %d: %d neighbours learned on plane %d, limit %d", rec, len(m), pl, MaxNeighbours)
+		}
 	}
 	for _, e := range a.qps {
 		if e.create.MaxSendWR > maxQueue || e.create.MaxRecvWR > maxQueue || len(e.recvs) > maxQueue {
