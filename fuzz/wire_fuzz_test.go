@@ -21,15 +21,23 @@ func seedFrames(t testing.TB) [][]byte {
 		for v := 0; v < 3; v++ {
 			p := wire.Packet{IsIPv6: v > 0, SRv6: v == 2, HasSRH: v == 2 && i%2 == 0}
 			p.IP4.TTL, p.IP6.HopLimit = 64, 64
+			p.IP4.FlagsFrag = 0x4000 // DF (WIRE-ENC-5)
 			p.BTH = wire.BTH{Opcode: op, PKey: 0xFFFF, DestQP: 0x42, PSN: uint32(1000 * i)}
 			p.SetEV(uint32(0x10001*i), wire.EVModeSTEV)
 			if op.IsWrite() {
 				p.BTH.TSPresent = i%2 == 1
 				p.METH.MSN = uint16(i)
-				p.RETH = wire.RETH{VA: 0x1000, RKey: 1, DMALength: 64}
 				p.Payload = bytes.Repeat([]byte{byte(i)}, 61)
+				p.RETH = wire.RETH{VA: 0x1000, RKey: 1, DMALength: uint32(len(p.Payload))}
 			}
+			// Strictly valid control packets, so that the re-encoding
+			// property applies to their mutations (WIRE-SETH-10,
+			// WIRE-NETH-4, WIRE-PETH-2, WIRE-AETH-2).
 			p.SETH.SACKBitmap, p.NETH.Reason, p.ERTH.Op = 0xFF, wire.NACKTrimmed, wire.EPEVProbe
+			p.SETH.CACKPSN, p.NETH.NACKPSN, p.AETH.Syndrome = p.BTH.PSN, p.BTH.PSN, 0x1F
+			if op == wire.OpProbe {
+				p.BTH.PSN = 0
+			}
 			if op == wire.OpEndpointReq || op == wire.OpEndpointResp {
 				p.BTH.DestQP, p.BTH.PSN = wire.EndpointQPN, 7
 			}
