@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/openmrc/mrc/conformance"
@@ -17,7 +18,7 @@ func init() {
 	register("judge", "judge a capture against the conformance catalog (passive mode): text, JSON, JUnit, HTML, annotated pcapng", runJudge)
 }
 
-const judgeUsage = `usage: mrc-conform judge [flags] CAPTURE
+const judgeUsage = `usage: mrc-conform judge [flags] CAPTURE|DIR...
 
 Judges a capture (pcap or pcapng, gzip-compressed or not) against every
 passive case of the conformance catalog, from the packets alone: it
@@ -28,6 +29,10 @@ ERROR. The PICS (--pics) declares the implementation's features,
 parameters and capture points; "--pics default" uses an empty PICS, under
 which most behaviour cases are INCONCLUSIVE or NOT-APPLICABLE. Formats
 are in conformance/formats.md and conformance/report-schema.md.
+
+Several captures, or a directory of them, are judged in parallel (--jobs)
+into one report, text or json: a section per capture, in argument order,
+then a summary; the exit status is the worst of theirs.
 
 Exit status (the README's table "Results and exit status"): 0 PASS, at
 least one MUST case PASSed and none FAILed; 1 FAIL, a MUST case FAILed
@@ -61,10 +66,14 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	fail := func(f string, a ...any) int { return cmd.Errorf(2, f, a...) }
-	if len(files) != 1 {
-		return cmd.Usagef("want exactly one capture file, got %d", len(files))
+	if len(files) == 0 {
+		return cmd.Usagef("want a capture file, several, or a directory of them")
 	}
-	if files[0] == "-" {
+	files, err := captureFiles(files)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if slices.Contains(files, "-") {
 		return cmd.Usagef("the capture must be a file: it is read twice")
 	}
 	if *picsFile == "" {
@@ -116,6 +125,33 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 	opts.CaptureLocation = conformance.CaptureLocation(*at)
 	if !opts.CaptureLocation.Valid() {
 		return cmd.Usagef("--capture-at %q (want dut or remote)", *at)
+	}
+	if len(files) > 1 {
+		if *annotate != "" {
+			return cmd.Usagef("--annotate takes one capture")
+		}
+		if f != conformance.FormatText && f != conformance.FormatJSON {
+			return cmd.Usagef("several captures are reported as text or json, not %s", f)
+		}
+		var buf bytes.Buffer
+		w := io.Writer(stdout)
+		if *out != "" {
+			w = &buf
+		}
+		var progress io.Writer
+		if isTerminal(stderr) {
+			progress = stderr
+		}
+		exit, err := judgeMany(files, opts, *jobs, f, conformance.TextOptions{All: *all, Findings: map[bool]int{true: 20, false: 3}[*all]}, w, progress)
+		if err != nil {
+			return fail("%v", err)
+		}
+		if *out != "" {
+			if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
+				return fail("%v", err)
+			}
+		}
+		return exit
 	}
 	var ann bytes.Buffer
 	if *annotate != "" {

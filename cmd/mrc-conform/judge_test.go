@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,5 +109,49 @@ func TestJudgeOutputs(t *testing.T) {
 	}
 	if !found {
 		t.Error("annotated capture lacks the verdict comment")
+	}
+}
+
+// TestJudgeSeveralCaptures judges the seeded-fault directory: one report
+// with a section per capture in name order and a summary, exit status the
+// worst (1: the faults FAIL), identical for 1 and 2 jobs; a capture that
+// cannot be read is an ERROR section and makes the status 2.
+func TestJudgeSeveralCaptures(t *testing.T) {
+	pics := "--pics=" + ctd + "reference.pics.json"
+	var outs []string
+	for _, jobs := range []string{"1", "2"} {
+		var stdout, stderr bytes.Buffer
+		code := runJudge([]string{ctd, pics, "--today", "2026-06-01", "--jobs", jobs}, &stdout, &stderr)
+		if code != 1 {
+			t.Fatalf("jobs %s: exit %d, want 1; %s", jobs, code, stderr.String())
+		}
+		outs = append(outs, stdout.String())
+	}
+	if outs[0] != outs[1] {
+		t.Error("the report of several captures differs between 1 and 2 jobs")
+	}
+	files, _ := filepath.Glob(ctd + "*.pcapng")
+	if n := strings.Count(outs[0], "== capture "); n != len(files) {
+		t.Errorf("%d sections, want %d", n, len(files))
+	}
+	if !strings.Contains(outs[0], fmt.Sprintf("== summary over %d captures ==", len(files))) {
+		t.Errorf("no summary:\n%s", outs[0][max(0, len(outs[0])-2000):])
+	}
+	var stdout, stderr bytes.Buffer
+	code := runJudge([]string{ctd + "good.pcapng", ctd + "missing.pcapng", pics, "--format", "json", "--today", "2026-06-01"}, &stdout, &stderr)
+	var m struct {
+		Captures []json.RawMessage `json:"captures"`
+		Summary  struct {
+			ExitCode int `json:"exit_code"`
+			Each     []struct {
+				Result string `json:"result"`
+			} `json:"each"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &m); err != nil {
+		t.Fatal(err, stderr.String())
+	}
+	if code != 2 || m.Summary.ExitCode != 2 || len(m.Captures) != 2 || m.Summary.Each[0].Result != "PASS" || m.Summary.Each[1].Result != "ERROR" {
+		t.Errorf("exit %d, summary %+v", code, m.Summary)
 	}
 }
