@@ -578,3 +578,22 @@ func TestDeadDataPath(t *testing.T) {
 	}
 	checkCeiling(t, r)
 }
+
+// TestTunnelAnnounce: the tester announces an address the peer can
+// reach: its socket's own, or for an unspecified one the source address
+// of the route to the peer.
+func TestTunnelAnnounce(t *testing.T) {
+	for _, c := range []struct {
+		ip   net.IP
+		peer string
+		want string
+	}{
+		{net.IPv4(127, 0, 0, 1), "127.0.0.1:9", "127.0.0.1:5"},
+		{net.IPv4zero, "127.0.0.1:9", "127.0.0.1:5"},
+		{net.IPv6unspecified, "[::1]:9", "[::1]:5"},
+	} {
+		if got := tunnelAnnounce(&net.UDPAddr{IP: c.ip, Port: 5}, c.peer); got != c.want {
+			t.Errorf("%v to %s: %s, want %s", c.ip, c.peer, got, c.want)
+		}
+	}
+}

@@ -12,9 +12,11 @@
 //
 // The control address is unix:PATH or tcp:HOST:PORT. With the UDP
 // transport, frames travel in UDP datagrams behind the netio tunnel shim
-// and the peer answers the address the tester's datagrams come from; with
-// AF_PACKET (Linux, root) each interface is one plane and the peer sends
-// only on those interfaces. --ip takes an IPv4 or an IPv6 address: it sets
+// and the peer answers the tunnel address the tester's control hello
+// announces, reading datagrams from nowhere else (until a hello, the
+// address the last valid datagram came from); with AF_PACKET (Linux,
+// root) each interface is one plane and the peer sends only on those
+// interfaces. --ip takes an IPv4 or an IPv6 address: it sets
 // the IP version of every MRC frame (mrc-conform run follows the address
 // the peer announces); the tunnel itself may run over either version
 // (--listen [::1]:47910).
@@ -68,7 +70,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ctlAddr := fs.String("control", "", "control address: unix:PATH or tcp:HOST:PORT (required)")
 	transport := fs.String("transport", "udp", "data path: udp (tunnel) or afpacket")
 	listen := fs.String("listen", "127.0.0.1:47910", "udp: the tunnel's local address")
-	remote := fs.String("remote", "", "udp: the tester's tunnel address (default: learned from its datagrams)")
+	remote := fs.String("remote", "", "udp: the tester's tunnel address (default: the one its control hello announces; before that, the source of the last valid datagram)")
 	planes := fs.Int("planes", 2, "udp: number of planes")
 	ifaces := fs.String("iface", "", "afpacket: interfaces, one per plane, comma-separated")
 	ipStr := fs.String("ip", "10.0.0.2", "the node's MRC address")
