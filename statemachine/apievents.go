@@ -79,13 +79,13 @@ func (n *CQNotify) Destroy() error {
 // mrc_async_event.
 type AsyncEventType uint8
 
-// The asynchronous events an MRC device raises (CTL-AEV-1, AMB-70).
+// The asynchronous events the reference raises (CTL-AEV-1, CTL-AEV-2,
+// AMB-70). Verbs' other types (CQ_ERR, QP_FATAL, COMM_EST, SQ_DRAINED, ...)
+// are not raised: MRC CQs are the caller's, and no MRC condition maps to
+// them here.
 const (
-	AsyncCQErr       AsyncEventType = 0  // IBV_EVENT_CQ_ERR: a CQ overran
-	AsyncQPFatal     AsyncEventType = 1  // IBV_EVENT_QP_FATAL
 	AsyncQPReqErr    AsyncEventType = 2  // IBV_EVENT_QP_REQ_ERR: the responder met an invalid request
 	AsyncQPAccessErr AsyncEventType = 3  // IBV_EVENT_QP_ACCESS_ERR: the responder met an access violation
-	AsyncCommEst     AsyncEventType = 4  // IBV_EVENT_COMM_EST: first packet received in RTR
 	AsyncPortActive  AsyncEventType = 9  // IBV_EVENT_PORT_ACTIVE
 	AsyncPortErr     AsyncEventType = 10 // IBV_EVENT_PORT_ERR
 )

@@ -216,26 +216,14 @@ func ctlPortAdmin(t *T) {
 	c.Traffic(max(2*tim.Settle, 10*statemachine.Millisecond), 4, 2048, down)
 	c.Traffic(2*tim.Settle, 4, 2048, nil)
 	t.Check(down(), "CTL-PORT-2", Evidence{}, "a PORT_STATUS_UPDATE without port 2", "%d updates, none without it", len(updates))
-	asyncHas := func(typ string) (bool, bool) {
-		var ae control.AsyncEventsResult
-		if err := t.TryCall(control.MethodGetAsyncEvents, nil, &ae); err != nil {
-			return false, false
-		}
-		for _, e := range ae.Events {
-			if e.Type == typ && e.Port == 2 {
-				return true, true
-			}
-		}
-		return false, true
-	}
-	if got, ok := asyncHas(control.AsyncPortErr); ok {
+	if got, ok := asyncEvent(t, control.AsyncPortErr, 0, 2); ok {
 		t.Check(got, "CTL-AEV-2", Evidence{}, "IBV_EVENT_PORT_ERR for port 2", "none")
 	}
 	onAt = t.Now()
 	t.Call(control.MethodModifyPort, control.PortAdminParams{Port: 2, Enabled: ptr(true)}, &r)
 	c.Traffic(2*tim.Settle, 4, 2048, nil)
 	t.Check(afterOn > 0, "CTL-PORT-1", Evidence{}, "data on plane 1 again once port 2 is enabled", "none in %.3f ms", float64(t.Now()-onAt)/1e6)
-	if got, ok := asyncHas(control.AsyncPortActive); ok {
+	if got, ok := asyncEvent(t, control.AsyncPortActive, 0, 2); ok {
 		t.Check(got, "CTL-AEV-2", Evidence{}, "IBV_EVENT_PORT_ACTIVE for port 2", "none")
 	}
 	c.WaitSends(len(c.posted), tim.Transfer)

@@ -48,6 +48,22 @@ func init() {
 	}})
 }
 
+// asyncEvent reports whether get_async_events returns an event of type
+// typ for qpn (0: any) and port (0: any); ok is false when the IUT lacks
+// the method.
+func asyncEvent(t *T, typ string, qpn uint32, port int) (found, ok bool) {
+	var ae control.AsyncEventsResult
+	if err := t.TryCall(control.MethodGetAsyncEvents, nil, &ae); err != nil {
+		return false, false
+	}
+	for _, e := range ae.Events {
+		if e.Type == typ && (qpn == 0 || e.QPN == qpn) && (port == 0 || e.Port == port) {
+			return true, true
+		}
+	}
+	return false, true
+}
+
 func ctlSolicited(t *T) {
 	tim := t.s.tim
 	c := t.NewConn(ConnOptions{})

@@ -110,7 +110,7 @@ func init() {
 	register(Case{Role: RoleResponder, Run: rspAccess, Case: conformance.Case{
 		ID: "MRC-RSP-RCV-103", Title: "Writes outside a registered region are refused",
 		Assertion:    "A write whose r_key names no remotely writable region is answered with an AETH NAK remote access error, is not placed, and moves the QP to ERROR.",
-		Requirements: []string{"RSP-RCV-2", "QP-ST-10"},
+		Requirements: []string{"RSP-RCV-2", "QP-ST-10", "CTL-AEV-1"},
 		Level:        spec.Must,
 		Steps:        []string{"Send a write at the next PSN with a wrong r_key.", "Expect the NAK; query the QP."},
 		Pass:         "NAK code 2 and ERROR", Fail: "accepted, or no ERROR",
@@ -118,10 +118,11 @@ func init() {
 	register(Case{Role: RoleResponder, Run: rspNoRecv, Case: conformance.Case{
 		ID: "MRC-RSP-NACK-103", Title: "A WriteIMM without a receive WR fails the QP",
 		Assertion:    "A WriteIMM that completes while no receive work request is posted is answered with an UNEXP_EVENT NACK and moves the QP to ERROR.",
-		Requirements: []string{"RSP-NACK-5", "WIMM-RSP-3"},
+		Requirements: []string{"RSP-NACK-5", "WIMM-RSP-3", "CTL-AEV-1"},
 		Level:        spec.Must,
-		Steps:        []string{"Set up the QP with no receive WR.", "Send a WriteIMM.", "Expect UNEXP_EVENT; query the QP."},
-		Pass:         "UNEXP_EVENT and ERROR", Fail: "no NACK, or the QP still usable",
+		Steps: []string{"Set up the QP with no receive WR.", "Send a WriteIMM.", "Expect UNEXP_EVENT; query the QP.",
+			"get_async_events: IBV_EVENT_QP_REQ_ERR for the QP (when the IUT offers the method)."},
+		Pass: "UNEXP_EVENT and ERROR", Fail: "no NACK, or the QP still usable",
 	}})
 	register(Case{Role: RoleResponder, Run: rspTransportACK, Case: conformance.Case{
 		ID: "MRC-RSP-ACK-101", Title: "Transport ACK when cack passes an ack_req PSN",
@@ -625,6 +626,9 @@ func rspAccess(t *T) {
 	st := c.QueryQP()
 	t.Check(st.State == control.StateError, "QP-ST-10", Evidence{}, "QP state ERROR", "state %s", st.State)
 	t.Check(bytes.Equal(c.ReadIUT(0, 128), make([]byte, 128)), "RSP-RCV-2", Evidence{PSN: &p}, "nothing placed", "memory written")
+	if got, ok := asyncEvent(t, control.AsyncQPAccessErr, c.IUT, 0); ok {
+		t.Check(got, "CTL-AEV-1", Evidence{}, "IBV_EVENT_QP_ACCESS_ERR for the QP", "none")
+	}
 }
 
 func rspNoRecv(t *T) {
@@ -638,6 +642,9 @@ func rspNoRecv(t *T) {
 	}
 	st := c.QueryQP()
 	t.Check(st.State == control.StateError, "RSP-NACK-5", Evidence{}, "QP state ERROR", "state %s", st.State)
+	if got, ok := asyncEvent(t, control.AsyncQPReqErr, c.IUT, 0); ok {
+		t.Check(got, "CTL-AEV-1", Evidence{}, "IBV_EVENT_QP_REQ_ERR for the QP", "none")
+	}
 }
 
 func rspTransportACK(t *T) {
