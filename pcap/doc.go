@@ -7,7 +7,8 @@
 //     is sniffed), streamed in constant memory with no allocation per
 //     frame. Frames carry their pcapng interface, which MRC captures use
 //     for the fabric plane and capture point (InterfaceName), and their
-//     comments, where tools record verdicts.
+//     comments, where tools record verdicts. It is also a gopacket
+//     PacketDataSource (ReadPacketData).
 //   - Writer: pcapng with one interface per plane and capture point and
 //     per-packet comments, or classic pcap.
 //   - Decoder, Printer and Stats: decode frames with wire.Codec (lenient
@@ -15,6 +16,9 @@
 //     per packet, as a full header tree, or as JSON lines with the spec's
 //     field names; summarise per QP and per EV. mrc-conform decode is a
 //     thin command over these.
+//   - CompileFilter: display filters over the dissector's field names
+//     (mrc.bth.psn == 5 && mrc.ev == 0x10001) with tshark's semantics,
+//     compiled once; Filter.Match allocates nothing.
 //   - gopacket layers for every MRC header (LayerTypeBTH, ...), built on
 //     wire's header codecs, registered for the profile's UDP ports by
 //     Register, usable with gopacket.NewPacket and, through Layers, with

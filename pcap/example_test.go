@@ -208,3 +208,36 @@ func ExampleReader_ReadPacketData() {
 	// 142 RDMA_WRITE_FIRST
 	// 32 frames, 7 NACKs, link type Ethernet
 }
+
+// Select frames with a display filter, as tshark -Y does, and show a bad
+// expression's error.
+func ExampleCompileFilter() {
+	f, err := pcap.CompileFilter("mrc.bth.opcode == RELIABILITY_NACK && mrc.neth.nack_reason <= 2", nil)
+	if err != nil {
+		panic(err)
+	}
+	r, err := pcap.Open("testdata/valid.pcapng")
+	if err != nil {
+		panic(err)
+	}
+	defer r.Close()
+	var d pcap.Decoder
+	var frames []int
+	if err := d.Each(r, func(rec *pcap.Record) error {
+		if f.Match(rec) {
+			frames = append(frames, rec.Number)
+		}
+		return nil
+	}); err != nil {
+		panic(err)
+	}
+	fmt.Println(frames, f)
+	_, err = pcap.CompileFilter("mrc.bth.pns == 5", nil)
+	fmt.Println(err)
+	fmt.Println(err.(*pcap.FilterError).Caret())
+	// Output:
+	// [22 23] ((mrc.bth.opcode == 221) && (mrc.neth.nack_reason <= 2))
+	// filter column 1: unknown field: "mrc.bth.pns" is not a field; did you mean mrc.bth.psn?
+	// mrc.bth.pns == 5
+	// ^
+}
