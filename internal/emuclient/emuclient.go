@@ -3,7 +3,9 @@
 // read at 986ded2) encodes them, from the facts of that code, so tests can
 // hold the emu profile preset (spec.EmuProfile) to what the emulator
 // really sends. It shares no code with package wire: every layout here is
-// written from the emulator's encoders, byte by byte.
+// written from the emulator's encoders, byte by byte. One frame of each
+// kind was compared with what the emulator's own builders return for the
+// same arguments (run locally at 986ded2): all were identical.
 //
 // What the emulator does, and this package with it: UDP destination port
 // 4971; BTH byte 1 with M in bit 7 and SE in bit 6; P_Key 0; the ack_req
