@@ -39,7 +39,7 @@ func TestUsageErrorIsOneLineAndHint(t *testing.T) {
 		{[]string{"run", "extra-arg"}, `mrc-conform run: unexpected arguments ["extra-arg"]`},
 		{[]string{"run", "--format", "pdf"}, `mrc-conform run: unknown format "pdf"`},
 		{[]string{"judge", "x.pcapng"}, "mrc-conform judge: --pics is required"},
-		{[]string{"judge", "--pics", "default"}, "mrc-conform judge: want exactly one capture file, got 0"},
+		{[]string{"judge", "--pics", "default"}, "mrc-conform judge: want a capture file, several, or a directory of them"},
 		{[]string{"judge", "x", "--bogus"}, "mrc-conform judge: flag provided but not defined: -bogus"},
 		{[]string{"decode"}, "mrc-conform decode: no capture file given"},
 		{[]string{"decode", "x", "--format", "xml"}, `mrc-conform decode: unknown format "xml"`},

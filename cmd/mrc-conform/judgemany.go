@@ -41,7 +41,7 @@ func captureFiles(args []string) ([]string, error) {
 			return nil, err
 		}
 		if len(found) == 0 {
-			return nil, fmt.Errorf("%s: no .pcap or .pcapng file in it", a)
+			return nil, fmt.Errorf("%s is a directory with no .pcap or .pcapng file in it", a)
 		}
 		slices.Sort(found)
 		out = append(out, found...)
