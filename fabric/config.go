@@ -73,7 +73,7 @@ type Config struct {
 	// Mapper maps an EV to a path within its plane; nil means
 	// HashMapper{}. The plane itself is the NIC port the endpoint chose.
 	Mapper Mapper
-	// Profile gives the DSCP code points; nil means spec.DefaultProfile().
+	// Profile gives the DSCP code points; nil means the default (spec.OrDefault).
 	Profile *spec.Profile
 	// Trace, when set, receives an NDJSON event trace (see trace.go).
 	Trace io.Writer
@@ -143,10 +143,7 @@ func (c Config) normalized() (Config, error) {
 	if c.Mapper == nil {
 		c.Mapper = HashMapper{}
 	}
-	if c.Profile == nil {
-		p := spec.DefaultProfile()
-		c.Profile = &p
-	}
+	c.Profile = spec.OrDefault(c.Profile)
 	switch {
 	case c.Nodes < 1 || c.Nodes > 1<<16:
 		return c, &ConfigError{"Nodes", fmt.Sprintf("%d: want [1, 65536]", c.Nodes)}

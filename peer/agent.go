@@ -27,7 +27,7 @@ type Config struct {
 	Seed uint64
 	// Faults seeds bugs; the zero value is the reference behaviour.
 	Faults FaultSet
-	// Profile is the wire profile; nil means spec.DefaultProfile().
+	// Profile is the wire profile; nil means the default (spec.OrDefault).
 	Profile *spec.Profile
 	// EVMode is the EV wire format.
 	EVMode wire.EVMode
@@ -179,10 +179,7 @@ func New(cfg Config) (*Agent, error) {
 	if !cfg.IP.IsValid() {
 		return nil, &ConfigError{"an IP address is required"}
 	}
-	if cfg.Profile == nil {
-		p := spec.DefaultProfile()
-		cfg.Profile = &p
-	}
+	cfg.Profile = spec.OrDefault(cfg.Profile)
 	c, err := wire.NewCodec(*cfg.Profile)
 	if err != nil {
 		return nil, &ConfigError{err.Error()}

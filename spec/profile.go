@@ -163,6 +163,16 @@ func DefaultProfile() Profile {
 	}
 }
 
+// OrDefault returns p, or a fresh copy of DefaultProfile when p is nil: the
+// one place that says "no profile means the default profile".
+func OrDefault(p *Profile) *Profile {
+	if p != nil {
+		return p
+	}
+	d := DefaultProfile()
+	return &d
+}
+
 // Validate reports the first setting that would make the wire ambiguous.
 func (p *Profile) Validate() error {
 	if p.UDPDstPort == 0 {

@@ -187,3 +187,18 @@ func TestPresets(t *testing.T) {
 		t.Errorf("unknown preset: %v", err)
 	}
 }
+
+func TestOrDefault(t *testing.T) {
+	if got := OrDefault(nil); got == nil || got.Name != DefaultProfile().Name {
+		t.Fatalf("OrDefault(nil) = %+v, want the default profile", got)
+	}
+	a, b := OrDefault(nil), OrDefault(nil)
+	a.UDPDstPort = 1
+	if b.UDPDstPort == 1 {
+		t.Fatal("OrDefault(nil) shares one Profile between callers")
+	}
+	p := EmuProfile()
+	if got := OrDefault(&p); got != &p {
+		t.Fatal("OrDefault(p) did not return p")
+	}
+}

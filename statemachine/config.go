@@ -276,7 +276,7 @@ type Config struct {
 	// Seed seeds the PCG behind EV choice and rotation order.
 	Seed uint64
 	// Profile holds the wire choices (DSCP values, timestamp units,
-	// WriteIMM-limit signalling); nil means spec.DefaultProfile().
+	// WriteIMM-limit signalling); nil means the default (spec.OrDefault).
 	Profile *spec.Profile
 	// Addr is the address vector (IBV_QP_AV); the RTR transition needs
 	// the AV attribute bit, whose value this is.
@@ -404,10 +404,7 @@ func (c Config) normalized() (Config, error) {
 	case v != ProtocolVersion1:
 		return c, cfgErr("ProtocolVersion", "%#x is not a version this implementation speaks (only MRC_PROTOCOL_VERSION_1)", v)
 	}
-	if c.Profile == nil {
-		p := spec.DefaultProfile()
-		c.Profile = &p
-	}
+	c.Profile = spec.OrDefault(c.Profile)
 	if c.DeviceCapMissing&^(DevCapTrimNACK|DevCapDynamicMPR|DevCapSvcTime) != 0 {
 		return c, cfgErr("DeviceCapMissing", "%#x: only MRC_DEVICE_CAP_* bits", uint32(c.DeviceCapMissing))
 	}

@@ -11,8 +11,8 @@ import (
 
 // EndpointConfig configures a node's endpoint-operation agent (QP 0x2).
 type EndpointConfig struct {
-	// Profile gives the DSCP values and timestamp unit; nil means
-	// spec.DefaultProfile().
+	// Profile gives the DSCP values and timestamp unit; nil means the
+	// default (spec.OrDefault).
 	Profile *spec.Profile
 	SrcMAC  [6]byte
 	SrcIP   netip.Addr
@@ -93,10 +93,7 @@ type Endpoint struct {
 
 // NewEndpoint returns an endpoint agent.
 func NewEndpoint(cfg EndpointConfig) (*Endpoint, error) {
-	if cfg.Profile == nil {
-		p := spec.DefaultProfile()
-		cfg.Profile = &p
-	}
+	cfg.Profile = spec.OrDefault(cfg.Profile)
 	if err := cfg.Profile.Validate(); err != nil {
 		return nil, &ConfigError{Field: "Profile", Reason: err.Error()}
 	}

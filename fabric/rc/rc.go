@@ -37,7 +37,7 @@ type Config struct {
 	MaxSendWR, MaxRecvWR int
 	// SQPSN and RQPSN are the first PSNs sent and expected.
 	SQPSN, RQPSN uint32
-	// Profile gives the DSCP values; nil means spec.DefaultProfile().
+	// Profile gives the DSCP values; nil means the default (spec.OrDefault).
 	Profile *spec.Profile
 }
 
@@ -109,10 +109,7 @@ func New(c Config) (*QP, error) {
 	if c.MaxRecvWR == 0 {
 		c.MaxRecvWR = 64
 	}
-	if c.Profile == nil {
-		p := spec.DefaultProfile()
-		c.Profile = &p
-	}
+	c.Profile = spec.OrDefault(c.Profile)
 	switch {
 	case c.MTU < 256 || c.MTU > 4096:
 		return nil, fmt.Errorf("%w: MTU %d", ErrConfig, c.MTU)
