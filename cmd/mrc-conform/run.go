@@ -66,21 +66,8 @@ type runFlags struct {
 	seed                                                    uint64
 	planes                                                  int
 	tolerance, ctlTimeout                                   time.Duration
-	faults                                                  faultFlag
+	faults                                                  cli.List
 	log, all, ipv6, progress                                bool
-}
-
-type faultFlag []string
-
-func (f *faultFlag) String() string { return strings.Join(*f, ",") }
-
-func (f *faultFlag) Set(s string) error {
-	for _, n := range strings.Split(s, ",") {
-		if n = strings.TrimSpace(n); n != "" {
-			*f = append(*f, n)
-		}
-	}
-	return nil
 }
 
 func runActive(args []string, stdout, stderr io.Writer) int {

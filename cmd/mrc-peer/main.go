@@ -44,19 +44,6 @@ import (
 	"github.com/openmrc/mrc/spec"
 )
 
-type faultList []string
-
-func (f *faultList) String() string { return strings.Join(*f, ",") }
-
-func (f *faultList) Set(s string) error {
-	for _, n := range strings.Split(s, ",") {
-		if n = strings.TrimSpace(n); n != "" {
-			*f = append(*f, n)
-		}
-	}
-	return nil
-}
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -75,7 +62,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ifaces := fs.String("iface", "", "afpacket: interfaces, one per plane, comma-separated")
 	ipStr := fs.String("ip", "10.0.0.2", "the node's MRC address")
 	seed := fs.Uint64("seed", 1, "seed of the QPs' random choices")
-	var faults faultList
+	var faults cli.List
 	fs.Var(&faults, "fault", "seed a known bug (repeatable): "+strings.Join(peer.FaultNames(), ", "))
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: mrc-peer --control ADDR [--transport udp|afpacket] [flags]\n\nflags:")

@@ -141,3 +141,19 @@ func Version(name string, extra ...string) string {
 	fmt.Fprintf(&b, ", %s %s/%s", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return b.String()
 }
+
+// List is a repeatable flag whose values may also be comma-separated
+// (--fault a,b --fault c); blanks are dropped.
+type List []string
+
+func (l *List) String() string { return strings.Join(*l, ",") }
+
+// Set appends the comma-separated names in s.
+func (l *List) Set(s string) error {
+	for _, n := range strings.Split(s, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			*l = append(*l, n)
+		}
+	}
+	return nil
+}

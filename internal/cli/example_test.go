@@ -28,3 +28,16 @@ func ExampleCommand_Parse() {
 	// usage: mrc-demo run [-n N]
 	// exit status 0
 }
+
+// A List flag gathers repeated and comma-separated values in order.
+func ExampleList() {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	var faults cli.List
+	fs.Var(&faults, "fault", "seed a known bug (repeatable)")
+	if err := fs.Parse([]string{"--fault", "a, b", "--fault", "c,", "--fault", ""}); err != nil {
+		fmt.Println(err)
+	}
+	fmt.Printf("%q %s\n", []string(faults), faults.String())
+	// Output:
+	// ["a" "b" "c"] a,b,c
+}
