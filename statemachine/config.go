@@ -103,8 +103,7 @@ const (
 	// waiting base_rtt (breaks LR-NACK-2).
 	FaultNoHoldOff
 	// FaultNoStallTimer runs no timer for a queued retransmission that no
-	// EV may carry: the QP can hang in RTS forever (breaks LR-SM-3; the
-	// behaviour before the fix of finding TLA-F1).
+	// EV may carry: the QP can hang in RTS forever (breaks LR-SM-3).
 	FaultNoStallTimer
 )
 

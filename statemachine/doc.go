@@ -45,8 +45,8 @@
 // questions invariants ask. Config.Faults seeds known bugs (go-back-N,
 // ignoring trims, reusing the NACKed EV, releasing WriteIMM early, placing
 // duplicates, sending beyond MPR, never restoring ASSUMED_BAD EVs, skipping
-// the resource-NACK hold-off) for testing checkers; it is zero in any
-// real use.
+// the resource-NACK hold-off, running no stall timer) for testing checkers;
+// it is zero in any real use.
 //
 // # Control-plane objects
 //

@@ -1,6 +1,6 @@
 // Command mrc-conform is the MRC conformance toolkit: it decodes
-// captures, and (as other subcommands land) lists requirements, judges
-// captures against them and runs conformance suites.
+// captures, lists requirements and cases, judges captures against the
+// requirements and runs the active suite against a device.
 //
 // Usage:
 //
