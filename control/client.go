@@ -271,7 +271,11 @@ func refuse(c net.Conn, e *Error) {
 	c.Close()
 }
 
-// ServeConn answers the requests of one connection until it closes. A
+// maxIdle is MaxIdle; tests shorten it.
+var maxIdle = MaxIdle
+
+// ServeConn answers the requests of one connection until it closes or
+// stays silent for MaxIdle. A
 // request line over MaxLine bytes is answered bad_request (id 0, as the
 // request was not read) and the connection closed: the rest of the line
 // cannot be told from a next request.
@@ -284,6 +288,9 @@ func ServeConn(ctx context.Context, c net.Conn, h HandlerFunc) {
 	r := bufio.NewReaderSize(c, 64<<10)
 	w := bufio.NewWriter(c)
 	for {
+		// A connection holds one of MaxConns slots: one that sends no
+		// request, or not the rest of one, within MaxIdle gives it back.
+		_ = c.SetReadDeadline(time.Now().Add(maxIdle))
 		line, err := readLine(r)
 		if errors.Is(err, errLineTooLong) {
 			refuse(c, Errorf(CodeBadRequest, "request line longer than %d bytes (MaxLine)", MaxLine))

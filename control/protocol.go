@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Version is the protocol version this package speaks. Servers and clients
@@ -20,6 +21,11 @@ const MaxLine = 1 << 22
 // holding at most a MaxLine request, a server's memory stays bounded
 // however many clients connect.
 const MaxConns = 4
+
+// MaxIdle is how long Serve waits for a connection's next request (or
+// the rest of one) before it closes the connection and frees its slot:
+// clients that connect and send nothing cannot hold the slots for ever.
+const MaxIdle = 2 * time.Minute
 
 // MaxData bounds the data of one read_mr or write_mr.
 const MaxData = 1 << 20
