@@ -8,37 +8,18 @@ import (
 	"slices"
 	"strconv"
 
+	sm "github.com/openmrc/mrc/statemachine"
 	"github.com/openmrc/mrc/wire"
 )
 
-// EVState is a path state as far as it can be inferred from the wire.
-// Timer-driven changes (a SKIP expiring, a timeout marking a path bad)
-// leave no packet behind and are inferred from what follows.
-type EVState uint8
-
-// Inferred EV states.
-const (
-	EVGood       EVState = iota // used normally
-	EVSkip                      // skipped for a while: ECN mark or trim
-	EVAssumedBad                // judged persistently bad by the responder
-)
-
-func (s EVState) String() string {
-	switch s {
-	case EVGood:
-		return "GOOD"
-	case EVSkip:
-		return "SKIP"
-	case EVAssumedBad:
-		return "ASSUMED_BAD"
-	}
-	return "EVState(" + strconv.Itoa(int(s)) + ")"
-}
-
-// EVTransition is one inferred state change and the frame that caused it.
+// EVTransition is one inferred path-state change and the frame that caused
+// it. The states are statemachine's (EV-ST-1); a capture shows only GOOD,
+// SKIP and ASSUMED_BAD. Timer-driven changes (a SKIP expiring, a timeout
+// marking a path bad) leave no packet behind and are inferred from what
+// follows.
 type EVTransition struct {
 	Frame    int
-	From, To EVState
+	From, To sm.EVState
 	Cause    string
 }
 
@@ -79,8 +60,9 @@ type EVStats struct {
 	SkipOnce   int // SACK m = SKIP_ONCE
 	AlwaysSkip int // SACK m = ALWAYS_SKIP
 	NACKs      map[wire.NACKReason]int
-	// Inferred path state (see EVState).
-	State       EVState
+	// Inferred path state (see EVTransition); GOOD until feedback says
+	// otherwise.
+	State       sm.EVState
 	Changes     int
 	Transitions []EVTransition // the first MaxTransitions
 }
@@ -115,13 +97,13 @@ func (s *Stats) qp(n uint32) *QPStats {
 func (s *Stats) ev(n uint32) *EVStats {
 	e := s.EVs[n]
 	if e == nil {
-		e = &EVStats{EV: n, NACKs: map[wire.NACKReason]int{}}
+		e = &EVStats{EV: n, State: sm.EVGood, NACKs: map[wire.NACKReason]int{}}
 		s.EVs[n] = e
 	}
 	return e
 }
 
-func (e *EVStats) move(frame int, to EVState, cause string) {
+func (e *EVStats) move(frame int, to sm.EVState, cause string) {
 	if e.State == to {
 		return
 	}
@@ -194,23 +176,23 @@ func (s *Stats) Add(r *Record) {
 		switch sh.M {
 		case wire.MSkipOnce:
 			f.SkipOnce++
-			f.move(r.Number, EVSkip, "SACK m=SKIP_ONCE")
+			f.move(r.Number, sm.EVSkip, "SACK m=SKIP_ONCE")
 		case wire.MAlwaysSkip:
 			f.AlwaysSkip++
-			f.move(r.Number, EVAssumedBad, "SACK m=ALWAYS_SKIP")
+			f.move(r.Number, sm.EVAssumedBad, "SACK m=ALWAYS_SKIP")
 		case wire.MNone:
 			// A clean verdict means the path was in use again, so any
 			// skip had ended or a probe succeeded.
-			f.move(r.Number, EVGood, "SACK m=NONE")
+			f.move(r.Number, sm.EVGood, "SACK m=NONE")
 		}
 	case d&wire.HasNETH != 0:
 		n := &pk.NETH
 		q.NACKs[n.Reason]++
 		f := s.ev(n.Entropy)
 		f.NACKs[n.Reason]++
-		if n.Reason == wire.NACKTrimmed && f.State == EVGood {
+		if n.Reason == wire.NACKTrimmed && f.State == sm.EVGood {
 			// A last-hop trim is incast, not the path's fault.
-			f.move(r.Number, EVSkip, "NACK TRIMMED")
+			f.move(r.Number, sm.EVSkip, "NACK TRIMMED")
 		}
 	case d&wire.HasPETH != 0:
 		q.Probes++

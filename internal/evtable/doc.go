@@ -3,5 +3,7 @@
 // spec/21-statemachine-decisions.md) for the checkers that judge the
 // statemachine: the model checker and the fabric harness. It is written
 // out from the spec, not taken from statemachine's own table, so that a
-// check against it tests the code rather than repeating it.
+// check against it tests the code rather than repeating it. It is the one
+// deliberate second copy of the path-state vocabulary: everything else
+// (pcap's inferred states, the peer, the fabric) uses statemachine.EVState.
 package evtable
