@@ -33,6 +33,8 @@ var paramsOf = map[string]func() any{
 	MethodGetAsyncEvents: func() any { return new(Empty) }, MethodQueryVersion: func() any { return new(Empty) },
 	MethodEPBatchSend:   func() any { return new(EPBatchSendParams) },
 	MethodEPBatchResult: func() any { return new(EPBatchResultParams) },
+	MethodCreateQPHint:  func() any { return new(QPHint) }, MethodQueryQPHint: func() any { return new(QPHintParams) },
+	MethodDestroyQPHint: func() any { return new(QPHintParams) },
 }
 
 // echo is a server handler that decodes each method's params into its

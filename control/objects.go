@@ -221,3 +221,20 @@ type EPBatchResult struct {
 	Responses []EPResponse `json:"responses,omitempty"`
 	Error     string       `json:"error,omitempty"`
 }
+
+// QPHint is struct mrc_qp_hint_attr (create_qp_hint params, query_qp_hint
+// result); VendorCfg in hex.
+type QPHint struct {
+	NumQPsPerPeer      int32  `json:"num_qps_per_peer"`
+	NumSendPeers       int32  `json:"num_send_peers"`
+	NumRemoteRecvPeers int32  `json:"num_remote_recv_peers"`
+	VendorCfg          string `json:"vendor_cfg,omitempty"`
+}
+
+// QPHintParams names a QP hint; QPHintResult returns a new one's handle.
+type QPHintParams struct {
+	Hint uint32 `json:"hint"`
+}
+
+// QPHintResult is create_qp_hint's result.
+type QPHintResult = QPHintParams

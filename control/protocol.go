@@ -138,6 +138,9 @@ const (
 	MethodQueryVersion       = "query_version"
 	MethodEPBatchSend        = "ep_batch_send"
 	MethodEPBatchResult      = "ep_batch_result"
+	MethodCreateQPHint       = "create_qp_hint"
+	MethodQueryQPHint        = "query_qp_hint"
+	MethodDestroyQPHint      = "destroy_qp_hint"
 )
 
 // Methods lists every method of this version.
@@ -149,6 +152,7 @@ var Methods = []string{
 	MethodModifyEVFmtProfile, MethodModifyEVProfile, MethodQueryEVProfile, MethodModifyCCProfile,
 	MethodQueryDeviceCtl, MethodModifyPort, MethodQueryPort,
 	MethodReqNotifyCQ, MethodGetCQEvents, MethodGetAsyncEvents, MethodQueryVersion, MethodEPBatchSend, MethodEPBatchResult,
+	MethodCreateQPHint, MethodQueryQPHint, MethodDestroyQPHint,
 }
 
 // Empty is the params or result of methods that have none.
@@ -349,6 +353,8 @@ type QPAttr struct {
 	SQPSN       *uint32   `json:"sq_psn,omitempty"`
 	// VendorCfg is MRC_QP_VENDOR_CFG in hex, at most 128 bytes (CTL-QPH-3).
 	VendorCfg *string `json:"vendor_cfg,omitempty"`
+	// Hint is MRC_QP_HINT at INIT: a create_qp_hint handle, 0 for NULL.
+	Hint *uint32 `json:"hint,omitempty"`
 }
 
 // ModifyQPParams moves a QP to State with Attr.

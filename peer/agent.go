@@ -164,6 +164,7 @@ type Agent struct {
 	lastUp uint32 // the local port mask last given to QPs, for port events
 	bat    map[uint32]*statemachine.EPBatch
 	batSeq uint32
+	hints  *statemachine.QPHints
 }
 
 // ConfigError reports a bad Config.
@@ -209,6 +210,7 @@ func (a *Agent) reset() error {
 	}
 	a.ctlEVs = map[uint64]bool{}
 	a.async, a.bat = statemachine.AsyncQueue{}, map[uint32]*statemachine.EPBatch{}
+	a.hints = statemachine.NewQPHints(MaxQPHints)
 	a.evp = map[uint64]statemachine.EVProfile{}
 	a.ccp = map[uint64]statemachine.CCProfile{}
 	a.mrs, a.nextVA, a.memory = nil, 0x7f00_0000_0000, 0
@@ -310,6 +312,8 @@ func (a *Agent) Handle(now statemachine.Time, method string, params json.RawMess
 		return a.epBatchSend(now, params)
 	case control.MethodEPBatchResult:
 		return a.epBatchResult(now, params)
+	case control.MethodCreateQPHint, control.MethodQueryQPHint, control.MethodDestroyQPHint:
+		return a.qpHint(method, params)
 	}
 	return nil, control.Errorf(control.CodeUnknownMethod, "%q", method)
 }
@@ -616,6 +620,9 @@ func attrOf(c *control.QPAttr) (statemachine.Attr, statemachine.AttrMask, error)
 	if c.AV != nil {
 		m |= statemachine.AttrAV
 	}
+	if c.Hint != nil {
+		a.Hint = *c.Hint
+	}
 	if c.VendorCfg != nil {
 		b, err := hex.DecodeString(*c.VendorCfg)
 		if err != nil || len(b) > statemachine.VendorCfgSize {
@@ -670,6 +677,15 @@ func (a *Agent) modifyQP(now statemachine.Time, params json.RawMessage) (any, er
 		// with the move to RTR, when the QP is created again and this
 		// transition replayed.
 		mask |= statemachine.AttrQPHint
+		if err := a.hints.Use(attr.Hint); err != nil {
+			return nil, ctlErr(err)
+		}
+		made := false
+		defer func() {
+			if !made {
+				a.hints.Release(attr.Hint) // the QP was refused: it names no hint
+			}
+		}()
 		n, err := statemachine.NewNode(a.nodeConfig(e))
 		if err != nil {
 			return nil, control.Errorf(control.CodeInvalidState, "no usable EV and CC profiles: %v", err)
@@ -683,6 +699,7 @@ func (a *Agent) modifyQP(now statemachine.Time, params json.RawMessage) (any, er
 			return nil, smErr(err)
 		}
 		e.node, e.qp, e.initAttr, e.initMask, e.recvs = n, q, attr, mask, nil
+		made = true
 	case to == statemachine.StateRTR && from == statemachine.StateInit && p.Attr.AV != nil:
 		mac, err := parseMAC(p.Attr.AV.MAC)
 		if err != nil {
@@ -724,6 +741,7 @@ func (a *Agent) modifyQP(now statemachine.Time, params json.RawMessage) (any, er
 			return nil, smErr(err)
 		}
 		if to == statemachine.StateReset {
+			a.hints.Release(e.initAttr.Hint) // a QP back in RESET names no hint
 			e.qp, e.node, e.recvs = nil, nil, nil
 		}
 	}

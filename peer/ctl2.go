@@ -1,8 +1,10 @@
 package peer
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/openmrc/mrc/control"
 	"github.com/openmrc/mrc/statemachine"
@@ -134,4 +136,39 @@ func (a *Agent) epBatchResult(now statemachine.Time, params json.RawMessage) (an
 		slices.SortFunc(r.Responses, func(x, y control.EPResponse) int { return int(x.ReqID) - int(y.ReqID) })
 	}
 	return r, nil
+}
+
+// MaxQPHints is max_qp_hint, the QP hints the agent holds at once.
+const MaxQPHints = 64
+
+func (a *Agent) qpHint(method string, params json.RawMessage) (any, error) {
+	if method == control.MethodCreateQPHint {
+		var p control.QPHint
+		if err := control.Decode(params, &p); err != nil {
+			return nil, err
+		}
+		at := statemachine.QPHintAttr{NumQPsPerPeer: p.NumQPsPerPeer, NumSendPeers: p.NumSendPeers, NumRemoteRecvPeers: p.NumRemoteRecvPeers}
+		if p.VendorCfg != "" {
+			b, err := hex.DecodeString(p.VendorCfg)
+			if err != nil || len(b) > statemachine.VendorCfgSize {
+				return nil, control.Errorf(control.CodeInvalidArgument, "vendor_cfg: at most %d bytes in hex", statemachine.VendorCfgSize)
+			}
+			copy(at.VendorCfg[:], b)
+		}
+		id, err := a.hints.Create(at)
+		return control.QPHintResult{Hint: id}, ctlErr(err)
+	}
+	var p control.QPHintParams
+	if err := control.Decode(params, &p); err != nil {
+		return nil, err
+	}
+	if method == control.MethodDestroyQPHint {
+		return control.Empty{}, ctlErr(a.hints.Destroy(p.Hint))
+	}
+	at, err := a.hints.Query(p.Hint)
+	if err != nil {
+		return nil, ctlErr(err)
+	}
+	return control.QPHint{NumQPsPerPeer: at.NumQPsPerPeer, NumSendPeers: at.NumSendPeers, NumRemoteRecvPeers: at.NumRemoteRecvPeers,
+		VendorCfg: strings.TrimRight(hex.EncodeToString(at.VendorCfg[:]), "0")}, nil
 }

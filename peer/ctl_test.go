@@ -31,8 +31,8 @@ func call(t *testing.T, a *Agent, now statemachine.Time, m string, p any) (any, 
 // TestControlObjectsBounded: what the control API's object methods can
 // grow is bounded — endpoint batches waiting (MaxBatches), asynchronous
 // events queued (statemachine.MaxAsyncEvents, the rest counted as
-// dropped), EV operation entries and EV fields per call, and EV profiles
-// usable at once (CTL-DEV-1).
+// dropped), QP hints (MaxQPHints, CTL-QPH-1), EV operation entries and EV
+// fields per call, and EV profiles usable at once (CTL-DEV-1).
 func TestControlObjectsBounded(t *testing.T) {
 	a := ctlAgent(t)
 	dst := control.Peer{MAC: "02:00:00:00:00:09", IP: "10.0.0.9"}
@@ -63,6 +63,12 @@ func TestControlObjectsBounded(t *testing.T) {
 	}
 	if _, err := call(t, a, 0, control.MethodModifyEVProfile, control.ModifyEVProfileParams{ID: 1, Fields: make([]control.EVField, 65)}); !errors.Is(err, control.ErrInvalidArgument) {
 		t.Errorf("65 EV fields: %v", err)
+	}
+	for i := 0; i <= MaxQPHints; i++ {
+		_, err := call(t, a, 0, control.MethodCreateQPHint, control.QPHint{NumSendPeers: 1})
+		if (i < MaxQPHints) != (err == nil) || i == MaxQPHints && !errors.Is(err, control.ErrResourceExhausted) {
+			t.Fatalf("QP hint %d of %d: %v", i+1, MaxQPHints, err)
+		}
 	}
 	st, mode := control.ProfileOffline, control.FmtSTEV
 	for id := uint64(0); id < 2*maxProfiles; id++ {

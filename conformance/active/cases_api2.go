@@ -30,10 +30,10 @@ func init() {
 	register(Case{Role: RoleControl, Run: ctlVersionsVendor, Case: conformance.Case{
 		ID: "MRC-CTL-VER-101", Title: "API versions and vendor_cfg through the control channel",
 		Assertion:    "query_version reports each API's current version at or above its last supported one, in the MAJOR<<24|MINOR<<16|SUBMINOR encoding; MRC_QP_VENDOR_CFG given at INIT is returned by query_qp.",
-		Requirements: []string{"CTL-VER-1", "CTL-QPH-3"},
+		Requirements: []string{"CTL-VER-1", "CTL-QPH-3", "CTL-QPH-1"},
 		Level:        spec.Must,
 		Steps: []string{"Query the versions: current ≥ last supported, vendor current ≥ vendor last supported, for the MRC and the control API.",
-			"Create a QP giving vendor_cfg a5c3 at INIT; query_qp must return a5c3 (when the IUT accepts vendor_cfg)."},
+			"Create a QP hint and a QP naming it with vendor_cfg a5c3 at INIT; destroy_qp_hint must be refused while the QP names it; query_qp must return a5c3 (when the IUT accepts vendor_cfg)."},
 		Pass: "consistent versions, vendor_cfg returned", Fail: "versions the wrong way round, or vendor_cfg lost",
 	}})
 	register(Case{Role: RoleEndpoint, Run: ctlBatch, Case: conformance.Case{
@@ -151,9 +151,15 @@ func ctlVersionsVendor(t *T) {
 	t.Call(control.MethodSetCCProfile, control.CCProfile{ID: 1, Algorithm: control.CCNone}, nil)
 	var q control.QPNResult
 	t.Call(control.MethodCreateQP, control.CreateQPParams{MaxSendWR: 8, MaxRecvWR: 8}, &q)
+	var hint control.QPHintResult
+	hintErr := t.TryCall(control.MethodCreateQPHint, control.QPHint{NumQPsPerPeer: 2, NumSendPeers: 8}, &hint)
 	one, zero, vc := uint64(1), 0, "a5c3"
 	err := t.TryCall(control.MethodModifyQP, control.ModifyQPParams{QPN: q.QPN, State: control.StateInit,
-		Attr: control.QPAttr{EVProfileID: &one, CCProfileID: &one, PKeyIndex: &zero, AccessFlags: ptr(0xF), VendorCfg: &vc}}, nil)
+		Attr: control.QPAttr{EVProfileID: &one, CCProfileID: &one, PKeyIndex: &zero, AccessFlags: ptr(0xF), VendorCfg: &vc, Hint: &hint.Hint}}, nil)
+	if err == nil && hintErr == nil {
+		err := t.TryCall(control.MethodDestroyQPHint, control.QPHintParams(hint), nil)
+		t.Check(err != nil, "CTL-QPH-1", Evidence{}, "destroy_qp_hint refused (EBUSY) while a QP names the hint", "destroyed")
+	}
 	if err != nil {
 		t.Logf("vendor_cfg refused at INIT (%v): the IUT defines none", err)
 		return
