@@ -212,7 +212,13 @@ func TestDeterministic(t *testing.T) {
 	}
 	for i, f := range Formats {
 		if outs[0][i] != outs[1][i] {
-			t.Errorf("%s output differs between runs", f)
+			a, b := strings.Split(outs[0][i], "\n"), strings.Split(outs[1][i], "\n")
+			for k := 0; k < len(a) && k < len(b); k++ {
+				if a[k] != b[k] {
+					t.Errorf("%s output differs between runs, line %d:\n%s\n%s", f, k+1, a[k], b[k])
+					break
+				}
+			}
 		}
 	}
 }
