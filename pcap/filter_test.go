@@ -93,6 +93,8 @@ var tsharkExprs = []string{
 	"ip.dst == 10.0.0.2 and eth.src == 02:00:00:00:00:0a",
 	"mrc.bth.psn == mrc.seth.cack_psn",
 	"frame.len > 100 and not ip",
+	"ip.addr != 10.0.0.1 || udp.port != 4791",
+	"eth.addr == 02:00:00:00:00:0b && ipv6.dst != fd00::b",
 }
 
 // tsharkTakesMore lists the frames whose IP or UDP header wire rejects
