@@ -155,6 +155,8 @@ func errOf(err error) *wire.Error {
 	return nil
 }
 
+// appendText writes the one-line summary, laid out as tshark's default
+// line: number, time, interface, ends, length, then the MRC fields.
 func (p *Printer) appendText(b []byte, r *Record) []byte {
 	for n := digits(r.Number); n < 5; n++ { // right-align like tshark
 		b = append(b, ' ')
@@ -189,6 +191,28 @@ func (p *Printer) appendText(b []byte, r *Record) []byte {
 	b = appendHex(b, uint64(h.DestQP), 6)
 	b = append(b, " psn="...)
 	b = strconv.AppendUint(b, uint64(h.PSN), 10)
+	b = appendSummaryFields(b, pk)
+	b = appendFlags(b, pk)
+	if r.Err != nil {
+		b = append(b, ' ')
+		b = appendErrText(b, r)
+	}
+	if len(r.Violations) > 0 {
+		b = append(b, " !"...)
+		for i, v := range r.Violations {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, v.Req...)
+		}
+	}
+	return append(b, '\n')
+}
+
+// appendSummaryFields appends the fields of the transport headers the
+// one-line summary shows, as key=value pairs.
+func appendSummaryFields(b []byte, pk *wire.Packet) []byte {
+	h := &pk.BTH
 	d := pk.Decoded
 	kv := func(k string, v uint64) {
 		b = append(b, ' ')
@@ -256,6 +280,13 @@ func (p *Printer) appendText(b []byte, r *Record) []byte {
 	if d&wire.HasEETH != 0 {
 		ks("op", pk.EETH.Op.String())
 	}
+	return b
+}
+
+// appendFlags appends the BTH flags that are set and the fabric's marks
+// (trim, CE) in brackets, or nothing when there are none.
+func appendFlags(b []byte, pk *wire.Packet) []byte {
+	h := &pk.BTH
 	flags := [...]struct {
 		on   bool
 		name string
@@ -277,20 +308,7 @@ func (p *Printer) appendText(b []byte, r *Record) []byte {
 	if open {
 		b = append(b, ']')
 	}
-	if r.Err != nil {
-		b = append(b, ' ')
-		b = appendErrText(b, r)
-	}
-	if len(r.Violations) > 0 {
-		b = append(b, " !"...)
-		for i, v := range r.Violations {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, v.Req...)
-		}
-	}
-	return append(b, '\n')
+	return b
 }
 
 // appendEnds appends source → destination and the frame length, as
@@ -384,8 +402,24 @@ func appendMAC(b []byte, m [6]byte) []byte {
 	return b
 }
 
+// appendVerbose writes the -V tree: the frame, then each header from the
+// outside in, the payload and ICRC, and what is wrong with the frame.
 func (p *Printer) appendVerbose(b []byte, r *Record) []byte {
-	pk := &r.Packet
+	b = appendFrameV(b, r)
+	b = appendEthV(b, r)
+	b = appendSRv6V(b, &r.Packet)
+	b = appendIPV(b, &r.Packet)
+	b = appendUDPV(b, &r.Packet)
+	b = p.appendEVV(b, r)
+	b = p.appendHeadersV(b, r)
+	b = p.appendPayloadV(b, r)
+	b = appendProblemsV(b, r)
+	return append(b, '\n')
+}
+
+// appendFrameV writes the frame's capture facts: length, interface, time
+// and comments.
+func appendFrameV(b []byte, r *Record) []byte {
 	b = append(b, "Frame "...)
 	b = strconv.AppendInt(b, int64(r.Number), 10)
 	b = append(b, ": "...)
@@ -410,115 +444,153 @@ func (p *Printer) appendVerbose(b []byte, r *Record) []byte {
 		b = appendPrintable(b, c)
 		b = append(b, '\n')
 	}
-	ip, udp, bth := pk.Offsets()
-	if len(r.Data) >= 14 && pk.Eth.EtherType != 0 {
-		b = append(b, "    Ethernet: "...)
-		b = appendMAC(b, pk.Eth.Src)
-		b = append(b, " -> "...)
-		b = appendMAC(b, pk.Eth.Dst)
-		if pk.Eth.HasVLAN {
-			b = append(b, ", vlan_tci "...)
-			b = appendHex(b, uint64(pk.Eth.VLANTCI), 4)
+	return b
+}
+
+// appendEthV writes the Ethernet header, when the frame holds one.
+func appendEthV(b []byte, r *Record) []byte {
+	pk := &r.Packet
+	if len(r.Data) < 14 || pk.Eth.EtherType == 0 {
+		return b
+	}
+	b = append(b, "    Ethernet: "...)
+	b = appendMAC(b, pk.Eth.Src)
+	b = append(b, " -> "...)
+	b = appendMAC(b, pk.Eth.Dst)
+	if pk.Eth.HasVLAN {
+		b = append(b, ", vlan_tci "...)
+		b = appendHex(b, uint64(pk.Eth.VLANTCI), 4)
+	}
+	b = append(b, ", ether_type "...)
+	b = appendHex(b, uint64(pk.Eth.EtherType), 4)
+	b = append(b, '\n')
+	return b
+}
+
+// appendSRv6V writes the outer IPv6 header and SRH of an SRv6 frame.
+func appendSRv6V(b []byte, pk *wire.Packet) []byte {
+	if !pk.SRv6 {
+		return b
+	}
+	o := &pk.Outer
+	b = append(b, "    IPv6 (SRv6 outer): "...)
+	b = netip.AddrFrom16(o.Src).AppendTo(b)
+	b = append(b, " -> "...)
+	b = netip.AddrFrom16(o.Dst).AppendTo(b)
+	b = append(b, ", payload_length "...)
+	b = strconv.AppendUint(b, uint64(o.PayloadLength), 10)
+	b = append(b, ", next_header "...)
+	b = strconv.AppendUint(b, uint64(o.NextHeader), 10)
+	b = append(b, ", hop_limit "...)
+	b = strconv.AppendUint(b, uint64(o.HopLimit), 10)
+	b = append(b, '\n')
+	if pk.HasSRH {
+		s := &pk.SRH
+		b = append(b, "    SRH: segments_left "...)
+		b = strconv.AppendUint(b, uint64(s.SegmentsLeft), 10)
+		b = append(b, ", last_entry "...)
+		b = strconv.AppendUint(b, uint64(s.LastEntry), 10)
+		b = append(b, ", flags "...)
+		b = appendHex(b, uint64(s.Flags), 2)
+		b = append(b, ", tag "...)
+		b = strconv.AppendUint(b, uint64(s.Tag), 10)
+		for i := 0; i <= int(s.LastEntry) && i < wire.MaxSRHSegments; i++ {
+			b = append(b, "\n        segment["...)
+			b = strconv.AppendInt(b, int64(i), 10)
+			b = append(b, "]: "...)
+			b = netip.AddrFrom16(s.Segments[i]).AppendTo(b)
 		}
-		b = append(b, ", ether_type "...)
-		b = appendHex(b, uint64(pk.Eth.EtherType), 4)
 		b = append(b, '\n')
 	}
-	if pk.SRv6 {
-		o := &pk.Outer
-		b = append(b, "    IPv6 (SRv6 outer): "...)
-		b = netip.AddrFrom16(o.Src).AppendTo(b)
+	return b
+}
+
+// appendIPV writes the (inner) IPv4 or IPv6 header.
+func appendIPV(b []byte, pk *wire.Packet) []byte {
+	if ip, _, _ := pk.Offsets(); ip == 0 {
+		return b
+	}
+	if pk.IsIPv6 {
+		h := &pk.IP6
+		b = append(b, "    IPv6: "...)
+		b = netip.AddrFrom16(h.Src).AppendTo(b)
 		b = append(b, " -> "...)
-		b = netip.AddrFrom16(o.Dst).AppendTo(b)
+		b = netip.AddrFrom16(h.Dst).AppendTo(b)
+		b = append(b, ", dscp "...)
+		b = strconv.AppendUint(b, uint64(h.TrafficClass>>2), 10)
+		b = append(b, ", ecn "...)
+		b = strconv.AppendUint(b, uint64(h.TrafficClass&3), 10)
+		b = append(b, ", flow_label "...)
+		b = appendHex(b, uint64(h.FlowLabel), 5)
 		b = append(b, ", payload_length "...)
-		b = strconv.AppendUint(b, uint64(o.PayloadLength), 10)
-		b = append(b, ", next_header "...)
-		b = strconv.AppendUint(b, uint64(o.NextHeader), 10)
+		b = strconv.AppendUint(b, uint64(h.PayloadLength), 10)
 		b = append(b, ", hop_limit "...)
-		b = strconv.AppendUint(b, uint64(o.HopLimit), 10)
-		b = append(b, '\n')
-		if pk.HasSRH {
-			s := &pk.SRH
-			b = append(b, "    SRH: segments_left "...)
-			b = strconv.AppendUint(b, uint64(s.SegmentsLeft), 10)
-			b = append(b, ", last_entry "...)
-			b = strconv.AppendUint(b, uint64(s.LastEntry), 10)
-			b = append(b, ", flags "...)
-			b = appendHex(b, uint64(s.Flags), 2)
-			b = append(b, ", tag "...)
-			b = strconv.AppendUint(b, uint64(s.Tag), 10)
-			for i := 0; i <= int(s.LastEntry) && i < wire.MaxSRHSegments; i++ {
-				b = append(b, "\n        segment["...)
-				b = strconv.AppendInt(b, int64(i), 10)
-				b = append(b, "]: "...)
-				b = netip.AddrFrom16(s.Segments[i]).AppendTo(b)
-			}
-			b = append(b, '\n')
-		}
-	}
-	if ip != 0 {
-		if pk.IsIPv6 {
-			h := &pk.IP6
-			b = append(b, "    IPv6: "...)
-			b = netip.AddrFrom16(h.Src).AppendTo(b)
-			b = append(b, " -> "...)
-			b = netip.AddrFrom16(h.Dst).AppendTo(b)
-			b = append(b, ", dscp "...)
-			b = strconv.AppendUint(b, uint64(h.TrafficClass>>2), 10)
-			b = append(b, ", ecn "...)
-			b = strconv.AppendUint(b, uint64(h.TrafficClass&3), 10)
-			b = append(b, ", flow_label "...)
-			b = appendHex(b, uint64(h.FlowLabel), 5)
-			b = append(b, ", payload_length "...)
-			b = strconv.AppendUint(b, uint64(h.PayloadLength), 10)
-			b = append(b, ", hop_limit "...)
-			b = strconv.AppendUint(b, uint64(h.HopLimit), 10)
-		} else {
-			h := &pk.IP4
-			b = append(b, "    IPv4: "...)
-			b = netip.AddrFrom4(h.Src).AppendTo(b)
-			b = append(b, " -> "...)
-			b = netip.AddrFrom4(h.Dst).AppendTo(b)
-			b = append(b, ", dscp "...)
-			b = strconv.AppendUint(b, uint64(h.TOS>>2), 10)
-			b = append(b, ", ecn "...)
-			b = strconv.AppendUint(b, uint64(h.TOS&3), 10)
-			b = append(b, ", total_length "...)
-			b = strconv.AppendUint(b, uint64(h.TotalLength), 10)
-			b = append(b, ", id "...)
-			b = strconv.AppendUint(b, uint64(h.ID), 10)
-			b = append(b, ", ttl "...)
-			b = strconv.AppendUint(b, uint64(h.TTL), 10)
-			b = append(b, ", checksum "...)
-			b = appendHex(b, uint64(h.Checksum), 4)
-		}
-		b = append(b, '\n')
-	}
-	if udp != 0 && pk.UDP.DstPort != 0 {
-		b = append(b, "    UDP: "...)
-		b = strconv.AppendUint(b, uint64(pk.UDP.SrcPort), 10)
+		b = strconv.AppendUint(b, uint64(h.HopLimit), 10)
+	} else {
+		h := &pk.IP4
+		b = append(b, "    IPv4: "...)
+		b = netip.AddrFrom4(h.Src).AppendTo(b)
 		b = append(b, " -> "...)
-		b = strconv.AppendUint(b, uint64(pk.UDP.DstPort), 10)
-		b = append(b, ", length "...)
-		b = strconv.AppendUint(b, uint64(pk.UDP.Length), 10)
+		b = netip.AddrFrom4(h.Dst).AppendTo(b)
+		b = append(b, ", dscp "...)
+		b = strconv.AppendUint(b, uint64(h.TOS>>2), 10)
+		b = append(b, ", ecn "...)
+		b = strconv.AppendUint(b, uint64(h.TOS&3), 10)
+		b = append(b, ", total_length "...)
+		b = strconv.AppendUint(b, uint64(h.TotalLength), 10)
+		b = append(b, ", id "...)
+		b = strconv.AppendUint(b, uint64(h.ID), 10)
+		b = append(b, ", ttl "...)
+		b = strconv.AppendUint(b, uint64(h.TTL), 10)
 		b = append(b, ", checksum "...)
-		b = appendHex(b, uint64(pk.UDP.Checksum), 4)
-		b = append(b, '\n')
+		b = appendHex(b, uint64(h.Checksum), 4)
 	}
-	if bth != 0 {
-		b = append(b, "    EV: "...)
-		b = appendHex(b, uint64(r.EV), 8)
-		b = append(b, " ("...)
-		b = append(b, p.mode.String()...)
-		b = append(b, ")"...)
-		if pk.Trimmed {
-			b = append(b, ", trimmed"...)
-			if pk.TrimmedLastHop {
-				b = append(b, " at the last hop"...)
-			}
+	b = append(b, '\n')
+	return b
+}
+
+// appendUDPV writes the UDP header.
+func appendUDPV(b []byte, pk *wire.Packet) []byte {
+	if _, udp, _ := pk.Offsets(); udp == 0 || pk.UDP.DstPort == 0 {
+		return b
+	}
+	b = append(b, "    UDP: "...)
+	b = strconv.AppendUint(b, uint64(pk.UDP.SrcPort), 10)
+	b = append(b, " -> "...)
+	b = strconv.AppendUint(b, uint64(pk.UDP.DstPort), 10)
+	b = append(b, ", length "...)
+	b = strconv.AppendUint(b, uint64(pk.UDP.Length), 10)
+	b = append(b, ", checksum "...)
+	b = appendHex(b, uint64(pk.UDP.Checksum), 4)
+	b = append(b, '\n')
+	return b
+}
+
+// appendEVV writes the EV as the profile's EV mode reads it, and whether
+// the packet was trimmed.
+func (p *Printer) appendEVV(b []byte, r *Record) []byte {
+	pk := &r.Packet
+	if _, _, bth := pk.Offsets(); bth == 0 {
+		return b
+	}
+	b = append(b, "    EV: "...)
+	b = appendHex(b, uint64(r.EV), 8)
+	b = append(b, " ("...)
+	b = append(b, p.mode.String()...)
+	b = append(b, ")"...)
+	if pk.Trimmed {
+		b = append(b, ", trimmed"...)
+		if pk.TrimmedLastHop {
+			b = append(b, " at the last hop"...)
 		}
-		b = append(b, '\n')
 	}
+	b = append(b, '\n')
+	return b
+}
+
+// appendHeadersV writes every MRC transport header field by field, from
+// wire's field table.
+func (p *Printer) appendHeadersV(b []byte, r *Record) []byte {
 	walk(p.codec, r, func(h *wire.Header, off int) {
 		b = append(b, "    "...)
 		b = append(b, h.Name...)
@@ -553,6 +625,12 @@ func (p *Printer) appendVerbose(b []byte, r *Record) []byte {
 			b = append(b, '\n')
 		}
 	})
+	return b
+}
+
+// appendPayloadV writes the payload's length and first bytes, and the ICRC.
+func (p *Printer) appendPayloadV(b []byte, r *Record) []byte {
+	pk := &r.Packet
 	if pk.Decoded&wire.HasPayload != 0 && r.Err == nil {
 		b = append(b, "    Payload: "...)
 		b = strconv.AppendInt(b, int64(len(pk.Payload)), 10)
@@ -579,6 +657,11 @@ func (p *Printer) appendVerbose(b []byte, r *Record) []byte {
 			b = append(b, ")\n"...)
 		}
 	}
+	return b
+}
+
+// appendProblemsV writes the decode error and the strict-mode violations.
+func appendProblemsV(b []byte, r *Record) []byte {
 	if r.Err != nil {
 		b = append(b, "    Error: "...)
 		b = appendErrText(b, r)
@@ -602,7 +685,7 @@ func (p *Printer) appendVerbose(b []byte, r *Record) []byte {
 			b = append(b, '\n')
 		}
 	}
-	return append(b, '\n')
+	return b
 }
 
 // appendPrintable appends s with non-printable bytes escaped.
@@ -673,9 +756,23 @@ func (o *jsonObj) addr(k string, a netip.Addr) {
 	o.b = append(o.b, '"')
 }
 
+// appendJSON writes one JSON object per frame: capture facts, outer
+// headers, every transport header field from wire's field table, and what
+// is wrong with the frame.
 func (p *Printer) appendJSON(b []byte, r *Record) []byte {
-	pk := &r.Packet
 	o := jsonObj{b: append(b, '{'), first: true}
+	o.frame(r)
+	o.srv6(&r.Packet)
+	o.ip(&r.Packet)
+	o.udp(&r.Packet)
+	p.jsonTransport(&o, r)
+	o.problems(r)
+	o.close()
+	return append(o.b, '\n')
+}
+
+// frame writes the frame's capture facts.
+func (o *jsonObj) frame(r *Record) {
 	o.int("frame", int64(r.Number))
 	o.key("time")
 	o.b = append(o.b, '"')
@@ -707,66 +804,87 @@ func (p *Printer) appendJSON(b []byte, r *Record) []byte {
 		}
 		o.b = append(o.b, ']')
 	}
-	ip, udp, bth := pk.Offsets()
-	if pk.SRv6 {
-		o.open("srv6")
-		o.addr("src", netip.AddrFrom16(pk.Outer.Src))
-		o.addr("dst", netip.AddrFrom16(pk.Outer.Dst))
-		o.uint("hop_limit", uint64(pk.Outer.HopLimit))
-		if pk.HasSRH {
-			s := &pk.SRH
-			o.uint("segments_left", uint64(s.SegmentsLeft))
-			o.uint("last_entry", uint64(s.LastEntry))
-			o.uint("flags", uint64(s.Flags))
-			o.uint("tag", uint64(s.Tag))
-			o.key("segments")
-			o.b = append(o.b, '[')
-			for i := 0; i <= int(s.LastEntry) && i < wire.MaxSRHSegments; i++ {
-				if i > 0 {
-					o.b = append(o.b, ',')
-				}
-				o.b = append(o.b, '"')
-				o.b = netip.AddrFrom16(s.Segments[i]).AppendTo(o.b)
-				o.b = append(o.b, '"')
+}
+
+// srv6 writes the outer IPv6 header and SRH of an SRv6 frame.
+func (o *jsonObj) srv6(pk *wire.Packet) {
+	if !pk.SRv6 {
+		return
+	}
+	o.open("srv6")
+	o.addr("src", netip.AddrFrom16(pk.Outer.Src))
+	o.addr("dst", netip.AddrFrom16(pk.Outer.Dst))
+	o.uint("hop_limit", uint64(pk.Outer.HopLimit))
+	if pk.HasSRH {
+		s := &pk.SRH
+		o.uint("segments_left", uint64(s.SegmentsLeft))
+		o.uint("last_entry", uint64(s.LastEntry))
+		o.uint("flags", uint64(s.Flags))
+		o.uint("tag", uint64(s.Tag))
+		o.key("segments")
+		o.b = append(o.b, '[')
+		for i := 0; i <= int(s.LastEntry) && i < wire.MaxSRHSegments; i++ {
+			if i > 0 {
+				o.b = append(o.b, ',')
 			}
-			o.b = append(o.b, ']')
+			o.b = append(o.b, '"')
+			o.b = netip.AddrFrom16(s.Segments[i]).AppendTo(o.b)
+			o.b = append(o.b, '"')
 		}
-		o.close()
+		o.b = append(o.b, ']')
 	}
-	if ip != 0 {
-		o.open("ip")
-		if pk.IsIPv6 {
-			h := &pk.IP6
-			o.uint("version", 6)
-			o.addr("src", netip.AddrFrom16(h.Src))
-			o.addr("dst", netip.AddrFrom16(h.Dst))
-			o.uint("dscp", uint64(h.TrafficClass>>2))
-			o.uint("ecn", uint64(h.TrafficClass&3))
-			o.uint("flow_label", uint64(h.FlowLabel))
-			o.uint("payload_length", uint64(h.PayloadLength))
-			o.uint("hop_limit", uint64(h.HopLimit))
-		} else {
-			h := &pk.IP4
-			o.uint("version", 4)
-			o.addr("src", netip.AddrFrom4(h.Src))
-			o.addr("dst", netip.AddrFrom4(h.Dst))
-			o.uint("dscp", uint64(h.TOS>>2))
-			o.uint("ecn", uint64(h.TOS&3))
-			o.uint("total_length", uint64(h.TotalLength))
-			o.uint("identification", uint64(h.ID))
-			o.uint("ttl", uint64(h.TTL))
-			o.uint("checksum", uint64(h.Checksum))
-		}
-		o.close()
+	o.close()
+}
+
+// ip writes the (inner) IPv4 or IPv6 header.
+func (o *jsonObj) ip(pk *wire.Packet) {
+	if ip, _, _ := pk.Offsets(); ip == 0 {
+		return
 	}
-	if udp != 0 && pk.UDP.DstPort != 0 {
-		o.open("udp")
-		o.uint("src_port", uint64(pk.UDP.SrcPort))
-		o.uint("dst_port", uint64(pk.UDP.DstPort))
-		o.uint("length", uint64(pk.UDP.Length))
-		o.uint("checksum", uint64(pk.UDP.Checksum))
-		o.close()
+	o.open("ip")
+	if pk.IsIPv6 {
+		h := &pk.IP6
+		o.uint("version", 6)
+		o.addr("src", netip.AddrFrom16(h.Src))
+		o.addr("dst", netip.AddrFrom16(h.Dst))
+		o.uint("dscp", uint64(h.TrafficClass>>2))
+		o.uint("ecn", uint64(h.TrafficClass&3))
+		o.uint("flow_label", uint64(h.FlowLabel))
+		o.uint("payload_length", uint64(h.PayloadLength))
+		o.uint("hop_limit", uint64(h.HopLimit))
+	} else {
+		h := &pk.IP4
+		o.uint("version", 4)
+		o.addr("src", netip.AddrFrom4(h.Src))
+		o.addr("dst", netip.AddrFrom4(h.Dst))
+		o.uint("dscp", uint64(h.TOS>>2))
+		o.uint("ecn", uint64(h.TOS&3))
+		o.uint("total_length", uint64(h.TotalLength))
+		o.uint("identification", uint64(h.ID))
+		o.uint("ttl", uint64(h.TTL))
+		o.uint("checksum", uint64(h.Checksum))
 	}
+	o.close()
+}
+
+// udp writes the UDP header.
+func (o *jsonObj) udp(pk *wire.Packet) {
+	if _, udp, _ := pk.Offsets(); udp == 0 || pk.UDP.DstPort == 0 {
+		return
+	}
+	o.open("udp")
+	o.uint("src_port", uint64(pk.UDP.SrcPort))
+	o.uint("dst_port", uint64(pk.UDP.DstPort))
+	o.uint("length", uint64(pk.UDP.Length))
+	o.uint("checksum", uint64(pk.UDP.Checksum))
+	o.close()
+}
+
+// jsonTransport writes the EV, every transport header from wire's field
+// table, the payload length and the ICRC.
+func (p *Printer) jsonTransport(o *jsonObj, r *Record) {
+	pk := &r.Packet
+	_, _, bth := pk.Offsets()
 	if bth != 0 {
 		o.uint("ev", uint64(r.EV))
 		o.bool("trimmed", pk.Trimmed)
@@ -797,6 +915,10 @@ func (p *Printer) appendJSON(b []byte, r *Record) []byte {
 		o.uint("icrc", uint64(pk.ICRC))
 		o.bool("icrc_ok", r.ICRCOK)
 	}
+}
+
+// problems writes the decode error and the strict-mode violations.
+func (o *jsonObj) problems(r *Record) {
 	if r.Err != nil {
 		o.open("error")
 		if we := errOf(r.Err); we != nil {
@@ -835,6 +957,4 @@ func (p *Printer) appendJSON(b []byte, r *Record) []byte {
 		}
 		o.b = append(o.b, ']')
 	}
-	o.close()
-	return append(o.b, '\n')
 }
