@@ -86,6 +86,7 @@ type engine struct {
 	pics  *PICS
 	loc   CaptureLocation // Options.CaptureLocation
 	codec *wire.Codec
+	prof  *spec.Profile // the codec's, copied once (Profile returns a copy)
 	mode  wire.EVMode
 	grace int64 // reaction time, ns
 	tol   int64 // timer tolerance, ns
@@ -137,6 +138,8 @@ func newEngine(p *PICS) *engine {
 		mapCase: wireCaseMap(),
 	}
 	e.dec = pcap.Decoder{Codec: e.codec, EVMode: e.mode}
+	prof := e.codec.Profile()
+	e.prof = &prof
 	return e
 }
 
@@ -240,6 +243,13 @@ func (e *engine) undecided(cs caseID, pt *point, node, reason string, f *Finding
 		}
 		e.keep(o, pt, node, *f)
 	}
+}
+
+// keeps reports whether a finding of case cs about node at pt would be
+// kept (MaxFindings, MaxKeptFindings): hot checks build the finding's
+// text only then, so that a steady stream of findings allocates nothing.
+func (e *engine) keeps(cs caseID, pt *point, node string) bool {
+	return len(e.row(pt, node)[cs].findings) < MaxFindings && e.kept < MaxKeptFindings
 }
 
 func (e *engine) keep(o *obsCount, pt *point, node string, f Finding) {

@@ -240,6 +240,7 @@ type flow struct {
 	rStart     bool // baseline from the QP's first PSN (claims fully checked)
 	rcum       uint32
 	arrived    map[uint32]*arrival
+	arrFree    []*arrival // arrivals out of arrived, for reuse
 	refused    map[uint32]int
 	badArr     map[uint32]int
 	trimArr    map[uint32]int

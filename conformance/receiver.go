@@ -37,6 +37,24 @@ func (e *engine) window() uint32 {
 	return 0
 }
 
+// newArrival returns a copy of a for the arrived table, from the flow's
+// free list or a new chunk: an arrival costs no allocation in steady state.
+func (fl *flow) newArrival(a arrival) *arrival {
+	if len(fl.arrFree) == 0 {
+		chunk := make([]arrival, 64)
+		for i := range chunk {
+			fl.arrFree = append(fl.arrFree, &chunk[i])
+		}
+	}
+	p := fl.arrFree[len(fl.arrFree)-1]
+	fl.arrFree = fl.arrFree[:len(fl.arrFree)-1]
+	*p = a
+	return p
+}
+
+// freeArrival returns an arrival taken out of the arrived table.
+func (fl *flow) freeArrival(a *arrival) { fl.arrFree = append(fl.arrFree, a) }
+
 // pushRecent remembers an arrival in the ring of recent arrivals; each
 // links to the previous arrival of its PSN, so that findRecent follows
 // one PSN's arrivals instead of scanning the ring.
@@ -85,9 +103,10 @@ func (fl *flow) findRecent(psn uint32, probe bool, ev uint32) (latest *arrival, 
 func (e *engine) setBaseline(fl *flow, cack uint32, fromStart bool) {
 	fl.rGuess, fl.rBase = fromStart, cack
 	fl.rKnown, fl.rStart, fl.rcum = true, fromStart, cack
-	for q := range fl.arrived {
+	for q, a := range fl.arrived {
 		if !psnAfter(q, cack) {
 			delete(fl.arrived, q)
+			fl.freeArrival(a)
 		}
 	}
 	e.advanceRcum(fl)
@@ -114,10 +133,12 @@ func (fl *flow) rcumAt(t int64) (rcumEvent, bool) {
 func (e *engine) advanceRcum(fl *flow) {
 	for {
 		q := wire.PSNAdd(fl.rcum, 1)
-		if fl.arrived[q] == nil {
+		a := fl.arrived[q]
+		if a == nil {
 			return
 		}
 		delete(fl.arrived, q)
+		fl.freeArrival(a)
 		fl.rcum = q
 		if _, ok := fl.ackReq[q]; ok {
 			fl.ackDue[q] = e.now // cack reaches an ack_req PSN (RSP-ACK-1)
@@ -153,8 +174,7 @@ func (e *engine) arriveWrite(pt *point, fl *flow, rsp string, r *pcap.Record) {
 	defer func() { fl.pushRecent(a) }()
 	if !fl.rKnown {
 		if a.valid && e.roomIn(len(fl.arrived), MaxPSNsPerFlow) && fl.arrived[psn] == nil {
-			c := a
-			fl.arrived[psn] = &c
+			fl.arrived[psn] = fl.newArrival(a)
 			fl.bytes += int64(a.payload)
 		}
 		if a.trimmed && !a.discarded && e.roomIn(len(fl.trimPend), MaxPending) {
@@ -194,8 +214,7 @@ func (e *engine) arriveWrite(pt *point, fl *flow, rsp string, r *pcap.Record) {
 			e.capFlow(pt, fl)
 			return
 		}
-		c := a
-		fl.arrived[psn] = &c
+		fl.arrived[psn] = fl.newArrival(a)
 		delete(fl.refused, psn)
 		fl.bytes += int64(a.payload)
 		if needs || d != 1 {
@@ -252,6 +271,7 @@ func (e *engine) unarrive(fl *flow, psn uint32) {
 	if a := fl.arrived[psn]; a != nil {
 		fl.bytes -= int64(a.payload)
 		delete(fl.arrived, psn)
+		fl.freeArrival(a)
 	}
 	delete(fl.needSACK, psn)
 	delete(fl.ackReq, psn)
@@ -272,6 +292,9 @@ func (e *engine) confirmBaseline(fl *flow, cack uint32) {
 	}
 	e.note("connection %s: the first message seen (MSN 0) was not the QP's first: the responder reports cack %d; its arrivals are judged from there", fl.key, cack)
 	fl.rKnown, fl.rStart = false, false
+	for _, a := range fl.arrived {
+		fl.freeArrival(a)
+	}
 	clear(fl.arrived)
 	clear(fl.needSACK)
 	clear(fl.trimPend)
@@ -441,9 +464,13 @@ func (e *engine) current(pt *point, fl *flow, rsp string, s *wire.SETH) {
 		}
 	}
 	if psnAfter(at.rcum, s.CACKPSN) {
-		e.failAbsent(cCurrent, pt, rsp, true, Finding{Requirement: "RSP-SACK-1", PSN: u32p(s.CACKPSN),
-			Expected: fmt.Sprintf("cack_psn ≥ %d: every PSN up to it had arrived %d ns before", at.rcum, e.grace),
-			Observed: fmt.Sprintf("cack_psn %d", s.CACKPSN)})
+		var f Finding
+		if e.keeps(cCurrent, pt, rsp) {
+			f = Finding{Requirement: "RSP-SACK-1", PSN: u32p(s.CACKPSN),
+				Expected: fmt.Sprintf("cack_psn ≥ %d: every PSN up to it had arrived %d ns before", at.rcum, e.grace),
+				Observed: fmt.Sprintf("cack_psn %d", s.CACKPSN)}
+		}
+		e.failAbsent(cCurrent, pt, rsp, true, f)
 		return
 	}
 	// The lowest PSN the bitmap leaves out although it arrived (the
@@ -471,9 +498,12 @@ func (e *engine) current(pt *point, fl *flow, rsp string, s *wire.SETH) {
 		}
 	}
 	if missing != nil {
-		q := missing.psn
-		e.failAbsent(cCurrent, pt, rsp, true, Finding{Requirement: "RSP-SACK-1", PSN: u32p(q), Related: []int{missing.frame},
-			Expected: fmt.Sprintf("bitmap bit %d set: PSN %d arrived in frame %d", bit, q, missing.frame), Observed: "bit clear"})
+		var f Finding
+		if q := missing.psn; e.keeps(cCurrent, pt, rsp) {
+			f = Finding{Requirement: "RSP-SACK-1", PSN: u32p(q), Related: []int{missing.frame},
+				Expected: fmt.Sprintf("bitmap bit %d set: PSN %d arrived in frame %d", bit, q, missing.frame), Observed: "bit clear"}
+		}
+		e.failAbsent(cCurrent, pt, rsp, true, f)
 		return
 	}
 	e.ok(cCurrent, pt, rsp, true)
@@ -500,7 +530,6 @@ func (e *engine) trigger(pt *point, fl *flow, rsp string, s *wire.SETH) {
 			Expected: "ack_psn_offset naming a PSN that arrived", Observed: obs})
 		return
 	}
-	rel := []int{a.frame}
 	okT := true
 	if w := e.window(); w > 0 {
 		d := psnDist(trig, s.CACKPSN)
@@ -510,7 +539,7 @@ func (e *engine) trigger(pt *point, fl *flow, rsp string, s *wire.SETH) {
 		}
 		if got := s.BitmapBase(); got != want {
 			okT = false
-			e.fail(cTrigger, pt, rsp, false, Finding{Requirement: "RSP-SACK-2", PSN: u32p(trig), Related: rel,
+			e.fail(cTrigger, pt, rsp, false, Finding{Requirement: "RSP-SACK-2", PSN: u32p(trig), Related: []int{a.frame},
 				Expected: fmt.Sprintf("bitmap base %d", want), Observed: fmt.Sprintf("bitmap base %d (sack_offset %d)", got, s.SACKOffset)})
 		}
 	}
@@ -520,7 +549,7 @@ func (e *engine) trigger(pt *point, fl *flow, rsp string, s *wire.SETH) {
 	}
 	if s.CC.TxTimestamp != wantTS {
 		okT = false
-		e.fail(cTrigger, pt, rsp, false, Finding{Requirement: "WIRE-CCS-2", PSN: u32p(trig), Related: rel,
+		e.fail(cTrigger, pt, rsp, false, Finding{Requirement: "WIRE-CCS-2", PSN: u32p(trig), Related: []int{a.frame},
 			Expected: fmt.Sprintf("tx_timestamp %d reflected from frame %d", wantTS, a.frame), Observed: fmt.Sprintf("tx_timestamp %d", s.CC.TxTimestamp)})
 	}
 	if okT {
@@ -589,7 +618,7 @@ func (e *engine) counters(pt *point, fl *flow, rsp string, s *wire.SETH) {
 	if !fl.rStart || len(fl.arrived) > 4096 {
 		return
 	}
-	unit := int64(e.codec.Profile().RcvdBytesUnit)
+	unit := int64(e.prof.RcvdBytesUnit)
 	hi := fl.bytes / unit
 	lo := hi
 	if at, ok := fl.rcumAt(e.now - e.grace); ok {

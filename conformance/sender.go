@@ -199,7 +199,6 @@ func (e *engine) pkeyCheck(pt *point, fl *flow, node string, p *wire.Packet) {
 func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 	p := &r.Packet
 	psn, t, ev := p.BTH.PSN, e.now, r.EV
-	psnp := u32p(psn)
 	st := fl.psns.get(psn)
 	acked := fl.haveUna && !psnAfter(psn, fl.una)
 	isNew := st == nil && !acked && (!fl.haveMax || psnAfter(psn, fl.maxSent))
@@ -211,7 +210,7 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 		preCapture = true // behind the highest PSN sent, first seen now
 	}
 	fd := func(req, exp, obs string, related ...int) Finding {
-		return Finding{Requirement: req, PSN: psnp, EV: u32p(ev), Expected: exp, Observed: obs, Related: related}
+		return Finding{Requirement: req, PSN: u32p(psn), EV: u32p(ev), Expected: exp, Observed: obs, Related: related}
 	}
 	fl.lastWriteNs = t
 
@@ -258,10 +257,14 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 	if p.Decoded&wire.HasTSETH != 0 {
 		e.ok(cTSETHAll, pt, req, false)
 	} else {
-		e.fail(cTSETHAll, pt, req, false, fd("REQ-HDR-1", "a TSETH in every write", "no TSETH"))
+		var f Finding
+		if e.keeps(cTSETHAll, pt, req) {
+			f = fd("REQ-HDR-1", "a TSETH in every write", "no TSETH")
+		}
+		e.fail(cTSETHAll, pt, req, false, f)
 	}
 	e.payloadSize(pt, fl, req, p)
-	e.mprCheck(pt, fl, req, p, psnp)
+	e.mprCheck(pt, fl, req, p)
 
 	e.psuCheck(pt, fl, req, "a write")
 	e.echoCheck(pt, fl, req, p, ev)
@@ -288,8 +291,12 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 		if fl.anchored {
 			if want := wire.PSNAdd(fl.maxSent, 1); psn != want {
 				// The skipped PSNs may have been lost before the point.
-				e.failAbsent(cPSN, pt, req, false, fd("REQ-PSN-1", fmt.Sprintf("PSN %d (the highest sent, %d, plus one)", want, fl.maxSent),
-					fmt.Sprintf("PSN %d: %d PSNs skipped", psn, psnDist(psn, want))))
+				var f Finding
+				if e.keeps(cPSN, pt, req) {
+					f = fd("REQ-PSN-1", fmt.Sprintf("PSN %d (the highest sent, %d, plus one)", want, fl.maxSent),
+						fmt.Sprintf("PSN %d: %d PSNs skipped", psn, psnDist(psn, want)))
+				}
+				e.failAbsent(cPSN, pt, req, false, f)
 			} else {
 				e.ok(cPSN, pt, req, false)
 			}
@@ -300,7 +307,7 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 			}
 		}
 		fl.anchored, fl.haveMax, fl.maxSent = true, true, psn
-		e.dscpWrite(pt, req, p, false, false, fd)
+		e.dscpWrite(pt, req, p, ev, false, false)
 		if !e.roomIn(fl.psns.len(), MaxPSNsPerFlow) {
 			e.capFlow(pt, fl)
 		} else {
@@ -325,13 +332,16 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 	// planes arrive out of order, a first transmission overtaken: the
 	// flag and class findings then rest on order the point may not show.
 	reordered := st == nil
-	e.dscpWrite(pt, req, p, true, reordered, fd)
+	e.dscpWrite(pt, req, p, ev, true, reordered)
 	if !p.BTH.Retransmit {
 		first := 0
 		if st != nil {
 			first = st.firstFrame
 		}
-		f := fd("WIRE-BTH-5", "rtx = 1 on a retransmission", "rtx = 0 on a resend of PSN "+itoa(int(psn))+firstNote(first), nonZero(first)...)
+		var f Finding
+		if e.keeps(cRtxFlag, pt, req) {
+			f = fd("WIRE-BTH-5", "rtx = 1 on a retransmission", "rtx = 0 on a resend of PSN "+itoa(int(psn))+firstNote(first), nonZero(first)...)
+		}
 		if reordered {
 			e.failAbsent(cRtxFlag, pt, req, false, f)
 		} else {
@@ -421,14 +431,14 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 					// lets the PSN go back on the NACKed EV (LR-SM-3, AMB-44),
 					// and the capture cannot show which EVs were usable.
 					e.undecided(cNackEV, pt, req, "retransmitted on the NACKed EV at least a base timeout after the NACK, which LR-SM-3 allows when no other EV is usable (AMB-44)",
-						&Finding{Requirement: "EV-ST-13", PSN: psnp, EV: u32p(ev), Related: []int{n.frame}})
+						&Finding{Requirement: "EV-ST-13", PSN: u32p(psn), EV: u32p(ev), Related: []int{n.frame}})
 				case quiet && to != nil:
 					e.fail(cNackEV, pt, req, true, f)
 				default:
 					e.failAbsent(cNackEV, pt, req, true, f)
 				}
 			} else {
-				e.undecided(cNackEV, pt, req, "retransmitted on the NACKed EV within the reaction time of the NACK", &Finding{Requirement: "EV-ST-13", PSN: psnp, EV: u32p(ev), Related: []int{n.frame}})
+				e.undecided(cNackEV, pt, req, "retransmitted on the NACKed EV within the reaction time of the NACK", &Finding{Requirement: "EV-ST-13", PSN: u32p(psn), EV: u32p(ev), Related: []int{n.frame}})
 			}
 		} else {
 			e.ok(cNackEV, pt, req, false)
@@ -553,11 +563,11 @@ func (f *flow) ackOf(psn uint32) unaEvent {
 }
 
 // dscpWrite checks a write's traffic class (WIRE-DSCP-1, WIRE-DSCP-5).
-func (e *engine) dscpWrite(pt *point, node string, p *wire.Packet, resend, reordered bool, fd func(string, string, string, ...int) Finding) {
+func (e *engine) dscpWrite(pt *point, node string, p *wire.Packet, ev uint32, resend, reordered bool) {
 	if p.Trimmed {
 		return
 	}
-	prof := e.codec.Profile()
+	prof := e.prof
 	want, class := prof.DSCP.Trimmable, "DSCP_TRIMMABLE (first transmission)"
 	if resend {
 		want, class = prof.DSCP.TrimmableRetx, "DSCP_TRIMMABLE_RETX (retransmission)"
@@ -579,11 +589,15 @@ func (e *engine) dscpWrite(pt *point, node string, p *wire.Packet, resend, reord
 		want, class, req = prof.DSCP.NoTrim, "DSCP_NO_TRIM (peer without trim NACKs)", "WIRE-DSCP-5"
 	case !declared && got == prof.DSCP.NoTrim:
 		want = got // trim_nack undeclared: DSCP_NO_TRIM is allowed too
-	case !declared:
-		class += " or DSCP_NO_TRIM (trim_nack not declared)"
 	}
 	if got != want {
-		f := fd(req, fmt.Sprintf("DSCP %d, %s", want, class), fmt.Sprintf("DSCP %d", got))
+		var f Finding
+		if e.keeps(cDSCP, pt, node) {
+			if _, declared := e.pics.Declared("trim_nack"); !declared {
+				class += " or DSCP_NO_TRIM (trim_nack not declared)"
+			}
+			f = Finding{Requirement: req, PSN: u32p(p.BTH.PSN), EV: u32p(ev), Expected: fmt.Sprintf("DSCP %d, %s", want, class), Observed: fmt.Sprintf("DSCP %d", got)}
+		}
 		if absent {
 			e.failAbsent(cDSCP, pt, node, false, f)
 		} else {
@@ -637,7 +651,7 @@ func (e *engine) payloadSize(pt *point, fl *flow, node string, p *wire.Packet) {
 }
 
 // mprCheck checks MPR-WIN-1 for a write.
-func (e *engine) mprCheck(pt *point, fl *flow, node string, p *wire.Packet, psnp *uint32) {
+func (e *engine) mprCheck(pt *point, fl *flow, node string, p *wire.Packet) {
 	m := e.pics.Parameters.MPR
 	if m == nil {
 		return
@@ -668,7 +682,7 @@ func (e *engine) mprCheck(pt *point, fl *flow, node string, p *wire.Packet, psnp
 		return // acknowledged already: LR-RTX-1's business
 	}
 	if d > w {
-		e.fail(cMPR, pt, node, false, Finding{Requirement: "MPR-WIN-1", PSN: psnp,
+		e.fail(cMPR, pt, node, false, Finding{Requirement: "MPR-WIN-1", PSN: u32p(p.BTH.PSN),
 			Expected: fmt.Sprintf("PSN ≤ una %d + %d (128 × MPR %d)", base, w, mpr),
 			Observed: fmt.Sprintf("PSN %d, %d beyond una", p.BTH.PSN, d)})
 		return

@@ -84,12 +84,10 @@ func (e *engine) frameFailed(cs caseID) bool { return slices.Contains(e.failedCa
 func (e *engine) wireChecks(pt *point, src string, f *pcap.Frame, r *pcap.Record) {
 	p := &r.Packet
 	op := p.BTH.Opcode
-	psnp := u32p(p.BTH.PSN)
 	bad := func(cs caseID, req, exp, obs string) {
 		e.failedCases = append(e.failedCases, cs)
-		e.fail(cs, pt, src, false, Finding{Requirement: req, PSN: psnp, EV: u32p(r.EV), Expected: exp, Observed: obs})
+		e.fail(cs, pt, src, false, Finding{Requirement: req, PSN: u32p(p.BTH.PSN), EV: u32p(r.EV), Expected: exp, Observed: obs})
 	}
-	failed := e.frameFailed
 	for i, v := range r.Violations {
 		if dupViolation(r.Violations[:i], v.Req) {
 			continue // one finding per violated requirement and frame
@@ -97,7 +95,7 @@ func (e *engine) wireChecks(pt *point, src string, f *pcap.Frame, r *pcap.Record
 		bad(e.caseFor(v.Req), v.Req, "no "+v.Req+" violation", fmt.Sprintf("%s field %s: %s", v.Header, v.Field, v.Msg))
 	}
 	applicable := append(e.applicable[:0], cWireENC, cWireUDP, cWireGEN, cWireBTH1, cWireBTH2, cWireBTH3, cWireBTH4, cWireFlags)
-	prof := e.codec.Profile()
+	prof := e.prof
 	control := op == wire.OpSACK || op == wire.OpNACK || op == wire.OpAcknowledge || op == wire.OpEndpointResp
 	if !p.Trimmed {
 		applicable = append(applicable, cWireICRC)
@@ -157,7 +155,7 @@ func (e *engine) wireChecks(pt *point, src string, f *pcap.Frame, r *pcap.Record
 	if p.Trimmed {
 		if atSender {
 			bad(cDSCPTrim, "WIRE-DSCP-4", "no trimmed DSCP on a frame captured at its sender", fmt.Sprintf("DSCP %d", p.DSCP()))
-		} else if !failed(cDSCPTrim) {
+		} else if !e.frameFailed(cDSCPTrim) {
 			e.undecided(cDSCPTrim, pt, src, "a trimmed frame at a capture point the PICS does not place at its sender", nil)
 		}
 	} else {
@@ -252,7 +250,7 @@ func (e *engine) wireChecks(pt *point, src string, f *pcap.Frame, r *pcap.Record
 		}
 	}
 	for _, cs := range applicable {
-		if !failed(cs) {
+		if !e.frameFailed(cs) {
 			e.ok(cs, pt, src, false)
 		}
 	}

@@ -343,3 +343,48 @@ func TestFeedbackToWrongQP(t *testing.T) {
 		}
 	}
 }
+
+// TestSteadyStateAllocations: once warmed up, judging a stream of writes
+// and the SACKs that answer them allocates nothing per frame (issue 12).
+func TestSteadyStateAllocations(t *testing.T) {
+	s := newScene(t, scenePICS)
+	const n = 4000
+	frames := make([]pcap.Frame, 0, 2*n)
+	for i := uint32(1); i <= n; i++ {
+		w := &wire.Packet{IsIPv6: true}
+		w.IP6 = wire.IPv6{TrafficClass: 4<<2 | 2, HopLimit: 64, Src: [16]byte{0xfd, 15: sceneT}, Dst: [16]byte{0xfd, 15: sceneD}}
+		w.BTH = wire.BTH{Opcode: wire.OpWriteOnly, PKey: 0xFFFF, DestQP: sceneDQP, PSN: i, AckReq: true}
+		w.METH = wire.METH{MSN: uint16(i)}
+		w.RETH = wire.RETH{VA: 0x1000, RKey: 0x1234, DMALength: 64}
+		w.Payload = make([]byte, 64)
+		w.SetEV(0x100+i%4, wire.EVModeSTEV)
+		a := &wire.Packet{IsIPv6: true}
+		a.IP6 = wire.IPv6{TrafficClass: 46 << 2, HopLimit: 64, Src: [16]byte{0xfd, 15: sceneD}, Dst: [16]byte{0xfd, 15: sceneT}}
+		a.BTH = wire.BTH{Opcode: wire.OpSACK, PKey: 0xFFFF, DestQP: sceneTQP, PSN: i}
+		a.SETH = wire.SETH{CACKPSN: i, SACKOffset: 1, Entropy: 0x100 + i%4, SPDCID: sceneDQP, DPDCID: sceneTQP}
+		a.SetEV(0x200, wire.EVModeSTEV)
+		for _, p := range []*wire.Packet{w, a} {
+			b, err := wire.Default.Append(nil, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := len(frames) + 1
+			frames = append(frames, pcap.Frame{Number: k, Timestamp: s.start.Add(time.Duration(k) * time.Microsecond), Data: b, Length: len(b)})
+		}
+	}
+	next := 0
+	for ; next < n; next++ { // warm up: the tables reach their working size
+		s.e.frame(&frames[next], s.in)
+	}
+	allocs := testing.AllocsPerRun(n/2-1, func() {
+		s.e.frame(&frames[next], s.in)
+		s.e.frame(&frames[next+1], s.in)
+		next += 2
+	})
+	if allocs != 0 {
+		t.Errorf("%.2f allocations per write and its SACK in steady state, want 0", allocs)
+	}
+	if s.e.mrcFrames < n {
+		t.Fatalf("only %d frames judged", s.e.mrcFrames)
+	}
+}
