@@ -40,6 +40,7 @@ type Bounds struct {
 	Resource   int // a responder's resource condition changes (RSP-NACK-3)
 	DynMPR     int // a responder changes its dynamic MPR (MPR-DYN-2); needs Config.DynamicMPR
 	Penalty    int // a responder's host backpressure (rcv_cwnd_pen, restore) changes (CC-RSP-3)
+	Injects    int // packets the adversarial requester sends (Config.Adversary)
 	// MaxBag is a state constraint: states with more packets in flight are
 	// checked but not expanded; 0 means no constraint.
 	MaxBag int
@@ -107,7 +108,13 @@ type Config struct {
 	// as DSCP_NO_TRIM and the network cannot trim it (RSP-NACK-2,
 	// WIRE-DSCP-5).
 	NoTrimNACK bool
-	Bounds     Bounds
+	// Adversary replaces A's requester by an adversary that sends any of
+	// the data packets of A's WRs (PSN 0 … n−1, first transmissions made
+	// by a real requester with the largest window), in any order, any
+	// number of times within Bounds.Injects, in or out of B's window; what
+	// B answers is consumed. It checks B's responder on its own.
+	Adversary bool
+	Bounds    Bounds
 	// MaxDistinct aborts the search with an error beyond this many
 	// distinct states; 0 means 4 000 000.
 	MaxDistinct int

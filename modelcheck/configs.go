@@ -186,7 +186,30 @@ func Configurations() []Config {
 	c.Timestamps = true
 	c.Bounds = Bounds{Drops: 1, Timers: 2}
 	add(c)
+
+	// B's responder on its own: an adversarial requester sends any of
+	// PSNs 0-3 (three WRITEs and a WriteIMM), in any order, duplicated, in
+	// and out of B's window of 2 PSNs (RSP-RCV-6, RSP-NACK-4, RSP-DUP-1).
+	// RTO backoff: retries beyond linear_cnt (0 here) double the RTO
+	// (LR-TMR-4); two losses of one WRITE make its retransmission time
+	// out again, after 2T.
+	c = rtoBackoff("rto-backoff")
+	add(c)
+
+	c = adversary("adversarial-requester")
+	c.Bounds = Bounds{Injects: 4, Timers: 1}
+	add(c)
 	return cs
+}
+
+// adversary is base with A's requester replaced by the adversary of
+// Config.Adversary, sending any of PSNs 0-3: WRITEs of one packet, then a
+// WriteIMM.
+func adversary(name string) Config {
+	c := base(name)
+	c.Adversary = true
+	c.Msgs[0] = []Msg{{Packets: 1}, {Packets: 1}, {Packets: 1}, {Packets: 1, Imm: true}}
+	return c
 }
 
 // LargeConfigurations returns the configurations checked with
@@ -237,5 +260,19 @@ func LargeConfigurations() []Config {
 	c.FailableEVs = []uint32{0x102}
 	c.Bounds = Bounds{Drops: 1, Trims: 1, NetFaults: 1, PathFails: 1, Timers: 2}
 	add(c)
+
+	c = adversary("adversarial-requester-5")
+	c.Bounds = Bounds{Injects: 5, Timers: 1}
+	add(c)
 	return cs
+}
+
+// rtoBackoff: one 1-packet WRITE, retry budget linear_cnt 0 + exp_cnt 3,
+// two drops, three timer firings.
+func rtoBackoff(name string) Config {
+	c := base(name)
+	c.Msgs[0] = []Msg{{Packets: 1}}
+	c.LinearCnt, c.ExpCnt = 0, 3
+	c.Bounds = Bounds{Drops: 2, Timers: 3}
+	return c
 }

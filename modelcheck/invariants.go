@@ -30,6 +30,11 @@ const (
 	InvInflightAccounting           = "InflightAccounting"           // REQ-TX-1, LR-RTX-3: bytes and PSNs in flight
 	InvProbeRestoresEV              = "ProbeRestoresEV"              // EV-ST-7, EV-ST-8
 	InvResourceHoldOff              = "ResourceHoldOff"              // LR-NACK-2
+	InvMemoryMatchesWrites          = "MemoryMatchesWrites"          // RSP-RCV-3, CMP-SND-1, CMP-RCV-1: the bytes, where a completion says so
+	InvErrorJustified               = "ErrorJustified"               // QP-ST-10, LR-TMR-7, LR-NACK-4: ERROR only for a cause the environment gave
+	InvWindowAtReceiver             = "WindowAtReceiver"             // MPR-WIN-1: the window as the responder sees it
+	InvResponderWindow              = "ResponderWindow"              // RSP-RCV-6, RSP-NACK-4: nothing placed beyond the responder's window
+	InvRTOBackoff                   = "RTOBackoff"                   // LR-TMR-4: no timeout before T × 2^max(0, c − linear_cnt)
 )
 
 // Invariants lists every invariant the checker evaluates, in the order it
@@ -38,7 +43,8 @@ var Invariants = []string{
 	InvNoDuplicatePlacement, InvNACKedEVNotReused, InvSelectiveRetransmitOnly, InvSentOnGoodEV,
 	InvEVTransitionsAllowed, InvCompletionOnlyAfterPlacement, InvWriteIMMExactlyOnceInOrder,
 	InvSendCompletionsInOrder, InvNACKedPSNQueued, InvRetryBudget, InvWindowRespected, InvAckSound, InvWriteIMMLimit,
-	InvInflightAccounting, InvProbeRestoresEV, InvResourceHoldOff, InvProgress,
+	InvInflightAccounting, InvProbeRestoresEV, InvResourceHoldOff, InvMemoryMatchesWrites, InvErrorJustified,
+	InvWindowAtReceiver, InvResponderWindow, InvRTOBackoff, InvProgress,
 }
 
 type violations struct {
@@ -122,11 +128,21 @@ func (c *checker) check(pre, post *world) *violations {
 				v.add(InvNoDuplicatePlacement, "%s placed psn %d a second time", side[s], p)
 			}
 			g.placed |= 1 << p
+			// ResponderWindow: the responder places only PSNs within
+			// (its cumulative ACK, + its window] (RSP-RCV-6).
+			if d := wire.PSNDiff(p, pre.qp[s].ResponderCumulativeACK()); d < 1 || int(d) > c.dynMPR(pre, s) {
+				v.add(InvResponderWindow, "%s placed psn %d with its cumulative ACK at %d and a window of %d PSNs", side[s], p,
+					signedPSN(pre.qp[s].ResponderCumulativeACK()), c.dynMPR(pre, s))
+			}
+		}
+		for _, wr := range l.writes[s] {
+			g.write(wr)
 		}
 	}
 	for s := range 2 {
 		c.checkSide(v, s, pre, post)
 	}
+	c.checkReceiverWindow(v, pre, post)
 	c.checkEVEvents(v, post)
 	return v
 }
@@ -143,6 +159,8 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 		st[i] = e.State
 	}
 	var timedOut, inferred []uint32
+	c.nackDelivered(s, q0, g)
+	unaMoved := wire.PSNDiff(q1.CumulativeACK(), q0.CumulativeACK()) > 0
 	var mustBe [8]sm.EVState // what a probe answer requires of each EV by the end of the step
 	for _, e := range l.ev[s] {
 		switch e.Kind {
@@ -205,6 +223,13 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 				g.retries++
 			}
 			timedOut = append(timedOut, e.EV)
+			if e.PSN < maxPSNs && g.rto[e.PSN] != 0 {
+				if due := g.sentAt[e.PSN] + sm.Timeout(c.cfg.TimeoutAttr)<<(g.rto[e.PSN]-1); e.Time < due {
+					v.add(InvRTOBackoff, "%s times out psn %d at %s; sent at %s with RTO T×2^%d it is due at %s", side[s], e.PSN,
+						fmtTime(e.Time), fmtTime(g.sentAt[e.PSN]), g.rto[e.PSN]-1, fmtTime(due))
+				}
+				g.rto[e.PSN] = 0
+			}
 			if e.PSN < maxPSNs {
 				g.nackEV[e.PSN] = e.EV + 1
 			}
@@ -220,22 +245,17 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 			if e.PSN < maxPSNs {
 				g.nackEV[e.PSN] = 0
 			}
-		case sm.EvNACKReceived:
-			if recoverable(wire.NACKReason(e.Reason)) && outstanding(q0, e.PSN) {
-				g.retries++ // LR-NACK-5
-				if e.PSN < maxPSNs && c.evIndex(e.EV) >= 0 {
-					g.nackEV[e.PSN] = e.EV + 1
-				}
-				switch wire.NACKReason(e.Reason) {
-				case wire.NACKNoBitmap, wire.NACKNoPktBuffer, wire.NACKNoResource:
-					if e.PSN < maxPSNs {
-						g.hold[e.PSN] = e.Time + c.cfg.baseRTT() // LR-NACK-2
-					}
-				}
-			}
 		case sm.EvPacketSent:
 			if !wire.Opcode(e.Reason).IsWrite() {
 				continue
+			}
+			if e.PSN < maxPSNs {
+				r := 0
+				if !unaMoved {
+					r = int(g.retries)
+				}
+				g.sentAt[e.PSN] = e.Time
+				g.rto[e.PSN] = uint8(min(max(0, r-c.cfg.LinearCnt), sm.MaxTimeout-int(c.cfg.TimeoutAttr)) + 1)
 			}
 			if e.Flags&sm.FlagRetransmit != 0 && e.PSN < maxPSNs {
 				if pg.acked&(1<<e.PSN) != 0 {
@@ -270,6 +290,7 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 				e.State, g.probeRun[i], map[sm.EVState]string{sm.EVGood: "NONE", sm.EVSkip: "SKIP_ONCE"}[mustBe[i]], mustBe[i])
 		}
 	}
+	c.errorJustified(v, s, q0, q1, g)
 	// Completions written by QP s: its sends (CMP-SND-*) and its receives
 	// of the other QP's WriteIMMs (WIMM-RSP-*, CMP-RCV-1).
 	gr := &post.g[1-s]
@@ -292,6 +313,8 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 			case !allPlaced(gr.placed, 0, m.first):
 				v.add(InvWriteIMMExactlyOnceInOrder, "%s delivers WriteIMM rqmsn=%d before every earlier PSN (0-%d) is placed (placed %b)",
 					side[s], cp.RQMSN, m.first-1, gr.placed)
+			default:
+				c.checkMemory(v, s, gr, fmt.Sprintf("WriteIMM rqmsn=%d received", cp.RQMSN), 0, m.first+m.n)
 			}
 			gr.immDone++
 			continue
@@ -303,6 +326,8 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 		} else if m := c.msgs[s][want-1]; cp.Status == sm.StatusSuccess && !allPlaced(g.placed, m.first, m.first+m.n) {
 			v.add(InvCompletionOnlyAfterPlacement, "%s completes WR %d before its PSNs %d-%d are all placed (placed %b)", side[s],
 				cp.WRID, m.first, m.first+m.n-1, g.placed)
+		} else if cp.Status == sm.StatusSuccess {
+			c.checkMemory(v, s, g, fmt.Sprintf("WR %d complete", cp.WRID), m.first, m.first+m.n)
 		}
 		g.sendDone++
 		if cp.Status == sm.StatusSuccess {
@@ -318,6 +343,9 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 	for p := uint32(0); p < maxPSNs; p++ {
 		if ps := q1.PSNStateOf(p); !rts || ps == sm.PSNNotOutstanding || ps == sm.PSNSACKed {
 			g.hold[p] = 0
+		}
+		if q1.PSNStateOf(p) != sm.PSNInFlight || !rts {
+			g.rto[p] = 0
 		}
 		if g.nackEV[p] == 0 {
 			continue
@@ -471,6 +499,8 @@ func (c *checker) silentCompletions(v *violations, s int, g *ghost, n int) {
 			v.add(InvCompletionOnlyAfterPlacement, "%s completed unsignaled WR %d before its PSNs %d-%d were all placed",
 				side[s], g.sendDone+1, m.first, m.first+m.n-1)
 		}
+		c.checkMemory(v, s, g, fmt.Sprintf("unsignaled WR %d complete", g.sendDone+1), c.msgs[s][g.sendDone].first,
+			c.msgs[s][g.sendDone].first+c.msgs[s][g.sendDone].n)
 		g.sendDone++
 		g.sendOK++
 	}
@@ -567,3 +597,95 @@ func (c *checker) progress(w *world) *violations {
 	v.add(InvProgress, "nothing in flight and no timer armed, but %s", c.progressText(w))
 	return v
 }
+
+// nackDelivered counts, from the packet the environment delivered to QP s
+// in this step (not from what the QP reports about it), a recoverable NACK
+// for a PSN outstanding before the step: one retry event (LR-NACK-5), the
+// PSN must be queued and avoid the NACK's EV (LR-NACK-1, EV-ST-13), and a
+// resource NACK holds it back base_rtt (LR-NACK-2).
+func (c *checker) nackDelivered(s int, q0 *sm.QP, g *ghost) {
+	k := c.log.pkt
+	if k == nil || k.to() != s || k.op() != wire.OpNACK || q0.State() != sm.StateRTS {
+		return
+	}
+	n := &k.p.NETH
+	psn := n.NACKPSN & wire.PSNMask
+	if !recoverable(n.Reason) || !outstanding(q0, psn) {
+		return
+	}
+	g.retries++
+	if psn >= maxPSNs {
+		return
+	}
+	if c.evIndex(n.Entropy) >= 0 {
+		g.nackEV[psn] = n.Entropy + 1
+	}
+	switch n.Reason {
+	case wire.NACKNoBitmap, wire.NACKNoPktBuffer, wire.NACKNoResource:
+		g.hold[psn] = c.now + c.cfg.baseRTT()
+	}
+}
+
+// errorJustified: a QP that enters ERROR in this step must have a cause the
+// environment gave it in this step: the application's modify, a retry
+// budget spent by retry events counted from the environment (LR-TMR-7),
+// a fatal answer delivered (NACK UNEXP_EVENT, LR-NACK-4; an AETH NAK,
+// CMP-ERR-2), or, as responder, a data packet it must refuse fatally
+// (RSP-RCV-2, WIMM-RSP-3, WIMM-RSP-4). Anything else is an ERROR a
+// working path would not have caused.
+func (c *checker) errorJustified(v *violations, s int, q0, q1 *sm.QP, g *ghost) {
+	if q0.State() == sm.StateError || q1.State() != sm.StateError {
+		return
+	}
+	l := &c.log
+	k := l.pkt
+	in := k != nil && k.to() == s
+	var ok bool
+	switch cause := q1.ErrorCause(); cause {
+	case sm.CauseModify:
+		ok = l.act.kind == actModify && int(l.act.side) == s
+	case sm.CauseRetryExceeded:
+		ok = c.limit >= 0 && int(g.retries) > c.limit
+	case sm.CauseRemoteUnexp:
+		ok = in && k.op() == wire.OpNACK && k.p.NETH.Reason == wire.NACKUnexpEvent
+	case sm.CauseRemoteInvalid, sm.CauseRemoteAccess, sm.CauseRemoteOp:
+		ok = in && k.op() == wire.OpAcknowledge && k.p.AETH.Syndrome>>5 == wire.AETHTypeNAK
+	case sm.CauseWIMMLimit, sm.CauseNoRecvWR, sm.CauseAccess:
+		ok = in && k.isData()
+	}
+	if !ok {
+		v.add(InvErrorJustified, "%s entered ERROR (cause %s) in a %s step that gives no such cause (%d retry events counted, budget %d)",
+			side[s], errorCauseNames[min(int(q1.ErrorCause()), len(errorCauseNames)-1)], actNames[l.act.kind], g.retries, c.limit)
+	}
+}
+
+// checkReceiverWindow checks the MPR window as the responder sees it: no
+// data packet sent or delivered in this step lies beyond the receiving
+// responder's cumulative ACK + MPR (MPR-WIN-1). A shrinking dynamic
+// window and the adversarial requester are exempt: they may.
+func (c *checker) checkReceiverWindow(v *violations, pre, post *world) {
+	if c.cfg.Adversary || c.cfg.Bounds.DynMPR > 0 {
+		return
+	}
+	l := &c.log
+	if k := l.pkt; k != nil && k.isData() {
+		if d := wire.PSNDiff(k.p.BTH.PSN, pre.qp[k.to()].ResponderCumulativeACK()); int(d) > c.cfg.MPR {
+			v.add(InvWindowAtReceiver, "%s receives psn %d with its cumulative ACK at %d, window %d", side[k.to()], k.p.BTH.PSN,
+				signedPSN(pre.qp[k.to()].ResponderCumulativeACK()), c.cfg.MPR)
+		}
+	}
+	for s := range 2 {
+		for _, k := range l.sent[s] {
+			if d := wire.PSNDiff(k.p.BTH.PSN, post.qp[1-s].ResponderCumulativeACK()); k.isData() && int(d) > c.cfg.MPR {
+				v.add(InvWindowAtReceiver, "%s sends psn %d while %s's cumulative ACK is %d, window %d", side[s], k.p.BTH.PSN,
+					side[1-s], signedPSN(post.qp[1-s].ResponderCumulativeACK()), c.cfg.MPR)
+			}
+		}
+	}
+}
+
+var errorCauseNames = [...]string{"none", "modify", "retry exceeded", "NACK UNEXP_EVENT", "NAK invalid request",
+	"NAK remote access", "NAK remote operational", "max_wimm_dest exceeded", "no receive WR", "access outside memory", "unknown"}
+
+// signedPSN shows a cumulative ACK before PSN 0 as −1.
+func signedPSN(p uint32) int32 { return int32(p<<8) >> 8 }

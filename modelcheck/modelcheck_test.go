@@ -38,6 +38,8 @@ var mustReach = map[string][]string{
 	"loss-ce-probe":            {"EVState ASSUMED_BAD->SKIP"},
 	"stall-deadlock":           {"StallTimeout", "QPError RetryExceeded", "EVState GOOD->DENIED"},
 	"stall-livelock":           {"StallTimeout", "QPError RetryExceeded", "ProbeSent"},
+	"rto-backoff":              {"Retry", "Timeout", "EVState ASSUMED_BAD->GOOD"},
+	"adversarial-requester":    {"NACKSent PSN_OOR_WINDOW", "Duplicate", "IMMDelivered"},
 }
 
 func largeRun() bool { return os.Getenv("MRC_MC_LARGE") != "" }
@@ -130,7 +132,7 @@ func describeBounds(c Config) string {
 	}{{b.Drops, "drop"}, {b.Dups, "dup"}, {b.Trims, "trim"}, {b.CEs, "CE"}, {b.NetFaults, "faults total"},
 		{b.PathFails, "path fail"}, {b.Timers, "timer"}, {b.Ticks, "tick"}, {b.PortFlaps, "port flap"}, {b.Controller, "ctl"},
 		{b.Modify, "modify-to-error"}, {b.Resource, "resource change"}, {b.DynMPR, "dynamic-MPR change"},
-		{b.Penalty, "penalty change"}} {
+		{b.Penalty, "penalty change"}, {b.Injects, "injected packets"}} {
 		if x.n > 0 {
 			p = append(p, fmt.Sprintf("%d %s", x.n, x.name))
 		}
@@ -145,7 +147,7 @@ func describeBounds(c Config) string {
 		on   bool
 		name string
 	}{{c.NSCC, "NSCC"}, {c.DynamicMPR, "dynamic MPR"}, {c.RecvWRs < 0, "no receive WRs"}, {c.Coalesce > 1, "ack_coalesce 2"},
-		{c.Timestamps, "timestamps"}, {c.NoTrimNACK, "no trim NACK"},
+		{c.Timestamps, "timestamps"}, {c.NoTrimNACK, "no trim NACK"}, {c.Adversary, "adversarial requester"},
 		{c.ReorderThreshold > 0, fmt.Sprintf("reorder guard %d", c.ReorderThreshold)}} {
 		if x.on {
 			p = append(p, x.name)

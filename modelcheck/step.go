@@ -33,10 +33,11 @@ const (
 	actDynMPR                  // QP side's responder advertises a dynamic MPR of arg PSNs
 	actWait                    // scenarios only: time advances by dt (packets in flight meanwhile)
 	actPenalty                 // QP side's responder sets rcv_cwnd_pen arg&0x7F and the restore flag arg>>7
+	actInject                  // the adversarial requester (Config.Adversary) sends PSN idx to B
 )
 
 var actNames = [...]string{"post", "deliver", "drop", "dup", "trim", "trim-lasthop", "ce-mark", "path-fail", "timer",
-	"tick", "port", "controller", "modify-to-error", "resource", "dynamic-mpr", "wait", "receive-penalty"}
+	"tick", "port", "controller", "modify-to-error", "resource", "dynamic-mpr", "wait", "receive-penalty", "inject"}
 
 // action is one transition; it is replayable: applied to the same world it
 // gives the same successor.
@@ -54,14 +55,19 @@ type checker struct {
 	evs   []uint32 // EV values in profile order (both QPs use the same profile)
 	msgs  [2][]msgInfo
 	limit int
-	data  []byte
-	out   sm.Output
-	log   stepLog
-	tick  sm.Time
-	trace bool    // record NDJSON (replays and scenario runs)
-	now   sm.Time // time of the step being applied
-	rec   []byte  // NDJSON records of the current step
-	seq   uint32  // packet creation counter
+	data  [2][][]byte // the bytes of each WR of each QP (data.go)
+	// content is the payload of each PSN of each QP; tmpl and tmplPlane
+	// the adversarial requester's packets, by PSN.
+	content   [2][][]byte
+	tmpl      []wire.Packet
+	tmplPlane []uint8
+	out       sm.Output
+	log       stepLog
+	tick      sm.Time
+	trace     bool    // record NDJSON (replays and scenario runs)
+	now       sm.Time // time of the step being applied
+	rec       []byte  // NDJSON records of the current step
+	seq       uint32  // packet creation counter
 }
 
 type msgInfo struct {
@@ -78,6 +84,7 @@ type stepLog struct {
 	ev       [2][]sm.Event
 	comps    [2][]sm.Completion
 	placed   [2][]uint32 // PSNs placed by QP s (as responder)
+	writes   [2][]placement
 	sent     [2][]*packet
 	holed    [2][]*packet // sent into a failed path
 	rejected bool         // the environment assumption rules the step out
@@ -87,6 +94,7 @@ func (l *stepLog) reset(a action) {
 	l.act, l.pkt, l.rejected = a, nil, false
 	for s := range 2 {
 		l.ev[s], l.comps[s], l.placed[s], l.sent[s], l.holed[s] = l.ev[s][:0], l.comps[s][:0], l.placed[s][:0], l.sent[s][:0], l.holed[s][:0]
+		l.writes[s] = l.writes[s][:0]
 	}
 }
 
@@ -96,22 +104,30 @@ func newChecker(cfg Config) (*checker, error) {
 	}
 	c := &checker{cfg: cfg, evs: cfg.evValues(), limit: cfg.retryLimit(), tick: sm.Timeout(cfg.TimeoutAttr) / 4}
 	c.out.TracePackets = true
-	maxLen := 0
 	for s := range 2 {
+		for p := range uint32(maxPSNs) {
+			c.content[s] = append(c.content[s], payload(s, p))
+		}
 		var psn uint32
 		rq := 0
 		for _, m := range cfg.Msgs[s] {
 			c.msgs[s] = append(c.msgs[s], msgInfo{first: psn, n: uint32(m.Packets), imm: m.Imm, unsig: m.Unsignaled, rqmsn: rq})
-			psn += uint32(m.Packets)
+			var d []byte
+			for range m.Packets {
+				d = append(d, c.content[s][psn]...)
+				psn++
+			}
+			c.data[s] = append(c.data[s], d)
 			if m.Imm {
 				rq++
 			}
-			maxLen = max(maxLen, m.Packets*pathMTU)
 		}
 	}
-	c.data = make([]byte, maxLen)
-	for i := range c.data {
-		c.data[i] = byte(i)
+	if cfg.Adversary {
+		var err error
+		if c.tmpl, c.tmplPlane, err = c.templates(); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.Bounds.MaxCopies == 0 {
 		c.cfg.Bounds.MaxCopies = 2
@@ -191,8 +207,16 @@ func deadline(w *world) sm.Time { return min(w.qp[0].NextDeadline(), w.qp[1].Nex
 // actions appends the transitions enabled in w, in a fixed order.
 func (c *checker) actions(w *world, dst []action) []action {
 	b := &c.cfg.Bounds
+	if c.cfg.Adversary && int(w.cnt.injects) < c.cfg.Bounds.Injects {
+		for p := range c.tmpl {
+			dst = append(dst, action{kind: actInject, idx: uint16(p)})
+		}
+	}
 	if !c.cfg.PostUpfront {
 		for s := range 2 {
+			if c.cfg.Adversary && s == 0 {
+				continue
+			}
 			if int(w.posted[s]) < len(c.msgs[s]) {
 				dst = append(dst, action{kind: actPost, side: uint8(s)})
 			}
@@ -300,12 +324,7 @@ func (c *checker) apply(w *world, a action) (*world, error) {
 	case actPost:
 		s := int(a.side)
 		k := int(nw.posted[s])
-		m := c.msgs[s][k]
-		wr := sm.WorkRequest{WRID: uint64(k + 1), Opcode: sm.OpWrite, RemoteVA: baseVA + uint64(m.first)*pathMTU, RKey: 1,
-			Data: c.data[:m.n*pathMTU], Unsignaled: m.unsig}
-		if m.imm {
-			wr.Opcode, wr.Imm = sm.OpWriteImm, uint32(0xA0+k)
-		}
+		wr := c.wr(s, k, c.msgs[s][k])
 		nw.posted[s]++
 		c.record("Post", sm.Event{QPN: qpns[s], MSN: uint16(k), Reason: uint8(wr.Opcode), Value: wr.WRID})
 		if err := nw.own(s).Post(nw.now, wr, out); err != nil {
@@ -317,8 +336,18 @@ func (c *checker) apply(w *world, a action) (*world, error) {
 		nw.remove(int(a.idx))
 		c.log.pkt = k
 		c.recordPkt("Deliver", k)
+		if c.cfg.Adversary && k.to() == 0 {
+			break // the adversarial requester ignores what it is told
+		}
 		nw.own(k.to()).Receive(nw.now, int(k.port), &k.p, out)
 		c.collect(nw, k.to())
+	case actInject:
+		c.seq++
+		k := &packet{p: c.tmpl[a.idx], from: 0, port: c.tmplPlane[a.idx] + 1, seq: c.seq}
+		k.key()
+		nw.cnt.injects++
+		c.recordPkt("Inject", k)
+		nw.insert(k)
 	case actDrop:
 		c.recordPkt("NetDrop", w.net[a.idx])
 		nw.remove(int(a.idx))
@@ -440,6 +469,7 @@ func (c *checker) collect(w *world, s int) {
 	l.comps[s] = append(l.comps[s], o.Completions...)
 	for _, p := range o.Placements {
 		l.placed[s] = append(l.placed[s], p.PSN)
+		l.writes[s] = append(l.writes[s], placement{psn: p.PSN, va: p.VA, n: len(p.Data), tag: c.tagOf(1-s, p.Data)})
 	}
 	if c.trace {
 		for _, e := range o.Events {
@@ -568,6 +598,8 @@ func (c *checker) describe(pre *world, a action, post *world) []string {
 		head += fmt.Sprintf(" %s responder window %d PSNs", side[a.side], a.arg)
 	case actWait:
 		head += fmt.Sprintf(" %dns", a.dt)
+	case actInject:
+		head += fmt.Sprintf(" A>B psn=%d (adversarial requester)", a.idx)
 	case actPenalty:
 		head += fmt.Sprintf(" %s rcv_cwnd_pen %d restore %v", side[a.side], a.arg&0x7F, a.arg&0x80 != 0)
 	}

@@ -57,6 +57,8 @@ func (k *packet) key() {
 	h := newHasher()
 	b := &p.BTH
 	h.mix(uint64(k.from) | uint64(k.port)<<8 | uint64(b.Opcode)<<16 | uint64(b.DestQP)<<24)
+	// The payload's bytes are a function of the sender and the PSN
+	// (data.go); its length is hashed below.
 	h.mix(uint64(b.PSN) | boolBit(b.AckReq)<<32 | boolBit(b.Retransmit)<<33 | uint64(p.IP4.TOS)<<40)
 	h.mix(uint64(k.ev()))
 	k.probe = false
@@ -115,7 +117,7 @@ func (k *packet) canon(w *world) uint64 {
 
 // counters are the budget counters of Bounds.
 type counters struct {
-	drops, dups, trims, ces, fails, timers, ticks, flaps, ctl, modify, resource, dynmpr, penalty uint8
+	drops, dups, trims, ces, fails, timers, ticks, flaps, ctl, modify, resource, dynmpr, penalty, injects uint8
 }
 
 func (c counters) faults() int { return int(c.drops) + int(c.dups) + int(c.trims) + int(c.ces) }
@@ -137,6 +139,15 @@ type ghost struct {
 	// ASSUMED_BAD EV; probing marks EVs with a probe outstanding (EV-ST-7).
 	probeRun [8]uint8
 	probing  uint8
+	// mem is the responder's memory: the content tag of each PSN-sized
+	// slot of the buffer (data.go); wild marks a write outside it.
+	mem  [maxPSNs]uint8
+	wild bool
+	// sentAt and rto are when an in-flight PSN was last sent and 1 + the
+	// RTO exponent its timer must have, max(0, retries − linear_cnt) with
+	// the retries counted above (LR-TMR-4); rto 0: not in flight.
+	sentAt [maxPSNs]sm.Time
+	rto    [maxPSNs]uint8
 }
 
 // world is one state of the model: the two QPs, time, the network and the
@@ -219,7 +230,7 @@ func (w *world) hashOpt(scratch []uint64, budgets bool) (uint64, []uint64) {
 	}
 	h.mix(uint64(w.posted[0]) | uint64(w.posted[1])<<8 | uint64(c.drops)<<16 | uint64(c.dups)<<24 | uint64(c.trims)<<32 |
 		uint64(c.ces)<<40 | uint64(c.fails)<<48 | uint64(c.timers)<<56)
-	h.mix(uint64(c.ticks) | uint64(c.flaps)<<8 | uint64(c.ctl)<<16 | uint64(c.modify)<<24 | uint64(w.down)<<32)
+	h.mix(uint64(c.ticks) | uint64(c.flaps)<<8 | uint64(c.ctl)<<16 | uint64(c.modify)<<24 | uint64(w.down)<<32 | uint64(c.injects)<<40)
 	h.mix(uint64(c.resource) | uint64(c.dynmpr)<<8 | uint64(c.penalty)<<56 | uint64(w.res[0])<<16 | uint64(w.res[1])<<24 | uint64(w.dyn[0])<<32 |
 		uint64(w.dyn[1])<<40)
 	h.mix(uint64(w.failed[0]) | uint64(w.failed[1])<<32)
@@ -236,7 +247,15 @@ func (w *world) hashOpt(scratch []uint64, budgets bool) (uint64, []uint64) {
 				h.mix(0)
 			}
 		}
-		h.mix(uint64(g.probing))
+		h.mix(uint64(g.probing) | boolBit(g.wild)<<8)
+		for p, r := range g.rto {
+			if r != 0 {
+				h.mix(uint64(w.now-g.sentAt[p]) | uint64(r)<<56)
+			}
+		}
+		for _, m := range g.mem {
+			h.mix(uint64(m))
+		}
 		for _, r := range g.probeRun {
 			h.mix(uint64(r))
 		}

@@ -105,6 +105,19 @@ const (
 	// FaultNoStallTimer runs no timer for a queued retransmission that no
 	// EV may carry: the QP can hang in RTS forever (breaks LR-SM-3).
 	FaultNoStallTimer
+	// FaultPlaceShifted places a packet that is not the first of its
+	// message one packet length below its VA, over the packet before it
+	// (breaks RSP-RCV-3: the right bytes at the wrong address).
+	FaultPlaceShifted
+	// FaultFatalRecoverableNACK fails the QP on a recoverable NACK instead
+	// of retransmitting (an unjustified ERROR; breaks LR-NACK-1, LR-NACK-5).
+	FaultFatalRecoverableNACK
+	// FaultResponderWindowOffByOne accepts one PSN beyond the responder's
+	// MPR window (breaks RSP-RCV-6, RSP-NACK-4).
+	FaultResponderWindowOffByOne
+	// FaultNoBackoff keeps the RTO at T: exp_cnt's retries are spent as
+	// linear ones (breaks LR-TMR-4).
+	FaultNoBackoff
 )
 
 // Addressing is everything the QP writes into the Ethernet, IP and UDP

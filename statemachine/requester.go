@@ -86,6 +86,9 @@ func (r *requester) init(cfg *Config, a *Attr, baseRTT Time) {
 	}
 	r.ring = newTxRing(ring)
 	r.tshift, r.linear, r.exp = a.Timeout, int(a.Retry.LinearCnt), int(a.Retry.ExpCnt)
+	if cfg.Faults&FaultNoBackoff != 0 {
+		r.linear, r.exp = r.linear+r.exp, 0
+	}
 	r.revInt = max(baseRTT, Timeout(a.Timeout))
 	if baseRTT > 0 {
 		r.revInt = baseRTT
@@ -772,6 +775,10 @@ func (q *QP) onNACK(p *wire.Packet) {
 		return
 	}
 	if n.Reason == wire.NACKTrimmed && q.st.cfg.Faults&FaultIgnoreTrim != 0 {
+		return
+	}
+	if q.st.cfg.Faults&FaultFatalRecoverableNACK != 0 {
+		q.enterError(CauseRemoteOp, StatusRemoteOpError)
 		return
 	}
 	d := wire.PSNDiff(psn, r.una)

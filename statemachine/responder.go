@@ -141,6 +141,9 @@ func (q *QP) onData(port int, p *wire.Packet) {
 	d := (psn - r.epsn + 1) & wire.PSNMask
 	dup := d == 0 || d >= 1<<23 || (d <= r.maxWin && r.ring.get(psn))
 	oor := !dup && d > r.win
+	if q.st.cfg.Faults&FaultResponderWindowOffByOne != 0 {
+		oor = !dup && d > r.win+1
+	}
 	if trimmed, lastHop := q.isTrimmed(p); trimmed {
 		switch {
 		case q.st.cfg.NoTrimNACK:
@@ -246,7 +249,11 @@ func (q *QP) receivedData() {
 }
 
 func (q *QP) place(p *wire.Packet, psn uint32) {
-	q.out.Placements = append(q.out.Placements, Placement{VA: p.RETH.VA, RKey: p.RETH.RKey, Data: p.Payload, PSN: psn, MSN: p.METH.MSN})
+	va := p.RETH.VA
+	if q.st.cfg.Faults&FaultPlaceShifted != 0 && !p.BTH.Opcode.IsFirst() {
+		va -= uint64(len(p.Payload))
+	}
+	q.out.Placements = append(q.out.Placements, Placement{VA: va, RKey: p.RETH.RKey, Data: p.Payload, PSN: psn, MSN: p.METH.MSN})
 	if q.trace() {
 		q.emit(Event{Kind: EvPlaced, PSN: psn, MSN: p.METH.MSN, Value: uint64(len(p.Payload))})
 	}
