@@ -1,0 +1,293 @@
+package peer
+
+// The data plane: frames in (Receive), timers (Advance), and the
+// statemachine's output turned into frames out (transmit).
+
+import (
+	"net/netip"
+
+	"github.com/openmrc/mrc/statemachine"
+	"github.com/openmrc/mrc/wire"
+)
+
+// MaxNeighbours bounds the peers whose MAC the agent learns per plane
+// (the README's "Resource limits"): frames from further source addresses
+// are still handled, their MAC is not kept.
+const MaxNeighbours = 256
+
+// learn records the MAC that ip's frames come from on plane, so that
+// answers go back to it; a multicast or broadcast source MAC is never
+// learned, and neither is a new address once MaxNeighbours are known.
+func (a *Agent) learn(plane int, ip netip.Addr, mac [6]byte) {
+	if mac[0]&1 != 0 {
+		return
+	}
+	if _, known := a.neigh[plane][ip]; known || len(a.neigh[plane]) < MaxNeighbours {
+		a.neigh[plane][ip] = mac
+	}
+}
+
+// Receive hands the agent one frame that arrived on plane (0-based) at
+// time now. Frames that fail a wire check, are not for this node or name
+// no QP are dropped and counted (RSP-RCV-1).
+func (a *Agent) Receive(now statemachine.Time, plane int, frame []byte) {
+	defer a.collect()
+	a.node.RxPackets++
+	if plane < 0 || plane >= a.ports {
+		a.node.RxDropped++
+		return
+	}
+	p := &a.pkt
+	if err := a.codec.Decode(frame, p); err != nil {
+		a.node.RxDropped++
+		return
+	}
+	a.viol = a.codec.Check(frame, p, a.viol[:0])
+	for _, v := range a.viol {
+		if v.Req == "WIRE-ICRC-1" {
+			a.node.RxBadICRC++
+			if a.cfg.Faults.has(agAcceptBadICRC) {
+				continue
+			}
+		}
+		a.node.RxDropped++
+		return
+	}
+	var src, dst netip.Addr
+	if p.IsIPv6 {
+		src, dst = netip.AddrFrom16(p.IP6.Src), netip.AddrFrom16(p.IP6.Dst)
+	} else {
+		src, dst = netip.AddrFrom4(p.IP4.Src), netip.AddrFrom4(p.IP4.Dst)
+	}
+	if dst != a.cfg.IP || (p.SRv6 && a.cfg.Faults.has(agNoSRv6Decap)) {
+		a.node.RxDropped++
+		return
+	}
+	a.learn(plane, src, p.Eth.Src)
+	if p.BTH.DestQP == wire.EndpointQPN {
+		a.curSrc = src
+		a.ep.Receive(now, plane+1, p, &a.out)
+		return
+	}
+	e, ok := a.qps[p.BTH.DestQP]
+	if !ok || e.qp == nil {
+		a.node.RxUnknown++
+		return
+	}
+	e.c.RxPackets++
+	a.cur = &e.c
+	f := a.cfg.Faults
+	switch {
+	case p.BTH.Opcode == wire.OpSACK && !p.SETH.PR && f.has(agIgnoreMVerdict):
+		p.SETH.M = wire.MNone
+	case p.BTH.Opcode == wire.OpSACK && !p.SETH.PR && p.SETH.M == wire.MSkipOnce && f.has(agIgnoreSkipOnce):
+		p.SETH.M = wire.MNone
+	case p.BTH.Opcode == wire.OpSACK && !p.SETH.PR && p.SETH.M == wire.MSkipOnce && f.has(agSkipOnceRetires):
+		p.SETH.M = wire.MAlwaysSkip
+	case p.BTH.Opcode == wire.OpSACK && p.SETH.PR && p.SETH.M == wire.MSkipOnce && f.has(agProbeSkipBad):
+		p.SETH.M = wire.MAlwaysSkip
+	case p.BTH.Opcode == wire.OpNACK && p.NETH.Reason == wire.NACKTrimmed && f.has(agIgnoreTrimEV):
+		p.NETH.Reason = wire.NACKTrimmedLastHop
+	}
+	e.qp.Receive(now, plane+1, p, &a.out)
+}
+
+// Advance runs the timers due at now.
+func (a *Agent) Advance(now statemachine.Time) {
+	defer a.collect()
+	for _, qpn := range a.order {
+		if e := a.qps[qpn]; e.qp != nil && e.qp.NextDeadline() <= now {
+			a.cur = &e.c
+			e.qp.Advance(now, &a.out)
+			a.collect()
+		}
+	}
+	if a.ep.NextDeadline() <= now {
+		a.ep.Advance(now, &a.out)
+	}
+	if a.psuDeadline() <= now {
+		a.sendPSU(now)
+	}
+}
+
+// NextDeadline is when Advance next has work, or statemachine.Never.
+func (a *Agent) NextDeadline() statemachine.Time {
+	d := min(a.ep.NextDeadline(), a.psuDeadline())
+	for _, qpn := range a.order {
+		if e := a.qps[qpn]; e.qp != nil {
+			d = min(d, e.qp.NextDeadline())
+		}
+	}
+	return d
+}
+
+// collect turns the statemachine's output into frames, memory writes,
+// completions and counters.
+func (a *Agent) collect() {
+	o := &a.out
+	for _, c := range o.Completions {
+		if e, ok := a.qps[c.QPN]; ok {
+			e.cq = append(e.cq, completion(c))
+			e.notify.Offer(c)
+		}
+	}
+	a.async.Add(statemachine.AsyncEventsOf(o, nil)...)
+	for _, b := range a.bat {
+		b.Collect(o)
+	}
+	for _, pl := range o.Placements {
+		for _, r := range a.mrs {
+			if r.rkey == pl.RKey && pl.VA >= r.va && pl.VA-r.va <= uint64(len(r.buf)) && uint64(len(pl.Data)) <= uint64(len(r.buf))-(pl.VA-r.va) {
+				copy(r.buf[pl.VA-r.va:], pl.Data)
+				a.node.PlacedByte += uint64(len(pl.Data))
+				break
+			}
+		}
+	}
+	for _, ev := range o.Events {
+		if a.cfg.Trace != nil {
+			a.cfg.Trace(ev)
+		}
+		c := &a.node
+		if e, ok := a.qps[ev.QPN]; ok {
+			c = &e.c
+			a.count(ev)
+		}
+		switch ev.Kind {
+		case statemachine.EvDuplicate:
+			c.RxDup++
+		case statemachine.EvIgnored:
+			c.RxIgnored++
+		case statemachine.EvTimeout:
+			c.Timeouts++
+		case statemachine.EvRetry:
+			c.Retries++
+		case statemachine.EvRemotePortMask:
+			a.remotePortMask(ev)
+		case statemachine.EvEVReplaced:
+			if a.cfg.Faults.has(agNoReplacement) {
+				a.denyReplacement(ev)
+			}
+		case statemachine.EvEPResponse:
+			a.epResponse(ev)
+		case statemachine.EvEPTimeout:
+			if uint16(ev.PSN) < psuIDBase {
+				a.epTO = append(a.epTO, uint16(ev.PSN))
+			}
+		}
+	}
+	for i := range o.Packets {
+		a.transmit(&o.Packets[i])
+	}
+	o.Reset()
+	a.cur = nil
+}
+
+// count adds a QP's event to the node's counters too.
+func (a *Agent) count(ev statemachine.Event) {
+	c := &a.node
+	switch ev.Kind {
+	case statemachine.EvDuplicate:
+		c.RxDup++
+	case statemachine.EvIgnored:
+		c.RxIgnored++
+	case statemachine.EvTimeout:
+		c.Timeouts++
+	case statemachine.EvRetry:
+		c.Retries++
+	}
+}
+
+// transmit applies the egress faults, fills the per-port MAC addresses and
+// encodes one packet.
+func (a *Agent) transmit(o *statemachine.Outgoing) {
+	p := &o.Pkt
+	op := p.BTH.Opcode
+	f := a.cfg.Faults
+	switch {
+	case op.IsWrite() && f.has(agNoRtxFlag):
+		p.BTH.Retransmit = false
+	case op == wire.OpSACK && f.has(agNoProbeAnswer) && p.SETH.PR:
+		return
+	case op == wire.OpSACK && f.has(agIgnoreECN):
+		p.SETH.M = wire.MNone
+	case op == wire.OpEndpointResp && f.has(agNoEPResponse):
+		return
+	case op == wire.OpNACK && p.NETH.Reason == wire.NACKPSNOutOfWindow && f.has(agNoOORNACK):
+		return
+	}
+	plane := int(o.Plane)
+	if plane >= a.ports || a.ctl.PortMask(1<<(plane+1)) == 0 && !f.has(agIgnorePortAdmin) {
+		a.node.RxDropped++ // an EV profile naming a port this node lacks
+		return
+	}
+	if f.has(agFixedSport) {
+		p.UDP.SrcPort = 0xC0DE
+	}
+	if f.has(agNoSolicited) {
+		p.BTH.SE = false
+	}
+	p.Eth.Src = a.cfg.MACs[plane]
+	dst := netip.AddrFrom4(p.IP4.Dst)
+	if p.IsIPv6 {
+		dst = netip.AddrFrom16(p.IP6.Dst)
+	}
+	if m, ok := a.neigh[plane][dst]; ok {
+		p.Eth.Dst = m
+	}
+	b, err := a.codec.Append(nil, p)
+	if err != nil {
+		return
+	}
+	if f.has(agBadICRC) && !p.Trimmed {
+		b[len(b)-1] ^= 0xA5
+	}
+	if f.has(agImmByteSwap) && op.HasImm() {
+		a.swapImm(b)
+	}
+	for _, c := range []*counters{&a.node, a.cur} {
+		if c == nil {
+			continue
+		}
+		c.TxPackets++
+		switch {
+		case op.IsWrite():
+			c.TxData++
+			if p.BTH.Retransmit {
+				c.TxRetx++
+			}
+		case op == wire.OpSACK:
+			c.TxSACKs++
+		case op == wire.OpNACK:
+			c.TxNACKs++
+		case op == wire.OpAcknowledge:
+			c.TxACKs++
+		case op == wire.OpProbe:
+			c.TxProbes++
+		default:
+			c.TxEP++
+		}
+	}
+	a.tx = append(a.tx, Tx{Plane: plane, Frame: b})
+}
+
+// swapImm reverses the bytes of an encoded packet's ImmDt and recomputes
+// its ICRC: only the byte order is wrong (the imm-byte-swap fault).
+func (a *Agent) swapImm(b []byte) {
+	var d wire.Packet
+	if a.codec.Decode(b, &d) != nil {
+		return
+	}
+	_, _, bth := d.Offsets()
+	off := bth + 12 + 4 + 16 // BTH, METH, RETH
+	if d.BTH.TSPresent {
+		off += 4 // TSETH
+	}
+	if off+4 > len(b)-4 {
+		return
+	}
+	b[off], b[off+1], b[off+2], b[off+3] = b[off+3], b[off+2], b[off+1], b[off]
+	v := a.codec.ComputeICRC(b, &d)
+	n := len(b)
+	b[n-4], b[n-3], b[n-2], b[n-1] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+}
