@@ -42,10 +42,8 @@
 // Node. Clone copies a QP for a model checker's search, StateHash hashes its
 // abstract state, AbstractState exposes it, and accessors such as
 // CumulativeACK, PSNStateOf, EVStateOf, Retries and WIMMHeld answer the
-// questions invariants ask. Config.Faults seeds known bugs (go-back-N,
-// ignoring trims, reusing the NACKed EV, releasing WriteIMM early, placing
-// duplicates, sending beyond MPR, never restoring ASSUMED_BAD EVs, skipping
-// the resource-NACK hold-off, running no stall timer) for testing checkers;
+// questions invariants ask. Config.Faults seeds known bugs for testing
+// checkers (the Fault constants, each naming the requirement it breaks);
 // it is zero in any real use.
 //
 // # Control-plane objects
