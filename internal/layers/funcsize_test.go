@@ -48,7 +48,7 @@ var longFuncAllowed = map[string]string{
 	"modelcheck/configs.go:Configurations":                       "the model checker is being reworked in the formal change; split there",
 	"modelcheck/invariants.go:checker.checkSide":                 "the model checker is being reworked in the formal change; split there",
 	"modelcheck/scenario.go:RunScenario":                         "the model checker is being reworked in the formal change; split there",
-	"modelcheck/step.go:checker.actions": "the model checker is being reworked in the formal change; split there",
+	"modelcheck/step.go:checker.actions":                         "the model checker is being reworked in the formal change; split there",
 	"modelcheck/step.go:checker.apply":                           "the model checker is being reworked in the formal change; split there",
 	"pcap/internal/corpus/corpus.go:Malformed":                   "a corpus of frames to move into a table",
 	"pcap/internal/corpus/corpus.go:Valid":                       "a corpus of frames to move into a table",
