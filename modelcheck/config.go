@@ -114,7 +114,10 @@ type Config struct {
 	// number of times within Bounds.Injects, in or out of B's window; what
 	// B answers is consumed. It checks B's responder on its own.
 	Adversary bool
-	Bounds    Bounds
+	// StartPSN is both QPs' first PSN (SQ_PSN = RQ_PSN): near 2^24 the
+	// traffic wraps (WIRE-BTH-4, RSP-RCV-5).
+	StartPSN uint32
+	Bounds   Bounds
 	// MaxDistinct aborts the search with an error beyond this many
 	// distinct states; 0 means 4 000 000.
 	MaxDistinct int
@@ -263,7 +266,7 @@ func (c *Config) attr(s int) sm.Attr {
 	return sm.Attr{EVProfileID: 1, CCProfileID: 1, MPR: uint8(c.MPR), MPRDest: uint8(c.MPR), Cap: cp, MaxWIMM: uint16(max(1, c.MaxWIMM)),
 		MaxWIMMDest: uint16(max(1, c.MaxWIMMDest)), Timeout: c.TimeoutAttr,
 		Retry:   sm.Retry{LinearCnt: uint8(c.LinearCnt), ExpCnt: uint8(c.ExpCnt)},
-		PathMTU: pathMTU, DestQPN: qpns[1-s]}
+		PathMTU: pathMTU, DestQPN: qpns[1-s], SQPSN: c.StartPSN, RQPSN: c.StartPSN}
 }
 
 // baseRTT is the hold-off of a resource NACK (LR-NACK-2): the NSCC base

@@ -196,6 +196,14 @@ func Configurations() []Config {
 	c = rtoBackoff("rto-backoff")
 	add(c)
 
+	// PSN wrap-around: the first PSN is 2^24 − 2, so the WRITE's PSNs are
+	// 0xFFFFFE and 0xFFFFFF and the WriteIMM's is 0 (WIRE-BTH-4, RSP-RCV-5,
+	// RSP-RCV-6: every comparison modulo 2^24).
+	c = base("psn-wrap")
+	c.StartPSN = 1<<24 - 2
+	c.Bounds = Bounds{Drops: 1, Timers: 2}
+	add(c)
+
 	c = adversary("adversarial-requester")
 	c.Bounds = Bounds{Injects: 4, Timers: 1}
 	add(c)

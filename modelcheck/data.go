@@ -124,7 +124,7 @@ func (c *checker) templates() ([]wire.Packet, []uint8, error) {
 	var pk []wire.Packet
 	var planes []uint8
 	for _, o := range out.Packets {
-		if o.Pkt.BTH.Opcode.IsWrite() && o.Pkt.BTH.PSN == uint32(len(pk)) {
+		if o.Pkt.BTH.Opcode.IsWrite() && o.Pkt.BTH.PSN == c.abs(uint32(len(pk))) {
 			pk = append(pk, o.Pkt)
 			planes = append(planes, o.Plane)
 		}

@@ -119,7 +119,8 @@ func (c *checker) check(pre, post *world) *violations {
 	// Placements first: completions in this step are judged against them.
 	for s := range 2 {
 		g := &post.g[1-s] // QP s places what the other QP sends
-		for _, p := range l.placed[s] {
+		for _, pa := range l.placed[s] {
+			p := c.rel(pa)
 			if p >= maxPSNs {
 				v.add(InvNoDuplicatePlacement, "%s placed psn %d, beyond every posted WR", side[s], p)
 				continue
@@ -130,7 +131,7 @@ func (c *checker) check(pre, post *world) *violations {
 			g.placed |= 1 << p
 			// ResponderWindow: the responder places only PSNs within
 			// (its cumulative ACK, + its window] (RSP-RCV-6).
-			if d := wire.PSNDiff(p, pre.qp[s].ResponderCumulativeACK()); d < 1 || int(d) > c.dynMPR(pre, s) {
+			if d := wire.PSNDiff(pa, pre.qp[s].ResponderCumulativeACK()); d < 1 || int(d) > c.dynMPR(pre, s) {
 				v.add(InvResponderWindow, "%s placed psn %d with its cumulative ACK at %d and a window of %d PSNs", side[s], p,
 					signedPSN(pre.qp[s].ResponderCumulativeACK()), c.dynMPR(pre, s))
 			}
@@ -223,15 +224,15 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 				g.retries++
 			}
 			timedOut = append(timedOut, e.EV)
-			if e.PSN < maxPSNs && g.rto[e.PSN] != 0 {
-				if due := g.sentAt[e.PSN] + sm.Timeout(c.cfg.TimeoutAttr)<<(g.rto[e.PSN]-1); e.Time < due {
+			if c.rel(e.PSN) < maxPSNs && g.rto[c.rel(e.PSN)] != 0 {
+				if due := g.sentAt[c.rel(e.PSN)] + sm.Timeout(c.cfg.TimeoutAttr)<<(g.rto[c.rel(e.PSN)]-1); e.Time < due {
 					v.add(InvRTOBackoff, "%s times out psn %d at %s; sent at %s with RTO T×2^%d it is due at %s", side[s], e.PSN,
-						fmtTime(e.Time), fmtTime(g.sentAt[e.PSN]), g.rto[e.PSN]-1, fmtTime(due))
+						fmtTime(e.Time), fmtTime(g.sentAt[c.rel(e.PSN)]), g.rto[c.rel(e.PSN)]-1, fmtTime(due))
 				}
-				g.rto[e.PSN] = 0
+				g.rto[c.rel(e.PSN)] = 0
 			}
-			if e.PSN < maxPSNs {
-				g.nackEV[e.PSN] = e.EV + 1
+			if c.rel(e.PSN) < maxPSNs {
+				g.nackEV[c.rel(e.PSN)] = e.EV + 1
 			}
 		case sm.EvLost:
 			if sm.LossCause(e.Reason) == sm.LossReorder {
@@ -242,34 +243,34 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 			// EV may carry counts one retry event, and ends the PSN's
 			// avoidance of the EV its NACK or timeout named (AMB-44).
 			g.retries++
-			if e.PSN < maxPSNs {
-				g.nackEV[e.PSN] = 0
+			if c.rel(e.PSN) < maxPSNs {
+				g.nackEV[c.rel(e.PSN)] = 0
 			}
 		case sm.EvPacketSent:
 			if !wire.Opcode(e.Reason).IsWrite() {
 				continue
 			}
-			if e.PSN < maxPSNs {
+			if c.rel(e.PSN) < maxPSNs {
 				r := 0
 				if !unaMoved {
 					r = int(g.retries)
 				}
-				g.sentAt[e.PSN] = e.Time
-				g.rto[e.PSN] = uint8(min(max(0, r-c.cfg.LinearCnt), sm.MaxTimeout-int(c.cfg.TimeoutAttr)) + 1)
+				g.sentAt[c.rel(e.PSN)] = e.Time
+				g.rto[c.rel(e.PSN)] = uint8(min(max(0, r-c.cfg.LinearCnt), sm.MaxTimeout-int(c.cfg.TimeoutAttr)) + 1)
 			}
-			if e.Flags&sm.FlagRetransmit != 0 && e.PSN < maxPSNs {
-				if pg.acked&(1<<e.PSN) != 0 {
+			if e.Flags&sm.FlagRetransmit != 0 && c.rel(e.PSN) < maxPSNs {
+				if pg.acked&(1<<c.rel(e.PSN)) != 0 {
 					v.add(InvSelectiveRetransmitOnly, "%s retransmits psn %d, which was already acknowledged", side[s], e.PSN)
 				}
-				if n := g.nackEV[e.PSN]; n != 0 && n == e.EV+1 {
+				if n := g.nackEV[c.rel(e.PSN)]; n != 0 && n == e.EV+1 {
 					v.add(InvNACKedEVNotReused, "%s retransmits psn %d on EV %#x, the EV the NACK or timeout named", side[s], e.PSN, e.EV)
 				}
-				g.nackEV[e.PSN] = 0
-				if h := g.hold[e.PSN]; h != 0 && e.Time < h {
+				g.nackEV[c.rel(e.PSN)] = 0
+				if h := g.hold[c.rel(e.PSN)]; h != 0 && e.Time < h {
 					v.add(InvResourceHoldOff, "%s retransmits psn %d at %v, before its resource NACK's hold-off ends at %v", side[s],
 						e.PSN, e.Time, h)
 				}
-				g.hold[e.PSN] = 0
+				g.hold[c.rel(e.PSN)] = 0
 			}
 			if i := c.evIndex(e.EV); i < 0 || st[i] != sm.EVGood || post.down&(1<<e.Plane) != 0 {
 				state := "unknown"
@@ -341,16 +342,16 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 	rts := q1.State() == sm.StateRTS
 	una := wire.PSNAdd(q1.CumulativeACK(), 1)
 	for p := uint32(0); p < maxPSNs; p++ {
-		if ps := q1.PSNStateOf(p); !rts || ps == sm.PSNNotOutstanding || ps == sm.PSNSACKed {
+		if ps := q1.PSNStateOf(c.abs(p)); !rts || ps == sm.PSNNotOutstanding || ps == sm.PSNSACKed {
 			g.hold[p] = 0
 		}
-		if q1.PSNStateOf(p) != sm.PSNInFlight || !rts {
+		if q1.PSNStateOf(c.abs(p)) != sm.PSNInFlight || !rts {
 			g.rto[p] = 0
 		}
 		if g.nackEV[p] == 0 {
 			continue
 		}
-		switch ps := q1.PSNStateOf(p); {
+		switch ps := q1.PSNStateOf(c.abs(p)); {
 		case !rts || ps == sm.PSNNotOutstanding || ps == sm.PSNSACKed:
 			g.nackEV[p] = 0
 		case ps == sm.PSNInFlight:
@@ -361,19 +362,19 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 	}
 	if rts {
 		for p := una; p != q1.NextPSN(); p = wire.PSNAdd(p, 1) {
-			if p < maxPSNs && q1.PSNStateOf(p) == sm.PSNLost && pg.acked&(1<<p) != 0 {
+			if c.rel(p) < maxPSNs && q1.PSNStateOf(p) == sm.PSNLost && pg.acked&(1<<c.rel(p)) != 0 {
 				v.add(InvSelectiveRetransmitOnly, "%s queues psn %d for retransmission, which was already acknowledged", side[s], p)
 			}
 		}
 		if wire.PSNDiff(una, wire.PSNAdd(q0.CumulativeACK(), 1)) > 0 {
 			g.retries = 0 // LR-TMR-6: reset when una advances
 		}
-		for p := uint32(0); p < maxPSNs && wire.PSNLess(p, una); p++ {
+		for p := uint32(0); p < maxPSNs && wire.PSNLess(c.abs(p), una); p++ {
 			g.acked |= 1 << p
 		}
 		for p := una; p != q1.NextPSN(); p = wire.PSNAdd(p, 1) {
-			if p < maxPSNs && q1.PSNStateOf(p) == sm.PSNSACKed {
-				g.acked |= 1 << p
+			if c.rel(p) < maxPSNs && q1.PSNStateOf(p) == sm.PSNSACKed {
+				g.acked |= 1 << c.rel(p)
 			}
 		}
 	}
@@ -518,7 +519,7 @@ func (c *checker) checkAccounting(v *violations, s int, w *world) {
 	done := int(w.posted[s]) - ab.SendQueue
 	started := 0
 	for k, m := range c.msgs[s] {
-		if m.imm && k >= done && k < int(w.posted[s]) && wire.PSNLess(m.first, q.NextPSN()) {
+		if m.imm && k >= done && k < int(w.posted[s]) && wire.PSNLess(c.abs(m.first), q.NextPSN()) {
 			started++
 		}
 	}
@@ -613,6 +614,7 @@ func (c *checker) nackDelivered(s int, q0 *sm.QP, g *ghost) {
 	if !recoverable(n.Reason) || !outstanding(q0, psn) {
 		return
 	}
+	psn = c.rel(psn)
 	g.retries++
 	if psn >= maxPSNs {
 		return
@@ -689,3 +691,9 @@ var errorCauseNames = [...]string{"none", "modify", "retry exceeded", "NACK UNEX
 
 // signedPSN shows a cumulative ACK before PSN 0 as −1.
 func signedPSN(p uint32) int32 { return int32(p<<8) >> 8 }
+
+// rel is a PSN's offset from the first PSN (Config.StartPSN): the ghost
+// state, WRs and payloads are indexed by it; abs is its inverse.
+func (c *checker) rel(p uint32) uint32 { return wire.PSNAdd(p, -int(c.cfg.StartPSN)) }
+
+func (c *checker) abs(r uint32) uint32 { return wire.PSNAdd(c.cfg.StartPSN, int(r)) }

@@ -39,6 +39,7 @@ var mustReach = map[string][]string{
 	"stall-deadlock":           {"StallTimeout", "QPError RetryExceeded", "EVState GOOD->DENIED"},
 	"stall-livelock":           {"StallTimeout", "QPError RetryExceeded", "ProbeSent"},
 	"rto-backoff":              {"Retry", "Timeout", "EVState ASSUMED_BAD->GOOD"},
+	"psn-wrap":                 {"Timeout", "IMMDelivered", "EVState ASSUMED_BAD->GOOD"},
 	"adversarial-requester":    {"NACKSent PSN_OOR_WINDOW", "Duplicate", "IMMDelivered"},
 }
 
@@ -148,6 +149,7 @@ func describeBounds(c Config) string {
 		name string
 	}{{c.NSCC, "NSCC"}, {c.DynamicMPR, "dynamic MPR"}, {c.RecvWRs < 0, "no receive WRs"}, {c.Coalesce > 1, "ack_coalesce 2"},
 		{c.Timestamps, "timestamps"}, {c.NoTrimNACK, "no trim NACK"}, {c.Adversary, "adversarial requester"},
+		{c.StartPSN != 0, fmt.Sprintf("first PSN %#x", c.StartPSN)},
 		{c.ReorderThreshold > 0, fmt.Sprintf("reorder guard %d", c.ReorderThreshold)}} {
 		if x.on {
 			p = append(p, x.name)

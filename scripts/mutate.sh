@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Opt-in mutation testing of statemachine/ and wire/ (not part of CI).
+#
+#   scripts/mutate.sh                       # every non-test file of statemachine/ and wire/ (about an hour on 2 cores)
+#   scripts/mutate.sh wire/psn.go           # one file, or several
+#
+# Stage 1: gremlins v0.6.0 mutates the file(s) and runs the package's own
+# tests (a per-mutant timeout of MUTATE_COEFF × the package's test time).
+# Stage 2: each mutant that lived is applied again, by this script, to a
+# copy of the tree and the rest of the killing suite runs with -short under
+# a per-mutant timeout of MUTATE_TIMEOUT (a timed-out mutant counts as
+# killed). The report gives, per file, the efficacy killed / (killed +
+# lived), leaving out the mutants scripts/mutate-allow.txt lists as
+# equivalent (each with its reason), and the mutants that still live.
+#
+# Environment: GREMLINS (the binary; default: gremlins on PATH, else
+# installed from the Go proxy into $MUTATE_DIR/bin), MUTATE_DIR (work
+# directory, default a fresh mktemp -d), MUTATE_TIMEOUT (stage 2, default
+# 300s), MUTATE_COEFF (stage 1, default 3), MUTATE_SUITE (stage 2 packages,
+# default ./modelcheck/ ./fabric/... ./conformance/active/... ./peer/...).
+#
+# --test-cpu is not used: gremlins v0.6.0 passes "-cpu N" as one argument,
+# every test binary stops with "flag provided but not defined" and every
+# mutant looks killed.
+set -euo pipefail
+
+root=$(git rev-parse --show-toplevel)
+cd "$root"
+dir=${MUTATE_DIR:-$(mktemp -d /tmp/mrc-mutate.XXXXXX)}
+timeout_s=${MUTATE_TIMEOUT:-300}
+coeff=${MUTATE_COEFF:-3}
+suite=${MUTATE_SUITE:-./modelcheck/ ./fabric/... ./conformance/active/... ./peer/...}
+allow="$root/scripts/mutate-allow.txt"
+mkdir -p "$dir"
+
+gremlins=${GREMLINS:-$(command -v gremlins || true)}
+if [ -z "$gremlins" ]; then
+	GOBIN="$dir/bin" GOFLAGS=-mod=mod go install github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0
+	gremlins="$dir/bin/gremlins"
+fi
+
+if [ $# -gt 0 ]; then
+	files=("$@")
+else
+	mapfile -t files < <(ls statemachine/*.go wire/*.go | grep -v '_test\.go$')
+fi
+for f in "${files[@]}"; do
+	[ -f "$f" ] || { echo "mutate.sh: no file $f" >&2; exit 2; }
+done
+
+# A pristine copy of the working tree: gremlins and stage 2 mutate it.
+src="$dir/src"
+rm -rf "$src"
+mkdir -p "$src"
+git ls-files -z --cached --others --exclude-standard | xargs -0 tar -cf - | tar -xf - -C "$src"
+
+results="$dir/results.tsv" # file line col type status stage
+: >"$results"
+for pkg in $(printf '%s\n' "${files[@]}" | xargs -n1 dirname | sort -u); do
+	ex=()
+	for f in "$pkg"/*.go; do
+		case " ${files[*]} " in *" $f "*) continue ;; esac
+		ex+=(-E "^$(basename "$f")\$" -E "(^|/)$f\$")
+	done
+	echo "== stage 1: gremlins over $pkg ($(printf '%s\n' "${files[@]}" | grep -c "^$pkg/") file(s)), the package's own tests"
+	(cd "$src" && "$gremlins" unleash "./$pkg" "${ex[@]}" --workers 1 --timeout-coefficient "$coeff" \
+		-o "$dir/stage1-${pkg//\//_}.json") | grep -E 'KILLED|LIVED|TIMED OUT|NOT COVERED|NOT VIABLE|efficacy' || true
+	python3 - "$dir/stage1-${pkg//\//_}.json" "$pkg" >>"$results" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for f in d.get("files") or []:
+    name = f["file_name"] if "/" in f["file_name"] else sys.argv[2] + "/" + f["file_name"]
+    for m in f.get("mutations") or []:
+        print("\t".join([name, str(m["line"]), str(m["column"]), m["type"], m["status"], "1"]))
+PY
+done
+
+# Stage 2: the survivors against the rest of the suite.
+mapfile -t lived < <(awk -F'\t' '$5 == "LIVED"' "$results")
+echo "== stage 2: ${#lived[@]} survivor(s) against: $suite (-short, ${timeout_s}s each)"
+: >"$dir/stage2.tsv"
+for row in "${lived[@]}"; do
+	IFS=$'\t' read -r file line col type _ _ <<<"$row"
+	cp "$root/$file" "$src/$file"
+	if ! python3 - "$src/$file" "$line" "$col" "$type" <<'PY'
+import sys
+path, line, col, typ = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]) - 1, sys.argv[4]
+maps = {
+    "CONDITIONALS_BOUNDARY": {"<=": "<", ">=": ">", "<": "<=", ">": ">="},
+    "CONDITIONALS_NEGATION": {"==": "!=", "!=": "==", "<=": ">", ">=": "<", "<": ">=", ">": "<="},
+    "ARITHMETIC_BASE": {"+": "-", "-": "+", "*": "/", "/": "*", "%": "*"},
+    "INCREMENT_DECREMENT": {"++": "--", "--": "++"},
+    "INVERT_NEGATIVES": {"-": "+"},
+}
+lines = open(path, encoding="utf-8").read().split("\n")
+b = lines[line - 1].encode()
+for tok, rep in maps.get(typ, {}).items():
+    if b[col:col + len(tok)] == tok.encode():
+        lines[line - 1] = (b[:col] + rep.encode() + b[col + len(tok):]).decode()
+        open(path, "w", encoding="utf-8").write("\n".join(lines))
+        sys.exit(0)
+sys.exit(1)
+PY
+	then
+		echo "  cannot apply $type at $file:$line:$col (kept as lived)"
+		printf '%s\t%s\t%s\t%s\tLIVED\t2\n' "$file" "$line" "$col" "$type" >>"$dir/stage2.tsv"
+		continue
+	fi
+	set +e
+	(cd "$src" && timeout "$timeout_s" go test -short -count=1 $suite >"$dir/last.log" 2>&1)
+	rc=$?
+	set -e
+	case $rc in
+	0) st=LIVED ;;
+	124) st="TIMED OUT" ;;
+	*) if grep -q '\[build failed\]\|setup failed' "$dir/last.log"; then st="NOT VIABLE"; else st=KILLED; fi ;;
+	esac
+	echo "  $st $type at $file:$line:$col"
+	printf '%s\t%s\t%s\t%s\t%s\t2\n' "$file" "$line" "$col" "$type" "$st" >>"$dir/stage2.tsv"
+	cp "$root/$file" "$src/$file"
+done
+
+python3 - "$results" "$dir/stage2.tsv" "$allow" <<'PY'
+import sys, collections
+rows = {}
+for path in sys.argv[1:3]:
+    for ln in open(path):
+        f, l, c, t, st, stage = ln.rstrip("\n").split("\t")
+        rows[(f, l, c, t)] = (st, stage)
+allowed = {}
+try:
+    for ln in open(sys.argv[3]):
+        ln = ln.strip()
+        if ln and not ln.startswith("#"):
+            key, _, why = ln.partition("#")
+            f, t = key.split()
+            allowed[(f, t)] = why.strip()
+except FileNotFoundError:
+    pass
+per = collections.defaultdict(lambda: collections.Counter())
+alive = []
+for (f, l, c, t), (st, stage) in sorted(rows.items()):
+    k = per[f]
+    if st == "LIVED" and (f"{f}:{l}:{c}", t) in allowed:
+        k["allowed"] += 1
+    elif st in ("KILLED", "TIMED OUT"):
+        k["killed"] += 1
+        k["killed%s" % stage] += 1
+    elif st == "LIVED":
+        k["lived"] += 1
+        alive.append(f"{f}:{l}:{c} {t}")
+    else:
+        k[st.lower().replace(" ", "_")] += 1
+print("\n| file | killed (stage 1 + 2) | lived | allowlisted | not covered | efficacy |")
+print("|---|---|---|---|---|---|")
+for f, k in sorted(per.items()):
+    n = k["killed"] + k["lived"]
+    eff = f"{100 * k['killed'] / n:.1f} %" if n else "n/a"
+    print(f"| {f} | {k['killed']} ({k['killed1']} + {k['killed2']}) | {k['lived']} | {k['allowed']} | {k['not_covered']} | {eff} |")
+if alive:
+    print("\nStill alive (kill with a test citing the requirement, or allowlist with the reason it is equivalent):")
+    for a in alive:
+        print("  " + a)
+PY
+echo "(work directory: $dir)"
