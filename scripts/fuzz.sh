@@ -25,7 +25,7 @@ for pkg in $(go list "${@:-./...}"); do
 			exit 1
 		fi
 		grep -v '^fuzz: elapsed' "$log" || true
-		execs=$(grep -o 'execs: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
+		execs=$(grep -o 'execs: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2 || true)
 		printf '%-22s %-20s %12s execs in %s\n' "${pkg#github.com/openmrc/mrc/}" "$target" "${execs:-?}" "$FUZZTIME" >>"$summary"
 	done
 done

@@ -26,6 +26,16 @@ func (c *Codec) Check(b []byte, p *Packet, dst []Violation) []Violation {
 	if p.end != ipEnd && !p.Trimmed {
 		add("WIRE-LEN-1", "UDP", p.udpOff+4, "length", "UDP length %d leaves %d bytes of the IP datagram unused", p.UDP.Length, ipEnd-p.end)
 	}
+	if p.SRv6 && !p.Trimmed {
+		outer := p.ipOff - 40
+		if p.HasSRH {
+			outer -= 8 + 8*int(p.SRH.HdrExtLen)
+		}
+		if outerEnd := outer + 40 + int(p.Outer.PayloadLength); outerEnd != ipEnd {
+			add("WIRE-LEN-1", "IPv6", outer+4, "payload_length", "outer payload length %d leaves %d bytes after the inner datagram",
+				p.Outer.PayloadLength, outerEnd-ipEnd)
+		}
+	}
 	if p.UDP.Checksum != 0 {
 		add("WIRE-UDP-3", "UDP", p.udpOff+6, "checksum", "checksum 0x%04x, MRC sends 0", p.UDP.Checksum)
 	}
