@@ -162,7 +162,27 @@ func initCatalog() {
 		if err := checkCaseNames(passiveCases); err != nil && catErr == nil {
 			catErr = err
 		}
+		if err := checkJudgeRequirements(wireCaseMap(), discardReqs); err != nil && catErr == nil {
+			catErr = err
+		}
 	})
+}
+
+// checkJudgeRequirements checks that the requirement IDs the judge maps to
+// cases, or treats as making a responder discard a packet, are in the
+// spec registry and, for the mapped ones, listed by their case.
+func checkJudgeRequirements(wire map[string]caseID, discard map[string]bool) error {
+	for _, id := range sortedKeys(wire) {
+		if _, ok := spec.Lookup(id); !ok {
+			return &CatalogError{Case: wire[id].String(), Msg: "the judge maps requirement " + id + ", which is not in the registry"}
+		}
+	}
+	for _, id := range sortedKeys(discard) {
+		if _, ok := spec.Lookup(id); !ok {
+			return &CatalogError{Case: "(discard rules)", Msg: "requirement " + id + " is not in the registry"}
+		}
+	}
+	return nil
 }
 
 // checkCaseNames checks that the judge's caseIDs name exactly the passive

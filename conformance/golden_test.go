@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/openmrc/mrc/spec"
 )
 
 var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/golden from the current engine (excepted cases keep their frozen verdicts)")
@@ -203,5 +205,42 @@ func TestEveryCaptureDeterministic(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestJudgeRequirementsExist: every requirement ID the judge's checks cite
+// in a finding (a string literal in conformance's sources) is in the spec
+// registry, and the start-up check rejects an unknown one.
+func TestJudgeRequirementsExist(t *testing.T) {
+	if err := checkJudgeRequirements(map[string]caseID{"WIRE-XYZ-99": cWireENC}, nil); err == nil {
+		t.Error("checkJudgeRequirements accepted an unknown requirement")
+	}
+	if err := CatalogErr(); err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Requirement: "X", fd("X", ... and failure helpers' first argument.
+	cited := regexpMust(`(?:Requirement: |fd\(|fail\([a-zA-Z]+, )"([A-Z]+-[A-Z0-9]+-[0-9]+)"`)
+	n := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range cited.FindAllStringSubmatch(string(b), -1) {
+			n++
+			if _, ok := spec.Lookup(m[1]); !ok {
+				t.Errorf("%s cites %s, which is not in the spec registry", f, m[1])
+			}
+		}
+	}
+	if n < 50 {
+		t.Errorf("only %d cited requirements found: the pattern no longer matches the sources", n)
 	}
 }
