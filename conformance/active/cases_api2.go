@@ -204,12 +204,16 @@ func ctlBatch(t *T) {
 	t.Check(err != nil && len(byID) == 0, "CTL-BAT-1", Evidence{}, "a batch mixing EV_PROBE and PORT_STATUS_UPDATE refused, nothing sent",
 		"error %v, %d requests sent", err, len(byID))
 	// Three probes; the tester answers the third, then the first, never
-	// the second. A lost request (lossy link) spoils a try.
+	// the second. A lost request (lossy link) spoils a try. The batch's
+	// timeout outlasts the tester's wait for the requests and its two
+	// answers on the transport's clock (2 ms expired before either answer
+	// over real sockets).
+	batchTO := max(2*statemachine.Millisecond, 2*(tim.Answer+tim.Reaction))
 	for try := 0; try < tim.Tries; try++ {
 		base := uint16(0x300 + 0x10*try)
 		var b control.EPBatchSendResult
 		t.Call(control.MethodEPBatchSend, control.EPBatchSendParams{Op: control.EPEVProbe,
-			Requests: []control.EPSendParams{probe(base + 1), probe(base + 2), probe(base + 3)}, TimeoutNs: int64(2 * statemachine.Millisecond)}, &b)
+			Requests: []control.EPSendParams{probe(base + 1), probe(base + 2), probe(base + 3)}, TimeoutNs: int64(batchTO)}, &b)
 		c.Run(t.Now()+tim.Answer, func() bool { return byID[uint32(base+1)] != nil && byID[uint32(base+3)] != nil })
 		f1, f3 := byID[uint32(base+1)], byID[uint32(base+3)]
 		if f1 != nil && f3 != nil {
@@ -220,7 +224,7 @@ func ctlBatch(t *T) {
 			}
 		}
 		var r control.EPBatchResult
-		c.Run(t.Now()+2*statemachine.Millisecond+tim.Settle, nil)
+		c.Run(t.Now()+batchTO+tim.Settle, nil)
 		t.Call(control.MethodEPBatchResult, control.EPBatchResultParams(b), &r)
 		if f1 == nil || f3 == nil {
 			continue
