@@ -537,7 +537,7 @@ func (p *parser) comparison() (node, error) {
 	}
 	n := &cmpNode{f: lf, op: op}
 	if rf != nil {
-		if !comparable(lf.kind, rf.kind) {
+		if !sameKind(lf.kind, rf.kind) {
 			return nil, p.errTok(r, ErrFilterType, fmt.Sprintf("%s and %s hold different kinds of value", lf.name, rf.name))
 		}
 		n.g = rf
@@ -550,10 +550,10 @@ func (p *parser) comparison() (node, error) {
 	return n, nil
 }
 
-func comparable(a, b fieldKind) bool {
-	num := func(k fieldKind) bool { return k == kindUint || k == kindInt }
-	return a == b && a != kindPresence || num(a) && num(b) && a == b
-}
+// sameKind reports whether fields of kinds a and b compare with each
+// other: values of the same kind (a signed and an unsigned field do not,
+// so that no comparison depends on how one converts to the other).
+func sameKind(a, b fieldKind) bool { return a == b && a != kindPresence }
 
 // lookup returns the field t names, or nil.
 func (p *parser) lookup(t token) *filterField {
