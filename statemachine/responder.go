@@ -201,6 +201,17 @@ func (q *QP) onData(port int, p *wire.Packet) {
 	if op.HasImm() && !q.stashIMM(p, psn, ev, ts, pl) {
 		return
 	}
+	q.accept(p, psn, d, ev, ts, pl, ce)
+}
+
+// accept records a new PSN d places after the expected one (d = 1 is the
+// expected PSN itself), places its payload, moves the cumulative
+// acknowledgement over what is now contiguous and acknowledges: at once
+// when the packet carries feedback of its own (RSP-SACK-5), else after
+// Ack.Coalesce packets or Ack.Delay.
+func (q *QP) accept(p *wire.Packet, psn, d, ev uint32, ts uint16, pl int8, ce bool) {
+	r := &q.rsp
+	op := p.BTH.Opcode
 	r.ring.set(psn, op.IsLast(), p.BTH.AckReq)
 	r.held++
 	r.rcvdBytes += uint64(len(p.Payload))
