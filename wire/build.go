@@ -15,22 +15,60 @@ import (
 // marks it trimmed is written as the fabric leaves it: headers only, no
 // payload and no ICRC (WIRE-DSCP-2).
 func (c *Codec) Append(dst []byte, p *Packet) ([]byte, error) {
+	st, err := c.derive(p)
+	if err != nil {
+		return dst, err
+	}
+	start := len(dst)
+	dst = appendOuter(dst, p, start)
+	dst = c.AppendBTH(dst, &p.BTH)
+	dst = c.appendStack(p, dst, st)
+	p.hdrEnd = len(dst) - start
+	p.Decoded = st
+	if st&HasPayload != 0 {
+		if p.BTH.TSPresent {
+			p.Decoded |= HasTSETH
+		}
+		dst = append(dst, p.Payload...)
+		for i := uint8(0); i < p.BTH.PadCount; i++ {
+			dst = append(dst, 0)
+		}
+	}
+	p.padEnd = len(dst) - start
+	p.end = p.padEnd
+	p.ICRC = 0
+	if !p.Trimmed {
+		p.end += ICRCLen
+		if c.prof.ICRC == spec.ICRCEmu {
+			p.ICRC = emuICRC(dst[start:], p.bthOff, p.padEnd)
+			dst = binary.BigEndian.AppendUint32(dst, p.ICRC)
+		} else {
+			p.ICRC = icrc(dst[start:], p.ipOff, p.udpOff, p.bthOff, p.padEnd, p.IsIPv6, c.prof.ICRCMaskUDPSrcPort)
+			dst = binary.LittleEndian.AppendUint32(dst, p.ICRC)
+		}
+	}
+	return dst, nil
+}
+
+// derive fills p's derived fields (Append's list) and returns its header
+// stack, or the error that makes p unencodable.
+func (c *Codec) derive(p *Packet) (Stack, error) {
 	op := p.BTH.Opcode
 	p.Trimmed, p.TrimmedLastHop = c.IsTrimmedDSCP(p.DSCP())
 	if !op.Valid() {
-		return dst, errAt(ErrInvalid, "BTH", 0, "opcode", "WIRE-BTH-2", "opcode 0x%02X is not an MRC opcode", uint8(op))
+		return 0, errAt(ErrInvalid, "BTH", 0, "opcode", "WIRE-BTH-2", "opcode 0x%02X is not an MRC opcode", uint8(op))
 	}
 	st := op.Stack()
 	tlen := BTHLen + stackLen(st, p.BTH.TSPresent)
 	p.BTH.PadCount = 0
 	if st&HasPayload != 0 {
 		if p.Trimmed && len(p.Payload) > 0 {
-			return dst, errAt(ErrInvalid, "payload", 0, "", "WIRE-DSCP-2", "a trimmed packet carries no payload, got %d bytes", len(p.Payload))
+			return 0, errAt(ErrInvalid, "payload", 0, "", "WIRE-DSCP-2", "a trimmed packet carries no payload, got %d bytes", len(p.Payload))
 		}
 		p.BTH.PadCount = uint8(-len(p.Payload) & 3)
 		tlen += len(p.Payload) + int(p.BTH.PadCount)
 	} else if len(p.Payload) > 0 {
-		return dst, errAt(ErrInvalid, "payload", 0, "", "WIRE-OP-1", "%s carries no payload, got %d bytes", op, len(p.Payload))
+		return 0, errAt(ErrInvalid, "payload", 0, "", "WIRE-OP-1", "%s carries no payload, got %d bytes", op, len(p.Payload))
 	}
 	if !p.Trimmed {
 		tlen += ICRCLen
@@ -38,15 +76,13 @@ func (c *Codec) Append(dst []byte, p *Packet) ([]byte, error) {
 	p.UDP.Length = uint16(8 + tlen)
 	p.UDP.DstPort = c.prof.UDPDstPort
 	if 8+tlen > 0xFFFF-60 {
-		return dst, errAt(ErrInvalid, "UDP", 0, "length", "WIRE-LEN-1", "datagram of %d bytes does not fit", 8+tlen)
+		return 0, errAt(ErrInvalid, "UDP", 0, "length", "WIRE-LEN-1", "datagram of %d bytes does not fit", 8+tlen)
 	}
-	ipLen := 20
 	if p.IsIPv6 {
-		ipLen = 40
 		p.IP6.PayloadLength, p.IP6.NextHeader = p.UDP.Length, ProtoUDP
 	} else {
 		if p.SRv6 {
-			return dst, errAt(ErrInvalid, "IPv4", 0, "", "WIRE-ENC-2", "SRv6 encapsulation needs an inner IPv6 header")
+			return 0, errAt(ErrInvalid, "IPv4", 0, "", "WIRE-ENC-2", "SRv6 encapsulation needs an inner IPv6 header")
 		}
 		p.IP4.TotalLength, p.IP4.Protocol = uint16(20)+p.UDP.Length, ProtoUDP
 	}
@@ -55,7 +91,7 @@ func (c *Codec) Append(dst []byte, p *Packet) ([]byte, error) {
 		p.Outer.NextHeader = ProtoIPv6
 		if p.HasSRH {
 			if int(p.SRH.LastEntry) >= MaxSRHSegments {
-				return dst, errAt(ErrInvalid, "SRH", 0, "last_entry", "WIRE-ENC-2", "%d segments, at most %d", int(p.SRH.LastEntry)+1, MaxSRHSegments)
+				return 0, errAt(ErrInvalid, "SRH", 0, "last_entry", "WIRE-ENC-2", "%d segments, at most %d", int(p.SRH.LastEntry)+1, MaxSRHSegments)
 			}
 			p.Outer.NextHeader = ProtoRouting
 			p.SRH.NextHeader, p.SRH.RoutingType = ProtoIPv6, SRHType
@@ -68,8 +104,13 @@ func (c *Codec) Append(dst []byte, p *Packet) ([]byte, error) {
 	if p.IsIPv6 {
 		p.Eth.EtherType = EtherTypeIPv6
 	}
+	return st, nil
+}
 
-	start := len(dst)
+// appendOuter appends p's Ethernet, SRv6 outer IPv6 and SRH, IP and UDP
+// headers, and records where the IP, UDP and BTH headers start (offsets
+// from start, where the frame begins in dst).
+func appendOuter(dst []byte, p *Packet, start int) []byte {
 	dst = append(dst, p.Eth.Dst[:]...)
 	dst = append(dst, p.Eth.Src[:]...)
 	if p.Eth.HasVLAN {
@@ -104,39 +145,16 @@ func (c *Codec) Append(dst []byte, p *Packet) ([]byte, error) {
 		ip.Checksum = IPv4Checksum(dst[start+p.ipOff:])
 		be.PutUint16(dst[start+p.ipOff+10:], ip.Checksum)
 	}
-	p.udpOff = p.ipOff + ipLen
+	p.udpOff = p.ipOff + 20
+	if p.IsIPv6 {
+		p.udpOff = p.ipOff + 40
+	}
 	dst = be.AppendUint16(dst, p.UDP.SrcPort)
 	dst = be.AppendUint16(dst, p.UDP.DstPort)
 	dst = be.AppendUint16(dst, p.UDP.Length)
 	dst = be.AppendUint16(dst, p.UDP.Checksum)
 	p.bthOff = p.udpOff + 8
-	dst = c.AppendBTH(dst, &p.BTH)
-	dst = c.appendStack(p, dst, st)
-	p.hdrEnd = len(dst) - start
-	p.Decoded = st
-	if st&HasPayload != 0 {
-		if p.BTH.TSPresent {
-			p.Decoded |= HasTSETH
-		}
-		dst = append(dst, p.Payload...)
-		for i := uint8(0); i < p.BTH.PadCount; i++ {
-			dst = append(dst, 0)
-		}
-	}
-	p.padEnd = len(dst) - start
-	p.end = p.padEnd
-	p.ICRC = 0
-	if !p.Trimmed {
-		p.end += ICRCLen
-		if c.prof.ICRC == spec.ICRCEmu {
-			p.ICRC = emuICRC(dst[start:], p.bthOff, p.padEnd)
-			dst = binary.BigEndian.AppendUint32(dst, p.ICRC)
-		} else {
-			p.ICRC = icrc(dst[start:], p.ipOff, p.udpOff, p.bthOff, p.padEnd, p.IsIPv6, c.prof.ICRCMaskUDPSrcPort)
-			dst = binary.LittleEndian.AppendUint32(dst, p.ICRC)
-		}
-	}
-	return dst, nil
+	return dst
 }
 
 func stackLen(st Stack, ts bool) int {
