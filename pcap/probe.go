@@ -182,9 +182,23 @@ func rpkt(op wire.Opcode) *wire.Packet {
 	return p
 }
 
+// deriveReqs learns, by decoding crafted frames, the requirement each
+// codec rule reports, one header group at a time.
 func deriveReqs(c *wire.Codec) ruleReqs {
 	var r ruleReqs
-	ack := func() *wire.Packet { return rpkt(wire.OpAcknowledge) }
+	r.bth(c)
+	r.extHeaders(c)
+	r.payload(c)
+	r.ipUDP(c)
+	r.feedbackPSN(c)
+	r.reserved(c)
+	return r
+}
+
+// bth finds the requirements of the BTH: opcode, version, reserved bits, the
+// profile's flags and the endpoint QP's number and PSN.
+func (r *ruleReqs) bth(c *wire.Codec) {
+	ack := ackPacket
 	r.Opcode = decodeReq(c, craft(c, ack(), false, func(f []byte, bth int) []byte { f[bth] = 0xC0; return f }))
 	r.TVer = checkReq(c, craft(c, ack(), true, func(f []byte, bth int) []byte { f[bth+1] |= 1; return f }), "BTH", "tver")
 	r.BTHRsvd = checkReq(c, craft(c, ack(), true, func(f []byte, bth int) []byte {
@@ -214,7 +228,12 @@ func deriveReqs(c *wire.Codec) ruleReqs {
 	p = rpkt(wire.OpEndpointReq)
 	p.BTH.PSN = 0x10000
 	r.EPPSN = checkReq(c, craft(c, p, false, same), "BTH", "psn")
-	p = ack()
+}
+
+// extHeaders finds the requirements of the AETH, SETH, NETH, ERTH and EETH code points.
+func (r *ruleReqs) extHeaders(c *wire.Codec) {
+	ack := ackPacket
+	p := ack()
 	p.AETH.Syndrome |= 0x80
 	r.Syndrome = checkReq(c, craft(c, p, false, same), "AETH", "syndrome")
 	p = ack()
@@ -232,12 +251,17 @@ func deriveReqs(c *wire.Codec) ruleReqs {
 	p = rpkt(wire.OpEndpointResp)
 	p.EETH.Op = 3
 	r.EETHOp = checkReq(c, craft(c, p, false, same), "EETH", "op")
+}
+
+// payload finds the requirements of the ICRC, the pad and the payload length.
+func (r *ruleReqs) payload(c *wire.Codec) {
+	ack := ackPacket
 	r.ICRC = checkReq(c, craft(c, ack(), false, func(f []byte, _ int) []byte { f[len(f)-1] ^= 1; return f }), "ICRC", "icrc")
 	r.ICRCTrunc = decodeReq(c, craft(c, ack(), false, func(f []byte, _ int) []byte { return resize(f, -6) }))
 	r.Trailing = checkReq(c, craft(c, ack(), true, func(f []byte, _ int) []byte { return resize(f, 4) }), wire.OpAcknowledge.String(), "")
 	r.PadNonWrite = checkReq(c, craft(c, ack(), true, func(f []byte, bth int) []byte { f[bth+1] |= 0x10; return f }), "BTH", "pad_count")
 	r.PadOver = decodeReq(c, craft(c, rpkt(wire.OpWriteOnly), false, func(f []byte, bth int) []byte { f[bth+1] |= 0x30; return f }))
-	p = rpkt(wire.OpWriteOnly)
+	p := rpkt(wire.OpWriteOnly)
 	p.Payload, p.RETH.DMALength = []byte{1, 2, 3, 4, 5}, 5
 	r.PadCount = checkReq(c, craft(c, p, true, func(f []byte, bth int) []byte {
 		f = resize(f, -3) // drop the pad bytes, keep the count
@@ -249,6 +273,11 @@ func deriveReqs(c *wire.Codec) ruleReqs {
 	p = rpkt(wire.OpWriteOnly)
 	p.RETH.DMALength = 9
 	r.DMALen = checkReq(c, craft(c, p, false, same), "RETH", "dma_length")
+}
+
+// ipUDP finds the requirements of the IPv4 and UDP headers and the DSCP.
+func (r *ruleReqs) ipUDP(c *wire.Codec) {
+	ack := ackPacket
 	r.IPLen = decodeReq(c, craft(c, ack(), false, func(f []byte, _ int) []byte { return f[:len(f)-1] }))
 	r.UDPLen = decodeReq(c, craft(c, ack(), false, func(f []byte, _ int) []byte { f[craftUDP+5]++; return f }))
 	r.UDPShort = checkReq(c, craft(c, ack(), false, func(f []byte, _ int) []byte {
@@ -273,10 +302,15 @@ func deriveReqs(c *wire.Codec) ruleReqs {
 		f[craftIP+10], f[craftIP+11] = byte(v>>8), byte(v)
 		return f
 	}), "IPv4", "flags")
-	p = ack()
+	p := ack()
 	p.IP4.TOS = c.Profile().DSCP.Trimmed << 2
 	r.TrimControl = checkReq(c, craft(c, p, false, same), "", "dscp")
-	p = rpkt(wire.OpSACK)
+}
+
+// feedbackPSN finds the requirements of the PSNs of SACK, NACK and probe, and the SRH.
+func (r *ruleReqs) feedbackPSN(c *wire.Codec) {
+	ack := ackPacket
+	p := rpkt(wire.OpSACK)
 	p.BTH.PSN = 1
 	r.SACKPSN = checkReq(c, craft(c, p, false, same), "BTH", "psn")
 	p = rpkt(wire.OpNACK)
@@ -288,10 +322,14 @@ func deriveReqs(c *wire.Codec) ruleReqs {
 	p = ack()
 	p.IsIPv6, p.SRv6, p.HasSRH = true, true, true
 	r.SRH = decodeReq(c, craft(c, p, false, func(f []byte, _ int) []byte { f[14+40+2] = 3; return f }))
+}
+
+// reserved finds the requirements of reserved fields and truncated headers, per header.
+func (r *ruleReqs) reserved(c *wire.Codec) {
 	r.BTHTrunc = truncReq(c, "BTH")
 	r.Rsvd = map[string]string{"BTH": r.BTHRsvd}
 	rs := func(h, vh string, q *wire.Packet) { r.Rsvd[h] = checkReq(c, craft(c, q, false, same), vh, "reserved") }
-	p = rpkt(wire.OpWriteOnly)
+	p := rpkt(wire.OpWriteOnly)
 	p.BTH.TSPresent, p.TSETH.Rsvd = true, 1
 	rs("TSETH", "TSETH", p)
 	p = rpkt(wire.OpSACK)
@@ -316,8 +354,9 @@ func deriveReqs(c *wire.Codec) ruleReqs {
 	for _, h := range []string{"METH", "TSETH", "RETH", "ImmDt", "AETH", "SETH", "NETH", "PETH", "ERTH", "EETH"} {
 		r.Trunc[h] = truncReq(c, h)
 	}
-	return r
 }
+
+func ackPacket() *wire.Packet { return rpkt(wire.OpAcknowledge) }
 
 // truncReq returns the requirement ID wire reports when header h is cut
 // short.
