@@ -143,169 +143,214 @@ func Parse(files map[string]string) (*Registry, error) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-
-	r := &Registry{byID: map[string]int{}, ambID: map[string]int{}}
-	type ref struct {
-		id, amb, file string
-		line          int
-	}
-	var refs []ref
-	reqLine := map[string]string{} // ID -> "file:line" of first definition
-
+	ps := &parseState{r: &Registry{byID: map[string]int{}, ambID: map[string]int{}}, reqLine: map[string]string{}}
 	for _, name := range names {
-		lines := strings.Split(strings.ReplaceAll(files[name], "\r\n", "\n"), "\n")
-		section := ""
-		inFence := false
-		var item []string // lines of the requirement item being read
-		var itemLine int
-		var itemSection string
-		var amb *Ambiguity // ambiguity entry being read
-		var ambLine int
-		var ambField string // last field read, for continuation lines
-		ambSeen := map[string]bool{}
-
-		finishAmb := func() error {
-			if amb == nil {
-				return nil
-			}
-			for _, f := range ambFieldOrder {
-				if !ambSeen[f] {
-					return &parseError{name, ambLine, fmt.Sprintf("%s: missing %q field", amb.ID, f)}
-				}
-			}
-			if len(amb.Options) < 2 {
-				return &parseError{name, ambLine, fmt.Sprintf("%s: needs at least two options separated by \" | \"", amb.ID)}
-			}
-			r.ambID[amb.ID] = len(r.ambs)
-			r.ambs = append(r.ambs, *amb)
-			amb = nil
-			return nil
-		}
-		// finishReq parses the requirement item read so far, if any.
-		finishReq := func() error {
-			if item == nil {
-				return nil
-			}
-			joined := strings.Join(item, " ")
-			item = nil
-			req, err := parseRequirement(joined)
-			if err != nil {
-				return &parseError{name, itemLine, err.Error()}
-			}
-			if prev, dup := reqLine[req.ID]; dup {
-				return &parseError{name, itemLine, fmt.Sprintf("duplicate requirement %s (first at %s)", req.ID, prev)}
-			}
-			if itemSection == "" {
-				return &parseError{name, itemLine, req.ID + ": requirement before any heading"}
-			}
-			reqLine[req.ID] = fmt.Sprintf("%s:%d", name, itemLine)
-			req.Section, req.File, req.Line = itemSection, name, itemLine
-			for _, m := range ambRefRE.FindAllString(req.Text, -1) {
-				refs = append(refs, ref{req.ID, m, name, itemLine})
-			}
-			r.byID[req.ID] = len(r.reqs)
-			r.reqs = append(r.reqs, req)
-			return nil
-		}
-
-		for i, line := range lines {
-			ln := i + 1
-			isCont := strings.HasPrefix(line, "  ") && strings.TrimSpace(line) != "" && !reqCandidateRE.MatchString(line)
-			if isCont && item != nil {
-				item = append(item, strings.TrimSpace(line))
-				continue
-			}
-			if err := finishReq(); err != nil {
-				return nil, err
-			}
-			if strings.HasPrefix(strings.TrimSpace(line), "```") {
-				inFence = !inFence
-				continue
-			}
-			if inFence {
-				continue
-			}
-			if isCont && amb != nil && ambField != "" {
-				if err := ambAppend(amb, ambField, strings.TrimSpace(line)); err != nil {
-					return nil, &parseError{name, ln, err.Error()}
-				}
-				continue
-			}
-			if strings.TrimSpace(line) == "" {
-				ambField = ""
-				continue
-			}
-
-			if m := headingRE.FindStringSubmatch(line); m != nil {
-				if err := finishAmb(); err != nil {
-					return nil, err
-				}
-				section = m[2]
-				if strings.HasPrefix(m[2], "AMB-") || strings.HasPrefix(m[2], "AMB ") {
-					am := ambHeadingRE.FindStringSubmatch(line)
-					if am == nil {
-						return nil, &parseError{name, ln, fmt.Sprintf("malformed ambiguity heading %q (want \"### AMB-n: Title\")", line)}
-					}
-					if _, dup := r.ambID[am[1]]; dup {
-						return nil, &parseError{name, ln, "duplicate ambiguity " + am[1]}
-					}
-					amb = &Ambiguity{ID: am[1], Title: am[2]}
-					ambLine = ln
-					ambField = ""
-					ambSeen = map[string]bool{}
-				}
-				continue
-			}
-
-			if amb != nil {
-				m := ambFieldRE.FindStringSubmatch(line)
-				if m == nil {
-					return nil, &parseError{name, ln, fmt.Sprintf("%s: unexpected line %q (want \"- Options|Default|Reason|Profile: ...\")", amb.ID, line)}
-				}
-				f := m[1]
-				if ambSeen[f] {
-					return nil, &parseError{name, ln, fmt.Sprintf("%s: duplicate %q field", amb.ID, f)}
-				}
-				if want := ambFieldOrder[len(ambSeen)]; f != want {
-					return nil, &parseError{name, ln, fmt.Sprintf("%s: field %q out of order (want %q)", amb.ID, f, want)}
-				}
-				ambSeen[f] = true
-				ambField = f
-				if err := ambAppend(amb, f, m[2]); err != nil {
-					return nil, &parseError{name, ln, err.Error()}
-				}
-				continue
-			}
-
-			if reqCandidateRE.MatchString(line) {
-				item = []string{line}
-				itemLine = ln
-				itemSection = section
-			}
-		}
-		if err := finishReq(); err != nil {
-			return nil, err
-		}
-		if inFence {
-			return nil, &parseError{name, len(lines), "unterminated code fence"}
-		}
-		if err := finishAmb(); err != nil {
+		if err := ps.file(name, files[name]); err != nil {
 			return nil, err
 		}
 	}
+	if err := ps.crossCheck(); err != nil {
+		return nil, err
+	}
+	return ps.r, nil
+}
 
-	// Cross-checks that need the whole document.
-	for _, q := range r.reqs {
+// parseState is what Parse carries across files: the registry being
+// built, the AMB-n references to check once every file is read, and where
+// each requirement ID was first defined.
+type parseState struct {
+	r       *Registry
+	refs    []ambRef
+	reqLine map[string]string // ID -> "file:line" of first definition
+}
+
+type ambRef struct {
+	id, amb, file string
+	line          int
+}
+
+// fileParser reads one file: the requirement item and the ambiguity entry
+// it is in the middle of, the current section and whether it is inside a
+// code fence.
+type fileParser struct {
+	*parseState
+	name        string
+	section     string
+	inFence     bool
+	item        []string // lines of the requirement item being read
+	itemLine    int
+	itemSection string
+	amb         *Ambiguity // ambiguity entry being read
+	ambLine     int
+	ambField    string // last field read, for continuation lines
+	ambSeen     map[string]bool
+}
+
+func (ps *parseState) file(name, text string) error {
+	p := &fileParser{parseState: ps, name: name, ambSeen: map[string]bool{}}
+	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	for i, line := range lines {
+		if err := p.line(i+1, line); err != nil {
+			return err
+		}
+	}
+	if err := p.finishReq(); err != nil {
+		return err
+	}
+	if p.inFence {
+		return &parseError{name, len(lines), "unterminated code fence"}
+	}
+	return p.finishAmb()
+}
+
+// line reads line number ln.
+func (p *fileParser) line(ln int, line string) error {
+	isCont := strings.HasPrefix(line, "  ") && strings.TrimSpace(line) != "" && !reqCandidateRE.MatchString(line)
+	if isCont && p.item != nil {
+		p.item = append(p.item, strings.TrimSpace(line))
+		return nil
+	}
+	if err := p.finishReq(); err != nil {
+		return err
+	}
+	if strings.HasPrefix(strings.TrimSpace(line), "```") {
+		p.inFence = !p.inFence
+		return nil
+	}
+	switch {
+	case p.inFence:
+		return nil
+	case isCont && p.amb != nil && p.ambField != "":
+		if err := ambAppend(p.amb, p.ambField, strings.TrimSpace(line)); err != nil {
+			return &parseError{p.name, ln, err.Error()}
+		}
+		return nil
+	case strings.TrimSpace(line) == "":
+		p.ambField = ""
+		return nil
+	}
+	if m := headingRE.FindStringSubmatch(line); m != nil {
+		return p.heading(ln, line, m[2])
+	}
+	if p.amb != nil {
+		return p.ambLineField(ln, line)
+	}
+	if reqCandidateRE.MatchString(line) {
+		p.item = []string{line}
+		p.itemLine = ln
+		p.itemSection = p.section
+	}
+	return nil
+}
+
+// heading starts a section, and an ambiguity entry when the heading names
+// one.
+func (p *fileParser) heading(ln int, line, title string) error {
+	if err := p.finishAmb(); err != nil {
+		return err
+	}
+	p.section = title
+	if !strings.HasPrefix(title, "AMB-") && !strings.HasPrefix(title, "AMB ") {
+		return nil
+	}
+	am := ambHeadingRE.FindStringSubmatch(line)
+	if am == nil {
+		return &parseError{p.name, ln, fmt.Sprintf("malformed ambiguity heading %q (want \"### AMB-n: Title\")", line)}
+	}
+	if _, dup := p.r.ambID[am[1]]; dup {
+		return &parseError{p.name, ln, "duplicate ambiguity " + am[1]}
+	}
+	p.amb = &Ambiguity{ID: am[1], Title: am[2]}
+	p.ambLine = ln
+	p.ambField = ""
+	p.ambSeen = map[string]bool{}
+	return nil
+}
+
+// ambLineField reads one "- Field: value" line of an ambiguity entry; the
+// fields come once each, in ambFieldOrder.
+func (p *fileParser) ambLineField(ln int, line string) error {
+	m := ambFieldRE.FindStringSubmatch(line)
+	if m == nil {
+		return &parseError{p.name, ln, fmt.Sprintf("%s: unexpected line %q (want \"- Options|Default|Reason|Profile: ...\")", p.amb.ID, line)}
+	}
+	f := m[1]
+	if p.ambSeen[f] {
+		return &parseError{p.name, ln, fmt.Sprintf("%s: duplicate %q field", p.amb.ID, f)}
+	}
+	if want := ambFieldOrder[len(p.ambSeen)]; f != want {
+		return &parseError{p.name, ln, fmt.Sprintf("%s: field %q out of order (want %q)", p.amb.ID, f, want)}
+	}
+	p.ambSeen[f] = true
+	p.ambField = f
+	if err := ambAppend(p.amb, f, m[2]); err != nil {
+		return &parseError{p.name, ln, err.Error()}
+	}
+	return nil
+}
+
+// finishAmb adds the ambiguity entry read so far, if any, once it has
+// every field and at least two options.
+func (p *fileParser) finishAmb() error {
+	amb := p.amb
+	if amb == nil {
+		return nil
+	}
+	for _, f := range ambFieldOrder {
+		if !p.ambSeen[f] {
+			return &parseError{p.name, p.ambLine, fmt.Sprintf("%s: missing %q field", amb.ID, f)}
+		}
+	}
+	if len(amb.Options) < 2 {
+		return &parseError{p.name, p.ambLine, fmt.Sprintf("%s: needs at least two options separated by \" | \"", amb.ID)}
+	}
+	p.r.ambID[amb.ID] = len(p.r.ambs)
+	p.r.ambs = append(p.r.ambs, *amb)
+	p.amb = nil
+	return nil
+}
+
+// finishReq parses the requirement item read so far, if any.
+func (p *fileParser) finishReq() error {
+	if p.item == nil {
+		return nil
+	}
+	joined := strings.Join(p.item, " ")
+	p.item = nil
+	req, err := parseRequirement(joined)
+	if err != nil {
+		return &parseError{p.name, p.itemLine, err.Error()}
+	}
+	if prev, dup := p.reqLine[req.ID]; dup {
+		return &parseError{p.name, p.itemLine, fmt.Sprintf("duplicate requirement %s (first at %s)", req.ID, prev)}
+	}
+	if p.itemSection == "" {
+		return &parseError{p.name, p.itemLine, req.ID + ": requirement before any heading"}
+	}
+	p.reqLine[req.ID] = fmt.Sprintf("%s:%d", p.name, p.itemLine)
+	req.Section, req.File, req.Line = p.itemSection, p.name, p.itemLine
+	for _, m := range ambRefRE.FindAllString(req.Text, -1) {
+		p.refs = append(p.refs, ambRef{req.ID, m, p.name, p.itemLine})
+	}
+	p.r.byID[req.ID] = len(p.r.reqs)
+	p.r.reqs = append(p.r.reqs, req)
+	return nil
+}
+
+// crossCheck runs the checks that need the whole document: a decision
+// names its AMB-n, and every AMB-n named is in the register.
+func (ps *parseState) crossCheck() error {
+	for _, q := range ps.r.reqs {
 		if q.Confidence == Decision && !ambRefRE.MatchString(q.Text) {
-			return nil, &parseError{q.File, q.Line, q.ID + ": decision requirement names no AMB-n entry in its text"}
+			return &parseError{q.File, q.Line, q.ID + ": decision requirement names no AMB-n entry in its text"}
 		}
 	}
-	for _, f := range refs {
-		if _, ok := r.ambID[f.amb]; !ok {
-			return nil, &parseError{f.file, f.line, fmt.Sprintf("%s refers to %s, which is not in the ambiguity register", f.id, f.amb)}
+	for _, f := range ps.refs {
+		if _, ok := ps.r.ambID[f.amb]; !ok {
+			return &parseError{f.file, f.line, fmt.Sprintf("%s refers to %s, which is not in the ambiguity register", f.id, f.amb)}
 		}
 	}
-	return r, nil
+	return nil
 }
 
 func parseRequirement(line string) (Requirement, error) {
