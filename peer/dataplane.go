@@ -227,6 +227,9 @@ func (a *Agent) transmit(o *statemachine.Outgoing) {
 	if f.has(agNoSolicited) {
 		p.BTH.SE = false
 	}
+	if f.has(agNoSRv6Encap) {
+		p.SRv6, p.HasSRH = false, false
+	}
 	p.Eth.Src = a.cfg.MACs[plane]
 	dst := netip.AddrFrom4(p.IP4.Dst)
 	if p.IsIPv6 {

@@ -49,6 +49,7 @@ const (
 	agVersionSwap
 	agVendorCfgDropped
 	agAdjSvcTime
+	agNoSRv6Encap
 )
 
 // Faults lists every seeded fault, by name.
@@ -88,6 +89,7 @@ var Faults = []Fault{
 	{Name: "version-swapped", Doc: "reports current and last supported API versions the wrong way round", ag: agVersionSwap},
 	{Name: "vendor-cfg-dropped", Doc: "accepts MRC_QP_VENDOR_CFG but returns none in query_qp", ag: agVendorCfgDropped},
 	{Name: "adj-svc-time-set", Doc: "reports adj_svc_time on endpoint responses though no service time travels", ag: agAdjSvcTime},
+	{Name: "no-srv6-encap", Doc: "sends the packets of an SRv6 EV profile without the outer SRv6 header", ag: agNoSRv6Encap},
 }
 
 // FaultSet is a set of seeded faults; the zero value is a correct peer.

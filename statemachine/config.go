@@ -167,6 +167,19 @@ type EVProfile struct {
 	// EventMask is ev_event_mask: the EV states whose entry is reported
 	// on an EV event CQ (EV-ST-12); 0 reports none.
 	EventMask EVEventMask
+	// SRv6, when set, holds each EV's SRv6 path (aligned with EVs): an
+	// IPv6 QP then sends every packet on the EV encapsulated in an outer
+	// IPv6 header to Addr, with a one-segment SRH when HasSegment
+	// (CTL-EVX-6); the EV value stays the key feedback reflects.
+	SRv6 []SRv6Path
+}
+
+// SRv6Path is an SRv6 EV's expansion: the outer destination (an SRv6
+// uSID address) and, for SRv6+SRH formats, the SRH's one segment.
+type SRv6Path struct {
+	Addr       [16]byte
+	Segment    [16]byte
+	HasSegment bool
 }
 
 // MaxPlanes is the largest number of planes (NIC ports) a profile may use;

@@ -2,7 +2,11 @@ package statemachine
 
 import (
 	"errors"
+	"net/netip"
 	"testing"
+
+	"github.com/openmrc/mrc/spec"
+	"github.com/openmrc/mrc/wire"
 )
 
 func newCtl(t *testing.T, mod func(*DeviceAttr)) *Controller {
@@ -295,7 +299,7 @@ func TestCtlSRv6Identity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if evs[1].Key != 1 || evs[1].Expanded != evHex("cafecafe 0001 0002 0003 0004 0005 0006 decafbad 0007 0009") || evs[1].Bits != 192 {
+	if evs[1].Key != SRv6KeyBase+1 || evs[1].Expanded != evHex("cafecafe 0001 0002 0003 0004 0005 0006 decafbad 0007 0009") || evs[1].Bits != 192 {
 		t.Errorf("SRv6 EV 1: key %d, %x (%d bits)", evs[1].Key, evs[1].Expanded, evs[1].Bits)
 	}
 }
@@ -350,5 +354,63 @@ func TestCtlDeviceAttr(t *testing.T) {
 	}
 	if !(CtlEV{}).Unpopulated() || (CtlEV{Port: 1}).Unpopulated() {
 		t.Error("UNPOPULATED is the zero value and port 0 only")
+	}
+}
+
+func TestSRv6EVOnTheWire(t *testing.T) {
+	// CTL-EVX-6, WIRE-ENC-2: an IPv6 QP on a Controller's SRv6+SRH profile
+	// sends every packet in an outer IPv6 header to its EV's SRv6 address
+	// with the one-segment SRH (AMB-73); the inner EV is the key feedback
+	// reflects, and the transfer completes through the codec.
+	c := newCtl(t, func(d *DeviceAttr) { d.PhyPortMask = 0b10 })
+	stevFmt(t, c, 14, EVFmtSRv6, 32, 16, 16, 16, 16, 16, 16, 32, 16, 16)
+	f := append(append(append([]EVField{fld(32, 0xfc000000, 0, 0, 0)}, rep(6, fld(16, 0, 0, 0, 0xffff))...),
+		fld(32, 0xfc00ff00, 0, 0, 0)), rep(2, fld(16, 0, 0, 0, 0xffff))...)
+	wantErrno(t, "OFFLINE", c.ModifyEVProfile(3, &EVProfileAttr{State: ProfileOffline, Mode: EVModeExplicit, FmtProfileID: 14,
+		Count: 3, MinActive: 1, FieldsOp: FieldsModify, Fields: f},
+		EVAttrState|EVAttrMode|EVAttrFmtID|EVAttrCount|EVAttrMinActive|EVAttrEventMask|EVAttrFieldsOp), 0)
+	var ents []EVOpEntry
+	for i := 1; i <= 3; i++ {
+		ents = append(ents, EVOpEntry{New: CtlEV{Val: evHex("1001 2001 3001 4001 0000 0000 0" + string(rune('0'+i)) + "00 0000"), Port: 1}})
+	}
+	wantErrno(t, "populate", c.ModifyEVProfile(3, &EVProfileAttr{EVOp: EVOpReplaceEV, Entries: ents}, EVAttrEVOp), 0)
+	wantErrno(t, "ONLINE", c.ModifyEVProfile(3, &EVProfileAttr{State: ProfileOnline}, EVAttrState), 0)
+	p, _, err := c.EVProfile(3)
+	if err != nil || len(p.SRv6) != 3 || !p.SRv6[0].HasSegment {
+		t.Fatalf("compiled SRv6 profile: %+v %v", p.SRv6, err)
+	}
+	v6 := func(last byte) netip.Addr { return netip.AddrFrom16([16]byte{0xfd, 15: last}) }
+	cfgA, cfgB := testConfig(qpnA), testConfig(qpnB)
+	cfgA.Addr.SrcIP, cfgA.Addr.DstIP, cfgB.Addr.SrcIP, cfgB.Addr.DstIP = v6(1), v6(2), v6(2), v6(1)
+	cfgA.EVProfiles = []EVProfile{p}
+	p.ID = 7
+	cfgB.EVProfiles = []EVProfile{p}
+	aa := testAttr(qpnB)
+	aa.EVProfileID = 3
+	s := newSim(t, cfgA, cfgB, aa, testAttr(qpnA))
+	want := map[uint32][16]byte{}
+	for i, e := range p.EVs {
+		want[e.Value] = p.SRv6[i].Addr
+	}
+	codec, _ := wire.NewCodec(spec.DefaultProfile())
+	var seen, bad int
+	s.tap = func(o *Outgoing) {
+		if !o.Pkt.BTH.Opcode.IsWrite() {
+			return
+		}
+		seen++
+		b, err := codec.Append(nil, &o.Pkt)
+		var d wire.Packet
+		if err != nil || codec.Decode(b, &d) != nil || !d.SRv6 || !d.HasSRH || d.Outer.Dst != want[d.EV(wire.EVModeSTEV)] ||
+			d.SRH.Segments[0][4] != byte(d.EV(wire.EVModeSTEV)-SRv6KeyBase+1) || d.SRH.Segments[0][3] != 0 || d.SRH.SegmentsLeft != 1 {
+			bad++
+		}
+	}
+	for i := 0; i < 4; i++ {
+		s.write(0, uint64(i), i*4096, 2000, false)
+	}
+	s.run(Never)
+	if seen == 0 || bad != 0 || len(s.comps[0]) != 4 {
+		t.Fatalf("%d data packets, %d without their EV's SRv6 headers; %d completions", seen, bad, len(s.comps[0]))
 	}
 }

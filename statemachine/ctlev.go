@@ -474,6 +474,11 @@ func (c *Controller) QueryEVProfile(id uint64, a *EVProfileAttr, mask EVProfileA
 	return nil
 }
 
+// SRv6KeyBase is the 32-bit key of an SRv6 profile's first distinct EV;
+// the next ones follow (AMB-60). It keeps the UDP source port that carries
+// the key in the ephemeral range and never 0.
+const SRv6KeyBase = 0xC000
+
 // ProfileEV is one distinct EV of a profile as the data path sees it: the
 // 32-bit key that packets carry and feedback reflects, the controller's
 // EV, its expansion and its controller state.
@@ -488,8 +493,8 @@ type ProfileEV struct {
 // ProfileEVs returns the distinct EVs of an EV profile past INIT, in array
 // order: copies of one EV are one path (AMB-65). A STEV or UDP EV's key is
 // its expansion as a number; an SRv6 EV's expansion is the outer address
-// (and SRH segment), and its key is its position among the distinct EVs
-// (AMB-60).
+// (and SRH segment), and its key is SRv6KeyBase plus its position among
+// the distinct EVs (AMB-60).
 func (c *Controller) ProfileEVs(id uint64) ([]ProfileEV, error) {
 	p := c.evs[id]
 	if p == nil || p.state == ProfileInit {
@@ -518,7 +523,7 @@ func (c *Controller) compileEV(id uint64, p *evProfileObj) ([]ProfileEV, error) 
 		if err != nil {
 			return nil, err
 		}
-		key := uint32(len(out))
+		key := SRv6KeyBase + uint32(len(out))
 		if f.mode != EVFmtSRv6 {
 			key = binary.BigEndian.Uint32(x[:4]) >> (32 - w)
 		}
@@ -564,9 +569,19 @@ func (c *Controller) EVProfile(id uint64) (EVProfile, []EVState, error) {
 	}
 	out := EVProfile{ID: id, MinActive: min(int(p.minActive), len(evs)), EventMask: p.eventMask}
 	st := make([]EVState, len(evs))
+	srv6 := p.mode != EVModeAuto && c.fmts[p.fmtID].mode == EVFmtSRv6
 	for i, e := range evs {
 		out.EVs = append(out.EVs, EVEntry{Value: e.Key, Port: e.EV.Port})
 		st[i] = e.State
+		if srv6 {
+			var sp SRv6Path
+			copy(sp.Addr[:], e.Expanded[:16])
+			if e.Bits > 128 {
+				copy(sp.Segment[:], e.Expanded[16:])
+				sp.HasSegment = true
+			}
+			out.SRv6 = append(out.SRv6, sp)
+		}
 	}
 	return out, st, nil
 }

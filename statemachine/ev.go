@@ -47,6 +47,7 @@ type evSet struct {
 	minActive      int
 	probeInterval  Time // 0: one base timeout of the QP
 	probeSuccesses uint8
+	srv6           []SRv6Path // per EV, nil unless the profile is SRv6
 }
 
 func buildEVSet(p *EVProfile) (*evSet, error) {
@@ -102,6 +103,13 @@ func buildEVSet(p *EVProfile) (*evSet, error) {
 	}
 	_ = total
 	s.minActive = p.MinActive
+	if len(p.SRv6) != 0 && len(p.SRv6) != n {
+		return nil, cfgErr(f+".SRv6", "%d paths for %d EVs", len(p.SRv6), n)
+	}
+	s.srv6 = append([]SRv6Path(nil), p.SRv6...)
+	if len(s.srv6) == 0 {
+		s.srv6 = nil
+	}
 	s.probeInterval = p.ProbeInterval
 	if s.probeInterval < 0 {
 		return nil, cfgErr(f+".ProbeInterval", "negative")

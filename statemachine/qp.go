@@ -401,6 +401,23 @@ func (q *QP) fillHeaders(o *Outgoing, class DSCPClass, ev int, ect bool) {
 	v := q.ev.set.values[ev]
 	p.SetEV(v, st.evMode)
 	o.EV, o.Plane, o.Class = v, q.ev.set.plane[ev], class
+	p.SRv6, p.HasSRH = false, false
+	if st.v6 && q.ev.set.srv6 != nil {
+		q.ev.set.srv6[ev].encap(p, tos, st)
+	}
+}
+
+// encap wraps p in the outer IPv6 header (and SRH) of an SRv6 EV
+// (CTL-EVX-6, WIRE-ENC-2): from the QP's address to the path's uSID
+// address, the SRH holding the one segment with segments_left 1 (AMB-73).
+func (s *SRv6Path) encap(p *wire.Packet, tos uint8, st *static) {
+	p.SRv6 = true
+	p.Outer = wire.IPv6{TrafficClass: tos, FlowLabel: p.IP6.FlowLabel, HopLimit: st.hop, Src: st.src, Dst: s.Addr}
+	if s.HasSegment {
+		p.HasSRH = true
+		p.SRH = wire.SRH{SegmentsLeft: 1}
+		p.SRH.Segments[0] = s.Segment
+	}
 }
 
 // tsNow is the 16-bit timestamp of now in profile units (WIRE-TSETH-2).

@@ -228,3 +228,72 @@ func ctlPortAdmin(t *T) {
 	}
 	c.WaitSends(len(c.posted), tim.Transfer)
 }
+
+func init() {
+	register(Case{Role: RoleRequester, Run: ctlSRv6Profile, IPv6: true, Case: conformance.Case{
+		ID: "MRC-CTL-EVX-101", Title: "An SRv6 EV profile's expansions as outer SRv6 destinations",
+		Assertion:    "With an explicit EV profile on an SRv6 EV Format profile, every data packet is SRv6-encapsulated with its EV's expansion (fixed locator, then the EV's four uSIDs) as the outer destination, and the inner EV names the same EV for feedback.",
+		Requirements: []string{"CTL-EVX-6", "CTL-EVX-3", "CTL-EVX-2"},
+		Level:        spec.Must,
+		Steps: []string{"Put EV Format profile 14 ONLINE: SRV6, a 32-bit locator and four 16-bit uSIDs.",
+			"Put EV profile 1 ONLINE in EXP mode with fields: the locator fixed to fc00:7e57, four 16-bit uSIDs from the EV; four EVs per port whose uSIDs are 0x1000+p, 0x2000, 0x3000, 0x4000+i; query it.",
+			"Have the IUT send writes: every data packet must carry an outer IPv6 header whose destination is fc00:7e57:10pp:2000:3000:40ii:: for an EV of the profile, the same EV for every packet with the same inner EV."},
+		Pass: "every data packet on its EV's SRv6 path", Fail: "a data packet without SRv6 headers or on an address outside the profile",
+	}})
+}
+
+func ctlSRv6Profile(t *T) {
+	planes := t.Planes()
+	count := uint32(4 * planes)
+	var evs []control.CtlEV
+	want := map[[16]byte]bool{}
+	for p := 1; p <= planes; p++ {
+		for i := 0; i < 4; i++ {
+			evs = append(evs, control.CtlEV{Val: fmt.Sprintf("%04x20003000%04x", 0x1000+p, 0x4000+i), Port: p})
+			want[[16]byte{0xfc, 0x00, 0x7e, 0x57, 0x10, byte(p), 0x20, 0x00, 0x30, 0x00, 0x40, byte(i)}] = true
+		}
+	}
+	setup := func(t *T) {
+		t.Call(control.MethodModifyEVFmtProfile, control.ModifyEVFmtProfileParams{ID: 14, State: str(control.ProfileOffline),
+			Mode: str(control.FmtSRv6), Widths: []int{32, 16, 16, 16, 16}}, nil)
+		t.Call(control.MethodModifyEVFmtProfile, control.ModifyEVFmtProfileParams{ID: 14, State: str(control.ProfileOnline)}, nil)
+		fields := []control.EVField{{Width: 32, InitVal: 0xfc007e57}}
+		for k := 0; k < 4; k++ {
+			fields = append(fields, control.EVField{Width: 16, Mask: 0xFFFF})
+		}
+		t.Call(control.MethodModifyEVProfile, control.ModifyEVProfileParams{ID: 1, State: str(control.ProfileOffline),
+			Mode: str(control.EVModeExplicit), FmtID: ptr(uint64(14)), Count: &count, MinActive: ptrU32(1), EventMask: goodBad, Fields: fields}, nil)
+		op := control.EVOp{Op: control.EVOpReplace}
+		for i := range evs {
+			op.Entries = append(op.Entries, control.EVOpEntry{New: &evs[i], State: control.EVGood})
+		}
+		t.Call(control.MethodModifyEVProfile, control.ModifyEVProfileParams{ID: 1, EVOp: &op}, nil)
+		t.Call(control.MethodModifyEVProfile, control.ModifyEVProfileParams{ID: 1, State: str(control.ProfileOnline)}, nil)
+	}
+	c := t.NewConn(ConnOptions{EVProfile: setup})
+	pathOf := map[uint32][16]byte{}
+	bad, n := 0, 0
+	c.Watch = func(f *RxFrame) {
+		if !isData(f) {
+			return
+		}
+		n++
+		p := &f.Pkt
+		ok := p.SRv6 && want[p.Outer.Dst]
+		if prev, seen := pathOf[f.EV]; ok && seen && prev != p.Outer.Dst {
+			ok = false
+		}
+		if ok {
+			pathOf[f.EV] = p.Outer.Dst
+		} else if bad++; bad == 1 {
+			t.Fail("CTL-EVX-6", At(f), "an outer destination fc00:7e57:10pp:2000:3000:40ii:: of the profile, one per EV", "SRv6 %v, outer %x", p.SRv6, p.Outer.Dst)
+		}
+	}
+	c.Traffic(2*t.s.tim.Settle, 4, 2048, nil)
+	if n == 0 {
+		t.Inconclusive("the IUT sent no data")
+	}
+	t.Check(bad == 0, "CTL-EVX-3", Evidence{}, "every data packet on its EV's expanded SRv6 path", "%d of %d not", bad, n)
+	t.Check(len(pathOf) >= 2, "CTL-EVX-6", Evidence{}, "at least two SRv6 paths in use", "%d", len(pathOf))
+	c.WaitSends(len(c.posted), t.s.tim.Transfer)
+}

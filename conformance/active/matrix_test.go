@@ -55,6 +55,7 @@ var wantDetected = map[string][]string{
 	"version-swapped":     {"CTL-VER-1"},
 	"vendor-cfg-dropped":  {"CTL-QPH-3"},
 	"adj-svc-time-set":    {"CTL-SVC-1"},
+	"no-srv6-encap":       {"CTL-EVX-6"},
 }
 
 type detection struct {
