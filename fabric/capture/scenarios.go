@@ -303,100 +303,22 @@ func (c Scenario) Check(capture []byte) (*Evidence, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Evidence{NACKs: map[wire.NACKReason]int{}, DestQPs: map[uint32]int{}, WriteQPs: map[uint32]int{},
-		PlaneAddrs: map[PlaneSource]int{}}
-	oneEnd := c.Addressing.Host != nil
-	type key struct {
-		psn uint32
-		rtx bool
-	}
-	sent, rcvd := map[key]int{}, map[key]int{}
-	maxPSN := map[uint32]uint32{} // per EV, of first transmissions received
-	var first bool = true
-	var t0, prev int64
+	sc := &scan{c: c, e: &Evidence{NACKs: map[wire.NACKReason]int{}, DestQPs: map[uint32]int{}, WriteQPs: map[uint32]int{},
+		PlaneAddrs: map[PlaneSource]int{}}, oneEnd: c.Addressing.Host != nil,
+		sent: map[psnKey]int{}, rcvd: map[psnKey]int{}, maxPSN: map[uint32]uint32{}, first: true}
 	d := &pcap.Decoder{Codec: wire.Default}
-	err = d.Each(r, func(rec *pcap.Record) error {
-		e.Frames++
-		if rec.Err != nil || !rec.MRC() {
-			e.Malformed++
-			return nil
-		}
-		e.Violations += len(rec.Violations)
-		ts := rec.Timestamp.UnixNano()
-		if first {
-			t0, prev, first = ts, ts, false
-		}
-		if ts < prev {
-			e.OutOfOrder++
-		}
-		prev = ts
-		at := ts - t0
-		point, plane := "", -1
-		if rec.Iface != nil {
-			point, plane = rec.Iface.Point, rec.Iface.Plane
-		}
-		if oneEnd {
-			plane = rec.Interface // one interface per plane, in plane order
-		}
-		p := &rec.Packet
-		c.planeAddr(e, plane, p)
-		op := p.BTH.Opcode
-		tx := point == "tx"
-		e.DestQPs[p.BTH.DestQP]++
-		k := key{p.BTH.PSN, p.BTH.Retransmit}
-		switch {
-		case op.IsWrite():
-			e.WriteQPs[p.BTH.DestQP]++
-			if tx || oneEnd {
-				sent[k]++
-				if p.BTH.Retransmit {
-					e.Retransmits++
-				}
-				if plane >= 0 && plane < 2 {
-					e.PlaneData[plane]++
-				}
-				if plane == 1 && at > 32_000 {
-					e.LateOnPlane1++
-				}
-			}
-			if !tx || oneEnd {
-				e.received(p, rec.EV, maxPSN)
-				rcvd[k]++
-			}
-		case op == wire.OpProbe:
-			if tx || oneEnd {
-				e.Probes++
-			}
-		case op == wire.OpSACK || op == wire.OpNACK || op == wire.OpAcknowledge:
-			if !tx && !oneEnd {
-				e.AcksReceived++
-				return nil
-			}
-			e.AcksSent++
-			switch op {
-			case wire.OpSACK:
-				holes, _ := pcap.SACKGaps(&p.SETH)
-				e.SACKHoles += holes
-				if p.SETH.M == wire.MSkipOnce {
-					e.SkipOnce++
-				}
-			case wire.OpNACK:
-				e.NACKs[p.NETH.Reason]++
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return e, err
+	if err := d.Each(r, sc.record); err != nil {
+		return sc.e, err
 	}
-	if oneEnd {
+	e := sc.e
+	if sc.oneEnd {
 		e.Lost, e.Duplicates, e.AcksSent, e.AcksReceived = -1, -1, -1, -1
 	} else {
-		for k, n := range sent {
-			e.Lost += max(0, n-rcvd[k])
+		for k, n := range sc.sent {
+			e.Lost += max(0, n-sc.rcvd[k])
 		}
-		for k, n := range rcvd {
-			e.Duplicates += max(0, n-sent[k])
+		for k, n := range sc.rcvd {
+			e.Duplicates += max(0, n-sc.sent[k])
 		}
 	}
 	errs := c.wellFormed(e)
@@ -404,6 +326,113 @@ func (c Scenario) Check(capture []byte) (*Evidence, error) {
 		errs = append(errs, fmt.Errorf("the capture does not show the impairment: %w", err))
 	}
 	return e, errors.Join(errs...)
+}
+
+// psnKey tells a first transmission of a PSN from its retransmissions.
+type psnKey struct {
+	psn uint32
+	rtx bool
+}
+
+// scan is Check's pass over the capture: the evidence so far, the writes
+// sent and received per PSN (to count losses and duplicates), and the
+// time of the first and the previous frame. oneEnd is a capture at one
+// host, which sees both directions on every interface.
+type scan struct {
+	c          Scenario
+	e          *Evidence
+	oneEnd     bool
+	sent, rcvd map[psnKey]int
+	maxPSN     map[uint32]uint32 // per EV, of first transmissions received
+	first      bool
+	t0, prev   int64
+}
+
+// record counts one frame.
+func (s *scan) record(rec *pcap.Record) error {
+	e := s.e
+	e.Frames++
+	if rec.Err != nil || !rec.MRC() {
+		e.Malformed++
+		return nil
+	}
+	e.Violations += len(rec.Violations)
+	ts := rec.Timestamp.UnixNano()
+	if s.first {
+		s.t0, s.prev, s.first = ts, ts, false
+	}
+	if ts < s.prev {
+		e.OutOfOrder++
+	}
+	s.prev = ts
+	point, plane := "", -1
+	if rec.Iface != nil {
+		point, plane = rec.Iface.Point, rec.Iface.Plane
+	}
+	if s.oneEnd {
+		plane = rec.Interface // one interface per plane, in plane order
+	}
+	p := &rec.Packet
+	s.c.planeAddr(e, plane, p)
+	op := p.BTH.Opcode
+	tx := point == "tx"
+	e.DestQPs[p.BTH.DestQP]++
+	switch {
+	case op.IsWrite():
+		s.write(rec, tx, plane, ts-s.t0)
+	case op == wire.OpProbe:
+		if tx || s.oneEnd {
+			e.Probes++
+		}
+	case op == wire.OpSACK || op == wire.OpNACK || op == wire.OpAcknowledge:
+		s.feedback(p, tx)
+	}
+	return nil
+}
+
+// write counts a write packet: sent where it leaves (tx), received where
+// it arrives; at nanoseconds at since the first frame.
+func (s *scan) write(rec *pcap.Record, tx bool, plane int, at int64) {
+	e, p := s.e, &rec.Packet
+	k := psnKey{p.BTH.PSN, p.BTH.Retransmit}
+	e.WriteQPs[p.BTH.DestQP]++
+	if tx || s.oneEnd {
+		s.sent[k]++
+		if p.BTH.Retransmit {
+			e.Retransmits++
+		}
+		if plane >= 0 && plane < 2 {
+			e.PlaneData[plane]++
+		}
+		if plane == 1 && at > 32_000 {
+			e.LateOnPlane1++
+		}
+	}
+	if !tx || s.oneEnd {
+		e.received(p, rec.EV, s.maxPSN)
+		s.rcvd[k]++
+	}
+}
+
+// feedback counts an ACK, SACK or NACK: received where it arrives, and
+// its holes, SKIP_ONCE marks and NACK reasons where it is sent.
+func (s *scan) feedback(p *wire.Packet, tx bool) {
+	e := s.e
+	if !tx && !s.oneEnd {
+		e.AcksReceived++
+		return
+	}
+	e.AcksSent++
+	switch p.BTH.Opcode {
+	case wire.OpSACK:
+		holes, _ := pcap.SACKGaps(&p.SETH)
+		e.SACKHoles += holes
+		if p.SETH.M == wire.MSkipOnce {
+			e.SkipOnce++
+		}
+	case wire.OpNACK:
+		e.NACKs[p.NETH.Reason]++
+	}
 }
 
 // received counts a data frame at its receiving end.
