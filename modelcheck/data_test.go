@@ -119,3 +119,24 @@ func TestDataTags(t *testing.T) {
 func TestSeededNoBackoff(t *testing.T) {
 	seeded(t, rtoBackoff("rto-backoff-hunt"), sm.FaultNoBackoff, InvRTOBackoff, 5, true)
 }
+
+// TestWorkingPathCanFail: with a recoverable NACK made fatal, the search of
+// trim (a working-path configuration) reaches ERROR, which
+// TestConfigurations' working-path check reports; the correct code never
+// does (QP-ST-10).
+func TestWorkingPathCanFail(t *testing.T) {
+	cfg := Configurations()[2]
+	if cfg.Name != "trim" || !workingPath[cfg.Name] {
+		t.Fatalf("configuration 2 is %s", cfg.Name)
+	}
+	cfg.Faults = sm.FaultFatalRecoverableNACK
+	r, err := check(cfg, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := errorsReached(r); len(e) == 0 {
+		t.Errorf("the fatal NACK reached no ERROR: %v", r.ReachedList())
+	} else {
+		t.Logf("reached %v (first violation: %s)", e, r.Violation.Invariant)
+	}
+}

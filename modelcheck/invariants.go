@@ -161,6 +161,7 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 	}
 	var timedOut, inferred []uint32
 	c.nackDelivered(s, q0, g)
+	due := c.timeoutsDue(s, pre, post)
 	unaMoved := wire.PSNDiff(q1.CumulativeACK(), q0.CumulativeACK()) > 0
 	var mustBe [8]sm.EVState // what a probe answer requires of each EV by the end of the step
 	for _, e := range l.ev[s] {
@@ -216,20 +217,17 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 			}
 			st[i] = to
 		case sm.EvTimeout:
-			// LR-TMR-6: a timeout counts when it is the oldest outstanding
-			// PSN's (una does not move within a timer step) and its EV was
-			// not already ASSUMED_BAD.
-			i := c.evIndex(e.EV)
-			if i >= 0 && st[i] != sm.EVAssumedBad && e.PSN == wire.PSNAdd(q0.CumulativeACK(), 1) {
-				g.retries++
-			}
 			timedOut = append(timedOut, e.EV)
-			if c.rel(e.PSN) < maxPSNs && g.rto[c.rel(e.PSN)] != 0 {
-				if due := g.sentAt[c.rel(e.PSN)] + sm.Timeout(c.cfg.TimeoutAttr)<<(g.rto[c.rel(e.PSN)]-1); e.Time < due {
-					v.add(InvRTOBackoff, "%s times out psn %d at %s; sent at %s with RTO T×2^%d it is due at %s", side[s], e.PSN,
-						fmtTime(e.Time), fmtTime(g.sentAt[c.rel(e.PSN)]), g.rto[c.rel(e.PSN)]-1, fmtTime(due))
+			if rp := c.rel(e.PSN); rp >= maxPSNs || due&(1<<rp) == 0 {
+				at := "never sent"
+				if rp < maxPSNs && pg.rto[rp] != 0 {
+					at = fmt.Sprintf("due at %s (sent at %s, RTO T×2^%d)", fmtTime(c.due(pg, rp)), fmtTime(pg.sentAt[rp]), pg.rto[rp]-1)
 				}
-				g.rto[c.rel(e.PSN)] = 0
+				v.add(InvRTOBackoff, "%s times out psn %d at %s, in a %s step; its timer is %s", side[s], e.PSN, fmtTime(e.Time),
+					actNames[l.act.kind], at)
+			} else {
+				due &^= 1 << rp
+				g.rto[rp] = 0
 			}
 			if c.rel(e.PSN) < maxPSNs {
 				g.nackEV[c.rel(e.PSN)] = e.EV + 1
@@ -256,6 +254,7 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 					r = int(g.retries)
 				}
 				g.sentAt[c.rel(e.PSN)] = e.Time
+				g.txEV[c.rel(e.PSN)] = uint8(c.evIndex(e.EV) + 1)
 				g.rto[c.rel(e.PSN)] = uint8(min(max(0, r-c.cfg.LinearCnt), sm.MaxTimeout-int(c.cfg.TimeoutAttr)) + 1)
 			}
 			if e.Flags&sm.FlagRetransmit != 0 && c.rel(e.PSN) < maxPSNs {
@@ -280,6 +279,14 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 				v.add(InvSentOnGoodEV, "%s sends psn %d on EV %#x, which is %s (plane %d down=%v)", side[s], e.PSN, e.EV, state,
 					e.Plane, post.down&(1<<e.Plane) != 0)
 			}
+		}
+	}
+	for p := range uint32(maxPSNs) {
+		// A PSN whose timer expired may have been queued otherwise within
+		// the step; one still in flight must have timed out.
+		if due&(1<<p) != 0 && q1.State() == sm.StateRTS && q1.PSNStateOf(c.abs(p)) == sm.PSNInFlight {
+			v.add(InvRTOBackoff, "%s: the timer of psn %d expired at %s (sent at %s, RTO T×2^%d), but it is still in flight "+
+				"without a timeout", side[s], c.abs(p), fmtTime(c.due(pg, p)), fmtTime(pg.sentAt[p]), pg.rto[p]-1)
 		}
 	}
 	for i, e := range q1.EVs(nil) {
@@ -697,3 +704,39 @@ func signedPSN(p uint32) int32 { return int32(p<<8) >> 8 }
 func (c *checker) rel(p uint32) uint32 { return wire.PSNAdd(p, -int(c.cfg.StartPSN)) }
 
 func (c *checker) abs(r uint32) uint32 { return wire.PSNAdd(c.cfg.StartPSN, int(r)) }
+
+// due is when the timer of the PSN at offset p expires, by the checker's
+// own record of its last transmission.
+func (c *checker) due(g *ghost, p uint32) sm.Time {
+	return g.sentAt[p] + sm.Timeout(c.cfg.TimeoutAttr)<<(g.rto[p]-1)
+}
+
+// timeoutsDue returns the PSNs (offsets) of QP s whose timers expire in
+// this step by the checker's own send times and RTO exponents (LR-TMR-3,
+// LR-TMR-4): only a timer step fires them, and it fires all of them. The
+// retry event is counted here, from the environment's step and the
+// checker's record, not from the QP's report: the timeout of una counts
+// when the EV una was last sent on was not ASSUMED_BAD before the step
+// (LR-TMR-5, LR-TMR-6).
+func (c *checker) timeoutsDue(s int, pre, post *world) uint32 {
+	q0 := pre.qp[s]
+	pg, g := &pre.g[s], &post.g[s]
+	if c.log.act.kind != actTimer || q0.State() != sm.StateRTS {
+		return 0
+	}
+	var due uint32
+	for p := range uint32(maxPSNs) {
+		if pg.rto[p] != 0 && c.due(pg, p) <= post.now {
+			due |= 1 << p
+		}
+	}
+	una := c.rel(wire.PSNAdd(q0.CumulativeACK(), 1))
+	if una < maxPSNs && due&(1<<una) != 0 {
+		if i := int(pg.txEV[una]) - 1; i >= 0 {
+			if st, _ := q0.EVStateOf(c.evs[i]); st != sm.EVAssumedBad {
+				g.retries++
+			}
+		}
+	}
+	return due
+}

@@ -43,6 +43,27 @@ var mustReach = map[string][]string{
 	"adversarial-requester":    {"NACKSent PSN_OOR_WINDOW", "Duplicate", "IMMDelivered"},
 }
 
+// workingPath lists the configurations in which no path fails, nothing
+// asks for ERROR (no modify, no resource shortage, no bad address or
+// missing receive WR, no controller), and the retry budget exceeds the
+// retry events the faults and timer firings can cause: there, under any
+// schedule, no QP may enter ERROR at all (QP-ST-10, LR-TMR-7).
+var workingPath = map[string]bool{"reorder-spurious-timeout": true, "loss": true, "trim": true, "ecn-always-skip": true,
+	"ecn-skip-once": true, "duplicate": true, "bidirectional": true, "port-flap": true, "backup-replacement": true,
+	"window-1": true, "reorder-guard-1": true, "no-trim-nack": true, "coalesce-timestamps": true, "psn-wrap": true,
+	"rto-backoff": true, "nscc": true}
+
+// errorsReached lists the ERROR causes a search reached.
+func errorsReached(r *Result) []string {
+	var l []string
+	for _, k := range r.ReachedList() {
+		if strings.HasPrefix(k, "QPError") {
+			l = append(l, k)
+		}
+	}
+	return l
+}
+
 func largeRun() bool { return os.Getenv("MRC_MC_LARGE") != "" }
 
 // TestConfigurations explores every default configuration (and with
@@ -77,6 +98,9 @@ func TestConfigurations(t *testing.T) {
 				r.Distinct, r.Depth, r.Elapsed.Seconds()))
 			if r.Violation != nil {
 				t.Fatalf("invariant violated:\n%s", r.Violation)
+			}
+			if e := errorsReached(r); workingPath[cfg.Name] && len(e) > 0 {
+				t.Errorf("%s has a working path and a retry budget beyond its faults, yet a QP entered ERROR: %v", cfg.Name, e)
 			}
 			for _, want := range mustReach[cfg.Name] {
 				if r.Reached[want] == 0 {

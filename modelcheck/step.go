@@ -2,6 +2,7 @@ package modelcheck
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/openmrc/mrc/spec"
 	sm "github.com/openmrc/mrc/statemachine"
@@ -164,6 +165,9 @@ func (c *checker) initial() (*world, error) {
 				nw, err := c.apply(w, action{kind: actPost, side: uint8(s)})
 				if err != nil {
 					return nil, err
+				}
+				if v := c.check(w, nw); v.any() { // also records the posts in the ghost state
+					return nil, fmt.Errorf("modelcheck: %s: the initial posts violate %s", c.cfg.Name, strings.Join(v.details, "; "))
 				}
 				w = nw
 			}

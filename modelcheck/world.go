@@ -148,6 +148,7 @@ type ghost struct {
 	// the retries counted above (LR-TMR-4); rto 0: not in flight.
 	sentAt [maxPSNs]sm.Time
 	rto    [maxPSNs]uint8
+	txEV   [maxPSNs]uint8 // 1 + index of the EV an in-flight PSN was last sent on
 }
 
 // world is one state of the model: the two QPs, time, the network and the
@@ -250,7 +251,7 @@ func (w *world) hashOpt(scratch []uint64, budgets bool) (uint64, []uint64) {
 		h.mix(uint64(g.probing) | boolBit(g.wild)<<8)
 		for p, r := range g.rto {
 			if r != 0 {
-				h.mix(uint64(w.now-g.sentAt[p]) | uint64(r)<<56)
+				h.mix(uint64(w.now-g.sentAt[p]) | uint64(r)<<56 | uint64(g.txEV[p])<<48)
 			}
 		}
 		for _, m := range g.mem {
