@@ -96,35 +96,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmd.Usagef("%v", err)
 	}
 	prof := spec.DefaultProfile()
-	var conn netio.Conn
-	switch *transport {
-	case "udp":
-		if *planes < 1 || *planes > 8 {
-			return cmd.Usagef("--planes %d: want 1 to 8", *planes)
-		}
-		macs := make([][6]byte, *planes)
-		for i := range macs {
-			macs[i] = [6]byte{0x02, 0x4d, 0x52, 0x50, 0x00, byte(0x10 + i)}
-		}
-		t, err := netio.ListenTunnel(*listen, *remote, macs)
-		if err != nil {
-			return fail(1, "%v", err)
-		}
-		conn = t
-	case "afpacket":
-		if !netio.AFPacketSupported {
-			return fail(127, "the afpacket transport needs Linux")
-		}
-		if *ifaces == "" {
-			return cmd.Usagef("--transport afpacket needs --iface")
-		}
-		a, err := netio.OpenAFPacket(strings.Split(*ifaces, ","), prof.AcceptUDPDstPorts, false)
-		if err != nil {
-			return fail(1, "%v", err)
-		}
-		conn = a
-	default:
-		return cmd.Usagef("unknown transport %q (want udp or afpacket)", *transport)
+	conn, code := openConn(cmd, *transport, *listen, *remote, *ifaces, *planes, prof.AcceptUDPDstPorts)
+	if conn == nil {
+		return code
 	}
 	defer conn.Close()
 	a, err := peer.New(peer.Config{MACs: conn.MACs(), IP: ip, Seed: *seed, Faults: fset, Profile: &prof,
@@ -133,32 +107,83 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(2, "%v", err)
 	}
-	network, addr := control.SplitAddr(*ctlAddr)
+	return serve(ctx, cmd, session{a, conn, *ctlAddr, *transport, ip, fset.Names()}, stderr)
+}
+
+// openConn opens the data path the flags name, or returns the exit status
+// that says why it could not.
+func openConn(cmd cli.Command, transport, listen, remote, ifaces string, planes int, ports []uint16) (netio.Conn, int) {
+	switch transport {
+	case "udp":
+		if planes < 1 || planes > 8 {
+			return nil, cmd.Usagef("--planes %d: want 1 to 8", planes)
+		}
+		macs := make([][6]byte, planes)
+		for i := range macs {
+			macs[i] = [6]byte{0x02, 0x4d, 0x52, 0x50, 0x00, byte(0x10 + i)}
+		}
+		t, err := netio.ListenTunnel(listen, remote, macs)
+		if err != nil {
+			return nil, cmd.Errorf(1, "%v", err)
+		}
+		return t, 0
+	case "afpacket":
+		if !netio.AFPacketSupported {
+			return nil, cmd.Errorf(127, "the afpacket transport needs Linux")
+		}
+		if ifaces == "" {
+			return nil, cmd.Usagef("--transport afpacket needs --iface")
+		}
+		a, err := netio.OpenAFPacket(strings.Split(ifaces, ","), ports, false)
+		if err != nil {
+			return nil, cmd.Errorf(1, "%v", err)
+		}
+		return a, 0
+	default:
+		return nil, cmd.Usagef("unknown transport %q (want udp or afpacket)", transport)
+	}
+}
+
+// session is what serve runs: the agent on its data path, and what it prints
+// about them.
+type session struct {
+	agent     *peer.Agent
+	conn      netio.Conn
+	ctlAddr   string
+	transport string
+	ip        netip.Addr
+	faults    []string
+}
+
+// serve answers the control connection and runs the agent until ctx ends
+// or either fails.
+func serve(ctx context.Context, cmd cli.Command, p session, stderr io.Writer) int {
+	network, addr := control.SplitAddr(p.ctlAddr)
 	if network == "unix" {
 		os.Remove(addr)
 	}
 	l, err := net.Listen(network, addr)
 	if err != nil {
-		return fail(1, "control: %v", err)
+		return cmd.Errorf(1, "control: %v", err)
 	}
 	if network == "unix" {
 		defer os.Remove(addr)
 	}
-	r := peer.NewRunner(a, conn)
+	r := peer.NewRunner(p.agent, p.conn)
 	r.Logf = func(f string, args ...any) { fmt.Fprintf(stderr, "mrc-peer: "+f+"\n", args...) }
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	serr := make(chan error, 1)
 	go func() { serr <- control.Serve(ctx, l, r.Handler()) }()
 	fmt.Fprintf(stderr, "mrc-peer: control on %s, data on %s (%d planes), address %v, faults [%s]\n",
-		*ctlAddr, *transport, conn.Planes(), ip, strings.Join(fset.Names(), ","))
+		p.ctlAddr, p.transport, p.conn.Planes(), p.ip, strings.Join(p.faults, ","))
 	err = r.Run(ctx)
 	cancel()
 	if serr := <-serr; err == nil {
 		err = serr
 	}
 	if err != nil {
-		return fail(1, "%v", err)
+		return cmd.Errorf(1, "%v", err)
 	}
 	return 0
 }
