@@ -179,7 +179,14 @@ const (
 // retransmissions, trimmed packets and both accepted UDP ports.
 func Valid(c *wire.Codec) ([]Entry, error) {
 	b := &builder{c: c}
-	d := c.Profile().DSCP
+	b.validWrites()
+	b.validFeedback()
+	return b.out, b.err
+}
+
+// validWrites adds the writes, A to B.
+func (b *builder) validWrites() {
+	d := b.c.Profile().DSCP
 	const va = 0x00007f0000000000
 
 	p := write(b.pkt(v4, false, 0xc001, d.Trimmable), wire.OpWriteFirst, qpB, 100, 7, va, 160, payload(64, 0))
@@ -236,9 +243,13 @@ func Valid(c *wire.Codec) ([]Entry, error) {
 		binary.BigEndian.PutUint16(f[udp+2:], 4971)
 		b.fix()
 	}
+}
 
-	// Feedback, B to A.
-	p = b.pkt(v4, true, 0xa001, d.Control)
+// validFeedback adds the feedback B sends A (ACK, SACK, NACK), the probe
+// and the endpoint operations.
+func (b *builder) validFeedback() {
+	d := b.c.Profile().DSCP
+	p := b.pkt(v4, true, 0xa001, d.Control)
 	p.BTH = wire.BTH{Opcode: wire.OpAcknowledge, PKey: 0xFFFF, DestQP: qpA, PSN: 102}
 	p.AETH = wire.AETH{Syndrome: wire.AETHNoCredit, MSN: 7}
 	b.add("ACKNOWLEDGE with no-credit AETH", 4, p)
@@ -279,7 +290,6 @@ func Valid(c *wire.Codec) ([]Entry, error) {
 	p.BTH = wire.BTH{Opcode: wire.OpEndpointResp, PKey: 0xFFFF, DestQP: wire.EndpointQPN, PSN: 0x0102}
 	p.EETH = wire.EETH{Op: wire.EPEVProbe, TxTimestamp: 100}
 	b.add("ENDPOINT_RESPONSE EV_PROBE", 7, p)
-	return b.out, b.err
 }
 
 // Malformed returns frames that break one rule each: truncations at every
