@@ -1,6 +1,7 @@
 package pcap
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -158,8 +159,10 @@ func (f *Fit) Advice() []string {
 	return slices.Clip(out)
 }
 
-// AdviseFile decodes the capture name with sel in EV mode mode and
-// returns Fit's advice: the one call the judge's summary makes.
+// AdviseFile decodes the first MaxAdviseFrames frames of the capture name
+// with sel in EV mode mode and returns Fit's advice. A hint needs no more:
+// the judge has read the whole capture already, and a second full decode
+// cost more CPU than judging it.
 func AdviseFile(name string, sel *wire.Codec, mode wire.EVMode) ([]string, error) {
 	r, err := Open(name)
 	if err != nil {
@@ -168,8 +171,20 @@ func AdviseFile(name string, sel *wire.Codec, mode wire.EVMode) ([]string, error
 	defer r.Close()
 	d := &Decoder{Codec: sel, EVMode: mode}
 	f := NewFit(sel, mode)
-	if err := d.Each(r, func(rec *Record) error { f.Add(rec); return nil }); err != nil {
-		return f.Advice(), err
+	err = d.Each(r, func(rec *Record) error {
+		f.Add(rec)
+		if f.frames >= MaxAdviseFrames {
+			return errEnough
+		}
+		return nil
+	})
+	if err == errEnough {
+		err = nil
 	}
-	return f.Advice(), nil
+	return f.Advice(), err
 }
+
+// MaxAdviseFrames bounds the frames AdviseFile reads.
+const MaxAdviseFrames = 1 << 14
+
+var errEnough = errors.New("pcap: enough frames for advice")
