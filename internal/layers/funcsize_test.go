@@ -48,7 +48,6 @@ var longFuncAllowed = map[string]string{
 	"modelcheck/scenario.go:RunScenario":                         "the model checker is being reworked in the formal change; split there",
 	"modelcheck/step.go:checker.actions":                         "the model checker is being reworked in the formal change; split there",
 	"modelcheck/step.go:checker.apply":                           "the model checker is being reworked in the formal change; split there",
-	"pcap/internal/corpus/corpus.go:Malformed":                   "a corpus of frames to move into a table",
 	"statemachine/property_test.go:TestFaultsAreCaught":          "a test to split into one behaviour per test",
 	"statemachine/property_test.go:TestPropertyReliableDelivery": "a test to split into one behaviour per test",
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openmrc/mrc/pcap"
+	"github.com/openmrc/mrc/spec"
 	"github.com/openmrc/mrc/wire"
 )
 
@@ -296,32 +297,88 @@ func (b *builder) validFeedback() {
 // layer, bad ICRCs, reserved bits, unknown opcodes, length mismatches,
 // and frames that are not MRC at all. Each Name cites the requirement.
 func Malformed(c *wire.Codec) ([]Entry, error) {
-	b := &builder{c: c}
-	d := c.Profile().DSCP
-	const va = 0x00007f0000000000
-	base := func(n netKind) *wire.Packet {
-		return write(b.pkt(n, false, 0xc0de, d.Trimmable), wire.OpWriteOnly, qpB, 200, 1, va, 16, payload(16, 9))
+	m := newMalformed(c)
+	m.outer()
+	m.truncated()
+	m.fields()
+	m.frames()
+	return m.b.out, m.b.err
+}
+
+// malformed builds Malformed's frames from one good RDMA_WRITE_ONLY over
+// IPv4 (good, with its UDP and BTH offsets) and the packets around it.
+type malformed struct {
+	b          *builder
+	d          spec.DSCPs
+	good       []byte
+	udp4, bth4 int
+}
+
+const malformedVA = 0x00007f0000000000
+
+func newMalformed(c *wire.Codec) *malformed {
+	m := &malformed{b: &builder{c: c}, d: c.Profile().DSCP}
+	m.good, _ = c.Append(nil, m.base(v4))
+	var q wire.Packet
+	_ = c.Decode(m.good, &q)
+	_, m.udp4, m.bth4 = q.Offsets()
+	return m
+}
+
+// base is the good write, over network n.
+func (m *malformed) base(n netKind) *wire.Packet {
+	return write(m.b.pkt(n, false, 0xc0de, m.d.Trimmable), wire.OpWriteOnly, qpB, 200, 1, malformedVA, 16, payload(16, 9))
+}
+
+// cut adds the good frame's first n bytes.
+func (m *malformed) cut(name string, n int) {
+	n = min(n, len(m.good))
+	m.b.raw(name, 0, bytes.Clone(m.good[:n]))
+}
+
+// shrink adds p encoded, with its last drop bytes cut and the IP and UDP
+// lengths (and IPv4 checksum) made to fit.
+func (m *malformed) shrink(name string, iface int, p *wire.Packet, drop int) {
+	b := m.b
+	f, err := b.c.Append(nil, p)
+	if err != nil && b.err == nil {
+		b.err = err
 	}
-	good, _ := b.c.Append(nil, base(v4))
-	_, udp4, bth4 := func() (int, int, int) {
-		var q wire.Packet
-		_ = b.c.Decode(good, &q)
-		return q.Offsets()
-	}()
-	cut := func(name string, n int) {
-		if n > len(good) {
-			n = len(good)
-		}
-		b.raw(name, 0, bytes.Clone(good[:n]))
+	var q wire.Packet
+	_ = b.c.Decode(f, &q)
+	ip, udp, _ := q.Offsets()
+	f = f[:len(f)-drop]
+	if q.IsIPv6 {
+		binary.BigEndian.PutUint16(f[ip+4:], uint16(len(f)-ip-40))
+	} else {
+		binary.BigEndian.PutUint16(f[ip+2:], uint16(len(f)-ip))
+		binary.BigEndian.PutUint16(f[ip+10:], 0)
+		binary.BigEndian.PutUint16(f[ip+10:], wire.IPv4Checksum(f[ip:]))
 	}
-	cut("truncated Ethernet header (WIRE-ENC-1)", 10)
-	cut("truncated IPv4 header (WIRE-ENC-1)", 14+12)
-	f := bytes.Clone(good)
+	binary.BigEndian.PutUint16(f[udp+4:], uint16(len(f)-udp))
+	b.raw(name, iface, f)
+}
+
+// sackPkt is a SACK B sends A.
+func (m *malformed) sackPkt() *wire.Packet {
+	p := m.b.pkt(v6, true, 0x0001a0de, m.d.Control)
+	p.BTH = wire.BTH{Opcode: wire.OpSACK, PKey: 0xFFFF, DestQP: qpA, PSN: 201}
+	p.SETH = wire.SETH{Entropy: 0xc0de, CACKPSN: 201}
+	return p
+}
+
+// outer adds truncations and length mismatches below the BTH.
+func (m *malformed) outer() {
+	b := m.b
+	var f []byte
+	m.cut("truncated Ethernet header (WIRE-ENC-1)", 10)
+	m.cut("truncated IPv4 header (WIRE-ENC-1)", 14+12)
+	f = bytes.Clone(m.good)
 	b.raw("IPv4 total_length beyond the frame (WIRE-LEN-1)", 0, f[:len(f)-8])
-	f = bytes.Clone(good)
-	binary.BigEndian.PutUint16(f[udp4+4:], binary.BigEndian.Uint16(f[udp4+4:])+8)
+	f = bytes.Clone(m.good)
+	binary.BigEndian.PutUint16(f[m.udp4+4:], binary.BigEndian.Uint16(f[m.udp4+4:])+8)
 	b.raw("UDP length beyond the IP datagram (WIRE-LEN-1)", 0, f)
-	f = append(bytes.Clone(good), 0, 0, 0, 0)
+	f = append(bytes.Clone(m.good), 0, 0, 0, 0)
 	binary.BigEndian.PutUint16(f[14+2:], binary.BigEndian.Uint16(f[14+2:])+4)
 	binary.BigEndian.PutUint16(f[14+10:], 0)
 	binary.BigEndian.PutUint16(f[14+10:], wire.IPv4Checksum(f[14:]))
@@ -330,71 +387,60 @@ func Malformed(c *wire.Codec) ([]Entry, error) {
 	{
 		// A BTH cut short: shrink the IP and UDP lengths to 6 bytes of
 		// transport so the frame is consistent up to the BTH.
-		f := bytes.Clone(good[:bth4+6])
+		f := bytes.Clone(m.good[:m.bth4+6])
 		binary.BigEndian.PutUint16(f[14+2:], uint16(len(f)-14))
 		binary.BigEndian.PutUint16(f[14+10:], 0)
 		binary.BigEndian.PutUint16(f[14+10:], wire.IPv4Checksum(f[14:]))
-		binary.BigEndian.PutUint16(f[udp4+4:], uint16(len(f)-udp4))
+		binary.BigEndian.PutUint16(f[m.udp4+4:], uint16(len(f)-m.udp4))
 		b.raw("truncated BTH (WIRE-BTH-1)", 1, f)
 	}
-	shrink := func(name string, iface int, p *wire.Packet, drop int) {
-		f, err := b.c.Append(nil, p)
-		if err != nil && b.err == nil {
-			b.err = err
-		}
-		var q wire.Packet
-		_ = b.c.Decode(f, &q)
-		ip, udp, _ := q.Offsets()
-		f = f[:len(f)-drop]
-		if q.IsIPv6 {
-			binary.BigEndian.PutUint16(f[ip+4:], uint16(len(f)-ip-40))
-		} else {
-			binary.BigEndian.PutUint16(f[ip+2:], uint16(len(f)-ip))
-			binary.BigEndian.PutUint16(f[ip+10:], 0)
-			binary.BigEndian.PutUint16(f[ip+10:], wire.IPv4Checksum(f[ip:]))
-		}
-		binary.BigEndian.PutUint16(f[udp+4:], uint16(len(f)-udp))
-		b.raw(name, iface, f)
-	}
-	sackPkt := func() *wire.Packet {
-		p := b.pkt(v6, true, 0x0001a0de, d.Control)
-		p.BTH = wire.BTH{Opcode: wire.OpSACK, PKey: 0xFFFF, DestQP: qpA, PSN: 201}
-		p.SETH = wire.SETH{Entropy: 0xc0de, CACKPSN: 201}
-		return p
-	}
-	p := b.pkt(v4, true, 0xa0dd, d.Control)
+}
+
+// truncated adds transport headers cut short, with consistent IP and UDP lengths.
+func (m *malformed) truncated() {
+	b := m.b
+	d := m.d
+	var p *wire.Packet
+	p = b.pkt(v4, true, 0xa0dd, d.Control)
 	p.BTH = wire.BTH{Opcode: wire.OpAcknowledge, PKey: 0xFFFF, DestQP: qpA, PSN: 5}
 	p.AETH = wire.AETH{Syndrome: wire.AETHNoCredit, MSN: 1}
-	shrink("ACK cut to 2 bytes after the BTH: no room for the ICRC (WIRE-ICRC-1)", 6, p, 6)
-	shrink("SACK without its ICRC: the last CC_STATE bytes are taken as ICRC (WIRE-SETH-1)", 4, sackPkt(), 4)
-	shrink("truncated SETH (WIRE-SETH-1)", 4, sackPkt(), 4+10)
-	p = base(v6)
-	shrink("truncated RETH (WIRE-RETH-1)", 1, p, 4+16+5)
+	m.shrink("ACK cut to 2 bytes after the BTH: no room for the ICRC (WIRE-ICRC-1)", 6, p, 6)
+	m.shrink("SACK without its ICRC: the last CC_STATE bytes are taken as ICRC (WIRE-SETH-1)", 4, m.sackPkt(), 4)
+	m.shrink("truncated SETH (WIRE-SETH-1)", 4, m.sackPkt(), 4+10)
+	p = m.base(v6)
+	m.shrink("truncated RETH (WIRE-RETH-1)", 1, p, 4+16+5)
 	p = b.pkt(v4, true, 0xa0de, d.Control)
 	p.BTH = wire.BTH{Opcode: wire.OpNACK, PKey: 0xFFFF, DestQP: qpA, PSN: 200}
 	p.NETH = wire.NETH{Reason: wire.NACKTrimmed, Entropy: 0xc0de, NACKPSN: 200}
-	shrink("truncated NETH (WIRE-NETH-1)", 5, p, 4+3)
-	p = base(v6)
+	m.shrink("truncated NETH (WIRE-NETH-1)", 5, p, 4+3)
+	p = m.base(v6)
 	p.BTH.TSPresent = true
-	shrink("truncated TSETH (WIRE-TSETH-1)", 1, p, 34)
+	m.shrink("truncated TSETH (WIRE-TSETH-1)", 1, p, 34)
+}
 
-	f = b.add("ICRC corrupted (WIRE-ICRC-1)", 0, base(v4))
+// fields adds bad ICRCs, reserved bits and field values that break one rule each.
+func (m *malformed) fields() {
+	b := m.b
+	d := m.d
+	var p *wire.Packet
+	var f []byte
+	f = b.add("ICRC corrupted (WIRE-ICRC-1)", 0, m.base(v4))
 	f[len(f)-1] ^= 0xff
-	f = b.add("payload bit flip caught by the ICRC (WIRE-ICRC-1)", 2, base(srv6SRH))
+	f = b.add("payload bit flip caught by the ICRC (WIRE-ICRC-1)", 2, m.base(srv6SRH))
 	f[len(f)-10] ^= 0x01
-	f = b.add("BTH reserved bit 0x40 of byte 8 set (WIRE-BTH-7)", 0, base(v4))
-	f[bth4+8] |= 0x40
+	f = b.add("BTH reserved bit 0x40 of byte 8 set (WIRE-BTH-7)", 0, m.base(v4))
+	f[m.bth4+8] |= 0x40
 	b.fix()
-	f = b.add("BTH tver 1 (WIRE-BTH-3)", 0, base(v4))
-	f[bth4+1] |= 0x01
+	f = b.add("BTH tver 1 (WIRE-BTH-3)", 0, m.base(v4))
+	f[m.bth4+1] |= 0x01
 	b.fix()
-	p = base(v6)
+	p = m.base(v6)
 	p.BTH.TSPresent, p.TSETH = true, wire.TSETH{TxTimestamp: 1, Rsvd: 0x400, FType: 1}
 	b.add("TSETH reserved bits set (WIRE-GEN-2)", 1, p)
-	p = sackPkt()
+	p = m.sackPkt()
 	p.SETH.Rsvd1, p.SETH.Rsvd2 = 0x04, 0x80
 	b.add("SETH reserved bits set (WIRE-GEN-2)", 4, p)
-	p = sackPkt()
+	p = m.sackPkt()
 	p.SETH.M = 3
 	b.add("SETH m = 3, reserved (WIRE-SETH-3)", 4, p)
 	p = b.pkt(v4, true, 0xa0df, d.Control)
@@ -414,7 +460,7 @@ func Malformed(c *wire.Codec) ([]Entry, error) {
 	p.AETH = wire.AETH{Syndrome: wire.AETHNoCredit, MSN: 1}
 	p.Trimmed = true
 	b.add("ACK with a trimmed DSCP (WIRE-TRIM-1)", 6, p)
-	f = b.add("IPv4 without DF (WIRE-ENC-5)", 0, base(v4))
+	f = b.add("IPv4 without DF (WIRE-ENC-5)", 0, m.base(v4))
 	f[14+6] &^= 0x40
 	binary.BigEndian.PutUint16(f[14+10:], wire.IPv4Checksum(f[14:]))
 	b.fix()
@@ -426,7 +472,7 @@ func Malformed(c *wire.Codec) ([]Entry, error) {
 	p.BTH = wire.BTH{Opcode: wire.OpNACK, PKey: 0xFFFF, DestQP: qpA, PSN: 199}
 	p.NETH = wire.NETH{Reason: wire.NACKNoBitmap, Entropy: 0xc0de, NACKPSN: 200}
 	b.add("NACK whose BTH psn is not its nack_psn (WIRE-NETH-4)", 5, p)
-	p = sackPkt()
+	p = m.sackPkt()
 	p.BTH.Retransmit = true
 	b.add("RTX flag on a SACK (WIRE-BTH-5, WIRE-SETH-10)", 4, p)
 	p = b.pkt(v6, false, 0xc0e2, d.Control)
@@ -438,29 +484,36 @@ func Malformed(c *wire.Codec) ([]Entry, error) {
 	p.EETH = wire.EETH{Op: wire.EPEVProbe}
 	p.EETH.Rsvd4[5] = 1
 	b.add("ENDPOINT_RESPONSE with PSN bit 16 and reserved bits (WIRE-EP-1, WIRE-GEN-2)", 7, p)
+}
 
+// frames adds unknown opcodes, pad and length mismatches, and frames that are not MRC.
+func (m *malformed) frames() {
+	b := m.b
+	d := m.d
+	var p *wire.Packet
+	var f []byte
 	for _, op := range []byte{0xC0, 0xDF, 0xE5, 0x0A} {
-		f = b.add("", 3, base(v4))
-		f[bth4] = op
+		f = b.add("", 3, m.base(v4))
+		f[m.bth4] = op
 		b.out[len(b.out)-1].Name = fmt.Sprintf("opcode 0x%02X is not an MRC opcode (WIRE-BTH-2)", op)
 		if op == 0x0A {
 			b.out[len(b.out)-1].Name = "RoCEv2 RC RDMA_WRITE_ONLY (0x0A) on 4791: not MRC (WIRE-BTH-2)"
 		}
 	}
-	p = base(v4)
+	p = m.base(v4)
 	p.Payload = payload(5, 1)
 	p.RETH.DMALength = 5
 	f, _ = b.c.Append(nil, p)
 	f = b.splice(f, len(f)-4-3, 3, nil) // drop the pad bytes
-	f[bth4+1] &^= 0x30                  // and the pad count
+	f[m.bth4+1] &^= 0x30                // and the pad count
 	b.raw("pad_count 0 with a 5-byte payload (WIRE-BTH-9)", 0, f)
 	b.fix()
-	p = base(v4)
+	p = m.base(v4)
 	p.Payload = nil
 	p.RETH.DMALength = 0
 	f = b.add("pad_count 3 with no payload bytes (WIRE-BTH-9)", 0, p)
-	f[bth4+1] |= 0x30
-	p = base(v4)
+	f[m.bth4+1] |= 0x30
+	p = m.base(v4)
 	p.RETH.DMALength = 4096
 	b.add("RDMA_WRITE_ONLY dma_length 4096 with 16 payload bytes (WIRE-RETH-2)", 0, p)
 	p = b.pkt(v4, true, 0xa0e4, d.Control)
@@ -469,22 +522,21 @@ func Malformed(c *wire.Codec) ([]Entry, error) {
 	f, _ = b.c.Append(nil, p)
 	b.raw("ACK with four bytes after the AETH (WIRE-OP-2)", 6, b.splice(f, len(f)-4, 0, []byte{0xAA, 0xBB, 0xCC, 0xDD}))
 	b.fix()
-	f = b.add("UDP checksum not zero (WIRE-UDP-3)", 0, base(v4))
-	f[udp4+6], f[udp4+7] = 0x12, 0x34
-	f = b.add("IPv4 header checksum wrong (WIRE-ENC-1)", 0, base(v4))
+	f = b.add("UDP checksum not zero (WIRE-UDP-3)", 0, m.base(v4))
+	f[m.udp4+6], f[m.udp4+7] = 0x12, 0x34
+	f = b.add("IPv4 header checksum wrong (WIRE-ENC-1)", 0, m.base(v4))
 	f[14+10] ^= 0xff
-	f = b.add("UDP destination port 53: not MRC (WIRE-UDP-1)", 0, base(v4))
-	binary.BigEndian.PutUint16(f[udp4+2:], 53)
+	f = b.add("UDP destination port 53: not MRC (WIRE-UDP-1)", 0, m.base(v4))
+	binary.BigEndian.PutUint16(f[m.udp4+2:], 53)
 	arp := append(append(append([]byte{}, macB[:]...), macA[:]...), 0x08, 0x06)
 	arp = append(arp, make([]byte, 28)...)
 	b.raw("ARP: not IP (WIRE-ENC-1)", 0, arp)
-	p = base(srv6SRH)
+	p = m.base(srv6SRH)
 	f = b.add("SRH routing type 3 (WIRE-ENC-2)", 2, p)
 	f[14+40+2] = 3
-	p = base(v6)
+	p = m.base(v6)
 	f = b.add("IPv6 payload_length beyond the frame (WIRE-LEN-1)", 3, p)
 	binary.BigEndian.PutUint16(f[14+4:], binary.BigEndian.Uint16(f[14+4:])+100)
-	return b.out, b.err
 }
 
 // WriteCapture writes entries as a pcapng file with Interfaces, frame i
