@@ -9,6 +9,7 @@
 //	modelcheck    FuzzWalk         random walks through the model, every invariant per step
 //	pcap          FuzzDecodeFrame  every decode and print path on arbitrary frames
 //	pcap          FuzzReader       capture reader; allocation bounded by the input
+//	pcap          FuzzFilter       decode filter expressions: typed errors, normal form
 //	control       FuzzLine         control protocol lines: typed answers, round trips
 //	peer          FuzzAgent        the reference agent: typed errors, limits held
 //	conformance   FuzzJudge        the passive judge on arbitrary captures
