@@ -99,3 +99,46 @@ func attr(destQPN uint32) statemachine.Attr {
 		SQPSN:       0, // first PSN it sends as requester
 	}
 }
+
+// Expand a compact EV by the SRv6 example of the OCP API's
+// ev_expansion.c: a fixed 32-bit locator, then four 16-bit uSIDs taken
+// from the EV.
+func ExampleExpandEV() {
+	fmtWidths := []uint8{32, 16, 16, 16, 16}
+	fields := []statemachine.EVField{{Width: 32, InitVal: 0xcafecafe}}
+	for i := 0; i < 4; i++ {
+		fields = append(fields, statemachine.EVField{Width: 16, Mask: 0xffff})
+	}
+	ev := statemachine.EVValue{0x11, 0x11, 0x22, 0x22, 0x33, 0x33, 0x44, 0x44}
+	out, bits, err := statemachine.ExpandEV(fmtWidths, fields, ev)
+	fmt.Printf("%x (%d bits) %v\n", out[:bits/8], bits, err)
+	// Output: cafecafe1111222233334444 (96 bits) <nil>
+}
+
+// A GEN-mode EV profile through its lifecycle: an EV Format profile
+// ONLINE, the EV profile OFFLINE with its fields, then ONLINE; the
+// Controller hands a Node the generated EVs' expansions.
+func ExampleController() {
+	c, _ := statemachine.NewController(statemachine.DefaultDeviceAttr(2), statemachine.CtlPolicy{})
+	_ = c.ModifyEVFmtProfile(13, &statemachine.EVFmtAttr{State: statemachine.ProfileOffline, Mode: statemachine.EVFmtSTEV,
+		Widths: []uint8{16}}, statemachine.EVFmtAttrState|statemachine.EVFmtAttrMode|statemachine.EVFmtAttrOp)
+	_ = c.ModifyEVFmtProfile(13, &statemachine.EVFmtAttr{State: statemachine.ProfileOnline}, statemachine.EVFmtAttrState)
+	err := c.ModifyEVProfile(1, &statemachine.EVProfileAttr{State: statemachine.ProfileOffline, Mode: statemachine.EVModeGenerated,
+		FmtProfileID: 13, Count: 4, MinActive: 1, EventMask: statemachine.EVEventGood, FieldsOp: statemachine.FieldsModify,
+		Fields: []statemachine.EVField{{Width: 16, InitVal: 0xa500, MaxVal: 255, Mask: 0xff}}},
+		statemachine.EVAttrState|statemachine.EVAttrMode|statemachine.EVAttrFmtID|statemachine.EVAttrCount|
+			statemachine.EVAttrMinActive|statemachine.EVAttrEventMask|statemachine.EVAttrFieldsOp)
+	fmt.Println(err)
+	fmt.Println(c.ModifyEVProfile(1, &statemachine.EVProfileAttr{State: statemachine.ProfileOnline}, statemachine.EVAttrState))
+	p, _, _ := c.EVProfile(1)
+	for _, e := range p.EVs {
+		fmt.Printf("%#x on port %d\n", e.Value, e.Port)
+	}
+	// Output:
+	// <nil>
+	// <nil>
+	// 0xa500 on port 1
+	// 0xa501 on port 2
+	// 0xa502 on port 1
+	// 0xa503 on port 2
+}
