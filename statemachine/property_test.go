@@ -119,216 +119,155 @@ func (c *checker) run(until Time) {
 // once each in order, and the data lands intact.
 func TestPropertyReliableDelivery(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		ca, cb := testConfig(qpnA), testConfig(qpnB)
-		ca.ReorderThreshold = rapid.IntRange(0, 8).Draw(rt, "reorder_guard")
-		cb.Ack.Coalesce = rapid.IntRange(1, 4).Draw(rt, "ack_coalesce")
-		aa, ab := testAttr(qpnB), testAttr(qpnA)
-		aa.MaxWIMM = uint16(rapid.IntRange(1, 4).Draw(rt, "max_wimm"))
-		psn := uint32(rapid.IntRange(1<<24-40, 1<<24-1).Draw(rt, "sq_psn"))
-		aa.SQPSN, ab.RQPSN = psn, psn
-		if rapid.Bool().Draw(rt, "nscc") {
-			aa.CCProfileID = 10
+		s := randomPair(rt)
+		s.rule = fairAdversary(rt, s)
+		c := watch(s)
+		sizes, imms := postRandomWrites(rt, s)
+		c.run(200 * Second) // the RTO is capped at 1.024 µs × 2^24 ≈ 17 s
+		checkDelivered(rt, s, c, sizes, imms)
+	})
+}
+
+// randomPair is a requester (0) and a responder (1) with random reorder
+// guard, ACK coalescing, max_wimm, CC profile and a starting PSN near the
+// wrap.
+func randomPair(rt *rapid.T) *sim {
+	ca, cb := testConfig(qpnA), testConfig(qpnB)
+	ca.ReorderThreshold = rapid.IntRange(0, 8).Draw(rt, "reorder_guard")
+	cb.Ack.Coalesce = rapid.IntRange(1, 4).Draw(rt, "ack_coalesce")
+	aa, ab := testAttr(qpnB), testAttr(qpnA)
+	aa.MaxWIMM = uint16(rapid.IntRange(1, 4).Draw(rt, "max_wimm"))
+	psn := uint32(rapid.IntRange(1<<24-40, 1<<24-1).Draw(rt, "sq_psn"))
+	aa.SQPSN, ab.RQPSN = psn, psn
+	if rapid.Bool().Draw(rt, "nscc") {
+		aa.CCProfileID = 10
+	}
+	s := newSim(rt, ca, cb, aa, ab)
+	s.quiet = !testing.Verbose()
+	return s
+}
+
+// fairAdversary returns a rule that loses, trims, marks, duplicates and
+// delays packets at random and makes the responder short of resources,
+// within fairness bounds that leave progress possible.
+func fairAdversary(rt *rapid.T, s *sim) func(from int, o *Outgoing) action {
+	dropP := rapid.IntRange(0, 25).Draw(rt, "drop%")
+	fate := func(from int, o *Outgoing) action {
+		f := rapid.IntRange(0, 99).Draw(rt, "fate")
+		switch {
+		case f < dropP:
+			return action{drop: true}
+		case from == 0 && o.Pkt.BTH.Opcode.IsWrite() && f < dropP+10:
+			return action{trim: true, lastHop: f%2 == 0}
+		case f < dropP+15:
+			return action{ce: true}
+		case f < dropP+20:
+			return action{dup: true}
+		case f < dropP+35:
+			return action{extra: Time(rapid.IntRange(1, 5000).Draw(rt, "delay"))}
 		}
-		s := newSim(rt, ca, cb, aa, ab)
-		s.quiet = !testing.Verbose()
-		dropP := rapid.IntRange(0, 25).Draw(rt, "drop%")
-		fate := func(from int, o *Outgoing) action {
-			f := rapid.IntRange(0, 99).Draw(rt, "fate")
-			switch {
-			case f < dropP:
-				return action{drop: true}
-			case from == 0 && o.Pkt.BTH.Opcode.IsWrite() && f < dropP+10:
-				return action{trim: true, lastHop: f%2 == 0}
-			case f < dropP+15:
-				return action{ce: true}
-			case f < dropP+20:
-				return action{dup: true}
-			case f < dropP+35:
-				return action{extra: Time(rapid.IntRange(1, 5000).Draw(rt, "delay"))}
+		return action{}
+	}
+	// Fairness bounds the adversary so that progress is possible: a
+	// data PSN is lost at most twice, at most two other packets in a
+	// row are lost in each direction, and the responder is short of a
+	// resource at most twice, for three packets each time.
+	lostPSN := map[uint32]int{}
+	var lostRun [2]int
+	badLeft, episodes := 0, 0 // packets the responder stays short of a resource; shortages so far
+	return func(from int, o *Outgoing) action {
+		if from == 0 && o.Pkt.BTH.Opcode.IsWrite() {
+			if badLeft > 0 {
+				if badLeft--; badLeft == 0 {
+					s.qp[1].SetResourceCondition(ResourcesOK)
+				}
+			} else if episodes < 2 && rapid.IntRange(0, 99).Draw(rt, "resource") < 3 {
+				episodes++
+				s.qp[1].SetResourceCondition(ResourceCondition(rapid.IntRange(1, 3).Draw(rt, "condition")))
+				badLeft = 3
 			}
-			return action{}
 		}
-		// Fairness bounds the adversary so that progress is possible: a
-		// data PSN is lost at most twice, at most two other packets in a
-		// row are lost in each direction, and the responder is short of a
-		// resource at most twice, for three packets each time.
-		lostPSN := map[uint32]int{}
-		var lostRun [2]int
-		badLeft, episodes := 0, 0 // packets the responder stays short of a resource; shortages so far
-		s.rule = func(from int, o *Outgoing) action {
-			if from == 0 && o.Pkt.BTH.Opcode.IsWrite() {
-				if badLeft > 0 {
-					if badLeft--; badLeft == 0 {
-						s.qp[1].SetResourceCondition(ResourcesOK)
-					}
-				} else if episodes < 2 && rapid.IntRange(0, 99).Draw(rt, "resource") < 3 {
-					episodes++
-					s.qp[1].SetResourceCondition(ResourceCondition(rapid.IntRange(1, 3).Draw(rt, "condition")))
-					badLeft = 3
-				}
-			}
-			a := fate(from, o)
-			if !a.drop && !a.trim {
-				lostRun[from] = 0
-				return a
-			}
-			if from == 0 && o.Pkt.BTH.Opcode.IsWrite() {
-				if lostPSN[o.Pkt.BTH.PSN]++; lostPSN[o.Pkt.BTH.PSN] > 2 {
-					return action{}
-				}
-				return a
-			}
-			if lostRun[from]++; lostRun[from] > 2 {
-				lostRun[from] = 0
+		a := fate(from, o)
+		if !a.drop && !a.trim {
+			lostRun[from] = 0
+			return a
+		}
+		if from == 0 && o.Pkt.BTH.Opcode.IsWrite() {
+			if lostPSN[o.Pkt.BTH.PSN]++; lostPSN[o.Pkt.BTH.PSN] > 2 {
 				return action{}
 			}
 			return a
 		}
-		c := watch(s)
-		nmsg := rapid.IntRange(1, 6).Draw(rt, "messages")
-		sizes := make([]int, nmsg)
-		imms := 0
-		for i := range sizes {
-			sizes[i] = rapid.IntRange(0, 5000).Draw(rt, "size")
-			imm := rapid.Bool().Draw(rt, "imm")
-			if imm {
-				imms++
-			}
-			s.write(0, uint64(i+1), i*8192, sizes[i], imm)
+		if lostRun[from]++; lostRun[from] > 2 {
+			lostRun[from] = 0
+			return action{}
 		}
-		c.run(200 * Second) // the RTO is capped at 1.024 µs × 2^24 ≈ 17 s
-		for _, v := range c.violations {
-			rt.Error(v)
+		return a
+	}
+}
+
+// postRandomWrites posts 1 to 6 writes of random sizes, some with
+// immediate data, and returns their sizes and how many carry immediates.
+func postRandomWrites(rt *rapid.T, s *sim) (sizes []int, imms int) {
+	nmsg := rapid.IntRange(1, 6).Draw(rt, "messages")
+	sizes = make([]int, nmsg)
+	for i := range sizes {
+		sizes[i] = rapid.IntRange(0, 5000).Draw(rt, "size")
+		imm := rapid.Bool().Draw(rt, "imm")
+		if imm {
+			imms++
 		}
-		var done []uint64
-		for _, x := range s.comps[0] {
-			if x.Status != StatusSuccess {
-				rt.Fatalf("completion %+v", x)
-			}
-			done = append(done, x.WRID)
+		s.write(0, uint64(i+1), i*8192, sizes[i], imm)
+	}
+	return sizes, imms
+}
+
+// checkDelivered checks the run's outcome: no invariant broken, every WR
+// completed successfully in post order, each WriteIMM delivered once, and
+// the data intact.
+func checkDelivered(rt *rapid.T, s *sim, c *checker, sizes []int, imms int) {
+	nmsg := len(sizes)
+	for _, v := range c.violations {
+		rt.Error(v)
+	}
+	var done []uint64
+	for _, x := range s.comps[0] {
+		if x.Status != StatusSuccess {
+			rt.Fatalf("completion %+v", x)
 		}
-		if len(done) != nmsg {
-			if testing.Verbose() {
-				for _, l := range s.log {
-					rt.Log(l)
-				}
-			}
-			rt.Fatalf("%d of %d WRs completed (A %s, una %d, nxt %d)", len(done), nmsg, s.qp[0].State(),
-				s.qp[0].CumulativeACK(), s.qp[0].NextPSN())
-		}
-		for i, w := range done {
-			if w != uint64(i+1) {
-				rt.Fatalf("completion order %v (CMP-SND-2)", done)
-			}
-		}
-		if int(c.nextRQMSN) != imms {
-			rt.Fatalf("%d WriteIMMs delivered, want %d", c.nextRQMSN, imms)
-		}
-		for i, n := range sizes {
-			for k := 0; k < n; k++ {
-				if got, want := s.mem[1][i*8192+k], byte((i+1)*7+k); got != want {
-					rt.Fatalf("message %d byte %d: %#x, want %#x", i+1, k, got, want)
-				}
+		done = append(done, x.WRID)
+	}
+	if len(done) != nmsg {
+		if testing.Verbose() {
+			for _, l := range s.log {
+				rt.Log(l)
 			}
 		}
-	})
+		rt.Fatalf("%d of %d WRs completed (A %s, una %d, nxt %d)", len(done), nmsg, s.qp[0].State(),
+			s.qp[0].CumulativeACK(), s.qp[0].NextPSN())
+	}
+	for i, w := range done {
+		if w != uint64(i+1) {
+			rt.Fatalf("completion order %v (CMP-SND-2)", done)
+		}
+	}
+	if int(c.nextRQMSN) != imms {
+		rt.Fatalf("%d WriteIMMs delivered, want %d", c.nextRQMSN, imms)
+	}
+	for i, n := range sizes {
+		for k := 0; k < n; k++ {
+			if got, want := s.mem[1][i*8192+k], byte((i+1)*7+k); got != want {
+				rt.Fatalf("message %d byte %d: %#x, want %#x", i+1, k, got, want)
+			}
+		}
+	}
 }
 
 // TestFaultsAreCaught: each seeded fault breaks the behaviour its
 // requirement protects, and the checks above (or the trace) see it. This
 // keeps Config.Faults honest for the model checker.
 func TestFaultsAreCaught(t *testing.T) {
-	type run func(t *testing.T, f Faults) bool // reports whether the bug showed
-	cases := map[Faults]run{
-		FaultPlaceDuplicates: func(t *testing.T, f Faults) bool {
-			s := faultPair(t, f)
-			s.rule = func(from int, o *Outgoing) action { return action{dup: from == 0 && o.Pkt.BTH.Opcode.IsWrite()} }
-			c := watch(s)
-			s.write(0, 1, 0, 2048, false)
-			c.run(Millisecond)
-			return len(c.violations) > 0
-		},
-		FaultBeyondMPR: func(t *testing.T, f Faults) bool {
-			s := faultPair(t, f)
-			c := watch(s)
-			s.write(0, 1, 0, 200*1024, false)
-			c.step(0, 0)
-			return len(c.violations) > 0
-		},
-		FaultEarlyWIMM: func(t *testing.T, f Faults) bool {
-			s := faultPair(t, f)
-			s.rule = func(from int, o *Outgoing) action {
-				return action{extra: map[bool]Time{true: 5 * Microsecond}[from == 0 && o.Pkt.BTH.PSN == 0 && o.Pkt.BTH.Opcode.IsWrite()]}
-			}
-			c := watch(s)
-			s.write(0, 1, 0, 1024, false)
-			s.write(0, 2, 1024, 10, true)
-			c.run(Millisecond)
-			return len(c.violations) > 0
-		},
-		FaultReuseNACKedEV: func(t *testing.T, f Faults) bool {
-			s := faultPair(t, f)
-			s.rule = func(from int, o *Outgoing) action {
-				return action{trim: from == 0 && o.Pkt.BTH.Opcode.IsWrite() && !o.Pkt.BTH.Retransmit}
-			}
-			c := watch(s)
-			s.write(0, 1, 0, 1024, false)
-			c.run(Millisecond)
-			return len(c.violations) > 0
-		},
-		FaultIgnoreTrim: func(t *testing.T, f Faults) bool {
-			s := faultPair(t, f)
-			s.rule = func(from int, o *Outgoing) action {
-				return action{trim: from == 0 && o.Pkt.BTH.Opcode.IsWrite() && !o.Pkt.BTH.Retransmit}
-			}
-			s.write(0, 1, 0, 1024, false)
-			s.run(5 * Microsecond)
-			return len(s.comps[0]) == 0 // no NACK-driven retransmission within an RTT or two (LR-NACK-1)
-		},
-		FaultNoRestore: func(t *testing.T, f Faults) bool {
-			s := faultPair(t, f)
-			if err := s.qp[0].SetEVState(s.now, 0x100, EVAssumedBad, &s.out); err != nil {
-				t.Fatal(err)
-			}
-			s.collect(0)
-			s.run(Millisecond)
-			st, _ := s.qp[0].EVStateOf(0x100)
-			return st != EVGood // answered probes restore the EV (EV-ST-7)
-		},
-		FaultNoHoldOff: func(t *testing.T, f Faults) bool {
-			o := newOne(t, func(c *Config, a *Attr) { a.CCProfileID = 10; c.Faults = f })
-			o.write(1, 512, false)
-			sent := o.take()
-			if len(sent) != 1 {
-				t.Fatalf("%d packets sent, want 1", len(sent))
-			}
-			o.recv(1, nackPkt(sent[0].BTH.PSN, 0x100, wire.NACKNoPktBuffer))
-			return len(o.take()) > 0 // retransmitted before base_rtt (LR-NACK-2)
-		},
-		FaultNoStallTimer: func(t *testing.T, f Faults) bool {
-			o := nackedOnOnlyEV(t, func(c *Config, a *Attr) { a.Retry = Retry{LinearCnt: 1, ExpCnt: 0}; c.Faults = f })
-			for k := 0; k < 4 && o.q.NextDeadline() != Never; k++ {
-				o.advance(o.q.NextDeadline())
-			}
-			return o.q.State() == StateRTS // hangs: no timer, no retry, no ERROR (LR-SM-3, LR-TMR-7)
-		},
-		FaultGoBackN: func(t *testing.T, f Faults) bool {
-			s := faultPair(t, f)
-			s.rule = func(from int, o *Outgoing) action {
-				return action{drop: from == 0 && o.Pkt.BTH.PSN == 0 && o.Pkt.BTH.Opcode.IsWrite() && !o.Pkt.BTH.Retransmit}
-			}
-			s.write(0, 1, 0, 4*1024, false)
-			s.run(Millisecond)
-			rtx := 0
-			for _, e := range s.events[0] {
-				if e.Kind == EvPacketSent && e.Flags&FlagRetransmit != 0 {
-					rtx++
-				}
-			}
-			return rtx > 1 // PSNs 1-3 were acknowledged, yet resent (LR-RTX-1)
-		},
-	}
-	for f, r := range cases {
+	for f, r := range faultRuns {
 		t.Run(fmt.Sprintf("fault %#x", uint32(f)), func(t *testing.T) {
 			if r(t, 0) {
 				t.Error("the correct implementation shows the bug")
@@ -338,6 +277,101 @@ func TestFaultsAreCaught(t *testing.T) {
 			}
 		})
 	}
+}
+
+// faultRun runs a scenario under seeded faults f and reports whether the
+// bug showed.
+type faultRun func(t *testing.T, f Faults) bool
+
+// faultRuns holds, per seeded fault, the scenario that shows it.
+var faultRuns = map[Faults]faultRun{
+	FaultPlaceDuplicates: func(t *testing.T, f Faults) bool {
+		s := faultPair(t, f)
+		s.rule = func(from int, o *Outgoing) action { return action{dup: from == 0 && o.Pkt.BTH.Opcode.IsWrite()} }
+		c := watch(s)
+		s.write(0, 1, 0, 2048, false)
+		c.run(Millisecond)
+		return len(c.violations) > 0
+	},
+	FaultBeyondMPR: func(t *testing.T, f Faults) bool {
+		s := faultPair(t, f)
+		c := watch(s)
+		s.write(0, 1, 0, 200*1024, false)
+		c.step(0, 0)
+		return len(c.violations) > 0
+	},
+	FaultEarlyWIMM: func(t *testing.T, f Faults) bool {
+		s := faultPair(t, f)
+		s.rule = func(from int, o *Outgoing) action {
+			return action{extra: map[bool]Time{true: 5 * Microsecond}[from == 0 && o.Pkt.BTH.PSN == 0 && o.Pkt.BTH.Opcode.IsWrite()]}
+		}
+		c := watch(s)
+		s.write(0, 1, 0, 1024, false)
+		s.write(0, 2, 1024, 10, true)
+		c.run(Millisecond)
+		return len(c.violations) > 0
+	},
+	FaultReuseNACKedEV: func(t *testing.T, f Faults) bool {
+		s := faultPair(t, f)
+		s.rule = func(from int, o *Outgoing) action {
+			return action{trim: from == 0 && o.Pkt.BTH.Opcode.IsWrite() && !o.Pkt.BTH.Retransmit}
+		}
+		c := watch(s)
+		s.write(0, 1, 0, 1024, false)
+		c.run(Millisecond)
+		return len(c.violations) > 0
+	},
+	FaultIgnoreTrim: func(t *testing.T, f Faults) bool {
+		s := faultPair(t, f)
+		s.rule = func(from int, o *Outgoing) action {
+			return action{trim: from == 0 && o.Pkt.BTH.Opcode.IsWrite() && !o.Pkt.BTH.Retransmit}
+		}
+		s.write(0, 1, 0, 1024, false)
+		s.run(5 * Microsecond)
+		return len(s.comps[0]) == 0 // no NACK-driven retransmission within an RTT or two (LR-NACK-1)
+	},
+	FaultNoRestore: func(t *testing.T, f Faults) bool {
+		s := faultPair(t, f)
+		if err := s.qp[0].SetEVState(s.now, 0x100, EVAssumedBad, &s.out); err != nil {
+			t.Fatal(err)
+		}
+		s.collect(0)
+		s.run(Millisecond)
+		st, _ := s.qp[0].EVStateOf(0x100)
+		return st != EVGood // answered probes restore the EV (EV-ST-7)
+	},
+	FaultNoHoldOff: func(t *testing.T, f Faults) bool {
+		o := newOne(t, func(c *Config, a *Attr) { a.CCProfileID = 10; c.Faults = f })
+		o.write(1, 512, false)
+		sent := o.take()
+		if len(sent) != 1 {
+			t.Fatalf("%d packets sent, want 1", len(sent))
+		}
+		o.recv(1, nackPkt(sent[0].BTH.PSN, 0x100, wire.NACKNoPktBuffer))
+		return len(o.take()) > 0 // retransmitted before base_rtt (LR-NACK-2)
+	},
+	FaultNoStallTimer: func(t *testing.T, f Faults) bool {
+		o := nackedOnOnlyEV(t, func(c *Config, a *Attr) { a.Retry = Retry{LinearCnt: 1, ExpCnt: 0}; c.Faults = f })
+		for k := 0; k < 4 && o.q.NextDeadline() != Never; k++ {
+			o.advance(o.q.NextDeadline())
+		}
+		return o.q.State() == StateRTS // hangs: no timer, no retry, no ERROR (LR-SM-3, LR-TMR-7)
+	},
+	FaultGoBackN: func(t *testing.T, f Faults) bool {
+		s := faultPair(t, f)
+		s.rule = func(from int, o *Outgoing) action {
+			return action{drop: from == 0 && o.Pkt.BTH.PSN == 0 && o.Pkt.BTH.Opcode.IsWrite() && !o.Pkt.BTH.Retransmit}
+		}
+		s.write(0, 1, 0, 4*1024, false)
+		s.run(Millisecond)
+		rtx := 0
+		for _, e := range s.events[0] {
+			if e.Kind == EvPacketSent && e.Flags&FlagRetransmit != 0 {
+				rtx++
+			}
+		}
+		return rtx > 1 // PSNs 1-3 were acknowledged, yet resent (LR-RTX-1)
+	},
 }
 
 func faultPair(t *testing.T, f Faults) *sim {
