@@ -40,7 +40,6 @@ var longFuncAllowed = map[string]string{
 	"cmd/mrc-conform/judge.go:runJudge":                  "a command's flag parsing and dispatch to split per step",
 	"cmd/mrc-conform/run.go:openTarget":                  "a command's flag parsing and dispatch to split per step",
 	"cmd/mrc-conform/run.go:runActive":                   "a command's flag parsing and dispatch to split per step",
-	"fabric/workload/soak_test.go:TestSoak":              "a test to split into one behaviour per test",
 	"modelcheck/agreement_test.go:TestTLAAgreement":      "the model checker is being reworked in the formal change; split there",
 	"modelcheck/check.go:check":                          "the model checker is being reworked in the formal change; split there",
 	"modelcheck/configs.go:Configurations":               "the model checker is being reworked in the formal change; split there",
