@@ -1,6 +1,10 @@
 package wire
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
 
 // EVMode is how an EV reaches the wire; the names follow the OCP API's
 // enum mrc_ctl_ev_fmt_mode.
@@ -28,6 +32,20 @@ func (m EVMode) String() string {
 		return "SRV6"
 	}
 	return fmt.Sprintf("EVMode(%d)", uint8(m))
+}
+
+// ErrUnknownEVMode is ParseEVMode's error for a name it does not know.
+var ErrUnknownEVMode = errors.New("unknown EV mode (want stev, udp or srv6)")
+
+// ParseEVMode returns the mode a name gives, as String writes it or in
+// lower case: stev, udp or srv6.
+func ParseEVMode(s string) (EVMode, error) {
+	for m := EVModeSTEV; m <= EVModeSRv6; m++ {
+		if strings.EqualFold(s, m.String()) {
+			return m, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: %q", ErrUnknownEVMode, s)
 }
 
 // SplitEV returns the UDP source port and IPv6 flow label that carry ev in

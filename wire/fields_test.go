@@ -2,6 +2,8 @@ package wire
 
 import (
 	"bytes"
+	"errors"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -185,4 +187,17 @@ func TestFieldValueAnyPosition(t *testing.T) {
 			t.Fatalf("bit %d width %d: %#x, want %#x", f.Bit, f.Width, got, want)
 		}
 	})
+}
+
+func TestParseEVMode(t *testing.T) {
+	for _, m := range []EVMode{EVModeSTEV, EVModeUDP, EVModeSRv6} {
+		for _, s := range []string{m.String(), strings.ToLower(m.String())} {
+			if got, err := ParseEVMode(s); err != nil || got != m {
+				t.Errorf("ParseEVMode(%q) = %v, %v; want %v", s, got, err, m)
+			}
+		}
+	}
+	if _, err := ParseEVMode("stev2"); !errors.Is(err, ErrUnknownEVMode) || !strings.Contains(err.Error(), `"stev2"`) {
+		t.Errorf("ParseEVMode(stev2) = %v, want ErrUnknownEVMode naming it", err)
+	}
 }

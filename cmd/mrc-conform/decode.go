@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/openmrc/mrc/internal/cli"
 	"github.com/openmrc/mrc/pcap"
@@ -118,29 +117,12 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 	if fl.autostop != (autostop{}) && len(fl.ifaces) == 0 {
 		return cmd.Usagef("-a stops a live capture: use it with -i")
 	}
-	format := pcap.OutputText
-	switch fl.format {
-	case "text":
-		if fl.verbose {
-			format = pcap.OutputVerbose
-		}
-	case "json":
-		if fl.verbose {
-			return cmd.Usagef("-V and --format json exclude each other (JSON has every field)")
-		}
-		format = pcap.OutputJSON
-	default:
-		return cmd.Usagef("unknown format %q (want text or json)", fl.format)
+	format, err := outputFormat(&fl)
+	if err != nil {
+		return cmd.Usagef("%v", err)
 	}
 	d := &pcap.Decoder{NoCheck: fl.noCheck}
-	switch strings.ToLower(fl.evMode) {
-	case "stev":
-		d.EVMode = wire.EVModeSTEV
-	case "udp":
-		d.EVMode = wire.EVModeUDP
-	case "srv6":
-		d.EVMode = wire.EVModeSRv6
-	default:
+	if d.EVMode, err = wire.ParseEVMode(fl.evMode); err != nil {
 		return cmd.Usagef("unknown EV mode %q (want stev, udp or srv6)", fl.evMode)
 	}
 	if fl.profile != "" {
@@ -272,4 +254,21 @@ func writeAdvice(fit *pcap.Fit, format pcap.OutputFormat, w io.Writer) {
 	for _, a := range fit.Advice() {
 		fmt.Fprintln(w, "note: "+a)
 	}
+}
+
+// outputFormat is the printer --format and -V ask for.
+func outputFormat(fl *decodeFlags) (pcap.OutputFormat, error) {
+	switch fl.format {
+	case "text":
+		if fl.verbose {
+			return pcap.OutputVerbose, nil
+		}
+		return pcap.OutputText, nil
+	case "json":
+		if fl.verbose {
+			return 0, errors.New("-V and --format json exclude each other (JSON has every field)")
+		}
+		return pcap.OutputJSON, nil
+	}
+	return 0, fmt.Errorf("unknown format %q (want text or json)", fl.format)
 }

@@ -35,7 +35,6 @@ var longFuncAllowed = map[string]string{
 	"conformance/pics.go:*":                              "conformance is being rewritten (passive judge engine); split there",
 	"conformance/sender.go:*":                            "conformance is being rewritten (passive judge engine); split there",
 	"conformance/wirechecks.go:*":                        "conformance is being rewritten (passive judge engine); split there",
-	"cmd/mrc-conform/decode.go:runDecode":                "a command's flag parsing and dispatch to split per step",
 	"cmd/mrc-conform/hostile_test.go:TestHostileControl": "a test to split into one behaviour per test",
 	"cmd/mrc-conform/judge.go:runJudge":                  "a command's flag parsing and dispatch to split per step",
 	"cmd/mrc-conform/run.go:openTarget":                  "a command's flag parsing and dispatch to split per step",
