@@ -123,10 +123,39 @@ func (a *Agent) modifyEVProfileCtl(now statemachine.Time, params json.RawMessage
 			}
 		}
 	}
-	if err := ctlErr(a.ctl.ModifyEVProfile(p.ID, &at, m)); err != nil {
-		return nil, err
+	var refused error
+	err = a.ctl.ModifyEVProfileBound(p.ID, &at, m, func(np statemachine.EVProfile) error {
+		refused = a.checkRebind(np)
+		return refused
+	})
+	switch {
+	case refused != nil:
+		return nil, refused // nothing changed: controller and QPs still agree
+	case err != nil && online && m&statemachine.EVAttrEVOp != 0:
+		// The entries before a failing one stay (CTL-OP-4): the QPs take them too.
+		if serr := a.syncEVProfile(now, p.ID); serr != nil {
+			return nil, serr
+		}
+		return nil, ctlErr(err)
+	case err != nil:
+		return nil, ctlErr(err)
 	}
 	return control.Empty{}, a.syncEVProfile(now, p.ID)
+}
+
+// checkRebind reports whether every QP using EV profile p.ID can rebind
+// to p, before the controller commits a change to it (CTL-OP-3).
+func (a *Agent) checkRebind(p statemachine.EVProfile) error {
+	for _, qpn := range a.order {
+		e := a.qps[qpn]
+		if e.qp == nil || e.initAttr.EVProfileID != p.ID {
+			continue
+		}
+		if err := e.qp.CheckRebindEVProfile(p); err != nil {
+			return control.Errorf(control.CodeInvalidArgument, "QP %#x cannot take the modified EV profile %d: %v", qpn, p.ID, err)
+		}
+	}
+	return nil
 }
 
 func evAttrOf(p *control.ModifyEVProfileParams) (statemachine.EVProfileAttr, statemachine.EVProfileAttrMask, error) {

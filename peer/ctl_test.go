@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/netip"
+	"slices"
 	"testing"
 
 	"github.com/openmrc/mrc/control"
@@ -76,5 +77,99 @@ func TestControlObjectsBounded(t *testing.T) {
 		if id >= maxProfiles && !errors.Is(err, control.ErrResourceExhausted) {
 			t.Fatalf("format profile %d: %v", id, err)
 		}
+	}
+}
+
+// boundEVProfile brings controller EV profile 1 (format 13, one 16-bit
+// STEV field) ONLINE with evs and a QP using it to RTR.
+func boundEVProfile(t *testing.T, a *Agent, evs []control.CtlEV) *qpEntry {
+	t.Helper()
+	str := func(s string) *string { return &s }
+	fmtID, count, one, zero, acc, mtu, dest, minActive := uint64(13), uint32(len(evs)), uint64(1), 0, 0xF, 1024, uint32(0x20001), uint32(1)
+	op := control.EVOp{Op: control.EVOpReplace}
+	for i := range evs {
+		op.Entries = append(op.Entries, control.EVOpEntry{New: &evs[i], State: control.EVGood})
+	}
+	av := control.AV{MAC: "02:00:00:00:00:09", IP: "10.0.0.9"}
+	caps, psn, mpr, wimm := []string{}, uint32(0), 2, 4
+	for _, c := range []struct {
+		m string
+		p any
+	}{
+		{control.MethodModifyEVFmtProfile, control.ModifyEVFmtProfileParams{ID: 13, State: str(control.ProfileOffline), Mode: str(control.FmtSTEV), Widths: []int{16}}},
+		{control.MethodModifyEVFmtProfile, control.ModifyEVFmtProfileParams{ID: 13, State: str(control.ProfileOnline)}},
+		{control.MethodModifyEVProfile, control.ModifyEVProfileParams{ID: 1, State: str(control.ProfileOffline), Mode: str(control.EVModeExplicit), FmtID: &fmtID, Count: &count,
+			MinActive: &minActive, EventMask: &[]string{control.EVGood}}},
+		{control.MethodModifyEVProfile, control.ModifyEVProfileParams{ID: 1, EVOp: &op}},
+		{control.MethodModifyEVProfile, control.ModifyEVProfileParams{ID: 1, State: str(control.ProfileOnline)}},
+		{control.MethodSetCCProfile, control.CCProfile{ID: 1, Algorithm: control.CCNone}},
+		{control.MethodCreateQP, control.CreateQPParams{MaxSendWR: 8, MaxRecvWR: 8}},
+		{control.MethodModifyQP, control.ModifyQPParams{QPN: firstQPN, State: control.StateInit,
+			Attr: control.QPAttr{EVProfileID: &one, CCProfileID: &one, PKeyIndex: &zero, AccessFlags: &acc}}},
+		{control.MethodModifyQP, control.ModifyQPParams{QPN: firstQPN, State: control.StateRTR,
+			Attr: control.QPAttr{PathMTU: &mtu, DestQPN: &dest, AV: &av, MPRDest: &mpr, MaxWIMMDest: &wimm, Cap: &caps, RQPSN: &psn}}},
+	} {
+		if _, err := call(t, a, 0, c.m, c.p); err != nil {
+			t.Fatalf("%s %+v: %v", c.m, c.p, err)
+		}
+	}
+	e := a.qps[firstQPN]
+	if e == nil || e.qp == nil {
+		t.Fatal("no QP in RTR")
+	}
+	return e
+}
+
+// TestReplaceEVRefusedChangesNothing: CTL-OP-3 in the peer. A REPLACE_EV
+// on an ONLINE profile that a QP cannot take (an EV on another port, or
+// one that leaves fewer distinct EVs) is refused with invalid_argument
+// and changes neither the controller's profile nor the QP; one it can
+// take changes both.
+func TestReplaceEVRefusedChangesNothing(t *testing.T) {
+	a := ctlAgent(t)
+	evs := []control.CtlEV{{Val: "5110", Port: 1}, {Val: "5111", Port: 1}, {Val: "5120", Port: 2}, {Val: "5121", Port: 2}}
+	e := boundEVProfile(t, a, evs)
+	keys := func() []uint32 {
+		pevs, err := a.ctl.ProfileEVs(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []uint32
+		for _, x := range pevs {
+			out = append(out, x.Key)
+		}
+		return out
+	}
+	before := keys()
+	replace := func(old, new control.CtlEV) error {
+		op := control.EVOp{Op: control.EVOpReplace, Entries: []control.EVOpEntry{{EV: old, New: &new, State: control.EVGood}}}
+		_, err := call(t, a, 0, control.MethodModifyEVProfile, control.ModifyEVProfileParams{ID: 1, EVOp: &op})
+		return err
+	}
+	for _, tc := range []struct {
+		name string
+		new  control.CtlEV
+	}{{"another port", control.CtlEV{Val: "5130", Port: 1}}, {"fewer distinct EVs", evs[3]}} {
+		if err := replace(evs[2], tc.new); !errors.Is(err, control.ErrInvalidArgument) {
+			t.Fatalf("%s: %v, want invalid_argument", tc.name, err)
+		}
+		if got := keys(); !slices.Equal(got, before) {
+			t.Fatalf("%s: the refused REPLACE_EV changed the controller's profile: %#x, was %#x", tc.name, got, before)
+		}
+		if _, ok := e.qp.EVStateOf(0x5120); !ok {
+			t.Fatalf("%s: the QP lost EV 0x5120", tc.name)
+		}
+	}
+	if err := replace(evs[2], control.CtlEV{Val: "5122", Port: 2}); err != nil {
+		t.Fatalf("REPLACE_EV on the same port: %v", err)
+	}
+	if got := keys(); got[2] != 0x5122 {
+		t.Fatalf("accepted REPLACE_EV: the controller's EVs %#x", got)
+	}
+	if _, ok := e.qp.EVStateOf(0x5122); !ok {
+		t.Fatal("accepted REPLACE_EV: the QP does not use 0x5122")
+	}
+	if _, ok := e.qp.EVStateOf(0x5120); ok {
+		t.Fatal("accepted REPLACE_EV: the QP still uses 0x5120")
 	}
 }

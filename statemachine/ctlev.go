@@ -113,6 +113,16 @@ func (c *Controller) evModifiable(s ProfileState) EVProfileAttrMask {
 // EV_OP applies entry by entry and stops at the first failing one, whose
 // error is returned, keeping the entries before it (CTL-OP-4).
 func (c *Controller) ModifyEVProfile(id uint64, a *EVProfileAttr, mask EVProfileAttrMask) error {
+	return c.ModifyEVProfileBound(id, a, mask, nil)
+}
+
+// ModifyEVProfileBound is ModifyEVProfile on a profile QPs are bound to:
+// when the modify would leave the profile ONLINE with other EVs, rebind
+// is called with the profile as it would then be (as EVProfile returns
+// it) before anything is committed, and its error refuses the modify,
+// which then changes nothing — not even the entries before a failing one
+// (CTL-OP-3, CTL-OP-4). A nil rebind accepts every profile.
+func (c *Controller) ModifyEVProfileBound(id uint64, a *EVProfileAttr, mask EVProfileAttrMask, rebind func(EVProfile) error) error {
 	p := c.evs[id]
 	if p == nil {
 		if len(c.evs) >= int(c.dev.EVMaxProfiles) {
@@ -144,6 +154,9 @@ func (c *Controller) ModifyEVProfile(id uint64, a *EVProfileAttr, mask EVProfile
 	}
 	if mask&EVAttrEVOp != 0 {
 		if err := c.applyEVOp(id, n, a); err != nil {
+			if rerr := c.checkRebind(id, p, n, rebind); rerr != nil {
+				return rerr
+			}
 			p.evs, p.st = n.evs, n.st // the entries before the failing one stay (CTL-OP-4)
 			return err
 		}
@@ -158,8 +171,25 @@ func (c *Controller) ModifyEVProfile(id uint64, a *EVProfileAttr, mask EVProfile
 			return err
 		}
 	}
+	if err := c.checkRebind(id, p, n, rebind); err != nil {
+		return err
+	}
 	c.evs[id] = n
 	return nil
+}
+
+// checkRebind asks rebind whether the QPs bound to ONLINE profile p can
+// take n, its EVs after a modify; nothing to ask when the profile is not
+// ONLINE before and after or its EVs did not change.
+func (c *Controller) checkRebind(id uint64, p, n *evProfileObj, rebind func(EVProfile) error) error {
+	if rebind == nil || p.state != ProfileOnline || n.state != ProfileOnline || slices.Equal(p.evs, n.evs) {
+		return nil
+	}
+	np, _, err := c.evProfileOf(id, n)
+	if err != nil {
+		return err
+	}
+	return rebind(np)
 }
 
 // applyEVAttrs sets the scalar attributes and the fields on n and keeps
@@ -563,6 +593,11 @@ func (c *Controller) EVProfile(id uint64) (EVProfile, []EVState, error) {
 	if p == nil || p.state != ProfileOnline {
 		return EVProfile{}, nil, ctlErr(EINVAL, "EV profile %d is not ONLINE", id)
 	}
+	return c.evProfileOf(id, p)
+}
+
+// evProfileOf compiles p, EV profile id, as EVProfile returns it.
+func (c *Controller) evProfileOf(id uint64, p *evProfileObj) (EVProfile, []EVState, error) {
 	evs, err := c.compileEV(id, p)
 	if err != nil {
 		return EVProfile{}, nil, err
