@@ -269,6 +269,21 @@ func LargeConfigurations() []Config {
 	c.Bounds = Bounds{Drops: 1, Trims: 1, NetFaults: 1, PathFails: 1, Timers: 2}
 	add(c)
 
+	// The backup pool (EV-REP-1): one active EV and two backups; the
+	// active one and then its replacement may fail for good.
+	c = base("backup-pool")
+	c.EVsPerPlane, c.BackupsPerPlane = 1, 2
+	c.MinActive = 0
+	c.LinearCnt = 3
+	c.Bounds = Bounds{PathFails: 2, Timers: 3}
+	add(c)
+
+	// Traffic both ways with a loss each way possible and two timers.
+	c = base("bidirectional-2")
+	c.Msgs = [2][]Msg{{{Packets: 1}, {Packets: 1, Imm: true}}, {{Packets: 1, Imm: true}}}
+	c.Bounds = Bounds{Drops: 1, Trims: 1, NetFaults: 1, Timers: 2}
+	add(c)
+
 	c = adversary("adversarial-requester-5")
 	c.Bounds = Bounds{Injects: 5, Timers: 1}
 	add(c)

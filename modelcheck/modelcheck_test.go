@@ -40,6 +40,8 @@ var mustReach = map[string][]string{
 	"stall-livelock":           {"StallTimeout", "QPError RetryExceeded", "ProbeSent"},
 	"rto-backoff":              {"Retry", "Timeout", "EVState ASSUMED_BAD->GOOD"},
 	"psn-wrap":                 {"Timeout", "IMMDelivered", "EVState ASSUMED_BAD->GOOD"},
+	"backup-pool":              {"EVReplaced", "Timeout"},
+	"bidirectional-2":          {"IMMDelivered", "NACKSent TRIMMED"},
 	"adversarial-requester":    {"NACKSent PSN_OOR_WINDOW", "Duplicate", "IMMDelivered"},
 }
 
