@@ -39,6 +39,7 @@ type Printer struct {
 	codec  *wire.Codec
 	mode   wire.EVMode
 	fx     map[string][]fieldX
+	sum    [len(summary)][]fieldX // per summary pair, the field it reads
 	b      []byte
 }
 
@@ -54,6 +55,7 @@ func NewPrinter(w io.Writer, format OutputFormat, c *wire.Codec, mode wire.EVMod
 	for _, h := range c.Headers() {
 		p.fx[h.Name] = extractors(&h)
 	}
+	p.compileSummary()
 	return p
 }
 
@@ -191,7 +193,7 @@ func (p *Printer) appendText(b []byte, r *Record) []byte {
 	b = appendHex(b, uint64(h.DestQP), 6)
 	b = append(b, " psn="...)
 	b = strconv.AppendUint(b, uint64(h.PSN), 10)
-	b = appendSummaryFields(b, pk)
+	b = p.appendSummaryFields(b, r)
 	b = appendFlags(b, pk)
 	if r.Err != nil {
 		b = append(b, ' ')
@@ -207,80 +209,6 @@ func (p *Printer) appendText(b []byte, r *Record) []byte {
 		}
 	}
 	return append(b, '\n')
-}
-
-// appendSummaryFields appends the fields of the transport headers the
-// one-line summary shows, as key=value pairs.
-func appendSummaryFields(b []byte, pk *wire.Packet) []byte {
-	h := &pk.BTH
-	d := pk.Decoded
-	kv := func(k string, v uint64) {
-		b = append(b, ' ')
-		b = append(b, k...)
-		b = append(b, '=')
-		b = strconv.AppendUint(b, v, 10)
-	}
-	kx := func(k string, v uint64, digits int) {
-		b = append(b, ' ')
-		b = append(b, k...)
-		b = append(b, '=')
-		b = appendHex(b, v, digits)
-	}
-	ks := func(k, v string) {
-		b = append(b, ' ')
-		b = append(b, k...)
-		b = append(b, '=')
-		b = append(b, v...)
-	}
-	if d&wire.HasMETH != 0 {
-		kv("msn", uint64(pk.METH.MSN))
-		if h.Opcode.HasImm() {
-			kv("rqmsn", uint64(pk.METH.RQMSN))
-		}
-	}
-	if d&wire.HasRETH != 0 {
-		kx("va", pk.RETH.VA, 16)
-		kv("len", uint64(len(pk.Payload)))
-		kv("dma_len", uint64(pk.RETH.DMALength))
-	}
-	if d&wire.HasImmDt != 0 {
-		kx("imm", uint64(pk.ImmDt), 8)
-	}
-	if d&wire.HasTSETH != 0 {
-		kv("tx_ts", uint64(pk.TSETH.TxTimestamp))
-	}
-	if d&wire.HasAETH != 0 {
-		ks("syndrome", syndromeText(pk.AETH.Syndrome))
-		kv("msn", uint64(pk.AETH.MSN))
-	}
-	if d&wire.HasSETH != 0 {
-		sh := &pk.SETH
-		kv("cack", uint64(sh.CACKPSN))
-		kv("ack_psn", uint64(sh.AckPSN()))
-		kv("base", uint64(sh.BitmapBase()))
-		kx("bitmap", sh.SACKBitmap, 16)
-		ks("m", sh.M.String())
-		kx("entropy", uint64(sh.Entropy), 8)
-		if sh.PR {
-			ks("pr", "1")
-		}
-	}
-	if d&wire.HasNETH != 0 {
-		ks("reason", pk.NETH.Reason.String())
-		kv("nack_psn", uint64(pk.NETH.NACKPSN))
-		kx("entropy", uint64(pk.NETH.Entropy), 8)
-	}
-	if d&wire.HasPETH != 0 {
-		kv("probe_id", uint64(pk.PETH.ProbeID))
-	}
-	if d&wire.HasERTH != 0 {
-		ks("op", pk.ERTH.Op.String())
-		kx("port_status", uint64(pk.ERTH.PortStatusMask), 8)
-	}
-	if d&wire.HasEETH != 0 {
-		ks("op", pk.EETH.Op.String())
-	}
-	return b
 }
 
 // appendFlags appends the BTH flags that are set and the fabric's marks
