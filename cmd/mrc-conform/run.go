@@ -72,12 +72,53 @@ type runFlags struct {
 
 func runActive(args []string, stdout, stderr io.Writer) int {
 	cmd := cli.Command{Name: "mrc-conform run", Stdout: stdout, Stderr: stderr}
+	var fl runFlags
+	fs := runFlagSet(&fl)
+	pos, done, code := cmd.Parse(fs, args, false)
+	if done {
+		return code
+	}
+	if len(pos) > 0 {
+		return cmd.Usagef("unexpected arguments %q", pos)
+	}
+	f := conformance.Format(fl.format)
+	if !validFormat(f) {
+		return cmd.Usagef("unknown format %q (want text, json, junit or html)", fl.format)
+	}
+	opts, code := activeOptions(cmd, fs, &fl)
+	if code != 0 {
+		return code
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	tgt, code, err := openTarget(ctx, &fl)
+	if err != nil {
+		return cmd.Errorf(code, "%v", err)
+	}
+	defer tgt.Close()
+	var capBuf bytes.Buffer
+	if fl.capture != "" {
+		opts.Capture, opts.CaptureName = &capBuf, fl.capture
+	}
+	rep, err := active.Run(ctx, tgt, opts)
+	if err != nil {
+		return cmd.Errorf(2, "%v", err)
+	}
+	if fl.capture != "" {
+		if err := os.WriteFile(fl.capture, capBuf.Bytes(), 0o644); err != nil {
+			return cmd.Errorf(2, "%v", err)
+		}
+	}
+	return writeActiveReport(cmd, rep, &fl, f, tgt.Name())
+}
+
+// runFlagSet defines run's flags into fl.
+func runFlagSet(fl *runFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), runUsage)
 		fs.PrintDefaults()
 	}
-	var fl runFlags
 	fs.StringVar(&fl.transport, "transport", "inproc", "inproc, udp or afpacket")
 	fs.StringVar(&fl.iface, "iface", "", "afpacket: the tester's interfaces, one per plane, comma-separated")
 	fs.StringVar(&fl.peers, "peer", "", "udp: the IUT's tunnel address HOST:PORT; afpacket: the IUT's IP addresses (the only destinations allowed)")
@@ -101,53 +142,48 @@ func runActive(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&fl.log, "log", false, "log every case's steps to standard error")
 	fs.BoolVar(&fl.all, "v", false, "text format: list every case's reason and more findings (as judge -v)")
 	fs.BoolVar(&fl.progress, "progress", false, "print one line per case as it ends on standard error (default: when standard error is a terminal)")
-	pos, done, code := cmd.Parse(fs, args, false)
-	if done {
-		return code
-	}
-	fail := cmd.Errorf
-	if len(pos) > 0 {
-		return cmd.Usagef("unexpected arguments %q", pos)
-	}
-	f := conformance.Format(fl.format)
-	if !validFormat(f) {
-		return cmd.Usagef("unknown format %q (want text, json, junit or html)", fl.format)
-	}
+	return fs
+}
+
+// activeOptions turns the flags into the suite's options; a non-zero code
+// is the exit status of a flag or file it refused (already reported).
+func activeOptions(cmd cli.Command, fs *flag.FlagSet, fl *runFlags) (active.Options, int) {
+	stderr := cmd.Stderr
 	var opts active.Options
 	opts.Seed, opts.Cases = fl.seed, fl.cases
 	if _, err := active.Select(fl.cases); err != nil {
-		return cmd.Usagef("%v", err)
+		return opts, cmd.Usagef("%v", err)
 	}
 	if fl.pics != "" {
 		p, err := conformance.LoadPICS(fl.pics)
 		if err != nil {
-			return fail(2, "%v", err)
+			return opts, cmd.Errorf(2, "%v", err)
 		}
 		opts.PICS = p
 	}
 	if fl.profile != "" {
 		prof, err := loadProfileArg(fl.profile)
 		if err != nil {
-			return fail(2, "%v", err)
+			return opts, cmd.Errorf(2, "%v", err)
 		}
 		opts.Profile = &prof
 	}
 	if fl.devs != "" {
 		d, err := conformance.LoadDeviations(fl.devs)
 		if err != nil {
-			return fail(2, "%v", err)
+			return opts, cmd.Errorf(2, "%v", err)
 		}
 		opts.Deviations = d
 	}
 	if fl.today != "" {
 		d, err := time.Parse(time.DateOnly, fl.today)
 		if err != nil {
-			return cmd.Usagef("--today %q is not a YYYY-MM-DD date", fl.today)
+			return opts, cmd.Usagef("--today %q is not a YYYY-MM-DD date", fl.today)
 		}
 		opts.Today = d
 	}
 	if fl.tolerance < 0 || (fl.tolerance > 0 && fl.transport == "inproc") {
-		return cmd.Usagef("--tolerance applies to the udp and afpacket transports, and must be positive")
+		return opts, cmd.Usagef("--tolerance applies to the udp and afpacket transports, and must be positive")
 	}
 	if fl.tolerance > 0 {
 		tim := active.RealTiming(active.Time(fl.tolerance))
@@ -159,43 +195,30 @@ func runActive(args []string, stdout, stderr io.Writer) int {
 	if progressWanted(fs, fl.progress, stderr) {
 		opts.Progress = progressPrinter(stderr)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	tgt, code, err := openTarget(ctx, &fl)
-	if err != nil {
-		return fail(code, "%v", err)
-	}
-	defer tgt.Close()
-	var capBuf bytes.Buffer
-	if fl.capture != "" {
-		opts.Capture, opts.CaptureName = &capBuf, fl.capture
-	}
-	rep, err := active.Run(ctx, tgt, opts)
-	if err != nil {
-		return fail(2, "%v", err)
-	}
-	if fl.capture != "" {
-		if err := os.WriteFile(fl.capture, capBuf.Bytes(), 0o644); err != nil {
-			return fail(2, "%v", err)
-		}
-	}
+	return opts, 0
+}
+
+// writeActiveReport writes the report as the flags ask and returns the
+// run's exit status.
+func writeActiveReport(cmd cli.Command, rep *conformance.Report, fl *runFlags, f conformance.Format, target string) int {
+	stdout, stderr := cmd.Stdout, cmd.Stderr
 	if fl.out != "" {
 		var buf bytes.Buffer
 		if err := rep.Write(&buf, f); err != nil {
-			return fail(2, "%v", err)
+			return cmd.Errorf(2, "%v", err)
 		}
 		if err := os.WriteFile(fl.out, buf.Bytes(), 0o644); err != nil {
-			return fail(2, "%v", err)
+			return cmd.Errorf(2, "%v", err)
 		}
 	}
 	if fl.out == "" && f != conformance.FormatText {
 		if err := rep.Write(stdout, f); err != nil {
-			return fail(2, "%v", err)
+			return cmd.Errorf(2, "%v", err)
 		}
 	} else {
-		fmt.Fprintf(stdout, "mrc-conform run: %d active cases against %s\n", len(rep.Results), tgt.Name())
+		fmt.Fprintf(stdout, "mrc-conform run: %d active cases against %s\n", len(rep.Results), target)
 		if err := rep.WriteTextOpts(stdout, conformance.TextOptions{All: fl.all, Findings: map[bool]int{true: 20, false: 3}[fl.all], SummaryOnly: fl.out != ""}); err != nil {
-			return fail(2, "%v", err)
+			return cmd.Errorf(2, "%v", err)
 		}
 		if fl.out != "" {
 			fmt.Fprintf(stdout, "report in %s\n", fl.out)
