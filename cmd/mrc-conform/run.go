@@ -235,18 +235,7 @@ func writeActiveReport(cmd cli.Command, rep *conformance.Report, fl *runFlags, f
 func openTarget(ctx context.Context, fl *runFlags) (active.Target, int, error) {
 	switch fl.transport {
 	case "inproc":
-		if fl.ctl != "" || fl.peers != "" || fl.iface != "" {
-			return nil, 2, errors.New("--control, --peer and --iface do not apply to the inproc transport")
-		}
-		fset, err := peer.ParseFaults(fl.faults...)
-		if err != nil {
-			return nil, 2, err
-		}
-		t, err := active.NewInproc(active.InprocConfig{Planes: fl.planes, Faults: fset, Seed: fl.seed, IPv6: fl.ipv6})
-		if err != nil {
-			return nil, 2, err
-		}
-		return t, 0, nil
+		return openInproc(fl)
 	case "udp", "afpacket":
 	default:
 		return nil, 2, fmt.Errorf("unknown transport %q (want inproc, udp or afpacket)", fl.transport)
@@ -274,50 +263,9 @@ func openTarget(ctx context.Context, fl *runFlags) (active.Target, int, error) {
 			ports = p.AcceptUDPDstPorts
 		}
 	}
-	var conn netio.Conn
-	var peers []netip.Addr
-	var announce string
-	switch fl.transport {
-	case "udp":
-		if fl.planes < 1 || fl.planes > 8 {
-			return nil, 2, fmt.Errorf("--planes %d: want 1 to 8", fl.planes)
-		}
-		macs := make([][6]byte, fl.planes)
-		for i := range macs {
-			macs[i] = [6]byte{0x02, 0x4d, 0x52, 0x54, 0x00, byte(0x20 + i)}
-		}
-		local := fl.tunnel
-		if local == "" {
-			local = tunnelLocal(fl.peers)
-		}
-		t, err := netio.ListenTunnel(local, fl.peers, macs)
-		if err != nil {
-			return nil, 2, err
-		}
-		if err := t.Hello(); err != nil {
-			t.Close()
-			return nil, 2, err
-		}
-		conn, announce = t, tunnelAnnounce(t.LocalAddr(), fl.peers)
-	case "afpacket":
-		if !netio.AFPacketSupported {
-			return nil, 127, &active.TransportError{Transport: "afpacket", Unsupported: true, Err: errors.New("AF_PACKET raw sockets need Linux")}
-		}
-		if fl.iface == "" {
-			return nil, 2, errors.New("the afpacket transport needs --iface")
-		}
-		for _, s := range strings.Split(fl.peers, ",") {
-			a, err := netip.ParseAddr(strings.TrimSpace(s))
-			if err != nil {
-				return nil, 2, fmt.Errorf("--peer %q: want IP addresses for afpacket", s)
-			}
-			peers = append(peers, a)
-		}
-		a, err := netio.OpenAFPacket(strings.Split(fl.iface, ","), ports, true)
-		if err != nil {
-			return nil, 2, err
-		}
-		conn = a
+	conn, peers, announce, code, err := openLink(fl, ports)
+	if err != nil {
+		return nil, code, err
 	}
 	if fl.ctlTimeout <= 0 {
 		conn.Close()
@@ -337,6 +285,73 @@ func openTarget(ctx context.Context, fl *runFlags) (active.Target, int, error) {
 		return nil, 2, err
 	}
 	return t, 0, nil
+}
+
+// openInproc starts the built-in reference in process, with the faults
+// the flags seed.
+func openInproc(fl *runFlags) (active.Target, int, error) {
+	if fl.ctl != "" || fl.peers != "" || fl.iface != "" {
+		return nil, 2, errors.New("--control, --peer and --iface do not apply to the inproc transport")
+	}
+	fset, err := peer.ParseFaults(fl.faults...)
+	if err != nil {
+		return nil, 2, err
+	}
+	t, err := active.NewInproc(active.InprocConfig{Planes: fl.planes, Faults: fset, Seed: fl.seed, IPv6: fl.ipv6})
+	if err != nil {
+		return nil, 2, err
+	}
+	return t, 0, nil
+}
+
+// openLink opens the tester's side of the udp or afpacket data path: the
+// connection, the IUT's addresses (afpacket) and the tunnel address to
+// announce (udp); on failure, the exit status to use.
+func openLink(fl *runFlags, ports []uint16) (netio.Conn, []netip.Addr, string, int, error) {
+	switch fl.transport {
+	case "udp":
+		if fl.planes < 1 || fl.planes > 8 {
+			return nil, nil, "", 2, fmt.Errorf("--planes %d: want 1 to 8", fl.planes)
+		}
+		macs := make([][6]byte, fl.planes)
+		for i := range macs {
+			macs[i] = [6]byte{0x02, 0x4d, 0x52, 0x54, 0x00, byte(0x20 + i)}
+		}
+		local := fl.tunnel
+		if local == "" {
+			local = tunnelLocal(fl.peers)
+		}
+		t, err := netio.ListenTunnel(local, fl.peers, macs)
+		if err != nil {
+			return nil, nil, "", 2, err
+		}
+		if err := t.Hello(); err != nil {
+			t.Close()
+			return nil, nil, "", 2, err
+		}
+		return t, nil, tunnelAnnounce(t.LocalAddr(), fl.peers), 0, nil
+	case "afpacket":
+		var peers []netip.Addr
+		if !netio.AFPacketSupported {
+			return nil, nil, "", 127, &active.TransportError{Transport: "afpacket", Unsupported: true, Err: errors.New("AF_PACKET raw sockets need Linux")}
+		}
+		if fl.iface == "" {
+			return nil, nil, "", 2, errors.New("the afpacket transport needs --iface")
+		}
+		for _, s := range strings.Split(fl.peers, ",") {
+			a, err := netip.ParseAddr(strings.TrimSpace(s))
+			if err != nil {
+				return nil, nil, "", 2, fmt.Errorf("--peer %q: want IP addresses for afpacket", s)
+			}
+			peers = append(peers, a)
+		}
+		a, err := netio.OpenAFPacket(strings.Split(fl.iface, ","), ports, true)
+		if err != nil {
+			return nil, nil, "", 2, err
+		}
+		return a, peers, "", 0, nil
+	}
+	return nil, nil, "", 2, fmt.Errorf("unknown transport %q", fl.transport)
 }
 
 // tunnelAnnounce is the tester's tunnel address as the peer reaches it:
