@@ -506,27 +506,7 @@ func TestHostileControl(t *testing.T) {
 			var datagrams func() int
 			if !c.real {
 				// Count what reaches the address the hello's IUT would be at.
-				pc, err := net.ListenUDP("udp", freeUDP(t))
-				if err != nil {
-					t.Fatal(err)
-				}
-				peerAddr = pc.LocalAddr().(*net.UDPAddr)
-				var frames atomic.Int64
-				done := make(chan struct{})
-				go func() {
-					defer close(done)
-					b := make([]byte, 65536)
-					for {
-						n, _, err := pc.ReadFromUDP(b)
-						if err != nil {
-							return
-						}
-						if n > 8 && b[5] == 0 { // a frame, not the shim hello
-							frames.Add(1)
-						}
-					}
-				}()
-				datagrams = func() int { pc.Close(); <-done; return int(frames.Load()) }
+				peerAddr, datagrams = countFrames(t)
 			}
 			r := mrcConform(t, 30*time.Second, "run", "--transport", "udp", "--peer", peerAddr.String(), "--control", fake.addr,
 				"--control-timeout", cmp.Or(slowAnswers[c.name], "1s"), "--cases", "MRC-RSP-RCV-101,MRC-LR-RTX-101")
@@ -553,6 +533,32 @@ func TestHostileControl(t *testing.T) {
 			}
 		})
 	}
+}
+
+// countFrames listens on a free UDP port and returns its address and a
+// function that stops listening and tells how many MRC frames (not shim
+// hellos) arrived there.
+func countFrames(t *testing.T) (*net.UDPAddr, func() int) {
+	pc, err := net.ListenUDP("udp", freeUDP(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var frames atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b := make([]byte, 65536)
+		for {
+			n, _, err := pc.ReadFromUDP(b)
+			if err != nil {
+				return
+			}
+			if n > 8 && b[5] == 0 { // a frame, not the shim hello
+				frames.Add(1)
+			}
+		}
+	}()
+	return pc.LocalAddr().(*net.UDPAddr), func() int { pc.Close(); <-done; return int(frames.Load()) }
 }
 
 // TestDeadDataPath (issue 14, finding 4): with --peer on a port where
