@@ -160,6 +160,7 @@ type CQEventsResult struct {
 
 // Asynchronous event types (enum ibv_event_type names without IBV_EVENT_).
 const (
+	AsyncCQErr       = "CQ_ERR"
 	AsyncQPReqErr    = "QP_REQ_ERR"
 	AsyncQPAccessErr = "QP_ACCESS_ERR"
 	AsyncPortErr     = "PORT_ERR"

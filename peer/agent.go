@@ -104,7 +104,8 @@ type qpEntry struct {
 	recvs    []uint64 // receive WRs posted before RTR, replayed on the real QP
 	peer     netip.Addr
 	peerMAC  [6]byte
-	cq       []control.Completion
+	cq       []control.Completion // at most MaxCQEntries
+	cqFull   bool                 // a completion was lost to a full CQ since the last poll
 	c        counters
 	notify   statemachine.CQNotify
 }
@@ -134,7 +135,7 @@ type Agent struct {
 	qpSeq  uint32 // QPs created since the agent started: numbers are not reused after reset
 	ep     *statemachine.Endpoint
 	local  uint32
-	remote map[netip.Addr]uint32
+	remote map[netip.Addr]uint32    // remote port masks, at most MaxRemotePeers (remotePortMask)
 	neigh  []map[netip.Addr][6]byte // per plane: learned MAC of each peer
 	psu    []psuPending
 	psuID  uint16
@@ -154,6 +155,7 @@ type Agent struct {
 	bat    map[uint32]*statemachine.EPBatch
 	batSeq uint32
 	hints  *statemachine.QPHints
+	cqHeld int // completions in all CQs, at most MaxCQEntriesTotal
 }
 
 // ConfigError reports a bad Config.
@@ -203,7 +205,7 @@ func (a *Agent) reset() error {
 	a.evp = map[uint64]statemachine.EVProfile{}
 	a.ccp = map[uint64]statemachine.CCProfile{}
 	a.mrs, a.nextVA, a.memory = nil, 0x7f00_0000_0000, 0
-	a.qps, a.order = map[uint32]*qpEntry{}, nil
+	a.qps, a.order, a.cqHeld = map[uint32]*qpEntry{}, nil, 0
 	a.local = (1<<a.ports - 1) << 1
 	a.lastUp = a.local
 	a.remote = map[netip.Addr]uint32{}

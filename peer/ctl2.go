@@ -50,7 +50,7 @@ func (a *Agent) cqEvents(params json.RawMessage) (any, error) {
 	return control.CQEventsResult{Events: n}, nil
 }
 
-var asyncNames = map[statemachine.AsyncEventType]string{statemachine.AsyncQPReqErr: control.AsyncQPReqErr,
+var asyncNames = map[statemachine.AsyncEventType]string{statemachine.AsyncCQErr: control.AsyncCQErr, statemachine.AsyncQPReqErr: control.AsyncQPReqErr,
 	statemachine.AsyncQPAccessErr: control.AsyncQPAccessErr, statemachine.AsyncPortErr: control.AsyncPortErr,
 	statemachine.AsyncPortActive: control.AsyncPortActive}
 

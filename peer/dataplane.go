@@ -27,6 +27,32 @@ func (a *Agent) learn(plane int, ip netip.Addr, mac [6]byte) {
 	}
 }
 
+// MaxCQEntries bounds the completions one QP's CQ holds until poll_cq
+// takes them: room for a full send and a full receive queue of the
+// largest depth a QP may ask for. MaxCQEntriesTotal bounds them over all
+// CQs (about 3.5 MiB), since maxQPs full CQs would hold 450 MiB. A
+// completion beyond either finds its CQ full (complete).
+const (
+	MaxCQEntries      = 2 * maxQueue
+	MaxCQEntriesTotal = 1 << 16
+)
+
+// complete writes c to e's CQ. A full CQ is a CQ error, as in verbs: the
+// completion is lost and IBV_EVENT_CQ_ERR raised for the QP, once until
+// poll_cq makes room again; the QP itself carries on (AMB-95).
+func (a *Agent) complete(e *qpEntry, c statemachine.Completion) {
+	if len(e.cq) >= MaxCQEntries || a.cqHeld >= MaxCQEntriesTotal {
+		if !e.cqFull {
+			e.cqFull = true
+			a.async.Add(statemachine.AsyncEvent{Type: statemachine.AsyncCQErr, QPN: e.qpn})
+		}
+		return
+	}
+	e.cq = append(e.cq, completion(c))
+	a.cqHeld++
+	e.notify.Offer(c)
+}
+
 // Receive hands the agent one frame that arrived on plane (0-based) at
 // time now. Frames that fail a wire check, are not for this node or name
 // no QP are dropped and counted (RSP-RCV-1).
@@ -127,8 +153,7 @@ func (a *Agent) collect() {
 	o := &a.out
 	for _, c := range o.Completions {
 		if e, ok := a.qps[c.QPN]; ok {
-			e.cq = append(e.cq, completion(c))
-			e.notify.Offer(c)
+			a.complete(e, c)
 		}
 	}
 	a.async.Add(statemachine.AsyncEventsOf(o, nil)...)

@@ -67,7 +67,8 @@ func agentSetup(t testing.TB) []byte {
 // plane, time steps and transmissions taken. It must not panic; every
 // request gets a result or a typed *control.Error; after every record the
 // agent's state stays within the limits it advertises (memory, regions,
-// QPs, profiles, each QP's queues, neighbour tables); and every frame it transmits passes
+// QPs, profiles, each QP's queues and CQ, the completions of all CQs,
+// neighbour tables, remote port masks); and every frame it transmits passes
 // the codec's checks.
 func FuzzAgent(f *testing.F) {
 	setup := agentSetup(f)
@@ -186,11 +187,22 @@ func checkLimits(t *testing.T, rec int, a *Agent) {
 			t.Fatalf("record %d: %d neighbours learned on plane %d, limit %d", rec, len(m), pl, MaxNeighbours)
 		}
 	}
+	if len(a.remote) > MaxRemotePeers {
+		t.Fatalf("record %d: %d remote port masks kept, limit %d", rec, len(a.remote), MaxRemotePeers)
+	}
+	held := 0
 	for _, e := range a.qps {
+		held += len(e.cq)
+		if len(e.cq) > MaxCQEntries {
+			t.Fatalf("record %d: QP %#x holds %d completions, limit %d", rec, e.qpn, len(e.cq), MaxCQEntries)
+		}
 		if e.create.MaxSendWR > maxQueue || e.create.MaxRecvWR > maxQueue || len(e.recvs) > maxQueue {
 			t.Fatalf("record %d: QP %#x queues %d/%d, %d receives held, limit %d", rec, e.qpn, e.create.MaxSendWR,
 				e.create.MaxRecvWR, len(e.recvs), maxQueue)
 		}
+	}
+	if held != a.cqHeld || held > MaxCQEntriesTotal {
+		t.Fatalf("record %d: %d completions in all CQs, %d accounted, limit %d", rec, held, a.cqHeld, MaxCQEntriesTotal)
 	}
 }
 

@@ -95,12 +95,23 @@ func (a *Agent) psuDeadline() statemachine.Time {
 	return d
 }
 
+// MaxRemotePeers bounds the remote port masks the agent keeps from port
+// status updates (EP-PSU-3). It is maxQPs, so that every peer a QP talks
+// to fits: when the table is full, the masks of peers no QP names are
+// forgotten first, and a new peer's mask is not kept if none was.
+const MaxRemotePeers = maxQPs
+
 func (a *Agent) remotePortMask(ev statemachine.Event) {
 	src := a.curSrc
 	if !src.IsValid() {
 		return
 	}
-	a.remote[src] = uint32(ev.Value)
+	if _, known := a.remote[src]; !known && len(a.remote) >= MaxRemotePeers {
+		a.forgetIdlePeers()
+	}
+	if _, known := a.remote[src]; known || len(a.remote) < MaxRemotePeers {
+		a.remote[src] = uint32(ev.Value)
+	}
 	if a.cfg.Faults.has(agIgnorePortStatus) {
 		return
 	}
@@ -116,5 +127,18 @@ func (a *Agent) remotePortMask(ev statemachine.Event) {
 	}
 	for i := range scratch.Packets {
 		a.transmit(&scratch.Packets[i])
+	}
+}
+
+// forgetIdlePeers drops the remote port masks of peers no QP names.
+func (a *Agent) forgetIdlePeers() {
+	used := map[netip.Addr]bool{}
+	for _, e := range a.qps {
+		used[e.peer] = true
+	}
+	for ip := range a.remote {
+		if !used[ip] {
+			delete(a.remote, ip)
+		}
 	}
 }

@@ -85,6 +85,10 @@ func (a *Agent) pollCQ(params json.RawMessage) (any, error) {
 		r.Completions = []control.Completion{}
 	}
 	e.cq = slices.Delete(e.cq, 0, n)
+	a.cqHeld -= n
+	if n > 0 {
+		e.cqFull = false
+	}
 	return r, nil
 }
 

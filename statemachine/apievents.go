@@ -80,10 +80,10 @@ func (n *CQNotify) Destroy() error {
 type AsyncEventType uint8
 
 // The asynchronous events the reference raises (CTL-AEV-1, CTL-AEV-2,
-// AMB-70). Verbs' other types (CQ_ERR, QP_FATAL, COMM_EST, SQ_DRAINED, ...)
-// are not raised: MRC CQs are the caller's, and no MRC condition maps to
-// them here.
+// AMB-70, AMB-95). Verbs' other types (QP_FATAL, COMM_EST, SQ_DRAINED, ...)
+// are not raised: no MRC condition maps to them here.
 const (
+	AsyncCQErr       AsyncEventType = 0  // IBV_EVENT_CQ_ERR: a completion found its CQ full (AMB-95)
 	AsyncQPReqErr    AsyncEventType = 2  // IBV_EVENT_QP_REQ_ERR: the responder met an invalid request
 	AsyncQPAccessErr AsyncEventType = 3  // IBV_EVENT_QP_ACCESS_ERR: the responder met an access violation
 	AsyncPortActive  AsyncEventType = 9  // IBV_EVENT_PORT_ACTIVE
