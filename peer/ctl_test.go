@@ -172,4 +172,17 @@ func TestReplaceEVRefusedChangesNothing(t *testing.T) {
 	if _, ok := e.qp.EVStateOf(0x5120); ok {
 		t.Fatal("accepted REPLACE_EV: the QP still uses 0x5120")
 	}
+	// CTL-OP-4: entries before a failing one stay, in the controller and
+	// in the QPs alike.
+	n1, n2 := control.CtlEV{Val: "5112", Port: 1}, control.CtlEV{Val: "5999", Port: 1}
+	op := control.EVOp{Op: control.EVOpReplace, Entries: []control.EVOpEntry{{EV: evs[0], New: &n1}, {EV: control.CtlEV{Val: "5777", Port: 1}, New: &n2}}}
+	if _, err := call(t, a, 0, control.MethodModifyEVProfile, control.ModifyEVProfileParams{ID: 1, EVOp: &op}); err == nil {
+		t.Fatal("REPLACE_EV of an EV not in the profile accepted")
+	}
+	if got := keys(); got[0] != 0x5112 {
+		t.Fatalf("the entry before the failing one: controller EVs %#x", got)
+	}
+	if _, ok := e.qp.EVStateOf(0x5112); !ok {
+		t.Fatal("the entry before the failing one is in the controller, not in the QP")
+	}
 }
