@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"path"
@@ -38,11 +37,7 @@ type caseJSON struct {
 
 func runCases(args []string, stdout, stderr io.Writer) int {
 	cmd := cli.Command{Name: "mrc-conform cases", Stdout: stdout, Stderr: stderr}
-	fs := flag.NewFlagSet("cases", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), casesUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("cases", casesUsage)
 	mode := fs.String("mode", "", "list only passive or active cases")
 	format := fs.String("format", "text", "output format: text or json")
 	pos, done, code := cmd.Parse(fs, args, true)

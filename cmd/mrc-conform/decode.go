@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 
@@ -79,11 +78,7 @@ type decodeFlags struct {
 func runDecode(args []string, stdout, stderr io.Writer) int {
 	var fl decodeFlags
 	cmd := cli.Command{Name: "mrc-conform decode", Stdout: stdout, Stderr: stderr}
-	fs := flag.NewFlagSet("decode", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), decodeUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("decode", decodeUsage)
 	fs.BoolVar(&fl.verbose, "V", false, "print the full header tree, every field by its spec name")
 	fs.StringVar(&fl.format, "format", "text", "output format: text or json (one object per line per frame)")
 	fs.BoolVar(&fl.stats, "stats", false, "print per-QP and per-EV summaries instead of frames")

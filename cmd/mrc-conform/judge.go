@@ -46,21 +46,8 @@ flags:
 
 func runJudge(args []string, stdout, stderr io.Writer) int {
 	cmd := cli.Command{Name: "mrc-conform judge", Stdout: stdout, Stderr: stderr}
-	fs := flag.NewFlagSet("judge", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), judgeUsage)
-		fs.PrintDefaults()
-	}
-	picsFile := fs.String("pics", "", `PICS file (JSON), or "default" (required)`)
-	devFile := fs.String("deviations", "", "deviations file (NAME CASES YYYY-MM-DD REASON per line)")
-	format := fs.String("format", "text", "report format: text, json, junit or html")
-	out := fs.String("o", "", "write the report to this file instead of standard output")
-	annotate := fs.String("annotate", "", "write a pcapng copy of the capture with the verdicts as packet comments")
-	today := fs.String("today", "", "judge deviation expiry against this date (YYYY-MM-DD) instead of today")
-	profile := fs.String("profile", "", profileFlagUsage+" (default: the PICS's profile)")
-	all := fs.Bool("v", false, "text format: list every case's reason and more findings")
-	at := fs.String("capture-at", "", `where the capture was taken: "dut" (the DUT's own interface) or "remote" (a tap on the path, the peer's side); overrides the PICS's capture.location. Away from the DUT a packet not seen proves nothing: such findings are INCONCLUSIVE`)
-	jobs := fs.Int("jobs", runtime.GOMAXPROCS(0), "workers judging the capture's connections in parallel (sharded by node pair); the report is the same for any number")
+	var fl judgeFlags
+	fs := judgeFlagSet(&fl)
 	files, done, code := cmd.Parse(fs, args, true)
 	if done {
 		return code
@@ -76,123 +63,172 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 	if slices.Contains(files, "-") {
 		return cmd.Usagef("the capture must be a file: it is read twice")
 	}
-	if *picsFile == "" {
+	if fl.pics == "" {
 		return cmd.Usagef("--pics is required (use --pics default for an empty PICS)")
 	}
-	f := conformance.Format(*format)
+	f := conformance.Format(fl.format)
 	if !validFormat(f) {
-		return cmd.Usagef("unknown format %q (want text, json, junit or html)", *format)
+		return cmd.Usagef("unknown format %q (want text, json, junit or html)", fl.format)
 	}
+	opts, code := judgeOptions(cmd, &fl)
+	if code != 0 {
+		return code
+	}
+	if len(files) > 1 {
+		return judgeSeveral(cmd, files, opts, &fl, f)
+	}
+	return judgeOne(cmd, files[0], opts, &fl, f)
+}
+
+// judgeFlags are judge's flags.
+type judgeFlags struct {
+	pics, devs, format, out, annotate, today, profile, at string
+	all                                                   bool
+	jobs                                                  int
+}
+
+// judgeFlagSet defines judge's flags into fl.
+func judgeFlagSet(fl *judgeFlags) *flag.FlagSet {
+	fs := newFlagSet("judge", judgeUsage)
+	fs.StringVar(&fl.pics, "pics", "", `PICS file (JSON), or "default" (required)`)
+	fs.StringVar(&fl.devs, "deviations", "", "deviations file (NAME CASES YYYY-MM-DD REASON per line)")
+	fs.StringVar(&fl.format, "format", "text", "report format: text, json, junit or html")
+	fs.StringVar(&fl.out, "o", "", "write the report to this file instead of standard output")
+	fs.StringVar(&fl.annotate, "annotate", "", "write a pcapng copy of the capture with the verdicts as packet comments")
+	fs.StringVar(&fl.today, "today", "", "judge deviation expiry against this date (YYYY-MM-DD) instead of today")
+	fs.StringVar(&fl.profile, "profile", "", profileFlagUsage+" (default: the PICS's profile)")
+	fs.BoolVar(&fl.all, "v", false, "text format: list every case's reason and more findings")
+	fs.StringVar(&fl.at, "capture-at", "", `where the capture was taken: "dut" (the DUT's own interface) or "remote" (a tap on the path, the peer's side); overrides the PICS's capture.location. Away from the DUT a packet not seen proves nothing: such findings are INCONCLUSIVE`)
+	fs.IntVar(&fl.jobs, "jobs", runtime.GOMAXPROCS(0), "workers judging the capture's connections in parallel (sharded by node pair); the report is the same for any number")
+	return fs
+}
+
+// judgeOptions turns the flags into the judge's options; a non-zero code
+// is the exit status of a flag or file it refused (already reported).
+func judgeOptions(cmd cli.Command, fl *judgeFlags) (conformance.Options, int) {
+	fail := func(f string, a ...any) int { return cmd.Errorf(2, f, a...) }
 	var opts conformance.Options
-	if *picsFile != "default" {
-		p, err := conformance.LoadPICS(*picsFile)
+	if fl.pics != "default" {
+		p, err := conformance.LoadPICS(fl.pics)
 		if err != nil {
-			return fail("%v", err)
+			return opts, fail("%v", err)
 		}
 		opts.PICS = p
 	}
-	if *profile != "" {
-		prof, err := loadProfileArg(*profile)
+	if fl.profile != "" {
+		prof, err := loadProfileArg(fl.profile)
 		if err != nil {
-			return fail("%v", err)
+			return opts, fail("%v", err)
 		}
 		p := opts.PICS
 		if p == nil {
 			p = conformance.DefaultPICS()
 		}
 		if opts.PICS, err = p.WithProfile(prof); err != nil {
-			return fail("%v", err)
+			return opts, fail("%v", err)
 		}
 	}
-	if *devFile != "" {
-		d, err := conformance.LoadDeviations(*devFile)
+	if fl.devs != "" {
+		d, err := conformance.LoadDeviations(fl.devs)
 		if err != nil {
-			return fail("%v", err)
+			return opts, fail("%v", err)
 		}
 		opts.Deviations = d
 	}
-	if *today != "" {
-		d, err := time.Parse(time.DateOnly, *today)
+	if fl.today != "" {
+		d, err := time.Parse(time.DateOnly, fl.today)
 		if err != nil {
-			return cmd.Usagef("--today %q is not a YYYY-MM-DD date", *today)
+			return opts, cmd.Usagef("--today %q is not a YYYY-MM-DD date", fl.today)
 		}
 		opts.Today = d
 	}
-	if *jobs < 1 {
-		return cmd.Usagef("--jobs %d (want 1 or more)", *jobs)
+	if fl.jobs < 1 {
+		return opts, cmd.Usagef("--jobs %d (want 1 or more)", fl.jobs)
 	}
-	opts.Jobs = *jobs
-	opts.CaptureLocation = conformance.CaptureLocation(*at)
+	opts.Jobs = fl.jobs
+	opts.CaptureLocation = conformance.CaptureLocation(fl.at)
 	if !opts.CaptureLocation.Valid() {
-		return cmd.Usagef("--capture-at %q (want dut or remote)", *at)
+		return opts, cmd.Usagef("--capture-at %q (want dut or remote)", fl.at)
 	}
-	if len(files) > 1 {
-		if *annotate != "" {
-			return cmd.Usagef("--annotate takes one capture")
-		}
-		if f != conformance.FormatText && f != conformance.FormatJSON {
-			return cmd.Usagef("several captures are reported as text or json, not %s", f)
-		}
-		var buf bytes.Buffer
-		w := io.Writer(stdout)
-		if *out != "" {
-			w = &buf
-		}
-		var progress io.Writer
-		if isTerminal(stderr) {
-			progress = stderr
-		}
-		exit, err := judgeMany(files, opts, *jobs, f, conformance.TextOptions{All: *all, Findings: map[bool]int{true: 20, false: 3}[*all]}, w, progress)
-		if err != nil {
+	return opts, 0
+}
+
+// judgeSeveral judges several captures into one report.
+func judgeSeveral(cmd cli.Command, files []string, opts conformance.Options, fl *judgeFlags, f conformance.Format) int {
+	stdout, stderr := cmd.Stdout, cmd.Stderr
+	fail := func(f string, a ...any) int { return cmd.Errorf(2, f, a...) }
+	if fl.annotate != "" {
+		return cmd.Usagef("--annotate takes one capture")
+	}
+	if f != conformance.FormatText && f != conformance.FormatJSON {
+		return cmd.Usagef("several captures are reported as text or json, not %s", f)
+	}
+	var buf bytes.Buffer
+	w := io.Writer(stdout)
+	if fl.out != "" {
+		w = &buf
+	}
+	var progress io.Writer
+	if isTerminal(stderr) {
+		progress = stderr
+	}
+	exit, err := judgeMany(files, opts, fl.jobs, f, conformance.TextOptions{All: fl.all, Findings: map[bool]int{true: 20, false: 3}[fl.all]}, w, progress)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if fl.out != "" {
+		if err := os.WriteFile(fl.out, buf.Bytes(), 0o644); err != nil {
 			return fail("%v", err)
 		}
-		if *out != "" {
-			if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
-				return fail("%v", err)
-			}
-		}
-		return exit
 	}
+	return exit
+}
+
+// judgeOne judges one capture, writes the annotated copy and the report
+// the flags ask for, and returns the report's exit status.
+func judgeOne(cmd cli.Command, file string, opts conformance.Options, fl *judgeFlags, f conformance.Format) int {
+	stdout, stderr := cmd.Stdout, cmd.Stderr
+	fail := func(f string, a ...any) int { return cmd.Errorf(2, f, a...) }
 	var ann bytes.Buffer
-	if *annotate != "" {
+	if fl.annotate != "" {
 		opts.Annotate = &ann
 	}
 	if isTerminal(stderr) {
 		opts.Progress = func(n int) { fmt.Fprintf(stderr, "\rjudging: %d frames", n) }
 	}
-	rep, err := conformance.JudgeFile(files[0], opts)
+	rep, err := conformance.JudgeFile(file, opts)
 	if opts.Progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
 	if err != nil {
 		return fail("%v", err)
 	}
-	if *annotate != "" {
-		if err := os.WriteFile(*annotate, ann.Bytes(), 0o644); err != nil {
+	if fl.annotate != "" {
+		if err := os.WriteFile(fl.annotate, ann.Bytes(), 0o644); err != nil {
 			return fail("%v", err)
 		}
 	}
 	w := stdout
 	var buf bytes.Buffer
-	if *out != "" {
+	if fl.out != "" {
 		w = &buf
 	}
 	if f == conformance.FormatText {
-		err = rep.WriteTextOpts(w, conformance.TextOptions{All: *all, Findings: map[bool]int{true: 20, false: 3}[*all]})
+		err = rep.WriteTextOpts(w, conformance.TextOptions{All: fl.all, Findings: map[bool]int{true: 20, false: 3}[fl.all]})
 	} else {
 		err = rep.Write(w, f)
 	}
 	if err != nil {
 		return fail("%v", err)
 	}
-	adviseProfile(files[0], opts.PICS, map[bool]io.Writer{true: w, false: stderr}[f == conformance.FormatText])
-	if *out != "" {
-		if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
+	adviseProfile(file, opts.PICS, map[bool]io.Writer{true: w, false: stderr}[f == conformance.FormatText])
+	if fl.out != "" {
+		if err := os.WriteFile(fl.out, buf.Bytes(), 0o644); err != nil {
 			return fail("%v", err)
 		}
 		if f != conformance.FormatText {
 			// Keep the one-line result on the terminal.
-			fmt.Fprintf(stdout, "%s: %s (exit status %d), report in %s\n", files[0], rep.Summary.Result, rep.ExitCode(), *out)
+			fmt.Fprintf(stdout, "%s: %s (exit status %d), report in %s\n", file, rep.Summary.Result, rep.ExitCode(), fl.out)
 		}
 	}
 	return rep.ExitCode()

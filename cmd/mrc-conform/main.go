@@ -102,3 +102,14 @@ func usage(w io.Writer) {
 	b.WriteString("\nRun 'mrc-conform <command> -h' for a command's flags.\n")
 	io.WriteString(w, b.String())
 }
+
+// newFlagSet is a subcommand's flag set whose -h prints usage, then the
+// flags.
+func newFlagSet(name, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -40,11 +39,7 @@ type requirementsJSON struct {
 
 func runRequirements(args []string, stdout, stderr io.Writer) int {
 	cmd := cli.Command{Name: "mrc-conform requirements", Stdout: stdout, Stderr: stderr}
-	fs := flag.NewFlagSet("requirements", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), requirementsUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("requirements", requirementsUsage)
 	uncovered := fs.Bool("uncovered", false, "list only the requirements no case covers")
 	prefix := fs.String("prefix", "", "list only requirements whose ID starts with this (e.g. WIRE, RSP-SACK)")
 	format := fs.String("format", "text", "output format: text or json")

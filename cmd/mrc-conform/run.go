@@ -114,11 +114,7 @@ func runActive(args []string, stdout, stderr io.Writer) int {
 
 // runFlagSet defines run's flags into fl.
 func runFlagSet(fl *runFlags) *flag.FlagSet {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), runUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("run", runUsage)
 	fs.StringVar(&fl.transport, "transport", "inproc", "inproc, udp or afpacket")
 	fs.StringVar(&fl.iface, "iface", "", "afpacket: the tester's interfaces, one per plane, comma-separated")
 	fs.StringVar(&fl.peers, "peer", "", "udp: the IUT's tunnel address HOST:PORT; afpacket: the IUT's IP addresses (the only destinations allowed)")
