@@ -63,7 +63,7 @@ ASSUME /\ Bugs \subseteq BugNames
        /\ FailableEVs \subseteq EVs /\ EVs \subseteq Nat
        /\ MPR \in Nat \ {0} /\ RetryLimit \in Nat /\ MinActive \in Nat
        /\ ProbeSuccesses \in Nat \ {0} /\ MaxWIMM \in Nat \ {0} /\ MaxWIMMDest \in Nat \ {0}
-       /\ NetFaultKinds \subseteq {"loss", "dup", "trim", "ecn", "delay"}
+       /\ NetFaultKinds \subseteq {"loss", "dup", "trim", "ecn", "delay", "inject"}
        /\ \A i \in DOMAIN MsgLen : MsgLen[i] \in Nat \ {0}
        /\ DOMAIN MsgImm = DOMAIN MsgLen
 
@@ -164,7 +164,8 @@ MsgsDone(ep) == Cardinality({m \in Msgs : LastPSN[m] < ep})     \* responder.msn
 \* Responder classification of an arriving data packet (onData, RSP-RCV-6)
 RDist(pk)  == pk.psn - epsn
 RIsDup(pk) == RDist(pk) < 0 \/ (RDist(pk) < MPR /\ pk.psn \in rbits)
-RIsOOR(pk) == ~RIsDup(pk) /\ RDist(pk) >= MPR /\ "RspNoWindow" \notin Bugs
+RIsOOR(pk) == /\ ~RIsDup(pk) /\ "RspNoWindow" \notin Bugs
+              /\ RDist(pk) >= MPR + (IF "RspWindowOffByOne" \in Bugs THEN 1 ELSE 0)
 RIsNew(pk) == ~RIsDup(pk) /\ ~RIsOOR(pk)
 RImmLast(p) == MsgImm[MsgOf[p]] /\ p = LastPSN[MsgOf[p]]
 RWimmOverflow(p) == RImmLast(p) /\ Cardinality(held) >= MaxWIMMDest   \* stashIMM: r.n == len(r.stash)
@@ -596,6 +597,15 @@ NetLose(pk) ==
     /\ net' = Take(net, pk)
     /\ UNCHANGED <<reqVars, evVars, rspVars, failed, ctlOps, ghostVars>>
 
+\* The adversarial requester (NetFaultKinds \ni "inject"): the network carries a data packet of
+\* any PSN on any EV that the requester did not send (now): in or out of the responder's window,
+\* again, in any order, within NetFaultBudget.  It exercises the responder's guards on their
+\* own (Go: modelcheck Config.Adversary).
+NetInject(p, e) ==
+    /\ NetFault("inject")
+    /\ net' = Put(net, DataPkt(p, e, FALSE))
+    /\ UNCHANGED <<reqVars, evVars, rspVars, failed, ctlOps, ghostVars>>
+
 NetDup(pk) ==
     /\ NetFault("dup")
     /\ net[pk] < MaxCopies
@@ -649,6 +659,7 @@ Next ==
           \/ NetLose(pk) \/ NetDup(pk) \/ NetMarkCE(pk)
           \/ \E w \in {"mid", "last"} : NetTrim(pk, w)
     \/ \E e \in EVs : NetFail(e)
+    \/ \E p \in PSNs, e \in EVs : NetInject(p, e)
     \/ Quiesce
 
 Spec == Init /\ [][Next]_vars
@@ -718,6 +729,11 @@ Placed(p) == placeCount[p] >= 1
 
 \* RSP-DUP-1, RSP-RCV-3: a PSN's payload is written to memory at most once.
 NoDuplicatePlacement == \A p \in PSNs : placeCount[p] <= 1
+
+\* RSP-RCV-6, RSP-NACK-4: the responder places only PSNs within its window epsn .. epsn+MPR-1
+\* (epsn only grows, so a PSN placed out of window stays beyond it); with a correct requester
+\* no PSN beyond the window ever arrives, so only NetInject exercises it.
+ResponderWindow == \A p \in PSNs : placeCount[p] > 0 => p < epsn + MPR
 
 \* CMP-SND-1 (send WR completes only when all its PSNs are cumulatively acknowledged, hence
 \* placed), WIMM-RSP-1, CMP-RCV-1 (a WriteIMM receive completion only after its bytes are placed).

@@ -46,6 +46,7 @@ BugNames == {"GoBackN",        \* Go FaultGoBackN
              "CompleteOnSACK", \* model only: a WR completes when its last PSN is selectively ACKed
              "LastHopSkip",    \* model only: TRIMMED_LASTHOP NACK moves the EV to SKIP
              "RspNoWindow",    \* model only: responder accepts PSNs beyond its window
+             "RspWindowOffByOne", \* Go FaultResponderWindowOffByOne: one PSN beyond the window accepted
              "CackOffByOne",   \* model only: the ends disagree on the cack_psn convention (AMB-26):
                                \*   the requester reads one PSN more as cumulatively acknowledged
              "SendOnSkip",     \* model only: new data may go out on a SKIP EV
