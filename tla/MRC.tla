@@ -294,7 +294,9 @@ Timeout(S) ==
           /\ probeOK' = [e \in EVs |-> IF e \in nb THEN 0 ELSE probeOK[e]]
           /\ probing' = probing \ nb
           /\ retries' = f.r
-          /\ ghostRetries' = Charge(ghostRetries, f.n)
+          \* the ghost counts from the environment's event, not from FoldTimeout: the expiry of
+          \* una's timer on an EV that was not ASSUMED_BAD before the step (LR-TMR-5, LR-TMR-6)
+          /\ ghostRetries' = Charge(ghostRetries, IF una \in S /\ evState[txEV[una]] # "ASSUMED_BAD" THEN 1 ELSE 0)
           /\ ReqOutcome(f.err, una, inflight \ (S \cup g), lost \cup S \cup g, sacked \ g, nackEV)
     /\ UNCHANGED <<posted, nxt, txEV, lossScan, sndOK>>
     /\ UNCHANGED <<rspVars, net, failed, ctlOps, placeCount, rcvCQ, everSacked>>
@@ -420,7 +422,7 @@ ReqRecvNACK(pk) ==
                      st1  == IF skip THEN SetEV(evState, e, "SKIP", "Trimmed") ELSE evState
                      g    == IF p \in inflight THEN GBN(p) ELSE {}
                      r1   == Charge(retries, RetryInc)
-                     err  == r1 > RetryLimit
+                     err  == r1 > RetryLimit \/ "FatalRecoverableNACK" \in Bugs
                  IN /\ evState' = st1
                     /\ txEV' = [txEV EXCEPT ![p] = e]
                     /\ retries' = r1
@@ -768,6 +770,13 @@ RetryBudget ==
     /\ qpState = "RTS" => /\ retries = ghostRetries
                           /\ retries <= RetryLimit
     /\ ghostRetries > RetryLimit => qpState = "ERROR"
+
+\* QP-ST-10, LR-TMR-7, LR-NACK-4: the QP enters ERROR only for a cause the step gives it:
+\* retry events (counted by the ghost) beyond the budget, or a NACK UNEXP_EVENT consumed.
+FatalNACKTaken == \E pk \in DOMAIN net : /\ pk.t = "N" /\ pk.reason = NACK_UNEXP_EVENT
+                                        /\ (pk \notin DOMAIN net' \/ net'[pk] < net[pk])
+ErrorJustified ==
+    [][qpState = "RTS" /\ qpState' = "ERROR" => ghostRetries' > RetryLimit \/ FatalNACKTaken]_vars
 
 \* LR-SACK-1, LR-SACK-2, RSP-SACK-1: what the requester believes acknowledged has really
 \* been received by the responder.

@@ -47,6 +47,7 @@ BugNames == {"GoBackN",        \* Go FaultGoBackN
              "LastHopSkip",    \* model only: TRIMMED_LASTHOP NACK moves the EV to SKIP
              "RspNoWindow",    \* model only: responder accepts PSNs beyond its window
              "RspWindowOffByOne", \* Go FaultResponderWindowOffByOne: one PSN beyond the window accepted
+             "FatalRecoverableNACK", \* Go FaultFatalRecoverableNACK: a recoverable NACK fails the QP
              "CackOffByOne",   \* model only: the ends disagree on the cack_psn convention (AMB-26):
                                \*   the requester reads one PSN more as cumulatively acknowledged
              "SendOnSkip",     \* model only: new data may go out on a SKIP EV
