@@ -49,13 +49,14 @@ VARIABLES
     rcvCQ,        \* WriteIMM receive completions, in order Output.Completions (Recv) / EvIMMDelivered
     nackEV,       \* EV of the latest recoverable NACK for p since p was last sent (NoEV if none)  EvNACKReceived
     ghostRetries, \* retry events since una last advanced, counted independently of retries
-    everSacked    \* PSNs ever selectively acknowledged to the requester
+    everSacked,   \* PSNs ever selectively acknowledged to the requester
+    mem           \* responder memory: PSN-sized slot (by address) -> tag of the bytes placed there
 
 reqVars   == <<qpState, posted, nxt, una, inflight, sacked, lost, txEV, retx, lossScan, retries, sndOK>>
 evVars    == <<evState, probeOK, probing>>
 rspVars   == <<rspErr, epsn, rbits, held, early, expRQ, ecnRun>>
 envVars   == <<net, failed, netFaults, ctlOps>>
-ghostVars == <<placeCount, rcvCQ, nackEV, ghostRetries, everSacked>>
+ghostVars == <<placeCount, rcvCQ, nackEV, ghostRetries, everSacked, mem>>
 vars == <<reqVars, evVars, rspVars, envVars, ghostVars>>
 
 ASSUME /\ Bugs \subseteq BugNames
@@ -172,6 +173,14 @@ RWimmOverflow(p) == RImmLast(p) /\ Cardinality(held) >= MaxWIMMDest   \* stashIM
 
 Terminated == qpState = "ERROR" \/ (posted = NumMsgs /\ sndOK = NumMsgs)
 
+\* Data.  PSN p carries the bytes of message MsgOf[p] at offset p - FirstPSN[MsgOf[p]]; its
+\* content tag is p itself.  place (responder.go) writes them at the packet's address, the
+\* slot of p; with "PlaceShifted" (Go FaultPlaceShifted) a packet that is not the first of its
+\* message goes one slot lower.
+NoData == -1
+Place(m, p) == LET a == IF "PlaceShifted" \in Bugs /\ p # FirstPSN[MsgOf[p]] THEN p - 1 ELSE p
+               IN [m EXCEPT ![a] = p]
+
 -----------------------------------------------------------------------------
 Init ==
     /\ qpState = "RTS"
@@ -201,6 +210,7 @@ Init ==
     /\ netFaults = 0
     /\ ctlOps = 0
     /\ placeCount = [p \in PSNs |-> 0]
+    /\ mem = [p \in PSNs |-> NoData]
     /\ rcvCQ = <<>>
     /\ nackEV = [p \in PSNs |-> NoEV]
     /\ ghostRetries = 0
@@ -255,7 +265,7 @@ Retransmit(e) ==
        /\ net' = SendOn(net, DataPkt(p, e, TRUE))
     /\ UNCHANGED <<qpState, posted, nxt, una, sacked, lossScan, retries, sndOK>>
     /\ UNCHANGED <<evVars, rspVars, failed, netFaults, ctlOps>>
-    /\ UNCHANGED <<placeCount, rcvCQ, ghostRetries, everSacked>>
+    /\ UNCHANGED <<placeCount, mem, rcvCQ, ghostRetries, everSacked>>
 
 \* enterError + clearFlight, or the normal outcome of a step
 ReqOutcome(err, una1, inf1, lost1, sck1, nev1) ==
@@ -299,7 +309,7 @@ Timeout(S) ==
           /\ ghostRetries' = Charge(ghostRetries, IF una \in S /\ evState[txEV[una]] # "ASSUMED_BAD" THEN 1 ELSE 0)
           /\ ReqOutcome(f.err, una, inflight \ (S \cup g), lost \cup S \cup g, sacked \ g, nackEV)
     /\ UNCHANGED <<posted, nxt, txEV, lossScan, sndOK>>
-    /\ UNCHANGED <<rspVars, net, failed, ctlOps, placeCount, rcvCQ, everSacked>>
+    /\ UNCHANGED <<rspVars, net, failed, ctlOps, placeCount, mem, rcvCQ, everSacked>>
 
 \* stallTimer (requester.go; the fix of finding TLA-F1, LR-SM-3): a PSN queued for
 \* retransmission that no EV can carry (the only GOOD EV is the one it must avoid,
@@ -326,7 +336,7 @@ LostTimeout ==
           /\ txEV' = IF "KeepAvoidAfterStall" \in Variants THEN txEV ELSE [txEV EXCEPT ![p] = NoEV]
           /\ ReqOutcome(err, una, inflight, lost, sacked,
                         IF "KeepAvoidAfterStall" \in Variants THEN nackEV ELSE [nackEV EXCEPT ![p] = NoEV])
-    /\ UNCHANGED <<posted, nxt, lossScan, sndOK, evVars, rspVars, envVars, placeCount, rcvCQ, everSacked>>
+    /\ UNCHANGED <<posted, nxt, lossScan, sndOK, evVars, rspVars, envVars, placeCount, mem, rcvCQ, everSacked>>
 
 \* probeResult: the EV-state part, from EV states st, probing flags pr and counts ok
 ProbeState(st, pr, e, m) ==
@@ -396,7 +406,7 @@ ReqRecvSACK(pk) ==
                /\ probeOK' = IF pk.pr THEN ProbeCount(st0, pr0, ok0, e, pk.m)
                              ELSE [x \in EVs |-> IF x \in nb THEN 0 ELSE ok0[x]]
                /\ probing' = IF pk.pr THEN pr0 \ {e} ELSE pr0 \ nb
-               /\ UNCHANGED <<qpState, posted, nxt, placeCount, rcvCQ>>
+               /\ UNCHANGED <<qpState, posted, nxt, placeCount, mem, rcvCQ>>
     /\ UNCHANGED <<rspVars, failed, netFaults, ctlOps>>
 
 \* onNACK (LR-NACK-1..6, EV-ST-3)
@@ -430,7 +440,7 @@ ReqRecvNACK(pk) ==
                     /\ ReqOutcome(err, una, inflight \ ({p} \cup g), lost \cup {p} \cup g,
                                   sacked \ g, [nackEV EXCEPT ![p] = e])
                     /\ UNCHANGED <<posted, nxt, lossScan, sndOK, probeOK, probing>>
-    /\ UNCHANGED <<rspVars, failed, netFaults, ctlOps, placeCount, rcvCQ, everSacked>>
+    /\ UNCHANGED <<rspVars, failed, netFaults, ctlOps, placeCount, mem, rcvCQ, everSacked>>
 
 \* onAETH: a transport ACK acknowledges cumulatively (RSP-ACK-2); no EV or CC information
 ReqRecvACK(pk) ==
@@ -450,7 +460,7 @@ ReqRecvACK(pk) ==
             /\ retries' = 0
             /\ ghostRetries' = 0
             /\ sndOK' = Compl(sndOK, pk.cack, sacked \ cum)
-            /\ UNCHANGED <<qpState, posted, nxt, lossScan, evVars, placeCount, rcvCQ, everSacked>>
+            /\ UNCHANGED <<qpState, posted, nxt, lossScan, evVars, placeCount, mem, rcvCQ, everSacked>>
     /\ UNCHANGED <<rspVars, failed, netFaults, ctlOps>>
 
 \* probeTimer/sendProbe: a reliability probe on an ASSUMED_BAD EV (EV-PRB-1..3).  A probe
@@ -517,6 +527,7 @@ RspRecvDup(pk) ==
     /\ ecnRun' = EcnNext(pk.ev, pk.ce)
     /\ placeCount' = IF "PlaceDuplicates" \in Bugs
                      THEN [placeCount EXCEPT ![pk.psn] = @ + 1] ELSE placeCount
+    /\ mem' = IF "PlaceDuplicates" \in Bugs THEN Place(mem, pk.psn) ELSE mem
     /\ UNCHANGED <<reqVars, evVars, rspErr, epsn, rbits, held, early, expRQ>>
     /\ UNCHANGED <<failed, netFaults, ctlOps, rcvCQ, nackEV, ghostRetries, everSacked>>
 
@@ -547,7 +558,7 @@ RspRecvNew(pk) ==
        IN IF RWimmOverflow(p)
           THEN /\ net' = Put(net0, NACKPkt(p, e, NACK_UNEXP_EVENT))   \* WIMMLimitNACKUnexpEvent
                /\ rspErr' = TRUE
-               /\ UNCHANGED <<epsn, rbits, held, early, expRQ, ecnRun, placeCount, rcvCQ>>
+               /\ UNCHANGED <<epsn, rbits, held, early, expRQ, ecnRun, placeCount, mem, rcvCQ>>
           ELSE LET immLast == RImmLast(p)
                    rb1     == rbits \cup {p}
                    ep1     == IF p = epsn THEN Advance(epsn, rb1) ELSE epsn
@@ -568,6 +579,7 @@ RspRecvNew(pk) ==
                   /\ expRQ' = k
                   /\ rcvCQ' = cq1 \o SelectSeq(relSeq, LAMBDA x : x \notin early1)
                   /\ placeCount' = [placeCount EXCEPT ![p] = @ + 1]
+                  /\ mem' = Place(mem, p)
                   /\ ecnRun' = EcnNext(e, pk.ce)
                   /\ net' = IF TransportACK /\ MsgsDone(ep1) # MsgsDone(epsn)
                             THEN Put(net1, ACKPkt(ep1)) ELSE net1
@@ -722,6 +734,7 @@ TypeOK ==
     /\ failed \subseteq FailableEVs
     /\ netFaults \in 0 .. NetFaultBudget /\ ctlOps \in 0 .. CtlBudget
     /\ placeCount \in [PSNs -> Nat]
+    /\ mem \in [PSNs -> PSNs \cup {NoData}]
     /\ rcvCQ \in Seq(ImmMsgs)
     /\ nackEV \in [PSNs -> EVs \cup {NoEV}]
     /\ ghostRetries \in Nat
@@ -731,6 +744,13 @@ Placed(p) == placeCount[p] >= 1
 
 \* RSP-DUP-1, RSP-RCV-3: a PSN's payload is written to memory at most once.
 NoDuplicatePlacement == \A p \in PSNs : placeCount[p] <= 1
+
+\* RSP-RCV-3, CMP-SND-1, CMP-RCV-1: wherever a completion was reported (a send WR completed
+\* successfully, a WriteIMM delivered with everything before it), every slot of the completed
+\* messages holds exactly the bytes written to it.
+MemoryMatchesWrites ==
+    /\ \A p \in PSNs : MsgOf[p] <= sndOK => mem[p] = p
+    /\ \A i \in DOMAIN rcvCQ : \A p \in 0 .. LastPSN[rcvCQ[i]] : mem[p] = p
 
 \* RSP-RCV-6, RSP-NACK-4: the responder places only PSNs within its window epsn .. epsn+MPR-1
 \* (epsn only grows, so a PSN placed out of window stays beyond it); with a correct requester

@@ -48,6 +48,7 @@ BugNames == {"GoBackN",        \* Go FaultGoBackN
              "RspNoWindow",    \* model only: responder accepts PSNs beyond its window
              "RspWindowOffByOne", \* Go FaultResponderWindowOffByOne: one PSN beyond the window accepted
              "FatalRecoverableNACK", \* Go FaultFatalRecoverableNACK: a recoverable NACK fails the QP
+             "PlaceShifted",   \* Go FaultPlaceShifted: a non-first packet placed one slot lower
              "CackOffByOne",   \* model only: the ends disagree on the cack_psn convention (AMB-26):
                                \*   the requester reads one PSN more as cumulatively acknowledged
              "SendOnSkip",     \* model only: new data may go out on a SKIP EV
