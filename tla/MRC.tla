@@ -775,6 +775,10 @@ WriteIMMExactlyOnceInOrder ==
 \* (spec terms: 1 <= p - cack <= W).
 WindowRespected == qpState = "RTS" => nxt - una <= MPR
 
+\* MPR-WIN-1 as the responder sees it: no data packet in flight lies at or beyond epsn + MPR
+\* (not a restatement of the send guard: una <= epsn).  NetInject may break it on purpose.
+WindowAtReceiver == "inject" \notin NetFaultKinds => \A pk \in DOMAIN net : pk.t = "D" => pk.psn < epsn + MPR
+
 \* LR-RTX-1, LR-SACK-2: no go-back-N: a PSN that was acknowledged (cumulatively or
 \* selectively) is never queued for retransmission.
 SelectiveRetransmitOnly == \A p \in lost : p >= una /\ p \notin everSacked
@@ -807,8 +811,11 @@ AckSound ==
 
 \* EV-ST-1, EV-SET-4: only GOOD EVs carry first transmissions (checked on the packet the
 \* step adds).  Retransmissions are checked by NACKedEVNotReused.
+\* First transmissions and retransmissions (a PSN leaving lost for inflight) alike.
 SentOnGoodEV ==
-    [][\A e \in EVs : (nxt' = nxt + 1 /\ txEV'[nxt] = e) => evState[e] = "GOOD"]_vars
+    [][\A e \in EVs : (\/ nxt' = nxt + 1 /\ txEV'[nxt] = e
+                       \/ \E p \in lost : p \notin lost' /\ p \in inflight' /\ txEV'[p] = e)
+                      => evState[e] = "GOOD"]_vars
 
 -----------------------------------------------------------------------------
 (* Action properties                                                       *)
