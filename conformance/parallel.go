@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"cmp"
 	"io"
 	"net/netip"
 	"runtime/debug"
@@ -361,7 +362,7 @@ func mergeEngines(p *PICS, loc CaptureLocation, ws []*engine, frames, lastNo int
 			}
 		}
 	}
-	slices.SortStableFunc(notes, func(a, b noteAt) int { return cmpU64(a.ord, b.ord) })
+	slices.SortStableFunc(notes, func(a, b noteAt) int { return cmp.Compare(a.ord, b.ord) })
 	for _, n := range notes {
 		if !e.noteSeen[n.text] && len(e.notes) < 100 {
 			e.noteSeen[n.text] = true
@@ -372,7 +373,7 @@ func mergeEngines(p *PICS, loc CaptureLocation, ws []*engine, frames, lastNo int
 	e.keepFirst()
 	// The first maxSnapshots timelines made, as one engine makes them; the
 	// flows keep pointers into e.snaps, which never grows past them.
-	slices.SortStableFunc(snaps, func(a, b snapshot) int { return cmpU64(a.ord, b.ord) })
+	slices.SortStableFunc(snaps, func(a, b snapshot) int { return cmp.Compare(a.ord, b.ord) })
 	e.snaps = make([]snapshot, 0, maxSnapshots)
 	kept := map[[2]string]*snapshot{}
 	for _, s := range snaps {
@@ -427,7 +428,7 @@ func (e *engine) keepFirst() {
 	for _, row := range e.rows {
 		for cs := range row {
 			o := &row[cs]
-			slices.SortStableFunc(o.findings, func(a, b Finding) int { return cmpU64(a.ord, b.ord) })
+			slices.SortStableFunc(o.findings, func(a, b Finding) int { return cmp.Compare(a.ord, b.ord) })
 			if len(o.findings) > MaxFindings {
 				o.findings = o.findings[:MaxFindings]
 			}
@@ -440,7 +441,7 @@ func (e *engine) keepFirst() {
 	if len(all) <= MaxKeptFindings {
 		return
 	}
-	slices.SortFunc(all, func(a, b ref) int { return cmpU64(a.ord, b.ord) })
+	slices.SortFunc(all, func(a, b ref) int { return cmp.Compare(a.ord, b.ord) })
 	cut := all[MaxKeptFindings-1].ord
 	for _, row := range e.rows {
 		for cs := range row {
@@ -456,14 +457,4 @@ func (e *engine) keepFirst() {
 		}
 	}
 	e.kept = MaxKeptFindings
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -25,9 +26,9 @@ func (pt *point) sortedFlows() []*flow {
 func compareKeys(a, b flowKey) int {
 	switch {
 	case a.req != b.req:
-		return cmpStr(a.req, b.req)
+		return cmp.Compare(a.req, b.req)
 	case a.rsp != b.rsp:
-		return cmpStr(a.rsp, b.rsp)
+		return cmp.Compare(a.rsp, b.rsp)
 	case a.qpn != b.qpn:
 		return int(a.qpn) - int(b.qpn)
 	case a.partial != b.partial:
@@ -39,16 +40,6 @@ func compareKeys(a, b flowKey) int {
 	return 0
 }
 
-func cmpStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 func sortedEP(m map[epKey]*epReq) []epKey {
 	out := make([]epKey, 0, len(m))
 	for k := range m {
@@ -56,10 +47,10 @@ func sortedEP(m map[epKey]*epReq) []epKey {
 	}
 	slices.SortFunc(out, func(a, b epKey) int {
 		if a.req != b.req {
-			return cmpStr(a.req, b.req)
+			return cmp.Compare(a.req, b.req)
 		}
 		if a.rsp != b.rsp {
-			return cmpStr(a.rsp, b.rsp)
+			return cmp.Compare(a.rsp, b.rsp)
 		}
 		return int(a.id) - int(b.id)
 	})

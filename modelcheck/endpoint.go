@@ -1,6 +1,7 @@
 package modelcheck
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -212,21 +213,11 @@ func (c *epChecker) apply(w *epWorld, a action) error {
 	for i := range out.Packets {
 		k := &epPacket{p: out.Packets[i].Pkt, from: uint8(max(from, 0))}
 		k.id = epKey(k)
-		i, _ := slices.BinarySearchFunc(w.net, k.id, func(x *epPacket, id uint64) int { return cmpU64(x.id, id) })
+		i, _ := slices.BinarySearchFunc(w.net, k.id, func(x *epPacket, id uint64) int { return cmp.Compare(x.id, id) })
 		w.net = slices.Insert(w.net, i, k)
 	}
 	c.checkEvents(w)
 	return nil
-}
-
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // checkAnswer: B answers a well-formed request with one response carrying

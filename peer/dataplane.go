@@ -173,20 +173,11 @@ func (a *Agent) collect() {
 		if a.cfg.Trace != nil {
 			a.cfg.Trace(ev)
 		}
-		c := &a.node
 		if e, ok := a.qps[ev.QPN]; ok {
-			c = &e.c
-			a.count(ev)
+			e.c.count(ev.Kind) // a QP's events count for the node too
 		}
+		a.node.count(ev.Kind)
 		switch ev.Kind {
-		case statemachine.EvDuplicate:
-			c.RxDup++
-		case statemachine.EvIgnored:
-			c.RxIgnored++
-		case statemachine.EvTimeout:
-			c.Timeouts++
-		case statemachine.EvRetry:
-			c.Retries++
 		case statemachine.EvRemotePortMask:
 			a.remotePortMask(ev)
 		case statemachine.EvEVReplaced:
@@ -208,10 +199,9 @@ func (a *Agent) collect() {
 	a.cur = nil
 }
 
-// count adds a QP's event to the node's counters too.
-func (a *Agent) count(ev statemachine.Event) {
-	c := &a.node
-	switch ev.Kind {
+// count adds one event of kind to the counters that track it.
+func (c *counters) count(kind statemachine.EventKind) {
+	switch kind {
 	case statemachine.EvDuplicate:
 		c.RxDup++
 	case statemachine.EvIgnored:
