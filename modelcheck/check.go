@@ -156,7 +156,7 @@ func check(cfg Config, visit func(*checker, *world), keepGoing bool) (*Result, e
 				enabled++
 				res.States++
 				st.note(&c.log)
-				if v := c.check(n.w, nw); v.any() && found(n.h, []action{a}, v) {
+				if v := c.check(n.w, nw); c.counts(v) && found(n.h, []action{a}, v) {
 					return res, nil
 				}
 				if a.kind == actTimer {
@@ -200,6 +200,23 @@ func check(cfg Config, visit func(*checker, *world), keepGoing bool) (*Result, e
 	}
 	res.Distinct, res.Elapsed, res.Depth = len(seen), time.Since(start), depth
 	return res, nil
+}
+
+// counts reports whether v has a violation the search stops for: any, or
+// with Config.only set, one of that invariant alone (the others are
+// dropped from v).
+func (c *checker) counts(v *violations) bool {
+	if c.cfg.only == "" || !v.any() {
+		return v.any()
+	}
+	var keep violations
+	for i, n := range v.names {
+		if n == c.cfg.only {
+			keep.names, keep.details = append(keep.names, n), append(keep.details, v.details[i])
+		}
+	}
+	*v = keep
+	return v.any()
 }
 
 // stats counts what the transitions produced.

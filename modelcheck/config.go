@@ -86,6 +86,9 @@ type Config struct {
 	// Seed is added to each QP's random seed (its QPN by default): the EV
 	// rotation order and reverse-EV picks come from it.
 	Seed uint64
+	// only, when set, makes the search stop only for violations of that
+	// invariant (tests: what one check catches on its own).
+	only string
 	// evMask, when set, replaces the ev_event_mask of the QPs' EV profile
 	// (tests: a mask the check does not expect must fail it).
 	evMask sm.EVEventMask

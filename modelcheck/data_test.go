@@ -140,3 +140,18 @@ func TestWorkingPathCanFail(t *testing.T) {
 		t.Logf("reached %v (first violation: %s)", e, r.Violation.Invariant)
 	}
 }
+
+// TestSeededStallTimerKept: the stall timer keeps running after the wait
+// it times has ended (a probe restored the EV the waiting PSN could take),
+// and its later expiry spends a retry no loss caused. The QP reports that
+// expiry (EvStallTimeout) and charges it consistently, so a ghost that
+// counted the QP's own event agreed with it (it passed the same bug in
+// 776 572 distinct states); the checker's own stall timer, armed from the
+// queued PSNs it sees and fired by timer steps, counts no such retry
+// (LR-SM-3, LR-TMR-6).
+func TestSeededStallTimerKept(t *testing.T) {
+	c := base("stall-kept")
+	c.Msgs[0] = []Msg{{Packets: 1}, {Packets: 1, Imm: true}}
+	c.Bounds = Bounds{Drops: 1, Trims: 1, Timers: 3}
+	seeded(t, c, sm.FaultStallTimerKept, InvRetryBudget, 15, true)
+}

@@ -16,8 +16,10 @@ import (
 // expiries count retry events (LR-SM-3); the two forms the checker found
 // are the passing configurations stall-deadlock and stall-livelock
 // (configs.go). The tests below seed the old behaviour
-// (statemachine.FaultNoStallTimer) and require the Progress check to
-// catch it in both forms.
+// (statemachine.FaultNoStallTimer). The checker's own stall timer
+// (stall.go) catches it first, as RetryBudget: the timer it expects never
+// fires in the QP. The Progress check, on its own (Config.only), catches
+// the hang in both forms.
 
 // TestSeededNoStallTimerDeadlock, 8 steps: PSN 0 arrives, EV 0x100
 // black-holes and the controller DENIES EV 0x101; EV 0x100 cannot become
@@ -27,6 +29,8 @@ import (
 func TestSeededNoStallTimerDeadlock(t *testing.T) {
 	c := stallConfig(t, "stall-deadlock")
 	c.Faults = sm.FaultNoStallTimer
+	seeded(t, c, sm.FaultNoStallTimer, InvRetryBudget, 6, true)
+	c.only = InvProgress
 	r, err := Check(c)
 	if err != nil {
 		t.Fatal(err)
@@ -48,6 +52,8 @@ func TestSeededNoStallTimerDeadlock(t *testing.T) {
 func TestSeededNoStallTimerLivelock(t *testing.T) {
 	c := stallConfig(t, "stall-livelock")
 	c.Faults = sm.FaultNoStallTimer
+	seeded(t, c, sm.FaultNoStallTimer, InvRetryBudget, 5, true)
+	c.only = InvProgress
 	r, err := Check(c)
 	if err != nil {
 		t.Fatal(err)

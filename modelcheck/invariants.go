@@ -142,6 +142,7 @@ func (c *checker) check(pre, post *world) *violations {
 	}
 	for s := range 2 {
 		c.checkSide(v, s, pre, post)
+		c.rearmStall(s, post, c.stallFired[s])
 	}
 	c.checkReceiverWindow(v, pre, post)
 	c.checkEVEvents(v, post)
@@ -161,7 +162,9 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 	}
 	var timedOut, inferred []uint32
 	c.nackDelivered(s, q0, g)
+	c.sackWindow(s, q0, g)
 	due := c.timeoutsDue(s, pre, post)
+	stalled, fired := c.stallExpiry(s, pre, post, due)
 	unaMoved := wire.PSNDiff(q1.CumulativeACK(), q0.CumulativeACK()) > 0
 	var mustBe [8]sm.EVState // what a probe answer requires of each EV by the end of the step
 	for _, e := range l.ev[s] {
@@ -234,15 +237,12 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 			}
 		case sm.EvLost:
 			if sm.LossCause(e.Reason) == sm.LossReorder {
+				// An inferred loss (LR-RTX-4) names the EV the PSN went out
+				// on, as a timeout does (EV-SM-5, EV-ST-13).
 				inferred = append(inferred, e.EV)
-			}
-		case sm.EvStallTimeout:
-			// LR-SM-3: each expiry of the stall timer of a queued PSN that no
-			// EV may carry counts one retry event, and ends the PSN's
-			// avoidance of the EV its NACK or timeout named (AMB-44).
-			g.retries++
-			if c.rel(e.PSN) < maxPSNs {
-				g.nackEV[c.rel(e.PSN)] = 0
+				if c.rel(e.PSN) < maxPSNs {
+					g.nackEV[c.rel(e.PSN)] = e.EV + 1
+				}
 			}
 		case sm.EvPacketSent:
 			if !wire.Opcode(e.Reason).IsWrite() {
@@ -252,6 +252,9 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 				r := 0
 				if !unaMoved {
 					r = int(g.retries)
+				}
+				if fired && c.rel(e.PSN) < stalled {
+					r-- // sent by the pump before the stall timer expired
 				}
 				g.sentAt[c.rel(e.PSN)] = e.Time
 				g.txEV[c.rel(e.PSN)] = uint8(c.evIndex(e.EV) + 1)

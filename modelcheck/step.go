@@ -69,6 +69,9 @@ type checker struct {
 	now       sm.Time // time of the step being applied
 	rec       []byte  // NDJSON records of the current step
 	seq       uint32  // packet creation counter
+	// stallFired: the checker's stall timer of each QP expired in the
+	// step being checked (stall.go).
+	stallFired [2]bool
 }
 
 type msgInfo struct {

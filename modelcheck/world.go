@@ -149,6 +149,11 @@ type ghost struct {
 	sentAt [maxPSNs]sm.Time
 	rto    [maxPSNs]uint8
 	txEV   [maxPSNs]uint8 // 1 + index of the EV an in-flight PSN was last sent on
+	// stallAt is when the checker's stall timer expires (stall.go), 0 when
+	// nothing waits; peerWin the window the responder last advertised
+	// with dynamic MPR, 0 when none.
+	stallAt sm.Time
+	peerWin uint8
 }
 
 // world is one state of the model: the two QPs, time, the network and the
@@ -236,6 +241,11 @@ func (w *world) hashOpt(scratch []uint64, budgets bool) (uint64, []uint64) {
 		uint64(w.dyn[1])<<40)
 	h.mix(uint64(w.failed[0]) | uint64(w.failed[1])<<32)
 	for _, g := range w.g {
+		if !budgets {
+			// The checker's own retry count and stall timer run on while
+			// a QP hangs: they are not the QPs' state.
+			g.retries, g.stallAt = 0, 0
+		}
 		h.mix(uint64(g.placed) | uint64(g.acked)<<32)
 		h.mix(uint64(g.retries) | uint64(g.sendDone)<<8 | uint64(g.immDone)<<16 | uint64(g.sendOK)<<24)
 		for _, e := range g.nackEV {
@@ -248,7 +258,10 @@ func (w *world) hashOpt(scratch []uint64, budgets bool) (uint64, []uint64) {
 				h.mix(0)
 			}
 		}
-		h.mix(uint64(g.probing) | boolBit(g.wild)<<8)
+		h.mix(uint64(g.probing) | boolBit(g.wild)<<8 | uint64(g.peerWin)<<16)
+		if g.stallAt != 0 {
+			h.mix(uint64(g.stallAt-w.now) | 1<<62)
+		}
 		for p, r := range g.rto {
 			if r != 0 {
 				h.mix(uint64(w.now-g.sentAt[p]) | uint64(r)<<56 | uint64(g.txEV[p])<<48)

@@ -118,6 +118,10 @@ const (
 	// FaultNoBackoff keeps the RTO at T: exp_cnt's retries are spent as
 	// linear ones (breaks LR-TMR-4).
 	FaultNoBackoff
+	// FaultStallTimerKept leaves the stall timer running when the wait it
+	// times ends: its later expiry spends a retry no loss caused (breaks
+	// LR-SM-3, LR-TMR-6).
+	FaultStallTimerKept
 )
 
 // Addressing is everything the QP writes into the Ethernet, IP and UDP

@@ -237,11 +237,11 @@ func (q *QP) pump() {
 		case rtxNoEV:
 			r.stall(psn, q.now, q.st.cfg.Faults) // it waits, and everything behind it, under a timer (LR-SM-3)
 		default:
-			r.stallAt, r.stallPSN = Never, 0
+			r.endStall(q.st.cfg.Faults)
 		}
 		return
 	}
-	r.stallAt, r.stallPSN = Never, 0
+	r.endStall(q.st.cfg.Faults)
 	for r.sendIdx < r.sqLen {
 		if !q.sendNew() {
 			return
@@ -383,6 +383,13 @@ func (r *requester) stall(psn uint32, now Time, f Faults) {
 	r.stallPSN = psn
 	if r.stallAt == Never {
 		r.stallAt = now + Timeout(r.tshift)<<r.rtoShift()
+	}
+}
+
+// endStall stops the stall timer: nothing waits for an EV any more.
+func (r *requester) endStall(f Faults) {
+	if f&FaultStallTimerKept == 0 {
+		r.stallAt, r.stallPSN = Never, 0
 	}
 }
 
