@@ -46,11 +46,100 @@ func (n *CQNotify) ReqNotify(solicitedOnly bool) {
 // a WriteImm sent with the se flag; an error completion wakes a CQ armed
 // for solicited events too.
 func (n *CQNotify) Offer(c Completion) bool {
+	if !n.wake(c) {
+		return false
+	}
+	n.events++
+	return true
+}
+
+// wake reports whether c raises a CQ event, and disarms the CQ if so.
+func (n *CQNotify) wake(c Completion) bool {
 	fire := n.armed == armNext || n.armed == armSolicited && (c.Recv && c.Solicited || c.Status != StatusSuccess)
 	if fire {
-		n.armed, n.events = 0, n.events+1
+		n.armed = 0
 	}
 	return fire
+}
+
+// CompChannel is an mrc_comp_channel shared by the CQs created on it
+// (mrc_create_cq's channel): the CQ events they raise wait in it, oldest
+// first, until mrc_get_cq_event returns each with the CQ that raised it;
+// an event counts on its CQ, to be acknowledged there, once got
+// (CTL-CQ-5). A CQ has at most one event waiting: one it raises while an
+// earlier one still waits is merged into it, so the channel holds at most
+// one event per CQ (AMB-98).
+type CompChannel struct {
+	cqs  map[uint32]*CQNotify
+	wait []uint32 // CQs with an event waiting, oldest first
+}
+
+// NewCompChannel is mrc_create_comp_channel.
+func NewCompChannel() *CompChannel { return &CompChannel{cqs: map[uint32]*CQNotify{}} }
+
+// Attach creates CQ cq, whose notification state is n, on the channel; a
+// CQ already on it is EINVAL.
+func (ch *CompChannel) Attach(cq uint32, n *CQNotify) error {
+	if ch.cqs[cq] != nil {
+		return ctlErr(EINVAL, "CQ %d is already on the channel", cq)
+	}
+	ch.cqs[cq] = n
+	return nil
+}
+
+// Offer shows CQ cq a completion just written to it; it reports whether
+// the completion raised a CQ event, which then waits in the channel
+// (CTL-CQ-1, CTL-CQ-5).
+func (ch *CompChannel) Offer(cq uint32, c Completion) bool {
+	n := ch.cqs[cq]
+	if n == nil || !n.wake(c) {
+		return false
+	}
+	if !slices.Contains(ch.wait, cq) {
+		ch.wait = append(ch.wait, cq)
+	}
+	return true
+}
+
+// Get is mrc_get_cq_event on a non-blocking channel: the CQ of the
+// oldest waiting event, which now counts on that CQ; EAGAIN when none
+// waits.
+func (ch *CompChannel) Get() (uint32, error) {
+	if len(ch.wait) == 0 {
+		return 0, ctlErr(EAGAIN, "no CQ event waiting")
+	}
+	cq := ch.wait[0]
+	ch.wait = slices.Delete(ch.wait, 0, 1)
+	ch.cqs[cq].events++
+	return cq, nil
+}
+
+// Waiting is the number of CQ events waiting to be got.
+func (ch *CompChannel) Waiting() int { return len(ch.wait) }
+
+// Detach is mrc_destroy_cq of a CQ on the channel: refused with EBUSY
+// while events got from it are not acknowledged (CTL-CQ-3); its events
+// still waiting leave the channel (CTL-CQ-6).
+func (ch *CompChannel) Detach(cq uint32) error {
+	n := ch.cqs[cq]
+	if n == nil {
+		return ctlErr(ENOENT, "CQ %d is not on the channel", cq)
+	}
+	if err := n.Destroy(); err != nil {
+		return err
+	}
+	delete(ch.cqs, cq)
+	ch.wait = slices.DeleteFunc(ch.wait, func(x uint32) bool { return x == cq })
+	return nil
+}
+
+// Destroy is the check of mrc_destroy_comp_channel: a channel that CQs
+// are still created on cannot go; EBUSY (CTL-CQ-6).
+func (ch *CompChannel) Destroy() error {
+	if n := len(ch.cqs); n != 0 {
+		return ctlErr(EBUSY, "%d CQs still on the channel", n)
+	}
+	return nil
 }
 
 // Events returns the CQ events raised and not yet acknowledged.
@@ -80,12 +169,16 @@ func (n *CQNotify) Destroy() error {
 type AsyncEventType uint8
 
 // The asynchronous events the reference raises (CTL-AEV-1, CTL-AEV-2,
-// AMB-70, AMB-95). Verbs' other types (QP_FATAL, COMM_EST, SQ_DRAINED, ...)
-// are not raised: no MRC condition maps to them here.
+// CTL-AEV-4, CTL-AEV-5, AMB-70, AMB-95, AMB-96). Verbs' other types are
+// not raised: SQ_DRAINED needs the SQD state and PATH_MIG an alternate
+// path, which an MRC QP does not have (QP-ST-2, QP-ST-7), and there is no
+// SRQ.
 const (
 	AsyncCQErr       AsyncEventType = 0  // IBV_EVENT_CQ_ERR: a completion found its CQ full (AMB-95)
+	AsyncQPFatal     AsyncEventType = 1  // IBV_EVENT_QP_FATAL: an error no completion reports moved the QP to ERROR
 	AsyncQPReqErr    AsyncEventType = 2  // IBV_EVENT_QP_REQ_ERR: the responder met an invalid request
 	AsyncQPAccessErr AsyncEventType = 3  // IBV_EVENT_QP_ACCESS_ERR: the responder met an access violation
+	AsyncCommEst     AsyncEventType = 4  // IBV_EVENT_COMM_EST: the first request packet reached the QP in RTR
 	AsyncPortActive  AsyncEventType = 9  // IBV_EVENT_PORT_ACTIVE
 	AsyncPortErr     AsyncEventType = 10 // IBV_EVENT_PORT_ERR
 )
@@ -102,13 +195,21 @@ type AsyncEvent struct {
 // responder-detected error that moved a QP to ERROR raises
 // IBV_EVENT_QP_REQ_ERR (no receive WR for a WriteImm, max_wimm_dest
 // exceeded) or IBV_EVENT_QP_ACCESS_ERR (a write outside the registered
-// memory); errors the requester learns from a completion (retries
-// exhausted, a NAK, the application's modify) raise none, as in verbs
-// (CTL-AEV-1, AMB-70).
+// memory); an error the requester met (retries exhausted, a NACK
+// UNEXP_EVENT, an AETH NAK) raises IBV_EVENT_QP_FATAL only when no work
+// request was there to complete with it, since a completion reports it
+// otherwise, as in verbs; the application's modify raises none
+// (CTL-AEV-1, CTL-AEV-5, AMB-70). A QP in RTR accepting its first request
+// packet raises IBV_EVENT_COMM_EST (CTL-AEV-4, AMB-96).
 func AsyncEventsOf(out *Output, dst []AsyncEvent) []AsyncEvent {
 	for i := range out.Events {
 		e := &out.Events[i]
-		if e.Kind != EvQPError {
+		switch e.Kind {
+		case EvCommEst:
+			dst = append(dst, AsyncEvent{Type: AsyncCommEst, QPN: e.QPN})
+			continue
+		case EvQPError:
+		default:
 			continue
 		}
 		switch ErrorCause(e.Reason) {
@@ -116,6 +217,11 @@ func AsyncEventsOf(out *Output, dst []AsyncEvent) []AsyncEvent {
 			dst = append(dst, AsyncEvent{Type: AsyncQPReqErr, QPN: e.QPN})
 		case CauseAccess:
 			dst = append(dst, AsyncEvent{Type: AsyncQPAccessErr, QPN: e.QPN})
+		case CauseModify, CauseNoError:
+		default:
+			if e.Flags&FlagNoCompletion != 0 {
+				dst = append(dst, AsyncEvent{Type: AsyncQPFatal, QPN: e.QPN})
+			}
 		}
 	}
 	return dst

@@ -2,6 +2,7 @@ package statemachine
 
 import (
 	"encoding/binary"
+	"math/big"
 	"slices"
 )
 
@@ -347,6 +348,9 @@ func (c *Controller) transitionEV(id uint64, from ProfileState, n *evProfileObj,
 		if i := slices.IndexFunc(n.evs, CtlEV.Unpopulated); i >= 0 {
 			return ctlErr(EINVAL, "EV profile %d: entry %d is unpopulated; REPLACE_EV every entry before ONLINE", id, i)
 		}
+		if err := c.checkRange(n); err != nil {
+			return err
+		}
 	case to == ProfileInit && from == ProfileOffline:
 		*n = evProfileObj{}
 	}
@@ -404,6 +408,11 @@ func (c *Controller) replaceEV(n *evProfileObj, e EVOpEntry) error {
 	if st != EVGood && st != EVAssumedBad && st != EVDenied {
 		return ctlErr(EINVAL, "state %s: GOOD, ASSUMED_BAD or DENIED", st)
 	}
+	var keepEVs []CtlEV
+	var keepSt []EVState
+	if c.hasOpt(OptEVExplicitRange) {
+		keepEVs, keepSt = slices.Clone(n.evs), slices.Clone(n.st)
+	}
 	found := false
 	for i, x := range n.evs {
 		if x != e.EV {
@@ -417,7 +426,74 @@ func (c *Controller) replaceEV(n *evProfileObj, e EVOpEntry) error {
 	if !found {
 		return ctlErr(ENOENT, "EV not in the profile")
 	}
+	if err := c.checkRange(n); err != nil {
+		n.evs, n.st = keepEVs, keepSt
+		return err
+	}
 	return nil
+}
+
+// checkRange applies MRC_CTL_OPT_CAP_EV_EXPLICIT_RANGE: on a device that
+// advertises it an explicit array is one contiguous range, entry i being
+// the base plus i, the base and each value read as the number an EV's
+// bits form (the bits its profile's masks take, most significant first;
+// CTL-OP-6, AMB-97). Every populated entry must lie on the range of the
+// others and the range's last value must fit those bits; unpopulated
+// entries are free until the profile goes ONLINE (CTL-PRF-5).
+func (c *Controller) checkRange(n *evProfileObj) error {
+	if !c.hasOpt(OptEVExplicitRange) || n.mode != EVModeExplicit {
+		return nil
+	}
+	fields, err := c.fieldsOf(n)
+	if err != nil {
+		return err
+	}
+	k := 0
+	for _, f := range fields {
+		k += f.EVBits()
+	}
+	var base *big.Int
+	first := 0
+	for i, e := range n.evs {
+		if e.Unpopulated() {
+			continue
+		}
+		v := new(big.Int).SetBytes(e.Val[:])
+		v.Rsh(v, uint(8*EVBytes-k)).Sub(v, big.NewInt(int64(i)))
+		switch {
+		case v.Sign() < 0:
+			return ctlErr(EINVAL, "explicit range: entry %d's value is below %d, so no base puts it there (CTL-OP-6)", i, i)
+		case base == nil:
+			base, first = v, i
+		case v.Cmp(base) != 0:
+			return ctlErr(EINVAL, "explicit range: entry %d is not entry %d's value plus %d (CTL-OP-6)", i, first, i-first)
+		}
+	}
+	if base != nil && new(big.Int).Add(base, big.NewInt(int64(len(n.evs)-1))).BitLen() > k {
+		return ctlErr(EINVAL, "explicit range: base + ev_count - 1 does not fit the %d EV bits (CTL-OP-6)", k)
+	}
+	return nil
+}
+
+// fieldsOf returns the fields n's EVs expand by: its own, or for an
+// explicit profile without fields one full-width field per format field
+// (AMB-61).
+func (c *Controller) fieldsOf(n *evProfileObj) ([]EVField, error) {
+	f := c.fmts[n.fmtID]
+	if f == nil {
+		return nil, ctlErr(EINVAL, "EV Format profile %d does not exist", n.fmtID)
+	}
+	if len(n.fields) > 0 {
+		return n.fields, nil
+	}
+	var fields []EVField
+	for _, w := range f.widths {
+		if w > 32 {
+			return nil, ctlErr(EINVAL, "an explicit profile without fields needs format fields of at most 32 bits")
+		}
+		fields = append(fields, EVField{Width: uint32(w), Mask: widthMax(uint32(w))})
+	}
+	return fields, nil
 }
 
 func setEntryState(n *evProfileObj, e EVOpEntry) error {
@@ -440,20 +516,11 @@ func setEntryState(n *evProfileObj, e EVOpEntry) error {
 // fields takes each EV as it is, one full-width field per format field
 // (AMB-61).
 func (c *Controller) expand(n *evProfileObj, e CtlEV) (EVValue, int, error) {
-	f := c.fmts[n.fmtID]
-	if f == nil {
-		return EVValue{}, 0, ctlErr(EINVAL, "EV Format profile %d does not exist", n.fmtID)
+	fields, err := c.fieldsOf(n)
+	if err != nil {
+		return EVValue{}, 0, err
 	}
-	fields := n.fields
-	if len(fields) == 0 {
-		for _, w := range f.widths {
-			if w > 32 {
-				return EVValue{}, 0, ctlErr(EINVAL, "an explicit profile without fields needs format fields of at most 32 bits")
-			}
-			fields = append(fields, EVField{Width: uint32(w), Mask: widthMax(uint32(w))})
-		}
-	}
-	return ExpandEV(f.widths, fields, e.Val)
+	return ExpandEV(c.fmts[n.fmtID].widths, fields, e.Val)
 }
 
 // QueryEVProfile is mrc_ctl_query_ev_profile.

@@ -142,13 +142,14 @@ const (
 	EvNACKReceived             // trace: PSN, EV; Reason: NACK reason
 	EvLost                     // trace: PSN marked for retransmission; Reason: LossCause
 	EvStallTimeout             // PSN, EV: the stall timer of a queued PSN no EV may carry expired (LR-SM-3); EV: the EV it avoided, 0 if it avoided none (an earlier expiry freed it, AMB-44)
+	EvCommEst                  // PSN: the QP, in RTR, accepted its first request packet (IBV_EVENT_COMM_EST, CTL-AEV-4)
 )
 
 var evKindNames = [...]string{
 	"None", "QPState", "QPError", "EVState", "EVReplaced", "EVRestored", "Plane", "Timeout", "Retry",
 	"Completed", "IMMDelivered", "Cwnd", "Ignored", "ProbeSent", "ProbeResult", "EPResponse", "EPTimeout",
 	"RemotePortMask", "PacketSent", "PacketReceived", "Placed", "Duplicate", "SACKSent", "NACKSent",
-	"ACKSent", "SACKReceived", "NACKReceived", "Lost", "StallTimeout",
+	"ACKSent", "SACKReceived", "NACKReceived", "Lost", "StallTimeout", "CommEst",
 }
 
 func (k EventKind) String() string {
@@ -160,8 +161,9 @@ func (k EventKind) String() string {
 
 // Event flags.
 const (
-	FlagRetransmit uint8 = 1 << iota // PacketSent: the BTH RTX flag is set
-	FlagProbe                        // SACKSent/SACKReceived: a probe response (PR)
+	FlagRetransmit   uint8 = 1 << iota // PacketSent: the BTH RTX flag is set
+	FlagProbe                          // SACKSent/SACKReceived: a probe response (PR)
+	FlagNoCompletion                   // QPError: no work request completed with the error's status (CTL-AEV-5)
 )
 
 // Event is one abstract step of a QP or endpoint. It is flat and

@@ -62,11 +62,14 @@ type QP struct {
 	mask  AttrMask // attributes set so far
 	cause ErrorCause
 	ccIdx int
-	rng   rng
-	ev    evTable
-	req   requester
-	rsp   responder
-	cc    nscc
+	// commEst: the QP accepted a request packet in RTR and raised
+	// IBV_EVENT_COMM_EST (CTL-AEV-4); RESET clears it.
+	commEst bool
+	rng     rng
+	ev      evTable
+	req     requester
+	rsp     responder
+	cc      nscc
 	// The receive queue: WR IDs of posted receive WRs (WIMM-RSP-3).
 	rq     []uint64
 	rqHead int
@@ -276,6 +279,10 @@ func (q *QP) Receive(now Time, port int, p *wire.Packet, out *Output) {
 			q.ignore(IgnoreMalformed, p.BTH.PSN, 0)
 			return
 		}
+		if q.state == StateRTR && !q.commEst {
+			q.commEst = true
+			q.emit(Event{Kind: EvCommEst, PSN: p.BTH.PSN})
+		}
 		if op == wire.OpProbe {
 			q.onProbe(port, p)
 		} else {
@@ -355,8 +362,12 @@ func (q *QP) enterError(c ErrorCause, st Status) {
 	}
 	q.cause = c
 	q.setState(StateError)
-	q.emit(Event{Kind: EvQPError, Reason: uint8(c), Value: uint64(st)})
 	r := &q.req
+	var fl uint8
+	if r.sqLen == 0 {
+		fl = FlagNoCompletion
+	}
+	q.emit(Event{Kind: EvQPError, Reason: uint8(c), Value: uint64(st), Flags: fl})
 	for r.sqLen > 0 {
 		m := &r.sq[r.sqHead]
 		q.complete(m.wrid, m.op, st, uint32(len(m.data)))
