@@ -34,7 +34,9 @@ var paramsOf = map[string]func() any{
 	MethodEPBatchSend:   func() any { return new(EPBatchSendParams) },
 	MethodEPBatchResult: func() any { return new(EPBatchResultParams) },
 	MethodCreateQPHint:  func() any { return new(QPHint) }, MethodQueryQPHint: func() any { return new(QPHintParams) },
-	MethodDestroyQPHint: func() any { return new(QPHintParams) },
+	MethodDestroyQPHint:  func() any { return new(QPHintParams) },
+	MethodCreateContext:  func() any { return new(CreateContextParams) },
+	MethodDestroyContext: func() any { return new(ContextParams) }, MethodQueryDeviceEx: func() any { return new(ContextParams) },
 }
 
 // echo is a server handler that decodes each method's params into its

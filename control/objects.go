@@ -161,8 +161,10 @@ type CQEventsResult struct {
 // Asynchronous event types (enum ibv_event_type names without IBV_EVENT_).
 const (
 	AsyncCQErr       = "CQ_ERR"
+	AsyncQPFatal     = "QP_FATAL"
 	AsyncQPReqErr    = "QP_REQ_ERR"
 	AsyncQPAccessErr = "QP_ACCESS_ERR"
+	AsyncCommEst     = "COMM_EST"
 	AsyncPortErr     = "PORT_ERR"
 	AsyncPortActive  = "PORT_ACTIVE"
 )
@@ -194,6 +196,26 @@ type Versions struct {
 type QueryVersionResult struct {
 	MRC Versions `json:"mrc"`
 	Ctl Versions `json:"ctl"`
+}
+
+// CreateContextParams is mrc_create_context's struct mrc_context_attr:
+// the API versions the client uses, 0 for the provider's choice.
+type CreateContextParams struct {
+	APIVersion    uint32 `json:"api_version_used,omitempty"`
+	VendorVersion uint32 `json:"vendor_api_version_used,omitempty"`
+}
+
+// ContextResult names a context and the versions it uses.
+type ContextResult struct {
+	Context       uint32 `json:"context"`
+	APIVersion    uint32 `json:"api_version_used"`
+	VendorVersion uint32 `json:"vendor_api_version_used"`
+}
+
+// ContextParams names a context: destroy_context, and query_device_ex
+// (mrc_ctl_query_device_ex on that context; result DeviceCtl).
+type ContextParams struct {
+	Context uint32 `json:"context"`
 }
 
 // EPBatchSendParams is the sending half of mrc_ctl_ep_batch_send_wait:

@@ -141,6 +141,9 @@ const (
 	MethodCreateQPHint       = "create_qp_hint"
 	MethodQueryQPHint        = "query_qp_hint"
 	MethodDestroyQPHint      = "destroy_qp_hint"
+	MethodCreateContext      = "create_context"
+	MethodDestroyContext     = "destroy_context"
+	MethodQueryDeviceEx      = "query_device_ex"
 )
 
 // Methods lists every method of this version.
@@ -152,7 +155,7 @@ var Methods = []string{
 	MethodModifyEVFmtProfile, MethodModifyEVProfile, MethodQueryEVProfile, MethodModifyCCProfile,
 	MethodQueryDeviceCtl, MethodModifyPort, MethodQueryPort,
 	MethodReqNotifyCQ, MethodGetCQEvents, MethodGetAsyncEvents, MethodQueryVersion, MethodEPBatchSend, MethodEPBatchResult,
-	MethodCreateQPHint, MethodQueryQPHint, MethodDestroyQPHint,
+	MethodCreateQPHint, MethodQueryQPHint, MethodDestroyQPHint, MethodCreateContext, MethodDestroyContext, MethodQueryDeviceEx,
 }
 
 // Empty is the params or result of methods that have none.

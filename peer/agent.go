@@ -156,6 +156,8 @@ type Agent struct {
 	batSeq uint32
 	hints  *statemachine.QPHints
 	cqHeld int // completions in all CQs, at most MaxCQEntriesTotal
+	ctxs   map[uint32]*statemachine.Context
+	ctxSeq uint32
 }
 
 // ConfigError reports a bad Config.
@@ -202,6 +204,7 @@ func (a *Agent) reset() error {
 	a.ctlEVs = map[uint64]bool{}
 	a.async, a.bat = statemachine.AsyncQueue{}, map[uint32]*statemachine.EPBatch{}
 	a.hints = statemachine.NewQPHints(MaxQPHints)
+	a.ctxs = map[uint32]*statemachine.Context{}
 	a.evp = map[uint64]statemachine.EVProfile{}
 	a.ccp = map[uint64]statemachine.CCProfile{}
 	a.mrs, a.nextVA, a.memory = nil, 0x7f00_0000_0000, 0
@@ -305,6 +308,8 @@ func (a *Agent) Handle(now statemachine.Time, method string, params json.RawMess
 		return a.epBatchResult(now, params)
 	case control.MethodCreateQPHint, control.MethodQueryQPHint, control.MethodDestroyQPHint:
 		return a.qpHint(method, params)
+	case control.MethodCreateContext, control.MethodDestroyContext, control.MethodQueryDeviceEx:
+		return a.context(method, params)
 	}
 	return nil, control.Errorf(control.CodeUnknownMethod, "%q", method)
 }

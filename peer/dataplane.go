@@ -156,7 +156,12 @@ func (a *Agent) collect() {
 			a.complete(e, c)
 		}
 	}
-	a.async.Add(statemachine.AsyncEventsOf(o, nil)...)
+	for _, e := range statemachine.AsyncEventsOf(o, nil) {
+		if e.Type == statemachine.AsyncCommEst && a.cfg.Faults.has(agNoCommEst) || e.Type == statemachine.AsyncQPFatal && a.cfg.Faults.has(agNoQPFatal) {
+			continue
+		}
+		a.async.Add(e)
+	}
 	for _, b := range a.bat {
 		b.Collect(o)
 	}

@@ -50,6 +50,9 @@ const (
 	agVendorCfgDropped
 	agAdjSvcTime
 	agNoSRv6Encap
+	agNoCommEst
+	agNoQPFatal
+	agContextAnyVersion
 )
 
 // Faults lists every seeded fault, by name.
@@ -90,6 +93,9 @@ var Faults = []Fault{
 	{Name: "vendor-cfg-dropped", Doc: "accepts MRC_QP_VENDOR_CFG but returns none in query_qp", ag: agVendorCfgDropped},
 	{Name: "adj-svc-time-set", Doc: "reports adj_svc_time on endpoint responses though no service time travels", ag: agAdjSvcTime},
 	{Name: "no-srv6-encap", Doc: "sends the packets of an SRv6 EV profile without the outer SRv6 header", ag: agNoSRv6Encap},
+	{Name: "no-comm-est", Doc: "raises no IBV_EVENT_COMM_EST when a QP in RTR receives its first request packet", ag: agNoCommEst},
+	{Name: "no-qp-fatal", Doc: "raises no IBV_EVENT_QP_FATAL when an error no completion reports moves a QP to ERROR", ag: agNoQPFatal},
+	{Name: "context-any-version", Doc: "creates a context whatever API version it asks for", ag: agContextAnyVersion},
 }
 
 // FaultSet is a set of seeded faults; the zero value is a correct peer.

@@ -76,10 +76,10 @@ func TestQPFatal(t *testing.T) {
 		pkt  *wire.Packet
 		want []AsyncEvent
 	}{
-		{"UNEXP_EVENT idle", false, nackPkt(0, 0x100, wire.NACKUnexpEvent), fatal},
-		{"UNEXP_EVENT busy", true, nackPkt(0, 0x100, wire.NACKUnexpEvent), nil},
-		{"AETH NAK idle", false, aethPkt(0, 0x60|aethNAKRemoteAccess), fatal},
+		{"AETH NAK access idle", false, aethPkt(0, 0x60|aethNAKRemoteAccess), fatal},
+		{"AETH NAK invalid idle", false, aethPkt(0, 0x60|wire.AETHNAKInvalidRequest), fatal},
 		{"AETH NAK busy", true, aethPkt(0, 0x60|aethNAKRemoteAccess), nil},
+		{"UNEXP_EVENT busy", true, nackPkt(0, 0x100, wire.NACKUnexpEvent), nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := newOne(t, nil)

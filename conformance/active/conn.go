@@ -41,6 +41,9 @@ type ConnOptions struct {
 	// API's object methods instead of set_ev_profile (the case puts it
 	// ONLINE); IUTEVs is then left empty.
 	EVProfile func(t *T)
+	// StopAtRTR leaves the IUT's QP in RTR; the case moves it to RTS
+	// with ToRTS.
+	StopAtRTR bool
 }
 
 // The tester's side of a QP pair.
@@ -197,9 +200,9 @@ func (t *T) NewConn(o ConnOptions) *Conn {
 	t.Call(control.MethodModifyQP, control.ModifyQPParams{QPN: c.IUT, State: control.StateRTR, Attr: control.QPAttr{
 		MaxWIMMDest: &o.MaxWIMMDest, MPRDest: &o.MPRDest, Cap: &caps, PathMTU: &o.PathMTU, DestQPN: &tq,
 		RQPSN: &c.RQPSN, AV: &av}}, nil)
-	to := int(s.tim.Timeout)
-	t.Call(control.MethodModifyQP, control.ModifyQPParams{QPN: c.IUT, State: control.StateRTS, Attr: control.QPAttr{
-		MaxWIMM: &o.MaxWIMM, MPR: &o.MPR, Retry: &o.Retry, Timeout: &to, SQPSN: &c.SQPSN}}, nil)
+	if !o.StopAtRTR {
+		c.ToRTS()
+	}
 
 	// The tester's reference QP mirrors the IUT's attributes.
 	cfg := statemachine.Config{QPN: c.TQPN, Seed: t.seed, Profile: ptrProfile(s.codec),
@@ -553,6 +556,15 @@ func (c *Conn) QueryQP() control.QueryQPResult {
 }
 
 // TEV returns tester EV i of plane pl.
+// ToRTS moves the IUT's QP from RTR to RTS with the connection's
+// attributes (NewConn does unless StopAtRTR).
+func (c *Conn) ToRTS() {
+	o := &c.Opt
+	to := int(c.t.s.tim.Timeout)
+	c.t.Call(control.MethodModifyQP, control.ModifyQPParams{QPN: c.IUT, State: control.StateRTS, Attr: control.QPAttr{
+		MaxWIMM: &o.MaxWIMM, MPR: &o.MPR, Retry: &o.Retry, Timeout: &to, SQPSN: &c.SQPSN}}, nil)
+}
+
 func (c *Conn) TEV(pl, i int) uint32 { return c.TEVs[pl][i%len(c.TEVs[pl])] }
 
 // Data builds a write packet from the tester to the IUT's DstMR at off.

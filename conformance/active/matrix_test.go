@@ -56,6 +56,9 @@ var wantDetected = map[string][]string{
 	"vendor-cfg-dropped":  {"CTL-QPH-3"},
 	"adj-svc-time-set":    {"CTL-SVC-1"},
 	"no-srv6-encap":       {"CTL-EVX-6"},
+	"no-comm-est":         {"CTL-AEV-4"},
+	"no-qp-fatal":         {"CTL-AEV-5"},
+	"context-any-version": {"CTL-VER-2"},
 }
 
 type detection struct {

@@ -1,0 +1,104 @@
+package active
+
+import (
+	"errors"
+
+	"github.com/openmrc/mrc/conformance"
+	"github.com/openmrc/mrc/control"
+	"github.com/openmrc/mrc/spec"
+	"github.com/openmrc/mrc/statemachine"
+	"github.com/openmrc/mrc/wire"
+)
+
+// QP asynchronous events and contexts through the control channel
+// (spec/36-api-objects.md: CTL-AEV-4, CTL-AEV-5, CTL-VER-2, CTL-VER-3).
+
+func init() {
+	register(Case{Role: RoleResponder, Run: ctlQPEvents, Case: conformance.Case{
+		ID: "MRC-CTL-AEV-101", Title: "IBV_EVENT_COMM_EST and IBV_EVENT_QP_FATAL",
+		Assertion:    "A QP in RTR raises IBV_EVENT_COMM_EST when the first request packet reaches it, once; in RTS with nothing outstanding, an AETH NAK moves it to ERROR and, no completion reporting the error, raises IBV_EVENT_QP_FATAL.",
+		Requirements: []string{"CTL-AEV-4", "CTL-AEV-5", "CTL-AEV-3"},
+		Level:        spec.Must,
+		Steps: []string{"Bring the IUT's QP to RTR only; the tester writes 64 bytes twice.",
+			"get_async_events: exactly one COMM_EST naming the QP.",
+			"Move the QP to RTS; the tester sends an AETH NAK (remote access error) for the IUT's next PSN, nothing being posted.",
+			"query_qp: ERROR; get_async_events: QP_FATAL naming the QP."},
+		Pass: "one COMM_EST, then QP_FATAL", Fail: "no COMM_EST, more than one, or no QP_FATAL for an error no completion reports",
+	}})
+	register(Case{Role: RoleControl, Run: ctlContexts, Case: conformance.Case{
+		ID: "MRC-CTL-VER-102", Title: "Contexts: API version selection and query_device_ex",
+		Assertion:    "create_context with API version 0 uses the current one; a version beyond the current is refused; a context using 1.0.0 has no query_device_ex, one using 1.0.1 has it.",
+		Requirements: []string{"CTL-VER-2", "CTL-VER-3"},
+		Level:        spec.Must,
+		Steps: []string{"query_version; create_context with versions 0: the context must use the current MRC and vendor versions.",
+			"create_context with the current version's subminor plus one: invalid_argument.",
+			"query_device_ex on the first context: success; on a context created for 1.0.0: unsupported (ENOTSUP)."},
+		Pass: "versions selected and gated as the API says", Fail: "a version beyond the current accepted, or query_device_ex on the wrong contexts",
+	}})
+}
+
+func ctlQPEvents(t *T) {
+	tim := t.s.tim
+	c := t.NewConn(ConnOptions{StopAtRTR: true})
+	write := func(wrid uint64) {
+		wr := statemachine.WorkRequest{WRID: wrid, Opcode: statemachine.OpWrite, RemoteVA: c.DstMR.VA + wrid*64,
+			RKey: c.DstMR.RKey, Data: fill(int(wrid), 64)}
+		if err := c.ref.Post(t.Now(), wr, &c.out); err != nil {
+			t.Fatalf("tester post: %v", err)
+		}
+		c.flush()
+		n := len(c.RefComps)
+		c.Run(t.Now()+tim.Transfer, func() bool { return len(c.RefComps) > n })
+		c.Run(t.Now()+tim.Settle, nil)
+	}
+	write(41)
+	write(42)
+	var ae control.AsyncEventsResult
+	if err := t.TryCall(control.MethodGetAsyncEvents, nil, &ae); err != nil {
+		t.Require(err, "get_async_events")
+	}
+	est := 0
+	for _, e := range ae.Events {
+		if e.Type == control.AsyncCommEst && e.QPN == c.IUT {
+			est++
+		}
+	}
+	t.Check(est == 1, "CTL-AEV-4", Evidence{}, "one COMM_EST for the QP after two writes in RTR", "%d", est)
+
+	c.ToRTS()
+	p := &wire.Packet{}
+	p.BTH = wire.BTH{Opcode: wire.OpAcknowledge, PKey: 0xFFFF, DestQP: c.IUT, PSN: c.SQPSN}
+	p.AETH = wire.AETH{Syndrome: wire.AETHTypeNAK<<5 | 2, MSN: 0} // NAK code 2: remote access error
+	c.Send(p, 0, c.TEV(0, 0), Impair{})
+	t.Sleep(tim.Settle)
+	q := c.QueryQP()
+	t.Check(q.State == control.StateError, "CTL-AEV-5", Evidence{}, "the QP in ERROR after the AETH NAK", "%s", q.State)
+	fatal, ok := asyncEvent(t, control.AsyncQPFatal, c.IUT, 0)
+	if !ok {
+		t.Inconclusive("get_async_events failed")
+	}
+	t.Check(fatal, "CTL-AEV-5", Evidence{}, "QP_FATAL for the QP: no work request reported the error", "none")
+}
+
+func ctlContexts(t *T) {
+	var v control.QueryVersionResult
+	t.Call(control.MethodQueryVersion, nil, &v)
+	var r control.ContextResult
+	t.Call(control.MethodCreateContext, control.CreateContextParams{}, &r)
+	t.Check(r.APIVersion == v.MRC.Current && r.VendorVersion == v.MRC.Vendor, "CTL-VER-2", Evidence{},
+		"versions 0 select the current ones", "API %#x vendor %#x, current %#x %#x", r.APIVersion, r.VendorVersion, v.MRC.Current, v.MRC.Vendor)
+	err := t.TryCall(control.MethodCreateContext, control.CreateContextParams{APIVersion: v.MRC.Current + 1}, nil)
+	t.Check(errors.Is(err, control.ErrInvalidArgument), "CTL-VER-2", Evidence{}, "a version beyond the current refused (invalid_argument)", "%v", err)
+	if err := t.TryCall(control.MethodQueryDeviceEx, control.ContextParams{Context: r.Context}, nil); err != nil {
+		t.Require(err, "query_device_ex on a current context")
+	}
+	var old control.ContextResult
+	if err := t.TryCall(control.MethodCreateContext, control.CreateContextParams{APIVersion: statemachine.APIVersion(1, 0, 0)}, &old); err != nil {
+		t.Check(v.MRC.LastSupported > statemachine.APIVersion(1, 0, 0), "CTL-VER-2", Evidence{}, "1.0.0 accepted while supported", "%v", err)
+		return
+	}
+	err = t.TryCall(control.MethodQueryDeviceEx, control.ContextParams{Context: old.Context}, nil)
+	t.Check(errors.Is(err, control.ErrUnsupported), "CTL-VER-3", Evidence{}, "no query_device_ex on a 1.0.0 context (unsupported)", "%v", err)
+	t.Call(control.MethodDestroyContext, control.ContextParams{Context: old.Context}, nil)
+	t.Call(control.MethodDestroyContext, control.ContextParams{Context: r.Context}, nil)
+}
