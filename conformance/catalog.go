@@ -162,6 +162,9 @@ func initCatalog() {
 		if err := checkCaseNames(passiveCases); err != nil && catErr == nil {
 			catErr = err
 		}
+		if err := checkChecks(passiveCases); err != nil && catErr == nil {
+			catErr = err
+		}
 		if err := checkJudgeRequirements(wireCaseMap(), discardReqs); err != nil && catErr == nil {
 			catErr = err
 		}

@@ -99,9 +99,16 @@ type engine struct {
 	frameNo int
 
 	frames, mrcFrames, snapped, notMRC int
-	fragments                          int         // IP fragments, discarded
-	failedCases                        []caseID    // cases the current frame failed in wireChecks
-	applicable                         []caseID    // wireChecks' scratch list
+	fragments                          int      // IP fragments, discarded
+	failedCases                        []caseID // cases the current frame failed in wireChecks
+	fx                                 frameCtx // the hooks' contexts, reused frame to frame
+	sx                                 sentCtx
+	mx                                 msgCtx
+	ax                                 arriveCtx
+	fbx                                fbCtx
+	ansx                               answerCtx
+	px                                 probeCtx
+	epx                                epCtx
 	views                              []ifaceView // by interface ID
 	lastNs                             int64
 
@@ -434,7 +441,7 @@ func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 		return
 	}
 	e.countNode(pt, src, dst, p)
-	e.wireChecks(pt, src, f, r)
+	e.wireChecks(pt, src, r)
 	switch op := p.BTH.Opcode; {
 	case op.IsWrite():
 		e.write(pt, src, dst, r)
@@ -609,31 +616,15 @@ func (e *engine) caseFor(req string) caseID {
 }
 
 // wireCaseMap maps each requirement ID the codec's Decode and Check can
-// report to the case that judges it.
+// report to the case whose check judges it (check.codec).
 func wireCaseMap() map[string]caseID {
 	m := map[string]caseID{}
-	for cs, reqs := range map[caseID][]string{
-		cWireENC:   {"WIRE-ENC-1", "WIRE-ENC-2", "WIRE-ENC-5", "WIRE-LEN-1", "WIRE-UDP-1", "WIRE-GEN-3"},
-		cWireUDP:   {"WIRE-UDP-3"},
-		cWireICRC:  {"WIRE-ICRC-1"},
-		cWireGEN:   {"WIRE-GEN-2", "WIRE-BTH-7"},
-		cWireBTH1:  {"WIRE-BTH-1", "WIRE-BTH-2", "WIRE-BTH-3", "WIRE-OP-1", "WIRE-METH-1", "WIRE-TSETH-1", "WIRE-RETH-1", "WIRE-IMM-1"},
-		cWireBTH2:  {"WIRE-BTH-8", "WIRE-EP-1"},
-		cWireBTH3:  {"WIRE-BTH-9"},
-		cWireBTH4:  {"WIRE-BTH-6"},
-		cWireFlags: {"WIRE-BTH-5"},
-		cWireOP:    {"WIRE-OP-2"},
-		cWirePAY:   {"WIRE-PAY-1"},
-		cWireMSG:   {"WIRE-RETH-2"},
-		cWireAETH:  {"WIRE-AETH-1", "WIRE-AETH-2"},
-		cWireSETH:  {"WIRE-SETH-1", "WIRE-SETH-3", "WIRE-SETH-10"},
-		cWireNETH:  {"WIRE-NETH-1", "WIRE-NETH-2", "WIRE-NETH-4"},
-		cWirePETH:  {"WIRE-PETH-1", "WIRE-PETH-2"},
-		cWireEP:    {"WIRE-ERTH-1", "WIRE-EETH-1"},
-		cDSCPTrim:  {"WIRE-TRIM-1", "WIRE-DSCP-2"},
-	} {
-		for _, r := range reqs {
-			m[r] = cs
+	for _, c := range checks {
+		if c == nil {
+			continue
+		}
+		for _, r := range c.codec {
+			m[string(r)] = c.cs
 		}
 	}
 	return m

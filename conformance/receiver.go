@@ -189,6 +189,7 @@ func (e *engine) arriveWrite(pt *point, fl *flow, rsp string, r *pcap.Record) {
 	oor := !dup && w > 0 && d > w
 	a.duplicate, a.inWindow = dup, !dup && !oor
 	needs := a.ce || p.BTH.AckReq || p.BTH.Retransmit || op.IsLast()
+	class := arrOther
 	switch {
 	case a.discarded || (!a.valid && !a.trimmed):
 		if e.roomIn(len(fl.badArr), MaxPending) {
@@ -203,7 +204,7 @@ func (e *engine) arriveWrite(pt *point, fl *flow, rsp string, r *pcap.Record) {
 			fl.trimPend[psn] = a
 			fl.trimArr[psn] = e.frameNo
 		}
-		e.ok(cNoTrimNak, pt, rsp, false)
+		class = arrTrimmed
 	case dup:
 		a.needAnswer = true
 		if e.roomIn(len(fl.needSACK), MaxPending) {
@@ -232,7 +233,30 @@ func (e *engine) arriveWrite(pt *point, fl *flow, rsp string, r *pcap.Record) {
 		e.advanceRcum(fl)
 		fl.pushRcum(e.now, fl.rcum, fl.bytes)
 	}
+	x := &e.ax
+	*x = arriveCtx{pt: pt, fl: fl, rsp: rsp, a: a, class: class}
+	for _, c := range hooks.arrived {
+		c.arrived(e, x)
+	}
 }
+
+// arriveCtx is what the arrived hook of a check sees: a write as it
+// reached the responder, once the responder's view took it in (the
+// arrivals before its baseline is known are not shown).
+type arriveCtx struct {
+	pt    *point
+	fl    *flow
+	rsp   string
+	a     arrival
+	class arrivalClass
+}
+
+type arrivalClass uint8
+
+const (
+	arrOther   arrivalClass = iota // discarded, out of window, a duplicate or in window
+	arrTrimmed                     // a new PSN that arrived trimmed
+)
 
 // pkeyOK reports whether a data packet or probe with P_Key k reaches the
 // responder's QP: k must be the QP's P_Key, which the responder's own
@@ -328,6 +352,77 @@ func (e *engine) wimmArrive(pt *point, fl *flow, rsp string, a arrival) {
 	}
 }
 
+// fbCtx is what the feedback hook of a check sees: a SACK, NACK or
+// ACKNOWLEDGE, once both views of the connection took it in, but for the
+// responder's cumulative point it reports (fl.lastCack is the one before).
+type fbCtx struct {
+	pt       *point
+	fl       *flow
+	rsp      string // the node that sent the feedback
+	p        *wire.Packet
+	op       wire.Opcode
+	mismatch bool // a SACK's or NACK's spdcid disagrees with the connection's QP
+	// judged: the responder's view had its baseline before this feedback
+	// (the first feedback is the baseline, not judged).
+	judged bool
+	// A NACK's trimmed or out-of-window arrival (hasPend), taken out of
+	// trimPend or oorPend; oorOut: a PSN_OOR_WINDOW NACK for a PSN beyond
+	// the window of the cack last reported.
+	pend    arrival
+	hasPend bool
+	oorOut  bool
+	// acksCovered: the ack_req PSNs an ACK covers; wimmRefused: the
+	// WriteIMMs over the limit a NACK or NAK refuses.
+	acksCovered, wimmRefused int
+}
+
+// answerCtx is what the answer hook of a check sees: feedback answering an
+// arrival.
+type answerCtx struct {
+	kind  answerKind
+	pt    *point
+	fl    *flow
+	rsp   string
+	s     *wire.SETH // the SACK (ansTrigger, ansProbe, ansProbeUnmatched)
+	ev    uint32     // the feedback's entropy
+	what  string     // "SACK" or "NACK"
+	a     *arrival   // the arrival answered; nil when a SACK's trigger never arrived
+	arr   arrival    // a copy that a points to, when the arrival left the model
+	other *arrival   // ansProbeUnmatched: a probe with the answer's id on another EV
+	// evSeen: some arrival of the trigger's PSN carried the SACK's EV;
+	// neededAnswer: the trigger was waiting for an immediate SACK.
+	evSeen, neededAnswer bool
+}
+
+type answerKind uint8
+
+const (
+	ansTrigger        answerKind = iota + 1 // a SACK's trigger (ack_psn)
+	ansProbe                                // the probe a pr = 1 SACK answers
+	ansProbeUnmatched                       // a pr = 1 SACK answering no probe seen
+	ansTrim                                 // the trimmed arrival a trim NACK answers
+	ansOOR                                  // the out-of-window arrival a PSN_OOR_WINDOW NACK answers
+)
+
+func (e *engine) runFeedback(x *fbCtx) {
+	for _, c := range hooks.feedback {
+		c.feedback(e, x)
+	}
+}
+
+func (e *engine) runAnswer(x *answerCtx) {
+	for _, c := range hooks.answer {
+		c.answer(e, x)
+	}
+}
+
+// feedbackAt starts the feedback context of a frame on fl.
+func (e *engine) feedbackAt(pt *point, fl *flow, rsp string, p *wire.Packet, mismatch bool) *fbCtx {
+	x := &e.fbx
+	*x = fbCtx{pt: pt, fl: fl, rsp: rsp, p: p, op: p.BTH.Opcode, mismatch: mismatch}
+	return x
+}
+
 // sack handles a RELIABILITY_SACK.
 func (e *engine) sack(pt *point, src, dst string, r *pcap.Record) {
 	p := &r.Packet
@@ -340,12 +435,19 @@ func (e *engine) sack(pt *point, src, dst string, r *pcap.Record) {
 	fl.touch(e.frameNo, pt.curPlane)
 	fl.sacks++
 	e.tlPacket(pt, fl, r)
-	e.feedbackQP(pt, fl, src, p.BTH.DestQP, "RSP-SACK-6", "SACK")
-	e.dcid(pt, fl, src, mismatch, s.SPDCID)
-	e.pkeyCheck(pt, fl, src, p)
-	e.rspPKeySeen(fl, p.BTH.PKey)
+	x := e.feedbackAt(pt, fl, src, p, mismatch)
 	e.sackAtRequester(pt, fl, s)
-	e.sackAtResponder(pt, fl, src, r)
+	x.judged = e.sackBaseline(fl, s)
+	e.runFeedback(x)
+	if s.PR {
+		e.probeAnswer(x)
+	} else if x.judged {
+		e.trigger(x)
+	}
+	if x.judged && (!fl.haveCack || psnAfter(s.CACKPSN, fl.lastCack)) {
+		fl.lastCack, fl.haveCack = s.CACKPSN, true
+	}
+	e.rspPKeySeen(fl, p.BTH.PKey)
 }
 
 func (e *engine) dcid(pt *point, fl *flow, node string, mismatch bool, spdcid uint16) {
@@ -361,339 +463,65 @@ func (e *engine) dcid(pt *point, fl *flow, node string, mismatch bool, spdcid ui
 	e.ok(cWireDCID, pt, node, false)
 }
 
-// sackAtResponder judges a SACK as the responder sent it.
-func (e *engine) sackAtResponder(pt *point, fl *flow, rsp string, r *pcap.Record) {
-	p := &r.Packet
-	s := &p.SETH
-	t := e.now
-	fl.lastFbNs, fl.haveFb = t, true
+// sackBaseline takes a SACK into the responder's view before it is
+// judged: the first feedback sets the baseline and is not judged.
+func (e *engine) sackBaseline(fl *flow, s *wire.SETH) (judged bool) {
+	fl.lastFbNs, fl.haveFb = e.now, true
 	cack := s.CACKPSN
 	e.confirmBaseline(fl, cack)
-	if !fl.rKnown {
-		e.setBaseline(fl, cack, false)
-		for bm := s.SACKBitmap; bm != 0; bm &= bm - 1 {
-			fl.preBase[wire.PSNAdd(s.BitmapBase(), bits.TrailingZeros64(bm))] = true
-			if len(fl.preBase) > 64 {
-				break
-			}
-		}
-		fl.lastCack, fl.haveCack = cack, true
-		if s.PR {
-			e.probeAnswer(pt, fl, rsp, s)
-		}
-		return // the first feedback is the baseline, not judged
+	if fl.rKnown {
+		return true
 	}
-	e.claims(pt, fl, rsp, s)
-	e.current(pt, fl, rsp, s)
-	if s.PR {
-		e.probeAnswer(pt, fl, rsp, s)
-	} else {
-		e.trigger(pt, fl, rsp, s)
-	}
-	e.counters(pt, fl, rsp, s)
-	if !fl.haveCack || psnAfter(cack, fl.lastCack) {
-		fl.lastCack, fl.haveCack = cack, true
-	}
-}
-
-// claims checks that the SACK claims only arrivals (MRC-RSP-SACK-001).
-func (e *engine) claims(pt *point, fl *flow, rsp string, s *wire.SETH) {
-	cack := s.CACKPSN
-	psn := func(q uint32) *uint32 { return u32p(q) }
-	why := func(q uint32) (string, []int) {
-		if f := fl.badArr[q]; f != 0 {
-			return fmt.Sprintf("PSN %d arrived only with a bad ICRC, a wrong P_Key or another discard violation (frame %d)", q, f), []int{f}
-		}
-		if f := fl.trimArr[q]; f != 0 {
-			return fmt.Sprintf("PSN %d arrived only trimmed (frame %d)", q, f), []int{f}
-		}
-		if f := fl.refused[q]; f != 0 {
-			return fmt.Sprintf("PSN %d was refused by a NACK (frame %d)", q, f), []int{f}
-		}
-		return fmt.Sprintf("PSN %d was never seen arriving", q), nil
-	}
-	okAll := true
-	if fl.haveCack && psnAfter(fl.lastCack, cack) {
-		okAll = false
-		e.fail(cClaims, pt, rsp, false, Finding{Requirement: "RSP-RCV-4", PSN: psn(cack),
-			Expected: fmt.Sprintf("cack_psn ≥ %d, reported earlier", fl.lastCack), Observed: fmt.Sprintf("cack_psn %d: moved backward", cack)})
-	}
-	if psnAfter(cack, fl.rcum) {
-		q := wire.PSNAdd(fl.rcum, 1)
-		for fl.arrived[q] != nil {
-			q = wire.PSNAdd(q, 1)
-		}
-		if !fl.preBase[q] {
-			okAll = false
-			w, rel := why(q)
-			e.fail(cClaims, pt, rsp, false, Finding{Requirement: "WIRE-SETH-6", PSN: psn(q), Related: rel,
-				Expected: fmt.Sprintf("cack_psn ≤ %d (every PSN up to it arrived)", fl.rcum),
-				Observed: fmt.Sprintf("cack_psn %d: %s", cack, w)})
-		}
-	}
-	base := s.BitmapBase()
+	e.setBaseline(fl, cack, false)
 	for bm := s.SACKBitmap; bm != 0; bm &= bm - 1 {
-		q := wire.PSNAdd(base, bits.TrailingZeros64(bm))
-		if !psnAfter(q, fl.rcum) || fl.arrived[q] != nil || fl.preBase[q] {
-			continue
+		fl.preBase[wire.PSNAdd(s.BitmapBase(), bits.TrailingZeros64(bm))] = true
+		if len(fl.preBase) > 64 {
+			break
 		}
-		if d := psnDist(q, fl.rcum); d >= 1<<23 {
-			continue
-		}
-		okAll = false
-		w, rel := why(q)
-		e.fail(cClaims, pt, rsp, false, Finding{Requirement: "WIRE-SETH-6", PSN: psn(q), Related: rel,
-			Expected: "bitmap bits only for PSNs that arrived whole", Observed: "bit set: " + w})
 	}
-	if okAll {
-		e.ok(cClaims, pt, rsp, false)
-	}
+	fl.lastCack, fl.haveCack = cack, true
+	return false
 }
 
-// current checks that the SACK reports every arrival older than the
-// reaction time (MRC-RSP-SACK-002).
-func (e *engine) current(pt *point, fl *flow, rsp string, s *wire.SETH) {
-	t := e.now - e.grace
-	at, ok := fl.rcumAt(t)
-	if !ok || len(fl.arrived) > 4096 {
-		return
-	}
-	for q := range fl.refused {
-		if !psnAfter(q, at.rcum) {
-			return // refused after it was counted: the reconstruction is unsure
-		}
-	}
-	if psnAfter(at.rcum, s.CACKPSN) {
-		var f Finding
-		if e.keeps(cCurrent, pt, rsp) {
-			f = Finding{Requirement: "RSP-SACK-1", PSN: u32p(s.CACKPSN),
-				Expected: fmt.Sprintf("cack_psn ≥ %d: every PSN up to it had arrived %d ns before", at.rcum, e.grace),
-				Observed: fmt.Sprintf("cack_psn %d", s.CACKPSN)}
-		}
-		e.failAbsent(cCurrent, pt, rsp, true, f)
-		return
-	}
-	// The lowest PSN the bitmap leaves out although it arrived (the
-	// first in bitmap order, so that the report does not depend on map
-	// order).
-	base := s.BitmapBase()
-	missing, bit := (*arrival)(nil), uint32(64)
-	check := func(q uint32, a *arrival) {
-		if a.ns > t || !psnAfter(q, s.CACKPSN) {
-			return
-		}
-		if i := psnDist(q, base); i < bit && s.SACKBitmap&(1<<i) == 0 {
-			missing, bit = a, i
-		}
-	}
-	if len(fl.arrived) <= 64 {
-		for q, a := range fl.arrived {
-			check(q, a)
-		}
-	} else {
-		for i := 0; i < 64; i++ {
-			if a := fl.arrived[wire.PSNAdd(base, i)]; a != nil {
-				check(a.psn, a)
-			}
-		}
-	}
-	if missing != nil {
-		var f Finding
-		if q := missing.psn; e.keeps(cCurrent, pt, rsp) {
-			f = Finding{Requirement: "RSP-SACK-1", PSN: u32p(q), Related: []int{missing.frame},
-				Expected: fmt.Sprintf("bitmap bit %d set: PSN %d arrived in frame %d", bit, q, missing.frame), Observed: "bit clear"}
-		}
-		e.failAbsent(cCurrent, pt, rsp, true, f)
-		return
-	}
-	e.ok(cCurrent, pt, rsp, true)
-}
-
-// trigger checks the fields a SACK takes from the packet that triggered it.
-func (e *engine) trigger(pt *point, fl *flow, rsp string, s *wire.SETH) {
+// trigger finds the arrival a SACK answers (its ack_psn) and runs the
+// answer hooks.
+func (e *engine) trigger(x *fbCtx) {
+	fl, s := x.fl, &x.p.SETH
 	trig := s.AckPSN()
-	a, evSeen := fl.findRecent(trig, false, s.Entropy)
+	ax := &e.ansx
+	*ax = answerCtx{kind: ansTrigger, pt: x.pt, fl: fl, rsp: x.rsp, s: s, ev: s.Entropy, what: "SACK"}
+	ax.a, ax.evSeen = fl.findRecent(trig, false, s.Entropy)
 	if fl.needSACK[trig].frame != 0 {
 		delete(fl.needSACK, trig)
-		e.ok(cImmediate, pt, rsp, false)
+		ax.neededAnswer = true
 	}
-	if a == nil {
-		if s.AckPSNOffset == 0 {
-			return // offset overflow is reported as 0 (RSP-SACK-2)
-		}
-		obs := fmt.Sprintf("ack_psn %d never arrived", trig)
-		var rel []int
-		if f := fl.badArr[trig]; f != 0 {
-			obs, rel = fmt.Sprintf("ack_psn %d arrived only with a bad ICRC, a wrong P_Key or another discard violation (frame %d)", trig, f), []int{f}
-		}
-		e.fail(cTrigger, pt, rsp, false, Finding{Requirement: "RSP-SACK-1", PSN: u32p(trig), Related: rel,
-			Expected: "ack_psn_offset naming a PSN that arrived", Observed: obs})
-		return
-	}
-	okT := true
-	if w := e.window(); w > 0 {
-		d := psnDist(trig, s.CACKPSN)
-		want := wire.PSNAdd(s.CACKPSN, 1)
-		if d > 64 && d <= w {
-			want = wire.PSNAdd(trig, -63)
-		}
-		if got := s.BitmapBase(); got != want {
-			okT = false
-			e.fail(cTrigger, pt, rsp, false, Finding{Requirement: "RSP-SACK-2", PSN: u32p(trig), Related: []int{a.frame},
-				Expected: fmt.Sprintf("bitmap base %d", want), Observed: fmt.Sprintf("bitmap base %d (sack_offset %d)", got, s.SACKOffset)})
-		}
-	}
-	wantTS := uint16(0)
-	if a.hasTS {
-		wantTS = a.ts
-	}
-	if s.CC.TxTimestamp != wantTS {
-		okT = false
-		e.fail(cTrigger, pt, rsp, false, Finding{Requirement: "WIRE-CCS-2", PSN: u32p(trig), Related: []int{a.frame},
-			Expected: fmt.Sprintf("tx_timestamp %d reflected from frame %d", wantTS, a.frame), Observed: fmt.Sprintf("tx_timestamp %d", s.CC.TxTimestamp)})
-	}
-	if okT {
-		e.ok(cTrigger, pt, rsp, false)
-	}
-	e.reflect(pt, rsp, s.Entropy, a, evSeen, "SACK")
-	e.mVerdict(pt, rsp, s, a)
-	e.samePlane(pt, rsp, a.plane, a.frame, "EV-REV-4", "SACK")
+	e.runAnswer(ax)
 }
 
-// samePlane checks that an answer leaves on its trigger's plane (EV-REV-4,
-// EP-GEN-6).
-func (e *engine) samePlane(pt *point, node string, plane, frame int, req, what string) {
-	if plane < 0 || pt.curPlane < 0 {
-		return
-	}
-	if plane != pt.curPlane {
-		// A node with no usable EV left on the arrival plane answers on
-		// another. Its path states follow its own transmissions and their
-		// fate (timeouts of packets lost before a remote point), which
-		// only a point at the node sees whole.
-		e.failAbsent(cRevPlane, pt, node, false, Finding{Requirement: req, Related: []int{frame},
-			Expected: fmt.Sprintf("the %s on plane %d, where frame %d arrived", what, plane, frame), Observed: fmt.Sprintf("sent on plane %d", pt.curPlane)})
-		return
-	}
-	e.ok(cRevPlane, pt, node, false)
-}
-
-// reflect checks WIRE-EV-5: feedback carries the trigger's EV.
-func (e *engine) reflect(pt *point, node string, got uint32, a *arrival, evSeen bool, what string) {
-	if evSeen || got == a.ev {
-		e.ok(cEVReflect, pt, node, false)
-		return
-	}
-	e.fail(cEVReflect, pt, node, false, Finding{Requirement: "WIRE-EV-5", PSN: u32p(a.psn), EV: u32p(got), Related: []int{a.frame},
-		Expected: fmt.Sprintf("entropy 0x%08x, the EV of frame %d", a.ev, a.frame), Observed: fmt.Sprintf("%s entropy 0x%08x", what, got)})
-}
-
-// mVerdict checks RSP-SACK-3 and RSP-PRB-2.
-func (e *engine) mVerdict(pt *point, node string, s *wire.SETH, a *arrival) {
-	okM := s.M == wire.MAlwaysSkip || (a.ce && s.M == wire.MSkipOnce) || (!a.ce && s.M == wire.MNone)
-	if okM {
-		e.ok(cMVerdict, pt, node, false)
-		return
-	}
-	exp := "m = NONE (trigger not CE-marked)"
-	req := "RSP-SACK-3"
-	if a.ce {
-		exp = "m = SKIP_ONCE (trigger CE-marked)"
-	}
-	if a.probe {
-		req = "RSP-PRB-2"
-	}
-	f := Finding{Requirement: req, PSN: u32p(a.psn), EV: u32p(a.ev), Related: []int{a.frame},
-		Expected: exp, Observed: "m = " + s.M.String()}
-	if !a.ce {
-		// A CE mark applied after the capture point is not seen there.
-		e.failAbsent(cMVerdict, pt, node, false, f)
-		return
-	}
-	e.fail(cMVerdict, pt, node, false, f)
-}
-
-// counters checks CC_STATE rcvd_bytes and ooo_count (MRC-RSP-SACK-005).
-func (e *engine) counters(pt *point, fl *flow, rsp string, s *wire.SETH) {
-	if !fl.rStart || len(fl.arrived) > 4096 {
-		return
-	}
-	unit := int64(e.prof.RcvdBytesUnit)
-	hi := fl.bytes / unit
-	lo := hi
-	if at, ok := fl.rcumAt(e.now - e.grace); ok {
-		lo = at.bytes / unit
-	} else {
-		lo = 0
-	}
-	got := int64(s.CC.RcvdBytes)
-	span := (hi - lo) & 0xFFFFFF
-	if (got-lo)&0xFFFFFF > span {
-		f := Finding{Requirement: "WIRE-CCS-1",
-			Expected: fmt.Sprintf("rcvd_bytes in [%d, %d] (%d distinct payload bytes / %d)", lo&0xFFFFFF, hi&0xFFFFFF, fl.bytes, unit),
-			Observed: fmt.Sprintf("rcvd_bytes %d", got)}
-		if (lo-got)&0xFFFFFF < (got-hi)&0xFFFFFF {
-			// Fewer bytes than the arrivals seen: arrivals the
-			// responder may not have had.
-			e.failAbsent(cCounters, pt, rsp, false, f)
-		} else {
-			e.fail(cCounters, pt, rsp, false, f)
-		}
-		return
-	}
-	if s.CACKPSN == fl.rcum {
-		lo, hi := 0, 0
-		for _, a := range fl.arrived {
-			hi++
-			if a.ns <= e.now-e.grace {
-				lo++
-			}
-		}
-		lo, hi = min(lo, 32767), min(hi, 32767)
-		if g := int(s.CC.OOOCount); g < lo || g > hi {
-			f := Finding{Requirement: "RSP-SACK-7",
-				Expected: fmt.Sprintf("ooo_count in [%d, %d] (PSNs held beyond cack)", lo, hi), Observed: fmt.Sprintf("ooo_count %d", g)}
-			if g < lo {
-				e.failAbsent(cCounters, pt, rsp, false, f)
-			} else {
-				e.fail(cCounters, pt, rsp, false, f)
-			}
+// probeAnswer matches a pr = 1 SACK with a probe (by probe id and EV) and
+// runs the answer hooks.
+func (e *engine) probeAnswer(x *fbCtx) {
+	fl, s := x.fl, &x.p.SETH
+	id := uint16(s.AckPSNOffset)
+	ax := &e.ansx
+	*ax = answerCtx{kind: ansProbeUnmatched, pt: x.pt, fl: fl, rsp: x.rsp, s: s, ev: s.Entropy, what: "SACK"}
+	for i := len(fl.probes) - 1; i >= 0; i-- {
+		if a := fl.probes[i]; a.probeID == id && a.ev == s.Entropy {
+			fl.probes = append(fl.probes[:i], fl.probes[i+1:]...)
+			ax.kind, ax.arr = ansProbe, a
+			ax.a = &ax.arr
+			e.runAnswer(ax)
 			return
 		}
-	}
-	e.ok(cCounters, pt, rsp, false)
-}
-
-// probeAnswer matches a pr = 1 SACK with a probe (RSP-PRB-1, WIRE-SETH-7).
-func (e *engine) probeAnswer(pt *point, fl *flow, rsp string, s *wire.SETH) {
-	id := uint16(s.AckPSNOffset)
-	for i := len(fl.probes) - 1; i >= 0; i-- {
-		a := fl.probes[i]
-		if a.probeID != id || a.ev != s.Entropy {
-			continue
-		}
-		fl.probes = append(fl.probes[:i], fl.probes[i+1:]...)
-		if a.hasTS && s.CC.TxTimestamp != a.ts {
-			e.fail(cProbeAns, pt, rsp, false, Finding{Requirement: "RSP-PRB-1", EV: u32p(a.ev), Related: []int{a.frame},
-				Expected: fmt.Sprintf("tx_timestamp %d reflected from the probe", a.ts), Observed: fmt.Sprintf("tx_timestamp %d", s.CC.TxTimestamp)})
-		} else {
-			e.ok(cProbeAns, pt, rsp, false)
-		}
-		e.ok(cEVReflect, pt, rsp, false)
-		e.mVerdict(pt, rsp, s, &a)
-		e.samePlane(pt, rsp, a.plane, a.frame, "EV-REV-4", "probe answer")
-		return
 	}
 	// Not a probe we saw: a wrong EV or id, or no probe at all.
-	for _, a := range fl.probes {
-		if a.probeID == id {
-			e.fail(cEVReflect, pt, rsp, false, Finding{Requirement: "WIRE-EV-5", EV: u32p(s.Entropy), Related: []int{a.frame},
-				Expected: fmt.Sprintf("entropy 0x%08x of probe %d", a.ev, id), Observed: fmt.Sprintf("entropy 0x%08x", s.Entropy)})
-			return
+	for i := range fl.probes {
+		if fl.probes[i].probeID == id {
+			ax.other = &fl.probes[i]
+			break
 		}
 	}
-	e.fail(cProbeAns, pt, rsp, false, Finding{Requirement: "WIRE-SETH-7",
-		Expected: "pr = 1 only in answer to a probe", Observed: fmt.Sprintf("pr = 1 SACK with probe_id %d, EV 0x%08x: no such probe arrived", id, s.Entropy)})
+	e.runAnswer(ax)
 }
 
 // nack handles a RELIABILITY_NACK.
@@ -708,85 +536,55 @@ func (e *engine) nack(pt *point, src, dst string, r *pcap.Record) {
 	fl.touch(e.frameNo, pt.curPlane)
 	fl.nacks++
 	e.tlPacket(pt, fl, r)
-	e.feedbackQP(pt, fl, src, p.BTH.DestQP, "WIRE-SETH-9", "NACK")
-	e.dcid(pt, fl, src, mismatch, n.SPDCID)
-	e.pkeyCheck(pt, fl, src, p)
-	e.rspPKeySeen(fl, p.BTH.PKey)
+	x := e.feedbackAt(pt, fl, src, p, mismatch)
 	e.nackAtRequester(pt, fl, n)
-	e.nackAtResponder(pt, fl, src, n)
+	e.nackAtResponder(x)
+	e.rspPKeySeen(fl, p.BTH.PKey)
 }
 
-func (e *engine) nackAtResponder(pt *point, fl *flow, rsp string, n *wire.NETH) {
+// nackAtResponder takes a NACK into the responder's view and runs the
+// feedback and answer hooks.
+func (e *engine) nackAtResponder(x *fbCtx) {
+	fl, n := x.fl, &x.p.NETH
 	fl.lastFbNs, fl.haveFb = e.now, true
 	psn := n.NACKPSN
+	x.judged = fl.rKnown
+	var pend map[uint32]arrival
 	switch n.Reason {
 	case wire.NACKTrimmed, wire.NACKTrimmedLastHop:
-		if v, _ := e.pics.Declared("trim_nack"); !v {
-			e.fail(cNoTrimNak, pt, rsp, false, Finding{Requirement: "RSP-NACK-2", PSN: u32p(psn),
-				Expected: "trimmed packets discarded silently (no trim-NACK support declared)", Observed: n.Reason.String() + " NACK"})
-		}
-		a, ok := fl.trimPend[psn]
-		if !ok {
-			// The trimmed arrival was not seen: at a point before the
-			// trimming switch it looked whole.
-			e.failAbsent(cTrimNACK, pt, rsp, false, Finding{Requirement: "RSP-NACK-1", PSN: u32p(psn),
-				Expected: "a trim NACK only for a new PSN that arrived trimmed", Observed: fmt.Sprintf("%s NACK for PSN %d, which did not arrive trimmed (or was answered already)", n.Reason, psn)})
-			return
-		}
-		delete(fl.trimPend, psn)
-		rel := []int{a.frame}
-		want := wire.NACKTrimmed
-		if a.lastHop {
-			want = wire.NACKTrimmedLastHop
-		}
-		okN := true
-		if n.Reason != want {
-			okN = false
-			e.fail(cTrimNACK, pt, rsp, false, Finding{Requirement: "RSP-NACK-1", PSN: u32p(psn), Related: rel,
-				Expected: want.String() + " for the trimmed DSCP of frame " + itoa(a.frame), Observed: n.Reason.String()})
-		}
-		wantTS := uint16(0)
-		if a.hasTS {
-			wantTS = a.ts
-		}
-		if n.TxTimestamp != wantTS {
-			okN = false
-			e.fail(cTrimNACK, pt, rsp, false, Finding{Requirement: "WIRE-NETH-3", PSN: u32p(psn), Related: rel,
-				Expected: fmt.Sprintf("tx_timestamp %d of the trimmed packet", wantTS), Observed: fmt.Sprintf("tx_timestamp %d", n.TxTimestamp)})
-		}
-		if okN {
-			e.ok(cTrimNACK, pt, rsp, false)
-		}
-		e.reflect(pt, rsp, n.Entropy, &a, false, "NACK")
-		e.samePlane(pt, rsp, a.plane, a.frame, "EV-REV-4", "NACK")
+		pend = fl.trimPend
 	case wire.NACKPSNOutOfWindow:
-		if a, ok := fl.oorPend[psn]; ok {
-			delete(fl.oorPend, psn)
-			e.ok(cOOR, pt, rsp, false)
-			e.reflect(pt, rsp, n.Entropy, &a, false, "NACK")
-			return
+		pend = fl.oorPend
+		if w := e.window(); fl.rKnown && fl.haveCack && w > 0 && psnDist(psn, fl.lastCack) > w && psnDist(psn, fl.lastCack) < 1<<23 {
+			x.oorOut = true // out of window for the cack it last reported
 		}
-		if !fl.rKnown || !fl.haveCack {
-			// No cumulative point reported yet (an out-of-window PSN before
-			// any in-window one): the window is unknown, nothing to judge;
-			// the PSN was not received.
-			e.unarrive(fl, psn)
-			return
+	case wire.NACKUnexpEvent:
+		x.wimmRefused = len(fl.wimmExcess)
+	}
+	if a, ok := pend[psn]; ok {
+		delete(pend, psn)
+		x.pend, x.hasPend = a, true
+		x.oorOut = false
+	}
+	e.runFeedback(x)
+	if x.hasPend {
+		ax := &e.ansx
+		*ax = answerCtx{kind: ansTrim, pt: x.pt, fl: fl, rsp: x.rsp, ev: n.Entropy, what: "NACK", arr: x.pend}
+		if n.Reason == wire.NACKPSNOutOfWindow {
+			ax.kind = ansOOR
 		}
-		if w := e.window(); w > 0 && psnDist(psn, fl.lastCack) > w && psnDist(psn, fl.lastCack) < 1<<23 {
-			e.ok(cOOR, pt, rsp, false) // out of window for the cack it last reported
-			e.unarrive(fl, psn)
-			return
+		ax.a = &ax.arr
+		e.runAnswer(ax)
+	}
+	switch n.Reason {
+	case wire.NACKPSNOutOfWindow:
+		if !x.hasPend && (x.oorOut || !fl.rKnown || !fl.haveCack) {
+			e.unarrive(fl, psn) // the PSN was not received
 		}
-		e.fail(cOOR, pt, rsp, false, Finding{Requirement: "RSP-NACK-4", PSN: u32p(psn),
-			Expected: "PSN_OOR_WINDOW only for a PSN beyond cack + 128 × mpr_dest", Observed: fmt.Sprintf("PSN_OOR_WINDOW NACK for PSN %d, inside the window", psn)})
 	case wire.NACKNoBitmap, wire.NACKNoPktBuffer, wire.NACKNoResource:
 		e.unarrive(fl, psn)
 	case wire.NACKUnexpEvent:
-		for q := range fl.wimmExcess {
-			delete(fl.wimmExcess, q)
-			e.ok(cWIMMRsp, pt, rsp, false)
-		}
+		clear(fl.wimmExcess)
 	}
 }
 
@@ -800,8 +598,7 @@ func (e *engine) aeth(pt *point, src, dst string, r *pcap.Record) {
 	pt.curFlow = fl
 	fl.touch(e.frameNo, pt.curPlane)
 	fl.acks++
-	e.pkeyCheck(pt, fl, src, p)
-	e.rspPKeySeen(fl, p.BTH.PKey)
+	x := e.feedbackAt(pt, fl, src, p, false)
 	a := &p.AETH
 	psn := p.BTH.PSN
 	switch a.Type() {
@@ -811,15 +608,9 @@ func (e *engine) aeth(pt *point, src, dst string, r *pcap.Record) {
 		e.confirmBaseline(fl, psn)
 		if !fl.rKnown {
 			e.setBaseline(fl, psn, false)
-			return
+			break
 		}
-		if psnAfter(psn, fl.rcum) && psnDist(psn, fl.rcum) < 1<<23 {
-			q := wire.PSNAdd(fl.rcum, 1)
-			e.fail(cClaims, pt, src, false, Finding{Requirement: "RSP-RCV-4", PSN: u32p(q),
-				Expected: fmt.Sprintf("ACK psn ≤ %d (every PSN up to it arrived)", fl.rcum), Observed: fmt.Sprintf("ACK psn %d: PSN %d never arrived whole", psn, q)})
-		} else {
-			e.ok(cClaims, pt, src, false)
-		}
+		x.judged = true
 		for q := range fl.ackReq {
 			// An ACK covers the ack_req PSNs at or behind its psn, within
 			// half the PSN space: one 2^23 or more away covers nothing
@@ -827,7 +618,7 @@ func (e *engine) aeth(pt *point, src, dst string, r *pcap.Record) {
 			if psnDist(psn, q) < 1<<23 {
 				delete(fl.ackReq, q)
 				delete(fl.ackDue, q)
-				e.ok(cACK, pt, src, false)
+				x.acksCovered++
 			}
 		}
 	case wire.AETHTypeNAK:
@@ -835,14 +626,26 @@ func (e *engine) aeth(pt *point, src, dst string, r *pcap.Record) {
 		if v := a.Value(); v >= 1 && v <= 3 {
 			e.fatalAt(pt, fl)
 		}
-		if a.Value() == wire.AETHNAKInvalidRequest {
-			if _, ok := fl.wimmExcess[psn]; ok {
-				delete(fl.wimmExcess, psn)
-				e.ok(cWIMMRsp, pt, src, false)
-			}
+		if _, ok := fl.wimmExcess[psn]; ok && a.Value() == wire.AETHNAKInvalidRequest {
+			delete(fl.wimmExcess, psn)
+			x.wimmRefused = 1
 		}
+	}
+	e.runFeedback(x)
+	if a.Type() == wire.AETHTypeNAK {
 		e.unarrive(fl, psn)
 	}
+	e.rspPKeySeen(fl, p.BTH.PKey)
+}
+
+// probeCtx is what the probe hook of a check sees: a probe as its
+// requester sent it.
+type probeCtx struct {
+	pt  *point
+	fl  *flow
+	req string
+	p   *wire.Packet
+	ev  uint32
 }
 
 // probe handles a RELIABILITY_PROBE_REQ.
@@ -857,9 +660,11 @@ func (e *engine) probe(pt *point, src, dst string, r *pcap.Record) {
 	fl.prb++
 	fl.addEV(r.EV)
 	e.tlPacket(pt, fl, r)
-	e.pkeyCheck(pt, fl, src, p)
-	e.probeQP(pt, fl, src, p.PETH.SPDCID)
-	e.probeAtRequester(pt, fl, src, r.EV)
+	x := &e.px
+	*x = probeCtx{pt: pt, fl: fl, req: src, p: p, ev: r.EV}
+	for _, c := range hooks.probe {
+		c.probe(e, x)
+	}
 	if bad, _ := discarded(r); bad || p.Trimmed || !e.pkeyOK(fl, p.BTH.PKey) {
 		return // discarded by the responder (RSP-RCV-1, WIRE-BTH-12)
 	}
@@ -884,49 +689,50 @@ type epReq struct {
 	plane int
 }
 
+// epCtx is what the endpoint hook of a check sees: an endpoint request,
+// or a response with the request it answers (req).
+type epCtx struct {
+	pt  *point
+	src string
+	p   *wire.Packet
+	req *epReq
+}
+
 // endpoint handles endpoint requests and responses on QP 0x2.
 func (e *engine) endpoint(pt *point, src, dst string, r *pcap.Record) {
 	p := &r.Packet
 	id := uint16(p.BTH.PSN)
+	x := &e.epx
+	*x = epCtx{pt: pt, src: src, p: p}
 	if p.BTH.Opcode == wire.OpEndpointReq {
+		e.runEndpoint(x)
 		h := &p.ERTH
-		switch {
-		case h.Op == wire.EPPortStatusUpdate && h.PortStatusMask&1 != 0:
-			e.fail(cWireEP, pt, src, false, Finding{Requirement: "WIRE-ERTH-2", Expected: "port_status_mask bit 0 clear (ports are 1-based)", Observed: fmt.Sprintf("mask 0x%08x", h.PortStatusMask)})
-		case h.Op == wire.EPEVProbe && h.PortStatusMask != 0:
-			e.fail(cWireEP, pt, src, false, Finding{Requirement: "WIRE-ERTH-2", Expected: "port_status_mask 0 in an EV_PROBE", Observed: fmt.Sprintf("mask 0x%08x", h.PortStatusMask)})
-		default:
-			e.ok(cWireEP, pt, src, false)
-		}
-		if h.Op == wire.EPPortStatusUpdate {
-			if bad, _ := discarded(r); !bad && len(pt.psu) < MaxPending {
+		if bad, _ := discarded(r); !bad {
+			if h.Op == wire.EPPortStatusUpdate && len(pt.psu) < MaxPending {
 				pt.psu[[2]string{src, dst}] = psuState{mask: h.PortStatusMask, ns: e.now, frame: e.frameNo}
 			}
-		}
-		if bad, _ := discarded(r); !bad && len(pt.ep) < MaxPending {
-			pt.ep[epKey{src, dst, id}] = &epReq{frame: e.frameNo, ns: e.now, op: h.Op, ts: h.TxTimestamp, plane: pt.curPlane}
+			if len(pt.ep) < MaxPending {
+				pt.ep[epKey{src, dst, id}] = &epReq{frame: e.frameNo, ns: e.now, op: h.Op, ts: h.TxTimestamp, plane: pt.curPlane}
+			}
 		}
 		return
 	}
 	k := epKey{dst, src, id}
-	q := pt.ep[k]
-	if q == nil {
+	if x.req = pt.ep[k]; x.req == nil {
 		return
 	}
 	delete(pt.ep, k)
-	e.ok(cEPAnswer, pt, src, false)
-	e.samePlane(pt, src, q.plane, q.frame, "EP-GEN-6", "endpoint response")
-	h := &p.EETH
-	if h.Op != q.op || h.TxTimestamp != q.ts {
-		e.fail(cWireEP, pt, src, false, Finding{Requirement: "WIRE-EETH-1", Related: []int{q.frame},
-			Expected: fmt.Sprintf("op %s and tx_timestamp %d of request frame %d", q.op, q.ts, q.frame),
-			Observed: fmt.Sprintf("op %s, tx_timestamp %d", h.Op, h.TxTimestamp)})
-		return
-	}
-	e.ok(cWireEP, pt, src, false)
+	e.runEndpoint(x)
 }
 
-// finish judges what the end of the capture leaves unanswered.
+func (e *engine) runEndpoint(x *epCtx) {
+	for _, c := range hooks.endpoint {
+		c.endpoint(e, x)
+	}
+}
+
+// finish runs the finish hooks on what the end of the capture leaves
+// pending.
 func (e *engine) finish() {
 	if e.fragments > 0 {
 		e.note("%d IP fragments were discarded and not judged (WIRE-ENC-5, AMB-33)", e.fragments)
@@ -938,83 +744,14 @@ func (e *engine) finish() {
 		pt.curFlow, pt.curPlane = nil, 0
 		for _, fl := range pt.sortedFlows() {
 			pt.curFlow = fl
-			e.finishFlow(pt, fl)
+			for _, c := range hooks.finish {
+				c.finish(e, pt, fl)
+			}
 		}
 		pt.curFlow = nil
-		for _, k := range sortedEP(pt.ep) {
-			q := pt.ep[k]
-			last := e.nodes[nodePoint{k.rsp, pn}]
-			f := Finding{Requirement: "EP-GEN-5", Frame: q.frame, TimeNs: q.ns, Plane: q.plane,
-				Expected: "an ENDPOINT_RESPONSE with request id " + itoa(int(k.id)), Observed: "none"}
-			if last != nil && last.lastNs > q.ns+e.grace {
-				e.failAbsent(cEPAnswer, pt, k.rsp, false, f)
-			} else {
-				e.undecided(cEPAnswer, pt, k.rsp, "the capture ends before an answer could be expected", &f)
-			}
+		for _, c := range hooks.finishPoint {
+			c.finishPoint(e, pt)
 		}
-	}
-}
-
-func (e *engine) finishFlow(pt *point, fl *flow) {
-	rsp, req := fl.key.rsp, fl.key.req
-	alive := func(a arrival) bool { return fl.haveFb && fl.lastFbNs > a.ns+e.grace }
-	pend := func(cs caseID, reqID, exp string, m map[uint32]arrival) {
-		for _, q := range sortedPSNs(m) {
-			a := m[q]
-			f := Finding{Requirement: reqID, Frame: a.frame, TimeNs: a.ns, Plane: a.plane, PSN: u32p(q), EV: u32p(a.ev),
-				Expected: exp, Observed: "none before the end of the capture"}
-			if alive(a) {
-				f.Observed = "none, although the responder kept sending feedback"
-				e.failAbsent(cs, pt, rsp, false, f)
-			} else {
-				e.undecided(cs, pt, rsp, "the capture ends before an answer could be expected", &f)
-			}
-		}
-	}
-	pend(cImmediate, "RSP-SACK-5", "a SACK answering this packet (ack_psn = its PSN)", fl.needSACK)
-	if e.pics.Has("trim_nack") {
-		pend(cTrimNACK, "RSP-NACK-1", "a TRIMMED or TRIMMED_LASTHOP NACK for this trimmed packet", fl.trimPend)
-	}
-	pend(cOOR, "RSP-NACK-4", "a PSN_OOR_WINDOW NACK for this out-of-window packet", fl.oorPend)
-	pend(cWIMMRsp, "WIMM-RSP-4", "the WriteIMM limit refusal (AETH NAK invalid request or UNEXP_EVENT NACK)", fl.wimmExcess)
-	probes := map[uint32]arrival{}
-	for i, a := range fl.probes {
-		probes[uint32(i)] = a
-	}
-	pend(cProbeAns, "RSP-PRB-1", "a SACK with pr = 1 answering this probe", probes)
-	// ACKs due: the cumulative point stepped onto an ack_req PSN (RSP-ACK-1).
-	for _, q := range sortedPSNs(fl.ackReq) {
-		a := fl.ackReq[q]
-		due, ok := fl.ackDue[q]
-		if !ok {
-			continue // cack never reached it
-		}
-		due = max(due, a.ns)
-		f := Finding{Requirement: "RSP-ACK-1", Frame: a.frame, TimeNs: a.ns, Plane: a.plane, PSN: u32p(q),
-			Expected: "an ACKNOWLEDGE covering this ack_req PSN once cack passed it", Observed: "none"}
-		if fl.haveFb && fl.lastFbNs > due+e.grace {
-			e.failAbsent(cACK, pt, rsp, false, f)
-		} else {
-			e.undecided(cACK, pt, rsp, "the capture ends before the ACK could be expected", &f)
-		}
-	}
-	// NACKed PSNs the requester never recovered (LR-NACK-1, LR-NACK-3).
-	for _, q := range sortedPSNs(fl.nackPend) {
-		pn := fl.nackPend[q]
-		f := Finding{Requirement: "LR-NACK-1", Frame: pn.frame, TimeNs: pn.ns, PSN: u32p(q), Plane: -1,
-			Expected: fmt.Sprintf("PSN %d retransmitted after its %s NACK", q, pn.reason), Observed: "not retransmitted"}
-		if pn.reason == wire.NACKPSNOutOfWindow {
-			f.Requirement = "LR-NACK-3"
-		}
-		if fl.lastNewNs > pn.ns+e.grace && !fl.fatal {
-			f.Observed = "not retransmitted, while new PSNs were sent after the NACK"
-			e.failAbsent(cNackRecov, pt, req, false, f)
-		} else {
-			e.undecided(cNackRecov, pt, req, "the capture ends before the retransmission could be expected", &f)
-		}
-	}
-	if fl.exhausted && !fl.exhaustedBad {
-		e.ok(cRetryLim, pt, req, false)
 	}
 }
 

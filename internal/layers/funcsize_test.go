@@ -33,8 +33,6 @@ var longFuncAllowed = map[string]string{
 	"conformance/active/runner.go:*":                "conformance is being rewritten (passive judge engine); split there",
 	"conformance/parallel.go:*":                     "conformance is being rewritten (passive judge engine); split there",
 	"conformance/pics.go:*":                         "conformance is being rewritten (passive judge engine); split there",
-	"conformance/sender.go:*":                       "conformance is being rewritten (passive judge engine); split there",
-	"conformance/wirechecks.go:*":                   "conformance is being rewritten (passive judge engine); split there",
 	"modelcheck/agreement_test.go:TestTLAAgreement": "the model checker is being reworked in the formal change; split there",
 	"modelcheck/check.go:check":                     "the model checker is being reworked in the formal change; split there",
 	"modelcheck/configs.go:Configurations":          "the model checker is being reworked in the formal change; split there",

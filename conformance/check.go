@@ -1,0 +1,150 @@
+package conformance
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/openmrc/mrc/spec"
+)
+
+// reqID is a requirement ID of the spec registry, as a check cites it in
+// its findings. Every check declares the IDs it cites; initCatalog looks
+// each up in the registry at start-up (checkChecks) and a test checks
+// that every finding the judge writes cites one its check declared
+// (TestFindingsCiteDeclaredRequirements).
+type reqID string
+
+// A check is one passive case of the catalog: its case (a typed caseID
+// whose name is the catalog entry), the requirements its findings cite,
+// and the hooks through which the engine shows it frames. The engine keeps
+// the observed-connection model (flows: PSN and MSN windows, SACK, NACK and
+// ACK state, EV states; see flow.go) and, once it has updated the model for
+// a frame, calls the hooks of every check that has one, in registration
+// order. A hook reads the model; the state a check keeps of its own is
+// documented with it and bounded.
+//
+// Adding a passive case is: a caseID below, its catalog entry in cases.go
+// and one check value in the checks file of its area (checks_*.go).
+// checkChecks (at start-up) and TestEveryPassiveCaseHasOneCheck fail when
+// the three disagree.
+type check struct {
+	cs    caseID
+	reqs  []reqID // the requirements the check's findings cite
+	codec []reqID // the codec's violations (wire.Violation) judged under this case
+
+	// frame judges the wire rules of every decoded frame, as its sender
+	// sent it; it reports whether the case applies to the frame (an
+	// applicable frame the hook did not fail is a passing observation).
+	frame func(e *engine, x *frameCtx) bool
+	// sent judges a write as its requester sent it.
+	sent func(e *engine, x *sentCtx)
+	// msg judges a first transmission's place in its message (the MSN
+	// window): the message the write starts, continues or ends.
+	msg func(e *engine, x *msgCtx)
+	// arrived judges a write as it reached the responder.
+	arrived func(e *engine, x *arriveCtx)
+	// feedback judges a SACK, NACK or ACKNOWLEDGE (either view).
+	feedback func(e *engine, x *fbCtx)
+	// answer judges feedback that answers an arrival (a SACK's trigger,
+	// a probe, a trimmed or out-of-window packet).
+	answer func(e *engine, x *answerCtx)
+	// probe judges a RELIABILITY_PROBE_REQ as its requester sent it.
+	probe func(e *engine, x *probeCtx)
+	// endpoint judges an endpoint request or response.
+	endpoint func(e *engine, x *epCtx)
+	// event sees the model's state changes (an EV retired, a QP fatal).
+	event func(e *engine, x *eventCtx)
+	// finish judges what the end of the capture leaves pending on a
+	// connection; finishPoint, at a capture point.
+	finish      func(e *engine, pt *point, fl *flow)
+	finishPoint func(e *engine, pt *point)
+}
+
+func (c caseID) String() string { return caseNames[c] }
+
+// checks are the passive checks by case; hooks, the checks of each hook in
+// registration order.
+var (
+	checks [numCases]*check
+	hooks  struct {
+		frame, sent, msg, arrived, feedback, answer, probe, endpoint, event, finish, finishPoint []*check
+	}
+	checksErr error
+)
+
+// addChecks registers the checks of one area (each checks_*.go file's
+// init).
+func addChecks(cs ...check) {
+	for i := range cs {
+		c := &cs[i]
+		if c.cs >= numCases || checks[c.cs] != nil {
+			if checksErr == nil {
+				checksErr = &CatalogError{Case: fmt.Sprint(c.cs), Msg: "a check for no case, or a second check for one case"}
+			}
+			continue
+		}
+		checks[c.cs] = c
+		h := &hooks
+		for _, a := range []struct {
+			set  bool
+			list *[]*check
+		}{
+			{c.frame != nil, &h.frame}, {c.sent != nil, &h.sent}, {c.msg != nil, &h.msg},
+			{c.arrived != nil, &h.arrived}, {c.feedback != nil, &h.feedback}, {c.answer != nil, &h.answer},
+			{c.probe != nil, &h.probe}, {c.endpoint != nil, &h.endpoint}, {c.event != nil, &h.event},
+			{c.finish != nil, &h.finish}, {c.finishPoint != nil, &h.finishPoint},
+		} {
+			if a.set {
+				*a.list = append(*a.list, c)
+			}
+		}
+	}
+}
+
+// checkChecks checks the checks against the catalog and the registry: one
+// check per passive case and one passive case per check, each with at
+// least one hook, citing only requirements of the registry, the codec's
+// ones listed by the case.
+func checkChecks(cases []Case) error {
+	if checksErr != nil {
+		return checksErr
+	}
+	for cs, c := range checks {
+		if c == nil {
+			return &CatalogError{Case: caseID(cs).String(), Msg: "a passive case with no check: the judge records nothing for it"}
+		}
+		cat, ok := findCase(cases, c.cs.String())
+		if !ok {
+			return &CatalogError{Case: c.cs.String(), Msg: "a check for no passive case of the catalog"}
+		}
+		if len(c.reqs) == 0 && len(c.codec) == 0 {
+			return &CatalogError{Case: cat.ID, Msg: "its check cites no requirement"}
+		}
+		for _, r := range append(slices.Clone(c.reqs), c.codec...) {
+			if _, ok := spec.Lookup(string(r)); !ok {
+				return &CatalogError{Case: cat.ID, Msg: "its check cites requirement " + string(r) + ", which is not in the registry"}
+			}
+		}
+		for _, r := range c.codec {
+			if !slices.Contains(cat.Requirements, string(r)) {
+				return &CatalogError{Case: cat.ID, Msg: "its check judges codec requirement " + string(r) + ", which the case does not list"}
+			}
+		}
+	}
+	return nil
+}
+
+func findCase(cases []Case, id string) (Case, bool) {
+	for _, c := range cases {
+		if c.ID == id && c.Mode == Passive {
+			return c, true
+		}
+	}
+	return Case{}, false
+}
+
+// cites reports whether case cs's check declares requirement r.
+func (c caseID) cites(r string) bool {
+	k := checks[c]
+	return k != nil && (slices.Contains(k.reqs, reqID(r)) || slices.Contains(k.codec, reqID(r)))
+}

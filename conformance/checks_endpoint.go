@@ -1,0 +1,84 @@
+package conformance
+
+import (
+	"fmt"
+
+	"github.com/openmrc/mrc/wire"
+)
+
+// The checks of endpoint operations (QP 0x2): their headers, their
+// answers, and the port status updates they carry.
+func init() {
+	addChecks(
+		check{cs: cWireEP, codec: []reqID{"WIRE-ERTH-1", "WIRE-EETH-1"}, reqs: []reqID{"WIRE-ERTH-2", "WIRE-EETH-1"}, endpoint: endpointHeaders},
+		check{cs: cEPAnswer, reqs: []reqID{"EP-GEN-5"}, endpoint: endpointAnswered, finishPoint: endpointNotAnswered},
+		check{cs: cPSU, reqs: []reqID{"EP-PSU-3"}, sent: writeOnLivePlane, probe: probeOnLivePlane},
+	)
+}
+
+// endpointHeaders checks WIRE-ERTH-2 (a request's port_status_mask) and
+// WIRE-EETH-1 (a response repeats its request's op and timestamp).
+func endpointHeaders(e *engine, x *epCtx) {
+	p := x.p
+	if x.req == nil {
+		h := &p.ERTH
+		switch {
+		case h.Op == wire.EPPortStatusUpdate && h.PortStatusMask&1 != 0:
+			e.fail(cWireEP, x.pt, x.src, false, Finding{Requirement: "WIRE-ERTH-2", Expected: "port_status_mask bit 0 clear (ports are 1-based)", Observed: fmt.Sprintf("mask 0x%08x", h.PortStatusMask)})
+		case h.Op == wire.EPEVProbe && h.PortStatusMask != 0:
+			e.fail(cWireEP, x.pt, x.src, false, Finding{Requirement: "WIRE-ERTH-2", Expected: "port_status_mask 0 in an EV_PROBE", Observed: fmt.Sprintf("mask 0x%08x", h.PortStatusMask)})
+		default:
+			e.ok(cWireEP, x.pt, x.src, false)
+		}
+		return
+	}
+	q, h := x.req, &p.EETH
+	if h.Op != q.op || h.TxTimestamp != q.ts {
+		e.fail(cWireEP, x.pt, x.src, false, Finding{Requirement: "WIRE-EETH-1", Related: []int{q.frame},
+			Expected: fmt.Sprintf("op %s and tx_timestamp %d of request frame %d", q.op, q.ts, q.frame),
+			Observed: fmt.Sprintf("op %s, tx_timestamp %d", h.Op, h.TxTimestamp)})
+		return
+	}
+	e.ok(cWireEP, x.pt, x.src, false)
+}
+
+// endpointAnswered: an endpoint request is answered (EP-GEN-5).
+func endpointAnswered(e *engine, x *epCtx) {
+	if x.req != nil {
+		e.ok(cEPAnswer, x.pt, x.src, false)
+	}
+}
+
+// endpointNotAnswered: the requests left unanswered at the end.
+func endpointNotAnswered(e *engine, pt *point) {
+	for _, k := range sortedEP(pt.ep) {
+		q := pt.ep[k]
+		last := e.nodes[nodePoint{k.rsp, pt.name}]
+		f := Finding{Requirement: "EP-GEN-5", Frame: q.frame, TimeNs: q.ns, Plane: q.plane,
+			Expected: "an ENDPOINT_RESPONSE with request id " + itoa(int(k.id)), Observed: "none"}
+		if last != nil && last.lastNs > q.ns+e.grace {
+			e.failAbsent(cEPAnswer, pt, k.rsp, false, f)
+		} else {
+			e.undecided(cEPAnswer, pt, k.rsp, "the capture ends before an answer could be expected", &f)
+		}
+	}
+}
+
+func writeOnLivePlane(e *engine, x *sentCtx)  { e.psuCheck(x.pt, x.fl, x.req, "a write") }
+func probeOnLivePlane(e *engine, x *probeCtx) { e.psuCheck(x.pt, x.fl, x.req, "a probe") }
+
+// psuCheck checks that nothing goes to a peer on a plane it reported down
+// (EP-PSU-3, EV-PORT-2). Plane n − 1 carries port n.
+func (e *engine) psuCheck(pt *point, fl *flow, node, what string) {
+	u, ok := pt.psu[[2]string{fl.key.rsp, node}]
+	if !ok || e.now < u.ns+e.grace || pt.curPlane < 0 || pt.curPlane > 30 {
+		return
+	}
+	if u.mask&(1<<(pt.curPlane+1)) == 0 {
+		e.fail(cPSU, pt, node, true, Finding{Requirement: "EP-PSU-3", Related: []int{u.frame},
+			Expected: fmt.Sprintf("nothing on plane %d: %s's port status update (frame %d, mask 0x%08x) reports port %d down", pt.curPlane, fl.key.rsp, u.frame, u.mask, pt.curPlane+1),
+			Observed: what + " on plane " + itoa(pt.curPlane)})
+		return
+	}
+	e.ok(cPSU, pt, node, true)
+}

@@ -1,0 +1,224 @@
+package conformance
+
+import "fmt"
+
+// The checks of EVs and paths: retired EVs carry no data, probes on them
+// are paced, echo values keep their path, feedback reflects its trigger's
+// EV and plane.
+func init() {
+	addChecks(
+		check{cs: cEVBad, reqs: []reqID{"EV-ST-4"}, sent: retiredEV(cEVBad), event: evRetiredOK(cEVBad)},
+		check{cs: cEVTimeout, reqs: []reqID{"EV-ST-5"}, sent: retiredEV(cEVTimeout), event: evRetiredOK(cEVTimeout)},
+		check{cs: cProbePace, reqs: []reqID{"EV-PRB-2"}, probe: probePace},
+		check{cs: cEcho, reqs: []reqID{"WIRE-EV-9"}, sent: echoPath},
+		check{cs: cEVReflect, reqs: []reqID{"WIRE-EV-5"}, answer: reflectEV},
+		check{cs: cRevPlane, reqs: []reqID{"EV-REV-4", "EP-GEN-6"}, answer: answerPlane, endpoint: endpointPlane},
+		check{cs: cFatal, reqs: []reqID{"QP-ST-11"}, sent: afterFatal, probe: probeAfterFatal, event: fatalSeen},
+		check{cs: cWIMMReq, reqs: []reqID{"WIMM-REQ-1"}, msg: wimmInFlight},
+	)
+}
+
+// retiredEV checks EV-ST-4 (cEVBad) or EV-ST-5 (cEVTimeout): an EV retired
+// by ALWAYS_SKIP or a timeout carries no data.
+func retiredEV(cs caseID) func(e *engine, x *sentCtx) {
+	return func(e *engine, x *sentCtx) {
+		fl := x.fl
+		if len(fl.bad) == 0 {
+			return
+		}
+		b, ok := fl.bad[x.ev]
+		if !ok {
+			// One observation for the retirement of the lowest retired EV
+			// (not map order, which would make the counts vary run to run).
+			lo, lcs := ^uint32(0), cEVBad
+			for v, b := range fl.bad {
+				if v <= lo {
+					lo, lcs = v, b.cs
+				}
+			}
+			if lcs == cs {
+				e.ok(cs, x.pt, x.req, true)
+			}
+			return
+		}
+		if b.cs != cs || x.t < b.since {
+			return
+		}
+		rid := "EV-ST-4"
+		if cs == cEVTimeout {
+			rid = "EV-ST-5"
+		}
+		f := x.fd(rid, fmt.Sprintf("no data on EV 0x%08x, retired by %s in frame %d", x.ev, b.kind, b.frame), "data sent on it", b.frame)
+		if b.unsure {
+			e.undecided(cs, x.pt, x.req, "with EVs the requester may have retired on losses its SACKs showed, the ev_min_active floor may have kept this one in use (EV-SET-6)", &f)
+		} else {
+			e.fail(cs, x.pt, x.req, true, f)
+		}
+	}
+}
+
+// evRetiredOK: an EV retired (by ALWAYS_SKIP, cEVBad, or a timeout,
+// cEVTimeout) is an observation of the retirement.
+func evRetiredOK(cs caseID) func(e *engine, x *eventCtx) {
+	return func(e *engine, x *eventCtx) {
+		if x.kind == evRetired && x.cs == cs {
+			e.ok(cs, x.pt, x.fl.key.req, false)
+		}
+	}
+}
+
+// probePace checks EV-PRB-2: at most one probe per base timeout on a
+// retired EV. Its state: flow.probeNs, the last probe per retired EV.
+func probePace(e *engine, x *probeCtx) {
+	fl := x.fl
+	if _, bad := fl.bad[x.ev]; !bad {
+		return
+	}
+	to := e.pics.Parameters.Timeout
+	if prev, ok := fl.probeNs[x.ev]; ok && to != nil {
+		T := baseTimeout(*to)
+		if e.now-prev < T-e.tol {
+			e.fail(cProbePace, x.pt, x.req, true, Finding{Requirement: "EV-PRB-2", EV: u32p(x.ev),
+				Expected: fmt.Sprintf("at most one probe per %d ns (base timeout) on a retired EV", T),
+				Observed: fmt.Sprintf("a probe %d ns after the previous one", e.now-prev)})
+		} else {
+			e.ok(cProbePace, x.pt, x.req, true)
+		}
+	}
+	if e.roomIn(len(fl.probeNs), MaxEVsPerFlow) {
+		fl.probeNs[x.ev] = e.now
+	}
+}
+
+// echoPath checks that an SRv6 echo value travels with one path
+// (WIRE-EV-9). Its state: flow.echo, echo value → outer path.
+func echoPath(e *engine, x *sentCtx) {
+	p, fl, ev := x.p, x.fl, x.ev
+	if !p.SRv6 {
+		return
+	}
+	if fl.echo == nil {
+		fl.echo = map[uint32][16]byte{}
+	}
+	if prev, ok := fl.echo[ev]; ok {
+		if prev != p.Outer.Dst {
+			e.fail(cEcho, x.pt, x.req, false, Finding{Requirement: "WIRE-EV-9", EV: u32p(ev),
+				Expected: "one outer path per echo value", Observed: fmt.Sprintf("echo 0x%08x with outer DA %x, earlier %x", ev, p.Outer.Dst, prev)})
+			return
+		}
+	} else if e.roomIn(len(fl.echo), MaxEVsPerFlow) {
+		fl.echo[ev] = p.Outer.Dst
+	}
+	e.ok(cEcho, x.pt, x.req, false)
+}
+
+// reflectEV checks WIRE-EV-5: feedback carries its trigger's EV.
+func reflectEV(e *engine, x *answerCtx) {
+	a := x.a
+	switch {
+	case x.kind == ansProbeUnmatched:
+		if x.other != nil {
+			e.fail(cEVReflect, x.pt, x.rsp, false, Finding{Requirement: "WIRE-EV-5", EV: u32p(x.ev), Related: []int{x.other.frame},
+				Expected: fmt.Sprintf("entropy 0x%08x of probe %d", x.other.ev, x.other.probeID), Observed: fmt.Sprintf("entropy 0x%08x", x.ev)})
+		}
+	case a == nil:
+	case x.kind == ansProbe || x.evSeen || x.ev == a.ev:
+		e.ok(cEVReflect, x.pt, x.rsp, false)
+	default:
+		e.fail(cEVReflect, x.pt, x.rsp, false, Finding{Requirement: "WIRE-EV-5", PSN: u32p(a.psn), EV: u32p(x.ev), Related: []int{a.frame},
+			Expected: fmt.Sprintf("entropy 0x%08x, the EV of frame %d", a.ev, a.frame), Observed: fmt.Sprintf("%s entropy 0x%08x", x.what, x.ev)})
+	}
+}
+
+// answerPlane checks EV-REV-4: an answer leaves on its trigger's plane.
+func answerPlane(e *engine, x *answerCtx) {
+	if x.kind == ansProbeUnmatched || x.kind == ansOOR {
+		return
+	}
+	if x.a == nil {
+		return
+	}
+	what := x.what
+	if x.kind == ansProbe {
+		what = "probe answer"
+	}
+	e.samePlane(x.pt, x.rsp, x.a.plane, x.a.frame, "EV-REV-4", what)
+}
+
+// endpointPlane checks EP-GEN-6: an endpoint response leaves on its
+// request's plane.
+func endpointPlane(e *engine, x *epCtx) {
+	if x.req != nil {
+		e.samePlane(x.pt, x.src, x.req.plane, x.req.frame, "EP-GEN-6", "endpoint response")
+	}
+}
+
+// samePlane checks that an answer leaves on its trigger's plane (EV-REV-4,
+// EP-GEN-6).
+func (e *engine) samePlane(pt *point, node string, plane, frame int, req, what string) {
+	if plane < 0 || pt.curPlane < 0 {
+		return
+	}
+	if plane != pt.curPlane {
+		// A node with no usable EV left on the arrival plane answers on
+		// another. Its path states follow its own transmissions and their
+		// fate (timeouts of packets lost before a remote point), which
+		// only a point at the node sees whole.
+		e.failAbsent(cRevPlane, pt, node, false, Finding{Requirement: req, Related: []int{frame},
+			Expected: fmt.Sprintf("the %s on plane %d, where frame %d arrived", what, plane, frame), Observed: fmt.Sprintf("sent on plane %d", pt.curPlane)})
+		return
+	}
+	e.ok(cRevPlane, pt, node, false)
+}
+
+// afterFatal checks QP-ST-11: a QP in ERROR sends nothing (LR-NACK-4).
+func afterFatal(e *engine, x *sentCtx) {
+	fl := x.fl
+	if !fl.fatal {
+		return
+	}
+	if x.t >= fl.fatalNs {
+		e.fail(cFatal, x.pt, x.req, true, x.fd("QP-ST-11", "no packet after the fatal NACK/NAK of frame "+itoa(fl.fatalFrame),
+			"a write sent after it", fl.fatalFrame))
+	} else {
+		e.ok(cFatal, x.pt, x.req, true)
+	}
+}
+
+func probeAfterFatal(e *engine, x *probeCtx) {
+	fl := x.fl
+	if fl.fatal && e.now >= fl.fatalNs {
+		e.fail(cFatal, x.pt, x.req, true, Finding{Requirement: "QP-ST-11", EV: u32p(x.ev), Related: []int{fl.fatalFrame},
+			Expected: "no packet after the fatal NACK/NAK of frame " + itoa(fl.fatalFrame), Observed: "a probe sent after it"})
+	}
+}
+
+func fatalSeen(e *engine, x *eventCtx) {
+	if x.kind == evFatal {
+		e.ok(cFatal, x.pt, x.fl.key.req, false)
+	}
+}
+
+// wimmInFlight checks WIMM-REQ-1 when a WriteIMM's last packet is first
+// sent: at its first packet's transmission, fewer than max_wimm WriteIMMs
+// were in flight.
+func wimmInFlight(e *engine, c *msgCtx) {
+	mw := e.pics.Parameters.MaxWIMM
+	if c.phase != msgEnd || !c.p.BTH.Opcode.HasImm() || mw == nil {
+		return
+	}
+	m := c.m
+	inFlight := 0
+	for _, w := range c.fl.wimm {
+		if !w.done || w.doneNs > m.firstNs {
+			inFlight++
+		}
+	}
+	if inFlight >= *mw {
+		e.fail(cWIMMReq, c.pt, c.node, false, Finding{Requirement: "WIMM-REQ-1", PSN: u32p(m.firstPSN), Frame: m.firstFr,
+			Expected: fmt.Sprintf("at most max_wimm = %d WriteIMMs in flight", *mw),
+			Observed: fmt.Sprintf("a WriteIMM started with %d in flight", inFlight)})
+	} else {
+		e.ok(cWIMMReq, c.pt, c.node, false)
+	}
+}

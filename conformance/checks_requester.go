@@ -1,0 +1,354 @@
+package conformance
+
+import (
+	"fmt"
+
+	"github.com/openmrc/mrc/wire"
+)
+
+// The requester's checks: what it sends and resends, judged against the
+// PSN window and the loss signals that reached it.
+func init() {
+	addChecks(
+		check{cs: cTSETHAll, reqs: []reqID{"REQ-HDR-1"}, sent: tsethInEveryWrite},
+		check{cs: cMPR, reqs: []reqID{"MPR-WIN-1"}, sent: mprWindow},
+		check{cs: cRtxFirst, reqs: []reqID{"REQ-TX-2"}, sent: retransmitFirst},
+		check{cs: cRtxFlag, reqs: []reqID{"WIRE-BTH-5"}, sent: retransmitFlag},
+		check{cs: cPSN, reqs: []reqID{"REQ-PSN-1"}, sent: psnNext},
+		check{cs: cNackRecov, reqs: []reqID{"LR-NACK-1", "LR-NACK-3"}, sent: nackRecovered, finish: nackNotRecovered},
+		check{cs: cRtxOrder, reqs: []reqID{"LR-RTX-2"}, sent: retransmitOrder},
+		check{cs: cRtxAcked, reqs: []reqID{"LR-RTX-1", "LR-SACK-2"}, sent: resendAcked},
+		check{cs: cRtxSame, reqs: []reqID{"REQ-PSN-2"}, sent: resendSame},
+		check{cs: cNackEV, reqs: []reqID{"EV-ST-13"}, sent: resendOffNACKedEV},
+		check{cs: cNackHold, reqs: []reqID{"LR-NACK-2"}, sent: resendHold},
+		check{cs: cRtxWhy, reqs: []reqID{"LR-RTX-1"}, sent: resendWhy},
+		check{cs: cRetryLim, reqs: []reqID{"LR-TMR-7"}, sent: retryLimit, finish: retryLimitReached},
+	)
+}
+
+// tsethInEveryWrite checks REQ-HDR-1 (SHOULD): a TSETH in every write.
+func tsethInEveryWrite(e *engine, x *sentCtx) {
+	if x.p.Decoded&wire.HasTSETH != 0 {
+		e.ok(cTSETHAll, x.pt, x.req, false)
+		return
+	}
+	var f Finding
+	if e.keeps(cTSETHAll, x.pt, x.req) {
+		f = x.fd("REQ-HDR-1", "a TSETH in every write", "no TSETH")
+	}
+	e.fail(cTSETHAll, x.pt, x.req, false, f)
+}
+
+// mprWindow checks MPR-WIN-1: a write lies within 128 × MPR of una.
+func mprWindow(e *engine, x *sentCtx) {
+	m := e.pics.Parameters.MPR
+	fl := x.fl
+	if m == nil {
+		return
+	}
+	base, known := fl.una, fl.haveUna
+	if !known && fl.startKnown {
+		base, known = wire.PSNAdd(fl.firstPSN, -1), true
+	}
+	if !known {
+		return
+	}
+	mpr := *m
+	if e.pics.Has("dynamic_mpr") && len(fl.dynMPR) > 0 {
+		// The most permissive value the requester may still act on: the
+		// largest advertised within the reaction time, and the one before.
+		adv := 0
+		for i := len(fl.dynMPR) - 1; i >= 0; i-- {
+			adv = max(adv, int(fl.dynMPR[i].una))
+			if e.now-fl.dynMPR[i].ns >= e.grace {
+				break
+			}
+		}
+		mpr = min(mpr, adv)
+	}
+	w := uint32(128 * mpr)
+	d := psnDist(x.psn, base)
+	if d == 0 || d >= 1<<23 {
+		return // acknowledged already: LR-RTX-1's business
+	}
+	if d > w {
+		e.fail(cMPR, x.pt, x.req, false, Finding{Requirement: "MPR-WIN-1", PSN: u32p(x.psn),
+			Expected: fmt.Sprintf("PSN ≤ una %d + %d (128 × MPR %d)", base, w, mpr),
+			Observed: fmt.Sprintf("PSN %d, %d beyond una", x.psn, d)})
+		return
+	}
+	e.ok(cMPR, x.pt, x.req, false)
+}
+
+// retransmitFirst checks REQ-TX-2: a PSN NACKed as trimmed is resent
+// before new PSNs. Its state: pendingNACK.overtaken, set when a new PSN
+// goes first.
+func retransmitFirst(e *engine, x *sentCtx) {
+	fl, t := x.fl, x.t
+	if !x.isNew {
+		if pn := x.nack; pn.frame != 0 && pn.trim() && t >= pn.ns+e.grace && !pn.overtaken {
+			e.ok(cRtxFirst, x.pt, x.req, true)
+		}
+		return
+	}
+	if len(fl.nackPend) == 0 {
+		return
+	}
+	for _, q := range sortedPSNs(fl.nackPend) {
+		pn := fl.nackPend[q]
+		if pn.trim() && !pn.overtaken && t >= pn.ns+e.grace {
+			pn.overtaken = true
+			fl.nackPend[q] = pn
+			// The retransmission may have been sent and lost before
+			// the capture point.
+			e.failAbsent(cRtxFirst, x.pt, x.req, true, x.fd("REQ-TX-2", fmt.Sprintf("the retransmission of PSN %d (TRIMMED NACK in frame %d) before new PSNs", q, pn.frame),
+				fmt.Sprintf("new PSN %d sent first", x.psn), pn.frame))
+		}
+	}
+}
+
+// retransmitFlag checks WIRE-BTH-5: rtx is set on resends only.
+func retransmitFlag(e *engine, x *sentCtx) {
+	rtx := x.p.BTH.Retransmit
+	switch {
+	case x.isNew && rtx:
+		// The first sighting is the first transmission only where
+		// nothing is lost before the capture point.
+		e.failAbsent(cRtxFlag, x.pt, x.req, false, x.fd("WIRE-BTH-5", "rtx = 0 on the first transmission of a PSN", "rtx = 1 on the first sighting"))
+	case !x.isNew && !rtx:
+		first := 0
+		if x.st != nil {
+			first = x.st.firstFrame
+		}
+		var f Finding
+		if e.keeps(cRtxFlag, x.pt, x.req) {
+			f = x.fd("WIRE-BTH-5", "rtx = 1 on a retransmission", "rtx = 0 on a resend of PSN "+itoa(int(x.psn))+firstNote(first), nonZero(first)...)
+		}
+		// A PSN first seen behind the highest one sent is a resend, or, at
+		// a point away from the requester where packets sprayed over
+		// several planes arrive out of order, a first transmission
+		// overtaken: the finding rests on order the point may not show.
+		if x.st == nil {
+			e.failAbsent(cRtxFlag, x.pt, x.req, false, f)
+		} else {
+			e.fail(cRtxFlag, x.pt, x.req, false, f)
+		}
+	default:
+		e.ok(cRtxFlag, x.pt, x.req, false)
+	}
+}
+
+// psnNext checks REQ-PSN-1: a first transmission takes the next PSN.
+func psnNext(e *engine, x *sentCtx) {
+	fl := x.fl
+	if !x.isNew {
+		return
+	}
+	if !fl.anchored {
+		e.ok(cPSN, x.pt, x.req, false)
+		return
+	}
+	if want := wire.PSNAdd(fl.maxSent, 1); x.psn != want {
+		// The skipped PSNs may have been lost before the point.
+		var f Finding
+		if e.keeps(cPSN, x.pt, x.req) {
+			f = x.fd("REQ-PSN-1", fmt.Sprintf("PSN %d (the highest sent, %d, plus one)", want, fl.maxSent),
+				fmt.Sprintf("PSN %d: %d PSNs skipped", x.psn, psnDist(x.psn, want)))
+		}
+		e.failAbsent(cPSN, x.pt, x.req, false, f)
+		return
+	}
+	e.ok(cPSN, x.pt, x.req, false)
+}
+
+// nackRecovered: a PSN a NACK named is resent (LR-NACK-1, LR-NACK-3).
+func nackRecovered(e *engine, x *sentCtx) {
+	if x.nack.frame != 0 {
+		e.ok(cNackRecov, x.pt, x.req, false)
+	}
+}
+
+// nackNotRecovered: NACKed PSNs the requester never resent.
+func nackNotRecovered(e *engine, pt *point, fl *flow) {
+	for _, q := range sortedPSNs(fl.nackPend) {
+		pn := fl.nackPend[q]
+		f := Finding{Requirement: "LR-NACK-1", Frame: pn.frame, TimeNs: pn.ns, PSN: u32p(q), Plane: -1,
+			Expected: fmt.Sprintf("PSN %d retransmitted after its %s NACK", q, pn.reason), Observed: "not retransmitted"}
+		if pn.reason == wire.NACKPSNOutOfWindow {
+			f.Requirement = "LR-NACK-3"
+		}
+		if fl.lastNewNs > pn.ns+e.grace && !fl.fatal {
+			f.Observed = "not retransmitted, while new PSNs were sent after the NACK"
+			e.failAbsent(cNackRecov, pt, fl.key.req, false, f)
+		} else {
+			e.undecided(cNackRecov, pt, fl.key.req, "the capture ends before the retransmission could be expected", &f)
+		}
+	}
+}
+
+// retransmitOrder checks LR-RTX-2: trimmed PSNs are resent oldest first.
+func retransmitOrder(e *engine, x *sentCtx) {
+	pn := x.nack
+	if x.isNew || pn.frame == 0 || !pn.trim() || x.t < pn.ns+e.grace {
+		return
+	}
+	for _, q := range sortedPSNs(x.fl.nackPend) {
+		o := x.fl.nackPend[q]
+		if o.trim() && psnAfter(x.psn, q) && x.t >= o.ns+e.grace {
+			// Its retransmission may have been lost before the point.
+			e.failAbsent(cRtxOrder, x.pt, x.req, true, x.fd("LR-RTX-2", fmt.Sprintf("PSN %d first: older, and NACKed in frame %d", q, o.frame),
+				fmt.Sprintf("PSN %d retransmitted first", x.psn), o.frame))
+			return
+		}
+	}
+	e.ok(cRtxOrder, x.pt, x.req, true)
+}
+
+// resendAcked checks LR-RTX-1 and LR-SACK-2: never resend what was
+// acknowledged.
+func resendAcked(e *engine, x *sentCtx) {
+	if x.isNew {
+		return
+	}
+	st, t := x.st, x.t
+	switch {
+	case x.acked:
+		ae := x.fl.ackOf(x.psn)
+		if ae.frame != 0 && t-ae.ns < e.grace {
+			e.ok(cRtxAcked, x.pt, x.req, true) // the acknowledgement may not have reached it yet
+		} else {
+			e.fail(cRtxAcked, x.pt, x.req, true, x.fd("LR-RTX-1", fmt.Sprintf("no resend: cumulatively acknowledged (cack %d) in frame %d", ae.una, ae.frame),
+				"PSN resent (go-back-N)", nonZero(ae.frame)...))
+		}
+	case st != nil && st.ackSel:
+		if t-st.ackNs < e.grace {
+			e.ok(cRtxAcked, x.pt, x.req, true)
+		} else {
+			e.fail(cRtxAcked, x.pt, x.req, true, x.fd("LR-SACK-2", fmt.Sprintf("no resend: selectively acknowledged in the SACK bitmap of frame %d", st.ackFrame),
+				"PSN resent (go-back-N)", st.ackFrame))
+		}
+	default:
+		e.ok(cRtxAcked, x.pt, x.req, false)
+	}
+}
+
+// resendSame checks REQ-PSN-2: a resend repeats the original. Its state:
+// the PSN record's fingerprints (payFP is taken from the first whole copy).
+func resendSame(e *engine, x *sentCtx) {
+	if !x.tracked {
+		return
+	}
+	st, p := x.st, x.p
+	h, pay := fingerprints(p)
+	switch {
+	case h != st.hdrFP:
+		e.fail(cRtxSame, x.pt, x.req, false, x.fd("REQ-PSN-2", "the opcode, flags, METH, RETH and ImmDt of frame "+itoa(st.firstFrame), "different headers", st.firstFrame))
+	case st.payOK && !p.Trimmed && pay != st.payFP:
+		e.fail(cRtxSame, x.pt, x.req, false, x.fd("REQ-PSN-2", "the payload of frame "+itoa(st.firstFrame), "a different payload", st.firstFrame))
+	default:
+		e.ok(cRtxSame, x.pt, x.req, false)
+	}
+	if !st.payOK && !p.Trimmed {
+		st.payFP, st.payOK = pay, true
+	}
+}
+
+// resendOffNACKedEV checks EV-ST-13: the retransmission after a NACK goes
+// on another EV.
+func resendOffNACKedEV(e *engine, x *sentCtx) {
+	if !x.tracked || x.st.nack.kind != sigNACK {
+		return
+	}
+	n, t := x.st.nack, x.t
+	switch {
+	case x.ev != n.ev:
+		e.ok(cNackEV, x.pt, x.req, false)
+	case t-n.ns < e.grace:
+		e.undecided(cNackEV, x.pt, x.req, "retransmitted on the NACKed EV within the reaction time of the NACK", &Finding{Requirement: "EV-ST-13", PSN: u32p(x.psn), EV: u32p(x.ev), Related: []int{n.frame}})
+	default:
+		f := x.fd("EV-ST-13", fmt.Sprintf("an EV other than 0x%08x, which the %s NACK of frame %d reflects", n.ev, n.reason, n.frame),
+			fmt.Sprintf("retransmitted on EV 0x%08x", x.ev), n.frame)
+		// Unless no other loss signal could have come between, the
+		// NACK's own retransmission may have been lost before the
+		// point and this one answer a later signal.
+		quiet := x.fl.lastFbNs <= n.ns
+		to := e.pics.Parameters.Timeout
+		switch {
+		case to != nil && t-n.ns >= baseTimeout(*to)-e.tol:
+			// A base timeout or more after the NACK: when no other EV
+			// could carry it, the stall timer's expiry (at least T)
+			// lets the PSN go back on the NACKed EV (LR-SM-3, AMB-44),
+			// and the capture cannot show which EVs were usable.
+			e.undecided(cNackEV, x.pt, x.req, "retransmitted on the NACKed EV at least a base timeout after the NACK, which LR-SM-3 allows when no other EV is usable (AMB-44)",
+				&Finding{Requirement: "EV-ST-13", PSN: u32p(x.psn), EV: u32p(x.ev), Related: []int{n.frame}})
+		case quiet && to != nil:
+			e.fail(cNackEV, x.pt, x.req, true, f)
+		default:
+			e.failAbsent(cNackEV, x.pt, x.req, true, f)
+		}
+	}
+}
+
+// resendHold checks LR-NACK-2: after a NACK for lack of resources the
+// requester waits a base RTT before resending.
+func resendHold(e *engine, x *sentCtx) {
+	if !x.tracked || x.st.nack.kind != sigNACK {
+		return
+	}
+	n, t := x.st.nack, x.t
+	switch n.reason {
+	case wire.NACKNoBitmap, wire.NACKNoPktBuffer, wire.NACKNoResource:
+	default:
+		return
+	}
+	rtt := e.pics.Parameters.BaseRTTNs
+	if rtt == nil {
+		return
+	}
+	if t-n.ns >= *rtt-e.tol {
+		e.ok(cNackHold, x.pt, x.req, true)
+		return
+	}
+	e.fail(cNackHold, x.pt, x.req, true, x.fd("LR-NACK-2", fmt.Sprintf("retransmission ≥ %d ns after the %s NACK of frame %d", *rtt, n.reason, n.frame),
+		fmt.Sprintf("%d ns after it", t-n.ns), n.frame))
+}
+
+// resendWhy checks LR-RTX-1, LR-TMR-4/5: a loss signal or a timeout
+// justifies the resend.
+func resendWhy(e *engine, x *sentCtx) {
+	if !x.tracked {
+		return
+	}
+	st := x.st
+	switch to := e.pics.Parameters.Timeout; {
+	case st.loss.kind != 0:
+		e.ok(cRtxWhy, x.pt, x.req, false)
+	case to == nil:
+		e.undecided(cRtxWhy, x.pt, x.req, "no NACK or SACK gap; timeout not declared", nil)
+	case x.timedOut:
+		e.ok(cRtxWhy, x.pt, x.req, true)
+	default:
+		T := baseTimeout(*to)
+		e.fail(cRtxWhy, x.pt, x.req, true, x.fd("LR-RTX-1", fmt.Sprintf("a NACK, a SACK gap, or ≥ %d ns (base timeout) since the previous send in frame %d", T, st.lastFrame),
+			fmt.Sprintf("resent %d ns after it with no loss signal", x.t-st.lastNs), st.lastFrame))
+	}
+}
+
+// retryLimit checks LR-TMR-7: no retransmission once the retry counter is
+// exhausted. Its state: flow.exhaustedBad, set on a failure.
+func retryLimit(e *engine, x *sentCtx) {
+	fl := x.fl
+	if !x.tracked || !fl.exhausted || x.t < fl.exhaustedNs+e.grace {
+		return
+	}
+	fl.exhaustedBad = true
+	e.fail(cRetryLim, x.pt, x.req, true, x.fd("LR-TMR-7", "no retransmission after the retry counter was exhausted", "a retransmission"))
+}
+
+// retryLimitReached: a connection whose retry counter ran out and sent
+// nothing more passes.
+func retryLimitReached(e *engine, pt *point, fl *flow) {
+	if fl.exhausted && !fl.exhaustedBad {
+		e.ok(cRetryLim, pt, fl.key.req, false)
+	}
+}

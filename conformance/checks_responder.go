@@ -1,0 +1,489 @@
+package conformance
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/openmrc/mrc/wire"
+)
+
+// The responder's checks: what its SACKs, NACKs and ACKs claim and answer,
+// judged against the arrivals the capture shows.
+func init() {
+	addChecks(
+		check{cs: cClaims, reqs: []reqID{"RSP-RCV-4", "WIRE-SETH-6"}, feedback: claimsOnlyArrivals},
+		check{cs: cCurrent, reqs: []reqID{"RSP-SACK-1"}, feedback: sackCurrent},
+		check{cs: cTrigger, reqs: []reqID{"RSP-SACK-1", "RSP-SACK-2", "WIRE-CCS-2"}, answer: sackTrigger},
+		check{cs: cMVerdict, reqs: []reqID{"RSP-SACK-3", "RSP-PRB-2"}, answer: mVerdict},
+		check{cs: cCounters, reqs: []reqID{"WIRE-CCS-1", "RSP-SACK-7"}, feedback: sackCounters},
+		check{cs: cImmediate, reqs: []reqID{"RSP-SACK-5"}, answer: answeredAtOnce, finish: notAnsweredAtOnce},
+		check{cs: cTrimNACK, reqs: []reqID{"RSP-NACK-1", "WIRE-NETH-3"}, feedback: trimNACK, finish: trimNotNACKed},
+		check{cs: cNoTrimNak, reqs: []reqID{"RSP-NACK-2"}, arrived: trimmedKept, feedback: trimNACKUndeclared},
+		check{cs: cOOR, reqs: []reqID{"RSP-NACK-4"}, feedback: oorNACK, finish: oorNotNACKed},
+		check{cs: cACK, reqs: []reqID{"RSP-ACK-1"}, feedback: ackCovers, finish: ackMissing},
+		check{cs: cProbeAns, reqs: []reqID{"RSP-PRB-1", "WIRE-SETH-7"}, answer: probeAnswered, finish: probeNotAnswered},
+		check{cs: cWIMMRsp, reqs: []reqID{"WIMM-RSP-4"}, feedback: wimmRefused, finish: wimmNotRefused},
+	)
+}
+
+// claimsOnlyArrivals checks that feedback claims only arrivals
+// (RSP-RCV-4, WIRE-SETH-6).
+func claimsOnlyArrivals(e *engine, x *fbCtx) {
+	if !x.judged {
+		return
+	}
+	fl := x.fl
+	if x.op == wire.OpAcknowledge {
+		psn := x.p.BTH.PSN
+		if psnAfter(psn, fl.rcum) && psnDist(psn, fl.rcum) < 1<<23 {
+			q := wire.PSNAdd(fl.rcum, 1)
+			e.fail(cClaims, x.pt, x.rsp, false, Finding{Requirement: "RSP-RCV-4", PSN: u32p(q),
+				Expected: fmt.Sprintf("ACK psn ≤ %d (every PSN up to it arrived)", fl.rcum), Observed: fmt.Sprintf("ACK psn %d: PSN %d never arrived whole", psn, q)})
+		} else {
+			e.ok(cClaims, x.pt, x.rsp, false)
+		}
+		return
+	}
+	if x.op != wire.OpSACK {
+		return
+	}
+	s := &x.p.SETH
+	cack := s.CACKPSN
+	okAll := true
+	if fl.haveCack && psnAfter(fl.lastCack, cack) {
+		okAll = false
+		e.fail(cClaims, x.pt, x.rsp, false, Finding{Requirement: "RSP-RCV-4", PSN: u32p(cack),
+			Expected: fmt.Sprintf("cack_psn ≥ %d, reported earlier", fl.lastCack), Observed: fmt.Sprintf("cack_psn %d: moved backward", cack)})
+	}
+	if psnAfter(cack, fl.rcum) {
+		q := wire.PSNAdd(fl.rcum, 1)
+		for fl.arrived[q] != nil {
+			q = wire.PSNAdd(q, 1)
+		}
+		if !fl.preBase[q] {
+			okAll = false
+			w, rel := fl.notArrived(q)
+			e.fail(cClaims, x.pt, x.rsp, false, Finding{Requirement: "WIRE-SETH-6", PSN: u32p(q), Related: rel,
+				Expected: fmt.Sprintf("cack_psn ≤ %d (every PSN up to it arrived)", fl.rcum),
+				Observed: fmt.Sprintf("cack_psn %d: %s", cack, w)})
+		}
+	}
+	base := s.BitmapBase()
+	for bm := s.SACKBitmap; bm != 0; bm &= bm - 1 {
+		q := wire.PSNAdd(base, bits.TrailingZeros64(bm))
+		if !psnAfter(q, fl.rcum) || fl.arrived[q] != nil || fl.preBase[q] {
+			continue
+		}
+		if d := psnDist(q, fl.rcum); d >= 1<<23 {
+			continue
+		}
+		okAll = false
+		w, rel := fl.notArrived(q)
+		e.fail(cClaims, x.pt, x.rsp, false, Finding{Requirement: "WIRE-SETH-6", PSN: u32p(q), Related: rel,
+			Expected: "bitmap bits only for PSNs that arrived whole", Observed: "bit set: " + w})
+	}
+	if okAll {
+		e.ok(cClaims, x.pt, x.rsp, false)
+	}
+}
+
+// notArrived explains why PSN q does not count as arrived.
+func (fl *flow) notArrived(q uint32) (string, []int) {
+	if f := fl.badArr[q]; f != 0 {
+		return fmt.Sprintf("PSN %d arrived only with a bad ICRC, a wrong P_Key or another discard violation (frame %d)", q, f), []int{f}
+	}
+	if f := fl.trimArr[q]; f != 0 {
+		return fmt.Sprintf("PSN %d arrived only trimmed (frame %d)", q, f), []int{f}
+	}
+	if f := fl.refused[q]; f != 0 {
+		return fmt.Sprintf("PSN %d was refused by a NACK (frame %d)", q, f), []int{f}
+	}
+	return fmt.Sprintf("PSN %d was never seen arriving", q), nil
+}
+
+// sackCurrent checks that a SACK reports every arrival older than the
+// reaction time (RSP-SACK-1).
+func sackCurrent(e *engine, x *fbCtx) {
+	if !x.judged || x.op != wire.OpSACK {
+		return
+	}
+	fl, s := x.fl, &x.p.SETH
+	t := e.now - e.grace
+	at, ok := fl.rcumAt(t)
+	if !ok || len(fl.arrived) > 4096 {
+		return
+	}
+	for q := range fl.refused {
+		if !psnAfter(q, at.rcum) {
+			return // refused after it was counted: the reconstruction is unsure
+		}
+	}
+	if psnAfter(at.rcum, s.CACKPSN) {
+		var f Finding
+		if e.keeps(cCurrent, x.pt, x.rsp) {
+			f = Finding{Requirement: "RSP-SACK-1", PSN: u32p(s.CACKPSN),
+				Expected: fmt.Sprintf("cack_psn ≥ %d: every PSN up to it had arrived %d ns before", at.rcum, e.grace),
+				Observed: fmt.Sprintf("cack_psn %d", s.CACKPSN)}
+		}
+		e.failAbsent(cCurrent, x.pt, x.rsp, true, f)
+		return
+	}
+	// The lowest PSN the bitmap leaves out although it arrived (the
+	// first in bitmap order, so that the report does not depend on map
+	// order).
+	base := s.BitmapBase()
+	missing, bit := (*arrival)(nil), uint32(64)
+	check := func(q uint32, a *arrival) {
+		if a.ns > t || !psnAfter(q, s.CACKPSN) {
+			return
+		}
+		if i := psnDist(q, base); i < bit && s.SACKBitmap&(1<<i) == 0 {
+			missing, bit = a, i
+		}
+	}
+	if len(fl.arrived) <= 64 {
+		for q, a := range fl.arrived {
+			check(q, a)
+		}
+	} else {
+		for i := 0; i < 64; i++ {
+			if a := fl.arrived[wire.PSNAdd(base, i)]; a != nil {
+				check(a.psn, a)
+			}
+		}
+	}
+	if missing != nil {
+		var f Finding
+		if q := missing.psn; e.keeps(cCurrent, x.pt, x.rsp) {
+			f = Finding{Requirement: "RSP-SACK-1", PSN: u32p(q), Related: []int{missing.frame},
+				Expected: fmt.Sprintf("bitmap bit %d set: PSN %d arrived in frame %d", bit, q, missing.frame), Observed: "bit clear"}
+		}
+		e.failAbsent(cCurrent, x.pt, x.rsp, true, f)
+		return
+	}
+	e.ok(cCurrent, x.pt, x.rsp, true)
+}
+
+// sackTrigger checks the fields a SACK takes from the packet that
+// triggered it (RSP-SACK-1, RSP-SACK-2, WIRE-CCS-2).
+func sackTrigger(e *engine, x *answerCtx) {
+	if x.kind != ansTrigger {
+		return
+	}
+	fl, s, a := x.fl, x.s, x.a
+	trig := s.AckPSN()
+	if a == nil {
+		if s.AckPSNOffset == 0 {
+			return // offset overflow is reported as 0 (RSP-SACK-2)
+		}
+		obs := fmt.Sprintf("ack_psn %d never arrived", trig)
+		var rel []int
+		if f := fl.badArr[trig]; f != 0 {
+			obs, rel = fmt.Sprintf("ack_psn %d arrived only with a bad ICRC, a wrong P_Key or another discard violation (frame %d)", trig, f), []int{f}
+		}
+		e.fail(cTrigger, x.pt, x.rsp, false, Finding{Requirement: "RSP-SACK-1", PSN: u32p(trig), Related: rel,
+			Expected: "ack_psn_offset naming a PSN that arrived", Observed: obs})
+		return
+	}
+	okT := true
+	if w := e.window(); w > 0 {
+		d := psnDist(trig, s.CACKPSN)
+		want := wire.PSNAdd(s.CACKPSN, 1)
+		if d > 64 && d <= w {
+			want = wire.PSNAdd(trig, -63)
+		}
+		if got := s.BitmapBase(); got != want {
+			okT = false
+			e.fail(cTrigger, x.pt, x.rsp, false, Finding{Requirement: "RSP-SACK-2", PSN: u32p(trig), Related: []int{a.frame},
+				Expected: fmt.Sprintf("bitmap base %d", want), Observed: fmt.Sprintf("bitmap base %d (sack_offset %d)", got, s.SACKOffset)})
+		}
+	}
+	wantTS := uint16(0)
+	if a.hasTS {
+		wantTS = a.ts
+	}
+	if s.CC.TxTimestamp != wantTS {
+		okT = false
+		e.fail(cTrigger, x.pt, x.rsp, false, Finding{Requirement: "WIRE-CCS-2", PSN: u32p(trig), Related: []int{a.frame},
+			Expected: fmt.Sprintf("tx_timestamp %d reflected from frame %d", wantTS, a.frame), Observed: fmt.Sprintf("tx_timestamp %d", s.CC.TxTimestamp)})
+	}
+	if okT {
+		e.ok(cTrigger, x.pt, x.rsp, false)
+	}
+}
+
+// mVerdict checks RSP-SACK-3 and RSP-PRB-2: the m field of a SACK
+// answering a write or a probe follows the trigger's CE mark.
+func mVerdict(e *engine, x *answerCtx) {
+	if x.kind != ansTrigger && x.kind != ansProbe || x.a == nil {
+		return
+	}
+	s, a := x.s, x.a
+	if s.M == wire.MAlwaysSkip || (a.ce && s.M == wire.MSkipOnce) || (!a.ce && s.M == wire.MNone) {
+		e.ok(cMVerdict, x.pt, x.rsp, false)
+		return
+	}
+	exp := "m = NONE (trigger not CE-marked)"
+	req := "RSP-SACK-3"
+	if a.ce {
+		exp = "m = SKIP_ONCE (trigger CE-marked)"
+	}
+	if a.probe {
+		req = "RSP-PRB-2"
+	}
+	f := Finding{Requirement: req, PSN: u32p(a.psn), EV: u32p(a.ev), Related: []int{a.frame},
+		Expected: exp, Observed: "m = " + s.M.String()}
+	if !a.ce {
+		// A CE mark applied after the capture point is not seen there.
+		e.failAbsent(cMVerdict, x.pt, x.rsp, false, f)
+		return
+	}
+	e.fail(cMVerdict, x.pt, x.rsp, false, f)
+}
+
+// sackCounters checks CC_STATE rcvd_bytes and ooo_count (WIRE-CCS-1,
+// RSP-SACK-7).
+func sackCounters(e *engine, x *fbCtx) {
+	fl := x.fl
+	if !x.judged || x.op != wire.OpSACK || !fl.rStart || len(fl.arrived) > 4096 {
+		return
+	}
+	s := &x.p.SETH
+	unit := int64(e.prof.RcvdBytesUnit)
+	hi := fl.bytes / unit
+	lo := int64(0)
+	if at, ok := fl.rcumAt(e.now - e.grace); ok {
+		lo = at.bytes / unit
+	}
+	got := int64(s.CC.RcvdBytes)
+	span := (hi - lo) & 0xFFFFFF
+	if (got-lo)&0xFFFFFF > span {
+		f := Finding{Requirement: "WIRE-CCS-1",
+			Expected: fmt.Sprintf("rcvd_bytes in [%d, %d] (%d distinct payload bytes / %d)", lo&0xFFFFFF, hi&0xFFFFFF, fl.bytes, unit),
+			Observed: fmt.Sprintf("rcvd_bytes %d", got)}
+		if (lo-got)&0xFFFFFF < (got-hi)&0xFFFFFF {
+			// Fewer bytes than the arrivals seen: arrivals the
+			// responder may not have had.
+			e.failAbsent(cCounters, x.pt, x.rsp, false, f)
+		} else {
+			e.fail(cCounters, x.pt, x.rsp, false, f)
+		}
+		return
+	}
+	if s.CACKPSN == fl.rcum {
+		lo, hi := 0, 0
+		for _, a := range fl.arrived {
+			hi++
+			if a.ns <= e.now-e.grace {
+				lo++
+			}
+		}
+		lo, hi = min(lo, 32767), min(hi, 32767)
+		if g := int(s.CC.OOOCount); g < lo || g > hi {
+			f := Finding{Requirement: "RSP-SACK-7",
+				Expected: fmt.Sprintf("ooo_count in [%d, %d] (PSNs held beyond cack)", lo, hi), Observed: fmt.Sprintf("ooo_count %d", g)}
+			if g < lo {
+				e.failAbsent(cCounters, x.pt, x.rsp, false, f)
+			} else {
+				e.fail(cCounters, x.pt, x.rsp, false, f)
+			}
+			return
+		}
+	}
+	e.ok(cCounters, x.pt, x.rsp, false)
+}
+
+// answeredAtOnce: a SACK answers an arrival that needed one (RSP-SACK-5).
+func answeredAtOnce(e *engine, x *answerCtx) {
+	if x.kind == ansTrigger && x.neededAnswer {
+		e.ok(cImmediate, x.pt, x.rsp, false)
+	}
+}
+
+func notAnsweredAtOnce(e *engine, pt *point, fl *flow) {
+	e.pending(pt, fl, cImmediate, "RSP-SACK-5", "a SACK answering this packet (ack_psn = its PSN)", fl.needSACK)
+}
+
+// trimNACK checks RSP-NACK-1 and WIRE-NETH-3: a trim NACK answers a new
+// PSN that arrived trimmed, with its code point's reason and timestamp.
+func trimNACK(e *engine, x *fbCtx) {
+	if x.op != wire.OpNACK {
+		return
+	}
+	n := &x.p.NETH
+	psn := n.NACKPSN
+	if n.Reason != wire.NACKTrimmed && n.Reason != wire.NACKTrimmedLastHop {
+		return
+	}
+	if !x.hasPend {
+		// The trimmed arrival was not seen: at a point before the
+		// trimming switch it looked whole.
+		e.failAbsent(cTrimNACK, x.pt, x.rsp, false, Finding{Requirement: "RSP-NACK-1", PSN: u32p(psn),
+			Expected: "a trim NACK only for a new PSN that arrived trimmed", Observed: fmt.Sprintf("%s NACK for PSN %d, which did not arrive trimmed (or was answered already)", n.Reason, psn)})
+		return
+	}
+	a := &x.pend
+	rel := []int{a.frame}
+	want := wire.NACKTrimmed
+	if a.lastHop {
+		want = wire.NACKTrimmedLastHop
+	}
+	okN := true
+	if n.Reason != want {
+		okN = false
+		e.fail(cTrimNACK, x.pt, x.rsp, false, Finding{Requirement: "RSP-NACK-1", PSN: u32p(psn), Related: rel,
+			Expected: want.String() + " for the trimmed DSCP of frame " + itoa(a.frame), Observed: n.Reason.String()})
+	}
+	wantTS := uint16(0)
+	if a.hasTS {
+		wantTS = a.ts
+	}
+	if n.TxTimestamp != wantTS {
+		okN = false
+		e.fail(cTrimNACK, x.pt, x.rsp, false, Finding{Requirement: "WIRE-NETH-3", PSN: u32p(psn), Related: rel,
+			Expected: fmt.Sprintf("tx_timestamp %d of the trimmed packet", wantTS), Observed: fmt.Sprintf("tx_timestamp %d", n.TxTimestamp)})
+	}
+	if okN {
+		e.ok(cTrimNACK, x.pt, x.rsp, false)
+	}
+}
+
+func trimNotNACKed(e *engine, pt *point, fl *flow) {
+	if e.pics.Has("trim_nack") {
+		e.pending(pt, fl, cTrimNACK, "RSP-NACK-1", "a TRIMMED or TRIMMED_LASTHOP NACK for this trimmed packet", fl.trimPend)
+	}
+}
+
+// trimmedKept: a new PSN arrived trimmed; RSP-NACK-2 judges whether the
+// responder NACKs it.
+func trimmedKept(e *engine, x *arriveCtx) {
+	if x.class == arrTrimmed {
+		e.ok(cNoTrimNak, x.pt, x.rsp, false)
+	}
+}
+
+// trimNACKUndeclared checks RSP-NACK-2: no trim NACK from a responder
+// that does not declare trim-NACK support.
+func trimNACKUndeclared(e *engine, x *fbCtx) {
+	if x.op != wire.OpNACK {
+		return
+	}
+	n := &x.p.NETH
+	if n.Reason != wire.NACKTrimmed && n.Reason != wire.NACKTrimmedLastHop {
+		return
+	}
+	if v, _ := e.pics.Declared("trim_nack"); !v {
+		e.fail(cNoTrimNak, x.pt, x.rsp, false, Finding{Requirement: "RSP-NACK-2", PSN: u32p(n.NACKPSN),
+			Expected: "trimmed packets discarded silently (no trim-NACK support declared)", Observed: n.Reason.String() + " NACK"})
+	}
+}
+
+// oorNACK checks RSP-NACK-4: PSN_OOR_WINDOW only for a PSN beyond
+// cack + 128 × mpr_dest.
+func oorNACK(e *engine, x *fbCtx) {
+	if x.op != wire.OpNACK || x.p.NETH.Reason != wire.NACKPSNOutOfWindow {
+		return
+	}
+	fl, psn := x.fl, x.p.NETH.NACKPSN
+	switch {
+	case x.hasPend, x.oorOut:
+		e.ok(cOOR, x.pt, x.rsp, false)
+	case !fl.rKnown || !fl.haveCack:
+		// No cumulative point reported yet (an out-of-window PSN before
+		// any in-window one): the window is unknown, nothing to judge.
+	default:
+		e.fail(cOOR, x.pt, x.rsp, false, Finding{Requirement: "RSP-NACK-4", PSN: u32p(psn),
+			Expected: "PSN_OOR_WINDOW only for a PSN beyond cack + 128 × mpr_dest", Observed: fmt.Sprintf("PSN_OOR_WINDOW NACK for PSN %d, inside the window", psn)})
+	}
+}
+
+func oorNotNACKed(e *engine, pt *point, fl *flow) {
+	e.pending(pt, fl, cOOR, "RSP-NACK-4", "a PSN_OOR_WINDOW NACK for this out-of-window packet", fl.oorPend)
+}
+
+// ackCovers: an ACK covers the ack_req PSNs at or behind its psn
+// (RSP-ACK-1).
+func ackCovers(e *engine, x *fbCtx) {
+	for range x.acksCovered {
+		e.ok(cACK, x.pt, x.rsp, false)
+	}
+}
+
+// ackMissing: ACKs due when the cumulative point stepped onto an ack_req
+// PSN (RSP-ACK-1).
+func ackMissing(e *engine, pt *point, fl *flow) {
+	for _, q := range sortedPSNs(fl.ackReq) {
+		a := fl.ackReq[q]
+		due, ok := fl.ackDue[q]
+		if !ok {
+			continue // cack never reached it
+		}
+		due = max(due, a.ns)
+		f := Finding{Requirement: "RSP-ACK-1", Frame: a.frame, TimeNs: a.ns, Plane: a.plane, PSN: u32p(q),
+			Expected: "an ACKNOWLEDGE covering this ack_req PSN once cack passed it", Observed: "none"}
+		if fl.haveFb && fl.lastFbNs > due+e.grace {
+			e.failAbsent(cACK, pt, fl.key.rsp, false, f)
+		} else {
+			e.undecided(cACK, pt, fl.key.rsp, "the capture ends before the ACK could be expected", &f)
+		}
+	}
+}
+
+// probeAnswered checks RSP-PRB-1 (the answer reflects the probe's
+// timestamp) and WIRE-SETH-7 (pr = 1 only in answer to a probe).
+func probeAnswered(e *engine, x *answerCtx) {
+	switch x.kind {
+	case ansProbe:
+		a := x.a
+		if a.hasTS && x.s.CC.TxTimestamp != a.ts {
+			e.fail(cProbeAns, x.pt, x.rsp, false, Finding{Requirement: "RSP-PRB-1", EV: u32p(a.ev), Related: []int{a.frame},
+				Expected: fmt.Sprintf("tx_timestamp %d reflected from the probe", a.ts), Observed: fmt.Sprintf("tx_timestamp %d", x.s.CC.TxTimestamp)})
+		} else {
+			e.ok(cProbeAns, x.pt, x.rsp, false)
+		}
+	case ansProbeUnmatched:
+		if x.other == nil {
+			e.fail(cProbeAns, x.pt, x.rsp, false, Finding{Requirement: "WIRE-SETH-7",
+				Expected: "pr = 1 only in answer to a probe", Observed: fmt.Sprintf("pr = 1 SACK with probe_id %d, EV 0x%08x: no such probe arrived", uint16(x.s.AckPSNOffset), x.ev)})
+		}
+	}
+}
+
+func probeNotAnswered(e *engine, pt *point, fl *flow) {
+	if len(fl.probes) == 0 {
+		return
+	}
+	probes := map[uint32]arrival{}
+	for i, a := range fl.probes {
+		probes[uint32(i)] = a
+	}
+	e.pending(pt, fl, cProbeAns, "RSP-PRB-1", "a SACK with pr = 1 answering this probe", probes)
+}
+
+// wimmRefused: the responder refuses a WriteIMM beyond max_wimm_dest with
+// an UNEXP_EVENT NACK or an AETH NAK invalid request (WIMM-RSP-4).
+func wimmRefused(e *engine, x *fbCtx) {
+	for range x.wimmRefused {
+		e.ok(cWIMMRsp, x.pt, x.rsp, false)
+	}
+}
+
+func wimmNotRefused(e *engine, pt *point, fl *flow) {
+	e.pending(pt, fl, cWIMMRsp, "WIMM-RSP-4", "the WriteIMM limit refusal (AETH NAK invalid request or UNEXP_EVENT NACK)", fl.wimmExcess)
+}
+
+// pending judges the arrivals of m left unanswered at the end of the
+// capture: a failure when the responder kept sending feedback long after.
+func (e *engine) pending(pt *point, fl *flow, cs caseID, reqID, exp string, m map[uint32]arrival) {
+	for _, q := range sortedPSNs(m) {
+		a := m[q]
+		f := Finding{Requirement: reqID, Frame: a.frame, TimeNs: a.ns, Plane: a.plane, PSN: u32p(q), EV: u32p(a.ev),
+			Expected: exp, Observed: "none before the end of the capture"}
+		if fl.haveFb && fl.lastFbNs > a.ns+e.grace {
+			f.Observed = "none, although the responder kept sending feedback"
+			e.failAbsent(cs, pt, fl.key.rsp, false, f)
+		} else {
+			e.undecided(cs, pt, fl.key.rsp, "the capture ends before an answer could be expected", &f)
+		}
+	}
+}

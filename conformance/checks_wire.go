@@ -1,0 +1,516 @@
+package conformance
+
+import (
+	"fmt"
+
+	"github.com/openmrc/mrc/pcap"
+	"github.com/openmrc/mrc/wire"
+)
+
+// frameCtx is what the frame hook of a check sees: a decoded frame with a
+// good ICRC (or trimmed), judged as its sender sent it.
+type frameCtx struct {
+	pt       *point
+	src      string
+	r        *pcap.Record
+	p        *wire.Packet
+	op       wire.Opcode
+	control  bool // SACK, NACK, ACKNOWLEDGE or ENDPOINT_RESPONSE
+	atSender bool // the PICS places the capture point at the frame's sender
+}
+
+// bad records a failure of case cs by the current frame.
+func (e *engine) bad(cs caseID, x *frameCtx, req, exp, obs string) {
+	e.failedCases = append(e.failedCases, cs)
+	e.fail(cs, x.pt, x.src, false, Finding{Requirement: req, PSN: u32p(x.p.BTH.PSN), EV: u32p(x.r.EV), Expected: exp, Observed: obs})
+}
+
+func always(*engine, *frameCtx) bool { return true }
+
+func untrimmed(_ *engine, x *frameCtx) bool { return !x.p.Trimmed }
+
+// The wire-format checks: per-packet rules, the codec's strict findings
+// (codec) and the profile-dependent rules the codec cannot know (traffic
+// classes, flags, EV encoding).
+func init() {
+	addChecks(
+		check{cs: cWireENC, codec: []reqID{"WIRE-ENC-1", "WIRE-ENC-2", "WIRE-ENC-5", "WIRE-LEN-1", "WIRE-UDP-1", "WIRE-GEN-3"}, frame: always},
+		check{cs: cWireUDP, codec: []reqID{"WIRE-UDP-3"}, frame: always},
+		check{cs: cWireICRC, codec: []reqID{"WIRE-ICRC-1"}, reqs: []reqID{"WIRE-ICRC-1"}, frame: untrimmed},
+		check{cs: cWireGEN, codec: []reqID{"WIRE-GEN-2", "WIRE-BTH-7"}, reqs: []reqID{"WIRE-BTH-13"}, frame: variantZero},
+		check{cs: cWireBTH1, codec: []reqID{"WIRE-BTH-1", "WIRE-BTH-2", "WIRE-BTH-3", "WIRE-OP-1", "WIRE-METH-1", "WIRE-TSETH-1", "WIRE-RETH-1", "WIRE-IMM-1"}, frame: always},
+		check{cs: cWireBTH2, codec: []reqID{"WIRE-BTH-8", "WIRE-EP-1"}, frame: always},
+		check{cs: cWireBTH3, codec: []reqID{"WIRE-BTH-9"}, frame: always},
+		check{cs: cWireBTH4, codec: []reqID{"WIRE-BTH-6"}, frame: always},
+		check{cs: cWireFlags, codec: []reqID{"WIRE-BTH-5"}, reqs: []reqID{"WIRE-BTH-14", "WIRE-BTH-10", "WIRE-BTH-11"}, frame: flags},
+		check{cs: cWireOP, codec: []reqID{"WIRE-OP-2"}, frame: func(_ *engine, x *frameCtx) bool { return !x.p.Trimmed && !x.op.IsWrite() }},
+		check{cs: cECN, reqs: []reqID{"WIRE-DSCP-3"}, frame: ecn},
+		check{cs: cDSCPTrim, codec: []reqID{"WIRE-TRIM-1", "WIRE-DSCP-2"}, reqs: []reqID{"WIRE-DSCP-4"}, frame: trimmedCodePoint},
+		check{cs: cDSCPSRv6, reqs: []reqID{"WIRE-DSCP-6"}, frame: srv6Class},
+		check{cs: cEVEnc, reqs: []reqID{"WIRE-EV-2", "WIRE-EV-6"}, frame: evEncoding},
+		check{cs: cWireTSETH, reqs: []reqID{"WIRE-TSETH-2"}, frame: tseth},
+		check{cs: cWireAETH, codec: []reqID{"WIRE-AETH-1", "WIRE-AETH-2"}, reqs: []reqID{"WIRE-AETH-1", "WIRE-AETH-3"}, frame: aethSyndrome},
+		check{cs: cWireSETH, codec: []reqID{"WIRE-SETH-1", "WIRE-SETH-3", "WIRE-SETH-10"}, reqs: []reqID{"WIRE-SETH-8", "MPR-DYN-2", "WIRE-SETH-4"}, frame: sethFields},
+		check{cs: cWireNETH, codec: []reqID{"WIRE-NETH-1", "WIRE-NETH-2", "WIRE-NETH-4"}, reqs: []reqID{"WIRE-SETH-8"}, frame: nethFields},
+		check{cs: cWirePETH, codec: []reqID{"WIRE-PETH-1", "WIRE-PETH-2"}, reqs: []reqID{"WIRE-SETH-8", "WIRE-PETH-1"}, frame: pethFields},
+	)
+}
+
+// variantZero: the variant byte is 0 as sent; switches may change it
+// (WIRE-BTH-13).
+func variantZero(e *engine, x *frameCtx) bool {
+	if x.atSender && x.p.BTH.Variant != 0 {
+		e.bad(cWireGEN, x, "WIRE-BTH-13", "reserved_variant 0 as sent", fmt.Sprintf("reserved_variant 0x%02x", x.p.BTH.Variant))
+	}
+	return true
+}
+
+// flags checks WIRE-BTH-14, WIRE-BTH-10 and WIRE-BTH-11.
+func flags(e *engine, x *frameCtx) bool {
+	p, op := x.p, x.op
+	switch {
+	case op.IsWrite() && p.BTH.AckReq != op.IsLast():
+		e.bad(cWireFlags, x, "WIRE-BTH-14", fmt.Sprintf("ack_req = %v on %s", op.IsLast(), op), fmt.Sprintf("ack_req = %v", p.BTH.AckReq))
+	case !op.IsWrite() && op != wire.OpSACK && p.BTH.AckReq:
+		e.bad(cWireFlags, x, "WIRE-BTH-14", "ack_req = 0 on "+op.String(), "ack_req = 1")
+	}
+	if p.BTH.SE && !op.HasImm() {
+		e.bad(cWireFlags, x, "WIRE-BTH-10", "se only on RDMA_WRITE_LAST_IMM and RDMA_WRITE_ONLY_IMM", "se = 1 on "+op.String())
+	}
+	if p.BTH.M {
+		e.bad(cWireFlags, x, "WIRE-BTH-11", "m = 0 (MRC has no path migration)", "m = 1")
+	}
+	return true
+}
+
+// controlClass checks the traffic class of control packets and probes
+// (WIRE-DSCP-1, EP-GEN-4); dscpWrite judges writes'.
+func controlClass(e *engine, x *frameCtx) bool {
+	if x.p.Trimmed {
+		return false
+	}
+	prof := e.prof
+	switch d := x.p.DSCP(); {
+	case x.control:
+		if d != prof.DSCP.Control {
+			req := "WIRE-DSCP-1"
+			if x.op == wire.OpEndpointResp {
+				req = "EP-GEN-4"
+			}
+			e.bad(cDSCP, x, req, fmt.Sprintf("DSCP %d (DSCP_CONTROL) on %s", prof.DSCP.Control, x.op), fmt.Sprintf("DSCP %d", d))
+		}
+		return true
+	case x.op == wire.OpProbe:
+		if d != prof.DSCP.NoTrim {
+			e.bad(cDSCP, x, "WIRE-DSCP-1", fmt.Sprintf("DSCP %d (DSCP_NO_TRIM) on a probe", prof.DSCP.NoTrim), fmt.Sprintf("DSCP %d", d))
+		}
+		return true
+	}
+	return false
+}
+
+// ecn checks WIRE-DSCP-3: Not-ECT on control packets, ECT(0) on probes
+// and writes.
+func ecn(e *engine, x *frameCtx) bool {
+	if x.p.Trimmed {
+		return false
+	}
+	switch c := x.p.ECN(); {
+	case x.control:
+		if c != 0 {
+			e.bad(cECN, x, "WIRE-DSCP-3", "Not-ECT (00) on a control packet", fmt.Sprintf("ECN %02b", c))
+		}
+	case x.op == wire.OpProbe:
+		if c < 2 {
+			e.bad(cECN, x, "WIRE-DSCP-3", "ECT(0) (10) on a probe", fmt.Sprintf("ECN %02b", c))
+		}
+	case x.op.IsWrite():
+		if c < 2 {
+			e.bad(cECN, x, "WIRE-DSCP-3", "ECT(0) (10) on a write", fmt.Sprintf("ECN %02b", c))
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// trimmedCodePoint: trimmed code points come from switches only
+// (WIRE-DSCP-4).
+func trimmedCodePoint(e *engine, x *frameCtx) bool {
+	if !x.p.Trimmed {
+		return true
+	}
+	if x.atSender {
+		e.bad(cDSCPTrim, x, "WIRE-DSCP-4", "no trimmed DSCP on a frame captured at its sender", fmt.Sprintf("DSCP %d", x.p.DSCP()))
+	} else if !e.frameFailed(cDSCPTrim) {
+		e.undecided(cDSCPTrim, x.pt, x.src, "a trimmed frame at a capture point the PICS does not place at its sender", nil)
+	}
+	return false
+}
+
+// srv6Class: the inner traffic class equals the outer (WIRE-DSCP-6).
+func srv6Class(e *engine, x *frameCtx) bool {
+	p := x.p
+	if !p.SRv6 {
+		return false
+	}
+	if p.Outer.TrafficClass != p.IP6.TrafficClass {
+		e.bad(cDSCPSRv6, x, "WIRE-DSCP-6", fmt.Sprintf("inner traffic class 0x%02x equal to the outer", p.Outer.TrafficClass), fmt.Sprintf("0x%02x", p.IP6.TrafficClass))
+	}
+	return true
+}
+
+// evEncoding checks the EV encoding in the flow label (WIRE-EV-6,
+// WIRE-EV-2).
+func evEncoding(e *engine, x *frameCtx) bool {
+	if !x.p.IsIPv6 {
+		return false
+	}
+	fl := x.p.IP6.FlowLabel
+	switch e.mode {
+	case wire.EVModeUDP:
+		if fl != 0 {
+			e.bad(cEVEnc, x, "WIRE-EV-2", "flow label 0 in UDP EV mode", fmt.Sprintf("flow label 0x%05x", fl))
+		}
+	default:
+		if fl>>16 != 0 {
+			e.bad(cEVEnc, x, "WIRE-EV-6", "flow label bits 19:16 zero", fmt.Sprintf("flow label 0x%05x", fl))
+		}
+	}
+	return true
+}
+
+// tseth checks WIRE-TSETH-2.
+func tseth(e *engine, x *frameCtx) bool {
+	p := x.p
+	if p.Decoded&wire.HasTSETH == 0 {
+		return false
+	}
+	if p.TSETH.TSR || p.TSETH.FType != 1 {
+		e.bad(cWireTSETH, x, "WIRE-TSETH-2", "tsr = 0, ftype = 1", fmt.Sprintf("tsr = %v, ftype = %d", p.TSETH.TSR, p.TSETH.FType))
+	}
+	return true
+}
+
+// aethSyndrome checks an ACKNOWLEDGE's syndrome (WIRE-AETH-1, WIRE-AETH-3).
+func aethSyndrome(e *engine, x *frameCtx) bool {
+	if x.op != wire.OpAcknowledge {
+		return false
+	}
+	a := &x.p.AETH
+	switch t, v := a.Type(), a.Value(); {
+	case t == wire.AETHTypeRNR:
+		e.bad(cWireAETH, x, "WIRE-AETH-3", "no RNR NAK (MRC has no RNR)", fmt.Sprintf("syndrome 0x%02x", a.Syndrome))
+	case t == wire.AETHTypeNAK && (v == 0 || v > 3):
+		e.bad(cWireAETH, x, "WIRE-AETH-3", "NAK codes 1, 2 or 3 only", fmt.Sprintf("NAK code %d", v))
+	case t == 2:
+		e.bad(cWireAETH, x, "WIRE-AETH-1", "syndrome type ACK or NAK", fmt.Sprintf("reserved type in syndrome 0x%02x", a.Syndrome))
+	}
+	return true
+}
+
+// sethFields checks a SACK's fixed fields and its mpr (WIRE-SETH-8,
+// WIRE-SETH-4, MPR-DYN-2).
+func sethFields(e *engine, x *frameCtx) bool {
+	if x.op != wire.OpSACK {
+		return false
+	}
+	s := &x.p.SETH
+	if s.Type != 0 || s.NextHeader != 0 || s.CCType != 0 || s.CCFlags != 0 {
+		e.bad(cWireSETH, x, "WIRE-SETH-8", "type, next_header, cc_type, cc_flags 0", fmt.Sprintf("%d, %d, %d, %d", s.Type, s.NextHeader, s.CCType, s.CCFlags))
+	}
+	if e.pics.Has("dynamic_mpr") {
+		hi := 255
+		if m := e.pics.Parameters.MPRDest; m != nil {
+			hi = *m
+		}
+		if int(s.MPR) < 1 || int(s.MPR) > hi {
+			e.bad(cWireSETH, x, "MPR-DYN-2", fmt.Sprintf("mpr between 1 and mpr_dest %d with dynamic MPR", hi), fmt.Sprintf("mpr %d", s.MPR))
+		}
+	} else if s.MPR != 0 {
+		e.bad(cWireSETH, x, "WIRE-SETH-4", "mpr 0 without dynamic MPR", fmt.Sprintf("mpr %d", s.MPR))
+	}
+	return true
+}
+
+// nethFields checks a NACK's fixed fields; cc_type per profile (AMB-34).
+func nethFields(e *engine, x *frameCtx) bool {
+	if x.op != wire.OpNACK {
+		return false
+	}
+	n, prof := &x.p.NETH, e.prof
+	if n.Type != 0 || n.NextHeader != 0 || n.CCType != prof.NETHCCType || n.CCFlags != 0 {
+		e.bad(cWireNETH, x, "WIRE-SETH-8", fmt.Sprintf("type, next_header 0, cc_type %d, cc_flags 0", prof.NETHCCType), fmt.Sprintf("%d, %d, %d, %d", n.Type, n.NextHeader, n.CCType, n.CCFlags))
+	}
+	return true
+}
+
+// pethFields checks a probe's fixed fields (WIRE-SETH-8, WIRE-PETH-1).
+func pethFields(e *engine, x *frameCtx) bool {
+	if x.op != wire.OpProbe {
+		return false
+	}
+	q := &x.p.PETH
+	if q.Type != 0 || q.NextHeader != 0 {
+		e.bad(cWirePETH, x, "WIRE-SETH-8", "type and next_header 0", fmt.Sprintf("%d, %d", q.Type, q.NextHeader))
+	}
+	if q.TSR || q.FType != 1 {
+		e.bad(cWirePETH, x, "WIRE-PETH-1", "tsr = 0, ftype = 1", fmt.Sprintf("tsr = %v, ftype = %d", q.TSR, q.FType))
+	}
+	return true
+}
+
+// dpdcid checks that feedback and probes name their destination QP's low
+// 16 bits in dpdcid (WIRE-SETH-9).
+func dpdcid(e *engine, x *frameCtx) bool {
+	var got uint16
+	switch x.op {
+	case wire.OpSACK:
+		got = x.p.SETH.DPDCID
+	case wire.OpNACK:
+		got = x.p.NETH.DPDCID
+	case wire.OpProbe:
+		got = x.p.PETH.DPDCID
+	default:
+		return false
+	}
+	if want := uint16(x.p.BTH.DestQP); got != want {
+		e.bad(cWireDCID, x, "WIRE-SETH-9", fmt.Sprintf("dpdcid 0x%04x (dest_qp bits 15:0)", want), fmt.Sprintf("dpdcid 0x%04x", got))
+	}
+	return true
+}
+
+// endpointPKey: endpoint operations carry P_Key 0xFFFF (WIRE-BTH-12).
+func endpointPKey(e *engine, x *frameCtx) bool {
+	if x.op != wire.OpEndpointReq && x.op != wire.OpEndpointResp {
+		return false
+	}
+	if x.p.BTH.PKey != 0xFFFF {
+		e.fail(cWirePKey, x.pt, x.src, false, Finding{Requirement: "WIRE-BTH-12", Expected: "P_Key 0xFFFF on endpoint operations", Observed: fmt.Sprintf("P_Key 0x%04x", x.p.BTH.PKey)})
+	} else {
+		e.ok(cWirePKey, x.pt, x.src, false)
+	}
+	return false
+}
+
+// The wire rules judged on a write as sent, on its message, or on the
+// connection's frames.
+func init() {
+	addChecks(
+		check{cs: cWirePAY, codec: []reqID{"WIRE-PAY-1"}, reqs: []reqID{"WIRE-PAY-1"}, sent: payloadSize},
+		check{cs: cDSCP, reqs: []reqID{"WIRE-DSCP-1", "WIRE-DSCP-5", "EP-GEN-4"}, frame: controlClass, sent: dscpWrite},
+		check{cs: cWireDCID, reqs: []reqID{"WIRE-SETH-9", "RSP-SACK-6"}, frame: dpdcid, feedback: feedbackDCID, probe: probeDCID},
+		check{cs: cWirePKey, reqs: []reqID{"WIRE-BTH-12"}, frame: endpointPKey, sent: writePKey, feedback: feedbackPKey, probe: probePKey},
+		check{cs: cWireMSG, codec: []reqID{"WIRE-RETH-2"}, reqs: []reqID{"REQ-SEG-2", "WIRE-RETH-2", "WIRE-PAY-2"}, msg: messageShape},
+		check{cs: cWireMETH, reqs: []reqID{"WIRE-METH-2", "REQ-PSN-3"}, msg: messageMSN},
+		check{cs: cWIMMOrd, reqs: []reqID{"WIRE-METH-3"}, msg: messageRQMSN},
+	)
+}
+
+// payloadSize checks WIRE-PAY-1. Its state: flow.mtu, the path MTU
+// inferred from the connection's FIRST and MIDDLE packets.
+func payloadSize(e *engine, x *sentCtx) {
+	p, fl := x.p, x.fl
+	if p.Trimmed {
+		return
+	}
+	n, op := len(p.Payload), p.BTH.Opcode
+	mtu, declared := fl.mtu, false
+	if m := e.pics.Parameters.PathMTU; m != nil {
+		mtu, declared = *m, true
+	}
+	bad := ""
+	switch op {
+	case wire.OpWriteFirst, wire.OpWriteMiddle:
+		if mtu == 0 && n > 0 {
+			fl.mtu, mtu = n, n
+		}
+		if n != mtu {
+			bad = fmt.Sprintf("%s with %d bytes, want exactly the path MTU %d", op, n, mtu)
+		}
+	case wire.OpWriteLast, wire.OpWriteLastImm:
+		if n == 0 {
+			bad = fmt.Sprintf("%s with no payload", op)
+		}
+	}
+	limit := 4096
+	if mtu > 0 {
+		limit = mtu
+	}
+	if bad == "" && n > limit {
+		bad = fmt.Sprintf("%s with %d bytes, more than the path MTU %d", op, n, limit)
+	}
+	if bad != "" {
+		exp := "a payload size the opcode allows"
+		if !declared {
+			exp += " (path MTU inferred from the connection's FIRST/MIDDLE packets)"
+		}
+		e.fail(cWirePAY, x.pt, x.req, false, Finding{Requirement: "WIRE-PAY-1", PSN: u32p(p.BTH.PSN), Expected: exp, Observed: bad})
+		return
+	}
+	e.ok(cWirePAY, x.pt, x.req, false)
+}
+
+// dscpWrite checks a write's traffic class (WIRE-DSCP-1, WIRE-DSCP-5).
+func dscpWrite(e *engine, x *sentCtx) {
+	p := x.p
+	if p.Trimmed {
+		return
+	}
+	resend := !x.isNew
+	prof := e.prof
+	rtxClass, rtxName := prof.DSCP.TrimmableRetx, "DSCP_TRIMMABLE_RETX (retransmission)"
+	if prof.Retransmit == 1 {
+		rtxClass, rtxName = prof.DSCP.Control, "DSCP_CONTROL (retransmission, retransmit_class control)"
+	}
+	want, class := prof.DSCP.Trimmable, "DSCP_TRIMMABLE (first transmission)"
+	if resend {
+		want, class = rtxClass, rtxName
+	}
+	req := "WIRE-DSCP-1"
+	got := p.DSCP()
+	// A first sighting flagged and classed as a retransmission: its first
+	// transmission may have been lost before the capture point. A PSN
+	// first seen behind the highest one sent may be a first transmission
+	// overtaken on another plane.
+	reordered := resend && x.st == nil
+	absent := !resend && p.BTH.Retransmit && got == rtxClass || reordered && !p.BTH.Retransmit
+	switch v, declared := e.pics.Declared("trim_nack"); {
+	case declared && !v:
+		want, class, req = prof.DSCP.NoTrim, "DSCP_NO_TRIM (peer without trim NACKs)", "WIRE-DSCP-5"
+	case !declared && got == prof.DSCP.NoTrim:
+		want = got // trim_nack undeclared: DSCP_NO_TRIM is allowed too
+	}
+	if got == want {
+		e.ok(cDSCP, x.pt, x.req, false)
+		return
+	}
+	var f Finding
+	if e.keeps(cDSCP, x.pt, x.req) {
+		if _, declared := e.pics.Declared("trim_nack"); !declared {
+			class += " or DSCP_NO_TRIM (trim_nack not declared)"
+		}
+		f = Finding{Requirement: req, PSN: u32p(p.BTH.PSN), EV: u32p(x.ev), Expected: fmt.Sprintf("DSCP %d, %s", want, class), Observed: fmt.Sprintf("DSCP %d", got)}
+	}
+	if absent {
+		e.failAbsent(cDSCP, x.pt, x.req, false, f)
+	} else {
+		e.fail(cDSCP, x.pt, x.req, false, f)
+	}
+}
+
+// pkeyCheck checks WIRE-BTH-12: a connection's packets carry one P_Key,
+// the responder's QP's. Its state: flow.pkey, the connection's P_Key.
+func (e *engine) pkeyCheck(pt *point, fl *flow, node string, p *wire.Packet) {
+	if !fl.havePKey {
+		// A P_Key the responder discards (a tester's crafted frame, say)
+		// cannot be the connection's: it is judged against the
+		// responder's key and does not become the reference.
+		if !e.pkeyOK(fl, p.BTH.PKey) {
+			e.fail(cWirePKey, pt, node, false, Finding{Requirement: "WIRE-BTH-12",
+				Expected: "the P_Key of the responder's QP", Observed: fmt.Sprintf("P_Key 0x%04x", p.BTH.PKey)})
+			return
+		}
+		fl.pkey, fl.havePKey, fl.pkeyFrame = p.BTH.PKey, true, e.frameNo
+		e.ok(cWirePKey, pt, node, false)
+		return
+	}
+	if p.BTH.PKey != fl.pkey {
+		e.fail(cWirePKey, pt, node, false, Finding{Requirement: "WIRE-BTH-12", Related: []int{fl.pkeyFrame},
+			Expected: fmt.Sprintf("P_Key 0x%04x, as in frame %d of this connection", fl.pkey, fl.pkeyFrame),
+			Observed: fmt.Sprintf("P_Key 0x%04x", p.BTH.PKey)})
+		return
+	}
+	e.ok(cWirePKey, pt, node, false)
+}
+
+func writePKey(e *engine, x *sentCtx)  { e.pkeyCheck(x.pt, x.fl, x.req, x.p) }
+func feedbackPKey(e *engine, x *fbCtx) { e.pkeyCheck(x.pt, x.fl, x.rsp, x.p) }
+func probePKey(e *engine, x *probeCtx) { e.pkeyCheck(x.pt, x.fl, x.req, x.p) }
+func probeDCID(e *engine, x *probeCtx) { e.probeQP(x.pt, x.fl, x.req, x.p.PETH.SPDCID) }
+
+// feedbackDCID checks the QP numbers of a SACK or NACK: its dest_qp
+// against the requester's QP (feedbackQP) and its spdcid against the
+// responder's (WIRE-SETH-9).
+func feedbackDCID(e *engine, x *fbCtx) {
+	switch x.op {
+	case wire.OpSACK:
+		e.feedbackQP(x.pt, x.fl, x.rsp, x.p.BTH.DestQP, "RSP-SACK-6", "SACK")
+		e.dcid(x.pt, x.fl, x.rsp, x.mismatch, x.p.SETH.SPDCID)
+	case wire.OpNACK:
+		e.feedbackQP(x.pt, x.fl, x.rsp, x.p.BTH.DestQP, "WIRE-SETH-9", "NACK")
+		e.dcid(x.pt, x.fl, x.rsp, x.mismatch, x.p.NETH.SPDCID)
+	}
+}
+
+// messageShape checks a message's segmentation and RETH (REQ-SEG-2,
+// WIRE-RETH-2, WIRE-PAY-2).
+func messageShape(e *engine, c *msgCtx) {
+	m, p := c.m, c.p
+	switch c.phase {
+	case msgBroken:
+		c.fail(e, cWireMSG, "REQ-SEG-2", "RDMA_WRITE_MIDDLE or a LAST opcode inside a message", p.BTH.Opcode.String())
+	case msgInside:
+		if p.RETH.RKey != m.rkey || p.RETH.DMALength != m.dmaLen {
+			c.fail(e, cWireMSG, "WIRE-RETH-2", fmt.Sprintf("r_key 0x%x, dma_length %d as in the first packet", m.rkey, m.dmaLen),
+				fmt.Sprintf("r_key 0x%x, dma_length %d", p.RETH.RKey, p.RETH.DMALength))
+		}
+		if c.bytesOK && p.RETH.VA != m.va0+c.bytes {
+			c.fail(e, cWireMSG, "WIRE-RETH-2", fmt.Sprintf("va 0x%x (start + %d bytes)", m.va0+c.bytes, c.bytes), fmt.Sprintf("va 0x%x", p.RETH.VA))
+		}
+	case msgEnd:
+		if m.bytesOK && m.bytes != uint64(m.dmaLen) {
+			c.fail(e, cWireMSG, "WIRE-PAY-2", fmt.Sprintf("payloads summing to dma_length %d", m.dmaLen), fmt.Sprintf("%d bytes", m.bytes))
+			return
+		}
+		e.ok(cWireMSG, c.pt, c.node, false)
+	}
+}
+
+// messageMSN checks WIRE-METH-2 (one MSN per message, +1 per message) and
+// REQ-PSN-3 (MSN 0 on the QP's first message).
+func messageMSN(e *engine, c *msgCtx) {
+	m, p := c.m, c.p
+	switch {
+	case c.phase == msgStart && c.follows:
+		if want := m.prevMSN + 1; p.METH.MSN != want {
+			c.fail(e, cWireMETH, "WIRE-METH-2", fmt.Sprintf("MSN %d (previous message %d + 1)", want, m.prevMSN), fmt.Sprintf("MSN %d", p.METH.MSN))
+		} else {
+			e.ok(cWireMETH, c.pt, c.node, false)
+		}
+	case c.phase == msgStart && c.qpFirst:
+		if p.METH.MSN != 0 || p.METH.RQMSN != 0 {
+			c.fail(e, cWireMETH, "REQ-PSN-3", "MSN 0 and RQMSN 0 on the QP's first message", fmt.Sprintf("MSN %d, RQMSN %d", p.METH.MSN, p.METH.RQMSN))
+		} else {
+			e.ok(cWireMETH, c.pt, c.node, false)
+		}
+	case c.phase == msgInside && p.METH.MSN != m.msn:
+		c.fail(e, cWireMETH, "WIRE-METH-2", fmt.Sprintf("MSN %d, as in the message's first packet", m.msn), fmt.Sprintf("MSN %d", p.METH.MSN))
+	}
+}
+
+// messageRQMSN checks WIRE-METH-3: RQMSN counts the WriteIMMs before the
+// message, so that the responder completes them in send order.
+func messageRQMSN(e *engine, c *msgCtx) {
+	m, p := c.m, c.p
+	switch {
+	case c.phase == msgStart && c.follows:
+		want, prev := m.prevRQMSN, "a plain write"
+		if m.prevIMM {
+			want, prev = want+1, "a WriteIMM"
+		}
+		if p.METH.RQMSN != want {
+			c.fail(e, cWIMMOrd, "WIRE-METH-3", fmt.Sprintf("RQMSN %d (previous message %d, %s)", want, m.prevRQMSN, prev),
+				fmt.Sprintf("RQMSN %d: the responder would complete WriteIMMs out of send order", p.METH.RQMSN))
+		} else {
+			e.ok(cWIMMOrd, c.pt, c.node, false)
+		}
+	case c.phase == msgInside && p.METH.RQMSN != m.rqmsn:
+		c.fail(e, cWIMMOrd, "WIRE-METH-3", fmt.Sprintf("RQMSN %d, as in the message's first packet", m.rqmsn), fmt.Sprintf("RQMSN %d", p.METH.RQMSN))
+	}
+}
+
+// fail records a failure about the message.
+func (c *msgCtx) fail(e *engine, cs caseID, req, exp, obs string) {
+	e.fail(cs, c.pt, c.node, false, Finding{Requirement: req, PSN: u32p(c.psn), Expected: exp, Observed: obs, Related: nonZero(c.m.firstFr)})
+}
