@@ -155,3 +155,15 @@ func TestSeededStallTimerKept(t *testing.T) {
 	c.Bounds = Bounds{Drops: 1, Trims: 1, Timers: 3}
 	seeded(t, c, sm.FaultStallTimerKept, InvRetryBudget, 15, true)
 }
+
+// TestSeededStallDequeues: a stall timer's expiry is taken for the
+// waiting PSN's retransmission: the PSN counts as in flight again and
+// nothing is sent. The step that queued the PSN (its timeout) was long
+// before; NACKedPSNQueued holds the obligation until a retransmission of
+// the PSN reaches the network, so the later step that drops the PSN from
+// the queue fails it. A check made only in the queueing step, with the
+// obligation ended by the stall expiry, passed this bug (43 564 distinct
+// states) (LR-SM-3, LR-TMR-5, LR-RTX-1).
+func TestSeededStallDequeues(t *testing.T) {
+	seeded(t, stallConfig(t, "stall-livelock"), sm.FaultStallDequeues, InvNACKedPSNQueued, 11, true)
+}

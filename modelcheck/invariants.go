@@ -358,18 +358,11 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 		if q1.PSNStateOf(c.abs(p)) != sm.PSNInFlight || !rts {
 			g.rto[p] = 0
 		}
-		if g.nackEV[p] == 0 {
-			continue
-		}
-		switch ps := q1.PSNStateOf(c.abs(p)); {
-		case !rts || ps == sm.PSNNotOutstanding || ps == sm.PSNSACKed:
-			g.nackEV[p] = 0
-		case ps == sm.PSNInFlight:
-			v.add(InvNACKedPSNQueued, "%s psn %d was named by a NACK or timeout (EV %#x) but is in flight, not queued for retransmission",
-				side[s], p, g.nackEV[p]-1)
+		if ps := q1.PSNStateOf(c.abs(p)); !rts || ps == sm.PSNNotOutstanding || ps == sm.PSNSACKed {
 			g.nackEV[p] = 0
 		}
 	}
+	c.checkOwed(v, s, q1, g)
 	if rts {
 		for p := una; p != q1.NextPSN(); p = wire.PSNAdd(p, 1) {
 			if c.rel(p) < maxPSNs && q1.PSNStateOf(p) == sm.PSNLost && pg.acked&(1<<c.rel(p)) != 0 {
@@ -629,6 +622,7 @@ func (c *checker) nackDelivered(s int, q0 *sm.QP, g *ghost) {
 	if psn >= maxPSNs {
 		return
 	}
+	g.owed |= 1 << psn
 	if c.evIndex(n.Entropy) >= 0 {
 		g.nackEV[psn] = n.Entropy + 1
 	}
@@ -733,6 +727,7 @@ func (c *checker) timeoutsDue(s int, pre, post *world) uint32 {
 			due |= 1 << p
 		}
 	}
+	g.owed |= due // LR-TMR-5: each PSN whose timer expires is queued
 	una := c.rel(wire.PSNAdd(q0.CumulativeACK(), 1))
 	if una < maxPSNs && due&(1<<una) != 0 {
 		if i := int(pg.txEV[una]) - 1; i >= 0 {

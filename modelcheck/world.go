@@ -154,6 +154,10 @@ type ghost struct {
 	// with dynamic MPR, 0 when none.
 	stallAt sm.Time
 	peerWin uint8
+	// owed marks the PSNs the environment gave a reason to retransmit (a
+	// recoverable NACK delivered, the checker's own timer expired) and no
+	// retransmission of which has reached the network since (owed.go).
+	owed uint32
 }
 
 // world is one state of the model: the two QPs, time, the network and the
@@ -247,6 +251,7 @@ func (w *world) hashOpt(scratch []uint64, budgets bool) (uint64, []uint64) {
 			g.retries, g.stallAt = 0, 0
 		}
 		h.mix(uint64(g.placed) | uint64(g.acked)<<32)
+		h.mix(uint64(g.owed))
 		h.mix(uint64(g.retries) | uint64(g.sendDone)<<8 | uint64(g.immDone)<<16 | uint64(g.sendOK)<<24)
 		for _, e := range g.nackEV {
 			h.mix(uint64(e))

@@ -122,6 +122,10 @@ const (
 	// times ends: its later expiry spends a retry no loss caused (breaks
 	// LR-SM-3, LR-TMR-6).
 	FaultStallTimerKept
+	// FaultStallDequeues takes a stall timer's expiry for the waiting
+	// PSN's retransmission: the PSN counts as in flight again, its timer
+	// armed, and nothing is sent (breaks LR-SM-3, LR-RTX-1).
+	FaultStallDequeues
 )
 
 // Addressing is everything the QP writes into the Ethernet, IP and UDP

@@ -418,6 +418,12 @@ func (q *QP) stallTimer() {
 	q.emit(Event{Kind: EvStallTimeout, PSN: psn, EV: ev})
 	r.stallAt = Never
 	q.chargeRetry()
+	if q.state == StateRTS && q.st.cfg.Faults&FaultStallDequeues != 0 {
+		r.arm(psn, r.evAt(i), q.now)
+		r.nLost--
+		r.inflight += r.pktLen(psn)
+		return
+	}
 	if q.state == StateRTS {
 		if !q.st.cfg.KeepAvoidAfterStall {
 			r.ring.fl[i] |= txFree
