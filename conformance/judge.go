@@ -3,9 +3,11 @@ package conformance
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -78,6 +80,21 @@ func (e *InternalError) Error() string {
 	return fmt.Sprintf("conformance: internal error: %v\n%s", e.Value, e.Stack)
 }
 
+// errFileChanged is the error of a capture file whose mapping faulted.
+var errFileChanged = errors.New("the file changed while it was read (truncated?)")
+
+// panicError is the error of a recovered panic: a CaptureError for a
+// memory fault in r's mapped file (truncated while read), an
+// InternalError otherwise.
+func panicError(v any, name string, r *pcap.Reader) error {
+	if f, ok := v.(interface{ Addr() uintptr }); ok {
+		if _, rt := v.(runtime.Error); rt && r.Faulted(f.Addr()) {
+			return &CaptureError{File: name, Err: errFileChanged}
+		}
+	}
+	return &InternalError{Value: v, Stack: string(debug.Stack())}
+}
+
 func (o *Options) resolve() (*PICS, time.Time) {
 	p := o.PICS
 	if p == nil {
@@ -98,9 +115,12 @@ func Judge(r *pcap.Reader, name string, opts Options) (rep *Report, err error) {
 	if !opts.CaptureLocation.Valid() {
 		return nil, &OptionsError{fmt.Sprintf("capture location %q (want dut or remote)", opts.CaptureLocation)}
 	}
+	// A mapped capture file cut short while it is read faults on access:
+	// a panic recovered below, not a crash.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if v := recover(); v != nil {
-			rep, err = nil, &InternalError{Value: v, Stack: string(debug.Stack())}
+			rep, err = nil, panicError(v, name, r)
 		}
 	}()
 	info := &CaptureInfo{File: name, Format: r.Format().String(), Interfaces: []Interface{}, PointNodes: []PointNode{}, Notes: []string{}}
@@ -128,7 +148,11 @@ func judgeSequential(r *pcap.Reader, name string, opts Options, p *PICS) (*engin
 	e := newEngine(p)
 	e.loc = opts.CaptureLocation
 	var f pcap.Frame
-	m := merger{arrival: e.arrivesAtPoint}
+	m := merger{arrival: e.arrivesAtPoint, stable: r.Retain()}
+	var rl releaser
+	if m.stable {
+		rl.r = r
+	}
 	emit := func(f *pcap.Frame, in *pcap.Interface) {
 		e.frame(f, in)
 		if opts.Progress != nil && e.frames%ProgressEvery == 0 {
@@ -148,6 +172,9 @@ func judgeSequential(r *pcap.Reader, name string, opts Options, p *PICS) (*engin
 			return nil, &CaptureError{File: name, Err: err}
 		}
 		m.push(&f, r.Interface(f.Interface), len(r.Interfaces()), emit)
+		if rl.due(f.Offset) {
+			rl.release(f.Offset, m.oldest(f.Offset))
+		}
 	}
 	m.flush(emit)
 	if m.late > 0 {

@@ -25,8 +25,19 @@ type merger struct {
 	free   []int
 	queues []mqueue // by interface ID
 	held   int
+	// waiting counts the queues with a frame waiting (ready's test).
+	waiting int
+	// order holds the waiting frames in file order while the file is in
+	// timestamp order (not interleaved): the earliest frame is then the
+	// first read, and emitOne takes it without comparing heads.
+	order mqueue
+	// stable is set when frames stay valid after the reader's next read
+	// (pcap.Reader.Retain): a waiting frame is then held by reference,
+	// not copied.
+	stable bool
 	// arrival, when set, reports whether a frame is addressed to the node
-	// its capture point is at (before's tie-break).
+	// its capture point is at (before's tie-break). It is asked only when
+	// the tie-break needs it.
 	arrival func(*pcap.Frame, *pcap.Interface) (point string, arrival bool)
 	// interleaved is set once a frame is read with a timestamp earlier
 	// than one read before it (before's tie-break); maxIn is the latest
@@ -40,11 +51,16 @@ type merger struct {
 }
 
 type mslot struct {
-	f       pcap.Frame
-	in      pcap.Interface
-	ok      bool   // in is set
-	arrival bool   // addressed to the node the capture point is at
-	point   string // the capture point, when arrival
+	f   pcap.Frame
+	ns  int64 // f.Timestamp in Unix nanoseconds
+	in  pcap.Interface
+	ok  bool   // in is set
+	buf []byte // the copy of f.Data when frames are not stable
+	// arrival: addressed to the node the capture point is at; point: the
+	// capture point; both once asked (asked).
+	asked   bool
+	arrival bool
+	point   string
 }
 
 // before orders two waiting frames: by timestamp, then by their place in
@@ -57,13 +73,30 @@ type mslot struct {
 // since what a node receives can cause what it sends in the same tick but
 // not the reverse.
 func (m *merger) before(a, b *mslot) bool {
-	if !a.f.Timestamp.Equal(b.f.Timestamp) {
-		return a.f.Timestamp.Before(b.f.Timestamp)
+	if a.ns != b.ns {
+		return a.ns < b.ns
 	}
-	if m.interleaved && a.arrival != b.arrival && a.point == b.point {
-		return a.arrival
+	if m.interleaved && m.arrival != nil {
+		m.ask(a)
+		m.ask(b)
+		if a.arrival != b.arrival && a.point == b.point {
+			return a.arrival
+		}
 	}
 	return a.f.Number < b.f.Number
+}
+
+// ask fills a waiting frame's capture point and arrival, once.
+func (m *merger) ask(s *mslot) {
+	if s.asked {
+		return
+	}
+	var in *pcap.Interface
+	if s.ok {
+		in = &s.in
+	}
+	s.point, s.arrival = m.arrival(&s.f, in)
+	s.asked = true
 }
 
 // ipDst returns a frame's IP destination address for plain encapsulations
@@ -115,12 +148,14 @@ func (q *mqueue) pop() int {
 
 // push takes a frame of a file that declares declared interfaces and
 // calls emit for every frame now due, in timestamp order. f is copied
-// when it must wait: its data belongs to the reader.
+// when it must wait, unless frames are stable: its data belongs to the
+// reader.
 func (m *merger) push(f *pcap.Frame, in *pcap.Interface, declared int, emit func(*pcap.Frame, *pcap.Interface)) {
 	id := f.Interface
+	ns := f.Timestamp.UnixNano()
 	if declared <= 1 || id < 0 || id >= MaxInterfaces {
 		m.flush(emit) // one stream, or beyond the bound: file order
-		m.note(f)
+		m.note(ns)
 		emit(f, in)
 		return
 	}
@@ -129,39 +164,50 @@ func (m *merger) push(f *pcap.Frame, in *pcap.Interface, declared int, emit func
 	}
 	i := m.slot()
 	s := &m.slots[i]
-	s.f.Number, s.f.Timestamp, s.f.Interface, s.f.Length = f.Number, f.Timestamp, f.Interface, f.Length
-	s.f.Data = append(s.f.Data[:0], f.Data...)
+	s.f = *f
 	s.f.Comments = nil
-	s.arrival, s.point = false, ""
-	if m.arrival != nil {
-		s.point, s.arrival = m.arrival(&s.f, in)
+	if !m.stable {
+		s.buf = append(s.buf[:0], f.Data...)
+		s.f.Data = s.buf
 	}
+	s.ns = ns
+	s.asked = false
 	s.ok = in != nil
 	if in != nil {
 		s.in = *in
 	}
-	if ns := f.Timestamp.UnixNano(); ns < m.maxIn {
+	if ns < m.maxIn {
 		m.interleaved = true
+		m.order = mqueue{}
 	} else {
 		m.maxIn = ns
 	}
-	m.queues[id].push(i)
+	if !m.interleaved {
+		m.order.push(i)
+	}
+	q := &m.queues[id]
+	if q.size == 0 {
+		m.waiting++
+	}
+	q.push(i)
 	m.held++
-	for m.held > MaxReorder || m.ready() {
+	for m.held > MaxReorder || m.waiting == len(m.queues) {
 		if !m.emitOne(emit) {
 			break
 		}
 	}
 }
 
-// ready reports whether every stream has a frame waiting.
-func (m *merger) ready() bool {
-	for i := range m.queues {
-		if m.queues[i].size == 0 {
-			return false
+// oldest returns the smallest file offset of a waiting frame, or limit
+// when none is smaller: the reader may release what is before it.
+func (m *merger) oldest(limit int64) int64 {
+	for id := range m.queues {
+		q := &m.queues[id]
+		for k := 0; k < q.size; k++ {
+			limit = min(limit, m.slots[q.idx[(q.head+k)%len(q.idx)]].f.Offset)
 		}
 	}
-	return true
+	return limit
 }
 
 func (m *merger) slot() int {
@@ -176,36 +222,42 @@ func (m *merger) slot() int {
 
 // emitOne emits the earliest head; false when nothing is held.
 func (m *merger) emitOne(emit func(*pcap.Frame, *pcap.Interface)) bool {
-	best := -1
-	var bq *mqueue
-	for id := range m.queues {
-		q := &m.queues[id]
-		if q.size == 0 {
-			continue
-		}
-		if best < 0 || m.before(&m.slots[q.front()], &m.slots[best]) {
-			best, bq = q.front(), q
-		}
-	}
-	if best < 0 {
+	if m.held == 0 {
 		return false
 	}
-	bq.pop()
-	m.held--
-	s := &m.slots[best]
-	m.note(&s.f)
-	var in *pcap.Interface
-	if s.ok {
-		in = &s.in
+	var bs *mslot
+	var bq *mqueue
+	if !m.interleaved {
+		bs = &m.slots[m.order.pop()]
+		bq = &m.queues[bs.f.Interface]
+	} else {
+		for id := range m.queues {
+			q := &m.queues[id]
+			if q.size == 0 {
+				continue
+			}
+			if s := &m.slots[q.front()]; bs == nil || m.before(s, bs) {
+				bs, bq = s, q
+			}
+		}
 	}
-	emit(&s.f, in)
+	best := bq.pop()
+	if bq.size == 0 {
+		m.waiting--
+	}
+	m.held--
+	m.note(bs.ns)
+	var in *pcap.Interface
+	if bs.ok {
+		in = &bs.in
+	}
+	emit(&bs.f, in)
 	m.free = append(m.free, best)
 	return true
 }
 
 // note counts a frame emitted behind one already emitted.
-func (m *merger) note(f *pcap.Frame) {
-	ns := f.Timestamp.UnixNano()
+func (m *merger) note(ns int64) {
 	if m.anyOut && ns < m.lastNs {
 		m.late++
 	}
@@ -219,4 +271,25 @@ func (m *merger) note(f *pcap.Frame) {
 func (m *merger) flush(emit func(*pcap.Frame, *pcap.Interface)) {
 	for m.emitOne(emit) {
 	}
+}
+
+// releaseStep is how far the judge reads a retaining capture Reader (a
+// mapped file) before it releases the frames nobody holds any more.
+const releaseStep = 4 << 20
+
+// releaser releases a retaining Reader's frames behind the oldest one
+// still held, every releaseStep bytes read.
+type releaser struct {
+	r    *pcap.Reader
+	next int64
+}
+
+// due reports whether a frame at offset off is releaseStep past the last
+// release.
+func (rl *releaser) due(off int64) bool { return rl.r != nil && off >= rl.next }
+
+// release releases what is before offset oldest.
+func (rl *releaser) release(off, oldest int64) {
+	rl.r.Release(oldest)
+	rl.next = off + releaseStep
 }

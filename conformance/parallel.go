@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/wire"
@@ -29,19 +30,34 @@ import (
 // batchFrames is how many frames go to a worker at once.
 const batchFrames = 256
 
+// A batch of frames for one worker. With a retaining reader (a mapped
+// capture) the frames alias the reader's mapping and nothing is copied;
+// otherwise each frame's data is copied into bufs.
 type batch struct {
 	n      int
 	frames [batchFrames]pcap.Frame
 	ins    [batchFrames]pcap.Interface
 	hasIn  [batchFrames]bool
 	idx    [batchFrames]int
+	bufs   [batchFrames][]byte
+	// minOff is the smallest file offset of the frames; seq numbers the
+	// batch as sent, and done is set to seq once the worker is through.
+	minOff int64
+	seq    uint64
+	done   atomic.Uint64
 }
 
-func (b *batch) add(f *pcap.Frame, in *pcap.Interface, idx int) {
+func (b *batch) add(f *pcap.Frame, in *pcap.Interface, idx int, stable bool) {
 	g := &b.frames[b.n]
-	g.Number, g.Timestamp, g.Interface, g.Length = f.Number, f.Timestamp, f.Interface, f.Length
-	g.Data = append(g.Data[:0], f.Data...)
+	*g = *f
 	g.Comments = nil
+	if !stable {
+		b.bufs[b.n] = append(b.bufs[b.n][:0], f.Data...)
+		g.Data = b.bufs[b.n]
+	}
+	if b.n == 0 || f.Offset < b.minOff {
+		b.minOff = f.Offset
+	}
 	b.hasIn[b.n] = in != nil
 	if in != nil {
 		b.ins[b.n] = *in
@@ -50,10 +66,35 @@ func (b *batch) add(f *pcap.Frame, in *pcap.Interface, idx int) {
 	b.n++
 }
 
-// shardOf returns the worker of a frame: by its node pair (the PICS's
-// nodes, else the addresses), in either direction; worker 0 for a frame
-// without an IP header.
-func (p *PICS) shardOf(b []byte, jobs int, scratch *wire.Packet, assigned map[uint64]int) int {
+// inflight is a batch sent to a worker and not known to be through.
+type inflight struct {
+	b      *batch
+	seq    uint64
+	minOff int64
+}
+
+// sharder gives each frame its worker (of), remembering the node pairs
+// seen.
+type sharder struct {
+	p        *PICS
+	jobs     int
+	scratch  wire.Packet
+	assigned map[uint64]int
+	// recent remembers the worker of recent address pairs of plain frames,
+	// by a hash of the pair: most frames skip the PICS's node lookups.
+	recent [256]shardMemo
+}
+
+type shardMemo struct {
+	src, dst netip.Addr
+	w        int
+	ok       bool
+}
+
+// of returns the worker of a frame: by its node pair (the PICS's nodes,
+// else the addresses), in either direction; worker 0 for a frame without
+// an IP header.
+func (s *sharder) of(b []byte) int {
 	src, dst, ok := ipAddrs(b)
 	if !ok {
 		return 0
@@ -61,22 +102,36 @@ func (p *PICS) shardOf(b []byte, jobs int, scratch *wire.Packet, assigned map[ui
 	if src.Is6() && !plainUDP(b) {
 		// SRv6 or other extension headers: the nodes are the inner
 		// packet's, as the engine sees them.
-		_ = p.Codec().Decode(b, scratch)
-		if ip, _, _ := scratch.Offsets(); ip != 0 && scratch.IsIPv6 {
-			src, dst = netip.AddrFrom16(scratch.IP6.Src), netip.AddrFrom16(scratch.IP6.Dst)
+		_ = s.p.Codec().Decode(b, &s.scratch)
+		if ip, _, _ := s.scratch.Offsets(); ip != 0 && s.scratch.IsIPv6 {
+			src, dst = netip.AddrFrom16(s.scratch.IP6.Src), netip.AddrFrom16(s.scratch.IP6.Dst)
 		}
+		return s.pair(src, dst)
 	}
-	h := p.nodeHash(src) ^ p.nodeHash(dst)
+	a16, b16 := src.As16(), dst.As16()
+	k := (a16[15] ^ a16[14]<<3 ^ b16[15]<<1 ^ b16[13]<<5) ^ a16[13] ^ b16[14]<<2
+	m := &s.recent[k]
+	if m.ok && m.src == src && m.dst == dst {
+		return m.w
+	}
+	w := s.pair(src, dst)
+	*m = shardMemo{src, dst, w, true}
+	return w
+}
+
+// pair returns the worker of a node pair.
+func (s *sharder) pair(src, dst netip.Addr) int {
+	h := s.p.nodeHash(src) ^ s.p.nodeHash(dst)
 	// Node pairs go to workers in turn as they first appear, which
 	// balances a few pairs better than their hashes would.
-	if w, ok := assigned[h]; ok {
+	if w, ok := s.assigned[h]; ok {
 		return w
 	}
-	if len(assigned) >= maxAssigned {
-		return int(h % uint64(jobs))
+	if len(s.assigned) >= maxAssigned {
+		return int(h % uint64(s.jobs))
 	}
-	w := len(assigned) % jobs
-	assigned[h] = w
+	w := len(s.assigned) % s.jobs
+	s.assigned[h] = w
 	return w
 }
 
@@ -153,10 +208,11 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 		wg.Add(1)
 		go func(e *engine, in <-chan *batch) {
 			defer wg.Done()
+			debug.SetPanicOnFault(true) // as Judge's
 			defer func() {
 				if v := recover(); v != nil {
 					faultMu.Lock()
-					fault = &InternalError{Value: v, Stack: string(debug.Stack())}
+					fault = panicError(v, name, r)
 					faultMu.Unlock()
 					for range in {
 					}
@@ -172,6 +228,7 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 					e.frame(&b.frames[i], ifc)
 				}
 				b.n = 0
+				b.done.Store(b.seq)
 				select {
 				case free <- b:
 				default: // enough batches in circulation
@@ -188,9 +245,25 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 			return new(batch)
 		}
 	}
+	stable := r.Retain()
+	var rl releaser
+	if stable {
+		rl.r = r
+	}
+	var sent []inflight
+	var seq uint64
+	send := func(w int) {
+		b := pending[w]
+		seq++
+		b.seq = seq
+		if stable {
+			sent = append(sent, inflight{b, seq, b.minOff})
+		}
+		chans[w] <- b
+		pending[w] = nil
+	}
 	clocks := map[string]*pointClock{}
-	var scratch wire.Packet
-	assigned := map[uint64]int{}
+	shard := sharder{p: p, jobs: jobs, assigned: map[uint64]int{}}
 	var views []ifaceView
 	idx, lastNo := 0, 0
 	var t0 int64
@@ -231,14 +304,13 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 			c.n++
 			c.lastNs = ns - t0
 		}
-		w := p.shardOf(f.Data, jobs, &scratch, assigned)
+		w := shard.of(f.Data)
 		if pending[w] == nil {
 			pending[w] = get()
 		}
-		pending[w].add(f, in, idx)
+		pending[w].add(f, in, idx, stable)
 		if pending[w].n == batchFrames {
-			chans[w] <- pending[w]
-			pending[w] = nil
+			send(w)
 		}
 		if opts.Progress != nil && idx%ProgressEvery == 0 {
 			opts.Progress(idx)
@@ -247,14 +319,36 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 	shutdown := func() {
 		for w, b := range pending {
 			if b != nil && b.n > 0 {
-				chans[w] <- b
+				send(w)
 			}
 			close(chans[w])
 		}
 		wg.Wait()
 	}
+	// oldest is the smallest offset of a frame held by the merger, waiting
+	// in a batch or in a batch a worker has not finished.
+	oldest := func(m *merger, off int64) int64 {
+		off = m.oldest(off)
+		for _, b := range pending {
+			if b != nil && b.n > 0 {
+				off = min(off, b.minOff)
+			}
+		}
+		k := 0
+		for _, s := range sent {
+			if s.b.done.Load() < s.seq {
+				off = min(off, s.minOff)
+				sent[k] = s
+				k++
+			}
+		}
+		sent = sent[:k]
+		return off
+	}
 	var f pcap.Frame
-	m := merger{arrival: workers[0].arrivesAtPoint}
+	// The merger asks an engine of its own where frames arrive: the
+	// workers' engines are theirs.
+	m := merger{arrival: newEngine(p).arrivesAtPoint, stable: stable}
 	for {
 		err := r.Next(&f)
 		if err == io.EOF {
@@ -265,6 +359,9 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 			return nil, &CaptureError{File: name, Err: err}
 		}
 		m.push(&f, r.Interface(f.Interface), len(r.Interfaces()), emit)
+		if rl.due(f.Offset) {
+			rl.release(f.Offset, oldest(&m, f.Offset))
+		}
 	}
 	m.flush(emit)
 	shutdown()

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/gopacket/gopacket/layers"
 )
@@ -119,11 +120,17 @@ type Frame struct {
 	// Comments are the packet's opt_comment options (pcapng only), where
 	// tools record verdicts.
 	Comments [][]byte
+	// Offset is the byte offset in the (decompressed) file of the block
+	// or record that holds the frame (Reader.Release takes it).
+	Offset int64
 }
 
 // Reader reads pcap and pcapng files, gzip-compressed or not, one frame at
 // a time in constant memory: it holds at most one block in a buffer that
-// is reused for every frame.
+// is reused for every frame. A capture file opened by Open is mapped into
+// memory instead (where the system allows it and the file is not
+// compressed): frames alias the mapping, and the Reader gives the pages
+// it has read back to the system as it goes, so memory stays constant too.
 type Reader struct {
 	src    io.Reader
 	closer io.Closer
@@ -144,7 +151,22 @@ type Reader struct {
 	frameNo  int
 
 	gp Frame // the frame ReadPacketData reads into
+
+	// mapped is set when buf is the whole file mapped read-only into
+	// memory (see Open): fill never reads, slides or grows it.
+	mapped bool
+	unmap  func() error
+	// retain is set by Retain: frames stay valid until Release passes
+	// them; otherwise the Reader releases what is behind the current
+	// block every releaseEvery bytes. released is the offset up to which
+	// the mapping was given back.
+	retain   bool
+	released int
 }
+
+// releaseEvery is how far a mapped Reader reads before it gives the pages
+// behind it back to the system.
+const releaseEvery = 4 << 20
 
 // initialBuf is the Reader's first buffer; tests shrink it so that small
 // inputs exercise the growth path.
@@ -160,9 +182,20 @@ func Open(name string) (*Reader, error) {
 	if err != nil {
 		return nil, err // an *fs.PathError: it names the file
 	}
-	if st, err := f.Stat(); err == nil && st.IsDir() {
+	st, err := f.Stat()
+	if err == nil && st.IsDir() {
 		f.Close()
 		return nil, &fs.PathError{Op: "open", Path: name, Err: errIsDir}
+	}
+	if err == nil && st.Mode().IsRegular() {
+		if m, unmap := mapFile(f, st.Size()); m != nil {
+			if r, ok, err := newMapped(f, m, unmap); ok {
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", name, err)
+				}
+				return r, nil
+			}
+		}
 	}
 	r, err := NewReader(f)
 	if err != nil {
@@ -180,7 +213,28 @@ func Open(name string) (*Reader, error) {
 // timestamp precision, pcapng, or either of them gzip-compressed) and
 // reads the file header.
 func NewReader(r io.Reader) (*Reader, error) {
-	rd := &Reader{src: r, buf: make([]byte, initialBuf)}
+	return (&Reader{src: r, buf: make([]byte, initialBuf)}).start()
+}
+
+// newMapped makes a Reader over the mapped file m; false (m unmapped)
+// when the file is gzip-compressed, which is read as a stream.
+func newMapped(f *os.File, m []byte, unmap func() error) (*Reader, bool, error) {
+	if len(m) >= 2 && m[0] == 0x1f && m[1] == 0x8b {
+		unmap()
+		return nil, false, nil
+	}
+	rd := &Reader{buf: m, w: len(m), srcErr: io.EOF, mapped: true, unmap: unmap, closer: f}
+	r, err := rd.start()
+	if err != nil {
+		rd.Close()
+		return nil, true, err
+	}
+	return r, true, nil
+}
+
+// start sniffs the format and reads the file header.
+func (rd *Reader) start() (*Reader, error) {
+	r := rd.src
 	if err := rd.fill(4); err != nil {
 		if err == io.ErrUnexpectedEOF || err == io.EOF {
 			return nil, ErrUnknownFormat
@@ -252,14 +306,53 @@ func (r *Reader) Interface(i int) *Interface {
 	return &r.ifaces[i]
 }
 
-// Close closes the file if the Reader was made by Open.
+// Close closes the file if the Reader was made by Open. The frames of a
+// mapped file are no longer valid after it.
 func (r *Reader) Close() error {
+	var err error
+	if r.unmap != nil {
+		err = r.unmap()
+		r.unmap, r.buf, r.r, r.w = nil, nil, 0, 0
+	}
 	if r.closer != nil {
 		c := r.closer
 		r.closer = nil
-		return c.Close()
+		if cerr := c.Close(); err == nil {
+			err = cerr
+		}
 	}
-	return nil
+	return err
+}
+
+// Retain asks that the frames Next returns stay valid after the next call
+// to Next, until Release passes their Offset or the Reader is closed, and
+// reports whether they do: true for a capture file mapped into memory by
+// Open, false for a stream (a gzip-compressed file, standard input, a
+// Reader made by NewReader), whose frame data the caller must copy to
+// keep. A retaining Reader gives memory back only through Release.
+func (r *Reader) Retain() bool {
+	r.retain = r.mapped
+	return r.retain
+}
+
+// Faulted reports whether a memory fault at addr (a runtime.Error's Addr,
+// with debug.SetPanicOnFault) lies in the Reader's mapped file: the file
+// was cut short while it was read.
+func (r *Reader) Faulted(addr uintptr) bool {
+	if !r.mapped || len(r.buf) == 0 {
+		return false
+	}
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(r.buf)))
+	return addr >= lo && addr-lo < uintptr(len(r.buf))
+}
+
+// Release tells a retaining Reader that no frame before offset off (a
+// Frame.Offset) is used any more: the pages of the mapped file before it
+// go back to the system, so memory does not grow with the file.
+func (r *Reader) Release(off int64) {
+	if r.mapped && off > int64(r.released) && off <= int64(len(r.buf)) {
+		r.released = releaseMapped(r.buf, r.released, int(off))
+	}
 }
 
 // Next reads the next frame into f. It returns io.EOF at the clean end of
@@ -275,6 +368,9 @@ func (r *Reader) Next(f *Frame) error {
 	if err == nil {
 		r.frameNo++
 		f.Number = r.frameNo
+		if r.mapped && !r.retain && int(f.Offset)-r.released >= releaseEvery {
+			r.released = releaseMapped(r.buf, r.released, int(f.Offset))
+		}
 	}
 	return err
 }
@@ -311,6 +407,13 @@ func (r *Reader) fill(n int) error {
 	}
 	if n > MaxBlockLen {
 		return fmt.Errorf("block of %d bytes exceeds the %d-byte limit", n, MaxBlockLen)
+	}
+	if r.mapped {
+		// The whole file is in buf.
+		if r.r == r.w {
+			return io.EOF
+		}
+		return io.ErrUnexpectedEOF
 	}
 	if r.r > 0 {
 		// Slide the partial block to the front. Callers hold no slices
@@ -368,6 +471,7 @@ func (r *Reader) nextPcap(f *Frame) error {
 		nsec *= 1000
 	}
 	f.Timestamp = time.Unix(int64(sec), nsec).UTC()
+	f.Offset = r.base + int64(r.r)
 	f.Interface = 0
 	f.Length = int(origLen)
 	f.Data = r.buf[r.r+16 : r.r+16+int(capLen) : r.r+16+int(capLen)]
@@ -432,6 +536,7 @@ func (r *Reader) nextNG(f *Frame) error {
 		}
 		body := b[8 : n-4]
 		start := r.r
+		f.Offset = r.base + int64(start)
 		r.r += n
 		var ok bool
 		var err error
