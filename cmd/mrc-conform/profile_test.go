@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,5 +99,39 @@ func TestProfileFlag(t *testing.T) {
 		if st != 2 || !strings.Contains(errOut, `unknown profile "nope" (presets: default, emu; or a JSON file)`) {
 			t.Errorf("%v: status %d, %q", args, st, errOut)
 		}
+	}
+}
+
+// TestRunProfileEmu: run --profile emu against the in-process peer gives
+// the peer the emu preset too, so the cases pass, the report names the
+// profile, and the frames on the wire are the emulator's encoding: the
+// default profile's decode says the capture fits emu better.
+func TestRunProfileEmu(t *testing.T) {
+	capFile := filepath.Join(t.TempDir(), "run.pcapng")
+	out, errOut, st := run(t, "run", "--profile", "emu", "--cases", "MRC-RSP-SACK-101,MRC-WIRE-UDP-101,MRC-REQ-OP-101",
+		"--format", "json", "--capture", capFile)
+	if st != 0 {
+		t.Fatalf("run --profile emu: status %d, %s\n%s", st, errOut, out)
+	}
+	var rep struct {
+		PICS struct {
+			Profile string `json:"profile"`
+		} `json:"pics"`
+		Summary struct {
+			Result string `json:"result"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.PICS.Profile != "emu" || rep.Summary.Result != "PASS" {
+		t.Errorf("report: profile %q, result %q", rep.PICS.Profile, rep.Summary.Result)
+	}
+	dec := run1(t, "decode", "--stats", capFile)
+	if !strings.Contains(dec, "note: the capture fits the emu preset better (--profile emu)") {
+		t.Errorf("the run's frames are not emu-encoded; decode --stats:\n%s", dec)
+	}
+	if out, _, st := run(t, "decode", "--profile", "emu", capFile); st != 0 || strings.Contains(out, "!") {
+		t.Errorf("decode --profile emu of the run's capture: status %d\n%s", st, out)
 	}
 }

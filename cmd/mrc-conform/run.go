@@ -121,7 +121,7 @@ func runFlagSet(fl *runFlags) *flag.FlagSet {
 	fs.StringVar(&fl.ctl, "control", "", "the IUT's control address: unix:PATH or tcp:HOST:PORT (udp, afpacket)")
 	fs.StringVar(&fl.tunnel, "local", "", "udp: the tester's tunnel address (default: port 0 on the loopback, or the unspecified address, of the --peer address's IP version)")
 	fs.StringVar(&fl.testerIP, "tester-ip", "10.0.0.1,fd00::1", "udp, afpacket: the tester's own MRC addresses, at most one per IP version (comma-separated); the run uses the one of the IUT's version")
-	fs.StringVar(&fl.profile, "profile", "", profileFlagUsage+" (default: the PICS's profile)")
+	fs.StringVar(&fl.profile, "profile", "", profileFlagUsage+" (default: the PICS's profile; the inproc peer speaks it too)")
 	fs.StringVar(&fl.pics, "pics", "", "PICS file (JSON); default: the features the IUT declares in hello")
 	fs.StringVar(&fl.devs, "deviations", "", "deviations file (NAME CASES YYYY-MM-DD REASON per line)")
 	fs.StringVar(&fl.cases, "cases", "", "case IDs to run: comma-separated glob patterns (e.g. 'MRC-LR-*,MRC-EV-BAD-101')")
@@ -293,7 +293,16 @@ func openInproc(fl *runFlags) (active.Target, int, error) {
 	if err != nil {
 		return nil, 2, err
 	}
-	t, err := active.NewInproc(active.InprocConfig{Planes: fl.planes, Faults: fset, Seed: fl.seed, IPv6: fl.ipv6})
+	cfg := active.InprocConfig{Planes: fl.planes, Faults: fset, Seed: fl.seed, IPv6: fl.ipv6}
+	if fl.profile != "" {
+		// The in-process peer speaks the profile the tester reads.
+		p, err := loadProfileArg(fl.profile)
+		if err != nil {
+			return nil, 2, err
+		}
+		cfg.Profile = &p
+	}
+	t, err := active.NewInproc(cfg)
 	if err != nil {
 		return nil, 2, err
 	}

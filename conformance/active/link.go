@@ -12,6 +12,7 @@ import (
 
 	"github.com/openmrc/mrc/control"
 	"github.com/openmrc/mrc/peer"
+	"github.com/openmrc/mrc/spec"
 	"github.com/openmrc/mrc/statemachine"
 	"github.com/openmrc/mrc/wire"
 )
@@ -119,6 +120,8 @@ type InprocConfig struct {
 	// IPv6 gives the IUT and the tester IPv6 addresses (fd00::2 and
 	// fd00::1) instead of IPv4 ones (10.0.0.2 and 10.0.0.1).
 	IPv6 bool
+	// Profile is the peer's wire profile; nil means the default.
+	Profile *spec.Profile
 }
 
 // Addresses of the simulated fabric.
@@ -177,7 +180,7 @@ func NewInproc(cfg InprocConfig) (*Inproc, error) {
 	if cfg.IPv6 {
 		iut, tester = inprocIUTIP6, inprocTesterIP6
 	}
-	a, err := peer.New(peer.Config{MACs: macs, IP: iut, Seed: cfg.Seed, Faults: cfg.Faults,
+	a, err := peer.New(peer.Config{MACs: macs, IP: iut, Seed: cfg.Seed, Faults: cfg.Faults, Profile: cfg.Profile,
 		Implementation: control.Implementation{Vendor: "openmrc", Model: "reference peer (in process)", Version: "statemachine"}})
 	if err != nil {
 		return nil, &TransportError{Transport: "inproc", Err: err}
