@@ -37,6 +37,8 @@ var paramsOf = map[string]func() any{
 	MethodDestroyQPHint:  func() any { return new(QPHintParams) },
 	MethodCreateContext:  func() any { return new(CreateContextParams) },
 	MethodDestroyContext: func() any { return new(ContextParams) }, MethodQueryDeviceEx: func() any { return new(ContextParams) },
+	MethodCreateCompChannel: func() any { return new(Empty) }, MethodDestroyCompChannel: func() any { return new(ChannelParams) },
+	MethodGetCQEvent: func() any { return new(ChannelParams) },
 }
 
 // echo is a server handler that decodes each method's params into its

@@ -218,6 +218,20 @@ type ContextParams struct {
 	Context uint32 `json:"context"`
 }
 
+// ChannelParams names a completion channel: create_comp_channel's
+// result, destroy_comp_channel's and get_cq_event's params.
+type ChannelParams struct {
+	Channel uint32 `json:"channel"`
+}
+
+// CQEventResult is mrc_get_cq_event on a non-blocking channel: the QP
+// whose CQ raised the oldest waiting event, or Found false when none
+// waits.
+type CQEventResult struct {
+	QPN   uint32 `json:"qpn,omitempty"`
+	Found bool   `json:"found"`
+}
+
 // EPBatchSendParams is the sending half of mrc_ctl_ep_batch_send_wait:
 // requests of one op, and rsp_timeout.
 type EPBatchSendParams struct {

@@ -144,6 +144,9 @@ const (
 	MethodCreateContext      = "create_context"
 	MethodDestroyContext     = "destroy_context"
 	MethodQueryDeviceEx      = "query_device_ex"
+	MethodCreateCompChannel  = "create_comp_channel"
+	MethodDestroyCompChannel = "destroy_comp_channel"
+	MethodGetCQEvent         = "get_cq_event"
 )
 
 // Methods lists every method of this version.
@@ -156,6 +159,7 @@ var Methods = []string{
 	MethodQueryDeviceCtl, MethodModifyPort, MethodQueryPort,
 	MethodReqNotifyCQ, MethodGetCQEvents, MethodGetAsyncEvents, MethodQueryVersion, MethodEPBatchSend, MethodEPBatchResult,
 	MethodCreateQPHint, MethodQueryQPHint, MethodDestroyQPHint, MethodCreateContext, MethodDestroyContext, MethodQueryDeviceEx,
+	MethodCreateCompChannel, MethodDestroyCompChannel, MethodGetCQEvent,
 }
 
 // Empty is the params or result of methods that have none.
@@ -298,6 +302,9 @@ type CreateQPParams struct {
 	MaxRecvWR int `json:"max_recv_wr,omitempty"`
 	// Timestamps asks for a TSETH in every write packet (REQ-HDR-1).
 	Timestamps bool `json:"timestamps,omitempty"`
+	// Channel creates the QP's CQ on this completion channel (from
+	// create_comp_channel); 0: none.
+	Channel uint32 `json:"channel,omitempty"`
 }
 
 // QPNResult names a QP.

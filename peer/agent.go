@@ -108,6 +108,7 @@ type qpEntry struct {
 	cqFull   bool                 // a completion was lost to a full CQ since the last poll
 	c        counters
 	notify   statemachine.CQNotify
+	channel  *statemachine.CompChannel // the completion channel the QP's CQ is on, if any
 }
 
 type psuPending struct {
@@ -158,6 +159,8 @@ type Agent struct {
 	cqHeld int // completions in all CQs, at most MaxCQEntriesTotal
 	ctxs   map[uint32]*statemachine.Context
 	ctxSeq uint32
+	chans  map[uint32]*statemachine.CompChannel
+	chSeq  uint32
 }
 
 // ConfigError reports a bad Config.
@@ -205,6 +208,7 @@ func (a *Agent) reset() error {
 	a.async, a.bat = statemachine.AsyncQueue{}, map[uint32]*statemachine.EPBatch{}
 	a.hints = statemachine.NewQPHints(MaxQPHints)
 	a.ctxs = map[uint32]*statemachine.Context{}
+	a.chans = map[uint32]*statemachine.CompChannel{}
 	a.evp = map[uint64]statemachine.EVProfile{}
 	a.ccp = map[uint64]statemachine.CCProfile{}
 	a.mrs, a.nextVA, a.memory = nil, 0x7f00_0000_0000, 0
@@ -310,6 +314,8 @@ func (a *Agent) Handle(now statemachine.Time, method string, params json.RawMess
 		return a.qpHint(method, params)
 	case control.MethodCreateContext, control.MethodDestroyContext, control.MethodQueryDeviceEx:
 		return a.context(method, params)
+	case control.MethodCreateCompChannel, control.MethodDestroyCompChannel, control.MethodGetCQEvent:
+		return a.compChannel(method, params)
 	}
 	return nil, control.Errorf(control.CodeUnknownMethod, "%q", method)
 }

@@ -53,3 +53,41 @@ func (a *Agent) context(method string, params json.RawMessage) (any, error) {
 	}
 	return a.queryDeviceCtl()
 }
+
+// MaxCompChannels bounds the completion channels a client holds at once.
+const MaxCompChannels = 16
+
+// compChannel answers create_comp_channel, destroy_comp_channel (refused,
+// EBUSY, while a QP's CQ is on the channel; CTL-CQ-6) and get_cq_event
+// (the QP whose CQ raised the oldest waiting event, which then counts on
+// that CQ for get_cq_events to acknowledge; CTL-CQ-5).
+func (a *Agent) compChannel(method string, params json.RawMessage) (any, error) {
+	if method == control.MethodCreateCompChannel {
+		if len(a.chans) >= MaxCompChannels {
+			return nil, control.Errorf(control.CodeResourceExhausted, "EMFILE: at most %d completion channels", MaxCompChannels)
+		}
+		a.chSeq++
+		a.chans[a.chSeq] = statemachine.NewCompChannel()
+		return control.ChannelParams{Channel: a.chSeq}, nil
+	}
+	var p control.ChannelParams
+	if err := control.Decode(params, &p); err != nil {
+		return nil, err
+	}
+	ch := a.chans[p.Channel]
+	if ch == nil {
+		return nil, control.Errorf(control.CodeNotFound, "completion channel %d", p.Channel)
+	}
+	if method == control.MethodDestroyCompChannel {
+		if err := ch.Destroy(); err != nil {
+			return nil, ctlErr(err)
+		}
+		delete(a.chans, p.Channel)
+		return control.Empty{}, nil
+	}
+	qpn, err := ch.Get()
+	if err != nil {
+		return control.CQEventResult{}, nil
+	}
+	return control.CQEventResult{QPN: qpn, Found: true}, nil
+}

@@ -58,3 +58,42 @@ func TestContexts(t *testing.T) {
 		t.Errorf("the context-any-version fault refused 9.0.0: %v", err)
 	}
 }
+
+// TestCompChannelMethods: create_comp_channel up to MaxCompChannels; a QP
+// created on an unknown channel is not_found; a channel a QP's CQ is on
+// cannot be destroyed (CTL-CQ-6); an empty channel has no event.
+func TestCompChannelMethods(t *testing.T) {
+	ctx := context.Background()
+	_, c := newAgent(t)
+	var ch control.ChannelParams
+	if err := c.Call(ctx, control.MethodCreateCompChannel, nil, &ch); err != nil || ch.Channel == 0 {
+		t.Fatalf("create_comp_channel: %+v %v", ch, err)
+	}
+	if err := c.Call(ctx, control.MethodCreateQP, control.CreateQPParams{Channel: ch.Channel + 1}, nil); !errors.Is(err, control.ErrNotFound) {
+		t.Errorf("a QP on an unknown channel: %v", err)
+	}
+	if err := c.Call(ctx, control.MethodCreateQP, control.CreateQPParams{Channel: ch.Channel}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var ev control.CQEventResult
+	if err := c.Call(ctx, control.MethodGetCQEvent, ch, &ev); err != nil || ev.Found {
+		t.Errorf("get_cq_event on a channel with no event: %+v %v", ev, err)
+	}
+	if err := c.Call(ctx, control.MethodDestroyCompChannel, ch, nil); !errors.Is(err, control.ErrInvalidState) {
+		t.Errorf("destroying a channel a QP's CQ is on: %v", err)
+	}
+	for i := 1; i < MaxCompChannels; i++ {
+		if err := c.Call(ctx, control.MethodCreateCompChannel, nil, nil); err != nil {
+			t.Fatalf("channel %d: %v", i+1, err)
+		}
+	}
+	if err := c.Call(ctx, control.MethodCreateCompChannel, nil, nil); !errors.Is(err, control.ErrResourceExhausted) {
+		t.Errorf("channel %d: %v", MaxCompChannels+1, err)
+	}
+	if err := c.Call(ctx, control.MethodReset, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(ctx, control.MethodGetCQEvent, ch, nil); !errors.Is(err, control.ErrNotFound) {
+		t.Errorf("a channel after reset: %v", err)
+	}
+}

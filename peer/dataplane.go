@@ -50,7 +50,11 @@ func (a *Agent) complete(e *qpEntry, c statemachine.Completion) {
 	}
 	e.cq = append(e.cq, completion(c))
 	a.cqHeld++
-	e.notify.Offer(c)
+	if e.channel != nil && !a.cfg.Faults.has(agChannelUnwired) {
+		e.channel.Offer(e.qpn, c)
+	} else {
+		e.notify.Offer(c)
+	}
 }
 
 // Receive hands the agent one frame that arrived on plane (0-based) at

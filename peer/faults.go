@@ -53,6 +53,7 @@ const (
 	agNoCommEst
 	agNoQPFatal
 	agContextAnyVersion
+	agChannelUnwired
 )
 
 // Faults lists every seeded fault, by name.
@@ -96,6 +97,7 @@ var Faults = []Fault{
 	{Name: "no-comm-est", Doc: "raises no IBV_EVENT_COMM_EST when a QP in RTR receives its first request packet", ag: agNoCommEst},
 	{Name: "no-qp-fatal", Doc: "raises no IBV_EVENT_QP_FATAL when an error no completion reports moves a QP to ERROR", ag: agNoQPFatal},
 	{Name: "context-any-version", Doc: "creates a context whatever API version it asks for", ag: agContextAnyVersion},
+	{Name: "channel-unwired", Doc: "accepts a completion channel for a QP's CQ but raises its CQ events on the CQ alone, never through the channel", ag: agChannelUnwired},
 }
 
 // FaultSet is a set of seeded faults; the zero value is a correct peer.

@@ -26,9 +26,21 @@ func (a *Agent) createQP(params json.RawMessage) (any, error) {
 	if p.MaxSendWR < 0 || p.MaxSendWR > maxQueue || p.MaxRecvWR < 0 || p.MaxRecvWR > maxQueue {
 		return nil, control.Errorf(control.CodeInvalidArgument, "queue depths %d/%d: at most %d", p.MaxSendWR, p.MaxRecvWR, maxQueue)
 	}
+	var ch *statemachine.CompChannel
+	if p.Channel != 0 {
+		if ch = a.chans[p.Channel]; ch == nil {
+			return nil, control.Errorf(control.CodeNotFound, "completion channel %d", p.Channel)
+		}
+	}
 	qpn := firstQPN + a.qpSeq%(wire.PSNMask-firstQPN)
 	a.qpSeq++
-	a.qps[qpn] = &qpEntry{qpn: qpn, create: p}
+	e := &qpEntry{qpn: qpn, create: p, channel: ch}
+	if ch != nil {
+		if err := ch.Attach(qpn, &e.notify); err != nil {
+			return nil, ctlErr(err)
+		}
+	}
+	a.qps[qpn] = e
 	a.order = append(a.order, qpn)
 	return control.QPNResult{QPN: qpn}, nil
 }

@@ -2,6 +2,7 @@ package active
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/openmrc/mrc/conformance"
 	"github.com/openmrc/mrc/control"
@@ -24,6 +25,18 @@ func init() {
 			"Move the QP to RTS; the tester sends an AETH NAK (remote access error) for the IUT's next PSN, nothing being posted.",
 			"query_qp: ERROR; get_async_events: QP_FATAL naming the QP."},
 		Pass: "one COMM_EST, then QP_FATAL", Fail: "no COMM_EST, more than one, or no QP_FATAL for an error no completion reports",
+	}})
+	register(Case{Role: RoleRequester, Run: ctlCompChannel, Case: conformance.Case{
+		ID: "MRC-CTL-CQ-102", Title: "A completion channel shared by two CQs",
+		Assertion:    "The CQ events of two CQs created on one completion channel come out of get_cq_event in the order they were raised, each naming its CQ and counting on it only once got; the channel cannot be destroyed while CQs are on it.",
+		Requirements: []string{"CTL-CQ-5", "CTL-CQ-6", "CTL-CQ-1"},
+		Level:        spec.Must,
+		Steps: []string{"Create a completion channel and the IUT's QP A on it; create QP B on it too, bring B to INIT and post a receive WR.",
+			"Arm both CQs; move B to ERROR (a flush completion: an event for B); then the IUT writes on A (a send completion: an event for A).",
+			"get_cq_events on A before any get_cq_event: 0.",
+			"get_cq_event: B, then A, then none; get_cq_events on A: 1.",
+			"destroy_comp_channel: refused (EBUSY) while A and B are on it."},
+		Pass: "B then A, counted once got, the channel kept", Fail: "an event missing, out of order, counted before it was got, or the channel destroyed under its CQs",
 	}})
 	register(Case{Role: RoleControl, Run: ctlContexts, Case: conformance.Case{
 		ID: "MRC-CTL-VER-102", Title: "Contexts: API version selection and query_device_ex",
@@ -101,4 +114,39 @@ func ctlContexts(t *T) {
 	t.Check(errors.Is(err, control.ErrUnsupported), "CTL-VER-3", Evidence{}, "no query_device_ex on a 1.0.0 context (unsupported)", "%v", err)
 	t.Call(control.MethodDestroyContext, control.ContextParams{Context: old.Context}, nil)
 	t.Call(control.MethodDestroyContext, control.ContextParams{Context: r.Context}, nil)
+}
+
+func ctlCompChannel(t *T) {
+	tim := t.s.tim
+	c := t.NewConn(ConnOptions{CompChannel: true})
+	var b control.QPNResult
+	t.Call(control.MethodCreateQP, control.CreateQPParams{MaxSendWR: 4, MaxRecvWR: 4, Channel: c.Channel}, &b)
+	one, zero := uint64(1), 0
+	t.Call(control.MethodModifyQP, control.ModifyQPParams{QPN: b.QPN, State: control.StateInit,
+		Attr: control.QPAttr{EVProfileID: &one, CCProfileID: &one, PKeyIndex: &zero, AccessFlags: ptr(0xF)}}, nil)
+	t.Call(control.MethodPostRecv, control.PostRecvParams{QPN: b.QPN, WRID: 77}, nil)
+	t.Call(control.MethodReqNotifyCQ, control.ReqNotifyParams{QPN: b.QPN}, nil)
+	t.Call(control.MethodReqNotifyCQ, control.ReqNotifyParams{QPN: c.IUT}, nil)
+	t.Call(control.MethodModifyQP, control.ModifyQPParams{QPN: b.QPN, State: control.StateError}, nil)
+	c.Post(7101, control.OpRDMAWrite, 512, 0)
+	if len(c.WaitSends(1, tim.Transfer)) == 0 {
+		t.Inconclusive("the IUT's write did not complete")
+	}
+	var n control.CQEventsResult
+	t.Call(control.MethodGetCQEvents, control.CQEventsParams{QPN: c.IUT}, &n)
+	t.Check(n.Events == 0, "CTL-CQ-5", Evidence{}, "no event counted on A before get_cq_event", "%d", n.Events)
+	var got []uint32
+	for range 3 {
+		var ev control.CQEventResult
+		t.Call(control.MethodGetCQEvent, control.ChannelParams{Channel: c.Channel}, &ev)
+		if ev.Found {
+			got = append(got, ev.QPN)
+		}
+	}
+	t.Check(len(got) == 2 && got[0] == b.QPN && got[1] == c.IUT, "CTL-CQ-5", Evidence{},
+		fmt.Sprintf("get_cq_event: %#x (B) then %#x (A), then none", b.QPN, c.IUT), "%#x", got)
+	t.Call(control.MethodGetCQEvents, control.CQEventsParams{QPN: c.IUT, Ack: true}, &n)
+	t.Check(n.Events == 1, "CTL-CQ-5", Evidence{}, "one event counted on A once got", "%d", n.Events)
+	err := t.TryCall(control.MethodDestroyCompChannel, control.ChannelParams{Channel: c.Channel}, nil)
+	t.Check(errors.Is(err, control.ErrInvalidState), "CTL-CQ-6", Evidence{}, "destroy_comp_channel refused while CQs are on it (invalid_state)", "%v", err)
 }

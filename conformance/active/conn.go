@@ -44,6 +44,9 @@ type ConnOptions struct {
 	// StopAtRTR leaves the IUT's QP in RTR; the case moves it to RTS
 	// with ToRTS.
 	StopAtRTR bool
+	// CompChannel creates a completion channel (Conn.Channel) and the
+	// IUT's QP on it.
+	CompChannel bool
 }
 
 // The tester's side of a QP pair.
@@ -71,6 +74,8 @@ type DataTx struct {
 type Conn struct {
 	t   *T
 	Opt ConnOptions
+	// Channel is the IUT's completion channel (ConnOptions.CompChannel).
+	Channel uint32
 	// IUT is the IUT's QP number; TQPN the tester's.
 	IUT, TQPN uint32
 	// DstMR is the IUT region the tester writes; SrcMR the IUT region the
@@ -182,8 +187,13 @@ func (t *T) NewConn(o ConnOptions) *Conn {
 	t.Call(control.MethodSetCCProfile, cc, nil)
 	t.Call(control.MethodRegMR, control.RegMRParams{Length: memSize, Access: []string{control.AccessLocalWrite, control.AccessRemoteWrite}}, &c.DstMR)
 	t.Call(control.MethodRegMR, control.RegMRParams{Length: memSize, Access: []string{control.AccessLocalWrite}}, &c.SrcMR)
+	if o.CompChannel {
+		var ch control.ChannelParams
+		t.Call(control.MethodCreateCompChannel, nil, &ch)
+		c.Channel = ch.Channel
+	}
 	var q control.QPNResult
-	t.Call(control.MethodCreateQP, control.CreateQPParams{MaxSendWR: 64, MaxRecvWR: 64}, &q)
+	t.Call(control.MethodCreateQP, control.CreateQPParams{MaxSendWR: 64, MaxRecvWR: 64, Channel: c.Channel}, &q)
 	c.IUT = q.QPN
 	one := uint64(1)
 	zero := 0

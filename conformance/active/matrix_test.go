@@ -59,6 +59,7 @@ var wantDetected = map[string][]string{
 	"no-comm-est":         {"CTL-AEV-4"},
 	"no-qp-fatal":         {"CTL-AEV-5"},
 	"context-any-version": {"CTL-VER-2"},
+	"channel-unwired":     {"CTL-CQ-5"},
 }
 
 type detection struct {
