@@ -106,17 +106,7 @@ func ctlSolicited(t *T) {
 	if err := t.TryCall(control.MethodReqNotifyCQ, control.ReqNotifyParams{QPN: c.IUT, SolicitedOnly: true}, nil); err != nil {
 		t.Require(err, "req_notify_cq")
 	}
-	write := func(wrid uint64, solicited bool) {
-		wr := statemachine.WorkRequest{WRID: wrid, Opcode: statemachine.OpWriteImm, RemoteVA: c.DstMR.VA + wrid*64,
-			RKey: c.DstMR.RKey, Data: fill(int(wrid), 64), Imm: uint32(wrid), Solicited: solicited}
-		if err := c.ref.Post(t.Now(), wr, &c.out); err != nil {
-			t.Fatalf("tester post: %v", err)
-		}
-		c.flush()
-		n := len(c.RefComps)
-		c.Run(t.Now()+tim.Transfer, func() bool { return len(c.RefComps) > n })
-		c.Run(t.Now()+tim.Settle, nil)
-	}
+	write := func(wrid uint64, solicited bool) { c.testerWrite(wrid, statemachine.OpWriteImm, solicited) }
 	var ev control.CQEventsResult
 	write(31, false)
 	t.Call(control.MethodGetCQEvents, control.CQEventsParams{QPN: c.IUT}, &ev)

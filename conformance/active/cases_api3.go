@@ -53,19 +53,8 @@ func init() {
 func ctlQPEvents(t *T) {
 	tim := t.s.tim
 	c := t.NewConn(ConnOptions{StopAtRTR: true})
-	write := func(wrid uint64) {
-		wr := statemachine.WorkRequest{WRID: wrid, Opcode: statemachine.OpWrite, RemoteVA: c.DstMR.VA + wrid*64,
-			RKey: c.DstMR.RKey, Data: fill(int(wrid), 64)}
-		if err := c.ref.Post(t.Now(), wr, &c.out); err != nil {
-			t.Fatalf("tester post: %v", err)
-		}
-		c.flush()
-		n := len(c.RefComps)
-		c.Run(t.Now()+tim.Transfer, func() bool { return len(c.RefComps) > n })
-		c.Run(t.Now()+tim.Settle, nil)
-	}
-	write(41)
-	write(42)
+	c.testerWrite(41, statemachine.OpWrite, false)
+	c.testerWrite(42, statemachine.OpWrite, false)
 	var ae control.AsyncEventsResult
 	if err := t.TryCall(control.MethodGetAsyncEvents, nil, &ae); err != nil {
 		t.Require(err, "get_async_events")
@@ -149,4 +138,23 @@ func ctlCompChannel(t *T) {
 	t.Check(n.Events == 1, "CTL-CQ-5", Evidence{}, "one event counted on A once got", "%d", n.Events)
 	err := t.TryCall(control.MethodDestroyCompChannel, control.ChannelParams{Channel: c.Channel}, nil)
 	t.Check(errors.Is(err, control.ErrInvalidState), "CTL-CQ-6", Evidence{}, "destroy_comp_channel refused while CQs are on it (invalid_state)", "%v", err)
+}
+
+// testerWrite has the tester's QP write 64 bytes to the IUT at wrid*64
+// (a WriteImm carries wrid as its immediate data) and waits for its
+// completion, then lets the IUT settle.
+func (c *Conn) testerWrite(wrid uint64, op statemachine.Opcode, solicited bool) {
+	t, tim := c.t, c.t.s.tim
+	wr := statemachine.WorkRequest{WRID: wrid, Opcode: op, RemoteVA: c.DstMR.VA + wrid*64,
+		RKey: c.DstMR.RKey, Data: fill(int(wrid), 64), Solicited: solicited}
+	if op == statemachine.OpWriteImm {
+		wr.Imm = uint32(wrid)
+	}
+	if err := c.ref.Post(t.Now(), wr, &c.out); err != nil {
+		t.Fatalf("tester post: %v", err)
+	}
+	c.flush()
+	n := len(c.RefComps)
+	c.Run(t.Now()+tim.Transfer, func() bool { return len(c.RefComps) > n })
+	c.Run(t.Now()+tim.Settle, nil)
 }
