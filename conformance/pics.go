@@ -296,28 +296,17 @@ func (p *PICS) finish() error {
 			return bad("features", "unknown feature %q (known: %s)", f, strings.Join(sortedKeys(FeatureDocs), ", "))
 		}
 	}
-	prof := spec.DefaultProfile()
-	if p.Profile != nil {
-		prof = *p.Profile
-	}
-	c, err := wire.NewCodec(prof)
+	c, err := wire.NewCodec(*spec.OrDefault(p.Profile))
 	if err != nil {
 		return bad("profile", "%v", err)
 	}
 	p.codec = c
-	switch strings.ToLower(p.EVMode) {
-	case "":
+	if p.EVMode == "" {
 		p.mode = wire.EVModeSTEV
 		if p.Has("srv6") {
 			p.mode = wire.EVModeSRv6
 		}
-	case "stev":
-		p.mode = wire.EVModeSTEV
-	case "udp":
-		p.mode = wire.EVModeUDP
-	case "srv6":
-		p.mode = wire.EVModeSRv6
-	default:
+	} else if p.mode, err = wire.ParseEVMode(p.EVMode); err != nil {
 		return bad("ev_mode", "%q (want stev, udp or srv6)", p.EVMode)
 	}
 	if p.mode == wire.EVModeSRv6 && !p.Has("srv6") {

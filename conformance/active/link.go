@@ -318,15 +318,11 @@ func frameTime(real bool, start time.Time, at Time) time.Time {
 	return time.Unix(1_767_225_600, 0).UTC().Add(time.Duration(at)) // 2026-01-01
 }
 
-// evModeOf parses the EV mode a target's hello announces.
+// evModeOf parses the EV mode a target's hello announces (wire's names,
+// any case); none is STEV.
 func evModeOf(s string) (wire.EVMode, error) {
-	switch s {
-	case "", "stev":
+	if s == "" {
 		return wire.EVModeSTEV, nil
-	case "udp":
-		return wire.EVModeUDP, nil
-	case "srv6":
-		return wire.EVModeSRv6, nil
 	}
-	return 0, fmt.Errorf("unknown EV mode %q", s)
+	return wire.ParseEVMode(s)
 }
