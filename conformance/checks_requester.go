@@ -91,7 +91,14 @@ func retransmitFirst(e *engine, x *sentCtx) {
 		}
 		return
 	}
-	if len(fl.nackPend) == 0 {
+	due := false // a trim NACK waiting beyond the reaction time: only then sort (sortedPSNs allocates)
+	for _, pn := range fl.nackPend {
+		if pn.trim() && !pn.overtaken && t >= pn.ns+e.grace {
+			due = true
+			break
+		}
+	}
+	if !due {
 		return
 	}
 	for _, q := range sortedPSNs(fl.nackPend) {

@@ -146,8 +146,10 @@ func sackCurrent(e *engine, x *fbCtx) {
 			check(q, a)
 		}
 	} else {
-		for i := 0; i < 64; i++ {
-			if a := fl.arrived[wire.PSNAdd(base, i)]; a != nil {
+		// The bitmap's clear bits only, lowest first: the first arrival
+		// found is the lowest.
+		for bm := ^s.SACKBitmap; bm != 0 && missing == nil; bm &= bm - 1 {
+			if a := fl.arrived[wire.PSNAdd(base, bits.TrailingZeros64(bm))]; a != nil {
 				check(a.psn, a)
 			}
 		}

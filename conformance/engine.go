@@ -117,6 +117,10 @@ type engine struct {
 	points   map[string]*point
 	nodes    map[nodePoint]*npStat
 	toNode   map[nodePoint]int // frames addressed to a node, per point
+	lastNode struct {          // the nodes entry countNode updated last
+		k  nodePoint
+		st *npStat
+	}
 	notes    []string
 	noteOrd  []uint64 // ord of each note
 	noteSeen map[string]bool
@@ -592,10 +596,13 @@ func (e *engine) countNode(pt *point, src, dst string, p *wire.Packet) {
 		return
 	}
 	k := nodePoint{src, pt.name}
-	st := e.nodes[k]
-	if st == nil {
-		st = &npStat{firstNs: e.now}
-		e.nodes[k] = st
+	st := e.lastNode.st
+	if st == nil || e.lastNode.k != k {
+		if st = e.nodes[k]; st == nil {
+			st = &npStat{firstNs: e.now}
+			e.nodes[k] = st
+		}
+		e.lastNode.k, e.lastNode.st = k, st
 	}
 	st.frames++
 	st.lastNs = e.now

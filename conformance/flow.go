@@ -38,6 +38,7 @@ type point struct {
 	nonMonotonic bool
 	curPlane     int
 	curFlow      *flow
+	lastData     *flow // the flow dataFlow returned last
 
 	flows map[flowKey]*flow
 	pairs map[[2]string][]*flow // (req, rsp) → flows
@@ -289,7 +290,11 @@ func newFlow(k flowKey, frame int) *flow {
 // tracks too many flows.
 func (e *engine) dataFlow(pt *point, req, rsp string, qpn uint32) *flow {
 	k := flowKey{req: req, rsp: rsp, qpn: qpn}
+	if f := pt.lastData; f != nil && f.key == k {
+		return f // the previous data packet's flow: no key hashed
+	}
 	if f := pt.flows[k]; f != nil {
+		pt.lastData = f
 		return f
 	}
 	pk := flowKey{req: req, rsp: rsp, qpn: qpn & 0xFFFF, partial: true}
