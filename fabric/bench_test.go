@@ -85,10 +85,10 @@ func BenchmarkMRCEvents(b *testing.B) {
 		b.Fatal(err)
 	}
 	qp := func(qpn, dest uint32, src, dst byte) *sm.QP {
-		c := sm.DefaultConfig(qpn, uint64(qpn))
+		c := sm.DefaultQPConfig(qpn, uint64(qpn))
 		c.Addr.SrcIP, c.Addr.DstIP = netip.AddrFrom4([4]byte{10, 0, 0, src}), netip.AddrFrom4([4]byte{10, 0, 0, dst})
 		c.MaxSendWR = 64
-		q, err := sm.New(c)
+		q, err := sm.New(sm.DefaultConfig(uint64(qpn)), c)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -317,11 +317,11 @@ func TestPortDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ca, cb := sm.DefaultConfig(0x11, 1), sm.DefaultConfig(0x22, 2)
+	ca, cb := sm.DefaultConfig(1), sm.DefaultConfig(2)
 	ca.EVProfiles = []sm.EVProfile{sm.GenerateEVProfile(1, 2, 4, 1)}
 	cb.EVProfiles = ca.EVProfiles
-	qa, _ := sm.New(ca)
-	qb, _ := sm.New(cb)
+	qa, _ := sm.New(ca, sm.DefaultQPConfig(0x11, 1))
+	qb, _ := sm.New(cb, sm.DefaultQPConfig(0x22, 2))
 	attr := sm.Attr{EVProfileID: 1, CCProfileID: 1, MPR: 1, MPRDest: 1, MaxWIMM: 4, MaxWIMMDest: 4, Timeout: 6,
 		Retry: sm.Retry{LinearCnt: 7, ExpCnt: sm.RetryInfinite}, PathMTU: 4096}
 	var out sm.Output

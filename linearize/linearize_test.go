@@ -121,11 +121,11 @@ func TestFIFOModel(t *testing.T) {
 func setup(t testing.TB, seed uint64, faults sm.Faults, mod func(*workload.Options)) (*workload.Harness, *linearize.History) {
 	t.Helper()
 	hist := &linearize.History{}
-	mc := sm.DefaultConfig(1, seed)
+	mc := sm.DefaultConfig(seed)
 	prof := sm.GenerateEVProfile(1, 4, 4, seed)
 	prof.ActivePerPlane, prof.MinActive = 2, 1
 	mc.EVProfiles = []sm.EVProfile{prof}
-	mc.Faults = faults
+	mc.Test.Faults = faults
 	o := workload.Options{
 		Fabric:  fabric.Config{Seed: seed, Nodes: 3, Planes: 4, PathsPerPlane: 2},
 		MRC:     mc,

@@ -60,7 +60,7 @@ type Config struct {
 	// each post an action.
 	PostUpfront bool
 	// MPR is the MPR window in PSNs of both QPs, both roles
-	// (statemachine.Config.MPRUnit = 1, Attr.MPR = Attr.MPRDest = MPR).
+	// (statemachine.Config.Test.MPRUnit = 1, Attr.MPR = Attr.MPRDest = MPR).
 	MPR int
 	// LinearCnt and ExpCnt are the retry attribute; the QP fails when its
 	// retry counter exceeds their sum (ExpCnt 25: never).
@@ -81,7 +81,7 @@ type Config struct {
 	// SpuriousTimeouts = FALSE). Off, the network may delay packets beyond
 	// any timeout.
 	SilentTimeouts bool
-	// Faults seeds statemachine bugs (statemachine.Config.Faults).
+	// Faults seeds statemachine bugs (statemachine.Config.Test.Faults).
 	Faults sm.Faults
 	// Seed is added to each QP's random seed (its QPN by default): the EV
 	// rotation order and reverse-EV picks come from it.
@@ -106,7 +106,7 @@ type Config struct {
 	// puts a TSETH in every data packet (REQ-HDR-1).
 	Coalesce   int
 	Timestamps bool
-	// NoTrimNACK: the responders cannot NACK trims (Config.NoTrimNACK), and
+	// NoTrimNACK: the responders cannot NACK trims (statemachine.Config.Device.NoTrimNACK), and
 	// the requesters know it (CapTrimNACKDestUnsupported): data goes out
 	// as DSCP_NO_TRIM and the network cannot trim it (RSP-NACK-2,
 	// WIRE-DSCP-5).
@@ -178,7 +178,7 @@ func (c *Config) evValues() []uint32 {
 	return v
 }
 
-func (c *Config) smConfig(s int) sm.Config {
+func (c *Config) smConfig(s int) (sm.Config, sm.QPConfig) {
 	prof := sm.EVProfile{ID: 1, ActivePerPlane: c.EVsPerPlane, MinActive: c.MinActive, ProbeSuccesses: c.ProbeSuccesses,
 		EventMask: sm.EVEventGood | sm.EVEventAssumedBad} // checked by EVEventsReported
 	if c.evMask != 0 {
@@ -224,21 +224,20 @@ func (c *Config) smConfig(s int) sm.Config {
 	// is not RoCEv2 (QP-ST-8).
 	gids := []sm.GID{{IP: netip.MustParseAddr("fe80::1"), Type: sm.GIDRoCEv1}, {IP: a, Type: sm.GIDRoCEv2}}
 	return sm.Config{
-		QPN: qpns[s], Seed: uint64(qpns[s]) + c.Seed,
-		Addr:             sm.Addressing{DstIP: b, SGIDIndex: 1},
-		GIDs:             gids,
-		EVProfiles:       []sm.EVProfile{prof},
-		CCProfiles:       []sm.CCProfile{cc},
-		MaxSendWR:        max(1, len(c.Msgs[s])),
-		MaxRecvWR:        max(1, imm, c.RecvWRs),
-		ReorderThreshold: c.ReorderThreshold,
-		Ack:              sm.AckPolicy{AlwaysSkipAfter: ask, Coalesce: c.Coalesce, Delay: sm.Timeout(c.TimeoutAttr) / 4},
-		Timestamps:       c.Timestamps,
-		NoTrimNACK:       c.NoTrimNACK,
-		MRs:              mrs,
-		Faults:           c.Faults,
-		MPRUnit:          1,
-	}
+			Device:     sm.Device{GIDs: gids, NoTrimNACK: c.NoTrimNACK},
+			EVProfiles: []sm.EVProfile{prof},
+			CCProfiles: []sm.CCProfile{cc},
+			MRs:        mrs,
+			Policy: sm.Policy{ReorderThreshold: c.ReorderThreshold,
+				Ack: sm.AckPolicy{AlwaysSkipAfter: ask, Coalesce: c.Coalesce, Delay: sm.Timeout(c.TimeoutAttr) / 4}},
+			Test: sm.TestKnobs{Faults: c.Faults, MPRUnit: 1},
+		}, sm.QPConfig{
+			QPN: qpns[s], Seed: uint64(qpns[s]) + c.Seed,
+			Addr:       sm.Addressing{DstIP: b, SGIDIndex: 1},
+			MaxSendWR:  max(1, len(c.Msgs[s])),
+			MaxRecvWR:  max(1, imm, c.RecvWRs),
+			Timestamps: c.Timestamps,
+		}
 }
 
 // recvWRs is how many receive WRs QP s posts at the start.

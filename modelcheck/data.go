@@ -105,8 +105,7 @@ func (c *checker) checkMemory(v *violations, s int, g *ghost, what string, from,
 // of every PSN QP 0's WRs carry: a real requester with a window as large
 // as the model allows sends them all.
 func (c *checker) templates() ([]wire.Packet, []uint8, error) {
-	cfg := c.cfg.smConfig(0)
-	q, err := sm.New(cfg)
+	q, err := sm.New(c.cfg.smConfig(0))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -67,7 +67,7 @@
 //
 // # Seeded bugs, traces, the TLA+ model
 //
-// statemachine.Config.Faults seeds known bugs; the tests require the
+// statemachine.Config.Test.Faults seeds known bugs; the tests require the
 // checker to find each with a minimal counterexample. Scenarios are single
 // scripted runs of the same world whose traces are checked in under
 // testdata/traces and validated with TLC when MRC_TLA2TOOLS names a

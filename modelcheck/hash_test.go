@@ -14,8 +14,7 @@ import (
 // fingerprint must know every field (it panics on a field it cannot
 // classify).
 func TestFingerprintCoversQP(t *testing.T) {
-	cfg := sm.DefaultConfig(0x11, 1) // NSCC on: its time fields are walked too
-	q, err := sm.New(cfg)
+	q, err := sm.New(sm.DefaultConfig(1), sm.DefaultQPConfig(0x11, 1)) // NSCC on: its time fields are walked too
 	if err != nil {
 		t.Fatal(err)
 	}

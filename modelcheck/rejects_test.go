@@ -84,8 +84,8 @@ func TestValidationCheckCanFail(t *testing.T) {
 	savedC, savedA := badConfigs, badAttrs
 	defer func() { badConfigs, badAttrs = savedC, savedA }()
 	badConfigs = []badConfig{
-		{"MaxSendWR", func(c *sm.Config, _ *sm.Addressing) { c.MaxSendWR = 3 }},
-		{"MaxRecvWR", func(c *sm.Config, _ *sm.Addressing) { c.MaxSendWR = -1 }},
+		{"MaxSendWR", func(_ *sm.Config, q *sm.QPConfig) { q.MaxSendWR = 3 }},
+		{"MaxRecvWR", func(_ *sm.Config, q *sm.QPConfig) { q.MaxSendWR = -1 }},
 	}
 	badAttrs = []badAttr{{sm.StateRTS, "TIMEOUT", sm.ErrInvalidAttr, func(a *sm.Attr, _ *sm.AttrMask) { a.Timeout = 3 }}}
 	c := rejectConfigs(t)[0]

@@ -21,49 +21,49 @@ import (
 
 type badConfig struct {
 	field string // ConfigError.Field, or its prefix when it ends in "."
-	spoil func(c *sm.Config, a *sm.Addressing)
+	spoil func(c *sm.Config, q *sm.QPConfig)
 }
 
 var badConfigs = []badConfig{
-	{"ProtocolVersion", func(c *sm.Config, _ *sm.Addressing) { c.ProtocolVersion = 2 }},
-	{"ProtocolVersion", func(c *sm.Config, _ *sm.Addressing) { c.ProtocolVersion = 3 }},
-	{"Profile", func(c *sm.Config, _ *sm.Addressing) { p := spec.DefaultProfile(); p.UDPDstPort = 0; c.Profile = &p }},
-	{"MaxSendWR", func(c *sm.Config, _ *sm.Addressing) { c.MaxSendWR = -1 }},
-	{"MaxRecvWR", func(c *sm.Config, _ *sm.Addressing) { c.MaxRecvWR = 1 << 16 }},
-	{"MPRResolution", func(c *sm.Config, _ *sm.Addressing) { c.MPRResolution = 300 }},
-	{"MaxWIMMDevice/MaxWIMMDestDevice", func(c *sm.Config, _ *sm.Addressing) { c.MaxWIMMDevice = 1 << 17 }},
-	{"MaxMPRDevice", func(c *sm.Config, _ *sm.Addressing) { c.MaxMPRDevice = 300 }},
-	{"MPRUnit", func(c *sm.Config, _ *sm.Addressing) { c.MPRUnit = 200 }},
-	{"ReorderThreshold", func(c *sm.Config, _ *sm.Addressing) { c.ReorderThreshold = -1 }},
-	{"Ack", func(c *sm.Config, _ *sm.Addressing) { c.Ack.Delay = -1 }},
-	{"MRs[0]", func(c *sm.Config, _ *sm.Addressing) { c.MRs = []sm.MemoryRegion{{RKey: 1, VA: 1 << 63, Len: 1 << 63}} }},
-	{"EVProfiles/CCProfiles", func(c *sm.Config, _ *sm.Addressing) { c.EVProfiles = nil }},
-	{"EVProfiles[id=1].EVs", func(c *sm.Config, _ *sm.Addressing) { c.EVProfiles[0].EVs = c.EVProfiles[0].EVs[:1] }},
-	{"EVProfiles[id=1].EVs", func(c *sm.Config, _ *sm.Addressing) { c.EVProfiles[0].EVs[0].Port = 0 }},
-	{"EVProfiles[id=1].EVs", func(c *sm.Config, _ *sm.Addressing) {
+	{"ProtocolVersion", func(_ *sm.Config, q *sm.QPConfig) { q.ProtocolVersion = 2 }},
+	{"ProtocolVersion", func(_ *sm.Config, q *sm.QPConfig) { q.ProtocolVersion = 3 }},
+	{"Profile", func(c *sm.Config, _ *sm.QPConfig) { p := spec.DefaultProfile(); p.UDPDstPort = 0; c.Profile = &p }},
+	{"MaxSendWR", func(_ *sm.Config, q *sm.QPConfig) { q.MaxSendWR = -1 }},
+	{"MaxRecvWR", func(_ *sm.Config, q *sm.QPConfig) { q.MaxRecvWR = 1 << 16 }},
+	{"Device.MPRResolution", func(c *sm.Config, _ *sm.QPConfig) { c.Device.MPRResolution = 300 }},
+	{"Device.MaxWIMM/MaxWIMMDest", func(c *sm.Config, _ *sm.QPConfig) { c.Device.MaxWIMM = 1 << 17 }},
+	{"Device.MaxMPR", func(c *sm.Config, _ *sm.QPConfig) { c.Device.MaxMPR = 300 }},
+	{"Test.MPRUnit", func(c *sm.Config, _ *sm.QPConfig) { c.Test.MPRUnit = 200 }},
+	{"Policy.ReorderThreshold", func(c *sm.Config, _ *sm.QPConfig) { c.Policy.ReorderThreshold = -1 }},
+	{"Policy.Ack", func(c *sm.Config, _ *sm.QPConfig) { c.Policy.Ack.Delay = -1 }},
+	{"MRs[0]", func(c *sm.Config, _ *sm.QPConfig) { c.MRs = []sm.MemoryRegion{{RKey: 1, VA: 1 << 63, Len: 1 << 63}} }},
+	{"EVProfiles/CCProfiles", func(c *sm.Config, _ *sm.QPConfig) { c.EVProfiles = nil }},
+	{"EVProfiles[id=1].EVs", func(c *sm.Config, _ *sm.QPConfig) { c.EVProfiles[0].EVs = c.EVProfiles[0].EVs[:1] }},
+	{"EVProfiles[id=1].EVs", func(c *sm.Config, _ *sm.QPConfig) { c.EVProfiles[0].EVs[0].Port = 0 }},
+	{"EVProfiles[id=1].EVs", func(c *sm.Config, _ *sm.QPConfig) {
 		c.EVProfiles[0].EVs[1].Value = c.EVProfiles[0].EVs[0].Value
 	}},
-	{"EVProfiles[id=1].MinActive", func(c *sm.Config, _ *sm.Addressing) { c.EVProfiles[0].MinActive = -1 }},
-	{"EVProfiles[id=1].ProbeInterval", func(c *sm.Config, _ *sm.Addressing) { c.EVProfiles[0].ProbeInterval = -1 }},
-	{"EVProfiles[id=1].ProbeSuccesses", func(c *sm.Config, _ *sm.Addressing) { c.EVProfiles[0].ProbeSuccesses = 9 }},
-	{"EVProfiles[id=1].EventMask", func(c *sm.Config, _ *sm.Addressing) { c.EVProfiles[0].EventMask = 0x40 }},
-	{"CCProfiles[id=1].Algorithm", func(c *sm.Config, _ *sm.Addressing) { c.CCProfiles[0].Algorithm = "cubic" }},
-	{"CCProfiles[id=1].NSCC.Gamma", func(c *sm.Config, _ *sm.Addressing) {
+	{"EVProfiles[id=1].MinActive", func(c *sm.Config, _ *sm.QPConfig) { c.EVProfiles[0].MinActive = -1 }},
+	{"EVProfiles[id=1].ProbeInterval", func(c *sm.Config, _ *sm.QPConfig) { c.EVProfiles[0].ProbeInterval = -1 }},
+	{"EVProfiles[id=1].ProbeSuccesses", func(c *sm.Config, _ *sm.QPConfig) { c.EVProfiles[0].ProbeSuccesses = 9 }},
+	{"EVProfiles[id=1].EventMask", func(c *sm.Config, _ *sm.QPConfig) { c.EVProfiles[0].EventMask = 0x40 }},
+	{"CCProfiles[id=1].Algorithm", func(c *sm.Config, _ *sm.QPConfig) { c.CCProfiles[0].Algorithm = "cubic" }},
+	{"CCProfiles[id=1].NSCC.Gamma", func(c *sm.Config, _ *sm.QPConfig) {
 		c.CCProfiles[0] = sm.CCProfile{ID: 1, Algorithm: sm.CCAlgNSCC, NSCC: sm.DefaultNSCC()}
 		c.CCProfiles[0].NSCC.Gamma = 2
 	}},
-	{"CCProfiles[id=1].NSCC", func(c *sm.Config, _ *sm.Addressing) {
+	{"CCProfiles[id=1].NSCC", func(c *sm.Config, _ *sm.QPConfig) {
 		c.CCProfiles[0] = sm.CCProfile{ID: 1, Algorithm: sm.CCAlgNSCC, NSCC: sm.DefaultNSCC()}
 		c.CCProfiles[0].NSCC.BaseRTT = 0
 	}},
-	{"QPN", func(c *sm.Config, _ *sm.Addressing) { c.QPN = wire.EndpointQPN }},
-	{"Addr", func(_ *sm.Config, a *sm.Addressing) { a.DstIP = netip.Addr{} }},
-	{"Addr", func(_ *sm.Config, a *sm.Addressing) { a.DstIP = netip.MustParseAddr("fd00::2") }},
-	{"Addr.EVMode", func(_ *sm.Config, a *sm.Addressing) { a.EVMode = 9 }},
-	{"Addr.SGIDIndex", func(_ *sm.Config, a *sm.Addressing) { a.SGIDIndex = 0 }}, // a RoCEv1 GID
-	{"Addr.SGIDIndex", func(_ *sm.Config, a *sm.Addressing) { a.SGIDIndex = 5 }},
-	{"Addr.SrcIP", func(_ *sm.Config, a *sm.Addressing) { a.SrcIP = netip.MustParseAddr("10.9.9.9") }},
-	{"EVProfiles[id=1]", func(c *sm.Config, _ *sm.Addressing) { c.EVProfiles[0].EVs[0].Value = 1 << 20 }},
+	{"QPN", func(_ *sm.Config, q *sm.QPConfig) { q.QPN = wire.EndpointQPN }},
+	{"Addr", func(_ *sm.Config, q *sm.QPConfig) { q.Addr.DstIP = netip.Addr{} }},
+	{"Addr", func(_ *sm.Config, q *sm.QPConfig) { q.Addr.DstIP = netip.MustParseAddr("fd00::2") }},
+	{"Addr.EVMode", func(_ *sm.Config, q *sm.QPConfig) { q.Addr.EVMode = 9 }},
+	{"Addr.SGIDIndex", func(_ *sm.Config, q *sm.QPConfig) { q.Addr.SGIDIndex = 0 }}, // a RoCEv1 GID
+	{"Addr.SGIDIndex", func(_ *sm.Config, q *sm.QPConfig) { q.Addr.SGIDIndex = 5 }},
+	{"Addr.SrcIP", func(_ *sm.Config, q *sm.QPConfig) { q.Addr.SrcIP = netip.MustParseAddr("10.9.9.9") }},
+	{"EVProfiles[id=1]", func(c *sm.Config, _ *sm.QPConfig) { c.EVProfiles[0].EVs[0].Value = 1 << 20 }},
 }
 
 type badAttr struct {
@@ -101,13 +101,11 @@ func (c *Config) checkValidation(s int) []string {
 	var fails []string
 	fail := func(format string, args ...any) { fails = append(fails, fmt.Sprintf(format, args...)) }
 	for i, b := range badConfigs {
-		cfg := c.smConfig(s)
+		cfg, qc := c.smConfig(s)
 		cfg.EVProfiles = cloneProfiles(cfg.EVProfiles)
 		cfg.CCProfiles = append([]sm.CCProfile(nil), cfg.CCProfiles...)
-		addr := cfg.Addr
-		b.spoil(&cfg, &addr)
-		cfg.Addr = addr
-		_, err := sm.New(cfg)
+		b.spoil(&cfg, &qc)
+		_, err := sm.New(cfg, qc)
 		var ce *sm.ConfigError
 		if !errors.As(err, &ce) || ce.Field != b.field || !strings.Contains(err.Error(), b.field) {
 			fail("bad configuration %d (%s): %v", i, b.field, err)

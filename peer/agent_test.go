@@ -36,10 +36,10 @@ func TestParseFaults(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, f := range Faults {
-		if seen[f.Name] || f.Doc == "" || (f.sm == 0) == (f.ag == 0) {
-			t.Errorf("fault %q: duplicate, undocumented, or not exactly one of statemachine/agent", f.Name)
+		if seen[f.Name()] || f.Doc() == "" || f&(f-1) != 0 {
+			t.Errorf("fault %q: duplicate, undocumented, or not exactly one fault", f.Name())
 		}
-		seen[f.Name] = true
+		seen[f.Name()] = true
 	}
 }
 

@@ -26,7 +26,7 @@ func (a *Agent) context(method string, params json.RawMessage) (any, error) {
 			return nil, control.Errorf(control.CodeResourceExhausted, "ENOMEM: at most %d contexts", MaxContexts)
 		}
 		c, err := statemachine.NewContext(p.APIVersion, p.VendorVersion, statemachine.MRCVersions)
-		if err != nil && a.cfg.Faults.has(agContextAnyVersion) {
+		if err != nil && a.cfg.Faults.has(faultContextAnyVersion) {
 			c, err = &statemachine.Context{APIUsed: p.APIVersion, VendorUsed: p.VendorVersion}, nil
 		}
 		if err != nil {

@@ -113,7 +113,7 @@ func (a *Agent) modifyEVProfileCtl(now statemachine.Time, params json.RawMessage
 		return nil, err
 	}
 	online := a.ctlOnline(p.ID)
-	if online && m&statemachine.EVAttrEVOp != 0 && at.EVOp == statemachine.EVOpReplaceEV && a.cfg.Faults.has(agReplaceEVNoop) {
+	if online && m&statemachine.EVAttrEVOp != 0 && at.EVOp == statemachine.EVOpReplaceEV && a.cfg.Faults.has(faultReplaceEVNoop) {
 		return control.Empty{}, nil // the replace-ev-noop fault: accepted, never applied
 	}
 	if online && m&statemachine.EVAttrState != 0 && at.State != statemachine.ProfileOnline {
@@ -275,7 +275,7 @@ func (a *Agent) syncEVProfile(now statemachine.Time, id uint64) error {
 		return nil
 	}
 	var q statemachine.EVProfileAttr
-	if a.ctl.QueryEVProfile(id, &q, 0); q.Mode == statemachine.EVModeGenerated && a.cfg.Faults.has(agGenRaw) {
+	if a.ctl.QueryEVProfile(id, &q, 0); q.Mode == statemachine.EVModeGenerated && a.cfg.Faults.has(faultGenRaw) {
 		evs, _ := a.ctl.ProfileEVs(id)
 		for i := range p.EVs {
 			p.EVs[i].Value = uint32(evs[i].EV.Val[0]) // the compact EV, unexpanded
@@ -426,7 +426,7 @@ func (a *Agent) portAdmin(now statemachine.Time, params json.RawMessage) (any, e
 // localUp is the local port-status mask QPs and peers see: the link
 // state set by set_port_status, less the administratively disabled ports.
 func (a *Agent) localUp() uint32 {
-	if a.cfg.Faults.has(agIgnorePortAdmin) {
+	if a.cfg.Faults.has(faultIgnorePortAdmin) {
 		return a.local // the fault: the state is recorded, the ports stay up
 	}
 	return a.ctl.PortMask(a.local)

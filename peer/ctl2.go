@@ -28,7 +28,7 @@ func (a *Agent) reqNotify(params json.RawMessage) (any, error) {
 		return nil, err
 	}
 	// The notify-any fault arms for any completion whatever was asked.
-	e.notify.ReqNotify(p.SolicitedOnly && !a.cfg.Faults.has(agNotifyAny))
+	e.notify.ReqNotify(p.SolicitedOnly && !a.cfg.Faults.has(faultNotifyAny))
 	return control.Empty{}, nil
 }
 
@@ -70,7 +70,7 @@ func (a *Agent) asyncEvents() (any, error) {
 
 func (a *Agent) queryVersion() (any, error) {
 	v := func(x statemachine.Versions) control.Versions {
-		if a.cfg.Faults.has(agVersionSwap) {
+		if a.cfg.Faults.has(faultVersionSwap) {
 			x.Current, x.LastSupported = x.LastSupported, x.Current
 		}
 		return control.Versions{Current: x.Current, LastSupported: x.LastSupported, Vendor: x.Vendor, LastSupportedVendor: x.LastSupportedVendor}
@@ -131,9 +131,9 @@ func (a *Agent) epBatchResult(now statemachine.Time, params json.RawMessage) (an
 	}
 	for _, x := range rs {
 		r.Responses = append(r.Responses, control.EPResponse{ReqID: x.ReqID, Port: int(x.Port), RTTNs: int64(x.RTT),
-			AdjSvcTime: x.AdjSvcTime || a.cfg.Faults.has(agAdjSvcTime)})
+			AdjSvcTime: x.AdjSvcTime || a.cfg.Faults.has(faultAdjSvcTime)})
 	}
-	if a.cfg.Faults.has(agBatchSorted) {
+	if a.cfg.Faults.has(faultBatchSorted) {
 		slices.SortFunc(r.Responses, func(x, y control.EPResponse) int { return int(x.ReqID) - int(y.ReqID) })
 	}
 	return r, nil

@@ -50,7 +50,7 @@ func (a *Agent) complete(e *qpEntry, c statemachine.Completion) {
 	}
 	e.cq = append(e.cq, completion(c))
 	a.cqHeld++
-	if e.channel != nil && !a.cfg.Faults.has(agChannelUnwired) {
+	if e.channel != nil && !a.cfg.Faults.has(faultChannelUnwired) {
 		e.channel.Offer(e.qpn, c)
 	} else {
 		e.notify.Offer(c)
@@ -76,7 +76,7 @@ func (a *Agent) Receive(now statemachine.Time, plane int, frame []byte) {
 	for _, v := range a.viol {
 		if v.Req == "WIRE-ICRC-1" {
 			a.node.RxBadICRC++
-			if a.cfg.Faults.has(agAcceptBadICRC) {
+			if a.cfg.Faults.has(faultAcceptBadICRC) {
 				continue
 			}
 		}
@@ -89,7 +89,7 @@ func (a *Agent) Receive(now statemachine.Time, plane int, frame []byte) {
 	} else {
 		src, dst = netip.AddrFrom4(p.IP4.Src), netip.AddrFrom4(p.IP4.Dst)
 	}
-	if dst != a.cfg.IP || (p.SRv6 && a.cfg.Faults.has(agNoSRv6Decap)) {
+	if dst != a.cfg.IP || (p.SRv6 && a.cfg.Faults.has(faultNoSRv6Decap)) {
 		a.node.RxDropped++
 		return
 	}
@@ -108,15 +108,15 @@ func (a *Agent) Receive(now statemachine.Time, plane int, frame []byte) {
 	a.cur = &e.c
 	f := a.cfg.Faults
 	switch {
-	case p.BTH.Opcode == wire.OpSACK && !p.SETH.PR && f.has(agIgnoreMVerdict):
+	case p.BTH.Opcode == wire.OpSACK && !p.SETH.PR && f.has(faultIgnoreMVerdict):
 		p.SETH.M = wire.MNone
-	case p.BTH.Opcode == wire.OpSACK && !p.SETH.PR && p.SETH.M == wire.MSkipOnce && f.has(agIgnoreSkipOnce):
+	case p.BTH.Opcode == wire.OpSACK && !p.SETH.PR && p.SETH.M == wire.MSkipOnce && f.has(faultIgnoreSkipOnce):
 		p.SETH.M = wire.MNone
-	case p.BTH.Opcode == wire.OpSACK && !p.SETH.PR && p.SETH.M == wire.MSkipOnce && f.has(agSkipOnceRetires):
+	case p.BTH.Opcode == wire.OpSACK && !p.SETH.PR && p.SETH.M == wire.MSkipOnce && f.has(faultSkipOnceRetires):
 		p.SETH.M = wire.MAlwaysSkip
-	case p.BTH.Opcode == wire.OpSACK && p.SETH.PR && p.SETH.M == wire.MSkipOnce && f.has(agProbeSkipBad):
+	case p.BTH.Opcode == wire.OpSACK && p.SETH.PR && p.SETH.M == wire.MSkipOnce && f.has(faultProbeSkipBad):
 		p.SETH.M = wire.MAlwaysSkip
-	case p.BTH.Opcode == wire.OpNACK && p.NETH.Reason == wire.NACKTrimmed && f.has(agIgnoreTrimEV):
+	case p.BTH.Opcode == wire.OpNACK && p.NETH.Reason == wire.NACKTrimmed && f.has(faultIgnoreTrimEV):
 		p.NETH.Reason = wire.NACKTrimmedLastHop
 	}
 	e.qp.Receive(now, plane+1, p, &a.out)
@@ -161,7 +161,7 @@ func (a *Agent) collect() {
 		}
 	}
 	for _, e := range statemachine.AsyncEventsOf(o, nil) {
-		if e.Type == statemachine.AsyncCommEst && a.cfg.Faults.has(agNoCommEst) || e.Type == statemachine.AsyncQPFatal && a.cfg.Faults.has(agNoQPFatal) {
+		if e.Type == statemachine.AsyncCommEst && a.cfg.Faults.has(faultNoCommEst) || e.Type == statemachine.AsyncQPFatal && a.cfg.Faults.has(faultNoQPFatal) {
 			continue
 		}
 		a.async.Add(e)
@@ -190,7 +190,7 @@ func (a *Agent) collect() {
 		case statemachine.EvRemotePortMask:
 			a.remotePortMask(ev)
 		case statemachine.EvEVReplaced:
-			if a.cfg.Faults.has(agNoReplacement) {
+			if a.cfg.Faults.has(faultNoReplacement) {
 				a.denyReplacement(ev)
 			}
 		case statemachine.EvEPResponse:
@@ -229,29 +229,29 @@ func (a *Agent) transmit(o *statemachine.Outgoing) {
 	op := p.BTH.Opcode
 	f := a.cfg.Faults
 	switch {
-	case op.IsWrite() && f.has(agNoRtxFlag):
+	case op.IsWrite() && f.has(faultNoRtxFlag):
 		p.BTH.Retransmit = false
-	case op == wire.OpSACK && f.has(agNoProbeAnswer) && p.SETH.PR:
+	case op == wire.OpSACK && f.has(faultNoProbeAnswer) && p.SETH.PR:
 		return
-	case op == wire.OpSACK && f.has(agIgnoreECN):
+	case op == wire.OpSACK && f.has(faultIgnoreECN):
 		p.SETH.M = wire.MNone
-	case op == wire.OpEndpointResp && f.has(agNoEPResponse):
+	case op == wire.OpEndpointResp && f.has(faultNoEPResponse):
 		return
-	case op == wire.OpNACK && p.NETH.Reason == wire.NACKPSNOutOfWindow && f.has(agNoOORNACK):
+	case op == wire.OpNACK && p.NETH.Reason == wire.NACKPSNOutOfWindow && f.has(faultNoOORNACK):
 		return
 	}
 	plane := int(o.Plane)
-	if plane >= a.ports || a.ctl.PortMask(1<<(plane+1)) == 0 && !f.has(agIgnorePortAdmin) {
+	if plane >= a.ports || a.ctl.PortMask(1<<(plane+1)) == 0 && !f.has(faultIgnorePortAdmin) {
 		a.node.RxDropped++ // an EV profile naming a port this node lacks
 		return
 	}
-	if f.has(agFixedSport) {
+	if f.has(faultFixedSport) {
 		p.UDP.SrcPort = 0xC0DE
 	}
-	if f.has(agNoSolicited) {
+	if f.has(faultNoSolicited) {
 		p.BTH.SE = false
 	}
-	if f.has(agNoSRv6Encap) {
+	if f.has(faultNoSRv6Encap) {
 		p.SRv6, p.HasSRH = false, false
 	}
 	p.Eth.Src = a.cfg.MACs[plane]
@@ -266,10 +266,10 @@ func (a *Agent) transmit(o *statemachine.Outgoing) {
 	if err != nil {
 		return
 	}
-	if f.has(agBadICRC) && !p.Trimmed {
+	if f.has(faultBadICRC) && !p.Trimmed {
 		b[len(b)-1] ^= 0xA5
 	}
-	if f.has(agImmByteSwap) && op.HasImm() {
+	if f.has(faultImmByteSwap) && op.HasImm() {
 		a.swapImm(b)
 	}
 	for _, c := range []*counters{&a.node, a.cur} {

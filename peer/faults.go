@@ -5,107 +5,64 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/openmrc/mrc/statemachine"
+	sm "github.com/openmrc/mrc/statemachine"
 )
 
-// Fault is one seeded bug of the reference peer, for showing that the
-// conformance suite catches broken implementations. Some are statemachine
-// faults (statemachine.Faults); the others live in the agent's ingress or
-// egress stage and touch packets only.
-type Fault struct {
-	Name string
-	Doc  string
-	sm   statemachine.Faults
-	ag   agentFault
-}
-
-type agentFault uint32
-
-const (
-	agNoRtxFlag agentFault = 1 << iota
-	agBadICRC
-	agIgnoreECN
-	agNoProbeAnswer
-	agIgnoreMVerdict
-	agIgnorePortStatus
-	agNoEPResponse
-	agAcceptBadICRC
-	agNoOORNACK
-	agImmByteSwap
-	agFixedSport
-	agNoSRv6Decap
-	agIgnoreSkipOnce
-	agSkipOnceRetires
-	agIgnoreTrimEV
-	agProbeSkipBad
-	agNoReplacement
-	agReplaceEVNoop
-	agGenRaw
-	agIgnorePortAdmin
-	agNoSolicited
-	agNotifyAny
-	agNoPortAsync
-	agBatchSorted
-	agVersionSwap
-	agVendorCfgDropped
-	agAdjSvcTime
-	agNoSRv6Encap
-	agNoCommEst
-	agNoQPFatal
-	agContextAnyVersion
-	agChannelUnwired
+// The reference peer's own seeded faults: they live in the agent's ingress
+// or egress stage, or in its control handlers, and touch packets or
+// answers only. Each is a statemachine.Faults value, the one mechanism for
+// every seeded fault.
+var (
+	faultNoRtxFlag         = sm.NewFault("no-rtx-flag", "sends retransmissions without the BTH rtx flag")
+	faultBadICRC           = sm.NewFault("bad-icrc", "sends every packet with a wrong ICRC")
+	faultIgnoreECN         = sm.NewFault("ignore-ecn", "answers CE-marked packets and probes with m = NONE")
+	faultNoProbeAnswer     = sm.NewFault("no-probe-answer", "never answers reliability probes")
+	faultIgnoreMVerdict    = sm.NewFault("ignore-m-verdict", "ignores the m verdict (SKIP_ONCE, ALWAYS_SKIP) of SACKs")
+	faultIgnorePortStatus  = sm.NewFault("ignore-port-status", "ignores peers' port status updates and keeps using their down planes")
+	faultNoEPResponse      = sm.NewFault("no-ep-response", "never answers endpoint requests")
+	faultAcceptBadICRC     = sm.NewFault("accept-bad-icrc", "accepts packets whose ICRC is wrong")
+	faultNoOORNACK         = sm.NewFault("no-oor-nack", "drops out-of-window PSNs without the PSN_OOR_WINDOW NACK")
+	faultImmByteSwap       = sm.NewFault("imm-byte-swap", "sends the immediate data least significant byte first")
+	faultFixedSport        = sm.NewFault("fixed-udp-sport", "sends every packet from one UDP source port instead of its EV's")
+	faultNoSRv6Decap       = sm.NewFault("no-srv6-decap", "drops SRv6-encapsulated packets instead of processing the inner packet")
+	faultIgnoreSkipOnce    = sm.NewFault("ignore-skip-once", "keeps an EV GOOD when a SACK reflecting it says SKIP_ONCE")
+	faultSkipOnceRetires   = sm.NewFault("skip-once-retires", "retires an EV (ASSUMED_BAD) on SKIP_ONCE instead of skipping it for the rotation")
+	faultIgnoreTrimEV      = sm.NewFault("ignore-trim-ev", "keeps an EV GOOD when a TRIMMED NACK reflects it (treats it as TRIMMED_LASTHOP)")
+	faultProbeSkipBad      = sm.NewFault("ignore-probe-skip", "keeps an ASSUMED_BAD EV retired when its probe is answered with SKIP_ONCE")
+	faultNoReplacement     = sm.NewFault("no-replacement", "does not replace a retired active EV from its plane's backup set")
+	faultReplaceEVNoop     = sm.NewFault("replace-ev-noop", "accepts REPLACE_EV on an ONLINE EV profile but keeps sending on the replaced EVs")
+	faultGenRaw            = sm.NewFault("gen-ev-unexpanded", "puts a GEN profile's compact EVs on the wire instead of their expansions")
+	faultIgnorePortAdmin   = sm.NewFault("ignore-port-admin", "records a port administratively disabled but keeps sending on it and never tells peers")
+	faultNoSolicited       = sm.NewFault("no-solicited-flag", "never sets the BTH se flag, even on a WriteImm posted with IBV_SEND_SOLICITED")
+	faultNotifyAny         = sm.NewFault("notify-any", "raises a CQ event on any completion when armed for solicited ones only")
+	faultNoPortAsync       = sm.NewFault("no-port-async-event", "raises no IBV_EVENT_PORT_ERR or PORT_ACTIVE when a port goes down or up")
+	faultBatchSorted       = sm.NewFault("batch-sorted", "returns an endpoint batch's responses sorted by request id instead of in arrival order")
+	faultVersionSwap       = sm.NewFault("version-swapped", "reports current and last supported API versions the wrong way round")
+	faultVendorCfgDropped  = sm.NewFault("vendor-cfg-dropped", "accepts MRC_QP_VENDOR_CFG but returns none in query_qp")
+	faultAdjSvcTime        = sm.NewFault("adj-svc-time-set", "reports adj_svc_time on endpoint responses though no service time travels")
+	faultNoSRv6Encap       = sm.NewFault("no-srv6-encap", "sends the packets of an SRv6 EV profile without the outer SRv6 header")
+	faultNoCommEst         = sm.NewFault("no-comm-est", "raises no IBV_EVENT_COMM_EST when a QP in RTR receives its first request packet")
+	faultNoQPFatal         = sm.NewFault("no-qp-fatal", "raises no IBV_EVENT_QP_FATAL when an error no completion reports moves a QP to ERROR")
+	faultContextAnyVersion = sm.NewFault("context-any-version", "creates a context whatever API version it asks for")
+	faultChannelUnwired    = sm.NewFault("channel-unwired", "accepts a completion channel for a QP's CQ but raises its CQ events on the CQ alone, never through the channel")
 )
 
-// Faults lists every seeded fault, by name.
-var Faults = []Fault{
-	{Name: "go-back-n", Doc: "retransmits every outstanding PSN from a lost one on, acknowledged or not", sm: statemachine.FaultGoBackN},
-	{Name: "ignore-trim", Doc: "ignores TRIMMED NACKs (no retransmission until the timer)", sm: statemachine.FaultIgnoreTrim},
-	{Name: "reuse-nacked-ev", Doc: "retransmits a NACKed PSN on the EV the NACK named", sm: statemachine.FaultReuseNACKedEV},
-	{Name: "early-wimm", Doc: "completes a WriteIMM when its last packet arrives, before earlier PSNs", sm: statemachine.FaultEarlyWIMM},
-	{Name: "place-duplicates", Doc: "places duplicate packets again", sm: statemachine.FaultPlaceDuplicates},
-	{Name: "beyond-mpr", Doc: "sends PSNs up to twice the MPR window ahead of the cumulative ACK", sm: statemachine.FaultBeyondMPR},
-	{Name: "no-restore", Doc: "never returns an ASSUMED_BAD EV to GOOD, whatever its probes say", sm: statemachine.FaultNoRestore},
-	{Name: "no-hold-off", Doc: "retransmits at once after a resource NACK instead of waiting base_rtt", sm: statemachine.FaultNoHoldOff},
-	{Name: "no-rtx-flag", Doc: "sends retransmissions without the BTH rtx flag", ag: agNoRtxFlag},
-	{Name: "bad-icrc", Doc: "sends every packet with a wrong ICRC", ag: agBadICRC},
-	{Name: "ignore-ecn", Doc: "answers CE-marked packets and probes with m = NONE", ag: agIgnoreECN},
-	{Name: "no-probe-answer", Doc: "never answers reliability probes", ag: agNoProbeAnswer},
-	{Name: "ignore-m-verdict", Doc: "ignores the m verdict (SKIP_ONCE, ALWAYS_SKIP) of SACKs", ag: agIgnoreMVerdict},
-	{Name: "ignore-port-status", Doc: "ignores peers' port status updates and keeps using their down planes", ag: agIgnorePortStatus},
-	{Name: "no-ep-response", Doc: "never answers endpoint requests", ag: agNoEPResponse},
-	{Name: "accept-bad-icrc", Doc: "accepts packets whose ICRC is wrong", ag: agAcceptBadICRC},
-	{Name: "no-oor-nack", Doc: "drops out-of-window PSNs without the PSN_OOR_WINDOW NACK", ag: agNoOORNACK},
-	{Name: "imm-byte-swap", Doc: "sends the immediate data least significant byte first", ag: agImmByteSwap},
-	{Name: "fixed-udp-sport", Doc: "sends every packet from one UDP source port instead of its EV's", ag: agFixedSport},
-	{Name: "no-srv6-decap", Doc: "drops SRv6-encapsulated packets instead of processing the inner packet", ag: agNoSRv6Decap},
-	{Name: "ignore-skip-once", Doc: "keeps an EV GOOD when a SACK reflecting it says SKIP_ONCE", ag: agIgnoreSkipOnce},
-	{Name: "skip-once-retires", Doc: "retires an EV (ASSUMED_BAD) on SKIP_ONCE instead of skipping it for the rotation", ag: agSkipOnceRetires},
-	{Name: "ignore-trim-ev", Doc: "keeps an EV GOOD when a TRIMMED NACK reflects it (treats it as TRIMMED_LASTHOP)", ag: agIgnoreTrimEV},
-	{Name: "ignore-probe-skip", Doc: "keeps an ASSUMED_BAD EV retired when its probe is answered with SKIP_ONCE", ag: agProbeSkipBad},
-	{Name: "no-replacement", Doc: "does not replace a retired active EV from its plane's backup set", ag: agNoReplacement},
-	{Name: "replace-ev-noop", Doc: "accepts REPLACE_EV on an ONLINE EV profile but keeps sending on the replaced EVs", ag: agReplaceEVNoop},
-	{Name: "gen-ev-unexpanded", Doc: "puts a GEN profile's compact EVs on the wire instead of their expansions", ag: agGenRaw},
-	{Name: "ignore-port-admin", Doc: "records a port administratively disabled but keeps sending on it and never tells peers", ag: agIgnorePortAdmin},
-	{Name: "no-solicited-flag", Doc: "never sets the BTH se flag, even on a WriteImm posted with IBV_SEND_SOLICITED", ag: agNoSolicited},
-	{Name: "notify-any", Doc: "raises a CQ event on any completion when armed for solicited ones only", ag: agNotifyAny},
-	{Name: "no-port-async-event", Doc: "raises no IBV_EVENT_PORT_ERR or PORT_ACTIVE when a port goes down or up", ag: agNoPortAsync},
-	{Name: "batch-sorted", Doc: "returns an endpoint batch's responses sorted by request id instead of in arrival order", ag: agBatchSorted},
-	{Name: "version-swapped", Doc: "reports current and last supported API versions the wrong way round", ag: agVersionSwap},
-	{Name: "vendor-cfg-dropped", Doc: "accepts MRC_QP_VENDOR_CFG but returns none in query_qp", ag: agVendorCfgDropped},
-	{Name: "adj-svc-time-set", Doc: "reports adj_svc_time on endpoint responses though no service time travels", ag: agAdjSvcTime},
-	{Name: "no-srv6-encap", Doc: "sends the packets of an SRv6 EV profile without the outer SRv6 header", ag: agNoSRv6Encap},
-	{Name: "no-comm-est", Doc: "raises no IBV_EVENT_COMM_EST when a QP in RTR receives its first request packet", ag: agNoCommEst},
-	{Name: "no-qp-fatal", Doc: "raises no IBV_EVENT_QP_FATAL when an error no completion reports moves a QP to ERROR", ag: agNoQPFatal},
-	{Name: "context-any-version", Doc: "creates a context whatever API version it asks for", ag: agContextAnyVersion},
-	{Name: "channel-unwired", Doc: "accepts a completion channel for a QP's CQ but raises its CQ events on the CQ alone, never through the channel", ag: agChannelUnwired},
+// Faults lists every fault the peer can seed (mrc-peer --fault), in the
+// order the detection matrix shows them: the statemachine's that the
+// conformance suite must catch, then the peer's own.
+var Faults = []sm.Faults{
+	sm.FaultGoBackN, sm.FaultIgnoreTrim, sm.FaultReuseNACKedEV, sm.FaultEarlyWIMM,
+	sm.FaultPlaceDuplicates, sm.FaultBeyondMPR, sm.FaultNoRestore, sm.FaultNoHoldOff,
+	faultNoRtxFlag, faultBadICRC, faultIgnoreECN, faultNoProbeAnswer, faultIgnoreMVerdict, faultIgnorePortStatus,
+	faultNoEPResponse, faultAcceptBadICRC, faultNoOORNACK, faultImmByteSwap, faultFixedSport, faultNoSRv6Decap,
+	faultIgnoreSkipOnce, faultSkipOnceRetires, faultIgnoreTrimEV, faultProbeSkipBad, faultNoReplacement,
+	faultReplaceEVNoop, faultGenRaw, faultIgnorePortAdmin, faultNoSolicited, faultNotifyAny, faultNoPortAsync,
+	faultBatchSorted, faultVersionSwap, faultVendorCfgDropped, faultAdjSvcTime, faultNoSRv6Encap,
+	faultNoCommEst, faultNoQPFatal, faultContextAnyVersion, faultChannelUnwired,
 }
 
 // FaultSet is a set of seeded faults; the zero value is a correct peer.
-type FaultSet struct {
-	sm    statemachine.Faults
-	ag    agentFault
-	names []string
-}
+type FaultSet struct{ f sm.Faults }
 
 // UnknownFaultError names a fault that does not exist.
 type UnknownFaultError struct{ Name string }
@@ -118,7 +75,7 @@ func (e *UnknownFaultError) Error() string {
 func FaultNames() []string {
 	out := make([]string, len(Faults))
 	for i, f := range Faults {
-		out[i] = f.Name
+		out[i] = f.Name()
 	}
 	return out
 }
@@ -127,25 +84,19 @@ func FaultNames() []string {
 func ParseFaults(names ...string) (FaultSet, error) {
 	var s FaultSet
 	for _, n := range names {
-		i := slices.IndexFunc(Faults, func(f Fault) bool { return f.Name == n })
+		i := slices.IndexFunc(Faults, func(f sm.Faults) bool { return f.Name() == n })
 		if i < 0 {
 			return FaultSet{}, &UnknownFaultError{Name: n}
 		}
-		f := Faults[i]
-		s.sm |= f.sm
-		s.ag |= f.ag
-		if !slices.Contains(s.names, n) {
-			s.names = append(s.names, n)
-		}
+		s.f |= Faults[i]
 	}
-	slices.Sort(s.names)
 	return s, nil
 }
 
 // Names returns the faults of the set, sorted.
-func (s FaultSet) Names() []string { return slices.Clone(s.names) }
+func (s FaultSet) Names() []string { return s.f.Names() }
 
 // Empty reports whether the set seeds no fault.
-func (s FaultSet) Empty() bool { return s.sm == 0 && s.ag == 0 }
+func (s FaultSet) Empty() bool { return s.f == 0 }
 
-func (s FaultSet) has(f agentFault) bool { return s.ag&f != 0 }
+func (s FaultSet) has(f sm.Faults) bool { return s.f&f != 0 }

@@ -29,7 +29,7 @@ func (a *Agent) setPortStatus(now statemachine.Time, params json.RawMessage) (an
 // peer with QPs.
 func (a *Agent) applyPorts(now statemachine.Time) {
 	if up := a.localUp(); up != a.lastUp {
-		if !a.cfg.Faults.has(agNoPortAsync) {
+		if !a.cfg.Faults.has(faultNoPortAsync) {
 			a.async.Add(statemachine.PortEvents(a.lastUp, up, nil)...) // CTL-AEV-2
 		}
 		a.lastUp = up
@@ -112,7 +112,7 @@ func (a *Agent) remotePortMask(ev statemachine.Event) {
 	if _, known := a.remote[src]; known || len(a.remote) < MaxRemotePeers {
 		a.remote[src] = uint32(ev.Value)
 	}
-	if a.cfg.Faults.has(agIgnorePortStatus) {
+	if a.cfg.Faults.has(faultIgnorePortStatus) {
 		return
 	}
 	// EP-PSU-3: every QP to that node stops using the planes reported

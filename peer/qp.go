@@ -53,12 +53,18 @@ func (a *Agent) entry(qpn uint32) (*qpEntry, error) {
 	return e, nil
 }
 
-// nodeConfig is the statemachine configuration of a new QP: the profiles
-// and remotely writable regions known now.
-func (a *Agent) nodeConfig(e *qpEntry) statemachine.Config {
-	c := statemachine.Config{Profile: a.cfg.Profile, MaxSendWR: e.create.MaxSendWR, MaxRecvWR: e.create.MaxRecvWR,
-		Timestamps: e.create.Timestamps, Faults: a.cfg.Faults.sm,
-		MaxMPRDevice: maxMPR, MaxWIMMDevice: maxWIMM, MaxWIMMDestDevice: maxWIMM}
+// qpConfig is the statemachine configuration of QP e with address vector
+// addr: its number, a seed drawn from the agent's, and what create_qp set.
+func (a *Agent) qpConfig(e *qpEntry, addr statemachine.Addressing) statemachine.QPConfig {
+	return statemachine.QPConfig{QPN: e.qpn, Seed: a.cfg.Seed ^ uint64(e.qpn)*0x9E3779B97F4A7C15, Addr: addr,
+		MaxSendWR: e.create.MaxSendWR, MaxRecvWR: e.create.MaxRecvWR, Timestamps: e.create.Timestamps}
+}
+
+// nodeConfig is the statemachine node configuration of a new QP: the
+// profiles and remotely writable regions known now.
+func (a *Agent) nodeConfig() statemachine.Config {
+	c := statemachine.Config{Profile: a.cfg.Profile, Test: statemachine.TestKnobs{Faults: a.cfg.Faults.f},
+		Device: statemachine.Device{MaxMPR: maxMPR, MaxWIMM: maxWIMM, MaxWIMMDest: maxWIMM}}
 	for _, id := range sortedKeys(a.evp) {
 		c.EVProfiles = append(c.EVProfiles, a.evp[id])
 	}
@@ -245,12 +251,11 @@ func (a *Agent) modifyQP(now statemachine.Time, params json.RawMessage) (any, er
 				a.hints.Release(attr.Hint) // the QP was refused: it names no hint
 			}
 		}()
-		n, err := statemachine.NewNode(a.nodeConfig(e))
+		n, err := statemachine.NewNode(a.nodeConfig())
 		if err != nil {
 			return nil, control.Errorf(control.CodeInvalidState, "no usable EV and CC profiles: %v", err)
 		}
-		q, err := n.NewQP(e.qpn, a.cfg.Seed^uint64(e.qpn)*0x9E3779B97F4A7C15,
-			statemachine.Addressing{SrcIP: a.cfg.IP, DstIP: a.cfg.IP, EVMode: a.cfg.EVMode})
+		q, err := n.NewQP(a.qpConfig(e, statemachine.Addressing{SrcIP: a.cfg.IP, DstIP: a.cfg.IP, EVMode: a.cfg.EVMode}))
 		if err != nil {
 			return nil, smErr(err)
 		}
@@ -271,8 +276,8 @@ func (a *Agent) modifyQP(now statemachine.Time, params json.RawMessage) (any, er
 		if p.Attr.AV.HopLimit < 0 || p.Attr.AV.HopLimit > 255 {
 			return nil, control.Errorf(control.CodeInvalidArgument, "hop limit %d", p.Attr.AV.HopLimit)
 		}
-		q, err := e.node.NewQP(e.qpn, a.cfg.Seed^uint64(e.qpn)*0x9E3779B97F4A7C15, statemachine.Addressing{
-			SrcMAC: a.cfg.MACs[0], DstMAC: mac, SrcIP: a.cfg.IP, DstIP: ip, HopLimit: uint8(p.Attr.AV.HopLimit), EVMode: a.cfg.EVMode})
+		q, err := e.node.NewQP(a.qpConfig(e, statemachine.Addressing{
+			SrcMAC: a.cfg.MACs[0], DstMAC: mac, SrcIP: a.cfg.IP, DstIP: ip, HopLimit: uint8(p.Attr.AV.HopLimit), EVMode: a.cfg.EVMode}))
 		if err != nil {
 			return nil, smErr(err)
 		}
@@ -308,7 +313,7 @@ func (a *Agent) modifyQP(now statemachine.Time, params json.RawMessage) (any, er
 }
 
 func (a *Agent) remoteOf(ip netip.Addr) uint32 {
-	if m, ok := a.remote[ip]; ok && !a.cfg.Faults.has(agIgnorePortStatus) {
+	if m, ok := a.remote[ip]; ok && !a.cfg.Faults.has(faultIgnorePortStatus) {
 		return m
 	}
 	return 0xFFFFFFFE
@@ -337,7 +342,7 @@ func (a *Agent) queryQP(params json.RawMessage) (any, error) {
 		return control.QueryQPResult{State: control.StateReset}, nil
 	}
 	r := control.QueryQPResult{State: e.qp.State().String(), ErrorCause: causeNames[e.qp.ErrorCause()]}
-	if at, _ := e.qp.Attr(); !a.cfg.Faults.has(agVendorCfgDropped) {
+	if at, _ := e.qp.Attr(); !a.cfg.Faults.has(faultVendorCfgDropped) {
 		r.VendorCfg = strings.TrimRight(hex.EncodeToString(at.VendorCfg[:]), "0")
 		if len(r.VendorCfg)%2 == 1 {
 			r.VendorCfg += "0"

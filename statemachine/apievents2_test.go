@@ -15,7 +15,7 @@ func asyncOf(o *Output) []AsyncEvent { return AsyncEventsOf(o, nil) }
 // raises none, a QP in RTS raises none, and RESET starts over (CTL-AEV-4,
 // AMB-96).
 func TestCommEst(t *testing.T) {
-	q, err := New(testConfig(qpnA))
+	q, err := testConfig(qpnA).new()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ type Attr struct {
 	Timeout     uint8 // local ACK timeout 1.024 µs × 2^Timeout, at most 24
 	Retry       Retry
 	// Verbs attributes.
-	PKeyIndex   uint16 // recorded; the P_Key itself is Config.Addr.PKey
+	PKeyIndex   uint16 // recorded; the P_Key itself is QPConfig.Addr.PKey
 	AccessFlags uint32 // recorded; remote write access is checked against Config.MRs
 	PathMTU     uint16 // bytes: 256, 512, 1024, 2048 or 4096
 	DestQPN     uint32 // IBV_QP_DEST_QPN
@@ -91,8 +91,8 @@ const (
 	AttrVendorCfg AttrMask = 1 << 31
 
 	AttrAccessFlags AttrMask = 1 << (verbsAttr + 3)  // IBV_QP_ACCESS_FLAGS; checked against Config.MRs
-	AttrPKeyIndex   AttrMask = 1 << (verbsAttr + 4)  // IBV_QP_PKEY_INDEX; the P_Key itself is Config.Addr.PKey
-	AttrAV          AttrMask = 1 << (verbsAttr + 7)  // IBV_QP_AV; the address vector is Config.Addr
+	AttrPKeyIndex   AttrMask = 1 << (verbsAttr + 4)  // IBV_QP_PKEY_INDEX; the P_Key itself is QPConfig.Addr.PKey
+	AttrAV          AttrMask = 1 << (verbsAttr + 7)  // IBV_QP_AV; the address vector is QPConfig.Addr
 	AttrPathMTU     AttrMask = 1 << (verbsAttr + 8)  // IBV_QP_PATH_MTU
 	AttrRQPSN       AttrMask = 1 << (verbsAttr + 12) // IBV_QP_RQ_PSN
 	AttrSQPSN       AttrMask = 1 << (verbsAttr + 16) // IBV_QP_SQ_PSN
@@ -226,8 +226,10 @@ func (q *QP) Modify(now Time, to QPState, a Attr, mask AttrMask, out *Output) er
 			return fail(AttrCCProfileID, a.CCProfileID, ErrUnknownProfile, "no CC profile with this ID in Config.CCProfiles")
 		}
 	}
-	mprOK := func(v uint8) bool { return v >= 1 && int(v) <= cfg.MaxMPRDevice && int(v)%cfg.MPRResolution == 0 }
-	mprWant := fmt.Sprintf("[1, %d], a multiple of %d (units of 128 PSNs)", cfg.MaxMPRDevice, cfg.MPRResolution)
+	mprOK := func(v uint8) bool {
+		return v >= 1 && int(v) <= cfg.Device.MaxMPR && int(v)%cfg.Device.MPRResolution == 0
+	}
+	mprWant := fmt.Sprintf("[1, %d], a multiple of %d (units of 128 PSNs)", cfg.Device.MaxMPR, cfg.Device.MPRResolution)
 	checks := []struct {
 		m    AttrMask
 		v    uint64
@@ -236,13 +238,13 @@ func (q *QP) Modify(now Time, to QPState, a Attr, mask AttrMask, out *Output) er
 	}{
 		{AttrMPR, uint64(a.MPR), mprOK(a.MPR), mprWant},
 		{AttrMPRDest, uint64(a.MPRDest), mprOK(a.MPRDest), mprWant},
-		{AttrMaxWIMM, uint64(a.MaxWIMM), a.MaxWIMM >= 1 && int(a.MaxWIMM) <= cfg.MaxWIMMDevice, fmt.Sprintf("[1, %d]", cfg.MaxWIMMDevice)},
-		{AttrMaxWIMMDest, uint64(a.MaxWIMMDest), a.MaxWIMMDest >= 1 && int(a.MaxWIMMDest) <= cfg.MaxWIMMDestDevice, fmt.Sprintf("[1, %d]", cfg.MaxWIMMDestDevice)},
+		{AttrMaxWIMM, uint64(a.MaxWIMM), a.MaxWIMM >= 1 && int(a.MaxWIMM) <= cfg.Device.MaxWIMM, fmt.Sprintf("[1, %d]", cfg.Device.MaxWIMM)},
+		{AttrMaxWIMMDest, uint64(a.MaxWIMMDest), a.MaxWIMMDest >= 1 && int(a.MaxWIMMDest) <= cfg.Device.MaxWIMMDest, fmt.Sprintf("[1, %d]", cfg.Device.MaxWIMMDest)},
 		{AttrTimeout, uint64(a.Timeout), a.Timeout <= MaxTimeout, "[0, 24]"},
 		{AttrRetryCnt, uint64(a.Retry.LinearCnt)<<8 | uint64(a.Retry.ExpCnt), a.Retry.LinearCnt <= 7 && a.Retry.ExpCnt <= RetryInfinite,
 			"linear_cnt ≤ 7 and exp_cnt ≤ 25 (value is linear<<8|exp)"},
 		{AttrCap, uint64(a.Cap), a.Cap < 1<<3, "MRC_QP_CAP_* bits only"},
-		{AttrCap, uint64(a.Cap), a.Cap&CapDynamicMPR == 0 || cfg.DeviceCapMissing&DevCapDynamicMPR == 0,
+		{AttrCap, uint64(a.Cap), a.Cap&CapDynamicMPR == 0 || cfg.Device.CapMissing&DevCapDynamicMPR == 0,
 			"no MRC_QP_CAP_DYNAMIC_MPR: the device lacks MRC_DEVICE_CAP_DYNAMIC_MPR (CTL-DEV-3)"},
 		{AttrPathMTU, uint64(a.PathMTU), a.PathMTU >= 256 && a.PathMTU <= 4096 && a.PathMTU&(a.PathMTU-1) == 0, "256, 512, 1024, 2048 or 4096"},
 		{AttrDestQPN, uint64(a.DestQPN), a.DestQPN <= wire.PSNMask && a.DestQPN > wire.EndpointQPN, "a 24-bit QPN above 2 (WIRE-BTH-8)"},
@@ -255,25 +257,32 @@ func (q *QP) Modify(now Time, to QPState, a Attr, mask AttrMask, out *Output) er
 		}
 	}
 	q.setAttrs(a, mask)
+	q.build(from, evIdx, ccIdx)
+	q.setState(to)
+	return nil
+}
+
+// build sizes and starts what a transition from state from brings into
+// being: INIT the EV table and the receive queue, RTR the responder, RTS
+// congestion control and the requester. evIdx and ccIdx are the profiles
+// INIT picked.
+func (q *QP) build(from QPState, evIdx, ccIdx int) {
 	switch from {
 	case StateReset:
-		q.rng = newRNG(q.st.seed)
+		q.rng = newRNG(q.st.qp.Seed)
 		q.ccIdx = ccIdx
 		q.ev.init(q.st.evSets[evIdx], &q.rng)
-		q.rq = make([]uint64, cfg.MaxRecvWR)
+		q.rq = make([]uint64, q.st.qp.MaxRecvWR)
 	case StateInit:
-		q.rsp.init(&q.attr, cfg.MPRUnit)
+		q.rsp.init(&q.attr, q.st.cfg.Test.MPRUnit)
 	case StateRTR:
-		ccp := &cfg.CCProfiles[q.ccIdx]
-		q.cc.init(ccp, int(q.attr.PathMTU), now)
-		q.req.init(cfg, &q.attr, q.cc.baseRTT)
+		q.cc.init(&q.st.cfg.CCProfiles[q.ccIdx], int(q.attr.PathMTU), q.now)
+		q.req.init(q.st, &q.attr, q.cc.baseRTT)
 		q.ev.probeInt = q.ev.set.probeInterval
 		if q.ev.probeInt == 0 {
 			q.ev.probeInt = Timeout(q.attr.Timeout) // EV-PRB-2
 		}
 	}
-	q.setState(to)
-	return nil
 }
 
 func (q *QP) setAttrs(a Attr, m AttrMask) {
@@ -308,13 +317,13 @@ func (q *QP) setAttrs(a Attr, m AttrMask) {
 // MRC_QP_CAP_SVC_TIME_DEST_UNSUPPORTED (CTL-SVC-1). No wire field carries
 // service time (AMB-16), so it changes no packet.
 func (q *QP) ServiceTime() bool {
-	return q.st.cfg.DeviceCapMissing&DevCapSvcTime == 0 && q.attr.Cap&CapSvcTimeDestUnsupported == 0
+	return q.st.cfg.Device.CapMissing&DevCapSvcTime == 0 && q.attr.Cap&CapSvcTimeDestUnsupported == 0
 }
 
 // reset drops every piece of state (→ RESET).
 func (q *QP) reset() {
 	q.setState(StateReset)
-	*q = QP{st: q.st, rng: newRNG(q.st.seed), now: q.now, out: q.out}
+	*q = QP{st: q.st, rng: newRNG(q.st.qp.Seed), now: q.now, out: q.out}
 }
 
 // Mask of each transition's required attributes, for BringUp.

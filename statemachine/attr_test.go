@@ -19,7 +19,7 @@ func TestVerbsAttributesRejected(t *testing.T) {
 	for _, bit := range []AttrMask{AttrVerbsPort, AttrVerbsTimeout, AttrVerbsRetryCnt, AttrVerbsRNRRetry, AttrVerbsMinRNRTimer,
 		AttrVerbsMaxQPRdAtomic, AttrVerbsMaxDestRdAtomic, AttrVerbsAltPath, AttrVerbsPathMigState} {
 		for i, st := range steps {
-			q, err := New(testConfig(qpnA))
+			q, err := testConfig(qpnA).new()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,7 +50,7 @@ func TestProtocolVersion(t *testing.T) {
 	}{{0, true}, {ProtocolVersion1, true}, {1<<0 | 1<<1, false}, {1 << 1, false}, {1 << 31, false}} {
 		c := testConfig(qpnA)
 		c.ProtocolVersion = tc.v
-		_, err := New(c)
+		_, err := c.new()
 		var ce *ConfigError
 		if tc.ok != (err == nil) || (err != nil && (!errors.As(err, &ce) || ce.Field != "ProtocolVersion")) {
 			t.Errorf("protocol_version %#x: %v", tc.v, err)
@@ -65,7 +65,7 @@ func TestProtocolVersion(t *testing.T) {
 // (QP-ATTR-2).
 func TestPeerAgreementBeforeRTR(t *testing.T) {
 	for _, m := range []AttrMask{AttrMaxWIMMDest, AttrMPRDest, AttrCap} {
-		q, _ := New(testConfig(qpnA))
+		q, _ := testConfig(qpnA).new()
 		var out Output
 		if err := q.Modify(0, StateInit, testAttr(qpnB), MaskInit, &out); err != nil {
 			t.Fatal(err)
@@ -75,7 +75,7 @@ func TestPeerAgreementBeforeRTR(t *testing.T) {
 			t.Errorf("RTR without %s: %v (state %s)", m, err, q.State())
 		}
 	}
-	q, _ := New(testConfig(qpnA))
+	q, _ := testConfig(qpnA).new()
 	var out Output
 	out.TracePackets = true
 	if err := q.BringUp(0, testAttr(qpnB), &out); err != nil {
@@ -93,14 +93,14 @@ func TestPeerAgreementBeforeRTR(t *testing.T) {
 func TestSourceGID(t *testing.T) {
 	c := testConfig(qpnA)
 	v2 := c.Addr.SrcIP
-	c.GIDs = []GID{{IP: netip.MustParseAddr("fe80::1"), Type: GIDRoCEv1}, {IP: v2, Type: GIDRoCEv2}, {Type: GIDIB}}
-	n, err := NewNode(c)
+	c.Device.GIDs = []GID{{IP: netip.MustParseAddr("fe80::1"), Type: GIDRoCEv1}, {IP: v2, Type: GIDRoCEv2}, {Type: GIDIB}}
+	n, err := NewNode(c.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := c.Addr
 	addr.SrcIP, addr.SGIDIndex = netip.Addr{}, 1
-	q, err := n.NewQP(0x40, 1, addr)
+	q, err := n.NewQP(QPConfig{QPN: 0x40, Seed: 1, Addr: addr})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestSourceGID(t *testing.T) {
 		{-1, netip.Addr{}, "Addr.SGIDIndex"}, {1, netip.MustParseAddr("10.9.9.9"), "Addr.SrcIP"}} {
 		a := addr
 		a.SGIDIndex, a.SrcIP = tc.idx, tc.src
-		_, err := n.NewQP(0x41, 1, a)
+		_, err := n.NewQP(QPConfig{QPN: 0x41, Seed: 1, Addr: a})
 		var ce *ConfigError
 		if !errors.As(err, &ce) || ce.Field != tc.field {
 			t.Errorf("GID index %d, source %v: %v", tc.idx, tc.src, err)

@@ -16,13 +16,13 @@ func benchAttr(dest uint32) Attr {
 
 func benchPair(tb testing.TB) (a, b *QP) {
 	var out Output
-	ca, cb := DefaultConfig(qpnA, 1), DefaultConfig(qpnB, 2)
-	cb.Addr.SrcIP, cb.Addr.DstIP = ca.Addr.DstIP, ca.Addr.SrcIP
-	a, err := New(ca)
+	qa, qb := DefaultQPConfig(qpnA, 1), DefaultQPConfig(qpnB, 2)
+	qb.Addr.SrcIP, qb.Addr.DstIP = qa.Addr.DstIP, qa.Addr.SrcIP
+	a, err := New(DefaultConfig(1), qa)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	b, err = New(cb)
+	b, err = New(DefaultConfig(2), qb)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func BenchmarkBackToBackLoss1pct(b *testing.B) { benchBackToBack(b, 100) }
 // node-bytes.
 func BenchmarkQPMemory(b *testing.B) {
 	const n = 256
-	cfg := DefaultConfig(qpnA, 1)
+	cfg, qc := DefaultConfig(1), DefaultQPConfig(qpnA, 1)
 	qps := make([]*QP, n)
 	var out Output
 	runtime.GC()
@@ -156,7 +156,7 @@ func BenchmarkQPMemory(b *testing.B) {
 	runtime.GC()
 	runtime.ReadMemStats(&m1)
 	for i := range qps {
-		q, err := nd.NewQP(uint32(0x100+i), uint64(i), cfg.Addr)
+		q, err := nd.NewQP(QPConfig{QPN: uint32(0x100 + i), Seed: uint64(i), Addr: qc.Addr})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -76,58 +76,6 @@ type WorkRequest struct {
 // IBTA; RETH DMALength is 32 bits).
 const MaxMessageLen = 1 << 31
 
-// Faults selects seeded bugs. It exists for tests of the model checker and
-// trace checkers only and is zero in any real use: each bit turns one
-// correct behaviour into a known-wrong one, guarded by a single if.
-type Faults uint32
-
-// Seeded faults.
-const (
-	// FaultGoBackN retransmits every outstanding PSN from a lost one on.
-	FaultGoBackN Faults = 1 << iota
-	// FaultIgnoreTrim ignores TRIMMED NACKs (no retransmission, no SKIP).
-	FaultIgnoreTrim
-	// FaultReuseNACKedEV retransmits a NACKed packet on the EV the NACK named.
-	FaultReuseNACKedEV
-	// FaultEarlyWIMM releases WriteIMM immediate data as soon as its last
-	// packet arrives, before earlier messages are complete.
-	FaultEarlyWIMM
-	// FaultPlaceDuplicates places duplicate packets again.
-	FaultPlaceDuplicates
-	// FaultBeyondMPR sends PSNs beyond cumulative ACK + MPR (up to twice it).
-	FaultBeyondMPR
-	// FaultNoRestore never returns an ASSUMED_BAD EV to GOOD, however many
-	// probes are answered with m = NONE (breaks EV-ST-7).
-	FaultNoRestore
-	// FaultNoHoldOff retransmits after a resource NACK at once instead of
-	// waiting base_rtt (breaks LR-NACK-2).
-	FaultNoHoldOff
-	// FaultNoStallTimer runs no timer for a queued retransmission that no
-	// EV may carry: the QP can hang in RTS forever (breaks LR-SM-3).
-	FaultNoStallTimer
-	// FaultPlaceShifted places a packet that is not the first of its
-	// message one packet length below its VA, over the packet before it
-	// (breaks RSP-RCV-3: the right bytes at the wrong address).
-	FaultPlaceShifted
-	// FaultFatalRecoverableNACK fails the QP on a recoverable NACK instead
-	// of retransmitting (an unjustified ERROR; breaks LR-NACK-1, LR-NACK-5).
-	FaultFatalRecoverableNACK
-	// FaultResponderWindowOffByOne accepts one PSN beyond the responder's
-	// MPR window (breaks RSP-RCV-6, RSP-NACK-4).
-	FaultResponderWindowOffByOne
-	// FaultNoBackoff keeps the RTO at T: exp_cnt's retries are spent as
-	// linear ones (breaks LR-TMR-4).
-	FaultNoBackoff
-	// FaultStallTimerKept leaves the stall timer running when the wait it
-	// times ends: its later expiry spends a retry no loss caused (breaks
-	// LR-SM-3, LR-TMR-6).
-	FaultStallTimerKept
-	// FaultStallDequeues takes a stall timer's expiry for the waiting
-	// PSN's retransmission: the PSN counts as in flight again, its timer
-	// armed, and nothing is sent (breaks LR-SM-3, LR-RTX-1).
-	FaultStallDequeues
-)
-
 // Addressing is everything the QP writes into the Ethernet, IP and UDP
 // headers other than the EV (the IBV_QP_AV of the RTR transition). SRv6
 // encapsulation is the caller's job.
@@ -141,7 +89,7 @@ type Addressing struct {
 	PKey uint16
 	// EVMode says how the EV reaches the wire (wire.SetEV).
 	EVMode wire.EVMode
-	// SGIDIndex selects the source GID in Config.GIDs, when the Node has a
+	// SGIDIndex selects the source GID in Config.Device.GIDs, when the Node has a
 	// GID table (QP-ST-8).
 	SGIDIndex int
 }
@@ -301,102 +249,133 @@ type MemoryRegion struct {
 	Len  uint64
 }
 
-// Config is the static configuration of a QP: what the device, the
-// controller and the application fix before the first modify.
+// Config is what one NIC fixes for every QP a Node makes: the wire
+// profile, the device, the controller's ONLINE profiles, the memory peers
+// may write, the implementation's policies and, for tests of checkers only,
+// seeded faults. What differs between QPs is a QPConfig.
 type Config struct {
-	// QPN is the local QP number (24 bits; 0-2 are reserved).
-	QPN uint32
-	// Seed seeds the PCG behind EV choice and rotation order.
-	Seed uint64
 	// Profile holds the wire choices (DSCP values, timestamp units,
 	// WriteIMM-limit signalling); nil means the default (spec.OrDefault).
 	Profile *spec.Profile
-	// Addr is the address vector (IBV_QP_AV); the RTR transition needs
-	// the AV attribute bit, whose value this is.
-	Addr Addressing
+	// Device is the device's limits, capabilities and GID table.
+	Device Device
 	// EVProfiles and CCProfiles are the profiles the controller has put
 	// ONLINE; the INIT transition picks one of each by ID.
 	EVProfiles []EVProfile
 	CCProfiles []CCProfile
-	// MaxSendWR and MaxRecvWR are the queue depths (ibv_qp_cap); 0 means
-	// 16 each.
-	MaxSendWR int
-	MaxRecvWR int
-	// MaxWIMMDevice, MaxWIMMDestDevice, MaxMPRDevice and MPRResolution
-	// are the device limits of mrc_device_attr (wimm_attr.max_wimm,
-	// wimm_attr.max_wimm_dest, mpr_attr.max_mpr, mpr_attr.mpr_resolution);
-	// 0 means 1024, 1024, 255 and 1.
-	MaxWIMMDevice     int
-	MaxWIMMDestDevice int
-	MaxMPRDevice      int
-	MPRResolution     int
-	// GIDs is the device's verbs GID table; when set, a QP's source
-	// address is Addr.SGIDIndex's entry, which must be RoCEv2 (QP-ST-8).
-	GIDs []GID
-	// ProtocolVersion is mrc_qp_init_attr.protocol_version: one version
-	// bit, or 0 for the default. ProtocolVersion1 (MRC_PROTOCOL_VERSION_1),
-	// the wire format of spec/, is the only one (QP-ATTR-4).
-	ProtocolVersion uint32
-	// DeviceCapMissing lists the mrc_device_cap features the device lacks;
-	// zero is a device with all three. Without DevCapTrimNACK the
-	// responder sends no trim NACKs (as NoTrimNACK); without
-	// DevCapDynamicMPR a QP cannot enable dynamic MPR; without
-	// DevCapSvcTime no QP uses service time (CTL-DEV-3, CTL-SVC-1).
-	DeviceCapMissing DeviceCap
+	// MRs are the regions the peer may write; with none, every address is
+	// writable (the abstract memory of tests and simulations).
+	MRs []MemoryRegion
+	// Policy holds the choices the specification leaves to an
+	// implementation.
+	Policy Policy
+	// Test holds knobs for tests of checkers; zero in any real use.
+	Test TestKnobs
+}
+
+// Device is what struct mrc_device_attr and the verbs device fix.
+type Device struct {
+	// MaxWIMM, MaxWIMMDest, MaxMPR and MPRResolution are
+	// wimm_attr.max_wimm, wimm_attr.max_wimm_dest, mpr_attr.max_mpr and
+	// mpr_attr.mpr_resolution; 0 means 1024, 1024, 255 and 1.
+	MaxWIMM       int
+	MaxWIMMDest   int
+	MaxMPR        int
+	MPRResolution int
+	// CapMissing lists the mrc_device_cap features the device lacks; zero
+	// is a device with all three. Without DevCapTrimNACK the responder
+	// sends no trim NACKs (as NoTrimNACK); without DevCapDynamicMPR a QP
+	// cannot enable dynamic MPR; without DevCapSvcTime no QP uses service
+	// time (CTL-DEV-3, CTL-SVC-1).
+	CapMissing DeviceCap
 	// NoTrimNACK: this responder cannot send trim NACKs and silently
 	// discards trimmed packets (RSP-NACK-2).
 	NoTrimNACK bool
-	// Timestamps adds a TSETH to every data packet (REQ-HDR-1).
-	Timestamps bool
+	// GIDs is the device's verbs GID table; when set, a QP's source
+	// address is its Addr.SGIDIndex's entry, which must be RoCEv2
+	// (QP-ST-8).
+	GIDs []GID
+}
+
+// Policy holds what the specification leaves to an implementation: how
+// eagerly losses are inferred and paths retired, and how the responder
+// acknowledges.
+type Policy struct {
 	// ReorderThreshold is reorder_guard: a PSN counts as lost once a PSN
 	// this many packets after it is acknowledged; 0 means the congestion
 	// window in packets (LR-RTX-4).
 	ReorderThreshold int
-	// KeepEVOnInferredLoss is a path policy: a packet inferred lost from
-	// SACKs (LR-RTX-4) is retransmitted but leaves the EV it was sent on
-	// alone, so only timeouts retire EVs. By default (false) an inferred
-	// loss of an untrimmed packet retires its EV as a timeout does
-	// (EV-SM-5, AMB-43).
+	// KeepEVOnInferredLoss: a packet inferred lost from SACKs (LR-RTX-4)
+	// is retransmitted but leaves the EV it was sent on alone, so only
+	// timeouts retire EVs. By default (false) an inferred loss of an
+	// untrimmed packet retires its EV as a timeout does (EV-SM-5, AMB-43).
 	KeepEVOnInferredLoss bool
-	// KeepAvoidAfterStall is a retransmission policy: a queued PSN never
-	// goes on the EV its NACK or timeout named, however long it waits
-	// (EV-ST-13 read as never relaxed). With that EV the only one that
-	// works, the stall timer then spends the retry budget and the QP ends
-	// in ERROR, or with exp_cnt infinite waits for good (fabric finding
-	// F4). By default (false) the stall timer's first expiry lets the PSN
-	// take any usable EV (LR-SM-3, AMB-44).
+	// KeepAvoidAfterStall: a queued PSN never goes on the EV its NACK or
+	// timeout named, however long it waits (EV-ST-13 read as never
+	// relaxed). With that EV the only one that works, the stall timer then
+	// spends the retry budget and the QP ends in ERROR, or with exp_cnt
+	// infinite waits for good (fabric finding F4). By default (false) the
+	// stall timer's first expiry lets the PSN take any usable EV (LR-SM-3,
+	// AMB-44).
 	KeepAvoidAfterStall bool
 	// Ack is the responder's acknowledgement policy.
 	Ack AckPolicy
-	// MRs are the regions the peer may write; with none, every address is
-	// writable (the abstract memory of tests and simulations).
-	MRs []MemoryRegion
-	// Faults seeds known bugs; zero in any real use.
+}
+
+// TestKnobs change the reference for tests of checkers; any real use
+// leaves them zero.
+type TestKnobs struct {
+	// Faults seeds known bugs (NewFault).
 	Faults Faults
 	// MPRUnit is the number of PSNs in one MPR unit: 0 means 128, the
-	// unit of MPR-WIN-2, and any real use leaves it 0. A model checker sets
-	// it to 1 so that MPR windows of a few PSNs (as in the TLA+ model) are
-	// reachable with a few packets.
+	// unit of MPR-WIN-2. A model checker sets it to 1 so that MPR windows
+	// of a few PSNs (as in the TLA+ model) are reachable with a few
+	// packets.
 	MPRUnit int
 }
 
-// DefaultConfig returns a working configuration over IPv4: 8 planes with
-// 32 EVs each (16 active and 16 backup per plane: 128 active, 256 in all),
-// NSCC with DefaultNSCC, and profile IDs 1.
-func DefaultConfig(qpn uint32, seed uint64) Config {
+// QPConfig is what one QP is created with (ibv_qp_init_attr and
+// mrc_qp_init_attr) and its address vector.
+type QPConfig struct {
+	// QPN is the local QP number (24 bits; 0-2 are reserved).
+	QPN uint32
+	// Seed seeds the PCG behind EV choice and rotation order.
+	Seed uint64
+	// Addr is the address vector (IBV_QP_AV); the RTR transition needs
+	// the AV attribute bit, whose value this is.
+	Addr Addressing
+	// MaxSendWR and MaxRecvWR are the queue depths (ibv_qp_cap); 0 means
+	// 16 each.
+	MaxSendWR int
+	MaxRecvWR int
+	// ProtocolVersion is mrc_qp_init_attr.protocol_version: one version
+	// bit, or 0 for the default. ProtocolVersion1 (MRC_PROTOCOL_VERSION_1),
+	// the wire format of spec/, is the only one (QP-ATTR-4).
+	ProtocolVersion uint32
+	// Timestamps adds a TSETH to every data packet (REQ-HDR-1).
+	Timestamps bool
+}
+
+// DefaultConfig returns a working node configuration: 8 planes with 32 EVs
+// each (16 active and 16 backup per plane: 128 active, 256 in all) drawn
+// from seed, NSCC with DefaultNSCC, and profile IDs 1.
+func DefaultConfig(seed uint64) Config {
 	p := GenerateEVProfile(1, 8, 32, seed^0x5eed)
 	p.ActivePerPlane = 16
 	p.MinActive = 8
 	return Config{
-		QPN:  qpn,
-		Seed: seed,
-		Addr: Addressing{
-			SrcIP: netip.AddrFrom4([4]byte{10, 0, 0, 1}),
-			DstIP: netip.AddrFrom4([4]byte{10, 0, 0, 2}),
-		},
 		EVProfiles: []EVProfile{p},
 		CCProfiles: []CCProfile{{ID: 1, Algorithm: CCAlgNSCC, NSCC: DefaultNSCC()}},
 	}
+}
+
+// DefaultQPConfig returns a QP numbered qpn, seeded with seed, sending from
+// 10.0.0.1 to 10.0.0.2.
+func DefaultQPConfig(qpn uint32, seed uint64) QPConfig {
+	return QPConfig{QPN: qpn, Seed: seed, Addr: Addressing{
+		SrcIP: netip.AddrFrom4([4]byte{10, 0, 0, 1}),
+		DstIP: netip.AddrFrom4([4]byte{10, 0, 0, 2}),
+	}}
 }
 
 // ConfigError reports a bad Config field.
@@ -429,77 +408,21 @@ const ProtocolVersion1 uint32 = 1 << 0
 
 // normalized fills defaults into a copy of c and checks it.
 func (c Config) normalized() (Config, error) {
-	switch v := c.ProtocolVersion; {
-	case v == 0:
-		c.ProtocolVersion = ProtocolVersion1
-	case v&(v-1) != 0:
-		return c, cfgErr("ProtocolVersion", "%#x requests more than one version (QP-ATTR-4)", v)
-	case v != ProtocolVersion1:
-		return c, cfgErr("ProtocolVersion", "%#x is not a version this implementation speaks (only MRC_PROTOCOL_VERSION_1)", v)
-	}
 	c.Profile = spec.OrDefault(c.Profile)
-	if c.DeviceCapMissing&^(DevCapTrimNACK|DevCapDynamicMPR|DevCapSvcTime) != 0 {
-		return c, cfgErr("DeviceCapMissing", "%#x: only MRC_DEVICE_CAP_* bits", uint32(c.DeviceCapMissing))
-	}
-	if c.DeviceCapMissing&DevCapTrimNACK != 0 {
-		c.NoTrimNACK = true // CTL-DEV-3
-	}
 	if err := c.Profile.Validate(); err != nil {
 		return c, &ConfigError{Field: "Profile", Reason: err.Error()}
 	}
-	if c.MaxSendWR == 0 {
-		c.MaxSendWR = 16
+	if err := c.Device.normalize(); err != nil {
+		return c, err
 	}
-	if c.MaxSendWR < 1 || c.MaxSendWR > 1<<15 {
-		return c, cfgErr("MaxSendWR", "%d: want [1, 32768]", c.MaxSendWR)
+	if err := c.Policy.normalize(); err != nil {
+		return c, err
 	}
-	if c.MaxRecvWR == 0 {
-		c.MaxRecvWR = 16
+	if c.Test.MPRUnit == 0 {
+		c.Test.MPRUnit = 128
 	}
-	if c.MaxRecvWR < 1 || c.MaxRecvWR > 1<<15 {
-		return c, cfgErr("MaxRecvWR", "%d: want [1, 32768]", c.MaxRecvWR)
-	}
-	if c.MPRResolution == 0 {
-		c.MPRResolution = 1
-	}
-	if c.MPRResolution < 1 || c.MPRResolution > 255 {
-		return c, cfgErr("MPRResolution", "%d: want [1, 255]", c.MPRResolution)
-	}
-	if c.MaxWIMMDevice == 0 {
-		c.MaxWIMMDevice = 1024
-	}
-	if c.MaxWIMMDestDevice == 0 {
-		c.MaxWIMMDestDevice = 1024
-	}
-	if c.MaxWIMMDevice < 1 || c.MaxWIMMDevice > math.MaxUint16 || c.MaxWIMMDestDevice < 1 || c.MaxWIMMDestDevice > math.MaxUint16 {
-		return c, cfgErr("MaxWIMMDevice/MaxWIMMDestDevice", "%d/%d: want [1, 65535]", c.MaxWIMMDevice, c.MaxWIMMDestDevice)
-	}
-	if c.MaxMPRDevice == 0 {
-		c.MaxMPRDevice = 255
-	}
-	if c.MaxMPRDevice < 1 || c.MaxMPRDevice > 255 {
-		return c, cfgErr("MaxMPRDevice", "%d: want [1, 255]", c.MaxMPRDevice)
-	}
-	if c.MPRUnit == 0 {
-		c.MPRUnit = 128
-	}
-	if c.MPRUnit < 1 || c.MPRUnit > 128 {
-		return c, cfgErr("MPRUnit", "%d: want [1, 128]", c.MPRUnit)
-	}
-	if c.ReorderThreshold < 0 || c.ReorderThreshold > 1<<15 {
-		return c, cfgErr("ReorderThreshold", "%d: want [0, 32768]", c.ReorderThreshold)
-	}
-	if c.Ack.Coalesce <= 0 {
-		c.Ack.Coalesce = 1
-	}
-	if c.Ack.Delay == 0 {
-		c.Ack.Delay = 2 * Microsecond
-	}
-	if c.Ack.AlwaysSkipAfter == 0 {
-		c.Ack.AlwaysSkipAfter = 16
-	}
-	if c.Ack.Delay < 0 || c.Ack.Coalesce > 1<<15 || c.Ack.AlwaysSkipAfter > 0xFFFF {
-		return c, cfgErr("Ack", "negative delay, coalescing above 32768 or always-skip threshold above 65535")
+	if c.Test.MPRUnit < 1 || c.Test.MPRUnit > 128 {
+		return c, cfgErr("Test.MPRUnit", "%d: want [1, 128]", c.Test.MPRUnit)
 	}
 	for i, m := range c.MRs {
 		if m.Len == 0 || m.VA+m.Len < m.VA {
@@ -518,6 +441,89 @@ func (c Config) normalized() (Config, error) {
 		if err := checkCC(&c.CCProfiles[i]); err != nil {
 			return c, err
 		}
+	}
+	return c, nil
+}
+
+func (d *Device) normalize() error {
+	if d.CapMissing&^(DevCapTrimNACK|DevCapDynamicMPR|DevCapSvcTime) != 0 {
+		return cfgErr("Device.CapMissing", "%#x: only MRC_DEVICE_CAP_* bits", uint32(d.CapMissing))
+	}
+	if d.CapMissing&DevCapTrimNACK != 0 {
+		d.NoTrimNACK = true // CTL-DEV-3
+	}
+	if d.MPRResolution == 0 {
+		d.MPRResolution = 1
+	}
+	if d.MPRResolution < 1 || d.MPRResolution > 255 {
+		return cfgErr("Device.MPRResolution", "%d: want [1, 255]", d.MPRResolution)
+	}
+	if d.MaxWIMM == 0 {
+		d.MaxWIMM = 1024
+	}
+	if d.MaxWIMMDest == 0 {
+		d.MaxWIMMDest = 1024
+	}
+	if d.MaxWIMM < 1 || d.MaxWIMM > math.MaxUint16 || d.MaxWIMMDest < 1 || d.MaxWIMMDest > math.MaxUint16 {
+		return cfgErr("Device.MaxWIMM/MaxWIMMDest", "%d/%d: want [1, 65535]", d.MaxWIMM, d.MaxWIMMDest)
+	}
+	if d.MaxMPR == 0 {
+		d.MaxMPR = 255
+	}
+	if d.MaxMPR < 1 || d.MaxMPR > 255 {
+		return cfgErr("Device.MaxMPR", "%d: want [1, 255]", d.MaxMPR)
+	}
+	return nil
+}
+
+func (p *Policy) normalize() error {
+	if p.ReorderThreshold < 0 || p.ReorderThreshold > 1<<15 {
+		return cfgErr("Policy.ReorderThreshold", "%d: want [0, 32768]", p.ReorderThreshold)
+	}
+	a := &p.Ack
+	if a.Coalesce <= 0 {
+		a.Coalesce = 1
+	}
+	if a.Delay == 0 {
+		a.Delay = 2 * Microsecond
+	}
+	if a.AlwaysSkipAfter == 0 {
+		a.AlwaysSkipAfter = 16
+	}
+	if a.Delay < 0 || a.Coalesce > 1<<15 || a.AlwaysSkipAfter > 0xFFFF {
+		return cfgErr("Policy.Ack", "negative delay, coalescing above 32768 or always-skip threshold above 65535")
+	}
+	return nil
+}
+
+// normalized fills defaults into a copy of c and checks what needs no
+// Node; NewQP checks the address vector against the Node.
+func (c QPConfig) normalized() (QPConfig, error) {
+	if c.QPN > wire.PSNMask || c.QPN <= wire.EndpointQPN {
+		return c, cfgErr("QPN", "%#x is not a usable 24-bit QP number (0-2 are reserved, WIRE-BTH-8)", c.QPN)
+	}
+	switch v := c.ProtocolVersion; {
+	case v == 0:
+		c.ProtocolVersion = ProtocolVersion1
+	case v&(v-1) != 0:
+		return c, cfgErr("ProtocolVersion", "%#x requests more than one version (QP-ATTR-4)", v)
+	case v != ProtocolVersion1:
+		return c, cfgErr("ProtocolVersion", "%#x is not a version this implementation speaks (only MRC_PROTOCOL_VERSION_1)", v)
+	}
+	if c.MaxSendWR == 0 {
+		c.MaxSendWR = 16
+	}
+	if c.MaxSendWR < 1 || c.MaxSendWR > 1<<15 {
+		return c, cfgErr("MaxSendWR", "%d: want [1, 32768]", c.MaxSendWR)
+	}
+	if c.MaxRecvWR == 0 {
+		c.MaxRecvWR = 16
+	}
+	if c.MaxRecvWR < 1 || c.MaxRecvWR > 1<<15 {
+		return c, cfgErr("MaxRecvWR", "%d: want [1, 32768]", c.MaxRecvWR)
+	}
+	if c.Addr.EVMode > wire.EVModeSRv6 {
+		return c, cfgErr("Addr.EVMode", "unknown mode %d", c.Addr.EVMode)
 	}
 	return c, nil
 }

@@ -88,7 +88,7 @@ func (q *QP) SetDynamicMPR(units uint8) error {
 	if !r.dyn {
 		return fmt.Errorf("%w: dynamic MPR is not enabled (CapDynamicMPR)", ErrQPState)
 	}
-	unit := uint32(q.st.cfg.MPRUnit)
+	unit := uint32(q.st.cfg.Test.MPRUnit)
 	if units == 0 || uint32(units)*unit > r.maxWin {
 		return fmt.Errorf("%w: dynamic MPR %d outside [1, MPR_DEST=%d]", ErrInvalidAttr, units, r.maxWin/unit)
 	}

@@ -2,8 +2,9 @@
 // machine, in the style of etcd's raft: a QP (requester and responder
 // halves sharing one EV table and one NSCC window) and a node's endpoint
 // agent, driven only by inputs, with everything they produce collected in
-// an Output. There are no goroutines, channels, clocks, sockets or global
-// variables; time is an input (Time, in nanoseconds) and randomness comes
+// an Output. There are no goroutines, channels, clocks, sockets or mutable
+// global state (the fault names NewFault records are written only while
+// packages initialise); time is an input (Time, in nanoseconds) and randomness comes
 // from a PCG seeded from the configuration, so the same inputs give the same
 // outputs bit for bit, on every platform (congestion control computes in
 // integers).
@@ -42,9 +43,25 @@
 // Node. Clone copies a QP for a model checker's search, StateHash hashes its
 // abstract state, AbstractState exposes it, and accessors such as
 // CumulativeACK, PSNStateOf, EVStateOf, Retries and WIMMHeld answer the
-// questions invariants ask. Config.Faults seeds known bugs for testing
-// checkers (the Fault constants, each naming the requirement it breaks);
-// it is zero in any real use.
+// questions invariants ask.
+//
+// # Configuration
+//
+// A Node is one NIC: NewNode takes a Config, which holds what every QP of
+// the NIC shares: the wire profile, the Device (mrc_device_attr limits,
+// capabilities, GID table), the controller's ONLINE EV and CC profiles,
+// the registered memory peers may write (MRs), the Policy (the choices
+// the specification leaves open: reorder guard, retiring EVs on inferred
+// loss, avoidance after a stall, acknowledgement coalescing) and
+// TestKnobs. Node.NewQP takes a QPConfig, what is the QP's own: QP
+// number, seed, address vector, queue depths, protocol version and
+// timestamps. New makes a QP on a Node of its own.
+//
+// TestKnobs.Faults seeds known bugs for testing checkers; it is zero in
+// any real use. Every seeded fault is a Faults value made by NewFault
+// with its name (the Fault* variables of faults.go, each naming the
+// requirement it breaks; the reference peer adds its own), and the code
+// it breaks asks for it at one place.
 //
 // # Control-plane objects
 //
@@ -59,8 +76,9 @@
 //
 // # Bringing a QP up
 //
-// New takes a Config (DefaultConfig gives one EV profile and one NSCC
-// profile, both ID 1); BringUp then walks RESET → INIT → RTR → RTS with an
+// New takes a Config and a QPConfig (DefaultConfig gives one EV profile and
+// one NSCC profile, both ID 1; DefaultQPConfig an IPv4 address vector);
+// BringUp then walks RESET → INIT → RTR → RTS with an
 // Attr, mrc_modify_qp's attributes. Every field, with the values two
 // nodes on one fabric use:
 //
@@ -74,7 +92,7 @@
 //		MaxWIMMDest: 16,   // WriteIMMs held as responder
 //		Timeout:     8,    // ACK timeout 1.024 µs × 2^8
 //		Retry:       statemachine.Retry{LinearCnt: 7, ExpCnt: statemachine.RetryInfinite},
-//		PKeyIndex:   0,    // recorded; the P_Key is Config.Addr.PKey
+//		PKeyIndex:   0,    // recorded; the P_Key is QPConfig.Addr.PKey
 //		AccessFlags: 0,    // recorded; remote writes are checked against Config.MRs
 //		PathMTU:     4096, // bytes
 //		DestQPN:     peerQPN,

@@ -80,7 +80,7 @@ func TestEndpointPortStatus(t *testing.T) {
 		t.Errorf("receiver: events %v, %d packets", out.Events, len(out.Packets))
 	}
 	// The mask drives QP.SetPortStatus: port 3 down at the peer.
-	o := newOne(t, func(c *Config, a *Attr) {
+	o := newOne(t, func(c *testCfg, a *Attr) {
 		c.EVProfiles[0].EVs = append(c.EVProfiles[0].EVs, EVEntry{0x300, 3}, EVEntry{0x301, 3})
 	})
 	o.q.SetPortStatus(0, 0b1110, uint32(out.Events[0].Value), &o.out)

@@ -28,7 +28,7 @@ func TestEVStateTable(t *testing.T) {
 	}
 	for _, from := range states {
 		for _, c := range causes {
-			q, _ := New(testConfig(qpnA))
+			q, _ := testConfig(qpnA).new()
 			var out Output
 			if err := q.BringUp(0, testAttr(qpnB), &out); err != nil {
 				t.Fatal(err)
@@ -100,7 +100,7 @@ func TestControllerTargets(t *testing.T) {
 	}
 	// The floor: ev_min_active 3 of 4 EVs, one already ASSUMED_BAD by a
 	// timeout. The requester may not retire another; the controller may.
-	o := newOne(t, func(c *Config, a *Attr) { c.EVProfiles[0].MinActive = 3 })
+	o := newOne(t, func(c *testCfg, a *Attr) { c.EVProfiles[0].MinActive = 3 })
 	o.q.begin(0, &o.out)
 	o.q.setEV(0, EVAssumedBad, CauseTimeout)
 	if o.q.setEV(1, EVAssumedBad, CauseTimeout) {
@@ -140,13 +140,13 @@ func TestControllerTargets(t *testing.T) {
 // TestActiveSets: each QP draws a random active subset of equal size per
 // plane, the rest is the plane's backup set (EV-SET-1, EV-SET-2, EV-SET-5).
 func TestActiveSets(t *testing.T) {
-	nd, err := NewNode(DefaultConfig(0, 0))
+	nd, err := NewNode(DefaultConfig(0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var sets [2][]uint32
 	for k := range sets {
-		q, err := nd.NewQP(uint32(0x10+k), uint64(k), DefaultConfig(0, 0).Addr)
+		q, err := nd.NewQP(QPConfig{QPN: uint32(0x10 + k), Seed: uint64(k), Addr: DefaultQPConfig(0, 0).Addr})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,7 +179,7 @@ func TestActiveSets(t *testing.T) {
 // packet, the order is reshuffled for the next, and a SKIP EV is passed
 // over until its rotation ends (EV-SET-3, EV-SET-4, EV-ST-1, EV-ST-6).
 func TestRotation(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) {
+	o := newOne(t, func(c *testCfg, a *Attr) {
 		c.EVProfiles[0] = GenerateEVProfile(7, 2, 8, 3)
 		c.EVProfiles[0].ActivePerPlane = 4
 	})
@@ -274,7 +274,7 @@ func TestReplacement(t *testing.T) {
 // than ev_min_active EVs outside ASSUMED_BAD and DENIED (EV-SET-6); port
 // exclusion does not count (EV-PORT-4).
 func TestMinActive(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) { c.EVProfiles[0].MinActive = 3 })
+	o := newOne(t, func(c *testCfg, a *Attr) { c.EVProfiles[0].MinActive = 3 })
 	o.q.SetPortStatus(0, 0b110, 0b010, &o.out) // plane 1 down: does not count
 	o.q.begin(0, &o.out)
 	ok1 := o.q.setEV(0, EVAssumedBad, CauseTimeout)
@@ -292,7 +292,7 @@ func TestMinActive(t *testing.T) {
 // resets the count of good answers; probe_success_threshold answers restore
 // the EV (EV-ST-7).
 func TestProbes(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) { c.EVProfiles[0].ProbeSuccesses = 2 })
+	o := newOne(t, func(c *testCfg, a *Attr) { c.EVProfiles[0].ProbeSuccesses = 2 })
 	if err := o.q.SetEVState(0, 0x100, EVAssumedBad, &o.out); err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +380,7 @@ func TestPortStatus(t *testing.T) {
 // QP that receives data but sends none probes a random EV once per RTT and
 // adopts an answered one (EV-REV-2).
 func TestReversePath(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) { c.EVProfiles[0].ActivePerPlane = 2 })
+	o := newOne(t, func(c *testCfg, a *Attr) { c.EVProfiles[0].ActivePerPlane = 2 })
 	for i, port := range []int{1, 2, 1, 2} {
 		o.recv(port, dataPkt(uint32(i), wire.OpWriteMiddle, 1024, 0x100))
 	}

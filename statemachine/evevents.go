@@ -76,7 +76,7 @@ func (c *EVEventCQ) Collect(q *QP, out *Output) {
 	}
 	for i := range out.Events {
 		e := &out.Events[i]
-		if e.Kind != EvEVState || e.QPN != q.st.qpn || !mask.has(EVState(e.To)) {
+		if e.Kind != EvEVState || e.QPN != q.st.qp.QPN || !mask.has(EVState(e.To)) {
 			continue
 		}
 		c.push(EVEvent{ProfileID: q.attr.EVProfileID, EV: e.EV, Port: e.Plane + 1, State: EVState(e.To)})
@@ -136,7 +136,7 @@ func (q *QP) evEventMask() EVEventMask {
 func (n *Node) SetProfileEVState(now Time, qps []*QP, profile uint64, ev uint32, s EVState, out *Output) (int, error) {
 	for _, q := range qps {
 		if q.st.node != n.nd {
-			return 0, fmt.Errorf("%w: QP %#x belongs to another Node", ErrInvalidAttr, q.st.qpn)
+			return 0, fmt.Errorf("%w: QP %#x belongs to another Node", ErrInvalidAttr, q.st.qp.QPN)
 		}
 	}
 	k := 0
@@ -145,7 +145,7 @@ func (n *Node) SetProfileEVState(now Time, qps []*QP, profile uint64, ev uint32,
 			continue
 		}
 		if err := q.SetEVState(now, ev, s, out); err != nil {
-			return k, fmt.Errorf("QP %#x: %w", q.st.qpn, err)
+			return k, fmt.Errorf("QP %#x: %w", q.st.qp.QPN, err)
 		}
 		k++
 	}

@@ -13,7 +13,7 @@ import (
 // selects reach the EV event CQ, from the protocol (a SACK with m =
 // ALWAYS_SKIP) and from the controller; others do not (EV-ST-12).
 func TestEVEventCQ(t *testing.T) {
-	o := newOne(t, func(c *Config, _ *Attr) { c.EVProfiles[0].EventMask = EVEventGood | EVEventAssumedBad })
+	o := newOne(t, func(c *testCfg, _ *Attr) { c.EVProfiles[0].EventMask = EVEventGood | EVEventAssumedBad })
 	cq, err := NewEVEventCQ(8, true)
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func TestEVEventCQOverflow(t *testing.T) {
 		c := testConfig(qpnA)
 		c.EVProfiles[0].EventMask = m
 		var ce *ConfigError
-		if _, err := New(c); !errors.As(err, &ce) || !strings.HasSuffix(ce.Field, ".EventMask") {
+		if _, err := c.new(); !errors.As(err, &ce) || !strings.HasSuffix(ce.Field, ".EventMask") {
 			t.Errorf("ev_event_mask %#x: %v; only GOOD and ASSUMED_BAD may be selected (EV-ST-12, AMB-41)", m, err)
 		}
 	}
@@ -80,13 +80,13 @@ func TestEVEventCQOverflow(t *testing.T) {
 func TestSetProfileEVState(t *testing.T) {
 	c := testConfig(qpnA)
 	c.EVProfiles = append(c.EVProfiles, EVProfile{ID: 8, EVs: testEVs, ActivePerPlane: 1})
-	n, err := NewNode(c)
+	n, err := NewNode(c.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out Output
 	mk := func(qpn uint32, profile uint64) *QP {
-		q, err := n.NewQP(qpn, uint64(qpn), c.Addr)
+		q, err := n.NewQP(QPConfig{QPN: qpn, Seed: uint64(qpn), Addr: c.Addr})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +113,7 @@ func TestSetProfileEVState(t *testing.T) {
 	if state(a1) != EVGood || state(a2) != EVDenied {
 		t.Errorf("path state is not per QP: %s %s", state(a1), state(a2))
 	}
-	other, _ := New(c)
+	other, _ := c.new()
 	if _, err := n.SetProfileEVState(0, []*QP{a1, other}, 7, ev, EVGood, &out); !errors.Is(err, ErrInvalidAttr) {
 		t.Errorf("a QP of another Node: %v", err)
 	}

@@ -14,13 +14,15 @@ import (
 // with wire.Codec.Decode.
 func Example() {
 	const qpnA, qpnB = 0x000101, 0x000201
-	ca, cb := statemachine.DefaultConfig(qpnA, 1), statemachine.DefaultConfig(qpnB, 2)
-	cb.Addr.SrcIP, cb.Addr.DstIP = ca.Addr.DstIP, ca.Addr.SrcIP
-	a, err := statemachine.New(ca)
+	// Each QP sits on a Node of its own (one NIC each): DefaultConfig is
+	// the NIC's configuration, DefaultQPConfig the QP's own.
+	qa, qb := statemachine.DefaultQPConfig(qpnA, 1), statemachine.DefaultQPConfig(qpnB, 2)
+	qb.Addr.SrcIP, qb.Addr.DstIP = qa.Addr.DstIP, qa.Addr.SrcIP
+	a, err := statemachine.New(statemachine.DefaultConfig(1), qa)
 	if err != nil {
 		panic(err)
 	}
-	b, err := statemachine.New(cb)
+	b, err := statemachine.New(statemachine.DefaultConfig(2), qb)
 	if err != nil {
 		panic(err)
 	}
@@ -91,7 +93,7 @@ func attr(destQPN uint32) statemachine.Attr {
 		MaxWIMMDest: 16, // WriteIMMs held as responder
 		Timeout:     8,  // ACK timeout 1.024 µs × 2^8 ≈ 262 µs
 		Retry:       statemachine.Retry{LinearCnt: 7, ExpCnt: statemachine.RetryInfinite},
-		PKeyIndex:   0,    // recorded; the P_Key is Config.Addr.PKey
+		PKeyIndex:   0,    // recorded; the P_Key is QPConfig.Addr.PKey
 		AccessFlags: 0,    // recorded; remote writes are checked against Config.MRs
 		PathMTU:     4096, // bytes per packet
 		DestQPN:     destQPN,

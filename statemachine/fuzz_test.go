@@ -27,11 +27,11 @@ func fuzzAttr() sm.Attr {
 }
 
 func fuzzQP(t *testing.T, nscc bool) *sm.QP {
-	cfg := sm.Config{QPN: fuzzQPN, Seed: 1,
-		Addr:       sm.Addressing{SrcIP: netip.AddrFrom4([4]byte{10, 0, 0, 1}), DstIP: netip.AddrFrom4([4]byte{10, 0, 0, 2})},
+	cfg := sm.Config{
 		EVProfiles: []sm.EVProfile{{ID: 7, EVs: fuzzEVs, ActivePerPlane: 1}},
 		CCProfiles: []sm.CCProfile{{ID: 9, Algorithm: sm.CCAlgNone}, {ID: 10, Algorithm: sm.CCAlgNSCC, NSCC: sm.DefaultNSCC()}}}
-	q, err := sm.New(cfg)
+	q, err := sm.New(cfg, sm.QPConfig{QPN: fuzzQPN, Seed: 1,
+		Addr: sm.Addressing{SrcIP: netip.AddrFrom4([4]byte{10, 0, 0, 1}), DstIP: netip.AddrFrom4([4]byte{10, 0, 0, 2})}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ type GID struct {
 // from the verbs GID table of the device, and only RoCEv2 entries may be
 // used (QP-ST-8). Without a table, SrcIP is used as given.
 func (n *node) resolveSource(addr *Addressing) error {
-	gids := n.cfg.GIDs
+	gids := n.cfg.Device.GIDs
 	if len(gids) == 0 {
 		return nil
 	}

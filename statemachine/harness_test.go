@@ -24,17 +24,24 @@ var testEVs = []EVEntry{{0x100, 1}, {0x101, 1}, {0x200, 2}, {0x201, 2}}
 
 // testConfig is a small QP: two planes, one active and one backup EV per
 // plane, no congestion control (so windows are exact), 1024-byte MTU.
-func testConfig(qpn uint32) Config {
+// testCfg is one QP on a Node of its own: the node's and the QP's
+// configuration side by side (their field names differ).
+type testCfg struct {
+	Config
+	QPConfig
+}
+
+func (c testCfg) new() (*QP, error) { return New(c.Config, c.QPConfig) }
+
+func testConfig(qpn uint32) testCfg {
 	a, b := netip.AddrFrom4([4]byte{10, 0, 0, 1}), netip.AddrFrom4([4]byte{10, 0, 0, 2})
 	if qpn == qpnB {
 		a, b = b, a
 	}
-	return Config{
-		QPN: qpn, Seed: uint64(qpn),
-		Addr:       Addressing{SrcIP: a, DstIP: b},
+	return testCfg{Config{
 		EVProfiles: []EVProfile{{ID: 7, EVs: testEVs, ActivePerPlane: 1}},
 		CCProfiles: []CCProfile{{ID: 9, Algorithm: CCAlgNone}, {ID: 10, Algorithm: CCAlgNSCC, NSCC: DefaultNSCC()}},
-	}
+	}, QPConfig{QPN: qpn, Seed: uint64(qpn), Addr: Addressing{SrcIP: a, DstIP: b}}}
 }
 
 func testAttr(dest uint32) Attr {
@@ -81,12 +88,12 @@ type sim struct {
 	tap    func(*Outgoing) // sees every packet sent, before faults
 }
 
-func newSim(t tb, ca, cb Config, aa, ab Attr) *sim {
+func newSim(t tb, ca, cb testCfg, aa, ab Attr) *sim {
 	t.Helper()
 	s := &sim{t: t, delay: Microsecond}
 	s.out.TracePackets = true
-	for i, c := range []Config{ca, cb} {
-		q, err := New(c)
+	for i, c := range []testCfg{ca, cb} {
+		q, err := c.new()
 		if err != nil {
 			t.Fatal(err)
 		}

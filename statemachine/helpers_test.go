@@ -15,13 +15,13 @@ type one struct {
 	now Time
 }
 
-func newOne(t *testing.T, mod func(*Config, *Attr)) *one {
+func newOne(t *testing.T, mod func(*testCfg, *Attr)) *one {
 	t.Helper()
 	c, a := testConfig(qpnA), testAttr(qpnB)
 	if mod != nil {
 		mod(&c, &a)
 	}
-	q, err := New(c)
+	q, err := c.new()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,8 +68,8 @@ func TestDeviceCaps(t *testing.T) {
 	// MRC_QP_CAP_SVC_TIME_DEST_UNSUPPORTED; a device without TRIM_NACK
 	// sends no trim NACKs.
 	cfg := testConfig(qpnA)
-	cfg.DeviceCapMissing = DevCapDynamicMPR | DevCapSvcTime
-	q, err := New(cfg)
+	cfg.Device.CapMissing = DevCapDynamicMPR | DevCapSvcTime
+	q, err := cfg.new()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestDeviceCaps(t *testing.T) {
 	if err := q.BringUp(0, a, &out); !errors.Is(err, ErrInvalidAttr) {
 		t.Errorf("dynamic MPR on a device without it: %v", err)
 	}
-	q, _ = New(cfg)
+	q, _ = cfg.new()
 	a.Cap = 0
 	if err := q.BringUp(0, a, &out); err != nil || q.ServiceTime() {
 		t.Errorf("bring-up %v, service time %v on a device without SVC_TIME", err, q.ServiceTime())
@@ -88,20 +88,20 @@ func TestDeviceCaps(t *testing.T) {
 		cap  QPCap
 		want bool
 	}{{0, true}, {CapSvcTimeDestUnsupported, false}} {
-		q, _ := New(testConfig(qpnA))
+		q, _ := testConfig(qpnA).new()
 		a.Cap = c.cap
 		if err := q.BringUp(0, a, &out); err != nil || q.ServiceTime() != c.want {
 			t.Errorf("cap %#x: service time %v, want %v (%v)", c.cap, q.ServiceTime(), c.want, err)
 		}
 	}
 	cfg = testConfig(qpnA)
-	cfg.DeviceCapMissing = DevCapTrimNACK
-	n, err := NewNode(cfg)
-	if err != nil || !n.nd.cfg.NoTrimNACK {
-		t.Errorf("no TRIM_NACK device cap: NoTrimNACK %v (%v)", err == nil && n.nd.cfg.NoTrimNACK, err)
+	cfg.Device.CapMissing = DevCapTrimNACK
+	n, err := NewNode(cfg.Config)
+	if err != nil || !n.nd.cfg.Device.NoTrimNACK {
+		t.Errorf("no TRIM_NACK device cap: NoTrimNACK %v (%v)", err == nil && n.nd.cfg.Device.NoTrimNACK, err)
 	}
-	cfg.DeviceCapMissing = 8
-	if _, err := NewNode(cfg); err == nil {
+	cfg.Device.CapMissing = 8
+	if _, err := NewNode(cfg.Config); err == nil {
 		t.Error("an unknown device cap bit accepted")
 	}
 }

@@ -11,7 +11,7 @@ import (
 // TestBringUp walks RESET → INIT → RTR → RTS with the attributes each
 // transition requires (QP-ST-1, QP-ST-3, QP-ST-4, QP-ST-5, QP-ST-6).
 func TestBringUp(t *testing.T) {
-	q, err := New(testConfig(qpnA))
+	q, err := testConfig(qpnA).new()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestModifyRejects(t *testing.T) {
 	masks := map[QPState]AttrMask{StateInit: MaskInit, StateRTR: MaskRTR, StateRTS: MaskRTS}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			q, _ := New(testConfig(qpnA))
+			q, _ := testConfig(qpnA).new()
 			var out Output
 			for _, s := range c.setup {
 				if err := q.Modify(0, s, a, masks[s], &out); err != nil {
@@ -98,16 +98,16 @@ func TestModifyAttrLimits(t *testing.T) {
 		name string
 		to   QPState
 		f    func(*Attr)
-		c    func(*Config)
+		c    func(*testCfg)
 		m    AttrMask
 	}{
 		{"MPR 0", StateRTS, func(a *Attr) { a.MPR = 0 }, nil, AttrMPR},
-		{"MPR above device", StateRTS, func(a *Attr) { a.MPR = 9 }, func(c *Config) { c.MaxMPRDevice = 8 }, AttrMPR},
-		{"MPR off resolution", StateRTS, func(a *Attr) { a.MPR = 3 }, func(c *Config) { c.MPRResolution = 2 }, AttrMPR},
+		{"MPR above device", StateRTS, func(a *Attr) { a.MPR = 9 }, func(c *testCfg) { c.Device.MaxMPR = 8 }, AttrMPR},
+		{"MPR off resolution", StateRTS, func(a *Attr) { a.MPR = 3 }, func(c *testCfg) { c.Device.MPRResolution = 2 }, AttrMPR},
 		{"MPR_DEST 0", StateRTR, func(a *Attr) { a.MPRDest = 0 }, nil, AttrMPRDest},
 		{"max_wimm 0", StateRTS, func(a *Attr) { a.MaxWIMM = 0 }, nil, AttrMaxWIMM},
-		{"max_wimm above device", StateRTS, func(a *Attr) { a.MaxWIMM = 20 }, func(c *Config) { c.MaxWIMMDevice = 16 }, AttrMaxWIMM},
-		{"max_wimm_dest above device", StateRTR, func(a *Attr) { a.MaxWIMMDest = 20 }, func(c *Config) { c.MaxWIMMDestDevice = 16 }, AttrMaxWIMMDest},
+		{"max_wimm above device", StateRTS, func(a *Attr) { a.MaxWIMM = 20 }, func(c *testCfg) { c.Device.MaxWIMM = 16 }, AttrMaxWIMM},
+		{"max_wimm_dest above device", StateRTR, func(a *Attr) { a.MaxWIMMDest = 20 }, func(c *testCfg) { c.Device.MaxWIMMDest = 16 }, AttrMaxWIMMDest},
 		{"timeout 25", StateRTS, func(a *Attr) { a.Timeout = 25 }, nil, AttrTimeout},
 		{"linear_cnt 8", StateRTS, func(a *Attr) { a.Retry.LinearCnt = 8 }, nil, AttrRetryCnt},
 		{"exp_cnt 26", StateRTS, func(a *Attr) { a.Retry.ExpCnt = 26 }, nil, AttrRetryCnt},
@@ -124,7 +124,7 @@ func TestModifyAttrLimits(t *testing.T) {
 			if c.c != nil {
 				c.c(&cfg)
 			}
-			q, err := New(cfg)
+			q, err := cfg.new()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -174,7 +174,7 @@ func TestPostRejectsOtherOpcodes(t *testing.T) {
 // TestPostNeedsRTS: send WRs only in RTS, receive WRs from INIT on
 // (REQ-OP-2, QP-ST-9).
 func TestPostNeedsRTS(t *testing.T) {
-	q, _ := New(testConfig(qpnA))
+	q, _ := testConfig(qpnA).new()
 	var out Output
 	wr := WorkRequest{Opcode: OpWrite, Data: make([]byte, 4)}
 	wantErr(t, q.Post(0, wr, &out), ErrQPState)
@@ -199,7 +199,7 @@ func TestPostNeedsRTS(t *testing.T) {
 
 // TestQueueDepths: the send and receive queues hold MaxSendWR and MaxRecvWR.
 func TestQueueDepths(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) { c.MaxSendWR, c.MaxRecvWR, a.MPR = 2, 5, 1 })
+	o := newOne(t, func(c *testCfg, a *Attr) { c.MaxSendWR, c.MaxRecvWR, a.MPR = 2, 5, 1 })
 	o.write(1, 1<<20, false)
 	o.write(2, 10, false)
 	err := o.q.Post(0, WorkRequest{WRID: 3, Opcode: OpWrite, Data: make([]byte, 10)}, &o.out)
@@ -256,25 +256,25 @@ func TestErrorFlushAndReset(t *testing.T) {
 
 // TestConfigErrors: New names the bad setting.
 func TestConfigErrors(t *testing.T) {
-	cases := map[string]func(*Config){
-		"QPN 2 is the endpoint QPN (WIRE-BTH-8)": func(c *Config) { c.QPN = 2 },
-		"QPN beyond 24 bits":                     func(c *Config) { c.QPN = 1 << 24 },
-		"duplicate EV":                           func(c *Config) { c.EVProfiles[0].EVs = []EVEntry{{1, 1}, {1, 2}} },
-		"port 0":                                 func(c *Config) { c.EVProfiles[0].EVs = []EVEntry{{1, 0}, {2, 1}} },
-		"32-bit EV over IPv4 (WIRE-EV-3)":        func(c *Config) { c.EVProfiles[0].EVs = []EVEntry{{0x10001, 1}, {2, 1}} },
-		"one EV":                                 func(c *Config) { c.EVProfiles[0].EVs = []EVEntry{{1, 1}} },
-		"min active above ev_count":              func(c *Config) { c.EVProfiles[0].MinActive = 5 },
-		"probe successes 8":                      func(c *Config) { c.EVProfiles[0].ProbeSuccesses = 8 },
-		"unknown CC algorithm (CC-GEN-1)":        func(c *Config) { c.CCProfiles[0].Algorithm = "cubic" },
-		"gamma above 1":                          func(c *Config) { c.CCProfiles[1].NSCC.Gamma = 1.5 },
-		"no base_rtt":                            func(c *Config) { c.CCProfiles[1].NSCC.BaseRTT = 0 },
-		"mixed IP versions":                      func(c *Config) { c.Addr.DstIP = netip.IPv6Loopback() },
-		"empty MR":                               func(c *Config) { c.MRs = []MemoryRegion{{RKey: 1}} },
+	cases := map[string]func(*testCfg){
+		"QPN 2 is the endpoint QPN (WIRE-BTH-8)": func(c *testCfg) { c.QPN = 2 },
+		"QPN beyond 24 bits":                     func(c *testCfg) { c.QPN = 1 << 24 },
+		"duplicate EV":                           func(c *testCfg) { c.EVProfiles[0].EVs = []EVEntry{{1, 1}, {1, 2}} },
+		"port 0":                                 func(c *testCfg) { c.EVProfiles[0].EVs = []EVEntry{{1, 0}, {2, 1}} },
+		"32-bit EV over IPv4 (WIRE-EV-3)":        func(c *testCfg) { c.EVProfiles[0].EVs = []EVEntry{{0x10001, 1}, {2, 1}} },
+		"one EV":                                 func(c *testCfg) { c.EVProfiles[0].EVs = []EVEntry{{1, 1}} },
+		"min active above ev_count":              func(c *testCfg) { c.EVProfiles[0].MinActive = 5 },
+		"probe successes 8":                      func(c *testCfg) { c.EVProfiles[0].ProbeSuccesses = 8 },
+		"unknown CC algorithm (CC-GEN-1)":        func(c *testCfg) { c.CCProfiles[0].Algorithm = "cubic" },
+		"gamma above 1":                          func(c *testCfg) { c.CCProfiles[1].NSCC.Gamma = 1.5 },
+		"no base_rtt":                            func(c *testCfg) { c.CCProfiles[1].NSCC.BaseRTT = 0 },
+		"mixed IP versions":                      func(c *testCfg) { c.Addr.DstIP = netip.IPv6Loopback() },
+		"empty MR":                               func(c *testCfg) { c.MRs = []MemoryRegion{{RKey: 1}} },
 	}
 	for name, f := range cases {
 		c := testConfig(qpnA)
 		f(&c)
-		_, err := New(c)
+		_, err := c.new()
 		var ce *ConfigError
 		if !errors.As(err, &ce) {
 			t.Errorf("%s: error %v, want *ConfigError", name, err)
@@ -283,7 +283,7 @@ func TestConfigErrors(t *testing.T) {
 	c := testConfig(qpnA)
 	c.Addr.SrcIP, c.Addr.DstIP = netip.MustParseAddr("fd00::1"), netip.MustParseAddr("fd00::2")
 	c.EVProfiles[0].EVs = []EVEntry{{0x10001, 1}, {0x20002, 2}}
-	if _, err := New(c); err != nil {
+	if _, err := c.new(); err != nil {
 		t.Errorf("32-bit EVs over IPv6 STEV: %v", err)
 	}
 }

@@ -146,7 +146,7 @@ func TestNSCCPenalty(t *testing.T) {
 // without TSETH from the local send time (REQ-HDR-2); none from a zero
 // timestamp or, without TSETH, from a retransmitted packet (CC-SIG-3).
 func TestRTTSamples(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) { c.Timestamps = true })
+	o := newOne(t, func(c *testCfg, a *Attr) { c.Timestamps = true })
 	o.q.now = 128 * 100
 	s := sackPkt(0, 0, 1, 0, 0x100, wire.MNone)
 	s.SETH.CC.TxTimestamp = 90
@@ -190,8 +190,8 @@ func TestNSCCDeterministic(t *testing.T) {
 
 // TestWindowPerQP: each QP has its own congestion controller (CC-GEN-3).
 func TestWindowPerQP(t *testing.T) {
-	a := newOne(t, func(c *Config, a *Attr) { a.CCProfileID = 10 })
-	b := newOne(t, func(c *Config, a *Attr) { a.CCProfileID = 10 })
+	a := newOne(t, func(c *testCfg, a *Attr) { a.CCProfileID = 10 })
+	b := newOne(t, func(c *testCfg, a *Attr) { a.CCProfileID = 10 })
 	a.write(1, 1024, false)
 	a.recv(1, nackPkt(0, a.take()[0].EV(wire.EVModeSTEV), wire.NACKTrimmed))
 	if a.q.Cwnd() == b.q.Cwnd() {

@@ -133,8 +133,8 @@ func TestPropertyReliableDelivery(t *testing.T) {
 // wrap.
 func randomPair(rt *rapid.T) *sim {
 	ca, cb := testConfig(qpnA), testConfig(qpnB)
-	ca.ReorderThreshold = rapid.IntRange(0, 8).Draw(rt, "reorder_guard")
-	cb.Ack.Coalesce = rapid.IntRange(1, 4).Draw(rt, "ack_coalesce")
+	ca.Policy.ReorderThreshold = rapid.IntRange(0, 8).Draw(rt, "reorder_guard")
+	cb.Policy.Ack.Coalesce = rapid.IntRange(1, 4).Draw(rt, "ack_coalesce")
 	aa, ab := testAttr(qpnB), testAttr(qpnA)
 	aa.MaxWIMM = uint16(rapid.IntRange(1, 4).Draw(rt, "max_wimm"))
 	psn := uint32(rapid.IntRange(1<<24-40, 1<<24-1).Draw(rt, "sq_psn"))
@@ -265,10 +265,10 @@ func checkDelivered(rt *rapid.T, s *sim, c *checker, sizes []int, imms int) {
 
 // TestFaultsAreCaught: each seeded fault breaks the behaviour its
 // requirement protects, and the checks above (or the trace) see it. This
-// keeps Config.Faults honest for the model checker.
+// keeps Config.Test.Faults honest for the model checker.
 func TestFaultsAreCaught(t *testing.T) {
 	for f, r := range faultRuns {
-		t.Run(fmt.Sprintf("fault %#x", uint32(f)), func(t *testing.T) {
+		t.Run(f.Name(), func(t *testing.T) {
 			if r(t, 0) {
 				t.Error("the correct implementation shows the bug")
 			}
@@ -341,7 +341,7 @@ var faultRuns = map[Faults]faultRun{
 		return st != EVGood // answered probes restore the EV (EV-ST-7)
 	},
 	FaultNoHoldOff: func(t *testing.T, f Faults) bool {
-		o := newOne(t, func(c *Config, a *Attr) { a.CCProfileID = 10; c.Faults = f })
+		o := newOne(t, func(c *testCfg, a *Attr) { a.CCProfileID = 10; c.Test.Faults = f })
 		o.write(1, 512, false)
 		sent := o.take()
 		if len(sent) != 1 {
@@ -351,7 +351,7 @@ var faultRuns = map[Faults]faultRun{
 		return len(o.take()) > 0 // retransmitted before base_rtt (LR-NACK-2)
 	},
 	FaultNoStallTimer: func(t *testing.T, f Faults) bool {
-		o := nackedOnOnlyEV(t, func(c *Config, a *Attr) { a.Retry = Retry{LinearCnt: 1, ExpCnt: 0}; c.Faults = f })
+		o := nackedOnOnlyEV(t, func(c *testCfg, a *Attr) { a.Retry = Retry{LinearCnt: 1, ExpCnt: 0}; c.Test.Faults = f })
 		for k := 0; k < 4 && o.q.NextDeadline() != Never; k++ {
 			o.advance(o.q.NextDeadline())
 		}
@@ -377,7 +377,7 @@ var faultRuns = map[Faults]faultRun{
 func faultPair(t *testing.T, f Faults) *sim {
 	ca := testConfig(qpnA)
 	cb := testConfig(qpnB)
-	ca.Faults, cb.Faults = f, f
+	ca.Test.Faults, cb.Test.Faults = f, f
 	s := newSim(t, ca, cb, testAttr(qpnB), testAttr(qpnA))
 	s.quiet = true
 	return s
@@ -394,7 +394,7 @@ func TestPropertyGarbageInput(t *testing.T) {
 		c, a := testConfig(qpnA), testAttr(qpnB)
 		a.SQPSN = uint32(rapid.IntRange(0, 1<<24-1).Draw(rt, "sq_psn"))
 		a.RQPSN = uint32(rapid.IntRange(0, 1<<24-1).Draw(rt, "rq_psn"))
-		q, err := New(c)
+		q, err := c.new()
 		if err != nil {
 			rt.Fatal(err)
 		}

@@ -90,28 +90,29 @@ type node struct {
 	rcvdUnit uint64
 }
 
+// seeded reports whether the Node seeds fault f (Config.Test.Faults); the
+// reference code asks it at the one place each fault breaks.
+func (n *node) seeded(f Faults) bool { return n.cfg.Test.Faults&f != 0 }
+
 // static is what a QP derives from its configuration once; it is
 // immutable and shared by clones.
 type static struct {
 	*node
-	qpn            uint32
-	seed           uint64
+	qp             QPConfig
 	v6             bool
 	src, dst       [16]byte
 	srcMAC, dstMAC [6]byte
 	hop            uint8
 	pkey           uint16
-	evMode         wire.EVMode
 }
 
 // Node holds what the QPs of one NIC share: the wire profile, the
-// controller's EV and CC profiles, compiled once, and the device limits.
-// QPs made by one Node share that state, so each costs only its own
-// protocol state.
+// controller's EV and CC profiles, compiled once, the device limits and
+// the policies. QPs made by one Node share that state, so each costs only
+// its own protocol state.
 type Node struct{ nd *node }
 
-// NewNode validates cfg and compiles its profiles. cfg's QPN, Seed and
-// Addr are not used: each QP gets its own through NewQP.
+// NewNode validates cfg and compiles its profiles.
 func NewNode(cfg Config) (*Node, error) {
 	c, err := cfg.normalized()
 	if err != nil {
@@ -129,13 +130,15 @@ func NewNode(cfg Config) (*Node, error) {
 	return &Node{nd: nd}, nil
 }
 
-// NewQP creates a QP in RESET with its own QP number, random seed and
-// address vector, sharing the Node's configuration otherwise.
-func (n *Node) NewQP(qpn uint32, seed uint64, addr Addressing) (*QP, error) {
-	if qpn > wire.PSNMask || qpn <= wire.EndpointQPN {
-		return nil, cfgErr("QPN", "%#x is not a usable 24-bit QP number (0-2 are reserved, WIRE-BTH-8)", qpn)
+// NewQP creates a QP in RESET with its own QP number, random seed, address
+// vector and queue depths, sharing the Node's configuration otherwise.
+func (n *Node) NewQP(qc QPConfig) (*QP, error) {
+	qc, err := qc.normalized()
+	if err != nil {
+		return nil, err
 	}
-	if err := n.nd.resolveSource(&addr); err != nil {
+	addr := &qc.Addr
+	if err := n.nd.resolveSource(addr); err != nil {
 		return nil, err
 	}
 	if !addr.SrcIP.IsValid() || !addr.DstIP.IsValid() {
@@ -144,11 +147,8 @@ func (n *Node) NewQP(qpn uint32, seed uint64, addr Addressing) (*QP, error) {
 	if addr.SrcIP.Is4() != addr.DstIP.Is4() {
 		return nil, cfgErr("Addr", "source %v and destination %v are not the same IP version", addr.SrcIP, addr.DstIP)
 	}
-	if addr.EVMode > wire.EVModeSRv6 {
-		return nil, cfgErr("Addr.EVMode", "unknown mode %d", addr.EVMode)
-	}
-	st := &static{node: n.nd, qpn: qpn, seed: seed, v6: addr.SrcIP.Is6(), srcMAC: addr.SrcMAC, dstMAC: addr.DstMAC,
-		hop: addr.HopLimit, pkey: addr.PKey, evMode: addr.EVMode}
+	st := &static{node: n.nd, qp: qc, v6: addr.SrcIP.Is6(), srcMAC: addr.SrcMAC, dstMAC: addr.DstMAC,
+		hop: addr.HopLimit, pkey: addr.PKey}
 	if !st.v6 || addr.EVMode == wire.EVModeUDP {
 		for _, s := range n.nd.evSets {
 			for _, v := range s.values {
@@ -172,20 +172,20 @@ func (n *Node) NewQP(qpn uint32, seed uint64, addr Addressing) (*QP, error) {
 	if st.pkey == 0 {
 		st.pkey = 0xFFFF
 	}
-	return &QP{st: st, rng: newRNG(seed)}, nil
+	return &QP{st: st, rng: newRNG(qc.Seed)}, nil
 }
 
-// New creates a QP in RESET from cfg, on a Node of its own.
-func New(cfg Config) (*QP, error) {
+// New creates a QP in RESET from qc, on a Node of its own made from cfg.
+func New(cfg Config, qc QPConfig) (*QP, error) {
 	n, err := NewNode(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return n.NewQP(cfg.QPN, cfg.Seed, cfg.Addr)
+	return n.NewQP(qc)
 }
 
 // QPN returns the local QP number.
-func (q *QP) QPN() uint32 { return q.st.qpn }
+func (q *QP) QPN() uint32 { return q.st.qp.QPN }
 
 // begin and end bracket every input: they install the step context.
 func (q *QP) begin(now Time, out *Output) {
@@ -195,7 +195,7 @@ func (q *QP) begin(now Time, out *Output) {
 func (q *QP) end() { q.out = nil }
 
 func (q *QP) emit(e Event) {
-	e.Time, e.QPN = q.now, q.st.qpn
+	e.Time, e.QPN = q.now, q.st.qp.QPN
 	q.out.event(e)
 }
 
@@ -238,7 +238,7 @@ func (q *QP) PostRecv(now Time, wrid uint64, out *Output) error {
 	switch q.state {
 	case StateInit, StateRTR, StateRTS:
 	case StateError:
-		q.out.Completions = append(q.out.Completions, Completion{QPN: q.st.qpn, WRID: wrid, Status: StatusFlushError,
+		q.out.Completions = append(q.out.Completions, Completion{QPN: q.st.qp.QPN, WRID: wrid, Status: StatusFlushError,
 			Opcode: OpRecvWriteImm, Recv: true})
 		return nil
 	default:
@@ -261,9 +261,9 @@ func (q *QP) Receive(now Time, port int, p *wire.Packet, out *Output) {
 	defer q.end()
 	op := p.BTH.Opcode
 	if q.trace() {
-		q.emit(Event{Kind: EvPacketReceived, PSN: p.BTH.PSN, EV: p.EV(q.st.evMode), Reason: uint8(op)})
+		q.emit(Event{Kind: EvPacketReceived, PSN: p.BTH.PSN, EV: p.EV(q.st.qp.Addr.EVMode), Reason: uint8(op)})
 	}
-	if p.BTH.DestQP != q.st.qpn {
+	if p.BTH.DestQP != q.st.qp.QPN {
 		q.ignore(IgnoreWrongQP, p.BTH.PSN, 0)
 		return
 	}
@@ -375,7 +375,7 @@ func (q *QP) enterError(c ErrorCause, st Status) {
 		r.pop()
 	}
 	for ; q.rqLen > 0; q.rqLen-- {
-		q.out.Completions = append(q.out.Completions, Completion{QPN: q.st.qpn, WRID: q.rq[q.rqHead],
+		q.out.Completions = append(q.out.Completions, Completion{QPN: q.st.qp.QPN, WRID: q.rq[q.rqHead],
 			Status: StatusFlushError, Opcode: OpRecvWriteImm, Recv: true})
 		q.rqHead = (q.rqHead + 1) % len(q.rq)
 	}
@@ -385,7 +385,7 @@ func (q *QP) enterError(c ErrorCause, st Status) {
 }
 
 func (q *QP) complete(wrid uint64, op Opcode, st Status, n uint32) {
-	q.out.Completions = append(q.out.Completions, Completion{QPN: q.st.qpn, WRID: wrid, Status: st, Opcode: op, ByteLen: n})
+	q.out.Completions = append(q.out.Completions, Completion{QPN: q.st.qp.QPN, WRID: wrid, Status: st, Opcode: op, ByteLen: n})
 	q.emit(Event{Kind: EvCompleted, Value: wrid, Reason: uint8(st)})
 }
 
@@ -410,7 +410,7 @@ func (q *QP) fillHeaders(o *Outgoing, class DSCPClass, ev int, ect bool) {
 		copy(p.IP4.Dst[:], st.dst[:4])
 	}
 	v := q.ev.set.values[ev]
-	p.SetEV(v, st.evMode)
+	p.SetEV(v, st.qp.Addr.EVMode)
 	o.EV, o.Plane, o.Class = v, q.ev.set.plane[ev], class
 	p.SRv6, p.HasSRH = false, false
 	if st.v6 && q.ev.set.srv6 != nil {

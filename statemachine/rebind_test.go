@@ -25,7 +25,7 @@ func TestReplaceEVBoundIsAtomic(t *testing.T) {
 	cfg := testConfig(qpnA)
 	cfg.EVProfiles, cfg.Addr.EVMode = []EVProfile{p}, wire.EVModeSTEV // 32-bit EVs: IPv6 STEV
 	cfg.Addr.SrcIP, cfg.Addr.DstIP = netip.MustParseAddr("fd00::1"), netip.MustParseAddr("fd00::2")
-	q, err := New(cfg)
+	q, err := cfg.new()
 	if err != nil {
 		t.Fatal(err)
 	}

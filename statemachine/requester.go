@@ -74,19 +74,19 @@ type requester struct {
 	probeRound uint16
 }
 
-func (r *requester) init(cfg *Config, a *Attr, baseRTT Time) {
+func (r *requester) init(st *static, a *Attr, baseRTT Time) {
 	*r = requester{
 		una: a.SQPSN, nxt: a.SQPSN, assign: a.SQPSN, rtxHint: a.SQPSN, lossScan: a.SQPSN, highAck: a.SQPSN,
-		win: uint32(a.MPR) * uint32(cfg.MPRUnit), dynMPR: a.Cap&CapDynamicMPR != 0, maxWIMM: int(a.MaxWIMM), pmtu: int(a.PathMTU),
-		timerAt: Never, holdAt: Never, stallAt: Never, revAt: Never, baseRTT: baseRTT, sq: make([]sendWR, cfg.MaxSendWR),
+		win: uint32(a.MPR) * uint32(st.cfg.Test.MPRUnit), dynMPR: a.Cap&CapDynamicMPR != 0, maxWIMM: int(a.MaxWIMM), pmtu: int(a.PathMTU),
+		timerAt: Never, holdAt: Never, stallAt: Never, revAt: Never, baseRTT: baseRTT, sq: make([]sendWR, st.qp.MaxSendWR),
 	}
 	ring := r.win
-	if cfg.Faults&FaultBeyondMPR != 0 {
+	if st.seeded(FaultBeyondMPR) {
 		ring *= 2
 	}
 	r.ring = newTxRing(ring)
 	r.tshift, r.linear, r.exp = a.Timeout, int(a.Retry.LinearCnt), int(a.Retry.ExpCnt)
-	if cfg.Faults&FaultNoBackoff != 0 {
+	if st.seeded(FaultNoBackoff) {
 		r.linear, r.exp = r.linear+r.exp, 0
 	}
 	r.revInt = max(baseRTT, Timeout(a.Timeout))
@@ -235,13 +235,13 @@ func (q *QP) pump() {
 		case rtxSent:
 			continue
 		case rtxNoEV:
-			r.stall(psn, q.now, q.st.cfg.Faults) // it waits, and everything behind it, under a timer (LR-SM-3)
+			r.stall(psn, q.now, q.st.seeded(FaultNoStallTimer)) // it waits, and everything behind it, under a timer (LR-SM-3)
 		default:
-			r.endStall(q.st.cfg.Faults)
+			r.endStall(q.st.seeded(FaultStallTimerKept))
 		}
 		return
 	}
-	r.endStall(q.st.cfg.Faults)
+	r.endStall(q.st.seeded(FaultStallTimerKept))
 	for r.sendIdx < r.sqLen {
 		if !q.sendNew() {
 			return
@@ -254,7 +254,7 @@ func (q *QP) pump() {
 func (q *QP) inWindow(psn uint32) bool {
 	r := &q.req
 	d := uint32(wire.PSNDiff(psn, r.una))
-	if q.st.cfg.Faults&FaultBeyondMPR != 0 {
+	if q.st.seeded(FaultBeyondMPR) {
 		return d < r.ring.size()
 	}
 	return d < r.effWin()
@@ -349,7 +349,7 @@ func (q *QP) sendRetransmission(psn uint32) rtxResult {
 	i := psn & r.ring.mask
 	avoid := r.avoidAt(i)
 	var ev int
-	if q.st.cfg.Faults&FaultReuseNACKedEV != 0 {
+	if q.st.seeded(FaultReuseNACKedEV) {
 		ev = avoid
 	} else {
 		var ok bool
@@ -376,8 +376,8 @@ func (q *QP) sendRetransmission(psn uint32) rtxResult {
 // reaching ERROR. The stall timer runs RTO(c) from the moment the wait
 // begins; it keeps running while the wait lasts, whichever PSN waits
 // (LR-SM-3, LR-TMR-4).
-func (r *requester) stall(psn uint32, now Time, f Faults) {
-	if f&FaultNoStallTimer != 0 {
+func (r *requester) stall(psn uint32, now Time, noTimer bool) {
+	if noTimer {
 		return
 	}
 	r.stallPSN = psn
@@ -387,8 +387,8 @@ func (r *requester) stall(psn uint32, now Time, f Faults) {
 }
 
 // endStall stops the stall timer: nothing waits for an EV any more.
-func (r *requester) endStall(f Faults) {
-	if f&FaultStallTimerKept == 0 {
+func (r *requester) endStall(keep bool) {
+	if !keep {
 		r.stallAt, r.stallPSN = Never, 0
 	}
 }
@@ -418,14 +418,14 @@ func (q *QP) stallTimer() {
 	q.emit(Event{Kind: EvStallTimeout, PSN: psn, EV: ev})
 	r.stallAt = Never
 	q.chargeRetry()
-	if q.state == StateRTS && q.st.cfg.Faults&FaultStallDequeues != 0 {
+	if q.state == StateRTS && q.st.seeded(FaultStallDequeues) {
 		r.arm(psn, r.evAt(i), q.now)
 		r.nLost--
 		r.inflight += r.pktLen(psn)
 		return
 	}
 	if q.state == StateRTS {
-		if !q.st.cfg.KeepAvoidAfterStall {
+		if !q.st.cfg.Policy.KeepAvoidAfterStall {
 			r.ring.fl[i] |= txFree
 		}
 		q.pump() // the PSN may go now on the EV it avoided; if not, pump re-arms the timer
@@ -469,9 +469,9 @@ func (q *QP) emitData(m *sendWR, k, psn uint32, ev int, rtx bool) {
 		p.ImmDt = m.imm
 	}
 	p.BTH = wire.BTH{Opcode: op, PKey: st.pkey, DestQP: q.attr.DestQPN, AckReq: last, Retransmit: rtx,
-		TSPresent: st.cfg.Timestamps, PSN: psn, SE: last && m.se}
+		TSPresent: st.qp.Timestamps, PSN: psn, SE: last && m.se}
 	p.METH = wire.METH{RQMSN: m.rqmsn, MSN: m.msn}
-	if st.cfg.Timestamps {
+	if st.qp.Timestamps {
 		p.TSETH = wire.TSETH{TxTimestamp: q.tsNow(), FType: 1}
 	}
 	off := int(k) * q.req.pmtu
@@ -505,7 +505,7 @@ func (q *QP) markLost(psn uint32, c LossCause, avoid int) {
 	if q.trace() {
 		q.emit(Event{Kind: EvLost, PSN: psn, EV: q.ev.set.values[avoid], Reason: uint8(c)})
 	}
-	if q.st.cfg.Faults&FaultGoBackN != 0 && c != LossGoBackN {
+	if q.st.seeded(FaultGoBackN) && c != LossGoBackN {
 		q.goBackN(psn)
 	}
 }
@@ -627,7 +627,7 @@ func (q *QP) sackBits(base uint32, bm uint64) int64 {
 // reorderGuard is reorder_guard in packets: the configured value, else the
 // congestion window in packets (one BDP), else the MPR window (LR-RTX-4).
 func (q *QP) reorderGuard() int {
-	if g := q.st.cfg.ReorderThreshold; g > 0 {
+	if g := q.st.cfg.Policy.ReorderThreshold; g > 0 {
 		return g
 	}
 	if q.cc.on {
@@ -656,7 +656,7 @@ func (q *QP) reorderLoss() {
 		if f := r.ring.fl[i]; f&txInFlight != 0 && f&txRetx == 0 {
 			ev := r.evAt(i)
 			q.markLost(r.lossScan, LossReorder, ev)
-			if !q.st.cfg.KeepEVOnInferredLoss {
+			if !q.st.cfg.Policy.KeepEVOnInferredLoss {
 				q.setEV(ev, EVAssumedBad, CauseInferredLoss)
 			}
 		}
@@ -669,7 +669,7 @@ func (q *QP) reorderLoss() {
 // send time of the PSN that triggered the SACK if it was sent only once
 // (CC-SIG-1, CC-SIG-3).
 func (q *QP) rttSample(s *wire.SETH) Time {
-	if q.st.cfg.Timestamps {
+	if q.st.qp.Timestamps {
 		if s.CC.TxTimestamp == 0 {
 			return -1
 		}
@@ -755,7 +755,7 @@ func (q *QP) onSACK(p *wire.Packet) {
 		}
 	}
 	if r.dynMPR && s.MPR != 0 {
-		r.peerWin = uint32(s.MPR) * uint32(q.st.cfg.MPRUnit)
+		r.peerWin = uint32(s.MPR) * uint32(q.st.cfg.Test.MPRUnit)
 	}
 	if !s.PR {
 		q.ccEvent(q.cc.onAck(q.now, acked, m != wire.MNone, rtt, s.CC.RcvCwndPen, s.CC.RC, r.inflight))
@@ -787,10 +787,10 @@ func (q *QP) onNACK(p *wire.Packet) {
 		q.ignore(IgnoreUnknownReason, psn, n.Entropy) // LR-NACK-7
 		return
 	}
-	if n.Reason == wire.NACKTrimmed && q.st.cfg.Faults&FaultIgnoreTrim != 0 {
+	if n.Reason == wire.NACKTrimmed && q.st.seeded(FaultIgnoreTrim) {
 		return
 	}
-	if q.st.cfg.Faults&FaultFatalRecoverableNACK != 0 {
+	if q.st.seeded(FaultFatalRecoverableNACK) {
 		q.enterError(CauseRemoteOp, StatusRemoteOpError)
 		return
 	}
@@ -817,7 +817,7 @@ func (q *QP) onNACK(p *wire.Packet) {
 	case wire.NACKNoBitmap, wire.NACKNoPktBuffer, wire.NACKNoResource:
 		// Resource NACKs wait base_rtt before the retransmission (LR-NACK-2).
 		at := q.now + r.baseRTT
-		if q.st.cfg.Faults&FaultNoHoldOff != 0 {
+		if q.st.seeded(FaultNoHoldOff) {
 			at = q.now
 		}
 		r.ring.fl[i] |= txHold
@@ -993,7 +993,7 @@ func (q *QP) sendProbe(ev int) {
 	id := q.req.probeID(ev)
 	q.ev.setFlag(ev, evProbing, true)
 	p.BTH = wire.BTH{Opcode: wire.OpProbe, PKey: q.st.pkey, DestQP: q.attr.DestQPN}
-	p.PETH = wire.PETH{ProbeID: id, SPDCID: uint16(q.st.qpn), DPDCID: uint16(q.attr.DestQPN),
+	p.PETH = wire.PETH{ProbeID: id, SPDCID: uint16(q.st.qp.QPN), DPDCID: uint16(q.attr.DestQPN),
 		TxTimestamp: q.tsNow(), FType: 1}
 	q.emit(Event{Kind: EvProbeSent, EV: o.EV, Plane: o.Plane, Value: uint64(id)})
 }
@@ -1020,7 +1020,7 @@ func (q *QP) probeResult(i int, id uint16, m wire.Multipath) {
 	switch m {
 	case wire.MNone:
 		t.setProbeOK(i, t.probeOK(i)+1)
-		if t.probeOK(i) >= t.set.probeSuccesses && q.st.cfg.Faults&FaultNoRestore == 0 {
+		if t.probeOK(i) >= t.set.probeSuccesses && !q.st.seeded(FaultNoRestore) {
 			q.setEV(i, EVGood, CauseProbeOK)
 		}
 	case wire.MSkipOnce:

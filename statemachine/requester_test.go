@@ -37,7 +37,7 @@ func summarize(ps []wire.Packet) []pktSummary {
 // WIRE-RETH-3, WIRE-METH-1, WIRE-METH-2, WIRE-METH-3, WIRE-IMM-1,
 // WIRE-PAY-1, WIRE-PAY-2, WIRE-BTH-14, REQ-HDR-3).
 func TestSegmentation(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) { a.SQPSN = 1<<24 - 1 })
+	o := newOne(t, func(c *testCfg, a *Attr) { a.SQPSN = 1<<24 - 1 })
 	o.post(WorkRequest{WRID: 1, Opcode: OpWriteImm, RemoteVA: 0x1000, Data: nil, Imm: 7})
 	o.post(WorkRequest{WRID: 2, Opcode: OpWrite, RemoteVA: 0x2000, Data: make([]byte, 1024)})
 	o.post(WorkRequest{WRID: 3, Opcode: OpWriteImm, RemoteVA: 0x3000, Data: make([]byte, 2500), Imm: 9})
@@ -62,7 +62,7 @@ func TestSegmentation(t *testing.T) {
 // and retransmit class on retransmissions (WIRE-BTH-5, LR-RTX-3), the QP's
 // P_Key (WIRE-BTH-12) and the EV in the UDP source port (WIRE-UDP-2).
 func TestHeaders(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) { c.Timestamps = true; c.Addr.PKey = 0x8001 })
+	o := newOne(t, func(c *testCfg, a *Attr) { c.Timestamps = true; c.Addr.PKey = 0x8001 })
 	o.now = 1280
 	o.write(1, 10, false)
 	p := o.take()[0]
@@ -83,7 +83,7 @@ func TestHeaders(t *testing.T) {
 
 	// The control class for retransmissions, and NO_TRIM when the peer
 	// cannot NACK trims (WIRE-DSCP-5).
-	o = newOne(t, func(c *Config, a *Attr) {
+	o = newOne(t, func(c *testCfg, a *Attr) {
 		p := spec.DefaultProfile()
 		p.Retransmit = spec.RetransmitControl
 		c.Profile = &p
@@ -94,7 +94,7 @@ func TestHeaders(t *testing.T) {
 	if r := o.take()[0]; r.DSCP() != 46 || r.ECN() != 2 {
 		t.Errorf("control-class retransmission: DSCP %d ECN %d, want 46, ECT(0)", r.DSCP(), r.ECN())
 	}
-	o = newOne(t, func(c *Config, a *Attr) { a.Cap = CapTrimNACKDestUnsupported })
+	o = newOne(t, func(c *testCfg, a *Attr) { a.Cap = CapTrimNACKDestUnsupported })
 	o.write(1, 10, false)
 	p = o.take()[0]
 	o.recv(1, nackPkt(0, p.EV(wire.EVModeSTEV), wire.NACKTrimmedLastHop))
@@ -107,7 +107,7 @@ func TestHeaders(t *testing.T) {
 // (MPR-WIN-1, MPR-WIN-2, REQ-TX-1); the window moves with the cumulative
 // ACK.
 func TestMPRWindow(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) { a.MPR = 1 })
+	o := newOne(t, func(c *testCfg, a *Attr) { a.MPR = 1 })
 	o.write(1, 200*1024, false)
 	ps := o.take()
 	if len(ps) != 128 || ps[127].BTH.PSN != 127 {
@@ -129,7 +129,7 @@ func TestMPRWindow(t *testing.T) {
 // (WIRE-SETH-4).
 func TestDynamicMPR(t *testing.T) {
 	for _, dyn := range []bool{true, false} {
-		o := newOne(t, func(c *Config, a *Attr) {
+		o := newOne(t, func(c *testCfg, a *Attr) {
 			a.MPR, a.MPRDest = 2, 2
 			if dyn {
 				a.Cap = CapDynamicMPR
@@ -170,7 +170,7 @@ func TestDynamicMPR(t *testing.T) {
 // packet to their send completion; the next one waits, and everything
 // posted after it waits too (WIMM-REQ-1, WIMM-REQ-3).
 func TestMaxWIMM(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) { a.MaxWIMM = 1 })
+	o := newOne(t, func(c *testCfg, a *Attr) { a.MaxWIMM = 1 })
 	o.write(1, 10, true)
 	o.write(2, 10, true)
 	o.write(3, 10, false)
@@ -233,7 +233,7 @@ func TestNACKReasons(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.r.String(), func(t *testing.T) {
-			o := newOne(t, func(cf *Config, a *Attr) { a.CCProfileID = 10 }) // NSCC: base_rtt 10 µs
+			o := newOne(t, func(cf *testCfg, a *Attr) { a.CCProfileID = 10 }) // NSCC: base_rtt 10 µs
 			o.write(1, 1024, false)
 			ev := o.take()[0].EV(wire.EVModeSTEV)
 			o.recv(1, nackPkt(0, ev, c.r))
@@ -405,7 +405,7 @@ func TestTimeout(t *testing.T) {
 // TestTimeoutBackoff: after linear_cnt retries the timer doubles per retry
 // (LR-TMR-2, LR-TMR-4), capped at 1.024 µs × 2^24.
 func TestTimeoutBackoff(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) {
+	o := newOne(t, func(c *testCfg, a *Attr) {
 		a.Retry = Retry{LinearCnt: 1, ExpCnt: RetryInfinite}
 		a.Timeout = 22
 		c.EVProfiles[0].MinActive = 4 // keep EVs GOOD so that every timeout counts
@@ -432,7 +432,7 @@ func TestTimeoutBackoff(t *testing.T) {
 // (CC-GEN-2, CC-GEN-4), and pending retransmissions go before new PSNs
 // (REQ-TX-2, LR-RTX-2).
 func TestCwndGate(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) {
+	o := newOne(t, func(c *testCfg, a *Attr) {
 		c.CCProfiles[1].NSCC.MaxCwnd = 2048
 		a.CCProfileID = 10
 	})
@@ -454,7 +454,7 @@ func TestCwndGate(t *testing.T) {
 // RETH, ImmDt and payload; only the EV, rtx, DSCP and TSETH timestamp
 // change (REQ-PSN-2, LR-RTX-3).
 func TestRetransmissionContent(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) { c.Timestamps = true })
+	o := newOne(t, func(c *testCfg, a *Attr) { c.Timestamps = true })
 	o.post(WorkRequest{WRID: 1, Opcode: OpWriteImm, RemoteVA: 0x5000, RKey: 3, Data: []byte("hello"), Imm: 0xFEED})
 	first := o.take()[0]
 	o.now = 5000
@@ -475,7 +475,7 @@ func TestRetransmissionContent(t *testing.T) {
 // TestOutstandingBound: even the largest MPR keeps the outstanding PSNs far
 // below 2^23 (REQ-PSN-4).
 func TestOutstandingBound(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) { a.MPR, a.MPRDest = 255, 255 })
+	o := newOne(t, func(c *testCfg, a *Attr) { a.MPR, a.MPRDest = 255, 255 })
 	if w := o.q.req.effWin(); w != 255*128 || w >= 1<<23 {
 		t.Errorf("window %d", w)
 	}
@@ -488,7 +488,7 @@ func TestReorderGuardDefault(t *testing.T) {
 	if g := o.q.reorderGuard(); g != 128 {
 		t.Errorf("guard %d without CC, want 128", g)
 	}
-	o = newOne(t, func(c *Config, a *Attr) { a.CCProfileID = 10 })
+	o = newOne(t, func(c *testCfg, a *Attr) { a.CCProfileID = 10 })
 	if g, want := o.q.reorderGuard(), int(DefaultNSCC().MaxCwnd)/1024; g != want {
 		t.Errorf("guard %d under NSCC, want cwnd/MTU = %d", g, want)
 	}
@@ -498,7 +498,7 @@ func TestReorderGuardDefault(t *testing.T) {
 // WRITE sent and a TRIMMED_LASTHOP NACK for PSN 0 on 0x100 received: the
 // retransmission's only usable EV is the one it must avoid (EV-ST-13,
 // LR-SM-3). The NACK counts one retry.
-func nackedOnOnlyEV(t *testing.T, mod func(*Config, *Attr)) *one {
+func nackedOnOnlyEV(t *testing.T, mod func(*testCfg, *Attr)) *one {
 	t.Helper()
 	o := newOne(t, mod)
 	for _, ev := range []uint32{0x101, 0x200, 0x201} {
@@ -538,16 +538,16 @@ func TestRetransmissionWaitsForAnotherEV(t *testing.T) {
 func TestInferredLossRetiresEV(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		mod  func(c *Config, a *Attr)
+		mod  func(c *testCfg, a *Attr)
 		want EVState
 	}{
 		{"default", nil, EVAssumedBad},
-		{"KeepEVOnInferredLoss", func(c *Config, a *Attr) { c.KeepEVOnInferredLoss = true }, EVGood},
-		{"ev_min_active", func(c *Config, a *Attr) { c.EVProfiles[0].MinActive = 4 }, EVGood},
+		{"KeepEVOnInferredLoss", func(c *testCfg, a *Attr) { c.Policy.KeepEVOnInferredLoss = true }, EVGood},
+		{"ev_min_active", func(c *testCfg, a *Attr) { c.EVProfiles[0].MinActive = 4 }, EVGood},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := newOne(t, func(c *Config, a *Attr) {
-				c.ReorderThreshold = 1
+			o := newOne(t, func(c *testCfg, a *Attr) {
+				c.Policy.ReorderThreshold = 1
 				a.MPR = 4
 				if tc.mod != nil {
 					tc.mod(c, a)
@@ -593,7 +593,7 @@ func TestInferredLossRetiresEV(t *testing.T) {
 // ends the PSN's avoidance of its NACK's EV (AMB-44), so the second
 // stall event names no EV.
 func TestStallTimerBoundsTheWait(t *testing.T) {
-	o := nackedOnOnlyEV(t, func(c *Config, a *Attr) { a.Retry = Retry{LinearCnt: 1, ExpCnt: 1} }) // retry 1
+	o := nackedOnOnlyEV(t, func(c *testCfg, a *Attr) { a.Retry = Retry{LinearCnt: 1, ExpCnt: 1} }) // retry 1
 	if ps := o.take(); len(ps) != 0 {
 		t.Fatalf("sent %v with only the NACKed EV usable (EV-ST-13)", summarize(ps))
 	}
@@ -637,9 +637,9 @@ func TestStallTimerBoundsTheWait(t *testing.T) {
 // AMB-44); by default it goes at the first stall expiry.
 func TestKeepAvoidAfterStallPolicy(t *testing.T) {
 	for _, keep := range []bool{false, true} {
-		o := nackedOnOnlyEV(t, func(c *Config, a *Attr) {
+		o := nackedOnOnlyEV(t, func(c *testCfg, a *Attr) {
 			a.Retry = Retry{LinearCnt: 7, ExpCnt: RetryInfinite}
-			c.KeepAvoidAfterStall = keep
+			c.Policy.KeepAvoidAfterStall = keep
 		})
 		for range 8 {
 			o.advance(o.q.NextDeadline())
@@ -663,7 +663,7 @@ func TestKeepAvoidAfterStallPolicy(t *testing.T) {
 // waiting for good (LR-SM-3, AMB-44). A new NACK on the retransmission
 // renews the avoidance.
 func TestStallExpiryFreesTheAvoidedEV(t *testing.T) {
-	o := nackedOnOnlyEV(t, func(c *Config, a *Attr) { a.Retry = Retry{LinearCnt: 7, ExpCnt: RetryInfinite} }) // retry 1
+	o := nackedOnOnlyEV(t, func(c *testCfg, a *Attr) { a.Retry = Retry{LinearCnt: 7, ExpCnt: RetryInfinite} }) // retry 1
 	T := Timeout(4)
 	o.advance(T - 1)
 	if ps := o.take(); len(ps) != 0 {
@@ -719,7 +719,7 @@ func TestStallTimerStopsWhenAnEVReturns(t *testing.T) {
 // rcv_cwnd_pen shrinks it to the bytes in flight and r_c restores it
 // (CC-RSP-1, CC-RSP-2).
 func TestPenaltyFromSACK(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) { a.CCProfileID = 10 })
+	o := newOne(t, func(c *testCfg, a *Attr) { a.CCProfileID = 10 })
 	o.write(1, 8*1024, false)
 	o.take()
 	before := o.q.Cwnd()
@@ -741,7 +741,7 @@ func TestPenaltyFromSACK(t *testing.T) {
 // still retransmitted after a younger lost PSN went out first (LR-NACK-2,
 // LR-RTX-2); found by the property test.
 func TestHeldRetransmissionNotSkipped(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) { a.CCProfileID = 10 }) // base_rtt 10 µs
+	o := newOne(t, func(c *testCfg, a *Attr) { a.CCProfileID = 10 }) // base_rtt 10 µs
 	o.write(1, 2*1024, false)
 	ps := o.take()
 	o.recv(1, nackPkt(0, ps[0].EV(wire.EVModeSTEV), wire.NACKNoPktBuffer))

@@ -133,7 +133,7 @@ func (q *QP) accessOK(p *wire.Packet) bool {
 func (q *QP) onData(port int, p *wire.Packet) {
 	r := &q.rsp
 	psn := p.BTH.PSN & wire.PSNMask
-	ev := p.EV(q.st.evMode)
+	ev := p.EV(q.st.qp.Addr.EVMode)
 	pl := plane(port)
 	ts := p.TSETH.TxTimestamp
 	ce := p.ECN() == 3
@@ -141,12 +141,12 @@ func (q *QP) onData(port int, p *wire.Packet) {
 	d := (psn - r.epsn + 1) & wire.PSNMask
 	dup := d == 0 || d >= 1<<23 || (d <= r.maxWin && r.ring.get(psn))
 	oor := !dup && d > r.win
-	if q.st.cfg.Faults&FaultResponderWindowOffByOne != 0 {
+	if q.st.seeded(FaultResponderWindowOffByOne) {
 		oor = !dup && d > r.win+1
 	}
 	if trimmed, lastHop := q.isTrimmed(p); trimmed {
 		switch {
-		case q.st.cfg.NoTrimNACK:
+		case q.st.cfg.Device.NoTrimNACK:
 			q.ignore(IgnoreTrimmed, psn, ev)
 		case dup:
 			q.sendSACK(psn, ev, ts, pl, q.verdict(ev, ce))
@@ -168,7 +168,7 @@ func (q *QP) onData(port int, p *wire.Packet) {
 		if q.trace() {
 			q.emit(Event{Kind: EvDuplicate, PSN: psn, EV: ev})
 		}
-		if q.st.cfg.Faults&FaultPlaceDuplicates != 0 {
+		if q.st.seeded(FaultPlaceDuplicates) {
 			q.place(p, psn)
 		}
 		q.receivedData()
@@ -236,10 +236,10 @@ func (q *QP) accept(p *wire.Packet, psn, d, ev uint32, ts uint16, pl int8, ce bo
 	// RSP-SACK-5: acknowledge at once what carries feedback of its own.
 	r.pend++
 	r.pendPSN, r.pendEV, r.pendTS, r.pendPlane = psn, ev, ts, pl
-	if d != 1 || r.held > 0 || ce || p.BTH.AckReq || p.BTH.Retransmit || op.IsLast() || r.pend >= q.st.cfg.Ack.Coalesce {
+	if d != 1 || r.held > 0 || ce || p.BTH.AckReq || p.BTH.Retransmit || op.IsLast() || r.pend >= q.st.cfg.Policy.Ack.Coalesce {
 		q.sendSACK(psn, ev, ts, pl, q.verdict(ev, ce))
 	} else if r.ackDue == Never {
-		r.ackDue = addSat(q.now, q.st.cfg.Ack.Delay)
+		r.ackDue = addSat(q.now, q.st.cfg.Policy.Ack.Delay)
 	}
 	if ackNow {
 		q.sendAETH(pl, wire.AETHTypeACK<<5|wire.AETHNoCredit, wire.PSNAdd(r.epsn, -1)) // RSP-ACK-1
@@ -261,7 +261,7 @@ func (q *QP) receivedData() {
 
 func (q *QP) place(p *wire.Packet, psn uint32) {
 	va := p.RETH.VA
-	if q.st.cfg.Faults&FaultPlaceShifted != 0 && !p.BTH.Opcode.IsFirst() {
+	if q.st.seeded(FaultPlaceShifted) && !p.BTH.Opcode.IsFirst() {
 		va -= uint64(len(p.Payload))
 	}
 	q.out.Placements = append(q.out.Placements, Placement{VA: va, RKey: p.RETH.RKey, Data: p.Payload, PSN: psn, MSN: p.METH.MSN})
@@ -303,7 +303,7 @@ func (q *QP) stashIMM(p *wire.Packet, psn, ev uint32, ts uint16, pl int8) bool {
 	s := r.slot(k)
 	*s = wimmSlot{imm: p.ImmDt, last: psn, len: p.RETH.DMALength, msn: p.METH.MSN, rqmsn: rqmsn, se: p.BTH.SE}
 	r.n++
-	if q.st.cfg.Faults&FaultEarlyWIMM != 0 {
+	if q.st.seeded(FaultEarlyWIMM) {
 		s.early = q.deliverIMM(s)
 	}
 	return true
@@ -342,7 +342,7 @@ func (q *QP) deliverIMM(s *wimmSlot) bool {
 	wrid := q.rq[q.rqHead]
 	q.rqHead = (q.rqHead + 1) % len(q.rq)
 	q.rqLen--
-	q.out.Completions = append(q.out.Completions, Completion{QPN: q.st.qpn, WRID: wrid, Status: StatusSuccess,
+	q.out.Completions = append(q.out.Completions, Completion{QPN: q.st.qp.QPN, WRID: wrid, Status: StatusSuccess,
 		Opcode: OpRecvWriteImm, Recv: true, ByteLen: s.len, Imm: s.imm, MSN: s.msn, RQMSN: s.rqmsn, Solicited: s.se})
 	q.emit(Event{Kind: EvIMMDelivered, PSN: s.last, MSN: s.msn, Value: uint64(s.rqmsn)})
 	return true
@@ -361,7 +361,7 @@ func (q *QP) verdict(ev uint32, ce bool) wire.Multipath {
 		}
 		return wire.MNone
 	}
-	n := q.st.cfg.Ack.AlwaysSkipAfter
+	n := q.st.cfg.Policy.Ack.AlwaysSkipAfter
 	if n < 0 {
 		return wire.MSkipOnce
 	}
@@ -379,7 +379,7 @@ func (q *QP) verdict(ev uint32, ce bool) wire.Multipath {
 // state, pr = 1, the probe_id, the probe's EV and timestamp; the probe
 // changes no tracking state (RSP-PRB-1, RSP-PRB-2).
 func (q *QP) onProbe(port int, p *wire.Packet) {
-	ev := p.EV(q.st.evMode)
+	ev := p.EV(q.st.qp.Addr.EVMode)
 	q.sendSACKProbe(p.PETH.ProbeID, ev, p.PETH.TxTimestamp, plane(port), q.verdict(ev, p.ECN() == 3))
 }
 
@@ -538,11 +538,11 @@ func (q *QP) buildSACK(cack, base uint32, off, ackOff int16, probe, answer bool,
 	}
 	var mpr uint8
 	if r.dyn {
-		mpr = uint8(r.win / uint32(q.st.cfg.MPRUnit))
+		mpr = uint8(r.win / uint32(q.st.cfg.Test.MPRUnit))
 	}
 	p.SETH = wire.SETH{
 		M: m, PR: probe, AckPSNOffset: ackOff, Entropy: ev, CACKPSN: cack, MPR: mpr,
-		SPDCID: uint16(q.st.qpn), DPDCID: uint16(q.attr.DestQPN),
+		SPDCID: uint16(q.st.qp.QPN), DPDCID: uint16(q.attr.DestQPN),
 		SACKOffset: off, SACKBitmap: r.sackBitmap(base),
 		CC: wire.CCState{TxTimestamp: ts, OOOCount: uint16(min(r.held, 0x7FFF)), RC: r.restore,
 			RcvCwndPen: r.pen & 0x7F, RcvdBytes: uint32(r.rcvdBytes/q.st.rcvdUnit) & wire.PSNMask},
@@ -565,7 +565,7 @@ func (q *QP) sendNACK(psn, ev uint32, ts uint16, pl int8, reason wire.NACKReason
 		return
 	}
 	p.NETH = wire.NETH{Reason: reason, Entropy: ev, NACKPSN: psn, TxTimestamp: ts,
-		SPDCID: uint16(q.st.qpn), DPDCID: uint16(q.attr.DestQPN)}
+		SPDCID: uint16(q.st.qp.QPN), DPDCID: uint16(q.attr.DestQPN)}
 	if q.trace() {
 		q.emit(Event{Kind: EvNACKSent, PSN: psn, EV: ev, Reason: uint8(reason)})
 	}

@@ -51,7 +51,7 @@ func placed(o *one) []uint32 {
 // order and tracked (RSP-RCV-3, RSP-RCV-4); out-of-window PSNs are NACKed
 // unplaced (RSP-NACK-4, MPR-WIN-4).
 func TestReceiveClassification(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) { a.RQPSN = 1<<24 - 2 })
+	o := newOne(t, func(c *testCfg, a *Attr) { a.RQPSN = 1<<24 - 2 })
 	cack := uint32(1<<24 - 3)
 	at := func(d uint32) uint32 { return (cack + d) & wire.PSNMask }
 	const mid = wire.OpWriteMiddle
@@ -147,7 +147,7 @@ func TestTrimmedArrivals(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Error(d)
 	}
-	o = newOne(t, func(c *Config, a *Attr) { c.NoTrimNACK = true })
+	o = newOne(t, func(c *testCfg, a *Attr) { c.Device.NoTrimNACK = true })
 	o.recv(1, trim(0, 12))
 	if n := len(o.take()); n != 0 {
 		t.Errorf("%d replies from a responder without trim NACKs", n)
@@ -187,7 +187,7 @@ func TestResourceNACKs(t *testing.T) {
 // WIRE-CCS-2, WIRE-EV-5); it leaves on the plane the packet arrived on
 // (EV-REV-4).
 func TestSACKFields(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) { c.QPN = qpnA })
+	o := newOne(t, func(c *testCfg, a *Attr) { c.QPN = qpnA })
 	for _, psn := range []uint32{0, 3, 5, 100} {
 		p := dataPkt(psn, wire.OpWriteMiddle, 1024, 0x201)
 		p.TSETH.TxTimestamp = uint16(psn + 1)
@@ -221,7 +221,7 @@ func TestSACKFields(t *testing.T) {
 // SACK, held at most the coalescing delay; the last packet of a message, a
 // CE mark or an rtx flag are acknowledged at once (RSP-SACK-5, RSP-SM-1).
 func TestAckCoalescing(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) { c.Ack.Coalesce = 3 })
+	o := newOne(t, func(c *testCfg, a *Attr) { c.Policy.Ack.Coalesce = 3 })
 	mid := func(psn uint32) *wire.Packet { return dataPkt(psn, wire.OpWriteMiddle, 1024, 0x100) }
 	o.recv(1, mid(0))
 	o.recv(1, mid(1))
@@ -345,7 +345,7 @@ func TestProbeAnswer(t *testing.T) {
 // (WIMM-RSP-4, QP-ST-10).
 func TestWIMMLimit(t *testing.T) {
 	for _, sig := range []spec.WIMMLimitSignal{spec.WIMMLimitAETHInvalidRequest, spec.WIMMLimitNACKUnexpEvent} {
-		o := newOne(t, func(c *Config, a *Attr) {
+		o := newOne(t, func(c *testCfg, a *Attr) {
 			a.MaxWIMMDest = 2
 			p := spec.DefaultProfile()
 			p.WIMMLimit = sig
@@ -377,7 +377,7 @@ func TestWIMMLimit(t *testing.T) {
 // TestNoReceiveWR: a WriteIMM that completes with no receive WR posted is
 // answered UNEXP_EVENT and fails the QP (WIMM-RSP-3, RSP-NACK-5).
 func TestNoReceiveWR(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) { c.MaxRecvWR = 4 })
+	o := newOne(t, func(c *testCfg, a *Attr) { c.MaxRecvWR = 4 })
 	for i := uint32(0); i < 5; i++ {
 		p := dataPkt(i, wire.OpWriteOnlyImm, 10, 0x100)
 		p.METH.RQMSN = uint16(i)
@@ -404,7 +404,7 @@ func TestNoReceiveWR(t *testing.T) {
 // TestRemoteAccess: a write outside the registered regions is answered
 // AETH NAK code 2, not placed, and fails the QP (RSP-RCV-2).
 func TestRemoteAccess(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) { c.MRs = []MemoryRegion{{RKey: 1, VA: baseVA, Len: 4096}} })
+	o := newOne(t, func(c *testCfg, a *Attr) { c.MRs = []MemoryRegion{{RKey: 1, VA: baseVA, Len: 4096}} })
 	o.recv(1, dataPkt(0, wire.OpWriteMiddle, 1024, 0x100)) // inside
 	p := dataPkt(1, wire.OpWriteMiddle, 1024, 0x100)
 	p.RETH.VA = baseVA + 3500 // crosses the end
@@ -452,7 +452,7 @@ func TestPlainWritesNoCompletion(t *testing.T) {
 // every SACK and treats PSNs beyond it as out of window (MPR-DYN-2,
 // RSP-RCV-6); without dynamic MPR the field is 0 (WIRE-SETH-4).
 func TestResponderDynamicMPR(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) { a.MPRDest, a.Cap = 2, CapDynamicMPR })
+	o := newOne(t, func(c *testCfg, a *Attr) { a.MPRDest, a.Cap = 2, CapDynamicMPR })
 	wantErr(t, o.q.SetDynamicMPR(3), ErrInvalidAttr)
 	if err := o.q.SetDynamicMPR(1); err != nil {
 		t.Fatal(err)

@@ -43,7 +43,7 @@ func (o *one) answers(n, port int, ev uint32) map[uint32]int {
 // always took the reverse EV, whose death no one learns while data has
 // stopped.
 func TestProbeAnswerEV(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) {
+	o := newOne(t, func(c *testCfg, a *Attr) {
 		c.EVProfiles[0].EVs = []EVEntry{{0x100, 1}, {0x101, 1}, {0x102, 1}, {0x103, 1}, {0x200, 2}, {0x201, 2}}
 	})
 	o.q.begin(0, &o.out)
@@ -176,7 +176,7 @@ func TestDeadReverseEVRecovers(t *testing.T) {
 // reverse EV, and duplicates count as received data for the reverse
 // probe of EV-REV-2.
 func TestRetransmittedDuplicateAnswer(t *testing.T) {
-	o := newOne(t, func(c *Config, a *Attr) {
+	o := newOne(t, func(c *testCfg, a *Attr) {
 		c.EVProfiles[0].EVs = []EVEntry{{0x100, 1}, {0x101, 1}, {0x102, 1}, {0x103, 1}, {0x200, 2}, {0x201, 2}}
 	})
 	o.recv(1, dataPkt(0, wire.OpWriteOnly, 100, 0x100))

@@ -53,7 +53,7 @@ func dataPSN(o *Outgoing) (uint32, bool) {
 // (EV-SM-5, EV-ST-5, EV-REP-1, EV-PRB-1, EV-ST-7).
 func TestScenarioLossInferred(t *testing.T) {
 	ca := testConfig(qpnA)
-	ca.ReorderThreshold = 2
+	ca.Policy.ReorderThreshold = 2
 	s := newSim(t, ca, testConfig(qpnB), testAttr(qpnB), testAttr(qpnA))
 	s.rule = func(from int, o *Outgoing) action {
 		psn, w := dataPSN(o)

@@ -69,7 +69,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 		fmt.Fprintln(fs.Output(), "\nfaults:")
 		for _, f := range peer.Faults {
-			fmt.Fprintf(fs.Output(), "  %-20s %s\n", f.Name, f.Doc)
+			fmt.Fprintf(fs.Output(), "  %-20s %s\n", f.Name(), f.Doc())
 		}
 	}
 	pos, done, code := cmd.Parse(fs, args, false)

@@ -215,15 +215,15 @@ func (t *T) NewConn(o ConnOptions) *Conn {
 	}
 
 	// The tester's reference QP mirrors the IUT's attributes.
-	cfg := statemachine.Config{QPN: c.TQPN, Seed: t.seed, Profile: ptrProfile(s.codec),
-		Addr: statemachine.Addressing{SrcMAC: s.tester.MACs[0], DstMAC: s.iut.MACs[0], SrcIP: s.tester.IP, DstIP: s.iut.IP,
-			EVMode: s.mode},
+	cfg := statemachine.Config{Profile: ptrProfile(s.codec),
 		EVProfiles: []statemachine.EVProfile{{ID: 1, EVs: tevs, ActivePerPlane: 2, MinActive: 1}},
 		CCProfiles: []statemachine.CCProfile{{ID: 1, Algorithm: statemachine.CCAlgNone}},
-		MaxSendWR:  64, MaxRecvWR: 64,
-		MRs: []statemachine.MemoryRegion{{RKey: testerRKey, VA: testerVA, Len: memSize}},
+		MRs:        []statemachine.MemoryRegion{{RKey: testerRKey, VA: testerVA, Len: memSize}},
 	}
-	ref, err := statemachine.New(cfg)
+	ref, err := statemachine.New(cfg, statemachine.QPConfig{QPN: c.TQPN, Seed: t.seed,
+		Addr: statemachine.Addressing{SrcMAC: s.tester.MACs[0], DstMAC: s.iut.MACs[0], SrcIP: s.tester.IP, DstIP: s.iut.IP,
+			EVMode: s.mode},
+		MaxSendWR: 64, MaxRecvWR: 64})
 	if err != nil {
 		t.Fatalf("tester QP: %v", err)
 	}

@@ -97,24 +97,24 @@ func detect(t *testing.T, fault string) detection {
 // -update) and must be current.
 func TestDetectionMatrix(t *testing.T) {
 	for _, f := range peer.Faults {
-		if _, ok := wantDetected[f.Name]; !ok {
-			t.Errorf("fault %s has no expected detection", f.Name)
+		if _, ok := wantDetected[f.Name()]; !ok {
+			t.Errorf("fault %s has no expected detection", f.Name())
 		}
 	}
 	var mu sync.Mutex
 	rows := map[string]detection{}
 	t.Run("faults", func(t *testing.T) {
 		for _, f := range peer.Faults {
-			t.Run(f.Name, func(t *testing.T) {
+			t.Run(f.Name(), func(t *testing.T) {
 				t.Parallel()
-				d := detect(t, f.Name)
-				for _, req := range wantDetected[f.Name] {
+				d := detect(t, f.Name())
+				for _, req := range wantDetected[f.Name()] {
 					if !slices.Contains(d.reqs, req) {
-						t.Errorf("fault %s: %s did not FAIL (failing: %v in %v)", f.Name, req, d.reqs, d.cases)
+						t.Errorf("fault %s: %s did not FAIL (failing: %v in %v)", f.Name(), req, d.reqs, d.cases)
 					}
 				}
 				mu.Lock()
-				rows[f.Name] = d
+				rows[f.Name()] = d
 				mu.Unlock()
 			})
 		}
@@ -125,8 +125,8 @@ func TestDetectionMatrix(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("| Fault (`mrc-peer --fault`) | What it breaks | Failing cases | Failing requirements |\n|---|---|---|---|\n")
 	for _, f := range peer.Faults {
-		d := rows[f.Name]
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", f.Name, f.Doc, strings.Join(d.cases, ", "), strings.Join(d.reqs, ", "))
+		d := rows[f.Name()]
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", f.Name(), f.Doc(), strings.Join(d.cases, ", "), strings.Join(d.reqs, ", "))
 	}
 	b.WriteString("| (none) | the reference implementation | — | — |\n")
 	checkSection(t, "DETECTION MATRIX", b.String())

@@ -197,7 +197,7 @@ func (c Scenario) Write(seed uint64, w io.Writer) error {
 		c.fabric(&o.Fabric)
 	}
 	o.Attr.PathMTU = capMTU
-	o.MRC = sm.DefaultConfig(1, seed)
+	o.MRC = sm.DefaultConfig(seed)
 	o.MRC.EVProfiles = []sm.EVProfile{prof}
 	h, err := workload.New(o)
 	if err != nil {

@@ -150,9 +150,9 @@ func (st setup) harness() (*workload.Harness, error) {
 			PlaneAddresses: st.opts.PlaneAddresses},
 		Bin: bin,
 	}
-	o.MRC = sm.DefaultConfig(1, st.seed)
-	o.MRC.MaxSendWR = 64
-	o.MRC.MaxRecvWR = 64
+	o.MRC = sm.DefaultConfig(st.seed)
+	o.QP.MaxSendWR = 64
+	o.QP.MaxRecvWR = 64
 	if st.mutate != nil {
 		st.mutate(&o)
 	}

@@ -57,7 +57,7 @@ func TestControllerProfileOnFabric(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := sm.DefaultConfig(0, 1)
+	cfg := sm.DefaultConfig(1)
 	cfg.EVProfiles = []sm.EVProfile{prof}
 	codec, err := wire.NewCodec(spec.DefaultProfile())
 	if err != nil {

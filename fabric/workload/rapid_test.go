@@ -55,12 +55,12 @@ func newMachine(rt *rapid.T, strict bool) *machine {
 	if rapid.Bool().Draw(rt, "srv6") {
 		fc.Mapper, _ = fabric.NewSRv6Mapper(fabric.DefaultSRv6Template())
 	}
-	mc := sm.DefaultConfig(1, seed)
+	mc := sm.DefaultConfig(seed)
 	prof := sm.GenerateEVProfile(1, planes, 4, seed)
 	prof.ActivePerPlane, prof.MinActive = 2, 1
 	mc.EVProfiles = []sm.EVProfile{prof}
-	mc.ReorderThreshold = rapid.IntRange(0, 16).Draw(rt, "reorder_guard")
-	mc.Ack.Coalesce = rapid.IntRange(1, 4).Draw(rt, "ack_coalesce")
+	mc.Policy.ReorderThreshold = rapid.IntRange(0, 16).Draw(rt, "reorder_guard")
+	mc.Policy.Ack.Coalesce = rapid.IntRange(1, 4).Draw(rt, "ack_coalesce")
 	// The base timeout, which is also the probe interval (EV-PRB-2), is
 	// kept at several base RTTs (8 hops of at most 1 µs): with a timeout
 	// below the RTT no probe is ever answered in time and no path could

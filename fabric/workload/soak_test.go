@@ -93,9 +93,9 @@ func soakHarness(t *testing.T) *Harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mc := sm.DefaultConfig(1, 42)
-	mc.MaxSendWR, mc.MaxRecvWR = 64, 64
-	h, err := New(Options{Fabric: fabric.Config{Seed: 42, Nodes: 4, Mapper: m}, MRC: mc, Check: true,
+	mc := sm.DefaultConfig(42)
+	h, err := New(Options{Fabric: fabric.Config{Seed: 42, Nodes: 4, Mapper: m}, MRC: mc,
+		QP: sm.QPConfig{MaxSendWR: 64, MaxRecvWR: 64}, Check: true,
 		BoundsEvery: 16, Memory: 8 << 20, AllowErrors: false})
 	if err != nil {
 		t.Fatal(err)

@@ -39,10 +39,13 @@ func (t Transport) String() string {
 type Options struct {
 	// Fabric is the simulator configuration.
 	Fabric fabric.Config
-	// MRC and Attr are the templates of every MRC QP: the harness fills
-	// in QPN, seed, addresses and DestQPN. A zero MRC means
-	// statemachine.DefaultConfig; a zero Attr means DefaultAttr.
-	MRC  sm.Config
+	// MRC is every node's statemachine configuration; a zero MRC means
+	// statemachine.DefaultConfig.
+	MRC sm.Config
+	// QP and Attr are the templates of every MRC QP: the harness fills in
+	// QPN, seed, IP addresses and DestQPN, and keeps QP's EV mode, queue
+	// depths and timestamps. A zero Attr means DefaultAttr.
+	QP   sm.QPConfig
 	Attr sm.Attr
 	// RC is the template of every RC baseline QP; RCQPs is the number of
 	// RC QPs per connection, one per plane round-robin (0 means one per
@@ -184,7 +187,7 @@ type Harness struct {
 // New builds a harness with an empty fabric.
 func New(opt Options) (*Harness, error) {
 	if opt.MRC.EVProfiles == nil {
-		opt.MRC = sm.DefaultConfig(1, opt.Fabric.Seed)
+		opt.MRC = sm.DefaultConfig(opt.Fabric.Seed)
 	}
 	if opt.Attr == (sm.Attr{}) {
 		opt.Attr = DefaultAttr()
@@ -204,7 +207,7 @@ func New(opt Options) (*Harness, error) {
 	if h.mtu < 256 {
 		return nil, fmt.Errorf("workload: path MTU %d", h.mtu)
 	}
-	unit := opt.MRC.MPRUnit
+	unit := opt.MRC.Test.MPRUnit
 	if unit == 0 {
 		unit = 128
 	}
@@ -295,15 +298,23 @@ func (h *Harness) Connect(from, to int, t Transport) (*Conn, error) {
 	return c, nil
 }
 
+// qpConfig is the QP template with QP number qpn, seed and the addresses
+// of nodes from and to.
+func (h *Harness) qpConfig(qpn uint32, seed uint64, from, to int) sm.QPConfig {
+	c := h.opt.QP
+	c.QPN, c.Seed = qpn, seed
+	c.Addr = sm.Addressing{SrcIP: h.nodeIP(from), DstIP: h.nodeIP(to), EVMode: c.Addr.EVMode}
+	return c
+}
+
 func (h *Harness) connectMRC(c *Conn) error {
 	qa, qb := h.newQPN(c.From), h.newQPN(c.To)
 	seed := h.opt.Fabric.Seed*1_000_003 + uint64(c.ID)*2
-	mode := h.opt.MRC.Addr.EVMode
-	a, err := h.nodes[c.From].NewQP(qa, seed+1, sm.Addressing{SrcIP: h.nodeIP(c.From), DstIP: h.nodeIP(c.To), EVMode: mode})
+	a, err := h.nodes[c.From].NewQP(h.qpConfig(qa, seed+1, c.From, c.To))
 	if err != nil {
 		return err
 	}
-	b, err := h.nodes[c.To].NewQP(qb, seed+2, sm.Addressing{SrcIP: h.nodeIP(c.To), DstIP: h.nodeIP(c.From), EVMode: mode})
+	b, err := h.nodes[c.To].NewQP(h.qpConfig(qb, seed+2, c.To, c.From))
 	if err != nil {
 		return err
 	}
@@ -334,7 +345,7 @@ func (h *Harness) connectMRC(c *Conn) error {
 	}
 	ra.peer, rb.peer = idb, ida
 	c.Req, c.Rsp = []fabric.EndpointID{ida}, []fabric.EndpointID{idb}
-	h.fillRecv(idb, h.opt.MRC.MaxRecvWR)
+	h.fillRecv(idb, h.opt.QP.MaxRecvWR)
 	return nil
 }
 
@@ -696,7 +707,7 @@ func (h *Harness) Rebase(conn int, psn uint32) error {
 			r.ev[e.Value] = e.State
 		}
 		if i == 1 {
-			h.fillRecv(id, h.opt.MRC.MaxRecvWR)
+			h.fillRecv(id, h.opt.QP.MaxRecvWR)
 		}
 	}
 	return nil

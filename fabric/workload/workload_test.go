@@ -12,10 +12,10 @@ import (
 // small is a 4-plane fabric with 1 KiB MTU and 4 EVs per plane.
 func small(t *testing.T, f sm.Faults, mod func(*Options)) *Harness {
 	t.Helper()
-	mc := sm.DefaultConfig(1, 5)
+	mc := sm.DefaultConfig(5)
 	prof := sm.GenerateEVProfile(1, 4, 4, 5)
 	prof.ActivePerPlane, prof.MinActive = 2, 1
-	mc.EVProfiles, mc.Faults = []sm.EVProfile{prof}, f
+	mc.EVProfiles, mc.Test.Faults = []sm.EVProfile{prof}, f
 	o := Options{Fabric: fabric.Config{Seed: 5, Planes: 4, PathsPerPlane: 2}, MRC: mc, Check: true, Memory: 256 << 10,
 		Attr: sm.Attr{EVProfileID: 1, CCProfileID: 1, MPR: 1, MPRDest: 1, MaxWIMM: 4, MaxWIMMDest: 4, Timeout: 5,
 			Retry: sm.Retry{LinearCnt: 7, ExpCnt: sm.RetryInfinite}, PathMTU: 1024}}
@@ -132,7 +132,7 @@ func TestRCConnection(t *testing.T) {
 func TestSingleWorkingEV(t *testing.T) {
 	for _, keep := range []bool{false, true} {
 		t.Run(fmt.Sprintf("KeepAvoidAfterStall=%v", keep), func(t *testing.T) {
-			h := small(t, 0, func(o *Options) { o.MRC.KeepAvoidAfterStall = keep })
+			h := small(t, 0, func(o *Options) { o.MRC.Policy.KeepAvoidAfterStall = keep })
 			evs := h.opt.MRC.EVProfiles[0].EVs
 			only := evs[0].Value
 			for _, e := range evs[1:] {

@@ -77,18 +77,13 @@ func newRun(faults sm.Faults, msgs ...msg) *run {
 			prof.EVs = append(prof.EVs, sm.EVEntry{Value: v, Port: 1})
 		}
 		cfg := sm.Config{
-			QPN: qpns[s], Seed: uint64(qpns[s]),
-			Addr:             sm.Addressing{SrcIP: a, DstIP: b},
-			EVProfiles:       []sm.EVProfile{prof},
-			CCProfiles:       []sm.CCProfile{{ID: 1, Algorithm: sm.CCAlgNone}},
-			MaxSendWR:        8,
-			MaxRecvWR:        8,
-			ReorderThreshold: 2,
-			Ack:              sm.AckPolicy{AlwaysSkipAfter: -1},
-			Faults:           faults,
-			MPRUnit:          2,
+			EVProfiles: []sm.EVProfile{prof},
+			CCProfiles: []sm.CCProfile{{ID: 1, Algorithm: sm.CCAlgNone}},
+			Policy:     sm.Policy{ReorderThreshold: 2, Ack: sm.AckPolicy{AlwaysSkipAfter: -1}},
+			Test:       sm.TestKnobs{Faults: faults, MPRUnit: 2},
 		}
-		q, err := sm.New(cfg)
+		q, err := sm.New(cfg, sm.QPConfig{QPN: qpns[s], Seed: uint64(qpns[s]), Addr: sm.Addressing{SrcIP: a, DstIP: b},
+			MaxSendWR: 8, MaxRecvWR: 8})
 		check(err)
 		attr := sm.Attr{EVProfileID: 1, CCProfileID: 1, MPR: 1, MPRDest: 1, MaxWIMM: 1, MaxWIMMDest: 1,
 			Timeout: 4, Retry: sm.Retry{LinearCnt: 2, ExpCnt: 0}, PathMTU: mtu, DestQPN: qpns[1-s]}

@@ -132,17 +132,18 @@ func (g *gen) capture(now sm.Time, plane int, p *wire.Packet) {
 // pair is a requester and a responder in RTS: the default 8-plane EV
 // profile, 256-byte MTU, MPR 8, SACKs coalesced.
 func pair() (a, b *sm.QP, err error) {
-	ca, cb := sm.DefaultConfig(0x101, 1), sm.DefaultConfig(0x201, 2)
-	cb.Addr.SrcIP, cb.Addr.DstIP = ca.Addr.DstIP, ca.Addr.SrcIP
-	cb.Ack.Coalesce = coalesce
+	ca, cb := sm.DefaultConfig(1), sm.DefaultConfig(2)
+	qa, qb := sm.DefaultQPConfig(0x101, 1), sm.DefaultQPConfig(0x201, 2)
+	qb.Addr.SrcIP, qb.Addr.DstIP = qa.Addr.DstIP, qa.Addr.SrcIP
+	cb.Policy.Ack.Coalesce = coalesce
 	attr := func(dest uint32) sm.Attr {
 		return sm.Attr{EVProfileID: 1, CCProfileID: 1, MPR: 8, MPRDest: 8, MaxWIMM: 16, MaxWIMMDest: 16,
 			Timeout: 8, Retry: sm.Retry{LinearCnt: 7, ExpCnt: sm.RetryInfinite}, PathMTU: MTU, DestQPN: dest}
 	}
-	if a, err = sm.New(ca); err != nil {
+	if a, err = sm.New(ca, qa); err != nil {
 		return nil, nil, err
 	}
-	if b, err = sm.New(cb); err != nil {
+	if b, err = sm.New(cb, qb); err != nil {
 		return nil, nil, err
 	}
 	var out sm.Output
