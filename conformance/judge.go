@@ -36,6 +36,10 @@ type Options struct {
 	// the tester's side). Away from the DUT, findings that rest on a
 	// packet not seen are INCONCLUSIVE.
 	CaptureLocation CaptureLocation
+	// CaptureSHA256 makes JudgeFile put the capture file's SHA-256 in the
+	// report (Capture.SHA256). It reads the file once more, at about the
+	// CPU cost of judging it, so it is asked for, not done by default.
+	CaptureSHA256 bool
 	// Jobs is the number of workers judging the capture's connections in
 	// parallel, sharded by node pair; 0 or 1 judges on the calling
 	// goroutine. The report is the same for any number.
@@ -199,8 +203,10 @@ func JudgeFile(name string, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if sum, err := fileSHA256(name); err == nil {
-		rep.Capture.SHA256 = sum
+	if opts.CaptureSHA256 {
+		if sum, err := fileSHA256(name); err == nil {
+			rep.Capture.SHA256 = sum
+		}
 	}
 	r2, err := pcap.Open(name)
 	if err != nil {

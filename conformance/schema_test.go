@@ -80,7 +80,7 @@ func TestJSONMatchesSchema(t *testing.T) {
 		opts Options
 	}{
 		{capgen.Good, Options{PICS: pics}},
-		{capgen.GoBackN, Options{PICS: full, Deviations: devs}},
+		{capgen.GoBackN, Options{PICS: full, Deviations: devs, CaptureSHA256: true}},
 		{capgen.Unflagged, Options{PICS: pics, Deviations: devs}},
 	} {
 		rep := judgeTestdata(t, c.f, c.opts)

@@ -31,6 +31,7 @@ type Fit struct {
 	frames int
 	selBad int // rule violations under the selected profile
 	pkt    wire.Packet
+	viol   []wire.Violation // CheckHeaders' scratch
 	// EVs of data packets as read in the selected order and swapped.
 	evs, swapped   map[uint32]struct{}
 	echo, echoSwap int // feedback entropy values found in evs, swapped
@@ -84,10 +85,24 @@ func (f *Fit) Add(r *Record) {
 			a.bad++
 			continue
 		}
-		v := a.c.Check(r.Data, &f.pkt, nil)
-		a.bad += len(v)
-		if !r.ICRCOK && a.c.VerifyICRC(r.Data, &f.pkt) {
+		f.viol = a.c.CheckHeaders(r.Data, &f.pkt, f.viol[:0])
+		a.bad += len(f.viol)
+		if f.pkt.Trimmed {
+			continue
+		}
+		// The ICRC is the costly check: computed under the other preset
+		// only when the selected one found it wrong. When the selected
+		// one found it right, the other preset's verdict is the same if
+		// it computes the ICRC the same way, and wrong otherwise (but
+		// for a 2^-32 chance).
+		switch {
+		case r.ICRCOK && f.sel.SameICRC(a.c):
+		case r.ICRCOK:
+			a.bad++
+		case a.c.VerifyICRC(r.Data, &f.pkt):
 			a.icrcFixed++
+		default:
+			a.bad++
 		}
 	}
 	f.addEcho(r)

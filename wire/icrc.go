@@ -22,8 +22,12 @@ var crcAfterPrefix = crc32.Update(0, crc32.IEEETable, onesPrefix[:])
 // slicing8 holds the eight tables of the slicing-by-8 CRC-32 (IEEE), used
 // for the masked header bytes: crc32.Update would make a stack copy of
 // them escape to the heap, and a byte-at-a-time loop is slow.
-var slicing8 = func() (t [8][256]uint32) {
-	t[0] = *crc32.IEEETable
+var slicing8 = makeSlicing8(crc32.IEEETable)
+
+// makeSlicing8 returns the slicing-by-8 tables of a reflected CRC-32 table.
+func makeSlicing8(tab *crc32.Table) *[8][256]uint32 {
+	var t [8][256]uint32
+	t[0] = *tab
 	for i := range 256 {
 		c := t[0][i]
 		for k := 1; k < 8; k++ {
@@ -31,14 +35,14 @@ var slicing8 = func() (t [8][256]uint32) {
 			t[k][i] = c
 		}
 	}
-	return t
-}()
+	return &t
+}
 
-// update8 folds p into the (non-inverted) CRC register c, eight bytes at a time.
-func update8(c uint32, p []byte) uint32 {
-	t := &slicing8
+// update8 folds p into the (non-inverted) CRC register c with the
+// slicing-by-8 tables t, eight bytes at a time.
+func update8(t *[8][256]uint32, c uint32, p []byte) uint32 {
 	for ; len(p) >= 8; p = p[8:] {
-		c ^= uint32(p[0]) | uint32(p[1])<<8 | uint32(p[2])<<16 | uint32(p[3])<<24
+		c ^= binary.LittleEndian.Uint32(p)
 		c = t[0][p[7]] ^ t[1][p[6]] ^ t[2][p[5]] ^ t[3][p[4]] ^
 			t[4][c>>24] ^ t[5][c>>16&0xFF] ^ t[6][c>>8&0xFF] ^ t[7][c&0xFF]
 	}
@@ -48,14 +52,22 @@ func update8(c uint32, p []byte) uint32 {
 	return c
 }
 
+// maxICRCHdr is the longest header run icrc masks: an IPv6 header, UDP
+// and the BTH.
+const maxICRCHdr = 40 + 8 + BTHLen
+
 // icrc computes the ICRC over b[ipOff:end] (end excludes the ICRC itself).
-// The headers, with their variant bits forced to one in a stack copy, go
-// through a slicing-by-8 loop; the rest through crc32.Update, which is
-// vectorised. The stack copy is never handed to crc32, so nothing escapes.
+// The headers are copied to the stack with their variant bits forced to
+// one, rounded up to whole 8-byte words with the bytes that follow them,
+// and go through a slicing-by-8 loop; the rest through crc32.Update, which
+// is vectorised. The stack copy is never handed to crc32, so nothing
+// escapes.
 func icrc(b []byte, ipOff, udpOff, bthOff, end int, v6, maskSrcPort bool) uint32 {
-	var m [40 + 8 + BTHLen]byte
+	var m [maxICRCHdr + 8]byte
+	n := copy(m[:maxICRCHdr], b[ipOff:bthOff+BTHLen])
 	if v6 {
-		m[0], m[1], m[2], m[3], m[7] = 0x0f, 0xff, 0xff, 0xff, 0xff // TC, flow label, hop limit
+		m[0] |= 0x0f                                    // traffic class, high half
+		m[1], m[2], m[3], m[7] = 0xff, 0xff, 0xff, 0xff // traffic class, flow label, hop limit
 	} else {
 		m[1], m[8], m[10], m[11] = 0xff, 0xff, 0xff, 0xff // TOS, TTL, checksum
 	}
@@ -65,22 +77,24 @@ func icrc(b []byte, ipOff, udpOff, bthOff, end int, v6, maskSrcPort bool) uint32
 		m[u], m[u+1] = 0xff, 0xff // EV[15:0] as a variant field (WIRE-ICRC-4)
 	}
 	m[u+8+4] = 0xff // BTH byte 4: FECN, BECN, reserved
-	hdr := b[ipOff : bthOff+BTHLen]
-	for i := range hdr {
-		m[i] |= hdr[i]
-	}
-	c := update8(^crcAfterPrefix, m[:len(hdr)])
-	return crc32.Update(^c, crc32.IEEETable, b[bthOff+BTHLen:end])
+	rest := b[bthOff+BTHLen : end]
+	k := copy(m[n:n+(8-n%8)%8], rest)
+	c := update8(slicing8, ^crcAfterPrefix, m[:n+k])
+	return crc32.Update(^c, crc32.IEEETable, rest[k:])
 }
 
 // emuTable is the table of EMU's ICRC (AMB-90): the bitwise reflected
 // loop run with 0x1EDC6F41, CRC-32C's polynomial in its non-reflected
-// form, which makes it neither CRC-32C nor CRC-32.
-var emuTable = crc32.MakeTable(0x1EDC6F41)
+// form, which makes it neither CRC-32C nor CRC-32. crc32.Update runs a
+// table of its own byte by byte; emuSlicing8 runs it eight bytes at a time.
+var (
+	emuTable    = crc32.MakeTable(0x1EDC6F41)
+	emuSlicing8 = makeSlicing8(emuTable)
+)
 
 // emuICRC is EMU's ICRC over the UDP payload b[bthOff:end], unmasked.
 func emuICRC(b []byte, bthOff, end int) uint32 {
-	return crc32.Checksum(b[bthOff:end], emuTable)
+	return ^update8(emuSlicing8, ^uint32(0), b[bthOff:end])
 }
 
 // ComputeICRC returns the ICRC that p's frame b should carry under the

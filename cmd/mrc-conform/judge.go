@@ -83,7 +83,7 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 // judgeFlags are judge's flags.
 type judgeFlags struct {
 	pics, devs, format, out, annotate, today, profile, at string
-	all                                                   bool
+	all, sha                                              bool
 	jobs                                                  int
 }
 
@@ -99,6 +99,7 @@ func judgeFlagSet(fl *judgeFlags) *flag.FlagSet {
 	fs.StringVar(&fl.profile, "profile", "", profileFlagUsage+" (default: the PICS's profile)")
 	fs.BoolVar(&fl.all, "v", false, "text format: list every case's reason and more findings")
 	fs.StringVar(&fl.at, "capture-at", "", `where the capture was taken: "dut" (the DUT's own interface) or "remote" (a tap on the path, the peer's side); overrides the PICS's capture.location. Away from the DUT a packet not seen proves nothing: such findings are INCONCLUSIVE`)
+	fs.BoolVar(&fl.sha, "sha256", false, "put the capture file's SHA-256 in the report (reading the file once more: about as much CPU as judging it)")
 	fs.IntVar(&fl.jobs, "jobs", runtime.GOMAXPROCS(0), "workers judging the capture's connections in parallel (sharded by node pair); the report is the same for any number")
 	return fs
 }
@@ -146,6 +147,7 @@ func judgeOptions(cmd cli.Command, fl *judgeFlags) (conformance.Options, int) {
 		return opts, cmd.Usagef("--jobs %d (want 1 or more)", fl.jobs)
 	}
 	opts.Jobs = fl.jobs
+	opts.CaptureSHA256 = fl.sha
 	opts.CaptureLocation = conformance.CaptureLocation(fl.at)
 	if !opts.CaptureLocation.Valid() {
 		return opts, cmd.Usagef("--capture-at %q (want dut or remote)", fl.at)

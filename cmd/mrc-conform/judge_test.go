@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -153,5 +154,37 @@ func TestJudgeSeveralCaptures(t *testing.T) {
 	}
 	if code != 2 || m.Summary.ExitCode != 2 || len(m.Captures) != 2 || m.Summary.Each[0].Result != "PASS" || m.Summary.Each[1].Result != "ERROR" {
 		t.Errorf("exit %d, summary %+v", code, m.Summary)
+	}
+}
+
+// TestJudgeSHA256OnRequest: the report carries the capture's SHA-256 only
+// with --sha256 (hashing the file costs about as much CPU as judging it).
+func TestJudgeSHA256OnRequest(t *testing.T) {
+	capture := ctd + "good.pcapng"
+	data, err := os.ReadFile(capture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%x", sha256.Sum256(data))
+	for _, asked := range []bool{false, true} {
+		args := []string{"judge", capture, "--pics", "default", "--format", "json"}
+		if asked {
+			args = append(args, "--sha256")
+		}
+		out, errOut, status := run(t, args...)
+		if status != 0 {
+			t.Fatalf("%v: status %d: %s", args, status, errOut)
+		}
+		var rep struct {
+			Capture struct {
+				SHA256 string `json:"sha256"`
+			} `json:"capture"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if got := rep.Capture.SHA256; asked && got != want || !asked && got != "" {
+			t.Errorf("--sha256=%v: capture.sha256 %q (file's %s)", asked, got, want)
+		}
 	}
 }
