@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	_ "embed"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -13,16 +14,23 @@ import (
 	"github.com/openmrc/mrc/pcap"
 )
 
+// fataler is what a seed helper needs of its *testing.T, B or F; not
+// testing.TB, which the *testing.F of the libFuzzer build
+// (go-118-fuzz-build, .clusterfuzzlite/build.sh) does not implement.
+type fataler interface{ Fatal(args ...any) }
+
 // framesInput encodes up to max frames of a capture as fuzz input:
 // [interface byte][time step byte][length uint16][frame] repeated.
-func framesInput(t testing.TB, name string, max int) []byte {
+func framesInput(t fataler, name string, max int) []byte {
 	b, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
+		return nil // the libFuzzer build's Fatal returns
 	}
 	r, err := pcap.NewReader(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
+		return nil
 	}
 	var out []byte
 	var f pcap.Frame
@@ -98,6 +106,13 @@ func judgeBytes(t *testing.T, capture []byte, p *PICS) {
 // maxFuzzInput bounds the fuzz inputs judged.
 const maxFuzzInput = 32 << 10
 
+// fuzzPICS is the reference PICS FuzzJudge judges with, embedded: the
+// libFuzzer build (.clusterfuzzlite/build.sh) runs away from the source
+// tree, where testdata cannot be read.
+//
+//go:embed testdata/reference.pics.json
+var fuzzPICS []byte
+
 // FuzzJudge feeds the judge arbitrary captures (when the input starts like
 // a pcap, pcapng or gzip file) and arbitrary frames on the testdata's
 // interfaces (otherwise). The judge must never panic, whatever the input,
@@ -111,6 +126,7 @@ func FuzzJudge(f *testing.F) {
 		b, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)
+			continue // the libFuzzer build's Fatal returns, and its Add ignores seeds
 		}
 		if len(b) <= maxFuzzInput {
 			f.Add(b)
@@ -119,7 +135,7 @@ func FuzzJudge(f *testing.F) {
 	}
 	f.Add([]byte{})
 	f.Add([]byte{0x0a, 0x0d, 0x0d, 0x0a})
-	pics, err := LoadPICS("testdata/reference.pics.json")
+	pics, err := ParsePICS(fuzzPICS)
 	if err != nil {
 		f.Fatal(err)
 	}

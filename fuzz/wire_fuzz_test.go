@@ -11,9 +11,14 @@ import (
 	"github.com/openmrc/mrc/wire"
 )
 
+// fataler is what a seed helper needs of its *testing.T, B or F; not
+// testing.TB, which the *testing.F of the libFuzzer build
+// (go-118-fuzz-build, .clusterfuzzlite/build.sh) does not implement.
+type fataler interface{ Fatal(args ...any) }
+
 // seedFrames returns one valid frame of every opcode over IPv4, IPv6 and
 // SRv6, for the seed corpus.
-func seedFrames(t testing.TB) [][]byte {
+func seedFrames(t fataler) [][]byte {
 	var out [][]byte
 	ops := []wire.Opcode{wire.OpWriteFirst, wire.OpWriteMiddle, wire.OpWriteLast, wire.OpWriteLastImm, wire.OpWriteOnly,
 		wire.OpWriteOnlyImm, wire.OpAcknowledge, wire.OpEndpointReq, wire.OpEndpointResp, wire.OpSACK, wire.OpNACK, wire.OpProbe}

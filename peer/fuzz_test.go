@@ -21,10 +21,15 @@ const (
 	recTx             // take what the agent transmits
 )
 
+// fataler is what a seed helper needs of its *testing.T, B or F; not
+// testing.TB, which the *testing.F of the libFuzzer build
+// (go-118-fuzz-build, .clusterfuzzlite/build.sh) does not implement.
+type fataler interface{ Fatal(args ...any) }
+
 // agentSetup is a control session that brings a QP to RTS and posts a
 // WRITE, as the active tester does: FuzzAgent's seeds start with it so
 // that the fuzzer mutates from a QP that sends and receives.
-func agentSetup(t testing.TB) []byte {
+func agentSetup(t fataler) []byte {
 	one, zero, acc, mtu, dest, mpr, wimm, to := uint64(1), 0, 0xF, 1024, uint32(0x20001), 2, 4, 4
 	av := control.AV{MAC: "02:00:00:00:00:09", IP: "10.0.0.9"}
 	retry := control.Retry{LinearCnt: 3, ExpCnt: 1}

@@ -9,10 +9,15 @@ import (
 	"github.com/openmrc/mrc/spec"
 )
 
+// fataler is what a seed helper needs of its *testing.T, B or F; not
+// testing.TB, which the *testing.F of the libFuzzer build
+// (go-118-fuzz-build, .clusterfuzzlite/build.sh) does not implement.
+type fataler interface{ Fatal(args ...any) }
+
 // fastCodecs are the default codec and one whose profile moves everything
 // the fast path reads from the codec: BTH flag order and masks, trimmed
 // DSCPs, and a first accepted port that is not the one encoded.
-func fastCodecs(t testing.TB) []*Codec {
+func fastCodecs(t fataler) []*Codec {
 	pr := spec.DefaultProfile()
 	pr.Name = "fastpath-test"
 	pr.BTHFlagOrder = spec.BTHFlagOrderSwapped
@@ -29,7 +34,7 @@ func fastCodecs(t testing.TB) []*Codec {
 // fastFrames returns frames of every shape, most of them the fast path's
 // (Ethernet/IPv6/UDP/write) with every TS, ImmDt and pad combination, and
 // trimmed ones, under codec c.
-func fastFrames(t testing.TB, c *Codec) [][]byte {
+func fastFrames(t fataler, c *Codec) [][]byte {
 	var out [][]byte
 	add := func(p Packet) {
 		b, err := c.Append(nil, &p)

@@ -1,4 +1,4 @@
-package statemachine_test
+package fuzz
 
 import (
 	"errors"
