@@ -50,7 +50,7 @@ func TestStateBounded(t *testing.T) {
 	for _, pt := range e.points {
 		for _, fl := range pt.flows {
 			flows++
-			if fl.psns.len() > MaxPSNsPerFlow || len(fl.psns.ring) > MaxPSNsPerFlow || len(fl.arrived) > MaxPSNsPerFlow {
+			if fl.psns.len() > MaxPSNsPerFlow || len(fl.psns.ring) > MaxPSNsPerFlow || fl.arrived.len() > MaxPSNsPerFlow || len(fl.arrived.ring) > MaxPSNsPerFlow {
 				t.Errorf("flow %s holds %d PSNs", fl.key, fl.psns.len())
 			}
 		}

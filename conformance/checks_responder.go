@@ -57,7 +57,7 @@ func claimsOnlyArrivals(e *engine, x *fbCtx) {
 	}
 	if psnAfter(cack, fl.rcum) {
 		q := wire.PSNAdd(fl.rcum, 1)
-		for fl.arrived[q] != nil {
+		for fl.arrived.get(q) != nil {
 			q = wire.PSNAdd(q, 1)
 		}
 		if !fl.preBase[q] {
@@ -71,7 +71,7 @@ func claimsOnlyArrivals(e *engine, x *fbCtx) {
 	base := s.BitmapBase()
 	for bm := s.SACKBitmap; bm != 0; bm &= bm - 1 {
 		q := wire.PSNAdd(base, bits.TrailingZeros64(bm))
-		if !psnAfter(q, fl.rcum) || fl.arrived[q] != nil || fl.preBase[q] {
+		if !psnAfter(q, fl.rcum) || fl.arrived.get(q) != nil || fl.preBase[q] {
 			continue
 		}
 		if d := psnDist(q, fl.rcum); d >= 1<<23 {
@@ -110,7 +110,7 @@ func sackCurrent(e *engine, x *fbCtx) {
 	fl, s := x.fl, &x.p.SETH
 	t := e.now - e.grace
 	at, ok := fl.rcumAt(t)
-	if !ok || len(fl.arrived) > 4096 {
+	if !ok || fl.arrived.len() > 4096 {
 		return
 	}
 	for q := range fl.refused {
@@ -141,15 +141,13 @@ func sackCurrent(e *engine, x *fbCtx) {
 			missing, bit = a, i
 		}
 	}
-	if len(fl.arrived) <= 64 {
-		for q, a := range fl.arrived {
-			check(q, a)
-		}
+	if fl.arrived.len() <= 64 {
+		fl.arrived.each(check)
 	} else {
 		// The bitmap's clear bits only, lowest first: the first arrival
 		// found is the lowest.
 		for bm := ^s.SACKBitmap; bm != 0 && missing == nil; bm &= bm - 1 {
-			if a := fl.arrived[wire.PSNAdd(base, bits.TrailingZeros64(bm))]; a != nil {
+			if a := fl.arrived.get(wire.PSNAdd(base, bits.TrailingZeros64(bm))); a != nil {
 				check(a.psn, a)
 			}
 		}
@@ -247,7 +245,7 @@ func mVerdict(e *engine, x *answerCtx) {
 // RSP-SACK-7).
 func sackCounters(e *engine, x *fbCtx) {
 	fl := x.fl
-	if !x.judged || x.op != wire.OpSACK || !fl.rStart || len(fl.arrived) > 4096 {
+	if !x.judged || x.op != wire.OpSACK || !fl.rStart || fl.arrived.len() > 4096 {
 		return
 	}
 	s := &x.p.SETH
@@ -274,12 +272,12 @@ func sackCounters(e *engine, x *fbCtx) {
 	}
 	if s.CACKPSN == fl.rcum {
 		lo, hi := 0, 0
-		for _, a := range fl.arrived {
+		fl.arrived.each(func(_ uint32, a *arrival) {
 			hi++
 			if a.ns <= e.now-e.grace {
 				lo++
 			}
-		}
+		})
 		lo, hi = min(lo, 32767), min(hi, 32767)
 		if g := int(s.CC.OOOCount); g < lo || g > hi {
 			f := Finding{Requirement: "RSP-SACK-7",

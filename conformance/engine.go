@@ -133,6 +133,7 @@ type engine struct {
 	bounded    bool // a state bound was hit: PASS verdicts are withheld
 	nodeNames  map[string]bool
 	addrNode   map[netip.Addr]string // node of an address, cached
+	lastAddr   [2]addrName           // the last two addresses addrNode named
 	kept       int                   // findings kept
 
 	snaps   []snapshot // timeline snapshots around failures
@@ -301,7 +302,13 @@ func (e *engine) nodeAddr(p *wire.Packet) (src, dst string, ok bool) {
 
 // node names an address, lumping the nodes beyond MaxNodes together.
 func (e *engine) node(a netip.Addr) string {
+	for i := range e.lastAddr {
+		if l := &e.lastAddr[i]; l.ok && l.a == a {
+			return l.n // a frame's addresses are mostly the previous frame's
+		}
+	}
 	if n, ok := e.addrNode[a]; ok {
+		e.lastAddr[1], e.lastAddr[0] = e.lastAddr[0], addrName{a, n, true}
 		return n
 	}
 	n := e.pics.nodeOf(a)
@@ -316,6 +323,12 @@ func (e *engine) node(a netip.Addr) string {
 	e.nodeNames[n] = true
 	e.cacheNode(a, n)
 	return n
+}
+
+type addrName struct {
+	a  netip.Addr
+	n  string
+	ok bool
 }
 
 // cacheNode remembers an address's node (naming an undeclared address
@@ -356,7 +369,7 @@ func (e *engine) recount() {
 	for _, pt := range e.points {
 		n += len(pt.ep) + len(pt.psu)
 		for _, f := range pt.flows {
-			n += f.psns.len() + len(f.arrived) + len(f.refused) + len(f.badArr) + len(f.trimArr) + len(f.needSACK) +
+			n += f.psns.len() + f.arrived.len() + len(f.refused) + len(f.badArr) + len(f.trimArr) + len(f.needSACK) +
 				len(f.trimPend) + len(f.oorPend) + len(f.ackReq) + len(f.ackDue) + len(f.wimmExcess) + len(f.nackPend) + len(f.bad) + len(f.maybeBad) +
 				len(f.probeNs) + len(f.evs) + len(f.echo) + len(f.held) + len(f.wimm) + len(f.probes)
 		}

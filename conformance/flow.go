@@ -203,6 +203,8 @@ type flow struct {
 	firstFrame, lastFrame                                 int
 	writes, retransmits, trimmed, sacks, nacks, acks, prb int
 	planes                                                map[int]bool
+	lastPlane                                             int // the plane touch recorded last
+	havePlane                                             bool
 	evs                                                   map[uint32]bool
 	capped                                                bool
 
@@ -240,7 +242,7 @@ type flow struct {
 	rKnown     bool
 	rStart     bool // baseline from the QP's first PSN (claims fully checked)
 	rcum       uint32
-	arrived    map[uint32]*arrival
+	arrived    arrTable
 	arrFree    []*arrival // arrivals out of arrived, for reuse
 	refused    map[uint32]int
 	badArr     map[uint32]int
@@ -279,7 +281,7 @@ func newFlow(k flowKey, frame int) *flow {
 		planes: map[int]bool{}, evs: map[uint32]bool{},
 		bad: map[uint32]badEV{}, maybeBad: map[uint32]int64{}, probeNs: map[uint32]int64{},
 		nackPend: map[uint32]pendingNACK{},
-		arrived:  map[uint32]*arrival{}, refused: map[uint32]int{}, badArr: map[uint32]int{}, trimArr: map[uint32]int{},
+		refused:  map[uint32]int{}, badArr: map[uint32]int{}, trimArr: map[uint32]int{},
 		needSACK: map[uint32]arrival{}, trimPend: map[uint32]arrival{}, oorPend: map[uint32]arrival{},
 		ackReq: map[uint32]arrival{}, ackDue: map[uint32]int64{}, wimmExcess: map[uint32]arrival{}, preBase: map[uint32]bool{},
 	}
@@ -372,9 +374,13 @@ func (e *engine) feedbackFlow(pt *point, rsp, req string, reqQPN uint32, spdcid 
 
 func (f *flow) touch(frame, plane int) {
 	f.lastFrame = frame
+	if f.havePlane && plane == f.lastPlane {
+		return // recorded already: no map write per frame
+	}
 	if len(f.planes) < 64 {
 		f.planes[plane] = true
 	}
+	f.lastPlane, f.havePlane = plane, true
 }
 
 func (f *flow) addEV(ev uint32) {

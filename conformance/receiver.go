@@ -103,12 +103,12 @@ func (fl *flow) findRecent(psn uint32, probe bool, ev uint32) (latest *arrival, 
 func (e *engine) setBaseline(fl *flow, cack uint32, fromStart bool) {
 	fl.rGuess, fl.rBase = fromStart, cack
 	fl.rKnown, fl.rStart, fl.rcum = true, fromStart, cack
-	for q, a := range fl.arrived {
+	fl.arrived.each(func(q uint32, a *arrival) {
 		if !psnAfter(q, cack) {
-			delete(fl.arrived, q)
+			fl.arrived.del(q)
 			fl.freeArrival(a)
 		}
-	}
+	})
 	e.advanceRcum(fl)
 	fl.pushRcum(e.now, fl.rcum, fl.bytes)
 }
@@ -133,11 +133,10 @@ func (fl *flow) rcumAt(t int64) (rcumEvent, bool) {
 func (e *engine) advanceRcum(fl *flow) {
 	for {
 		q := wire.PSNAdd(fl.rcum, 1)
-		a := fl.arrived[q]
+		a := fl.arrived.del(q)
 		if a == nil {
 			return
 		}
-		delete(fl.arrived, q)
 		fl.freeArrival(a)
 		fl.rcum = q
 		if _, ok := fl.ackReq[q]; ok {
@@ -173,8 +172,8 @@ func (e *engine) arriveWrite(pt *point, fl *flow, rsp string, r *pcap.Record) {
 	}
 	defer func() { fl.pushRecent(a) }()
 	if !fl.rKnown {
-		if a.valid && e.roomIn(len(fl.arrived), MaxPSNsPerFlow) && fl.arrived[psn] == nil {
-			fl.arrived[psn] = fl.newArrival(a)
+		if a.valid && e.roomIn(fl.arrived.len(), MaxPSNsPerFlow) && fl.arrived.get(psn) == nil {
+			fl.arrived.put(psn, fl.newArrival(a))
 			fl.bytes += int64(a.payload)
 		}
 		if a.trimmed && !a.discarded && e.roomIn(len(fl.trimPend), MaxPending) {
@@ -185,7 +184,7 @@ func (e *engine) arriveWrite(pt *point, fl *flow, rsp string, r *pcap.Record) {
 	}
 	d := psnDist(psn, fl.rcum)
 	w := e.window()
-	dup := d == 0 || d >= 1<<23 || fl.arrived[psn] != nil
+	dup := d == 0 || d >= 1<<23 || fl.arrived.get(psn) != nil
 	oor := !dup && w > 0 && d > w
 	a.duplicate, a.inWindow = dup, !dup && !oor
 	needs := a.ce || p.BTH.AckReq || p.BTH.Retransmit || op.IsLast()
@@ -211,11 +210,11 @@ func (e *engine) arriveWrite(pt *point, fl *flow, rsp string, r *pcap.Record) {
 			fl.needSACK[psn] = a
 		}
 	default:
-		if !e.roomIn(len(fl.arrived), MaxPSNsPerFlow) {
+		if !e.roomIn(fl.arrived.len(), MaxPSNsPerFlow) {
 			e.capFlow(pt, fl)
 			return
 		}
-		fl.arrived[psn] = fl.newArrival(a)
+		fl.arrived.put(psn, fl.newArrival(a))
 		delete(fl.refused, psn)
 		fl.bytes += int64(a.payload)
 		if needs || d != 1 {
@@ -292,9 +291,8 @@ func (e *engine) unarrive(fl *flow, psn uint32) {
 	if e.roomIn(len(fl.refused), MaxPending) {
 		fl.refused[psn] = e.frameNo
 	}
-	if a := fl.arrived[psn]; a != nil {
+	if a := fl.arrived.del(psn); a != nil {
 		fl.bytes -= int64(a.payload)
-		delete(fl.arrived, psn)
 		fl.freeArrival(a)
 	}
 	delete(fl.needSACK, psn)
@@ -316,10 +314,8 @@ func (e *engine) confirmBaseline(fl *flow, cack uint32) {
 	}
 	e.note("connection %s: the first message seen (MSN 0) was not the QP's first: the responder reports cack %d; its arrivals are judged from there", fl.key, cack)
 	fl.rKnown, fl.rStart = false, false
-	for _, a := range fl.arrived {
-		fl.freeArrival(a)
-	}
-	clear(fl.arrived)
+	fl.arrived.each(func(_ uint32, a *arrival) { fl.freeArrival(a) })
+	fl.arrived.reset()
 	clear(fl.needSACK)
 	clear(fl.trimPend)
 	clear(fl.oorPend)

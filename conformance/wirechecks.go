@@ -85,9 +85,12 @@ func (e *engine) wireChecks(pt *point, src string, r *pcap.Record) {
 		}
 		e.bad(e.caseFor(v.Req), x, v.Req, "no "+v.Req+" violation", fmt.Sprintf("%s field %s: %s", v.Header, v.Field, v.Msg))
 	}
+	row := e.row(pt, src)
 	for _, c := range hooks.frame {
 		if c.frame(e, x) && !e.frameFailed(c.cs) {
-			e.ok(c.cs, pt, src, false)
+			o := &row[c.cs] // e.ok without finding the row again
+			o.used = true
+			o.ok++
 		}
 	}
 }
