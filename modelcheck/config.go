@@ -117,6 +117,12 @@ type Config struct {
 	// number of times within Bounds.Injects, in or out of B's window; what
 	// B answers is consumed. It checks B's responder on its own.
 	Adversary bool
+	// SharedNode makes both QPs on one statemachine.Node (one NIC with two
+	// GIDs, a QP on each, looped back): they share its EV profile, the
+	// controller's MODIFY_EV_STATE is the profile operation
+	// (Node.SetProfileEVState) reaching both QPs at once, and each keeps its
+	// own path state (EV-ST-11).
+	SharedNode bool
 	// StartPSN is both QPs' first PSN (SQ_PSN = RQ_PSN): near 2^24 the
 	// traffic wraps (WIRE-BTH-4, RSP-RCV-5).
 	StartPSN uint32
@@ -164,6 +170,9 @@ func (c *Config) validate() error {
 	}
 	if c.Bounds.DynMPR > 0 && !c.DynamicMPR {
 		return fmt.Errorf("modelcheck: %s: Bounds.DynMPR needs DynamicMPR", c.Name)
+	}
+	if c.SharedNode && slices.ContainsFunc(append(slices.Clone(c.Msgs[0]), c.Msgs[1]...), func(m Msg) bool { return m.BadAddress }) {
+		return fmt.Errorf("modelcheck: %s: SharedNode registers all memory: no BadAddress WRs", c.Name)
 	}
 	return nil
 }
@@ -238,6 +247,16 @@ func (c *Config) smConfig(s int) (sm.Config, sm.QPConfig) {
 			MaxRecvWR:  max(1, imm, c.RecvWRs),
 			Timestamps: c.Timestamps,
 		}
+}
+
+// nodeConfig is the configuration of the Node both QPs share
+// (SharedNode): QP A's, with room for both QPs' WRs and a GID for each.
+func (c *Config) nodeConfig() sm.Config {
+	n := c.smConfig(0)
+	b := c.smConfig(1)
+	n.MaxSendWR, n.MaxRecvWR = max(n.MaxSendWR, b.MaxSendWR), max(n.MaxRecvWR, b.MaxRecvWR)
+	n.GIDs = append(n.GIDs, b.GIDs[1])
+	return n
 }
 
 // recvWRs is how many receive WRs QP s posts at the start.

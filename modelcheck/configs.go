@@ -207,6 +207,13 @@ func Configurations() []Config {
 	c = adversary("adversarial-requester")
 	c.Bounds = Bounds{Injects: 4, Timers: 1}
 	add(c)
+
+	// Two QPs on one EV profile: both ends on one Node (SharedNode), each
+	// sending a WriteIMM; one profile-wide MODIFY_EV_STATE reaches both
+	// QPs, each keeping its own path state (EV-ST-11, EV-ST-14).
+	c = sharedProfile("shared-profile")
+	c.Bounds = Bounds{Controller: 1, Timers: 1}
+	add(c)
 	return cs
 }
 
@@ -284,10 +291,24 @@ func LargeConfigurations() []Config {
 	c.Bounds = Bounds{Drops: 1, Trims: 1, NetFaults: 1, Timers: 2}
 	add(c)
 
+	// shared-profile with a loss either way possible.
+	c = sharedProfile("shared-profile-loss")
+	c.Bounds = Bounds{Drops: 1, Controller: 1, Timers: 1}
+	add(c)
+
 	c = adversary("adversarial-requester-5")
 	c.Bounds = Bounds{Injects: 5, Timers: 1}
 	add(c)
 	return cs
+}
+
+// sharedProfile is base with both QPs on one Node sharing its EV profile
+// (Config.SharedNode), each posting a 1-packet WriteIMM.
+func sharedProfile(name string) Config {
+	c := base(name)
+	c.SharedNode = true
+	c.Msgs = [2][]Msg{{{Packets: 1, Imm: true}}, {{Packets: 1, Imm: true}}}
+	return c
 }
 
 // rtoBackoff: one 1-packet WRITE, retry budget linear_cnt 0 + exp_cnt 3,

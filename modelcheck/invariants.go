@@ -101,7 +101,7 @@ func (c *checker) justified(s int, e sm.Event, timedOut, inferred []uint32) bool
 	case sm.CauseInferredLoss:
 		return in && k.op() == wire.OpSACK && slices.Contains(inferred, e.EV)
 	case sm.CauseController:
-		return l.act.kind == actCtl && int(l.act.side) == s && c.evs[l.act.idx] == e.EV && l.act.arg == e.To
+		return l.act.kind == actCtl && (int(l.act.side) == s || c.cfg.SharedNode) && c.evs[l.act.idx] == e.EV && l.act.arg == e.To
 	}
 	return false
 }

@@ -43,6 +43,7 @@ var mustReach = map[string][]string{
 	"backup-pool":              {"EVReplaced", "Timeout"},
 	"bidirectional-2":          {"IMMDelivered", "NACKSent TRIMMED"},
 	"adversarial-requester":    {"NACKSent PSN_OOR_WINDOW", "Duplicate", "IMMDelivered"},
+	"shared-profile":           {"EVState GOOD->DENIED", "EVState GOOD->ASSUMED_BAD", "IMMDelivered"},
 }
 
 // workingPath lists the configurations in which no path fails, nothing
@@ -174,7 +175,7 @@ func describeBounds(c Config) string {
 		on   bool
 		name string
 	}{{c.NSCC, "NSCC"}, {c.DynamicMPR, "dynamic MPR"}, {c.RecvWRs < 0, "no receive WRs"}, {c.Coalesce > 1, "ack_coalesce 2"},
-		{c.Timestamps, "timestamps"}, {c.NoTrimNACK, "no trim NACK"}, {c.Adversary, "adversarial requester"},
+		{c.Timestamps, "timestamps"}, {c.NoTrimNACK, "no trim NACK"}, {c.Adversary, "adversarial requester"}, {c.SharedNode, "one Node, shared EV profile"},
 		{c.StartPSN != 0, fmt.Sprintf("first PSN %#x", c.StartPSN)},
 		{c.ReorderThreshold > 0, fmt.Sprintf("reorder guard %d", c.ReorderThreshold)}} {
 		if x.on {

@@ -2,6 +2,7 @@ package modelcheck
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/openmrc/mrc/spec"
@@ -72,6 +73,7 @@ type checker struct {
 	// stallFired: the checker's stall timer of each QP expired in the
 	// step being checked (stall.go).
 	stallFired [2]bool
+	node       *sm.Node // the Node both QPs share (SharedNode)
 }
 
 type msgInfo struct {
@@ -147,7 +149,7 @@ func newChecker(cfg Config) (*checker, error) {
 func (c *checker) initial() (*world, error) {
 	w := &world{}
 	for s := range 2 {
-		q, err := sm.New(c.cfg.smConfig(s))
+		q, err := c.newQP(s)
 		if err != nil {
 			return nil, err
 		}
@@ -177,6 +179,24 @@ func (c *checker) initial() (*world, error) {
 		}
 	}
 	return w, nil
+}
+
+// newQP makes QP s: on a Node of its own, or on the shared one
+// (SharedNode), where its source is GID 1 + s.
+func (c *checker) newQP(s int) (*sm.QP, error) {
+	cfg := c.cfg.smConfig(s)
+	if !c.cfg.SharedNode {
+		return sm.New(cfg)
+	}
+	if c.node == nil {
+		n, err := sm.NewNode(c.cfg.nodeConfig())
+		if err != nil {
+			return nil, err
+		}
+		c.node = n
+	}
+	cfg.Addr.SGIDIndex = 1 + s
+	return c.node.NewQP(cfg.QPN, cfg.Seed, cfg.Addr)
 }
 
 func (c *checker) evIndex(v uint32) int {
@@ -304,13 +324,14 @@ func (c *checker) actions(w *world, dst []action) []action {
 	}
 	if int(w.cnt.ctl) < b.Controller {
 		for s := range 2 {
-			if len(c.msgs[s]) == 0 {
-				continue
+			if len(c.msgs[s]) == 0 || c.cfg.SharedNode && s == 1 {
+				continue // the profile operation is one action for both QPs
 			}
 			for i, v := range c.evs {
 				st, _ := w.qp[s].EVStateOf(v)
+				other, _ := w.qp[1-s].EVStateOf(v)
 				for _, to := range []sm.EVState{sm.EVGood, sm.EVAssumedBad, sm.EVDenied} {
-					if st != to {
+					if st != to || c.cfg.SharedNode && other != to {
 						dst = append(dst, action{kind: actCtl, side: uint8(s), idx: uint16(i), arg: uint8(to)})
 					}
 				}
@@ -460,12 +481,46 @@ func (c *checker) apply(w *world, a action) (*world, error) {
 		s := int(a.side)
 		nw.cnt.ctl++
 		c.record("Controller", sm.Event{QPN: qpns[s], EV: c.evs[a.idx], To: a.arg})
+		if c.cfg.SharedNode {
+			return nw, c.profileEVState(nw, c.evs[a.idx], sm.EVState(a.arg))
+		}
 		if err := nw.own(s).SetEVState(nw.now, c.evs[a.idx], sm.EVState(a.arg), out); err != nil {
 			return nil, err
 		}
 		c.collect(nw, s)
 	}
 	return nw, nil
+}
+
+// profileEVState is MODIFY_EV_STATE on the shared Node's EV profile:
+// both QPs change EV ev to st in one call; what they produce is split by
+// QP (events and completions by QPN, packets by destination QP).
+func (c *checker) profileEVState(w *world, ev uint32, st sm.EVState) error {
+	if _, err := c.node.SetProfileEVState(w.now, []*sm.QP{w.own(0), w.own(1)}, 1, ev, st, &c.out); err != nil {
+		return err
+	}
+	o := &c.out
+	evs, pkts, cps := slices.Clone(o.Events), slices.Clone(o.Packets), slices.Clone(o.Completions)
+	o.Reset()
+	for s := range 2 {
+		for _, e := range evs {
+			if e.QPN == qpns[s] {
+				o.Events = append(o.Events, e)
+			}
+		}
+		for _, k := range pkts {
+			if k.Pkt.BTH.DestQP == qpns[1-s] {
+				o.Packets = append(o.Packets, k)
+			}
+		}
+		for _, cp := range cps {
+			if cp.QPN == qpns[s] {
+				o.Completions = append(o.Completions, cp)
+			}
+		}
+		c.collect(w, s)
+	}
+	return nil
 }
 
 // collect moves what QP s produced into the world and the step log.
@@ -596,7 +651,11 @@ func (c *checker) describe(pre *world, a action, post *world) []string {
 		}
 		head += fmt.Sprintf(" plane %d %s", a.idx, st)
 	case actCtl:
-		head += fmt.Sprintf(" %s EV %#x -> %s", side[a.side], c.evs[a.idx], sm.EVState(a.arg))
+		who := side[a.side]
+		if c.cfg.SharedNode {
+			who = "profile 1 (A and B)"
+		}
+		head += fmt.Sprintf(" %s EV %#x -> %s", who, c.evs[a.idx], sm.EVState(a.arg))
 	case actModify:
 		head += " " + side[a.side] + " to ERROR"
 	case actResource:
