@@ -250,12 +250,11 @@ func (c *Config) smConfig(s int) (sm.Config, sm.QPConfig) {
 }
 
 // nodeConfig is the configuration of the Node both QPs share
-// (SharedNode): QP A's, with room for both QPs' WRs and a GID for each.
+// (SharedNode): QP A's, with a GID for each QP.
 func (c *Config) nodeConfig() sm.Config {
-	n := c.smConfig(0)
-	b := c.smConfig(1)
-	n.MaxSendWR, n.MaxRecvWR = max(n.MaxSendWR, b.MaxSendWR), max(n.MaxRecvWR, b.MaxRecvWR)
-	n.GIDs = append(n.GIDs, b.GIDs[1])
+	n, _ := c.smConfig(0)
+	b, _ := c.smConfig(1)
+	n.Device.GIDs = append(n.Device.GIDs, b.Device.GIDs[1])
 	return n
 }
 

@@ -184,9 +184,9 @@ func (c *checker) initial() (*world, error) {
 // newQP makes QP s: on a Node of its own, or on the shared one
 // (SharedNode), where its source is GID 1 + s.
 func (c *checker) newQP(s int) (*sm.QP, error) {
-	cfg := c.cfg.smConfig(s)
+	cfg, qc := c.cfg.smConfig(s)
 	if !c.cfg.SharedNode {
-		return sm.New(cfg)
+		return sm.New(cfg, qc)
 	}
 	if c.node == nil {
 		n, err := sm.NewNode(c.cfg.nodeConfig())
@@ -195,8 +195,8 @@ func (c *checker) newQP(s int) (*sm.QP, error) {
 		}
 		c.node = n
 	}
-	cfg.Addr.SGIDIndex = 1 + s
-	return c.node.NewQP(cfg.QPN, cfg.Seed, cfg.Addr)
+	qc.Addr.SGIDIndex = 1 + s
+	return c.node.NewQP(qc)
 }
 
 func (c *checker) evIndex(v uint32) int {
