@@ -449,6 +449,9 @@ func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 		return
 	}
 	e.mrcFrames++
+	if p.BTH.Opcode.IsWrite() {
+		e.tiePlanes(pt, p)
+	}
 	src, dst, _ := e.nodeAddr(p)
 	if !p.Trimmed && !r.ICRCOK {
 		// Its receiver discards a frame whose ICRC is bad (RSP-RCV-1), and

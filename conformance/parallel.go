@@ -148,7 +148,15 @@ func (p *PICS) nodeHash(a netip.Addr) uint64 {
 		}
 		return h
 	}
-	for _, c := range a.As16() {
+	// An undeclared address by its host part only (the IPv6 interface
+	// identifier, the IPv4 low 16 bits): a node's addresses on its planes
+	// go to one worker, where the engine can tie them (planes.go).
+	b := a.As16()
+	host := b[8:]
+	if a.Is4() {
+		host = b[14:]
+	}
+	for _, c := range host {
 		h = (h ^ uint64(c)) * 1099511628211
 	}
 	return h
