@@ -1,12 +1,21 @@
 package conformance
 
 import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gopacket/gopacket/layers"
 
+	"github.com/openmrc/mrc/conformance/internal/longconn"
 	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/wire"
 )
@@ -68,4 +77,101 @@ func TestStateBounded(t *testing.T) {
 			t.Errorf("%s PASSes on bounded state", r.Case.ID)
 		}
 	}
+}
+
+// TestJudgeMemoryFlat (issue 12: peak memory does not grow with the length
+// of a connection): one connection of 100 k frames and one of 400 k
+// (conformance/internal/longconn), each judged as the CLI judges them
+// (JudgeFile, one worker and two) in a process of its own, whose peak
+// resident set (VmHWM) is read at the end. Four times the frames may cost
+// at most 1.5 times the memory, and never 64 MiB.
+func TestJudgeMemoryFlat(t *testing.T) {
+	if path := os.Getenv(peakEnv); path != "" {
+		judgeAndReportPeak(t, path)
+		return
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("peak memory is read from /proc/self/status (Linux)")
+	}
+	dir := t.TempDir()
+	const short, long = 100_000, 400_000
+	files := map[int]string{}
+	for _, n := range []int{short, long} {
+		files[n] = filepath.Join(dir, strconv.Itoa(n)+".pcapng")
+		f, err := os.Create(files[n])
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := bufio.NewWriterSize(f, 1<<20)
+		if _, err := longconn.Write(w, n); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, jobs := range []int{1, 2} {
+		a, b := childPeak(t, files[short], jobs), childPeak(t, files[long], jobs)
+		t.Logf("jobs=%d: peak RSS %d KiB for %d frames, %d KiB for %d", jobs, a, short, b, long)
+		if b*2 > a*3 || b >= 64<<10 {
+			t.Errorf("jobs=%d: peak RSS %d KiB for %d frames of one connection, %d KiB for %d: want at most 1.5 times as much and under 64 MiB",
+				jobs, a, short, b, long)
+		}
+	}
+}
+
+// peakEnv names the capture a child process of TestJudgeMemoryFlat judges;
+// peakJobsEnv its number of workers.
+const (
+	peakEnv     = "MRC_TEST_PEAK_CAPTURE"
+	peakJobsEnv = "MRC_TEST_PEAK_JOBS"
+)
+
+// childPeak runs the test binary on one capture and returns the peak
+// resident set it printed, in KiB.
+func childPeak(t *testing.T, path string, jobs int) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestJudgeMemoryFlat$", "-test.count=1")
+	cmd.Env = append(os.Environ(), peakEnv+"="+path, peakJobsEnv+"="+strconv.Itoa(jobs))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child judging %s: %v\n%s", path, err, out)
+	}
+	for _, line := range bytes.Split(out, []byte("\n")) {
+		if v, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("peak-rss-kib ")); ok {
+			n, err := strconv.Atoi(string(v))
+			if err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	t.Fatalf("child judging %s printed no peak:\n%s", path, out)
+	return 0
+}
+
+// judgeAndReportPeak is the child: it judges path and prints its peak
+// resident set.
+func judgeAndReportPeak(t *testing.T, path string) {
+	jobs, _ := strconv.Atoi(os.Getenv(peakJobsEnv))
+	rep, err := JudgeFile(path, Options{Jobs: jobs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Capture.Frames == 0 {
+		t.Fatal("nothing judged")
+	}
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			fmt.Printf("peak-rss-kib %s\n", strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			return
+		}
+	}
+	t.Fatal("no VmHWM in /proc/self/status")
 }
