@@ -21,7 +21,9 @@ var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/golden fr
 func goldenCaptures(t testing.TB) []string {
 	t.Helper()
 	var out []string
-	for _, g := range []string{"../pcap/testdata/*.pcapng", "../pcap/testdata/scenarios/*.pcapng", "testdata/*.pcapng"} {
+	// testdata/e2e: captures the end-to-end tests wrote while they ran
+	// (conformance/active's keepCapture), each with its own PICS.
+	for _, g := range []string{"../pcap/testdata/*.pcapng", "../pcap/testdata/scenarios/*.pcapng", "testdata/*.pcapng", "testdata/e2e/*.pcapng.gz"} {
 		m, err := filepath.Glob(g)
 		if err != nil {
 			t.Fatal(err)
@@ -41,11 +43,27 @@ var goldenPICS = []string{"default", "reference"}
 
 // picsFor lists the PICS capture is judged under.
 func picsFor(capture string) []string {
-	own := filepath.Join("testdata", strings.TrimSuffix(filepath.Base(capture), ".pcapng")+".pics.json")
-	if _, err := os.Stat(own); err == nil {
+	if ownPICS(capture) != "" {
 		return append(slices.Clone(goldenPICS), "own")
 	}
 	return goldenPICS
+}
+
+// ownPICS returns the file of a capture's own PICS, NAME.pics.json in
+// testdata or beside the capture, or "".
+func ownPICS(capture string) string {
+	base := captureBase(capture) + ".pics.json"
+	for _, f := range []string{filepath.Join("testdata", base), filepath.Join(filepath.Dir(capture), base)} {
+		if _, err := os.Stat(f); err == nil {
+			return f
+		}
+	}
+	return ""
+}
+
+// captureBase is a capture's file name without .pcapng or .pcapng.gz.
+func captureBase(capture string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(filepath.Base(capture), ".gz"), ".pcapng")
 }
 
 // parityException is a verdict the judge changed on purpose since the
@@ -101,8 +119,7 @@ const (
 
 func goldenName(capture, pics string) string {
 	dir := filepath.Base(filepath.Dir(capture))
-	base := strings.TrimSuffix(filepath.Base(capture), ".pcapng")
-	return filepath.Join("testdata", "golden", dir+"-"+base+"."+pics+".txt")
+	return filepath.Join("testdata", "golden", dir+"-"+captureBase(capture)+"."+pics+".txt")
 }
 
 // verdictLines renders what the golden files freeze: the capture's frame
@@ -126,7 +143,7 @@ func judgeGoldenJobs(t testing.TB, capture, pics string, jobs int) (*Report, err
 	case "reference":
 		opts.PICS = referencePICS(t)
 	case "own":
-		p, err := LoadPICS(filepath.Join("testdata", strings.TrimSuffix(filepath.Base(capture), ".pcapng")+".pics.json"))
+		p, err := LoadPICS(ownPICS(capture))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/openmrc/mrc/pcap"
@@ -32,9 +33,9 @@ func TestMappedAndStreamedAgree(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got := r.Retain(); got != mapped {
+				if got, want := r.Retain(), mapped && !strings.HasSuffix(c, ".gz"); got != want {
 					r.Close()
-					t.Fatalf("%s: Retain() = %v, want %v", c, got, mapped)
+					t.Fatalf("%s: Retain() = %v, want %v", c, got, want)
 				}
 				rep, err := Judge(r, c, Options{Today: testDay, Jobs: jobs})
 				r.Close()

@@ -189,11 +189,13 @@ func TestInprocCaptureAgreesWithJudge(t *testing.T) {
 	if err := writeFile(name, capture.Bytes()); err != nil {
 		t.Fatal(err)
 	}
-	pics, err := conformance.ParsePICS([]byte(`{"pics_version": 1,
+	picsJSON := `{"pics_version": 1,
 		"features": {"trim_nack": true, "endpoint_ops": true, "ipv4": true},
 		"dut": ["iut"], "nodes": {"iut": ["10.0.0.2"], "tester": ["10.0.0.1"]},
 		"parameters": {"mpr": 1, "mpr_dest": 1},
-		"capture": {"points": {"tester": "tester"}, "location": "dut", "reaction_time_ns": 5000, "timer_tolerance_ns": 5000}}`))
+		"capture": {"points": {"tester": "tester"}, "location": "dut", "reaction_time_ns": 5000, "timer_tolerance_ns": 5000}}`
+	keepCapture(t, "inproc", capture.Bytes(), picsJSON)
+	pics, err := conformance.ParsePICS([]byte(picsJSON))
 	if err != nil {
 		t.Fatal(err)
 	}

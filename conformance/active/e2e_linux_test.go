@@ -193,11 +193,13 @@ func e2eRun(t *testing.T, peerBin string, iut, tester netip.Addr) {
 	if err := os.WriteFile(capFile, capture.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pics, err := conformance.ParsePICS([]byte(`{"pics_version": 1,
+	picsJSON := `{"pics_version": 1,
 		"features": {"trim_nack": true, "endpoint_ops": true, "ipv4": true},
 		"dut": ["iut"], "nodes": {"iut": ["` + iut.String() + `"], "tester": ["` + tester.String() + `"]},
 		"parameters": {"mpr": 1, "mpr_dest": 1},
-		"capture": {"points": {"tester": "tester"}, "location": "remote", "reaction_time_ns": 20000000, "timer_tolerance_ns": 20000000}}`))
+		"capture": {"points": {"tester": "tester"}, "location": "remote", "reaction_time_ns": 20000000, "timer_tolerance_ns": 20000000}}`
+	keepCapture(t, map[bool]string{true: "afpacket-ipv4", false: "afpacket-ipv6"}[iut.Is4()], capture.Bytes(), picsJSON)
+	pics, err := conformance.ParsePICS([]byte(picsJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
