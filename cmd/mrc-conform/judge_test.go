@@ -131,7 +131,10 @@ func TestJudgeSeveralCaptures(t *testing.T) {
 	if outs[0] != outs[1] {
 		t.Error("the report of several captures differs between 1 and 2 jobs")
 	}
+	// The directory's captures, those of its e2e subdirectory included.
 	files, _ := filepath.Glob(ctd + "*.pcapng")
+	e2e, _ := filepath.Glob(ctd + "e2e/*.pcapng.gz")
+	files = append(files, e2e...)
 	if n := strings.Count(outs[0], "== capture "); n != len(files) {
 		t.Errorf("%d sections, want %d", n, len(files))
 	}
