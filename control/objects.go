@@ -165,6 +165,7 @@ const (
 	AsyncQPReqErr    = "QP_REQ_ERR"
 	AsyncQPAccessErr = "QP_ACCESS_ERR"
 	AsyncCommEst     = "COMM_EST"
+	AsyncSQDrained   = "SQ_DRAINED"
 	AsyncPortErr     = "PORT_ERR"
 	AsyncPortActive  = "PORT_ACTIVE"
 )

@@ -319,6 +319,7 @@ const (
 	StateRTR   = "RTR"
 	StateRTS   = "RTS"
 	StateError = "ERROR"
+	StateSQD   = "SQD" // send queue drain (QP-ST-12)
 )
 
 // AV is the address vector of the peer (IBV_QP_AV).
@@ -365,6 +366,9 @@ type QPAttr struct {
 	VendorCfg *string `json:"vendor_cfg,omitempty"`
 	// Hint is MRC_QP_HINT at INIT: a create_qp_hint handle, 0 for NULL.
 	Hint *uint32 `json:"hint,omitempty"`
+	// SQDNotify is IBV_QP_EN_SQD_ASYNC_NOTIFY at RTS→SQD: raise
+	// SQ_DRAINED once the send queue is drained (CTL-AEV-6).
+	SQDNotify *bool `json:"en_sqd_async_notify,omitempty"`
 }
 
 // ModifyQPParams moves a QP to State with Attr.

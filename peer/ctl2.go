@@ -53,7 +53,7 @@ func (a *Agent) cqEvents(params json.RawMessage) (any, error) {
 var asyncNames = map[statemachine.AsyncEventType]string{statemachine.AsyncCQErr: control.AsyncCQErr, statemachine.AsyncQPReqErr: control.AsyncQPReqErr,
 	statemachine.AsyncQPAccessErr: control.AsyncQPAccessErr, statemachine.AsyncPortErr: control.AsyncPortErr,
 	statemachine.AsyncPortActive: control.AsyncPortActive, statemachine.AsyncQPFatal: control.AsyncQPFatal,
-	statemachine.AsyncCommEst: control.AsyncCommEst}
+	statemachine.AsyncCommEst: control.AsyncCommEst, statemachine.AsyncSQDrained: control.AsyncSQDrained}
 
 func (a *Agent) asyncEvents() (any, error) {
 	r := control.AsyncEventsResult{Events: []control.AsyncEvent{}, Dropped: a.async.Dropped}

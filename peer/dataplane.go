@@ -161,7 +161,8 @@ func (a *Agent) collect() {
 		}
 	}
 	for _, e := range statemachine.AsyncEventsOf(o, nil) {
-		if e.Type == statemachine.AsyncCommEst && a.cfg.Faults.has(faultNoCommEst) || e.Type == statemachine.AsyncQPFatal && a.cfg.Faults.has(faultNoQPFatal) {
+		if e.Type == statemachine.AsyncCommEst && a.cfg.Faults.has(faultNoCommEst) || e.Type == statemachine.AsyncQPFatal && a.cfg.Faults.has(faultNoQPFatal) ||
+			e.Type == statemachine.AsyncSQDrained && a.cfg.Faults.has(faultNoSQDrained) {
 			continue
 		}
 		a.async.Add(e)

@@ -45,6 +45,7 @@ var (
 	faultNoQPFatal         = sm.NewFault("no-qp-fatal", "raises no IBV_EVENT_QP_FATAL when an error no completion reports moves a QP to ERROR")
 	faultContextAnyVersion = sm.NewFault("context-any-version", "creates a context whatever API version it asks for")
 	faultChannelUnwired    = sm.NewFault("channel-unwired", "accepts a completion channel for a QP's CQ but raises its CQ events on the CQ alone, never through the channel")
+	faultNoSQDrained       = sm.NewFault("no-sq-drained", "raises no IBV_EVENT_SQ_DRAINED when a QP in SQD has drained its send queue")
 )
 
 // Faults lists every fault the peer can seed (mrc-peer --fault), in the
@@ -58,7 +59,7 @@ var Faults = []sm.Faults{
 	faultIgnoreSkipOnce, faultSkipOnceRetires, faultIgnoreTrimEV, faultProbeSkipBad, faultNoReplacement,
 	faultReplaceEVNoop, faultGenRaw, faultIgnorePortAdmin, faultNoSolicited, faultNotifyAny, faultNoPortAsync,
 	faultBatchSorted, faultVersionSwap, faultVendorCfgDropped, faultAdjSvcTime, faultNoSRv6Encap,
-	faultNoCommEst, faultNoQPFatal, faultContextAnyVersion, faultChannelUnwired,
+	faultNoCommEst, faultNoQPFatal, faultContextAnyVersion, faultChannelUnwired, faultNoSQDrained,
 }
 
 // FaultSet is a set of seeded faults; the zero value is a correct peer.

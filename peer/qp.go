@@ -87,6 +87,7 @@ func (a *Agent) nodeConfig() statemachine.Config {
 var stateNames = map[string]statemachine.QPState{
 	control.StateReset: statemachine.StateReset, control.StateInit: statemachine.StateInit,
 	control.StateRTR: statemachine.StateRTR, control.StateRTS: statemachine.StateRTS, control.StateError: statemachine.StateError,
+	control.StateSQD: statemachine.StateSQD,
 }
 
 // parseMAC parses a destination MAC the control session gives: a
@@ -187,6 +188,9 @@ func attrOf(c *control.QPAttr) (statemachine.Attr, statemachine.AttrMask, error)
 	}
 	if c.Hint != nil {
 		a.Hint = *c.Hint
+	}
+	if c.SQDNotify != nil {
+		a.SQDNotify, m = *c.SQDNotify, m|statemachine.AttrEnSQDAsyncNotify
 	}
 	if c.VendorCfg != nil {
 		b, err := hex.DecodeString(*c.VendorCfg)

@@ -169,16 +169,16 @@ func (n *CQNotify) Destroy() error {
 type AsyncEventType uint8
 
 // The asynchronous events the reference raises (CTL-AEV-1, CTL-AEV-2,
-// CTL-AEV-4, CTL-AEV-5, AMB-70, AMB-95, AMB-96). Verbs' other types are
-// not raised: SQ_DRAINED needs the SQD state and PATH_MIG an alternate
-// path, which an MRC QP does not have (QP-ST-2, QP-ST-7), and there is no
-// SRQ.
+// CTL-AEV-4, CTL-AEV-5, CTL-AEV-6, AMB-70, AMB-95, AMB-96). Verbs' other
+// types are not raised: PATH_MIG needs an alternate path, which an MRC QP
+// does not have (QP-ST-7), and there is no SRQ.
 const (
 	AsyncCQErr       AsyncEventType = 0  // IBV_EVENT_CQ_ERR: a completion found its CQ full (AMB-95)
 	AsyncQPFatal     AsyncEventType = 1  // IBV_EVENT_QP_FATAL: an error no completion reports moved the QP to ERROR
 	AsyncQPReqErr    AsyncEventType = 2  // IBV_EVENT_QP_REQ_ERR: the responder met an invalid request
 	AsyncQPAccessErr AsyncEventType = 3  // IBV_EVENT_QP_ACCESS_ERR: the responder met an access violation
 	AsyncCommEst     AsyncEventType = 4  // IBV_EVENT_COMM_EST: the first request packet reached the QP in RTR
+	AsyncSQDrained   AsyncEventType = 5  // IBV_EVENT_SQ_DRAINED: the QP in SQD drained its send queue
 	AsyncPortActive  AsyncEventType = 9  // IBV_EVENT_PORT_ACTIVE
 	AsyncPortErr     AsyncEventType = 10 // IBV_EVENT_PORT_ERR
 )
@@ -200,13 +200,17 @@ type AsyncEvent struct {
 // request was there to complete with it, since a completion reports it
 // otherwise, as in verbs; the application's modify raises none
 // (CTL-AEV-1, CTL-AEV-5, AMB-70). A QP in RTR accepting its first request
-// packet raises IBV_EVENT_COMM_EST (CTL-AEV-4, AMB-96).
+// packet raises IBV_EVENT_COMM_EST (CTL-AEV-4, AMB-96), and one in SQD
+// that drained its send queue IBV_EVENT_SQ_DRAINED if asked (CTL-AEV-6).
 func AsyncEventsOf(out *Output, dst []AsyncEvent) []AsyncEvent {
 	for i := range out.Events {
 		e := &out.Events[i]
 		switch e.Kind {
 		case EvCommEst:
 			dst = append(dst, AsyncEvent{Type: AsyncCommEst, QPN: e.QPN})
+			continue
+		case EvSQDrained:
+			dst = append(dst, AsyncEvent{Type: AsyncSQDrained, QPN: e.QPN})
 			continue
 		case EvQPError:
 		default:

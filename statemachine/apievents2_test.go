@@ -166,3 +166,71 @@ func TestCompChannel(t *testing.T) {
 		t.Fatal("an empty channel not destroyed")
 	}
 }
+
+// TestSQDrain: in SQD a QP finishes the message it started, starts no
+// new one (posting still queues), raises IBV_EVENT_SQ_DRAINED once the
+// last packet sent is acknowledged if the move asked for it, and sends
+// the waiting message once back in RTS (QP-ST-12, CTL-AEV-6, AMB-31).
+func TestSQDrain(t *testing.T) {
+	for _, notify := range []bool{true, false} {
+		s := newPair(t)
+		maxMSN, sent := map[bool]uint16{}, map[bool]int{} // by "in SQD": the highest MSN sent, packets sent
+		inSQD := false
+		s.tap = func(o *Outgoing) {
+			if o.Pkt.BTH.Opcode.IsWrite() && o.Pkt.BTH.DestQP == qpnB {
+				maxMSN[inSQD] = max(maxMSN[inSQD], o.Pkt.METH.MSN)
+				sent[inSQD]++
+			}
+		}
+		s.write(0, 1, 0, 200*1024, false) // 200 packets: beyond the 128-PSN window, so partly sent
+		inSQD = true
+		a := s.qp[0]
+		if err := a.Modify(s.now, StateSQD, Attr{SQDNotify: true}, map[bool]AttrMask{true: AttrEnSQDAsyncNotify}[notify], &s.out); err != nil {
+			t.Fatal(err)
+		}
+		s.collect(0)
+		s.write(0, 2, 300*1024, 1024, false) // posted in SQD: queued
+		s.run(Never)
+		drained := 0
+		for _, e := range s.events[0] {
+			if e.Kind == EvSQDrained {
+				drained++
+			}
+		}
+		if want := map[bool]int{true: 1, false: 0}[notify]; drained != want {
+			t.Fatalf("notify %v: %d SQ_DRAINED events, want %d", notify, drained, want)
+		}
+		if len(s.comps[0]) != 1 || s.comps[0][0].WRID != 1 || s.comps[0][0].Status != StatusSuccess {
+			t.Fatalf("completions in SQD %+v: the started message must finish, the new one wait", s.comps[0])
+		}
+		if sent[false] == 0 || sent[true] == 0 {
+			t.Fatalf("packets before SQD %d, in SQD %d: the first message must straddle the move", sent[false], sent[true])
+		}
+		if maxMSN[true] != maxMSN[false] {
+			t.Fatalf("a new message (MSN %d) started in SQD; the started one was MSN %d", maxMSN[true], maxMSN[false])
+		}
+		if err := a.Modify(s.now, StateRTS, Attr{}, 0, &s.out); err != nil {
+			t.Fatal(err)
+		}
+		s.collect(0)
+		s.run(Never)
+		if len(s.comps[0]) != 2 || s.comps[0][1].WRID != 2 || s.comps[0][1].Status != StatusSuccess {
+			t.Fatalf("completions back in RTS %+v", s.comps[0])
+		}
+	}
+	// Only RTS goes to SQD; SQD takes EN_SQD_ASYNC_NOTIFY only on the way in.
+	o := newOne(t, nil)
+	if err := o.q.Modify(0, StateSQD, Attr{}, 0, &o.out); err != nil || o.q.State() != StateSQD {
+		t.Fatalf("RTS→SQD: %v", err)
+	}
+	if ev := asyncOf(&o.out); len(ev) != 0 {
+		t.Fatalf("an idle QP drained without notify raised %+v", ev)
+	}
+	if err := o.q.Modify(0, StateRTS, Attr{}, AttrEnSQDAsyncNotify, &o.out); err == nil {
+		t.Error("SQD→RTS took EN_SQD_ASYNC_NOTIFY")
+	}
+	q, _ := testConfig(qpnA).new()
+	if err := q.Modify(0, StateSQD, Attr{}, 0, &o.out); err == nil {
+		t.Error("RESET→SQD allowed")
+	}
+}

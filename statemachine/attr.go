@@ -62,6 +62,9 @@ type Attr struct {
 	// VendorCfg is MRC_QP_VENDOR_CFG: opaque, kept and returned, never
 	// interpreted (CTL-QPH-3).
 	VendorCfg [VendorCfgSize]byte
+	// SQDNotify is IBV_QP_EN_SQD_ASYNC_NOTIFY at RTS→SQD: raise
+	// IBV_EVENT_SQ_DRAINED once the send queue is drained (CTL-AEV-6).
+	SQDNotify bool
 }
 
 // AttrMask selects attributes: mrc_modify_qp's two masks in one word. The
@@ -90,13 +93,14 @@ const (
 	// every transition (AMB-72).
 	AttrVendorCfg AttrMask = 1 << 31
 
-	AttrAccessFlags AttrMask = 1 << (verbsAttr + 3)  // IBV_QP_ACCESS_FLAGS; checked against Config.MRs
-	AttrPKeyIndex   AttrMask = 1 << (verbsAttr + 4)  // IBV_QP_PKEY_INDEX; the P_Key itself is QPConfig.Addr.PKey
-	AttrAV          AttrMask = 1 << (verbsAttr + 7)  // IBV_QP_AV; the address vector is QPConfig.Addr
-	AttrPathMTU     AttrMask = 1 << (verbsAttr + 8)  // IBV_QP_PATH_MTU
-	AttrRQPSN       AttrMask = 1 << (verbsAttr + 12) // IBV_QP_RQ_PSN
-	AttrSQPSN       AttrMask = 1 << (verbsAttr + 16) // IBV_QP_SQ_PSN
-	AttrDestQPN     AttrMask = 1 << (verbsAttr + 20) // IBV_QP_DEST_QPN
+	AttrEnSQDAsyncNotify AttrMask = 1 << (verbsAttr + 2)  // IBV_QP_EN_SQD_ASYNC_NOTIFY: Attr.SQDNotify, at RTS→SQD
+	AttrAccessFlags      AttrMask = 1 << (verbsAttr + 3)  // IBV_QP_ACCESS_FLAGS; checked against Config.MRs
+	AttrPKeyIndex        AttrMask = 1 << (verbsAttr + 4)  // IBV_QP_PKEY_INDEX; the P_Key itself is QPConfig.Addr.PKey
+	AttrAV               AttrMask = 1 << (verbsAttr + 7)  // IBV_QP_AV; the address vector is QPConfig.Addr
+	AttrPathMTU          AttrMask = 1 << (verbsAttr + 8)  // IBV_QP_PATH_MTU
+	AttrRQPSN            AttrMask = 1 << (verbsAttr + 12) // IBV_QP_RQ_PSN
+	AttrSQPSN            AttrMask = 1 << (verbsAttr + 16) // IBV_QP_SQ_PSN
+	AttrDestQPN          AttrMask = 1 << (verbsAttr + 20) // IBV_QP_DEST_QPN
 	// Verbs attributes an MRC QP does not have: mrc_modify_qp rejects
 	// them on every transition (QP-ST-7). MRC's own TIMEOUT and RETRY_CNT
 	// replace the verbs ones.
@@ -126,6 +130,7 @@ var attrNames = []struct {
 	{AttrVerbsRNRRetry, "IBV_QP_RNR_RETRY"}, {AttrVerbsMinRNRTimer, "IBV_QP_MIN_RNR_TIMER"},
 	{AttrVerbsMaxQPRdAtomic, "IBV_QP_MAX_QP_RD_ATOMIC"}, {AttrVerbsMaxDestRdAtomic, "IBV_QP_MAX_DEST_RD_ATOMIC"},
 	{AttrVerbsAltPath, "IBV_QP_ALT_PATH"}, {AttrVerbsPathMigState, "IBV_QP_PATH_MIG_STATE"}, {AttrVendorCfg, "VENDOR_CFG"},
+	{AttrEnSQDAsyncNotify, "EN_SQD_ASYNC_NOTIFY"},
 }
 
 func (m AttrMask) String() string {
@@ -148,6 +153,8 @@ var transitions = map[[2]QPState]struct{ need, may AttrMask }{
 	{StateInit, StateRTR}: {need: AttrMaxWIMMDest | AttrMPRDest | AttrCap | AttrAV | AttrPathMTU | AttrDestQPN | AttrRQPSN,
 		may: AttrMPR | AttrMaxWIMM | AttrVendorCfg},
 	{StateRTR, StateRTS}: {need: AttrMaxWIMM | AttrMPR | AttrRetryCnt | AttrTimeout | AttrSQPSN, may: AttrVendorCfg},
+	{StateRTS, StateSQD}: {may: AttrEnSQDAsyncNotify | AttrVendorCfg},
+	{StateSQD, StateRTS}: {may: AttrVendorCfg},
 }
 
 // AttrError is a rejected Modify: which transition, which attribute, why.
@@ -193,7 +200,7 @@ func (q *QP) Modify(now Time, to QPState, a Attr, mask AttrMask, out *Output) er
 	}
 	tr, ok := transitions[[2]QPState{from, to}]
 	if !ok {
-		return fail(0, 0, ErrInvalidTransition, "allowed: RESET→INIT→RTR→RTS, any→ERROR, any→RESET")
+		return fail(0, 0, ErrInvalidTransition, "allowed: RESET→INIT→RTR→RTS⇄SQD, any→ERROR, any→RESET")
 	}
 	if bad := mask & AttrVerbsRejected; bad != 0 {
 		return fail(bad, 0, ErrInvalidAttr, "verbs attributes an MRC QP does not have (QP-ST-7)")
@@ -259,7 +266,20 @@ func (q *QP) Modify(now Time, to QPState, a Attr, mask AttrMask, out *Output) er
 	q.setAttrs(a, mask)
 	q.build(from, evIdx, ccIdx)
 	q.setState(to)
+	q.drain(from, to, a.SQDNotify && mask&AttrEnSQDAsyncNotify != 0)
 	return nil
+}
+
+// drain starts or ends the drain of a move into or out of SQD
+// (QP-ST-12); notify is IBV_QP_EN_SQD_ASYNC_NOTIFY of a move to SQD.
+func (q *QP) drain(from, to QPState, notify bool) {
+	switch {
+	case to == StateSQD:
+		q.attr.SQDNotify, q.drained = notify, false
+		q.checkDrained()
+	case to == StateRTS && from == StateSQD:
+		q.pump() // the messages that waited start
+	}
 }
 
 // build sizes and starts what a transition from state from brings into

@@ -75,7 +75,7 @@ func TestClone(t *testing.T) {
 
 // TestNames: every enum value has a name, so traces never print numbers.
 func TestNames(t *testing.T) {
-	for k := EvNone; k <= EvCommEst; k++ {
+	for k := EvNone; k <= EvSQDrained; k++ {
 		if s := k.String(); s == "" || s[0] == 'E' && len(s) > 9 && s[:9] == "EventKind" {
 			t.Errorf("event kind %d has no name", k)
 		}

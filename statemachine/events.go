@@ -143,13 +143,14 @@ const (
 	EvLost                     // trace: PSN marked for retransmission; Reason: LossCause
 	EvStallTimeout             // PSN, EV: the stall timer of a queued PSN no EV may carry expired (LR-SM-3); EV: the EV it avoided, 0 if it avoided none (an earlier expiry freed it, AMB-44)
 	EvCommEst                  // PSN: the QP, in RTR, accepted its first request packet (IBV_EVENT_COMM_EST, CTL-AEV-4)
+	EvSQDrained                // the QP, in SQD, drained its send queue (IBV_EVENT_SQ_DRAINED, CTL-AEV-6)
 )
 
 var evKindNames = [...]string{
 	"None", "QPState", "QPError", "EVState", "EVReplaced", "EVRestored", "Plane", "Timeout", "Retry",
 	"Completed", "IMMDelivered", "Cwnd", "Ignored", "ProbeSent", "ProbeResult", "EPResponse", "EPTimeout",
 	"RemotePortMask", "PacketSent", "PacketReceived", "Placed", "Duplicate", "SACKSent", "NACKSent",
-	"ACKSent", "SACKReceived", "NACKReceived", "Lost", "StallTimeout", "CommEst",
+	"ACKSent", "SACKReceived", "NACKReceived", "Lost", "StallTimeout", "CommEst", "SQDrained",
 }
 
 func (k EventKind) String() string {

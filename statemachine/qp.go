@@ -16,6 +16,10 @@ const (
 	StateRTR
 	StateRTS
 	StateError
+	// StateSQD drains the send queue: messages already started finish,
+	// no new one starts, and the responder side works as in RTS
+	// (QP-ST-12, AMB-31).
+	StateSQD
 )
 
 func (s QPState) String() string {
@@ -30,6 +34,8 @@ func (s QPState) String() string {
 		return "RTS"
 	case StateError:
 		return "ERROR"
+	case StateSQD:
+		return "SQD"
 	}
 	return fmt.Sprintf("QPState(%d)", uint8(s))
 }
@@ -65,6 +71,9 @@ type QP struct {
 	// commEst: the QP accepted a request packet in RTR and raised
 	// IBV_EVENT_COMM_EST (CTL-AEV-4); RESET clears it.
 	commEst bool
+	// drained: the QP, in SQD, has drained its send queue and raised
+	// IBV_EVENT_SQ_DRAINED if asked (CTL-AEV-6); entering SQD clears it.
+	drained bool
 	rng     rng
 	ev      evTable
 	req     requester
@@ -215,7 +224,7 @@ func (q *QP) Post(now Time, wr WorkRequest, out *Output) error {
 		return &OpError{WRID: wr.WRID, Opcode: wr.Opcode, Err: ErrMessageTooLong}
 	}
 	switch q.state {
-	case StateRTS:
+	case StateRTS, StateSQD:
 	case StateError:
 		q.complete(wr.WRID, wr.Opcode, StatusFlushError, uint32(len(wr.Data)))
 		return nil
@@ -236,7 +245,7 @@ func (q *QP) PostRecv(now Time, wrid uint64, out *Output) error {
 	q.begin(now, out)
 	defer q.end()
 	switch q.state {
-	case StateInit, StateRTR, StateRTS:
+	case StateInit, StateRTR, StateRTS, StateSQD:
 	case StateError:
 		q.out.Completions = append(q.out.Completions, Completion{QPN: q.st.qp.QPN, WRID: wrid, Status: StatusFlushError,
 			Opcode: OpRecvWriteImm, Recv: true})
@@ -271,7 +280,7 @@ func (q *QP) Receive(now Time, port int, p *wire.Packet, out *Output) {
 	case op.IsWrite() || op == wire.OpProbe:
 		// A responder acts in RTR and RTS only and drops data or probes
 		// of another partition (QP-ST-9, QP-ST-11, RSP-RCV-1, WIRE-BTH-12).
-		if q.state != StateRTR && q.state != StateRTS {
+		if !q.responding() {
 			q.ignore(IgnoreQPState, p.BTH.PSN, 0)
 			return
 		}
@@ -289,7 +298,7 @@ func (q *QP) Receive(now Time, port int, p *wire.Packet, out *Output) {
 			q.onData(port, p)
 		}
 	case op == wire.OpSACK || op == wire.OpNACK || op == wire.OpAcknowledge:
-		if q.state != StateRTS {
+		if !q.sending() {
 			q.ignore(IgnoreQPState, p.BTH.PSN, 0)
 			return
 		}
@@ -313,13 +322,13 @@ func (q *QP) Receive(now Time, port int, p *wire.Packet, out *Output) {
 func (q *QP) Advance(now Time, out *Output) {
 	q.begin(now, out)
 	defer q.end()
-	if q.state == StateRTR || q.state == StateRTS {
+	if q.responding() {
 		q.ackTimer()
 	}
-	if q.state == StateRTS {
+	if q.sending() {
 		q.rtoTimer()
 	}
-	if q.state == StateRTS {
+	if q.sending() {
 		q.holdTimer()
 		q.probeTimer()
 		q.reverseTimer()
@@ -332,13 +341,34 @@ func (q *QP) Advance(now Time, out *Output) {
 // Never.
 func (q *QP) NextDeadline() Time {
 	d := Never
-	if q.state == StateRTR || q.state == StateRTS {
+	if q.responding() {
 		d = q.rsp.ackDue
 	}
-	if q.state == StateRTS {
+	if q.sending() {
 		d = min(d, q.req.deadline(), q.ev.probeDeadline())
 	}
 	return d
+}
+
+// sending reports whether the requester side works: in RTS, and in SQD
+// for what was started before (QP-ST-9, QP-ST-12).
+func (q *QP) sending() bool { return q.state == StateRTS || q.state == StateSQD }
+
+// responding reports whether the responder side works: RTR, RTS, SQD.
+func (q *QP) responding() bool { return q.state == StateRTR || q.sending() }
+
+// checkDrained raises IBV_EVENT_SQ_DRAINED, if the move to SQD asked for
+// it, once no message is partly sent and nothing sent is unacknowledged
+// (QP-ST-12, CTL-AEV-6).
+func (q *QP) checkDrained() {
+	r := &q.req
+	if q.state != StateSQD || q.drained || r.sendOff != 0 || r.outstanding() != 0 {
+		return
+	}
+	q.drained = true
+	if q.attr.SQDNotify {
+		q.emit(Event{Kind: EvSQDrained})
+	}
 }
 
 func (q *QP) ignore(r IgnoreReason, psn, ev uint32) {

@@ -222,7 +222,7 @@ func (r *requester) clearFlight() {
 // pump sends what the windows allow: retransmissions first, oldest first,
 // then new PSNs in order (REQ-TX-1, REQ-TX-2, LR-RTX-2).
 func (q *QP) pump() {
-	if q.state != StateRTS {
+	if !q.sending() {
 		return
 	}
 	r := &q.req
@@ -243,10 +243,14 @@ func (q *QP) pump() {
 	}
 	r.endStall(q.st.seeded(FaultStallTimerKept))
 	for r.sendIdx < r.sqLen {
+		if q.state == StateSQD && r.sendOff == 0 {
+			break // SQD starts no new message (QP-ST-12)
+		}
 		if !q.sendNew() {
 			return
 		}
 	}
+	q.checkDrained()
 }
 
 // inWindow is the MPR test of MPR-WIN-1: (p − una) mod 2^24 in 1..W with
@@ -418,13 +422,13 @@ func (q *QP) stallTimer() {
 	q.emit(Event{Kind: EvStallTimeout, PSN: psn, EV: ev})
 	r.stallAt = Never
 	q.chargeRetry()
-	if q.state == StateRTS && q.st.seeded(FaultStallDequeues) {
+	if q.sending() && q.st.seeded(FaultStallDequeues) {
 		r.arm(psn, r.evAt(i), q.now)
 		r.nLost--
 		r.inflight += r.pktLen(psn)
 		return
 	}
-	if q.state == StateRTS {
+	if q.sending() {
 		if !q.st.cfg.Policy.KeepAvoidAfterStall {
 			r.ring.fl[i] |= txFree
 		}
@@ -882,7 +886,7 @@ func (q *QP) rtoTimer() {
 		return
 	}
 	next := Never
-	for psn := r.una; psn != r.nxt && q.state == StateRTS; psn = wire.PSNAdd(psn, 1) {
+	for psn := r.una; psn != r.nxt && q.sending(); psn = wire.PSNAdd(psn, 1) {
 		i := psn & r.ring.mask
 		if r.ring.fl[i]&txInFlight == 0 {
 			continue
@@ -908,7 +912,7 @@ func (q *QP) rtoTimer() {
 			q.chargeRetry()
 		}
 	}
-	if q.state == StateRTS {
+	if q.sending() {
 		r.timerAt = next
 	}
 }

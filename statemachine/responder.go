@@ -228,7 +228,7 @@ func (q *QP) accept(p *wire.Packet, psn, d, ev uint32, ts uint16, pl int8, ce bo
 			r.epsn = wire.PSNAdd(r.epsn, 1)
 		}
 		q.releaseIMM()
-		if q.state != StateRTR && q.state != StateRTS {
+		if !q.responding() {
 			return
 		}
 	}
@@ -250,7 +250,7 @@ func (q *QP) accept(p *wire.Packet, psn, d, ev uint32, ts uint16, pl int8, ce bo
 // arrived in this RTT; a duplicate counts too, since it is the data a QP
 // whose answers die keeps receiving (EV-SM-6).
 func (q *QP) receivedData() {
-	if q.state == StateRTS {
+	if q.sending() {
 		rq := &q.req
 		rq.rcvdData = true
 		if rq.revAt == Never {

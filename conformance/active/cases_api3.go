@@ -38,6 +38,17 @@ func init() {
 			"destroy_comp_channel: refused (EBUSY) while A and B are on it."},
 		Pass: "B then A, counted once got, the channel kept", Fail: "an event missing, out of order, counted before it was got, or the channel destroyed under its CQs",
 	}})
+	register(Case{Role: RoleRequester, Run: ctlSQD, Case: conformance.Case{
+		ID: "MRC-CTL-AEV-102", Title: "SQD drains the send queue and raises IBV_EVENT_SQ_DRAINED",
+		Assertion:    "A QP moved to SQD with IBV_QP_EN_SQD_ASYNC_NOTIFY finishes the message it started, starts none posted later, raises IBV_EVENT_SQ_DRAINED once the message is acknowledged, and sends the waiting message once back in RTS.",
+		Requirements: []string{"QP-ST-12", "CTL-AEV-6"},
+		Level:        spec.Must,
+		Steps: []string{"The IUT posts a 256 KiB write (twice its MPR window); while it is partly sent, move the QP to SQD with en_sqd_async_notify and post a 1 KiB write.",
+			"Until the first write completes and the IUT settles: every data packet belongs to the first write; only it completes.",
+			"get_async_events: SQ_DRAINED naming the QP.",
+			"Move the QP to RTS: the second write is sent and completes."},
+		Pass: "the started message finished, the new one held until RTS, SQ_DRAINED raised", Fail: "a new message started in SQD, the started one stalled, or no SQ_DRAINED",
+	}})
 	register(Case{Role: RoleControl, Run: ctlContexts, Case: conformance.Case{
 		ID: "MRC-CTL-VER-102", Title: "Contexts: API version selection and query_device_ex",
 		Assertion:    "create_context with API version 0 uses the current one; a version beyond the current is refused; a context using 1.0.0 has no query_device_ex, one using 1.0.1 has it.",
@@ -157,4 +168,48 @@ func (c *Conn) testerWrite(wrid uint64, op statemachine.Opcode, solicited bool) 
 	n := len(c.RefComps)
 	c.Run(t.Now()+tim.Transfer, func() bool { return len(c.RefComps) > n })
 	c.Run(t.Now()+tim.Settle, nil)
+}
+
+func ctlSQD(t *T) {
+	tim := t.s.tim
+	c := t.NewConn(ConnOptions{})
+	firstMSN, inSQD, late := -1, true, 0
+	c.Watch = func(f *RxFrame) {
+		if !isData(f) {
+			return
+		}
+		if firstMSN < 0 {
+			firstMSN = int(f.Pkt.METH.MSN)
+		}
+		if inSQD && int(f.Pkt.METH.MSN) != firstMSN {
+			if late++; late == 1 {
+				t.Fail("QP-ST-12", At(f), "only the message started before SQD", "%s", describe(f))
+			}
+		}
+	}
+	c.Post(7201, control.OpRDMAWrite, 256<<10, 0)
+	yes := true
+	err := t.TryCall(control.MethodModifyQP, control.ModifyQPParams{QPN: c.IUT, State: control.StateSQD, Attr: control.QPAttr{SQDNotify: &yes}}, nil)
+	if errors.Is(err, control.ErrInvalidArgument) || errors.Is(err, control.ErrInvalidState) {
+		t.NotSupported("modify_qp to SQD: %v", err)
+	}
+	t.Require(err, "modify_qp to SQD")
+	c.Post(7202, control.OpRDMAWrite, 1024, 0)
+	c.WaitSends(1, tim.Transfer)
+	c.Run(t.Now()+tim.Settle, nil)
+	c.Poll()
+	s := c.Sends()
+	t.Check(len(s) == 1 && s[0].WRID == 7201 && s[0].Status == control.WCSuccess, "QP-ST-12", Evidence{},
+		"in SQD the started write completes and the later one waits", "%+v", s)
+	drained, ok := asyncEvent(t, control.AsyncSQDrained, c.IUT, 0)
+	if !ok {
+		t.Inconclusive("get_async_events failed")
+	}
+	t.Check(drained, "CTL-AEV-6", Evidence{}, "SQ_DRAINED for the QP", "none")
+	inSQD = false
+	t.Call(control.MethodModifyQP, control.ModifyQPParams{QPN: c.IUT, State: control.StateRTS}, nil)
+	s = c.WaitSends(2, tim.Transfer)
+	t.Check(len(s) == 2 && s[1].WRID == 7202 && s[1].Status == control.WCSuccess, "QP-ST-12", Evidence{},
+		"back in RTS the waiting write is sent and completes", "%+v", s)
+	c.CheckMem("QP-ST-12")
 }

@@ -11,13 +11,13 @@ import (
 // reference, which must pass, and against each of their seeded faults,
 // which each case must catch (CTL-GEN-3, CTL-OP-3, CTL-PORT-2, CTL-CQ-1,
 // CTL-CQ-2, CTL-AEV-2, CTL-BAT-3, CTL-SVC-1, CTL-VER-1, CTL-QPH-3, CTL-AEV-4,
-// CTL-AEV-5, CTL-VER-2, CTL-VER-3, CTL-CQ-5, CTL-CQ-6).
+// CTL-AEV-5, CTL-VER-2, CTL-VER-3, CTL-CQ-5, CTL-CQ-6, CTL-AEV-6, QP-ST-12).
 func TestAPIObjectCases(t *testing.T) {
 	const sel = "MRC-CTL-*"
 	for _, v6 := range []bool{false, true} {
 		rep := runInprocOn(t, v6, peer.FaultSet{}, sel, Options{})
-		if len(rep.Results) != 10 {
-			t.Fatalf("%d results, want the 10 MRC-CTL cases", len(rep.Results))
+		if len(rep.Results) != 11 {
+			t.Fatalf("%d results, want the 11 MRC-CTL cases", len(rep.Results))
 		}
 		for _, r := range rep.Results {
 			if c, _ := lookupActive(r.Case.ID); c.IPv6 && !v6 && r.Verdict == conformance.NotApplicable {
@@ -36,7 +36,7 @@ func TestAPIObjectCases(t *testing.T) {
 		"no-port-async-event": "MRC-CTL-PORT-101", "batch-sorted": "MRC-CTL-BAT-101", "adj-svc-time-set": "MRC-CTL-BAT-101",
 		"version-swapped": "MRC-CTL-VER-101", "vendor-cfg-dropped": "MRC-CTL-VER-101", "no-srv6-encap": "MRC-CTL-EVX-101",
 		"no-comm-est": "MRC-CTL-AEV-101", "no-qp-fatal": "MRC-CTL-AEV-101", "context-any-version": "MRC-CTL-VER-102",
-		"channel-unwired": "MRC-CTL-CQ-102"} {
+		"channel-unwired": "MRC-CTL-CQ-102", "no-sq-drained": "MRC-CTL-AEV-102"} {
 		fs, err := peer.ParseFaults(fault)
 		if err != nil {
 			t.Fatal(err)

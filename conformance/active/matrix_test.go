@@ -60,6 +60,7 @@ var wantDetected = map[string][]string{
 	"no-qp-fatal":         {"CTL-AEV-5"},
 	"context-any-version": {"CTL-VER-2"},
 	"channel-unwired":     {"CTL-CQ-5"},
+	"no-sq-drained":       {"CTL-AEV-6"},
 }
 
 type detection struct {
