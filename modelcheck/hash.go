@@ -256,13 +256,14 @@ const (
 	txHold     = 1 << 4
 )
 
-// txRing: mask, sentAt []Time, ev []uint16, fl []uint8. Only slots whose
+// txRing: mask, sentAt []Time, ev []uint16, fl []uint8, and sacked, a
+// bitset mirroring fl's txSACKed bits (not hashed again). Only slots whose
 // flags are non-zero are live, and a slot's sentAt is read only while the
 // PSN is in flight (its timer), held back (its hold-off) or, for an RTT
 // sample, SACKed; for a PSN queued for retransmission it is stale.
 func (h *qpHasher) txRing(v reflect.Value) {
 	fl, ev, at := v.FieldByName("fl"), v.FieldByName("ev"), v.FieldByName("sentAt")
-	if fl.Len() != ev.Len() || fl.Len() != at.Len() || v.NumField() != 4 {
+	if fl.Len() != ev.Len() || fl.Len() != at.Len() || v.NumField() != 5 || v.FieldByName("sacked").Len()*64 != fl.Len() {
 		panic("modelcheck: txRing layout changed")
 	}
 	h.mix(v.FieldByName("mask").Uint())

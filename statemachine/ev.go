@@ -236,18 +236,30 @@ func (t *evTable) usable(i int) bool { return t.e[i]&evStateMask == uint8(EVGood
 // pseudo-random rotation over the active set whose plane is up, never
 // avoid (EV-SET-4, EV-ST-13). When the rotation ends, SKIP EVs become GOOD
 // again and the order is reshuffled (EV-SET-3, EV-ST-6).
+//
+// At most 2n+1 entries are looked at, n the active set's size. Under
+// uniform loss most of the active set is retired (EV-SM-5) and the scan
+// passes over many entries per packet, so it runs over the rest of the
+// rotation as one slice.
 func (q *QP) nextEV(avoid int) (int, bool) {
 	t := &q.ev
 	n := len(t.order)
-	for tries := 0; tries <= 2*n; tries++ {
+	if n == 0 {
+		return -1, false
+	}
+	for budget := 2*n + 1; budget > 0; {
 		if t.pos >= n {
 			q.endRotation()
 		}
-		i := int(t.order[t.pos])
-		t.pos++
-		if i != avoid && t.usable(i) {
-			return i, true
+		rest := t.order[t.pos:min(n, t.pos+budget)]
+		for k, e := range rest {
+			if i := int(e); i != avoid && t.usable(i) {
+				t.pos += k + 1
+				return i, true
+			}
 		}
+		t.pos += len(rest)
+		budget -= len(rest)
 	}
 	return -1, false
 }

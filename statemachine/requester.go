@@ -211,9 +211,8 @@ func (r *requester) deadline() Time { return min(r.timerAt, r.holdAt, r.revAt, r
 
 // clearFlight drops all in-flight state (on ERROR).
 func (r *requester) clearFlight() {
-	for i := range r.ring.fl {
-		r.ring.fl[i] = 0
-	}
+	clear(r.ring.fl)
+	clear(r.ring.sacked)
 	r.una, r.assign, r.inflight, r.nLost = r.nxt, r.nxt, 0, 0
 	r.timerAt, r.holdAt, r.revAt, r.stallAt, r.stallPSN = Never, Never, Never, Never, 0
 	r.sendIdx, r.sendOff, r.wimm = 0, 0, 0
@@ -301,7 +300,7 @@ func (q *QP) sendNew() bool {
 func (r *requester) arm(psn uint32, ev int, now Time) {
 	i := psn & r.ring.mask
 	sh := r.rtoShift()
-	r.ring.fl[i] = r.ring.fl[i]&txRetx | txInFlight
+	r.ring.setFlags(i, r.ring.fl[i]&txRetx|txInFlight)
 	r.ring.sentAt[i], r.ring.ev[i] = now, uint16(ev)|uint16(sh)<<evIdxBits
 	r.timerAt = min(r.timerAt, now+Timeout(r.tshift)<<sh)
 	r.sentData = true
@@ -521,7 +520,7 @@ func (q *QP) goBackN(psn uint32) {
 	for p := wire.PSNAdd(psn, 1); p != r.nxt; p = wire.PSNAdd(p, 1) {
 		i := p & r.ring.mask
 		if r.ring.fl[i]&txSACKed != 0 {
-			r.ring.fl[i] = r.ring.fl[i]&^txSACKed | txInFlight
+			r.ring.setFlags(i, r.ring.fl[i]&^txSACKed|txInFlight)
 			r.inflight += r.pktLen(p)
 		}
 		q.markLost(p, LossGoBackN, r.evAt(i))
@@ -557,7 +556,7 @@ func (q *QP) ackTo(cack uint32) int64 {
 		if f&txLost != 0 {
 			r.nLost--
 		}
-		r.ring.fl[i] = 0
+		r.ring.setFlags(i, 0)
 		r.una = wire.PSNAdd(r.una, 1)
 	}
 	if wire.PSNLess(r.highAck, cack) {
@@ -603,15 +602,13 @@ func (q *QP) sackBits(base uint32, bm uint64) int64 {
 	if hi < 64 {
 		bm &= 1<<hi - 1
 	}
+	bm &^= r.ring.sacked64(base) // SACKed before: nothing to do
 	for bm != 0 {
 		k := bits.TrailingZeros64(bm)
 		bm &= bm - 1
 		psn := wire.PSNAdd(base, k)
 		i := psn & r.ring.mask
 		f := r.ring.fl[i]
-		if f&txSACKed != 0 {
-			continue
-		}
 		if f&txInFlight != 0 {
 			n := r.pktLen(psn)
 			r.inflight -= n
@@ -620,7 +617,7 @@ func (q *QP) sackBits(base uint32, bm uint64) int64 {
 		if f&txLost != 0 {
 			r.nLost-- // it arrived after all: no retransmission
 		}
-		r.ring.fl[i] = f&^(txInFlight|txLost|txHold) | txSACKed
+		r.ring.setFlags(i, f&^(txInFlight|txLost|txHold)|txSACKed)
 		if !wire.PSNLess(psn, r.highAck) {
 			r.highAck = wire.PSNAdd(psn, 1)
 		}

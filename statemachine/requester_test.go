@@ -754,3 +754,32 @@ func TestHeldRetransmissionNotSkipped(t *testing.T) {
 		t.Errorf("at %d sent %v, want PSN 0 at 10 µs", o.now, got)
 	}
 }
+
+// TestSACKedBitsetMirrorsFlags: the ring's SACKed bitset, which sackBits
+// merges SACK bitmaps against a word at a time, holds exactly the slots
+// whose flags say SACKed, after a lossy run and after go-back-N put SACKed
+// PSNs back in flight (LR-SACK-2).
+func TestSACKedBitsetMirrorsFlags(t *testing.T) {
+	check := func(name string, q *QP) {
+		t.Helper()
+		r := &q.req.ring
+		for i := range r.fl {
+			if got, want := r.sacked[i>>6]>>(i&63)&1 != 0, r.fl[i]&txSACKed != 0; got != want {
+				t.Fatalf("%s: slot %d: bitset %v, flags %v", name, i, got, want)
+			}
+		}
+	}
+	check("1% loss", runBackToBack(t, 20000, 100))
+	o := newOne(t, func(c *testCfg, _ *Attr) { c.Test.Faults = FaultGoBackN })
+	o.write(1, 8*1024, false) // PSNs 0-7
+	o.recv(1, sackPkt(wire.PSNAdd(0, -1), 2, 0, 0b10100, 0x100, wire.MNone))
+	check("PSNs 2 and 4 SACKed", o.q)
+	if o.q.req.ring.sacked[0] != 0b10100 {
+		t.Fatalf("SACKed bits %#b, want 0b10100", o.q.req.ring.sacked[0])
+	}
+	o.recv(1, nackPkt(0, 0x100, wire.NACKTrimmed))
+	check("go-back-n", o.q)
+	if o.q.req.ring.sacked[0] != 0 {
+		t.Fatalf("SACKed bits %#b after go-back-N, want none", o.q.req.ring.sacked[0])
+	}
+}

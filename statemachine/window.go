@@ -23,6 +23,10 @@ type txRing struct {
 	sentAt []Time   // last transmission; for a held PSN, when it may go again
 	ev     []uint16 // EV index of the last transmission (or the EV to avoid) | timer exponent << 11
 	fl     []uint8
+	// sacked mirrors fl's txSACKed bits, one bit per slot, so that a SACK
+	// bitmap is merged a word at a time: under loss every SACK after a
+	// hole repeats up to 64 PSNs already SACKed (LR-SACK-2).
+	sacked []uint64
 }
 
 func ringSize(n uint32) uint32 {
@@ -34,12 +38,38 @@ func ringSize(n uint32) uint32 {
 
 func newTxRing(window uint32) txRing {
 	n := ringSize(window)
-	return txRing{mask: n - 1, sentAt: make([]Time, n), ev: make([]uint16, n), fl: make([]uint8, n)}
+	return txRing{mask: n - 1, sentAt: make([]Time, n), ev: make([]uint16, n), fl: make([]uint8, n), sacked: make([]uint64, n/64)}
 }
 
 func (r *txRing) clone() txRing {
 	return txRing{mask: r.mask, sentAt: append([]Time(nil), r.sentAt...),
-		ev: append([]uint16(nil), r.ev...), fl: append([]uint8(nil), r.fl...)}
+		ev: append([]uint16(nil), r.ev...), fl: append([]uint8(nil), r.fl...), sacked: append([]uint64(nil), r.sacked...)}
+}
+
+// setFlags sets slot i's flags to f, keeping sacked in step.
+func (r *txRing) setFlags(i uint32, f uint8) {
+	r.fl[i] = f
+	b := uint64(1) << (i & 63)
+	if f&txSACKed != 0 {
+		r.sacked[i>>6] |= b
+	} else {
+		r.sacked[i>>6] &^= b
+	}
+}
+
+// sacked64 returns the SACKed bits of the 64 slots from the one of psn,
+// bit k for psn+k.
+func (r *txRing) sacked64(psn uint32) uint64 { return bits64At(r.sacked, psn&r.mask) }
+
+// bits64At returns the 64 bits of a ring bitset (at least one word) from
+// bit i on, wrapping around its end.
+func bits64At(words []uint64, i uint32) uint64 {
+	w, off := i>>6, i&63
+	v := words[w] >> off
+	if off != 0 {
+		v |= words[(int(w)+1)%len(words)] << (64 - off)
+	}
+	return v
 }
 
 func (r *txRing) size() uint32 { return r.mask + 1 }
@@ -97,17 +127,12 @@ func (r *rxRing) clear(psn uint32) (last, areq bool) {
 // bits64 returns the received bits of the 64 PSNs from base, bit k for
 // base+k. PSNs at or beyond limit (distance from base) read as 0.
 func (r *rxRing) bits64(base uint32, limit int) uint64 {
-	var v uint64
-	n := min(64, limit)
-	for k := 0; k < n; {
-		i := (base + uint32(k)) & r.mask
-		w := r.rcv[i>>6] >> (i & 63)
-		take := min(64-int(i&63), n-k)
-		if take < 64 {
-			w &= 1<<take - 1
-		}
-		v |= w << k
-		k += take
+	if limit <= 0 {
+		return 0
+	}
+	v := bits64At(r.rcv, base&r.mask)
+	if limit < 64 {
+		v &= 1<<limit - 1
 	}
 	return v
 }
