@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -21,10 +22,10 @@ type fuzzTarget struct{ Dir, Function, Package string }
 
 func (t fuzzTarget) String() string { return t.Dir + " " + t.Function }
 
-// fuzzTargets returns every Fuzz*(*testing.F) function of the _test.go
-// files under root, sorted.
-func fuzzTargets(root string) ([]fuzzTarget, error) {
-	var out []fuzzTarget
+// testFiles parses the _test.go files under root, by directory relative
+// to root.
+func testFiles(root string) (map[string][]*ast.File, error) {
+	out := map[string][]*ast.File{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -39,21 +40,95 @@ func fuzzTargets(root string) ([]fuzzTarget, error) {
 		if err != nil {
 			return err
 		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		out[filepath.ToSlash(rel)] = append(out[filepath.ToSlash(rel)], f)
+		return nil
+	})
+	return out, err
+}
+
+// fuzzFuncs calls fn for every Fuzz*(*testing.F) function of files.
+func fuzzFuncs(files []*ast.File, fn func(*ast.File, *ast.FuncDecl)) {
+	for _, f := range files {
 		for _, decl := range f.Decls {
-			fn, ok := decl.(*ast.FuncDecl)
-			if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "Fuzz") || len(fn.Type.Params.List) != 1 {
+			d, ok := decl.(*ast.FuncDecl)
+			if !ok || d.Recv != nil || !strings.HasPrefix(d.Name.Name, "Fuzz") || len(d.Type.Params.List) != 1 {
 				continue
 			}
-			if s, ok := fn.Type.Params.List[0].Type.(*ast.StarExpr); ok {
+			if s, ok := d.Type.Params.List[0].Type.(*ast.StarExpr); ok {
 				if sel, ok := s.X.(*ast.SelectorExpr); ok && sel.Sel.Name == "F" {
-					rel, _ := filepath.Rel(root, filepath.Dir(path))
-					out = append(out, fuzzTarget{filepath.ToSlash(rel), fn.Name.Name, f.Name.Name})
+					fn(f, d)
 				}
 			}
 		}
-		return nil
-	})
+	}
+}
+
+// fuzzTargets returns every fuzz target of the _test.go files under root,
+// sorted.
+func fuzzTargets(root string) ([]fuzzTarget, error) {
+	dirs, err := testFiles(root)
+	var out []fuzzTarget
+	for dir, files := range dirs {
+		fuzzFuncs(files, func(f *ast.File, d *ast.FuncDecl) {
+			out = append(out, fuzzTarget{dir, d.Name.Name, f.Name.Name})
+		})
+	}
 	slices.SortFunc(out, func(a, b fuzzTarget) int { return strings.Compare(a.String(), b.String()) })
+	return out, err
+}
+
+// fTestingTB returns the calls, in the fuzz targets under root, that pass
+// the target's *testing.F where a function of the same directory takes a
+// testing.TB. The libFuzzer build replaces testing.F with one that does
+// not implement testing.TB, so such a target does not compile there.
+func fTestingTB(root string) ([]string, error) {
+	dirs, err := testFiles(root)
+	var out []string
+	for dir, files := range dirs {
+		tb := map[string][]int{} // function -> indexes of its testing.TB parameters
+		for _, f := range files {
+			for _, decl := range f.Decls {
+				if d, ok := decl.(*ast.FuncDecl); ok && d.Recv == nil {
+					i := 0
+					for _, p := range d.Type.Params.List {
+						sel, ok := p.Type.(*ast.SelectorExpr)
+						isTB := ok && sel.Sel.Name == "TB" && fmt.Sprint(sel.X) == "testing"
+						for range max(1, len(p.Names)) {
+							if isTB {
+								tb[d.Name.Name] = append(tb[d.Name.Name], i)
+							}
+							i++
+						}
+					}
+				}
+			}
+		}
+		fuzzFuncs(files, func(_ *ast.File, d *ast.FuncDecl) {
+			if len(d.Type.Params.List[0].Names) == 0 {
+				return
+			}
+			f := d.Type.Params.List[0].Names[0].Name
+			ast.Inspect(d.Body, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				if id, ok := call.Fun.(*ast.Ident); ok {
+					for _, i := range tb[id.Name] {
+						if i >= len(call.Args) {
+							continue
+						}
+						if a, ok := call.Args[i].(*ast.Ident); ok && a.Name == f {
+							out = append(out, dir+" "+d.Name.Name+" calls "+id.Name)
+						}
+					}
+				}
+				return true
+			})
+		})
+	}
+	slices.Sort(out)
 	return out, err
 }
 
@@ -91,6 +166,14 @@ func TestClusterFuzzLiteListsEveryTarget(t *testing.T) {
 	for _, x := range externalTargets(targets) {
 		t.Errorf("%s is in the external test package %s: go-118-fuzz-build cannot build it; "+
 			"declare it in package %s, or in a package of its own", x, x.Package, strings.TrimSuffix(x.Package, "_test"))
+	}
+	misuse, err := fTestingTB("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range misuse {
+		t.Errorf("%s with its *testing.F as a testing.TB, which the libFuzzer build's testing.F does not implement: "+
+			"give that parameter a narrower interface (fataler)", m)
 	}
 	var want []string
 	for _, x := range targets {
@@ -144,6 +227,30 @@ func TestExternalTargetReported(t *testing.T) {
 	}
 	if got := externalTargets(targets); len(targets) != 2 || len(got) != 1 || got[0].String() != "a FuzzOut" {
 		t.Fatalf("targets %v, external %v; want a FuzzOut alone reported", targets, got)
+	}
+}
+
+// TestFTestingTBReported: the check above reports a target that passes
+// its *testing.F to a helper taking testing.TB, and not one whose helper
+// takes a narrower interface.
+func TestFTestingTBReported(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "a/a_test.go", `package a
+
+import "testing"
+
+func seed(n int, t testing.TB) []byte { return nil }
+func seed2(t interface{ Fatal(...any) }) []byte { return nil }
+
+func FuzzTB(f *testing.F)     { f.Add(seed(1, f)) }
+func FuzzNarrow(f *testing.F) { f.Add(seed2(f)) }
+`)
+	got, err := fTestingTB(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, []string{"a FuzzTB calls seed"}) {
+		t.Fatalf("reported %q; want FuzzTB's call of seed alone", got)
 	}
 }
 
