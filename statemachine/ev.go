@@ -235,7 +235,8 @@ func (t *evTable) usable(i int) bool { return t.e[i]&evStateMask == uint8(EVGood
 // nextEV picks the EV for the next data packet: the next GOOD EV of the
 // pseudo-random rotation over the active set whose plane is up, never
 // avoid (EV-SET-4, EV-ST-13). When the rotation ends, SKIP EVs become GOOD
-// again and the order is reshuffled (EV-SET-3, EV-ST-6).
+// again and the order of the whole active set, retired EVs included, is
+// reshuffled (EV-SET-3, EV-ST-6, AMB-99).
 //
 // At most 2n+1 entries are looked at, n the active set's size. Under
 // uniform loss most of the active set is retired (EV-SM-5) and the scan
