@@ -247,84 +247,14 @@ func (a *Agent) Handler(now func() statemachine.Time) control.HandlerFunc {
 // Handle answers one control request at time now.
 func (a *Agent) Handle(now statemachine.Time, method string, params json.RawMessage) (any, error) {
 	defer a.collect()
-	switch method {
-	case control.MethodHello:
-		return a.hello(params)
-	case control.MethodReset:
-		return control.Empty{}, a.reset()
-	case control.MethodSetEVProfile:
-		return a.setEVProfile(params)
-	case control.MethodSetCCProfile:
-		return a.setCCProfile(params)
-	case control.MethodRegMR:
-		return a.regMR(params)
-	case control.MethodWriteMR:
-		return a.writeMR(params)
-	case control.MethodReadMR:
-		return a.readMR(params)
-	case control.MethodCreateQP:
-		return a.createQP(params)
-	case control.MethodModifyQP:
-		return a.modifyQP(now, params)
-	case control.MethodQueryQP:
-		return a.queryQP(params)
-	case control.MethodPostSend:
-		return a.postSend(now, params)
-	case control.MethodPostRecv:
-		return a.postRecv(now, params)
-	case control.MethodPollCQ:
-		return a.pollCQ(params)
-	case control.MethodQueryCounters:
-		return a.queryCounters(params)
-	case control.MethodSetPortStatus:
-		return a.setPortStatus(now, params)
-	case control.MethodModifyEVState:
-		return a.modifyEVState(now, params)
-	case control.MethodSetResourceCondition:
-		return a.setResource(params)
-	case control.MethodEPSend:
-		return a.epSend(now, params)
-	case control.MethodEPPoll:
-		return a.epPoll()
-	case control.MethodModifyEVFmtProfile:
-		return a.modifyEVFmtProfile(params)
-	case control.MethodModifyEVProfile:
-		return a.modifyEVProfileCtl(now, params)
-	case control.MethodQueryEVProfile:
-		return a.queryEVProfileCtl(params)
-	case control.MethodModifyCCProfile:
-		return a.modifyCCProfileCtl(params)
-	case control.MethodQueryDeviceCtl:
-		return a.queryDeviceCtl()
-	case control.MethodModifyPort, control.MethodQueryPort:
-		return a.portAdmin(now, params)
-	case control.MethodReqNotifyCQ:
-		return a.reqNotify(params)
-	case control.MethodGetCQEvents:
-		return a.cqEvents(params)
-	case control.MethodGetAsyncEvents:
-		return a.asyncEvents()
-	case control.MethodQueryVersion:
-		return a.queryVersion()
-	case control.MethodEPBatchSend:
-		return a.epBatchSend(now, params)
-	case control.MethodEPBatchResult:
-		return a.epBatchResult(now, params)
-	case control.MethodCreateQPHint, control.MethodQueryQPHint, control.MethodDestroyQPHint:
-		return a.qpHint(method, params)
-	case control.MethodCreateContext, control.MethodDestroyContext, control.MethodQueryDeviceEx:
-		return a.context(method, params)
-	case control.MethodCreateCompChannel, control.MethodDestroyCompChannel, control.MethodGetCQEvent:
-		return a.compChannel(method, params)
+	h, ok := methods[method]
+	if !ok {
+		return nil, control.Errorf(control.CodeUnknownMethod, "%q", method)
 	}
-	return nil, control.Errorf(control.CodeUnknownMethod, "%q", method)
+	return h(a, now, params)
 }
 
-func (a *Agent) hello(params json.RawMessage) (any, error) {
-	var p control.HelloParams
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
+func (a *Agent) hello(p *control.HelloParams) (any, error) {
 	if p.Version != control.Version {
 		return nil, control.Errorf(control.CodeVersion, "this peer speaks version %d, the client %d", control.Version, p.Version)
 	}
@@ -339,11 +269,7 @@ func (a *Agent) hello(params json.RawMessage) (any, error) {
 	return r, nil
 }
 
-func (a *Agent) setEVProfile(params json.RawMessage) (any, error) {
-	var p control.EVProfile
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
+func (a *Agent) setEVProfile(p *control.EVProfile) (any, error) {
 	if _, ok := a.evp[p.ID]; !ok && len(a.evp) >= maxProfiles {
 		return nil, control.Errorf(control.CodeResourceExhausted, "at most %d EV profiles", maxProfiles)
 	}
@@ -365,11 +291,7 @@ func (a *Agent) setEVProfile(params json.RawMessage) (any, error) {
 	return control.Empty{}, nil
 }
 
-func (a *Agent) setCCProfile(params json.RawMessage) (any, error) {
-	var p control.CCProfile
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
+func (a *Agent) setCCProfile(p *control.CCProfile) (any, error) {
 	if _, ok := a.ccp[p.ID]; !ok && len(a.ccp) >= maxProfiles {
 		return nil, control.Errorf(control.CodeResourceExhausted, "at most %d CC profiles", maxProfiles)
 	}

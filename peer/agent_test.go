@@ -128,3 +128,17 @@ func TestReceiveDropsGarbage(t *testing.T) {
 		t.Error("garbage was answered")
 	}
 }
+
+// TestEveryMethodHasAHandler: the handler table answers exactly the
+// methods of the control protocol, so a method added to control.Methods
+// without its entry in methods fails here rather than as unknown_method.
+func TestEveryMethodHasAHandler(t *testing.T) {
+	for _, m := range control.Methods {
+		if methods[m] == nil {
+			t.Errorf("method %s has no handler", m)
+		}
+	}
+	if len(methods) != len(control.Methods) {
+		t.Errorf("%d handlers for %d methods", len(methods), len(control.Methods))
+	}
+}

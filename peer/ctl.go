@@ -2,7 +2,6 @@ package peer
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"strings"
 
@@ -68,11 +67,7 @@ func ctlEV(e control.CtlEV) (statemachine.CtlEV, error) {
 	return out, nil
 }
 
-func (a *Agent) modifyEVFmtProfile(params json.RawMessage) (any, error) {
-	var p control.ModifyEVFmtProfileParams
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
+func (a *Agent) modifyEVFmtProfile(p *control.ModifyEVFmtProfileParams) (any, error) {
 	var at statemachine.EVFmtAttr
 	var m statemachine.EVFmtAttrMask
 	var err error
@@ -103,12 +98,8 @@ func (a *Agent) modifyEVFmtProfile(params json.RawMessage) (any, error) {
 	return control.Empty{}, ctlErr(a.ctl.ModifyEVFmtProfile(p.ID, &at, m))
 }
 
-func (a *Agent) modifyEVProfileCtl(now statemachine.Time, params json.RawMessage) (any, error) {
-	var p control.ModifyEVProfileParams
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
-	at, m, err := evAttrOf(&p)
+func (a *Agent) modifyEVProfileCtl(now statemachine.Time, p *control.ModifyEVProfileParams) (any, error) {
+	at, m, err := evAttrOf(p)
 	if err != nil {
 		return nil, err
 	}
@@ -302,11 +293,7 @@ func (a *Agent) syncEVProfile(now statemachine.Time, id uint64) error {
 	return nil
 }
 
-func (a *Agent) queryEVProfileCtl(params json.RawMessage) (any, error) {
-	var p control.IDParams
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
+func (a *Agent) queryEVProfileCtl(p *control.IDParams) (any, error) {
 	q := statemachine.EVProfileAttr{EVOp: statemachine.EVOpQueryEVArray, Entries: make([]statemachine.EVOpEntry, statemachine.MaxEVs)}
 	if err := a.ctl.QueryEVProfile(p.ID, &q, statemachine.EVAttrEVOp); err != nil {
 		return nil, ctlErr(err)
@@ -334,11 +321,7 @@ func (a *Agent) queryEVProfileCtl(params json.RawMessage) (any, error) {
 	return r, nil
 }
 
-func (a *Agent) modifyCCProfileCtl(params json.RawMessage) (any, error) {
-	var p control.ModifyCCProfileParams
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
+func (a *Agent) modifyCCProfileCtl(p *control.ModifyCCProfileParams) (any, error) {
 	var at statemachine.CCProfileAttr
 	var m statemachine.CCProfileAttrMask
 	var err error
@@ -405,11 +388,7 @@ func (a *Agent) queryDeviceCtl() (any, error) {
 // portAdmin is mrc_ctl_modify_port / mrc_ctl_query_port. Disabling a port
 // takes it down for every QP and tells the peers, as a link going down
 // does (CTL-PORT-2).
-func (a *Agent) portAdmin(now statemachine.Time, params json.RawMessage) (any, error) {
-	var p control.PortAdminParams
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
+func (a *Agent) portAdmin(now statemachine.Time, p *control.PortAdminParams) (any, error) {
 	if p.Port < 1 || p.Port > a.ports {
 		return nil, control.Errorf(control.CodeInvalidArgument, "EINVAL: port %d: this node has ports 1 to %d", p.Port, a.ports)
 	}

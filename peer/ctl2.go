@@ -2,7 +2,6 @@ package peer
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"slices"
 	"strings"
 
@@ -18,11 +17,7 @@ import (
 // (ep_batch_send beyond it: resource_exhausted).
 const MaxBatches = 16
 
-func (a *Agent) reqNotify(params json.RawMessage) (any, error) {
-	var p control.ReqNotifyParams
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
+func (a *Agent) reqNotify(p *control.ReqNotifyParams) (any, error) {
 	e, err := a.entry(p.QPN)
 	if err != nil {
 		return nil, err
@@ -32,11 +27,7 @@ func (a *Agent) reqNotify(params json.RawMessage) (any, error) {
 	return control.Empty{}, nil
 }
 
-func (a *Agent) cqEvents(params json.RawMessage) (any, error) {
-	var p control.CQEventsParams
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
+func (a *Agent) cqEvents(p *control.CQEventsParams) (any, error) {
 	e, err := a.entry(p.QPN)
 	if err != nil {
 		return nil, err
@@ -78,11 +69,7 @@ func (a *Agent) queryVersion() (any, error) {
 	return control.QueryVersionResult{MRC: v(statemachine.MRCVersions), Ctl: v(statemachine.CtlVersions)}, nil
 }
 
-func (a *Agent) epBatchSend(now statemachine.Time, params json.RawMessage) (any, error) {
-	var p control.EPBatchSendParams
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
+func (a *Agent) epBatchSend(now statemachine.Time, p *control.EPBatchSendParams) (any, error) {
 	if len(a.bat) >= MaxBatches {
 		return nil, control.Errorf(control.CodeResourceExhausted, "EAGAIN: %d batches waiting for their result", MaxBatches)
 	}
@@ -111,11 +98,7 @@ func (a *Agent) epBatchSend(now statemachine.Time, params json.RawMessage) (any,
 	return control.EPBatchSendResult{Batch: a.batSeq}, nil
 }
 
-func (a *Agent) epBatchResult(now statemachine.Time, params json.RawMessage) (any, error) {
-	var p control.EPBatchResultParams
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
+func (a *Agent) epBatchResult(now statemachine.Time, p *control.EPBatchResultParams) (any, error) {
 	b, ok := a.bat[p.Batch]
 	if !ok {
 		return nil, control.Errorf(control.CodeNotFound, "batch %d", p.Batch)
@@ -142,30 +125,24 @@ func (a *Agent) epBatchResult(now statemachine.Time, params json.RawMessage) (an
 // MaxQPHints is max_qp_hint, the QP hints the agent holds at once.
 const MaxQPHints = 64
 
-func (a *Agent) qpHint(method string, params json.RawMessage) (any, error) {
-	if method == control.MethodCreateQPHint {
-		var p control.QPHint
-		if err := control.Decode(params, &p); err != nil {
-			return nil, err
+func (a *Agent) createQPHint(p *control.QPHint) (any, error) {
+	at := statemachine.QPHintAttr{NumQPsPerPeer: p.NumQPsPerPeer, NumSendPeers: p.NumSendPeers, NumRemoteRecvPeers: p.NumRemoteRecvPeers}
+	if p.VendorCfg != "" {
+		b, err := hex.DecodeString(p.VendorCfg)
+		if err != nil || len(b) > statemachine.VendorCfgSize {
+			return nil, control.Errorf(control.CodeInvalidArgument, "vendor_cfg: at most %d bytes in hex", statemachine.VendorCfgSize)
 		}
-		at := statemachine.QPHintAttr{NumQPsPerPeer: p.NumQPsPerPeer, NumSendPeers: p.NumSendPeers, NumRemoteRecvPeers: p.NumRemoteRecvPeers}
-		if p.VendorCfg != "" {
-			b, err := hex.DecodeString(p.VendorCfg)
-			if err != nil || len(b) > statemachine.VendorCfgSize {
-				return nil, control.Errorf(control.CodeInvalidArgument, "vendor_cfg: at most %d bytes in hex", statemachine.VendorCfgSize)
-			}
-			copy(at.VendorCfg[:], b)
-		}
-		id, err := a.hints.Create(at)
-		return control.QPHintResult{Hint: id}, ctlErr(err)
+		copy(at.VendorCfg[:], b)
 	}
-	var p control.QPHintParams
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
-	if method == control.MethodDestroyQPHint {
-		return control.Empty{}, ctlErr(a.hints.Destroy(p.Hint))
-	}
+	id, err := a.hints.Create(at)
+	return control.QPHintResult{Hint: id}, ctlErr(err)
+}
+
+func (a *Agent) destroyQPHint(p *control.QPHintParams) (any, error) {
+	return control.Empty{}, ctlErr(a.hints.Destroy(p.Hint))
+}
+
+func (a *Agent) queryQPHint(p *control.QPHintParams) (any, error) {
 	at, err := a.hints.Query(p.Hint)
 	if err != nil {
 		return nil, ctlErr(err)

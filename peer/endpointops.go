@@ -3,19 +3,13 @@ package peer
 // Endpoint operations (QP 0x2): ep_send, ep_poll and their responses.
 
 import (
-	"encoding/json"
-
 	"github.com/openmrc/mrc/control"
 	"github.com/openmrc/mrc/statemachine"
 	"github.com/openmrc/mrc/wire"
 )
 
-func (a *Agent) epSend(now statemachine.Time, params json.RawMessage) (any, error) {
-	var p control.EPSendParams
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
-	rq, err := a.epRequestOf(&p)
+func (a *Agent) epSend(now statemachine.Time, p *control.EPSendParams) (any, error) {
+	rq, err := a.epRequestOf(p)
 	if err != nil {
 		return nil, err
 	}

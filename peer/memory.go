@@ -3,7 +3,6 @@ package peer
 // Memory regions: the bytes post_send reads and the responder writes.
 
 import (
-	"encoding/json"
 	"slices"
 
 	"github.com/openmrc/mrc/control"
@@ -17,11 +16,7 @@ type region struct {
 	remote bool
 }
 
-func (a *Agent) regMR(params json.RawMessage) (any, error) {
-	var p control.RegMRParams
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
+func (a *Agent) regMR(p *control.RegMRParams) (any, error) {
 	if p.Length == 0 || p.Length > maxMemory || a.memory+p.Length > maxMemory || len(a.mrs) >= maxMRs {
 		return nil, control.Errorf(control.CodeResourceExhausted, "region of %d bytes: this peer holds at most %d bytes in %d regions", p.Length, maxMemory, maxMRs)
 	}
@@ -53,11 +48,7 @@ func (a *Agent) region(h uint32, off, n uint64) (*region, error) {
 	return r, nil
 }
 
-func (a *Agent) writeMR(params json.RawMessage) (any, error) {
-	var p control.WriteMRParams
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
+func (a *Agent) writeMR(p *control.WriteMRParams) (any, error) {
 	r, err := a.region(p.MR, p.Offset, uint64(len(p.Data)))
 	if err != nil {
 		return nil, err
@@ -66,11 +57,7 @@ func (a *Agent) writeMR(params json.RawMessage) (any, error) {
 	return control.Empty{}, nil
 }
 
-func (a *Agent) readMR(params json.RawMessage) (any, error) {
-	var p control.ReadMRParams
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
+func (a *Agent) readMR(p *control.ReadMRParams) (any, error) {
 	if p.Length > control.MaxData {
 		return nil, control.Errorf(control.CodeInvalidArgument, "read of %d bytes, at most %d", p.Length, control.MaxData)
 	}

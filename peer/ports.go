@@ -4,7 +4,6 @@ package peer
 // remote port masks it learns.
 
 import (
-	"encoding/json"
 	"net/netip"
 
 	"github.com/openmrc/mrc/control"
@@ -12,11 +11,7 @@ import (
 	"github.com/openmrc/mrc/wire"
 )
 
-func (a *Agent) setPortStatus(now statemachine.Time, params json.RawMessage) (any, error) {
-	var p control.SetPortStatusParams
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
+func (a *Agent) setPortStatus(now statemachine.Time, p *control.SetPortStatusParams) (any, error) {
 	if p.Mask&1 != 0 || p.Mask>>(a.ports+1) != 0 {
 		return nil, control.Errorf(control.CodeInvalidArgument, "mask %#x: bit 0 is unused and this node has ports 1 to %d", p.Mask, a.ports)
 	}

@@ -4,7 +4,6 @@ package peer
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"net"
 	"net/netip"
@@ -15,11 +14,7 @@ import (
 	"github.com/openmrc/mrc/wire"
 )
 
-func (a *Agent) createQP(params json.RawMessage) (any, error) {
-	var p control.CreateQPParams
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
+func (a *Agent) createQP(p *control.CreateQPParams) (any, error) {
 	if len(a.qps) >= maxQPs {
 		return nil, control.Errorf(control.CodeResourceExhausted, "at most %d QPs", maxQPs)
 	}
@@ -34,7 +29,7 @@ func (a *Agent) createQP(params json.RawMessage) (any, error) {
 	}
 	qpn := firstQPN + a.qpSeq%(wire.PSNMask-firstQPN)
 	a.qpSeq++
-	e := &qpEntry{qpn: qpn, create: p, channel: ch}
+	e := &qpEntry{qpn: qpn, create: *p, channel: ch}
 	if ch != nil {
 		if err := ch.Attach(qpn, &e.notify); err != nil {
 			return nil, ctlErr(err)
@@ -218,11 +213,7 @@ func smErr(err error) error {
 	return control.Errorf(control.CodeInvalidArgument, "%v", err)
 }
 
-func (a *Agent) modifyQP(now statemachine.Time, params json.RawMessage) (any, error) {
-	var p control.ModifyQPParams
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
+func (a *Agent) modifyQP(now statemachine.Time, p *control.ModifyQPParams) (any, error) {
 	e, err := a.entry(p.QPN)
 	if err != nil {
 		return nil, err
@@ -333,11 +324,7 @@ var causeNames = map[statemachine.ErrorCause]string{
 	statemachine.CauseWIMMLimit: "wimm_limit", statemachine.CauseNoRecvWR: "no_receive_wr", statemachine.CauseAccess: "access_error",
 }
 
-func (a *Agent) queryQP(params json.RawMessage) (any, error) {
-	var p control.QPNParams
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
+func (a *Agent) queryQP(p *control.QPNParams) (any, error) {
 	e, err := a.entry(p.QPN)
 	if err != nil {
 		return nil, err
@@ -358,11 +345,7 @@ func (a *Agent) queryQP(params json.RawMessage) (any, error) {
 	return r, nil
 }
 
-func (a *Agent) modifyEVState(now statemachine.Time, params json.RawMessage) (any, error) {
-	var p control.ModifyEVStateParams
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
+func (a *Agent) modifyEVState(now statemachine.Time, p *control.ModifyEVStateParams) (any, error) {
 	e, err := a.entry(p.QPN)
 	if err != nil {
 		return nil, err
@@ -382,11 +365,7 @@ func (a *Agent) modifyEVState(now statemachine.Time, params json.RawMessage) (an
 	return control.Empty{}, smErr(e.qp.SetEVState(now, p.EV, s, &a.out))
 }
 
-func (a *Agent) setResource(params json.RawMessage) (any, error) {
-	var p control.SetResourceConditionParams
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
+func (a *Agent) setResource(p *control.SetResourceConditionParams) (any, error) {
 	e, err := a.entry(p.QPN)
 	if err != nil {
 		return nil, err

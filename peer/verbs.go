@@ -3,7 +3,6 @@ package peer
 // Work requests and completions: post_send, post_recv, poll_cq and the counters.
 
 import (
-	"encoding/json"
 	"slices"
 
 	"github.com/openmrc/mrc/control"
@@ -16,11 +15,7 @@ var opcodes = map[string]statemachine.Opcode{
 	control.OpAtomicCmpSwap: statemachine.OpAtomicCmpSwap, control.OpAtomicFetchAdd: statemachine.OpAtomicFetchAdd,
 }
 
-func (a *Agent) postSend(now statemachine.Time, params json.RawMessage) (any, error) {
-	var p control.PostSendParams
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
+func (a *Agent) postSend(now statemachine.Time, p *control.PostSendParams) (any, error) {
 	e, err := a.entry(p.QPN)
 	if err != nil {
 		return nil, err
@@ -45,11 +40,7 @@ func (a *Agent) postSend(now statemachine.Time, params json.RawMessage) (any, er
 	return control.Empty{}, smErr(e.qp.Post(now, wr, &a.out))
 }
 
-func (a *Agent) postRecv(now statemachine.Time, params json.RawMessage) (any, error) {
-	var p control.PostRecvParams
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
+func (a *Agent) postRecv(now statemachine.Time, p *control.PostRecvParams) (any, error) {
 	e, err := a.entry(p.QPN)
 	if err != nil {
 		return nil, err
@@ -66,11 +57,7 @@ func (a *Agent) postRecv(now statemachine.Time, params json.RawMessage) (any, er
 	return control.Empty{}, nil
 }
 
-func (a *Agent) pollCQ(params json.RawMessage) (any, error) {
-	var p control.PollCQParams
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
+func (a *Agent) pollCQ(p *control.PollCQParams) (any, error) {
 	e, err := a.entry(p.QPN)
 	if err != nil {
 		return nil, err
@@ -92,11 +79,7 @@ func (a *Agent) pollCQ(params json.RawMessage) (any, error) {
 	return r, nil
 }
 
-func (a *Agent) queryCounters(params json.RawMessage) (any, error) {
-	var p control.QueryCountersParams
-	if err := control.Decode(params, &p); err != nil {
-		return nil, err
-	}
+func (a *Agent) queryCounters(p *control.QueryCountersParams) (any, error) {
 	if p.QPN == nil {
 		return control.CountersResult{Counters: a.node.asMap()}, nil
 	}
