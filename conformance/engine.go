@@ -114,6 +114,7 @@ type engine struct {
 
 	rows     map[nodePoint]*obsRow
 	rowLRU   [2]rowCache
+	lastPt   *point // the point of the previous frame
 	points   map[string]*point
 	nodes    map[nodePoint]*npStat
 	toNode   map[nodePoint]int // frames addressed to a node, per point
@@ -420,9 +421,12 @@ func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 	}
 	v := e.view(f.Interface, in)
 	ptName, plane := v.point, v.plane
-	pt := e.point(ptName)
-	if pt == nil {
-		return
+	pt := e.lastPt
+	if pt == nil || pt.name != ptName {
+		if pt = e.point(ptName); pt == nil {
+			return
+		}
+		e.lastPt = pt // frames of one point mostly follow each other
 	}
 	if pt.n > 0 && e.now < pt.lastNs {
 		pt.nonMonotonic = true

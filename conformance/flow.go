@@ -203,8 +203,7 @@ type flow struct {
 	firstFrame, lastFrame                                 int
 	writes, retransmits, trimmed, sacks, nacks, acks, prb int
 	planes                                                map[int]bool
-	lastPlane                                             int // the plane touch recorded last
-	havePlane                                             bool
+	planeBits                                             uint64 // planes touch recorded, as bits (-1 is bit 63)
 	evs                                                   map[uint32]bool
 	capped                                                bool
 
@@ -247,9 +246,9 @@ type flow struct {
 	refused    map[uint32]int
 	badArr     map[uint32]int
 	trimArr    map[uint32]int
-	recent     []arrival // ring of the last recentArrivals writes
-	recentSeq  uint64    // arrivals pushed
-	recentIdx  map[uint32]uint64
+	recent     []arrival      // ring of the last recentArrivals writes
+	recentSeq  uint64         // arrivals pushed
+	recentIdx  psnMap[uint64] // PSN → seq of its latest arrival in recent
 	rcumHist   []rcumEvent
 	bytes      int64
 	lastCack   uint32
@@ -374,13 +373,20 @@ func (e *engine) feedbackFlow(pt *point, rsp, req string, reqQPN uint32, spdcid 
 
 func (f *flow) touch(frame, plane int) {
 	f.lastFrame = frame
-	if f.havePlane && plane == f.lastPlane {
+	var bit uint64 // planes 0-62 and -1 (bit 63); others always go to the map
+	switch {
+	case plane >= 0 && plane < 63:
+		bit = 1 << plane
+	case plane == -1:
+		bit = 1 << 63
+	}
+	if f.planeBits&bit != 0 {
 		return // recorded already: no map write per frame
 	}
+	f.planeBits |= bit
 	if len(f.planes) < 64 {
 		f.planes[plane] = true
 	}
-	f.lastPlane, f.havePlane = plane, true
 }
 
 func (f *flow) addEV(ev uint32) {
@@ -392,25 +398,34 @@ func (f *flow) addEV(ev uint32) {
 // fpSeed seeds the fingerprints; they are compared within one run only.
 var fpSeed = maphash.MakeSeed()
 
-// writeHeaders are the header fields a retransmission must repeat
-// (REQ-PSN-2).
-type writeHeaders struct {
-	op                     wire.Opcode
-	ackReq, se, ts         bool
-	pkey                   uint16
-	destQP                 uint32
-	msn, rqmsn             uint16
-	va                     uint64
-	rkey, dmaLength, immDt uint32
-}
-
-// fingerprints of a write: headers that a retransmission must repeat, and
+// fingerprints of a write: the header fields a retransmission must repeat
+// (opcode, ack_req, se, ts, P_Key, dest_qp, MSN, RQMSN, RETH, ImmDt), and
 // the payload (REQ-PSN-2).
 func fingerprints(p *wire.Packet) (hdr, pay uint64) {
-	h := writeHeaders{op: p.BTH.Opcode, ackReq: p.BTH.AckReq, se: p.BTH.SE, ts: p.BTH.TSPresent, pkey: p.BTH.PKey,
-		destQP: p.BTH.DestQP, msn: p.METH.MSN, rqmsn: p.METH.RQMSN, va: p.RETH.VA, rkey: p.RETH.RKey,
-		dmaLength: p.RETH.DMALength, immDt: p.ImmDt}
-	return maphash.Comparable(fpSeed, h), maphash.Bytes(fpSeed, p.Payload)
+	b := func(v bool) uint64 {
+		if v {
+			return 1
+		}
+		return 0
+	}
+	w0 := uint64(p.BTH.Opcode) | b(p.BTH.AckReq)<<8 | b(p.BTH.SE)<<9 | b(p.BTH.TSPresent)<<10 | uint64(p.BTH.PKey)<<16 | uint64(p.BTH.DestQP)<<32
+	w1 := uint64(p.METH.MSN) | uint64(p.METH.RQMSN)<<16 | uint64(p.ImmDt)<<32
+	w2 := uint64(p.RETH.RKey) | uint64(p.RETH.DMALength)<<32
+	hdr = mix64(mix64(mix64(mix64(fpKey, w0), w1), w2), p.RETH.VA)
+	return hdr, maphash.Bytes(fpSeed, p.Payload)
+}
+
+// fpKey keys the header fingerprint like fpSeed the payload's.
+var fpKey = maphash.Comparable(fpSeed, 0)
+
+// mix64 folds v into h (the splitmix64 finalizer over h xor v).
+func mix64(h, v uint64) uint64 {
+	h ^= v
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	return h ^ h>>31
 }
 
 func u32p(v uint32) *uint32 { return &v }

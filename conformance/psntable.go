@@ -112,19 +112,22 @@ func (t *psnTable) dropThrough(cack uint32) {
 	t.lo = wire.PSNAdd(cack, 1)
 }
 
-// each calls f for every PSN held after from and before to, in PSN order.
-func (t *psnTable) each(from, to uint32, f func(q uint32, st *psnInfo)) {
+// span returns the PSNs [start, end) the table may hold after from and
+// before to, in PSN order (get says which it holds).
+func (t *psnTable) span(from, to uint32) (start, end uint32) {
 	if t.n == 0 {
-		return
+		return 0, 0
 	}
-	start := t.lo
+	start = t.lo
 	if psnAfter(from, wire.PSNAdd(t.lo, -1)) {
 		start = wire.PSNAdd(from, 1)
 	}
 	size := uint32(len(t.ring))
-	for q := start; psnAfter(to, q) && psnDist(q, t.lo) < size; q = wire.PSNAdd(q, 1) {
-		if e := &t.ring[q&(size-1)]; e.used && e.psn == q {
-			f(q, &e.psnInfo)
-		}
+	if !psnAfter(to, start) || psnDist(start, t.lo) >= size {
+		return start, start
 	}
+	if limit := wire.PSNAdd(t.lo, int(size)); psnAfter(to, limit) {
+		return start, limit
+	}
+	return start, to
 }

@@ -59,20 +59,18 @@ func (fl *flow) freeArrival(a *arrival) { fl.arrFree = append(fl.arrFree, a) }
 // links to the previous arrival of its PSN, so that findRecent follows
 // one PSN's arrivals instead of scanning the ring.
 func (fl *flow) pushRecent(a arrival) {
-	if fl.recentIdx == nil {
-		fl.recentIdx = make(map[uint32]uint64, 64)
-	}
+	fl.recentIdx.maxRing = 4 * recentArrivals
 	fl.recentSeq++
 	a.seq = fl.recentSeq
-	a.prevSeq = fl.recentIdx[a.psn]
-	fl.recentIdx[a.psn] = a.seq
+	a.prevSeq = fl.recentIdx.del(a.psn)
+	fl.recentIdx.put(a.psn, a.seq)
 	if len(fl.recent) < recentArrivals {
 		fl.recent = append(fl.recent, a)
 		return
 	}
 	slot := (a.seq - 1) % recentArrivals
-	if old := &fl.recent[slot]; fl.recentIdx[old.psn] == old.seq {
-		delete(fl.recentIdx, old.psn)
+	if old := &fl.recent[slot]; fl.recentIdx.get(old.psn) == old.seq {
+		fl.recentIdx.del(old.psn)
 	}
 	fl.recent[slot] = a
 }
@@ -80,7 +78,7 @@ func (fl *flow) pushRecent(a arrival) {
 // findRecent returns the latest arrival of psn (a probe when probe) at or
 // before now, and whether any arrival of psn carried ev.
 func (fl *flow) findRecent(psn uint32, probe bool, ev uint32) (latest *arrival, evSeen bool) {
-	for q := fl.recentIdx[psn]; q != 0 && q+recentArrivals > fl.recentSeq; {
+	for q := fl.recentIdx.get(psn); q != 0 && q+recentArrivals > fl.recentSeq; {
 		a := &fl.recent[(q-1)%recentArrivals]
 		if a.seq != q {
 			break

@@ -373,14 +373,6 @@ func (e *engine) sackAtRequester(pt *point, fl *flow, s *wire.SETH) {
 	// Loss evidence: PSNs between una and the highest acknowledged PSN
 	// that the SACK does not acknowledge (LR-RTX-4).
 	if haveHigh && fl.haveUna && psnAfter(high, fl.una) {
-		mark := func(q uint32, st *psnInfo) {
-			if !st.ackSel && st.loss.kind == 0 && st.lastNs <= t && psnAfter(high, q) {
-				st.loss = signal{kind: sigGap, frame: e.frameNo, ns: t}
-				if _, ok := fl.maybeBad[st.lastEV]; !ok && e.roomIn(len(fl.maybeBad), MaxEVsPerFlow) {
-					fl.maybeBad[st.lastEV] = t
-				}
-			}
-		}
 		// PSNs up to fl.markedTo were marked by an earlier SACK, or
 		// acknowledged, and none was resent since: start after them.
 		from := fl.una
@@ -388,12 +380,22 @@ func (e *engine) sackAtRequester(pt *point, fl *flow, s *wire.SETH) {
 			from = fl.markedTo
 		}
 		stop, stopped := uint32(0), false
-		fl.psns.each(from, high, func(q uint32, st *psnInfo) {
-			if !stopped && !st.ackSel && st.loss.kind == 0 && st.lastNs > t {
-				stop, stopped = wire.PSNAdd(q, -1), true // sent after this SACK's time: a later SACK marks it
+		for q, end := fl.psns.span(from, high); q != end; q = wire.PSNAdd(q, 1) {
+			st := fl.psns.get(q)
+			if st == nil || st.ackSel || st.loss.kind != 0 {
+				continue
 			}
-			mark(q, st)
-		})
+			if st.lastNs > t {
+				if !stopped {
+					stop, stopped = wire.PSNAdd(q, -1), true // sent after this SACK's time: a later SACK marks it
+				}
+				continue
+			}
+			st.loss = signal{kind: sigGap, frame: e.frameNo, ns: t}
+			if _, ok := fl.maybeBad[st.lastEV]; !ok && e.roomIn(len(fl.maybeBad), MaxEVsPerFlow) {
+				fl.maybeBad[st.lastEV] = t
+			}
+		}
 		to := wire.PSNAdd(high, -1)
 		if fl.haveMax && psnAfter(to, fl.maxSent) {
 			to = fl.maxSent // PSNs not sent yet are marked when a SACK passes them

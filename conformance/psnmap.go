@@ -1,0 +1,132 @@
+package conformance
+
+// psnMap maps PSNs to values (the zero value is no entry): a ring indexed
+// by the PSN's low bits, so that a lookup is an index and no hash; it
+// doubles while two PSNs held share a slot, up to MaxPSNsPerFlow slots,
+// and a PSN whose slot another still holds then goes to a map (more).
+// Callers bound the entries with len. A connection's arrivals beyond the
+// responder's cumulative point (arrTable) and the index of its recent
+// arrivals by PSN are psnMaps.
+type psnMap[V comparable] struct {
+	ring    []psnSlot[V]
+	n       int // entries in ring
+	more    map[uint32]V
+	maxRing int // the ring's largest size; 0 is MaxPSNsPerFlow
+}
+
+type psnSlot[V comparable] struct {
+	psn uint32
+	a   V // zero: free
+}
+
+// arrTable holds arrivals by PSN.
+type arrTable = psnMap[*arrival]
+
+func (t *psnMap[V]) len() int { return t.n + len(t.more) }
+
+// get returns the entry of q, or zero.
+func (t *psnMap[V]) get(q uint32) V {
+	var zero V
+	if len(t.ring) > 0 {
+		if s := &t.ring[q&uint32(len(t.ring)-1)]; s.a != zero && s.psn == q {
+			return s.a
+		}
+	}
+	if len(t.more) > 0 {
+		return t.more[q]
+	}
+	return zero
+}
+
+// put stores a (not zero) as the entry of q, which the map does not hold.
+func (t *psnMap[V]) put(q uint32, a V) {
+	var zero V
+	for {
+		if len(t.ring) == 0 {
+			t.ring = make([]psnSlot[V], 64)
+		}
+		s := &t.ring[q&uint32(len(t.ring)-1)]
+		if s.a == zero {
+			*s = psnSlot[V]{psn: q, a: a}
+			t.n++
+			return
+		}
+		if len(t.ring) >= MaxPSNsPerFlow || t.maxRing > 0 && len(t.ring) >= t.maxRing {
+			if t.more == nil {
+				t.more = map[uint32]V{}
+			}
+			t.more[q] = a
+			return
+		}
+		t.grow()
+	}
+}
+
+func (t *psnMap[V]) grow() {
+	var zero V
+	old := t.ring
+	t.ring, t.n = make([]psnSlot[V], 2*len(old)), 0
+	mask := uint32(len(t.ring) - 1)
+	for _, s := range old {
+		if s.a == zero {
+			continue
+		}
+		if d := &t.ring[s.psn&mask]; d.a == zero {
+			*d = s
+			t.n++
+		} else {
+			if t.more == nil {
+				t.more = map[uint32]V{}
+			}
+			t.more[s.psn] = s.a
+		}
+	}
+	for q, a := range t.more {
+		if d := &t.ring[q&mask]; d.a == zero {
+			*d = psnSlot[V]{psn: q, a: a}
+			t.n++
+			delete(t.more, q)
+		}
+	}
+}
+
+// del forgets the entry of q and returns it (zero when not held).
+func (t *psnMap[V]) del(q uint32) V {
+	var zero V
+	if len(t.ring) > 0 {
+		if s := &t.ring[q&uint32(len(t.ring)-1)]; s.a != zero && s.psn == q {
+			a := s.a
+			*s = psnSlot[V]{}
+			t.n--
+			return a
+		}
+	}
+	if a, ok := t.more[q]; ok {
+		delete(t.more, q)
+		return a
+	}
+	return zero
+}
+
+// each calls f for every entry held, in no particular order; f may
+// delete the entry it is given.
+func (t *psnMap[V]) each(f func(q uint32, a V)) {
+	var zero V
+	if t.n > 0 {
+		for i := range t.ring {
+			if s := t.ring[i]; s.a != zero {
+				f(s.psn, s.a)
+			}
+		}
+	}
+	for q, a := range t.more {
+		f(q, a)
+	}
+}
+
+// reset forgets every entry.
+func (t *psnMap[V]) reset() {
+	clear(t.ring)
+	t.n = 0
+	clear(t.more)
+}
