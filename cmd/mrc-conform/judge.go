@@ -8,7 +8,6 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"time"
 
 	"github.com/openmrc/mrc/conformance"
 	"github.com/openmrc/mrc/internal/cli"
@@ -82,20 +81,20 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 
 // judgeFlags are judge's flags.
 type judgeFlags struct {
-	pics, devs, format, out, annotate, today, profile, at string
-	all, sha                                              bool
-	jobs                                                  int
+	pics, format, out, annotate, profile, at string
+	devs                                     deviationFlags
+	all, sha                                 bool
+	jobs                                     int
 }
 
 // judgeFlagSet defines judge's flags into fl.
 func judgeFlagSet(fl *judgeFlags) *flag.FlagSet {
 	fs := newFlagSet("judge", judgeUsage)
 	fs.StringVar(&fl.pics, "pics", "", `PICS file (JSON), or "default" (required)`)
-	fs.StringVar(&fl.devs, "deviations", "", "deviations file (NAME CASES YYYY-MM-DD REASON per line)")
+	fl.devs.define(fs)
 	fs.StringVar(&fl.format, "format", "text", "report format: text, json, junit or html")
 	fs.StringVar(&fl.out, "o", "", "write the report to this file instead of standard output")
 	fs.StringVar(&fl.annotate, "annotate", "", "write a pcapng copy of the capture with the verdicts as packet comments")
-	fs.StringVar(&fl.today, "today", "", "judge deviation expiry against this date (YYYY-MM-DD) instead of today")
 	fs.StringVar(&fl.profile, "profile", "", profileFlagUsage+" (default: the PICS's profile)")
 	fs.BoolVar(&fl.all, "v", false, "text format: list every case's reason and more findings")
 	fs.StringVar(&fl.at, "capture-at", "", `where the capture was taken: "dut" (the DUT's own interface) or "remote" (a tap on the path, the peer's side); overrides the PICS's capture.location. Away from the DUT a packet not seen proves nothing: such findings are INCONCLUSIVE`)
@@ -129,19 +128,9 @@ func judgeOptions(cmd cli.Command, fl *judgeFlags) (conformance.Options, int) {
 			return opts, fail("%v", err)
 		}
 	}
-	if fl.devs != "" {
-		d, err := conformance.LoadDeviations(fl.devs)
-		if err != nil {
-			return opts, fail("%v", err)
-		}
-		opts.Deviations = d
-	}
-	if fl.today != "" {
-		d, err := time.Parse(time.DateOnly, fl.today)
-		if err != nil {
-			return opts, cmd.Usagef("--today %q is not a YYYY-MM-DD date", fl.today)
-		}
-		opts.Today = d
+	var code int
+	if opts.Deviations, opts.Today, code = fl.devs.load(cmd); code != 0 {
+		return opts, code
 	}
 	if fl.jobs < 1 {
 		return opts, cmd.Usagef("--jobs %d (want 1 or more)", fl.jobs)

@@ -61,13 +61,14 @@ flags:
 `
 
 type runFlags struct {
-	transport, iface, peers, ctl, tunnel, testerIP          string
-	pics, devs, cases, format, out, capture, today, profile string
-	seed                                                    uint64
-	planes                                                  int
-	tolerance, ctlTimeout                                   time.Duration
-	faults                                                  cli.List
-	log, all, ipv6, progress                                bool
+	transport, iface, peers, ctl, tunnel, testerIP string
+	pics, cases, format, out, capture, profile     string
+	devs                                           deviationFlags
+	seed                                           uint64
+	planes                                         int
+	tolerance, ctlTimeout                          time.Duration
+	faults                                         cli.List
+	log, all, ipv6, progress                       bool
 }
 
 func runActive(args []string, stdout, stderr io.Writer) int {
@@ -123,12 +124,11 @@ func runFlagSet(fl *runFlags) *flag.FlagSet {
 	fs.StringVar(&fl.testerIP, "tester-ip", "10.0.0.1,fd00::1", "udp, afpacket: the tester's own MRC addresses, at most one per IP version (comma-separated); the run uses the one of the IUT's version")
 	fs.StringVar(&fl.profile, "profile", "", profileFlagUsage+" (default: the PICS's profile; the inproc peer speaks it too)")
 	fs.StringVar(&fl.pics, "pics", "", "PICS file (JSON); default: the features the IUT declares in hello")
-	fs.StringVar(&fl.devs, "deviations", "", "deviations file (NAME CASES YYYY-MM-DD REASON per line)")
+	fl.devs.define(fs)
 	fs.StringVar(&fl.cases, "cases", "", "case IDs to run: comma-separated glob patterns (e.g. 'MRC-LR-*,MRC-EV-BAD-101')")
 	fs.StringVar(&fl.format, "format", "text", "report format: text, json, junit or html")
 	fs.StringVar(&fl.out, "o", "", "write the report to this file; standard output gets only the summary")
 	fs.StringVar(&fl.capture, "capture", "", "write a pcapng capture of the run (one interface per plane)")
-	fs.StringVar(&fl.today, "today", "", "judge deviation expiry against this date (YYYY-MM-DD)")
 	fs.Uint64Var(&fl.seed, "seed", 1, "seed of every random choice (a run is reproducible from it)")
 	fs.IntVar(&fl.planes, "planes", 2, "inproc, udp: number of planes")
 	fs.BoolVar(&fl.ipv6, "ipv6", false, "inproc: give the reference and the tester IPv6 addresses (fd00::2, fd00::1) instead of IPv4 ones")
@@ -164,19 +164,9 @@ func activeOptions(cmd cli.Command, fs *flag.FlagSet, fl *runFlags) (active.Opti
 		}
 		opts.Profile = &prof
 	}
-	if fl.devs != "" {
-		d, err := conformance.LoadDeviations(fl.devs)
-		if err != nil {
-			return opts, cmd.Errorf(2, "%v", err)
-		}
-		opts.Deviations = d
-	}
-	if fl.today != "" {
-		d, err := time.Parse(time.DateOnly, fl.today)
-		if err != nil {
-			return opts, cmd.Usagef("--today %q is not a YYYY-MM-DD date", fl.today)
-		}
-		opts.Today = d
+	var code int
+	if opts.Deviations, opts.Today, code = fl.devs.load(cmd); code != 0 {
+		return opts, code
 	}
 	if fl.tolerance < 0 || (fl.tolerance > 0 && fl.transport == "inproc") {
 		return opts, cmd.Usagef("--tolerance applies to the udp and afpacket transports, and must be positive")

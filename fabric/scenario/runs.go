@@ -180,29 +180,14 @@ func EVLoss(seed uint64, o Options) (*Result, error) {
 // runObserved is run with an observer attached (for MRC runs) before the
 // first step.
 func runObserved(st setup, end, at Time, act func(h *workload.Harness) error, ob fabric.Observer, attach bool) (*workload.Harness, error) {
-	h, err := st.harness()
-	if err != nil {
-		return nil, err
+	conns := func(h *workload.Harness) error {
+		if attach {
+			h.Sim.Observe(ob)
+		}
+		_, err := h.Connect(0, 1, st.transport)
+		return err
 	}
-	if attach {
-		h.Sim.Observe(ob)
-	}
-	if _, err := h.Connect(0, 1, st.transport); err != nil {
-		return nil, err
-	}
-	if err := h.Stream(0, wrSize, wrDepth, immN); err != nil {
-		return nil, err
-	}
-	var actErr error
-	h.Sim.At(at, func() { actErr = act(h) })
-	h.Sim.Run(end)
-	if actErr != nil {
-		return nil, actErr
-	}
-	if v := h.Violations(); len(v) > 0 {
-		return nil, fmt.Errorf("scenario: %v", v[0])
-	}
-	return h, flushErr(h)
+	return run(st, end, at, conns, act)
 }
 
 // failover runs a failure at tf on the default fabric for both transports

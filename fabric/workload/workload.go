@@ -335,18 +335,29 @@ func (h *Harness) connectMRC(c *Conn) error {
 			r.ev[e.Value] = e.State
 		}
 	}
-	ida, err := h.attach(c, c.From, c.To, qa, a, ra)
+	idb, err := h.attachPair(c, qa, qb, a, b, ra, rb)
 	if err != nil {
 		return err
+	}
+	h.fillRecv(idb, h.opt.QP.MaxRecvWR)
+	return nil
+}
+
+// attachPair attaches the requester QP a (qpn qa, on c.From) and the
+// responder QP b (qb, on c.To) of connection c, each the other's peer, and
+// returns the responder's endpoint.
+func (h *Harness) attachPair(c *Conn, qa, qb uint32, a, b fabric.Endpoint, ra, rb *ref) (fabric.EndpointID, error) {
+	ida, err := h.attach(c, c.From, c.To, qa, a, ra)
+	if err != nil {
+		return 0, err
 	}
 	idb, err := h.attach(c, c.To, c.From, qb, b, rb)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	ra.peer, rb.peer = idb, ida
-	c.Req, c.Rsp = []fabric.EndpointID{ida}, []fabric.EndpointID{idb}
-	h.fillRecv(idb, h.opt.QP.MaxRecvWR)
-	return nil
+	c.Req, c.Rsp = append(c.Req, ida), append(c.Rsp, idb)
+	return idb, nil
 }
 
 func (h *Harness) connectRC(c *Conn) error {
@@ -379,16 +390,10 @@ func (h *Harness) connectRC(c *Conn) error {
 		ra := &ref{conn: c.ID, requester: true, client: h.clients, rc: a}
 		rb := &ref{conn: c.ID, rc: b}
 		h.clients++
-		ida, err := h.attach(c, c.From, c.To, qa, a, ra)
+		idb, err := h.attachPair(c, qa, qb, a, b, ra, rb)
 		if err != nil {
 			return err
 		}
-		idb, err := h.attach(c, c.To, c.From, qb, b, rb)
-		if err != nil {
-			return err
-		}
-		ra.peer, rb.peer = idb, ida
-		c.Req, c.Rsp = append(c.Req, ida), append(c.Rsp, idb)
 		h.fillRecv(idb, max(tmpl.MaxRecvWR, 64))
 	}
 	return nil
