@@ -90,6 +90,12 @@ type sim struct {
 
 func newSim(t tb, ca, cb testCfg, aa, ab Attr) *sim {
 	t.Helper()
+	return newSimRecv(t, ca, cb, aa, ab, [2]int{8, 8})
+}
+
+// newSimRecv is newSim with recv[i] receive WRs posted on QP i.
+func newSimRecv(t tb, ca, cb testCfg, aa, ab Attr, recv [2]int) *sim {
+	t.Helper()
 	s := &sim{t: t, delay: Microsecond}
 	s.out.TracePackets = true
 	for i, c := range []testCfg{ca, cb} {
@@ -104,7 +110,7 @@ func newSim(t tb, ca, cb testCfg, aa, ab Attr) *sim {
 		if err := s.qp[i].BringUp(0, a, &s.out); err != nil {
 			t.Fatal(err)
 		}
-		for k := 0; k < 8; k++ {
+		for k := 0; k < recv[i]; k++ {
 			if err := s.qp[i].PostRecv(0, uint64(1000+k), &s.out); err != nil {
 				t.Fatal(err)
 			}

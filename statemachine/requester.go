@@ -778,8 +778,16 @@ func (q *QP) onNACK(p *wire.Packet) {
 	if q.trace() {
 		q.emit(Event{Kind: EvNACKReceived, PSN: psn, EV: n.Entropy, Reason: uint8(n.Reason)})
 	}
+	d := wire.PSNDiff(psn, r.una)
 	switch n.Reason {
 	case wire.NACKUnexpEvent:
+		// A connection-level signal: it counts when its PSN was sent and is
+		// not cumulatively acknowledged, even if a SACK's bitmap covered it
+		// (the responder names the WriteIMM whose delivery failed).
+		if d < 0 || d >= r.outstanding() {
+			q.ignore(IgnoreStaleAck, psn, n.Entropy) // LR-NACK-6, AMB-100
+			return
+		}
 		q.enterError(CauseRemoteUnexp, StatusRemoteOpError) // retry nothing (LR-NACK-4)
 		return
 	case wire.NACKTrimmed, wire.NACKTrimmedLastHop, wire.NACKNoBitmap, wire.NACKNoPktBuffer,
@@ -795,7 +803,6 @@ func (q *QP) onNACK(p *wire.Packet) {
 		q.enterError(CauseRemoteOp, StatusRemoteOpError)
 		return
 	}
-	d := wire.PSNDiff(psn, r.una)
 	i := psn & r.ring.mask
 	if d < 0 || d >= r.outstanding() || r.ring.fl[i]&txSACKed != 0 {
 		q.ignore(IgnoreStaleAck, psn, n.Entropy) // not outstanding (LR-NACK-6)

@@ -783,3 +783,40 @@ func TestSACKedBitsetMirrorsFlags(t *testing.T) {
 		t.Fatalf("SACKed bits %#b after go-back-N, want none", o.q.req.ring.sacked[0])
 	}
 }
+
+// TestUnexpEventPSN: an UNEXP_EVENT NACK fails the QP when its nack_psn was
+// sent and is not cumulatively acknowledged, even when a SACK's bitmap
+// acknowledged it; one for a PSN never sent or cumulatively acknowledged is
+// ignored (LR-NACK-4, LR-NACK-6, AMB-100).
+func TestUnexpEventPSN(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		psn   uint32
+		state QPState
+	}{
+		{"selectively acknowledged", 2, StateError},
+		{"outstanding", 1, StateError},
+		{"cumulatively acknowledged", 0, StateRTS},
+		{"never sent", 3, StateRTS},
+		{"far beyond", 1 << 23, StateRTS},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := newOne(t, nil)
+			o.write(1, 3*1024, true)
+			ps := o.take()
+			ev := ps[2].EV(wire.EVModeSTEV)
+			o.recv(1, sackPkt(0, 2, 1, 0b10, ev, wire.MNone)) // PSN 0 cumulatively, PSN 2 selectively acked
+			o.recv(1, nackPkt(c.psn, ev, wire.NACKUnexpEvent))
+			if o.q.State() != c.state {
+				t.Fatalf("state %s after UNEXP_EVENT for PSN %d, want %s", o.q.State(), c.psn, c.state)
+			}
+			if c.state == StateRTS {
+				if n := len(o.take()); n != 0 || o.q.Retries() != 0 {
+					t.Errorf("%d packets, %d retries after an ignored UNEXP_EVENT", n, o.q.Retries())
+				}
+			} else if c := o.out.Completions; len(c) == 0 || c[0].Recv || c[0].WRID != 1 || c[0].Status != StatusRemoteOpError {
+				t.Errorf("completions %+v, want WR 1 with REM_OP_ERR first (CMP-ERR-2)", c)
+			}
+		})
+	}
+}

@@ -410,3 +410,31 @@ func TestScenarioWraparound(t *testing.T) {
 	`)
 	checkData(t, s, 1, 0, 4*1024)
 }
+
+// TestScenarioUnexpOnSACKedPSN: a two-packet WriteIMM whose last packet
+// arrives first, at a responder with no receive WR. The responder SACKs
+// the last packet, then answers the first with UNEXP_EVENT naming the
+// WriteIMM's last PSN (WIMM-RSP-3, RSP-NACK-5), which the requester holds
+// selectively acknowledged. The requester fails at once with REM_OP_ERR
+// (LR-NACK-4) instead of spending its retries on a responder in ERROR
+// (AMB-100).
+func TestScenarioUnexpOnSACKedPSN(t *testing.T) {
+	s := newSimRecv(t, testConfig(qpnA), testConfig(qpnB), testAttr(qpnB), testAttr(qpnA), [2]int{0, 0})
+	s.rule = func(from int, o *Outgoing) action {
+		if psn, w := dataPSN(o); from == 0 && w && psn == 0 {
+			return action{extra: 2 * Microsecond}
+		}
+		return action{}
+	}
+	s.write(0, 1, 0, 2048, true)
+	s.run(10 * Microsecond)
+	checkTrace(t, s, `
+		0.0 A>B WRITE_FIRST psn=0 msn=0 ev=0x100
+		0.0 A>B WRITE_LAST_IMM psn=1 msn=0 rqmsn=0 ev=0x201
+		1.0 B>A SACK cack=16777215 ack=1 bm@0=10 ev=0x201
+		3.0 B>A NACK UNEXP_EVENT psn=1 ev=0x201
+		3.0 B QP RTS->ERROR
+		4.0 A QP RTS->ERROR
+		4.0 A send-completion wr=1 REM_OP_ERR
+	`)
+}

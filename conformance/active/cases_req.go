@@ -64,10 +64,10 @@ func init() {
 	}})
 	register(Case{Role: RoleRequester, Run: reqStaleNACK, Case: conformance.Case{
 		ID: "MRC-LR-NACK-104", Title: "NACKs for PSNs not outstanding are ignored",
-		Assertion:    "A NACK whose nack_psn is already acknowledged or was never sent causes no retransmission and leaves the QP usable.",
+		Assertion:    "A NACK whose nack_psn is already acknowledged or was never sent, UNEXP_EVENT included, causes no retransmission and leaves the QP usable.",
 		Requirements: []string{"LR-NACK-6"},
 		Level:        spec.Must,
-		Steps: []string{"Let a two-packet write complete.", "Send TRIMMED NACKs for its first PSN and for a PSN 100 ahead.",
+		Steps: []string{"Let a two-packet write complete.", "Send TRIMMED and UNEXP_EVENT NACKs for its first PSN and for a PSN 100 ahead.",
 			"Watch for data; then post another write and expect it to complete."},
 		Pass: "no retransmission, normal service", Fail: "a retransmission or an error",
 	}})
@@ -367,8 +367,10 @@ func reqStaleNACK(t *T) {
 		t.Inconclusive("no data packet of the write arrived: no EV to NACK on")
 		return
 	}
-	c.NACK(c.SQPSN, c.Sent[0].EV, wire.NACKTrimmed, 0)
-	c.NACK(wire.PSNAdd(c.SQPSN, 100), c.Sent[0].EV, wire.NACKTrimmed, 0)
+	for _, r := range []wire.NACKReason{wire.NACKTrimmed, wire.NACKUnexpEvent} {
+		c.NACK(c.SQPSN, c.Sent[0].EV, r, 0)
+		c.NACK(wire.PSNAdd(c.SQPSN, 100), c.Sent[0].EV, r, 0)
+	}
 	after := c.Collect(t.s.tim.Settle, isData)
 	t.Check(len(after) == 0 && len(c.Sent) == n, "LR-NACK-6", Evidence{}, "no data in answer to NACKs for PSNs not outstanding",
 		"%d packets, first %s", len(after), describe(first(after)))
