@@ -93,6 +93,7 @@ type engine struct {
 
 	dec     pcap.Decoder
 	rec     pcap.Record
+	pre     *pcap.Record // the next frame as a parallel worker decoded it (record)
 	start   time.Time
 	started bool
 	now     int64 // current frame time since the first frame
@@ -439,8 +440,7 @@ func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 	if !e.external {
 		e.idx = e.frames
 	}
-	e.dec.Decode(f, in, &e.rec)
-	r := &e.rec
+	r := e.record(f, in)
 	p := &r.Packet
 	if fragment(p) {
 		// Decoders discard IP fragments (WIRE-ENC-5, AMB-33): counted,

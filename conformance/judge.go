@@ -157,6 +157,7 @@ func judgeSequential(r *pcap.Reader, name string, opts Options, p *PICS) (*engin
 	if m.stable {
 		rl.r = r
 	}
+	var ifaces ifaceTable
 	emit := func(f *pcap.Frame, in *pcap.Interface) {
 		e.frame(f, in)
 		if opts.Progress != nil && e.frames%ProgressEvery == 0 {
@@ -175,7 +176,7 @@ func judgeSequential(r *pcap.Reader, name string, opts Options, p *PICS) (*engin
 			// block, its offset (a *pcap.FormatError).
 			return nil, &CaptureError{File: name, Err: err}
 		}
-		m.push(&f, r.Interface(f.Interface), len(r.Interfaces()), emit)
+		m.push(&f, ifaces.get(r, f.Interface), len(r.Interfaces()), emit)
 		if rl.due(f.Offset) {
 			rl.release(f.Offset, m.oldest(f.Offset))
 		}

@@ -52,10 +52,9 @@ type merger struct {
 
 type mslot struct {
 	f   pcap.Frame
-	ns  int64 // f.Timestamp in Unix nanoseconds
-	in  pcap.Interface
-	ok  bool   // in is set
-	buf []byte // the copy of f.Data when frames are not stable
+	ns  int64           // f.Timestamp in Unix nanoseconds
+	in  *pcap.Interface // as push was given it
+	buf []byte          // the copy of f.Data when frames are not stable
 	// arrival: addressed to the node the capture point is at; point: the
 	// capture point; both once asked (asked).
 	asked   bool
@@ -91,11 +90,7 @@ func (m *merger) ask(s *mslot) {
 	if s.asked {
 		return
 	}
-	var in *pcap.Interface
-	if s.ok {
-		in = &s.in
-	}
-	s.point, s.arrival = m.arrival(&s.f, in)
+	s.point, s.arrival = m.arrival(&s.f, s.in)
 	s.asked = true
 }
 
@@ -149,7 +144,8 @@ func (q *mqueue) pop() int {
 // push takes a frame of a file that declares declared interfaces and
 // calls emit for every frame now due, in timestamp order. f is copied
 // when it must wait, unless frames are stable: its data belongs to the
-// reader.
+// reader. in is kept as it is: it must not change while f waits (see
+// ifaceTable).
 func (m *merger) push(f *pcap.Frame, in *pcap.Interface, declared int, emit func(*pcap.Frame, *pcap.Interface)) {
 	id := f.Interface
 	ns := f.Timestamp.UnixNano()
@@ -172,10 +168,7 @@ func (m *merger) push(f *pcap.Frame, in *pcap.Interface, declared int, emit func
 	}
 	s.ns = ns
 	s.asked = false
-	s.ok = in != nil
-	if in != nil {
-		s.in = *in
-	}
+	s.in = in
 	if ns < m.maxIn {
 		m.interleaved = true
 		m.order = mqueue{}
@@ -247,11 +240,7 @@ func (m *merger) emitOne(emit func(*pcap.Frame, *pcap.Interface)) bool {
 	}
 	m.held--
 	m.note(bs.ns)
-	var in *pcap.Interface
-	if bs.ok {
-		in = &bs.in
-	}
-	emit(&bs.f, in)
+	emit(&bs.f, bs.in)
 	m.free = append(m.free, best)
 	return true
 }
@@ -292,4 +281,27 @@ func (rl *releaser) due(off int64) bool { return rl.r != nil && off >= rl.next }
 func (rl *releaser) release(off, oldest int64) {
 	rl.r.Release(oldest)
 	rl.next = off + releaseStep
+}
+
+// ifaceTable hands out copies of a Reader's interfaces that stay as they
+// are while frames wait in the merger or in a worker's batch, whatever
+// sections the Reader reads next.
+type ifaceTable struct {
+	section, n int
+	ifs        []*pcap.Interface
+}
+
+// get returns the copy of interface id of r's current section, or nil.
+func (t *ifaceTable) get(r *pcap.Reader, id int) *pcap.Interface {
+	if all := r.Interfaces(); r.Section() != t.section || len(all) != t.n || t.ifs == nil {
+		t.section, t.n, t.ifs = r.Section(), len(all), make([]*pcap.Interface, len(all))
+		for i := range all {
+			c := all[i]
+			t.ifs[i] = &c
+		}
+	}
+	if id < 0 || id >= len(t.ifs) {
+		return nil
+	}
+	return t.ifs[id]
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"io"
 	"net/netip"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -36,8 +37,7 @@ const batchFrames = 256
 type batch struct {
 	n      int
 	frames [batchFrames]pcap.Frame
-	ins    [batchFrames]pcap.Interface
-	hasIn  [batchFrames]bool
+	ins    [batchFrames]*pcap.Interface // an ifaceTable's copies
 	idx    [batchFrames]int
 	bufs   [batchFrames][]byte
 	// minOff is the smallest file offset of the frames; seq numbers the
@@ -45,6 +45,85 @@ type batch struct {
 	minOff int64
 	seq    uint64
 	done   atomic.Uint64
+	// The frames decoded (the stateless part of judging, ICRC included),
+	// by the batch's worker from the front or by an idle worker helping
+	// from the back (help): state is frameFree, frameClaimed or
+	// frameDecoded. live is set while helpers may decode (gen is then
+	// the batch's seq); helpers counts those at work.
+	recs    [batchFrames]pcap.Record
+	state   [batchFrames]atomic.Int32
+	live    atomic.Bool
+	gen     atomic.Uint64
+	helpers atomic.Int32
+}
+
+// A frame's decoding state in a batch.
+const (
+	frameFree int32 = iota
+	frameClaimed
+	frameDecoded
+)
+
+// helpMsg offers a batch sent to a worker for others to help decode.
+type helpMsg struct {
+	b   *batch
+	seq uint64
+}
+
+// help decodes, from the back, frames of batch seq that its worker has not
+// reached, until it meets the worker. Idle workers call it: the node pairs
+// of a capture seldom split evenly between workers, and decoding a frame
+// needs no connection state.
+func (b *batch) help(seq uint64, dec *pcap.Decoder) {
+	b.helpers.Add(1)
+	defer b.helpers.Add(-1)
+	if !b.live.Load() || b.gen.Load() != seq {
+		return // judged already, and maybe reused
+	}
+	for i := b.n - 1; i >= 0; i-- {
+		if !b.state[i].CompareAndSwap(frameFree, frameClaimed) {
+			return
+		}
+		dec.Decode(&b.frames[i], b.ins[i], &b.recs[i])
+		b.state[i].Store(frameDecoded)
+	}
+}
+
+// judge judges a batch with its worker's engine, decoding each frame a
+// helper has not, and makes it ready for reuse.
+func (b *batch) judge(e *engine) {
+	for i := 0; i < b.n; i++ {
+		r := &b.recs[i]
+		if b.state[i].CompareAndSwap(frameFree, frameClaimed) {
+			e.dec.Decode(&b.frames[i], b.ins[i], r)
+		} else {
+			for b.state[i].Load() != frameDecoded {
+				runtime.Gosched() // a helper is decoding it
+			}
+		}
+		e.idx = b.idx[i]
+		e.pre = r
+		e.frame(&b.frames[i], b.ins[i])
+	}
+	b.live.Store(false)
+	for b.helpers.Load() != 0 {
+		runtime.Gosched()
+	}
+	for i := 0; i < b.n; i++ {
+		b.state[i].Store(frameFree)
+	}
+	b.n = 0
+}
+
+// record returns the frame f decoded: as a parallel worker decoded it
+// (batch.judge), or decoded here.
+func (e *engine) record(f *pcap.Frame, in *pcap.Interface) *pcap.Record {
+	if r := e.pre; r != nil {
+		e.pre = nil
+		return r
+	}
+	e.dec.Decode(f, in, &e.rec)
+	return &e.rec
 }
 
 func (b *batch) add(f *pcap.Frame, in *pcap.Interface, idx int, stable bool) {
@@ -58,10 +137,7 @@ func (b *batch) add(f *pcap.Frame, in *pcap.Interface, idx int, stable bool) {
 	if b.n == 0 || f.Offset < b.minOff {
 		b.minOff = f.Offset
 	}
-	b.hasIn[b.n] = in != nil
-	if in != nil {
-		b.ins[b.n] = *in
-	}
+	b.ins[b.n] = in
 	b.idx[b.n] = idx
 	b.n++
 }
@@ -206,6 +282,7 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 	workers := make([]*engine, jobs)
 	chans := make([]chan *batch, jobs)
 	free := make(chan *batch, 4*jobs)
+	help := make(chan helpMsg, 4*jobs)
 	var wg sync.WaitGroup
 	var fault error
 	var faultMu sync.Mutex
@@ -226,16 +303,25 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 					}
 				}
 			}()
-			for b := range in {
-				for i := 0; i < b.n; i++ {
-					e.idx = b.idx[i]
-					var ifc *pcap.Interface
-					if b.hasIn[i] {
-						ifc = &b.ins[i]
+			helper := pcap.Decoder{Codec: p.Codec(), EVMode: p.EVModeValue()}
+			for {
+				var b *batch
+				var ok bool
+				select {
+				case b, ok = <-in:
+				default:
+					// Nothing to judge: help decode another's batch.
+					select {
+					case b, ok = <-in:
+					case h := <-help:
+						h.b.help(h.seq, &helper)
+						continue
 					}
-					e.frame(&b.frames[i], ifc)
 				}
-				b.n = 0
+				if !ok {
+					return
+				}
+				b.judge(e)
 				b.done.Store(b.seq)
 				select {
 				case free <- b:
@@ -267,12 +353,28 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 		if stable {
 			sent = append(sent, inflight{b, seq, b.minOff})
 		}
+		b.gen.Store(seq)
+		b.live.Store(true)
 		chans[w] <- b
 		pending[w] = nil
+		select {
+		case help <- helpMsg{b, seq}:
+		default: // enough offers waiting
+		}
 	}
 	clocks := map[string]*pointClock{}
 	shard := sharder{p: p, jobs: jobs, assigned: map[uint64]int{}}
+	// Each interface's capture point clock, found once (views[id].ok).
 	var views []ifaceView
+	var viewClocks []*pointClock
+	clockOf := func(point string) *pointClock {
+		c := clocks[point]
+		if c == nil && len(clocks) < MaxPoints {
+			c = &pointClock{}
+			clocks[point] = c
+		}
+		return c
+	}
 	idx, lastNo := 0, 0
 	var t0 int64
 	emit := func(f *pcap.Frame, in *pcap.Interface) {
@@ -288,22 +390,19 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 				e.start, e.started = f.Timestamp, true
 			}
 		}
-		var v ifaceView
+		var c *pointClock
 		if id := f.Interface; id >= 0 && id < len(views) && views[id].ok {
-			v = views[id]
+			c = viewClocks[id]
 		} else {
-			v = p.resolveInterface(in)
+			v := p.resolveInterface(in)
+			c = clockOf(v.point)
 			if id >= 0 && id < MaxInterfaces {
 				for len(views) <= id {
 					views = append(views, ifaceView{})
+					viewClocks = append(viewClocks, nil)
 				}
-				views[id] = v
+				views[id], viewClocks[id] = v, c
 			}
-		}
-		c := clocks[v.point]
-		if c == nil && len(clocks) < MaxPoints {
-			c = &pointClock{}
-			clocks[v.point] = c
 		}
 		if c != nil {
 			if c.n > 0 && ns-t0 < c.lastNs {
@@ -357,6 +456,7 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 	// The merger asks an engine of its own where frames arrive: the
 	// workers' engines are theirs.
 	m := merger{arrival: newEngine(p).arrivesAtPoint, stable: stable}
+	var ifaces ifaceTable
 	for {
 		err := r.Next(&f)
 		if err == io.EOF {
@@ -366,7 +466,7 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 			shutdown()
 			return nil, &CaptureError{File: name, Err: err}
 		}
-		m.push(&f, r.Interface(f.Interface), len(r.Interfaces()), emit)
+		m.push(&f, ifaces.get(r, f.Interface), len(r.Interfaces()), emit)
 		if rl.due(f.Offset) {
 			rl.release(f.Offset, oldest(&m, f.Offset))
 		}

@@ -3,6 +3,8 @@ package conformance
 import (
 	"bytes"
 	"testing"
+
+	"github.com/openmrc/mrc/pcap"
 )
 
 // TestJobsIdentical judges every golden capture under every PICS with 1,
@@ -50,4 +52,84 @@ func firstDiff(a, b []byte) string {
 		}
 	}
 	return "lengths differ"
+}
+
+// TestBatchHelpedDecode: frames decoded by a helping worker (batch.help,
+// from the back of a batch) and frames its own worker decodes are judged
+// alike: an engine fed batches that helpers decoded all or half of reports
+// what an engine judging the frames one by one does.
+func TestBatchHelpedDecode(t *testing.T) {
+	p := referencePICS(t)
+	r, err := pcap.Open("../pcap/testdata/scenarios/perplane-loss.pcapng")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if !r.Retain() {
+		t.Fatal("the capture is not mapped")
+	}
+	var frames []pcap.Frame
+	var ifs []*pcap.Interface
+	var table ifaceTable
+	for {
+		var f pcap.Frame
+		if err := r.Next(&f); err != nil {
+			break
+		}
+		frames = append(frames, f)
+		ifs = append(ifs, table.get(r, f.Interface))
+	}
+	if len(frames) < batchFrames {
+		t.Fatalf("only %d frames", len(frames))
+	}
+	report := func(e *engine) string {
+		e.finish()
+		var b bytes.Buffer
+		if err := e.report(&CaptureInfo{}, nil, testDay).Write(&b, FormatJSON); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	one := newEngine(p)
+	for i := range frames {
+		one.frame(&frames[i], ifs[i])
+	}
+	want := report(one)
+	for _, helped := range []int{batchFrames, batchFrames / 2} {
+		e := newEngine(p)
+		helper := pcap.Decoder{Codec: p.Codec(), EVMode: p.EVModeValue()}
+		b := new(batch)
+		var seq uint64
+		for i := 0; i < len(frames); {
+			for ; b.n < batchFrames && i < len(frames); i++ {
+				b.add(&frames[i], ifs[i], i+1, true)
+			}
+			seq++
+			b.seq = seq
+			b.gen.Store(seq)
+			b.live.Store(true)
+			// The worker has claimed the first frames before the helper
+			// comes.
+			for k := 0; k < b.n-min(helped, b.n); k++ {
+				b.state[k].Store(frameClaimed)
+			}
+			b.help(seq, &helper)
+			decodedByHelper := 0
+			for k := 0; k < b.n; k++ {
+				if b.state[k].Load() == frameDecoded {
+					decodedByHelper++
+				}
+				if b.state[k].Load() == frameClaimed {
+					b.state[k].Store(frameFree) // the worker's own, as judge finds them
+				}
+			}
+			if decodedByHelper != min(helped, b.n) {
+				t.Fatalf("the helper decoded %d frames of %d, want %d", decodedByHelper, b.n, min(helped, b.n))
+			}
+			b.judge(e)
+		}
+		if got := report(e); got != want {
+			t.Errorf("helped %d frames per batch: the report differs:\n%s", helped, firstDiff([]byte(want), []byte(got)))
+		}
+	}
 }

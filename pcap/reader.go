@@ -149,6 +149,7 @@ type Reader struct {
 	ifaces   []Interface
 	comments [][]byte
 	frameNo  int
+	section  int // section headers read
 
 	gp Frame // the frame ReadPacketData reads into
 
@@ -297,6 +298,11 @@ func (r *Reader) Format() FileFormat { return r.format }
 // section. A pcapng file may declare more as it goes; a pcap file has one.
 // The result is shared: do not modify it.
 func (r *Reader) Interfaces() []Interface { return r.ifaces }
+
+// Section counts the pcapng section headers read so far (0 for pcap): a
+// new section declares its interfaces afresh, and Interface's pointers
+// then show the new section's.
+func (r *Reader) Section() int { return r.section }
 
 // Interface returns interface i of the current section, or nil.
 func (r *Reader) Interface(i int) *Interface {
@@ -569,6 +575,7 @@ func (r *Reader) readSHB(off int, body []byte) error {
 	if r.ifaces == nil {
 		r.ifaces = []Interface{}
 	}
+	r.section++
 	return nil
 }
 
