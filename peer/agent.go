@@ -291,6 +291,28 @@ func (a *Agent) setEVProfile(p *control.EVProfile) (any, error) {
 	return control.Empty{}, nil
 }
 
+// nsccOf is the NSCC configuration a control request asks for: the
+// defaults, with the base RTT, target delay and maximum window it sets.
+func nsccOf(n *control.NSCC) (statemachine.NSCCConfig, error) {
+	c := statemachine.DefaultNSCC()
+	if n == nil {
+		return c, nil
+	}
+	if n.BaseRTTNs < 0 || n.TargetDelayNs < 0 || n.MaxCwnd < 0 || n.BaseRTTNs > 1<<32-1 || n.TargetDelayNs > 1<<32-1 || n.MaxCwnd > 1<<32-1 {
+		return c, control.Errorf(control.CodeInvalidArgument, "NSCC values must fit 32 bits")
+	}
+	if n.BaseRTTNs > 0 {
+		c.BaseRTT = uint32(n.BaseRTTNs)
+	}
+	if n.TargetDelayNs > 0 {
+		c.TargetDelay = uint32(n.TargetDelayNs)
+	}
+	if n.MaxCwnd > 0 {
+		c.MaxCwnd = uint32(n.MaxCwnd)
+	}
+	return c, nil
+}
+
 func (a *Agent) setCCProfile(p *control.CCProfile) (any, error) {
 	if _, ok := a.ccp[p.ID]; !ok && len(a.ccp) >= maxProfiles {
 		return nil, control.Errorf(control.CodeResourceExhausted, "at most %d CC profiles", maxProfiles)
@@ -301,20 +323,9 @@ func (a *Agent) setCCProfile(p *control.CCProfile) (any, error) {
 		sp.Algorithm = statemachine.CCAlgNone
 	case control.CCNSCC:
 		sp.Algorithm = statemachine.CCAlgNSCC
-		sp.NSCC = statemachine.DefaultNSCC()
-		if n := p.NSCC; n != nil {
-			if n.BaseRTTNs < 0 || n.TargetDelayNs < 0 || n.MaxCwnd < 0 || n.BaseRTTNs > 1<<32-1 || n.TargetDelayNs > 1<<32-1 || n.MaxCwnd > 1<<32-1 {
-				return nil, control.Errorf(control.CodeInvalidArgument, "NSCC values must fit 32 bits")
-			}
-			if n.BaseRTTNs > 0 {
-				sp.NSCC.BaseRTT = uint32(n.BaseRTTNs)
-			}
-			if n.TargetDelayNs > 0 {
-				sp.NSCC.TargetDelay = uint32(n.TargetDelayNs)
-			}
-			if n.MaxCwnd > 0 {
-				sp.NSCC.MaxCwnd = uint32(n.MaxCwnd)
-			}
+		var err error
+		if sp.NSCC, err = nsccOf(p.NSCC); err != nil {
+			return nil, err
 		}
 	default:
 		return nil, control.Errorf(control.CodeUnsupported, "CC algorithm %q (supported: %q, %q)", p.Algorithm, control.CCNone, control.CCNSCC)

@@ -149,6 +149,10 @@ func (a *Agent) checkRebind(p statemachine.EVProfile) error {
 	return nil
 }
 
+// evEvents are the EV states ev_event_mask may name (EV-ST-12).
+var evEvents = map[string]statemachine.EVEventMask{control.EVGood: statemachine.EVEventGood,
+	control.EVAssumedBad: statemachine.EVEventAssumedBad, control.EVDenied: statemachine.EVEventDenied}
+
 func evAttrOf(p *control.ModifyEVProfileParams) (statemachine.EVProfileAttr, statemachine.EVProfileAttrMask, error) {
 	var at statemachine.EVProfileAttr
 	var m statemachine.EVProfileAttrMask
@@ -176,17 +180,9 @@ func evAttrOf(p *control.ModifyEVProfileParams) (statemachine.EVProfileAttr, sta
 	}
 	if p.EventMask != nil {
 		m |= statemachine.EVAttrEventMask
-		for _, s := range *p.EventMask {
-			switch s {
-			case control.EVGood:
-				at.EventMask |= statemachine.EVEventGood
-			case control.EVAssumedBad:
-				at.EventMask |= statemachine.EVEventAssumedBad
-			case control.EVDenied:
-				at.EventMask |= statemachine.EVEventDenied
-			default:
-				return at, m, control.Errorf(control.CodeInvalidArgument, "event mask state %q", s)
-			}
+		var err error
+		if at.EventMask, err = flagsOf(*p.EventMask, evEvents, "event mask state"); err != nil {
+			return at, m, err
 		}
 	}
 	if p.Fields != nil {
@@ -340,19 +336,9 @@ func (a *Agent) modifyCCProfileCtl(p *control.ModifyCCProfileParams) (any, error
 	}
 	if p.NSCC != nil {
 		m |= statemachine.CCAttrConfig
-		at.Config = statemachine.DefaultNSCC()
-		n := p.NSCC
-		if n.BaseRTTNs < 0 || n.TargetDelayNs < 0 || n.MaxCwnd < 0 || n.BaseRTTNs > 1<<32-1 || n.TargetDelayNs > 1<<32-1 || n.MaxCwnd > 1<<32-1 {
-			return nil, control.Errorf(control.CodeInvalidArgument, "NSCC values must fit 32 bits")
-		}
-		if n.BaseRTTNs > 0 {
-			at.Config.BaseRTT = uint32(n.BaseRTTNs)
-		}
-		if n.TargetDelayNs > 0 {
-			at.Config.TargetDelay = uint32(n.TargetDelayNs)
-		}
-		if n.MaxCwnd > 0 {
-			at.Config.MaxCwnd = uint32(n.MaxCwnd)
+		var err error
+		if at.Config, err = nsccOf(p.NSCC); err != nil {
+			return nil, err
 		}
 	}
 	if q, err := a.ctl.QueryCCProfile(p.ID); err == nil && q.State == statemachine.ProfileOnline && m&statemachine.CCAttrState != 0 && at.State != statemachine.ProfileOnline {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/netip"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/openmrc/mrc/control"
@@ -184,5 +185,24 @@ func TestReplaceEVRefusedChangesNothing(t *testing.T) {
 	}
 	if _, ok := e.qp.EVStateOf(0x5112); !ok {
 		t.Fatal("the entry before the failing one is in the controller, not in the QP")
+	}
+}
+
+// TestFlagsOf: a list of names becomes the flags they name, for QP caps
+// and EV event masks alike; a name not in the table (SKIP is no event
+// mask state, EV-ST-12) is invalid_argument naming it.
+func TestFlagsOf(t *testing.T) {
+	c, err := flagsOf([]string{control.CapDynamicMPR, control.CapTrimNACKDestUnsupported}, qpCaps, "unknown QP cap")
+	if err != nil || c != statemachine.CapDynamicMPR|statemachine.CapTrimNACKDestUnsupported {
+		t.Errorf("caps %#x, %v", c, err)
+	}
+	m, err := flagsOf([]string{control.EVGood, control.EVDenied}, evEvents, "event mask state")
+	if err != nil || m != statemachine.EVEventGood|statemachine.EVEventDenied {
+		t.Errorf("event mask %#x, %v", m, err)
+	}
+	var ce *control.Error
+	if _, err := flagsOf([]string{control.EVGood, control.EVSkip}, evEvents, "event mask state"); !errors.As(err, &ce) ||
+		ce.Code != control.CodeInvalidArgument || !strings.Contains(err.Error(), control.EVSkip) {
+		t.Errorf("SKIP in an event mask: %v", err)
 	}
 }

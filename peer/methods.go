@@ -78,3 +78,17 @@ var methods = map[string]handler{
 	control.MethodDestroyCompChannel:   decoded((*Agent).destroyCompChannel),
 	control.MethodGetCQEvent:           decoded((*Agent).getCQEvent),
 }
+
+// flagsOf is the set of flags a request names, each name one flag of
+// table; a name the table lacks is invalid_argument, reported as what.
+func flagsOf[F ~uint8](names []string, table map[string]F, what string) (F, error) {
+	var f F
+	for _, n := range names {
+		b, ok := table[n]
+		if !ok {
+			return 0, control.Errorf(control.CodeInvalidArgument, "%s %q", what, n)
+		}
+		f |= b
+	}
+	return f, nil
+}

@@ -149,17 +149,9 @@ func attrOf(c *control.QPAttr) (statemachine.Attr, statemachine.AttrMask, error)
 	}
 	if c.Cap != nil {
 		m |= statemachine.AttrCap
-		for _, s := range *c.Cap {
-			switch s {
-			case control.CapTrimNACKDestUnsupported:
-				a.Cap |= statemachine.CapTrimNACKDestUnsupported
-			case control.CapDynamicMPR:
-				a.Cap |= statemachine.CapDynamicMPR
-			case control.CapSvcTimeDestUnsupported:
-				a.Cap |= statemachine.CapSvcTimeDestUnsupported
-			default:
-				return a, 0, control.Errorf(control.CodeInvalidArgument, "unknown QP cap %q", s)
-			}
+		var err error
+		if a.Cap, err = flagsOf(*c.Cap, qpCaps, "unknown QP cap"); err != nil {
+			return a, 0, err
 		}
 	}
 	if c.DestQPN != nil {
@@ -313,6 +305,9 @@ func (a *Agent) remoteOf(ip netip.Addr) uint32 {
 	}
 	return 0xFFFFFFFE
 }
+
+var qpCaps = map[string]statemachine.QPCap{control.CapTrimNACKDestUnsupported: statemachine.CapTrimNACKDestUnsupported,
+	control.CapDynamicMPR: statemachine.CapDynamicMPR, control.CapSvcTimeDestUnsupported: statemachine.CapSvcTimeDestUnsupported}
 
 var evStateNames = map[statemachine.EVState]string{statemachine.EVGood: control.EVGood, statemachine.EVSkip: control.EVSkip,
 	statemachine.EVAssumedBad: control.EVAssumedBad, statemachine.EVDenied: control.EVDenied}

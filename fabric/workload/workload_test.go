@@ -127,7 +127,7 @@ func TestRCConnection(t *testing.T) {
 // the SACK bitmap) sends it away from the only working EV; the stall
 // timer's first expiry lets it go back (LR-SM-3, AMB-44), so the work
 // completes with exp_cnt infinite and nothing fails. With the policy
-// KeepAvoidAfterStall (the behaviour before the fix) the PSN waits for
+// Policy.KeepAvoidAfterStall (EV-ST-13 never relaxed) the PSN waits for
 // good.
 func TestSingleWorkingEV(t *testing.T) {
 	for _, keep := range []bool{false, true} {
