@@ -198,6 +198,16 @@ type failover struct {
 	errs      int
 }
 
+// failoverBoth runs the failure with MRC (under o) and with the RC
+// baseline (default options).
+func failoverBoth(seed uint64, o Options, fail func(h *workload.Harness) error) (m, b failover, err error) {
+	if m, err = runFailover(seed, o, workload.MRC, fail); err != nil {
+		return m, b, err
+	}
+	b, err = runFailover(seed, Options{}, workload.RC, fail)
+	return m, b, err
+}
+
 func runFailover(seed uint64, o Options, tr workload.Transport, fail func(h *workload.Harness) error) (failover, error) {
 	const tf, end = 400 * us, 1500 * us
 	st := setup{seed: seed, nodes: 2, planes: 8, paths: 4, transport: tr,
@@ -232,11 +242,7 @@ func T1Down(seed uint64, o Options) (*Result, error) {
 		}
 		return nil
 	}
-	m, err := runFailover(seed, o, workload.MRC, fail)
-	if err != nil {
-		return nil, err
-	}
-	b, err := runFailover(seed, Options{}, workload.RC, fail)
+	m, b, err := failoverBoth(seed, o, fail)
 	if err != nil {
 		return nil, err
 	}
@@ -265,11 +271,7 @@ func PlaneDown(seed uint64, o Options) (*Result, error) {
 	r := &Result{Name: "plane-down", Title: "(c) one plane down",
 		Claim: "job continues at 7/8 of the bandwidth (8 planes); no QP failure"}
 	fail := func(h *workload.Harness) error { return h.Sim.SetPlaneUp(0, false) }
-	m, err := runFailover(seed, o, workload.MRC, fail)
-	if err != nil {
-		return nil, err
-	}
-	b, err := runFailover(seed, Options{}, workload.RC, fail)
+	m, b, err := failoverBoth(seed, o, fail)
 	if err != nil {
 		return nil, err
 	}
