@@ -153,8 +153,10 @@ func (e *engine) advanceRcum(fl *flow) {
 func (e *engine) arriveWrite(pt *point, fl *flow, rsp string, r *pcap.Record) {
 	p := &r.Packet
 	psn, op := p.BTH.PSN, p.BTH.Opcode
-	a := arrival{psn: psn, ev: r.EV, frame: e.frameNo, ns: e.now, ce: p.ECN() == 3, trimmed: p.Trimmed,
+	x := &e.ax // the arrival is built in the hook's context: no copy
+	x.a = arrival{psn: psn, ev: r.EV, frame: e.frameNo, ns: e.now, ce: p.ECN() == 3, trimmed: p.Trimmed,
 		lastHop: p.TrimmedLastHop, payload: len(p.Payload), plane: pt.curPlane}
+	a := &x.a
 	if p.Decoded&wire.HasTSETH != 0 {
 		a.ts, a.hasTS = p.TSETH.TxTimestamp, true
 	}
@@ -168,14 +170,14 @@ func (e *engine) arriveWrite(pt *point, fl *flow, rsp string, r *pcap.Record) {
 		// a guess that the responder's first feedback confirms.
 		e.setBaseline(fl, wire.PSNAdd(psn, -1), true)
 	}
-	defer func() { fl.pushRecent(a) }()
+	defer func() { fl.pushRecent(*a) }()
 	if !fl.rKnown {
 		if a.valid && e.roomIn(fl.arrived.len(), MaxPSNsPerFlow) && fl.arrived.get(psn) == nil {
-			fl.arrived.put(psn, fl.newArrival(a))
+			fl.arrived.put(psn, fl.newArrival(*a))
 			fl.bytes += int64(a.payload)
 		}
 		if a.trimmed && !a.discarded && e.roomIn(len(fl.trimPend), MaxPending) {
-			fl.trimPend[psn] = a
+			fl.trimPend[psn] = *a
 			fl.trimArr[psn] = e.frameNo
 		}
 		return
@@ -194,44 +196,43 @@ func (e *engine) arriveWrite(pt *point, fl *flow, rsp string, r *pcap.Record) {
 		}
 	case oor:
 		if e.roomIn(len(fl.oorPend), MaxPending) {
-			fl.oorPend[psn] = a
+			fl.oorPend[psn] = *a
 		}
 	case a.trimmed && !dup:
 		if e.roomIn(len(fl.trimPend), MaxPending) {
-			fl.trimPend[psn] = a
+			fl.trimPend[psn] = *a
 			fl.trimArr[psn] = e.frameNo
 		}
 		class = arrTrimmed
 	case dup:
 		a.needAnswer = true
 		if e.roomIn(len(fl.needSACK), MaxPending) {
-			fl.needSACK[psn] = a
+			fl.needSACK[psn] = *a
 		}
 	default:
 		if !e.roomIn(fl.arrived.len(), MaxPSNsPerFlow) {
 			e.capFlow(pt, fl)
 			return
 		}
-		fl.arrived.put(psn, fl.newArrival(a))
+		fl.arrived.put(psn, fl.newArrival(*a))
 		delete(fl.refused, psn)
 		fl.bytes += int64(a.payload)
 		if needs || d != 1 {
 			a.needAnswer = true
 			if e.roomIn(len(fl.needSACK), MaxPending) {
-				fl.needSACK[psn] = a
+				fl.needSACK[psn] = *a
 			}
 		}
 		if p.BTH.AckReq && e.roomIn(len(fl.ackReq), MaxPending) {
-			fl.ackReq[psn] = a
+			fl.ackReq[psn] = *a
 		}
 		if op.HasImm() {
-			e.wimmArrive(pt, fl, rsp, a)
+			e.wimmArrive(pt, fl, rsp, *a)
 		}
 		e.advanceRcum(fl)
 		fl.pushRcum(e.now, fl.rcum, fl.bytes)
 	}
-	x := &e.ax
-	*x = arriveCtx{pt: pt, fl: fl, rsp: rsp, a: a, class: class}
+	x.pt, x.fl, x.rsp, x.class = pt, fl, rsp, class
 	for _, c := range hooks.arrived {
 		c.arrived(e, x)
 	}

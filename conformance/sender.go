@@ -362,7 +362,7 @@ func (e *engine) sackAtRequester(pt *point, fl *flow, s *wire.SETH) {
 		}
 		if st := fl.psns.get(q); st != nil && !st.ackSel {
 			st.ackSel, st.ackNs, st.ackFrame = true, t, e.frameNo
-			if pn, ok := fl.nackPend[q]; ok && pn.frame != 0 {
+			if len(fl.nackPend) > 0 && fl.nackPend[q].frame != 0 {
 				delete(fl.nackPend, q)
 			}
 		}
