@@ -101,96 +101,33 @@ func Check(cfg Config) (*Result, error) { return check(cfg, nil, false) }
 // With keepGoing it records the first violation and explores on, so that
 // visit sees every reachable state.
 func check(cfg Config, visit func(*checker, *world), keepGoing bool) (*Result, error) {
-	start := time.Now()
+	x := &search{start: time.Now(), visit: visit, keepGoing: keepGoing, st: &stats{}}
 	c, err := newChecker(cfg)
 	if err != nil {
 		return nil, err
 	}
-	w0, err := c.initial()
-	if err != nil {
+	x.c = c
+	if x.w0, err = c.initial(); err != nil {
 		return nil, err
 	}
 	res := &Result{Config: cfg.Name}
+	x.res = res
 	if visit != nil {
-		visit(c, w0)
+		visit(c, x.w0)
 	}
-	h0, _ := w0.hash(nil)
-	seen := map[uint64]parent{h0: {sh: stateHashes(w0)}}
-	root := h0
-	type node struct {
-		w *world
-		h uint64
-	}
-	frontier := []node{{w0, h0}}
+	x.root, _ = x.w0.hash(nil)
+	x.seen = map[uint64]parent{x.root: {sh: stateHashes(x.w0)}}
+	frontier := []node{{x.w0, x.root}}
 	depth := 0
-	var acts []action
-	var scratch []uint64
-	st := &stats{}
-	defer func() { res.Reached = st.reached() }()
-	// found records a violation; it reports whether the search stops.
-	found := func(h uint64, last []action, v *violations) bool {
-		if res.Violation == nil {
-			res.Violation = c.counterexample(w0, root, seen, h, last, v)
-			res.Distinct, res.Elapsed, res.Depth = len(seen), time.Since(start), len(res.Violation.Steps)
-		}
-		return !keepGoing
-	}
+	defer func() { res.Reached = x.st.reached() }()
 	for len(frontier) > 0 {
 		var next []node
 		for _, n := range frontier {
-			if b := cfg.Bounds.MaxBag; b > 0 && len(n.w.net) > b {
-				res.Constrained++
-				continue
-			}
-			acts = c.actions(n.w, acts[:0])
-			enabled := 0
-			for _, a := range acts {
-				nw, err := c.apply(n.w, a)
-				if err != nil {
-					return nil, err
-				}
-				if c.log.rejected {
-					res.Rejected++
-					continue
-				}
-				enabled++
-				res.States++
-				st.note(&c.log)
-				if v := c.check(n.w, nw); c.counts(v) && found(n.h, []action{a}, v) {
-					return res, nil
-				}
-				if a.kind == actTimer {
-					var v *violations
-					if v, scratch = c.livelock(n.w, nw, scratch); v != nil && found(n.h, []action{a}, v) {
-						return res, nil
-					}
-				}
-				var h uint64
-				h, scratch = nw.hash(scratch)
-				sh := stateHashes(nw)
-				if p, ok := seen[h]; ok {
-					// The fingerprint covers everything StateHash does: equal
-					// fingerprints with different StateHashes would mean the
-					// fingerprint misses a field (or a 64-bit collision).
-					if p.sh != sh {
-						return nil, fmt.Errorf("modelcheck: %s: two states with the same fingerprint differ in StateHash", cfg.Name)
-					}
-					continue
-				}
-				seen[h] = parent{from: n.h, sh: sh, act: a}
-				if visit != nil {
-					visit(c, nw)
-				}
-				next = append(next, node{nw, h})
-				if len(seen) > c.cfg.MaxDistinct {
-					return nil, fmt.Errorf("modelcheck: %s: more than %d distinct states; tighten the bounds", cfg.Name, c.cfg.MaxDistinct)
-				}
-			}
-			if enabled == 0 {
-				res.Terminal++
-				if v := c.progress(n.w); v != nil && found(n.h, nil, v) {
-					return res, nil
-				}
+			var stop bool
+			if next, stop, err = x.expand(n, next); err != nil {
+				return nil, err
+			} else if stop {
+				return res, nil
 			}
 		}
 		if len(next) > 0 {
@@ -198,8 +135,108 @@ func check(cfg Config, visit func(*checker, *world), keepGoing bool) (*Result, e
 		}
 		frontier = next
 	}
-	res.Distinct, res.Elapsed, res.Depth = len(seen), time.Since(start), depth
+	res.Distinct, res.Elapsed, res.Depth = len(x.seen), time.Since(x.start), depth
 	return res, nil
+}
+
+// node is a state on the search's frontier and its fingerprint.
+type node struct {
+	w *world
+	h uint64
+}
+
+// search is one breadth-first exploration.
+type search struct {
+	c         *checker
+	res       *Result
+	w0        *world
+	root      uint64
+	seen      map[uint64]parent
+	visit     func(*checker, *world)
+	keepGoing bool
+	start     time.Time
+	st        *stats
+	acts      []action
+	scratch   []uint64
+}
+
+// found records a violation; it reports whether the search stops.
+func (x *search) found(h uint64, last []action, v *violations) bool {
+	if x.res.Violation == nil {
+		x.res.Violation = x.c.counterexample(x.w0, x.root, x.seen, h, last, v)
+		x.res.Distinct, x.res.Elapsed, x.res.Depth = len(x.seen), time.Since(x.start), len(x.res.Violation.Steps)
+	}
+	return !x.keepGoing
+}
+
+// expand takes every transition enabled in n, checks each step and
+// appends the new states to next; stop reports a violation that ends the
+// search.
+func (x *search) expand(n node, next []node) (_ []node, stop bool, err error) {
+	c, res := x.c, x.res
+	if b := c.cfg.Bounds.MaxBag; b > 0 && len(n.w.net) > b {
+		res.Constrained++
+		return next, false, nil
+	}
+	x.acts = c.actions(n.w, x.acts[:0])
+	enabled := 0
+	for _, a := range x.acts {
+		nw, err := c.apply(n.w, a)
+		if err != nil {
+			return nil, true, err
+		}
+		if c.log.rejected {
+			res.Rejected++
+			continue
+		}
+		enabled++
+		res.States++
+		x.st.note(&c.log)
+		if v := c.check(n.w, nw); c.counts(v) && x.found(n.h, []action{a}, v) {
+			return nil, true, nil
+		}
+		if a.kind == actTimer {
+			var v *violations
+			if v, x.scratch = c.livelock(n.w, nw, x.scratch); v != nil && x.found(n.h, []action{a}, v) {
+				return nil, true, nil
+			}
+		}
+		if next, err = x.keep(n, a, nw, next); err != nil {
+			return nil, true, err
+		}
+	}
+	if enabled == 0 {
+		res.Terminal++
+		if v := c.progress(n.w); v != nil && x.found(n.h, nil, v) {
+			return nil, true, nil
+		}
+	}
+	return next, false, nil
+}
+
+// keep adds nw, reached from n by a, to next unless it was seen before.
+func (x *search) keep(n node, a action, nw *world, next []node) ([]node, error) {
+	var h uint64
+	h, x.scratch = nw.hash(x.scratch)
+	sh := stateHashes(nw)
+	if p, ok := x.seen[h]; ok {
+		// The fingerprint covers everything StateHash does: equal
+		// fingerprints with different StateHashes would mean the
+		// fingerprint misses a field (or a 64-bit collision).
+		if p.sh != sh {
+			return nil, fmt.Errorf("modelcheck: %s: two states with the same fingerprint differ in StateHash", x.c.cfg.Name)
+		}
+		return next, nil
+	}
+	x.seen[h] = parent{from: n.h, sh: sh, act: a}
+	if x.visit != nil {
+		x.visit(x.c, nw)
+	}
+	next = append(next, node{nw, h})
+	if len(x.seen) > x.c.cfg.MaxDistinct {
+		return nil, fmt.Errorf("modelcheck: %s: more than %d distinct states; tighten the bounds", x.c.cfg.Name, x.c.cfg.MaxDistinct)
+	}
+	return next, nil
 }
 
 // counts reports whether v has a violation the search stops for: any, or

@@ -233,7 +233,6 @@ func deadline(w *world) sm.Time { return min(w.qp[0].NextDeadline(), w.qp[1].Nex
 
 // actions appends the transitions enabled in w, in a fixed order.
 func (c *checker) actions(w *world, dst []action) []action {
-	b := &c.cfg.Bounds
 	if c.cfg.Adversary && int(w.cnt.injects) < c.cfg.Bounds.Injects {
 		for p := range c.tmpl {
 			dst = append(dst, action{kind: actInject, idx: uint16(p)})
@@ -249,6 +248,15 @@ func (c *checker) actions(w *world, dst []action) []action {
 			}
 		}
 	}
+	dst = c.netActions(w, dst)
+	dst = c.controlActions(w, dst)
+	return dst
+}
+
+// netActions appends the network's transitions enabled in w: deliveries,
+// faults of the packets in flight, path failures and time.
+func (c *checker) netActions(w *world, dst []action) []action {
+	b := &c.cfg.Bounds
 	faultOK := b.NetFaults == 0 || w.cnt.faults() < b.NetFaults
 	for i, k := range w.net {
 		if i > 0 && w.net[i-1].id == k.id {
@@ -292,6 +300,14 @@ func (c *checker) actions(w *world, dst []action) []action {
 			dst = append(dst, action{kind: actTick})
 		}
 	}
+	return dst
+}
+
+// controlActions appends the control plane's and the application's
+// transitions enabled in w: ports, modify, responder conditions and the
+// controller's EV states.
+func (c *checker) controlActions(w *world, dst []action) []action {
+	b := &c.cfg.Bounds
 	if int(w.cnt.flaps) < b.PortFlaps {
 		for p := 0; p < c.cfg.Planes; p++ {
 			dst = append(dst, action{kind: actPort, idx: uint16(p)})
@@ -359,13 +375,49 @@ func (c *checker) apply(w *world, a action) (*world, error) {
 			return nil, fmt.Errorf("modelcheck: post WR %d on %s: %w", k+1, side[s], err)
 		}
 		c.collect(nw, s)
+	case actTimer:
+		nw.now = max(nw.now, deadline(nw))
+		c.now = nw.now
+		nw.cnt.timers++
+		c.record("Timer", sm.Event{})
+		for s := range 2 {
+			if nw.qp[s].NextDeadline() <= nw.now {
+				nw.own(s).Advance(nw.now, out)
+				c.collect(nw, s)
+			}
+		}
+		if c.cfg.SilentTimeouts && !c.silent(w) {
+			c.log.rejected = true
+		}
+	case actTick:
+		nw.now += c.tick
+		c.now = nw.now
+		nw.cnt.ticks++
+		c.record("Tick", sm.Event{})
+	case actWait:
+		nw.now += sm.Time(a.dt)
+		c.now = nw.now
+	case actDeliver, actInject, actDrop, actDup, actTrim, actTrimLast, actCE, actFail:
+		c.applyNet(w, nw, a)
+	default:
+		if err := c.applyControl(nw, a); err != nil {
+			return nil, err
+		}
+	}
+	return nw, nil
+}
+
+// applyNet applies a network transition of w to its successor nw.
+func (c *checker) applyNet(w, nw *world, a action) {
+	out := &c.out
+	switch a.kind {
 	case actDeliver:
 		k := w.net[a.idx]
 		nw.remove(int(a.idx))
 		c.log.pkt = k
 		c.recordPkt("Deliver", k)
 		if c.cfg.Adversary && k.to() == 0 {
-			break // the adversarial requester ignores what it is told
+			return // the adversarial requester ignores what it is told
 		}
 		nw.own(k.to()).Receive(nw.now, int(k.port), &k.p, out)
 		c.collect(nw, k.to())
@@ -417,25 +469,14 @@ func (c *checker) apply(w *world, a action) (*world, error) {
 				nw.remove(i)
 			}
 		}
-	case actTimer:
-		nw.now = max(nw.now, deadline(nw))
-		c.now = nw.now
-		nw.cnt.timers++
-		c.record("Timer", sm.Event{})
-		for s := range 2 {
-			if nw.qp[s].NextDeadline() <= nw.now {
-				nw.own(s).Advance(nw.now, out)
-				c.collect(nw, s)
-			}
-		}
-		if c.cfg.SilentTimeouts && !c.silent(w) {
-			c.log.rejected = true
-		}
-	case actTick:
-		nw.now += c.tick
-		c.now = nw.now
-		nw.cnt.ticks++
-		c.record("Tick", sm.Event{})
+	}
+}
+
+// applyControl applies a transition of the control plane or the
+// application to nw.
+func (c *checker) applyControl(nw *world, a action) error {
+	out := &c.out
+	switch a.kind {
 	case actPort:
 		nw.down ^= 1 << a.idx
 		nw.cnt.flaps++
@@ -450,7 +491,7 @@ func (c *checker) apply(w *world, a action) (*world, error) {
 		nw.cnt.modify++
 		c.record("Modify", sm.Event{QPN: qpns[s], To: uint8(sm.StateError)})
 		if err := nw.own(s).Modify(nw.now, sm.StateError, sm.Attr{}, 0, out); err != nil {
-			return nil, err
+			return err
 		}
 		c.collect(nw, s)
 	case actResource:
@@ -465,31 +506,28 @@ func (c *checker) apply(w *world, a action) (*world, error) {
 		nw.dyn[s] = a.arg
 		c.record("DynamicMPR", sm.Event{QPN: qpns[s], Value: uint64(a.arg)})
 		if err := nw.own(s).SetDynamicMPR(a.arg); err != nil {
-			return nil, err
+			return err
 		}
-	case actWait:
-		nw.now += sm.Time(a.dt)
-		c.now = nw.now
 	case actPenalty:
 		s := int(a.side)
 		nw.cnt.penalty++
 		c.record("ReceivePenalty", sm.Event{QPN: qpns[s], Value: uint64(a.arg)})
 		if err := nw.own(s).SetReceivePenalty(a.arg&0x7F, a.arg&0x80 != 0); err != nil {
-			return nil, err
+			return err
 		}
 	case actCtl:
 		s := int(a.side)
 		nw.cnt.ctl++
 		c.record("Controller", sm.Event{QPN: qpns[s], EV: c.evs[a.idx], To: a.arg})
 		if c.cfg.SharedNode {
-			return nw, c.profileEVState(nw, c.evs[a.idx], sm.EVState(a.arg))
+			return c.profileEVState(nw, c.evs[a.idx], sm.EVState(a.arg))
 		}
 		if err := nw.own(s).SetEVState(nw.now, c.evs[a.idx], sm.EVState(a.arg), out); err != nil {
-			return nil, err
+			return err
 		}
 		c.collect(nw, s)
 	}
-	return nw, nil
+	return nil
 }
 
 // profileEVState is MODIFY_EV_STATE on the shared Node's EV profile:
