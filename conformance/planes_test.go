@@ -11,7 +11,7 @@ import (
 // capture (one address per node and plane, no PICS nodes) is one QP over
 // both planes, with 1 worker and with 2 (the parallel judge gives a
 // node's plane addresses to one worker), and the PSN that arrived on the
-// other plane is no longer "never seen arriving" (RSP-SACK-001).
+// other plane is no longer "never seen arriving" (case MRC-RSP-SACK-001).
 func TestPlanesTiedWithoutPICSNodes(t *testing.T) {
 	for _, jobs := range []int{1, 2} {
 		rep, err := judgeGoldenJobs(t, "../pcap/testdata/scenarios/perplane-loss.pcapng", "default", jobs)
