@@ -6,8 +6,10 @@
 #   statemachine  back to back lossless and with 1 % loss (with a CPU
 #              profile of the lossy run), memory per QP
 #   judge      BenchmarkJudge, when the tree has it
-#   CPU time   mrc-conform judge, mrc-conform decode and tshark -T fields on
-#              the same simulator capture, as ratios
+#   CPU time   mrc-conform judge (one worker), mrc-conform decode and
+#              tshark -T fields on the same simulator capture, as ratios
+#   jobs       wall time of mrc-conform judge --jobs 1 and --jobs 2 on the
+#              incast capture (several node pairs), alternating rounds
 #   memory     peak RSS of the judge on that capture, on it replayed four
 #              times (editcap, mergecap), and on one connection of 2 M
 #              frames (conformance/internal/longconn)
@@ -147,7 +149,7 @@ else
 	[ -n "$have_tshark" ] || echo "tshark not installed (apt package tshark)" >>"$OUT/cpu.txt"
 	for i in $(seq 3); do
 		say "CPU time, round $i of 3"
-		timed judge "$OUT/cpu.txt" $NICE "$OUT/mrc-conform" judge --pics default "$OUT/loss.pcapng"
+		timed judge "$OUT/cpu.txt" $NICE "$OUT/mrc-conform" judge --pics default --jobs 1 "$OUT/loss.pcapng"
 		timed decode "$OUT/cpu.txt" $NICE "$OUT/mrc-conform" decode "$OUT/loss.pcapng"
 		[ -z "$have_tshark" ] || timed tshark "$OUT/cpu.txt" $NICE tshark -n -r "$OUT/loss.pcapng" -T fields -e infiniband.bth.psn
 	done
@@ -181,6 +183,38 @@ else
 	fi
 fi
 rm -f "$OUT/loss.pcapng"
+
+# walltimed NAME FILE CMD...: appends "NAME WALL CPU EXIT" to FILE.
+walltimed() {
+	local name=$1 file=$2 t
+	shift 2
+	t=$(mktemp)
+	set +e
+	timeout "$STEP" /usr/bin/time -f '%e %U %S' -o "$t" "$@" >/dev/null 2>&1
+	local code=$?
+	set -e
+	if [ -s "$t" ] && [ "$(tail -1 "$t" | wc -w)" -ge 3 ]; then
+		tail -1 "$t" | awk -v n="$name" -v c="$code" '{ print n, $1, $2 + $3, c }' >>"$file"
+	else
+		echo "error $name: no timing (exit $code)" >>"$file"
+	fi
+	rm -f "$t"
+}
+
+: >"$OUT/jobs.txt"
+if [ -x /usr/bin/time ]; then
+	say "writing the incast capture; --jobs 1 against --jobs 2, three rounds"
+	timeout "$STEP" $NICE "$OUT/mrc-sim" run -scenario incast -seed 1 -pcap "$OUT/incast.pcapng" >/dev/null
+	read -r FI _ < <("$OUT/benchfmt" count "$OUT/incast.pcapng")
+	echo "frames $FI" >>"$OUT/jobs.txt"
+	for i in 1 2 3; do
+		walltimed jobs1 "$OUT/jobs.txt" "$OUT/mrc-conform" judge --pics default --jobs 1 "$OUT/incast.pcapng"
+		walltimed jobs2 "$OUT/jobs.txt" "$OUT/mrc-conform" judge --pics default --jobs 2 "$OUT/incast.pcapng"
+	done
+	rm -f "$OUT/incast.pcapng"
+else
+	echo "missing /usr/bin/time" >>"$OUT/jobs.txt"
+fi
 
 echo "load_after: $(load)" >>"$OUT/meta.txt"
 "$OUT/benchfmt" write "$OUT" README.md

@@ -132,6 +132,7 @@ func render(dir string) (string, error) {
 	renderSM(&s, parseBench(readLines(dir, "sm.txt")), readLines(dir, "smprof.txt"), readCPURuns(dir, "smcpu.txt"))
 	renderJudge(&s, readLines(dir, "judge.txt"))
 	renderCPU(&s, readLines(dir, "cpu.txt"))
+	renderJobs(&s, readLines(dir, "jobs.txt"))
 	renderRSS(&s, readLines(dir, "rss.txt"))
 	return s.String(), nil
 }
@@ -318,7 +319,7 @@ func renderCPU(s *section, lines []string) {
 		}
 		return fmt.Sprintf("1/%.1f", ts.cpu/max(x.cpu, 1e-9))
 	}
-	s.p("| `mrc-conform judge --pics default` | %.2f | %s | %s |\n", j.cpu, per(j), vs(j))
+	s.p("| `mrc-conform judge --pics default --jobs 1` | %.2f | %s | %s |\n", j.cpu, per(j), vs(j))
 	s.p("| `mrc-conform decode` (text) | %.2f | %s | %s |\n", d.cpu, per(d), vs(d))
 	if okT {
 		s.p("| `tshark -T fields -e infiniband.bth.psn` (built-in RoCE dissector) | %.2f | %s | 1 |\n", ts.cpu, per(ts))
@@ -384,4 +385,35 @@ func cpuPerOp(c cpuRuns, a, b string) (na, nb float64, ok bool) {
 	na, ok1 := per(a)
 	nb, ok2 := per(b)
 	return na, nb, ok1 && ok2
+}
+
+// renderJobs renders the wall times of judge with one and two workers
+// ("jobsN WALL CPU EXIT" lines, alternating rounds): medians and their
+// ratio.
+func renderJobs(s *section, lines []string) {
+	s.p("**judge --jobs** (wall time on the `incast` simulator capture, eight node pairs, one of them 46 %% of the frames; median of alternating rounds):\n\n")
+	wall, cpu := map[string][]float64{}, map[string][]float64{}
+	notes := map[string]string{}
+	for _, l := range lines {
+		f := strings.Fields(l)
+		if len(f) == 4 && (f[0] == "jobs1" || f[0] == "jobs2") {
+			w, e1 := strconv.ParseFloat(f[1], 64)
+			c, e2 := strconv.ParseFloat(f[2], 64)
+			if e1 == nil && e2 == nil && w > 0 {
+				wall[f[0]] = append(wall[f[0]], w)
+				cpu[f[0]] = append(cpu[f[0]], c)
+				continue
+			}
+		}
+		if k, v, ok := strings.Cut(l, " "); ok {
+			notes[k] = v
+		}
+	}
+	if len(wall["jobs1"]) == 0 || len(wall["jobs2"]) == 0 {
+		s.p("not measured (%s).\n\n", strings.TrimSpace(notes["missing"]+" "+notes["error"]))
+		return
+	}
+	w1, w2 := median(wall["jobs1"]), median(wall["jobs2"])
+	s.p("- %s frames: `--jobs 1` %.2f s (%.2f s CPU), `--jobs 2` %.2f s (%.2f s CPU): **%.2f×** faster with two workers "+
+		"(target ≥ 1.7× on this 2-core machine: %s)\n\n", notes["frames"], w1, median(cpu["jobs1"]), w2, median(cpu["jobs2"]), w1/w2, met(w1 >= 1.7*w2))
 }
