@@ -242,18 +242,8 @@ func annotation(rep *Report) map[int][]string {
 // enrich reads the capture again: it records the one-line decode of every
 // frame the evidence names and, when w is set, writes the annotated
 // pcapng.
-func enrich(rep *Report, rd *pcap.Reader, c *wire.Codec, mode wire.EVMode, w *pcap.Writer, ifaces []pcap.Interface) error {
-	want := map[int]bool{}
-	for _, res := range rep.Results {
-		for _, f := range res.Findings {
-			if f.Frame > 0 {
-				want[f.Frame] = true
-			}
-			for _, r := range f.Related {
-				want[r] = true
-			}
-		}
-	}
+func enrich(rep *Report, rd *pcap.Reader, c *wire.Codec, mode wire.EVMode, w *pcap.Writer, ifaces []pcap.Interface, sk *seeker) error {
+	want := evidenceFrames(rep)
 	notes := annotation(rep)
 	var buf bytes.Buffer
 	pr := pcap.NewPrinter(&buf, pcap.OutputText, c, mode)
@@ -262,12 +252,12 @@ func enrich(rep *Report, rd *pcap.Reader, c *wire.Codec, mode wire.EVMode, w *pc
 	var f pcap.Frame
 	var first time.Time
 	n := 0
-	for {
+	for sk.before(rd, n) {
 		err := rd.Next(&f)
 		if err != nil {
 			break // the first pass already reported how the file ends
 		}
-		n++
+		n = max(n+1, f.Number) // sk may skip frames
 		if f.Number == 0 {
 			f.Number = n
 		}

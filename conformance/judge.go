@@ -40,6 +40,9 @@ type Options struct {
 	// report (Capture.SHA256). It reads the file once more, at about the
 	// CPU cost of judging it, so it is asked for, not done by default.
 	CaptureSHA256 bool
+	// marks, set by JudgeFile, remembers places in the capture for its
+	// second pass.
+	marks *marks
 	// Jobs is the number of workers judging the capture's connections in
 	// parallel, sharded by node pair; 0 or 1 judges on the calling
 	// goroutine. The report is the same for any number.
@@ -164,7 +167,8 @@ func judgeSequential(r *pcap.Reader, name string, opts Options, p *PICS) (*engin
 			opts.Progress(e.frames)
 		}
 	}
-	for {
+	for read := 0; ; read++ {
+		opts.marks.note(r, read)
 		err := r.Next(&f)
 		if err == io.EOF {
 			break
@@ -200,6 +204,9 @@ func JudgeFile(name string, opts Options) (*Report, error) {
 		return nil, &CaptureError{File: name, Err: err}
 	}
 	defer r.Close()
+	if r.Retain() {
+		opts.marks = &marks{stride: markStride}
+	}
 	rep, err := Judge(r, name, opts)
 	if err != nil {
 		return nil, err
@@ -230,7 +237,11 @@ func JudgeFile(name string, opts Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	if err := enrich(rep, r2, p.Codec(), p.EVModeValue(), w, ifaces); err != nil {
+	var sk *seeker
+	if w == nil {
+		sk = newSeeker(opts.marks, evidenceFrames(rep))
+	}
+	if err := enrich(rep, r2, p.Codec(), p.EVModeValue(), w, ifaces, sk); err != nil {
 		return nil, err
 	}
 	return rep, nil

@@ -3,10 +3,13 @@ package conformance
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/openmrc/mrc/pcap"
 )
@@ -85,5 +88,37 @@ func TestJudgeFileCutWhileRead(t *testing.T) {
 		if !errors.As(err, &ce) || !errors.Is(err, errFileChanged) {
 			t.Errorf("jobs=%d: error %v, want a CaptureError for the file changed", jobs, err)
 		}
+	}
+}
+
+// TestEnrichSeeks: the second pass of JudgeFile goes from mark to mark
+// to the frames the evidence names (a mapped capture, no annotated copy);
+// the frames it describes are those a full second pass describes, with
+// the marks thinned out many times over.
+func TestEnrichSeeks(t *testing.T) {
+	defer func(m, s int) { maxMarks, markStride = m, s }(maxMarks, markStride)
+	maxMarks, markStride = 8, 1
+	seeks := 0
+	for _, c := range goldenCaptures(t) {
+		if strings.HasSuffix(c, ".gz") {
+			continue
+		}
+		full, err := JudgeFile(c, Options{Today: testDay, Annotate: io.Discard})
+		if err != nil {
+			continue
+		}
+		marked, err := JudgeFile(c, Options{Today: testDay})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(full.Frames, marked.Frames); diff != "" {
+			t.Errorf("%s: frames described (-full pass +seeking):\n%s", c, diff)
+		}
+		if len(full.Frames) > 0 && full.Frames[len(full.Frames)-1].Number > 2*len(full.Frames) {
+			seeks++
+		}
+	}
+	if seeks < 5 {
+		t.Errorf("only %d captures leave frames to skip", seeks)
 	}
 }

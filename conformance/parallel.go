@@ -457,7 +457,8 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 	// workers' engines are theirs.
 	m := merger{arrival: newEngine(p).arrivesAtPoint, stable: stable}
 	var ifaces ifaceTable
-	for {
+	for read := 0; ; read++ {
+		opts.marks.note(r, read)
 		err := r.Next(&f)
 		if err == io.EOF {
 			break

@@ -176,3 +176,57 @@ func residentOf(t *testing.T, path string) int {
 	}
 	return total
 }
+
+// TestReaderSeek: marks taken while one Reader reads a mapped file take
+// another Reader over the same file straight to those frames, numbered as
+// in order; a stream cannot seek, nor a Reader that has not read the
+// section's interfaces yet.
+func TestReaderSeek(t *testing.T) {
+	path := filepath.Join("testdata", "valid.pcapng")
+	all := mustRead(t, corpusFile(t, "valid.pcapng"))
+	r, err := pcap.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var marks []pcap.Mark
+	var f pcap.Frame
+	for {
+		marks = append(marks, r.Mark())
+		if r.Next(&f) != nil {
+			break
+		}
+	}
+	r2, err := pcap.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	if r2.Seek(marks[3]) {
+		t.Error("a Reader that has read no section header seeks")
+	}
+	if err := r2.Next(&f); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{len(all) - 1, 5, 17, len(all) / 2} {
+		if !r2.Seek(marks[k]) {
+			t.Fatalf("no seek to the mark before frame %d", k+1)
+		}
+		if marks[k].Frames() != k {
+			t.Errorf("mark %d counts %d frames before it", k, marks[k].Frames())
+		}
+		if err := r2.Next(&f); err != nil {
+			t.Fatal(err)
+		}
+		if f.Number != k+1 || !bytes.Equal(f.Data, all[k].Data) || !f.Timestamp.Equal(all[k].Timestamp) {
+			t.Errorf("after the seek to frame %d: frame %d of %d bytes", k+1, f.Number, len(f.Data))
+		}
+	}
+	s := mustNewReader(t, corpusFile(t, "valid.pcapng"))
+	if err := s.Next(&f); err != nil {
+		t.Fatal(err)
+	}
+	if s.Seek(marks[5]) {
+		t.Error("a stream seeks")
+	}
+}

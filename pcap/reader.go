@@ -341,6 +341,36 @@ func (r *Reader) Retain() bool {
 	return r.retain
 }
 
+// A Mark is a place in a capture file: where the Reader's next frame
+// starts (Reader.Mark), to come back to with Seek.
+type Mark struct {
+	off             int64
+	frames          int // frames read before it
+	section, ifaces int
+}
+
+// Frames returns the number of frames before the mark: the next frame
+// read there is numbered Frames()+1.
+func (m Mark) Frames() int { return m.frames }
+
+// Mark returns the place of the frame Next reads next.
+func (r *Reader) Mark() Mark {
+	return Mark{off: r.base + int64(r.r), frames: r.frameNo, section: r.section, ifaces: len(r.ifaces)}
+}
+
+// Seek moves a mapped Reader to m, a Mark of this Reader or of another
+// over the same file, and reports whether it did: it does not for a
+// stream, nor when the Reader is in another section than m, or has not
+// read the interfaces declared before m (read a frame of the section
+// first). The frames after m are numbered on from m.
+func (r *Reader) Seek(m Mark) bool {
+	if !r.mapped || m.section != r.section || m.ifaces > len(r.ifaces) || m.off < 0 || m.off > int64(len(r.buf)) {
+		return false
+	}
+	r.r, r.frameNo = int(m.off), m.frames
+	return true
+}
+
 // Faulted reports whether a memory fault at addr (a runtime.Error's Addr,
 // with debug.SetPanicOnFault) lies in the Reader's mapped file: the file
 // was cut short while it was read.
