@@ -198,7 +198,7 @@ func checkCaseNames(cases []Case) error {
 		}
 	}
 	seen := map[string]bool{}
-	for i, n := range caseNames {
+	for i, n := range caseNames[:numCases] {
 		if !want[n] || seen[n] {
 			return &CatalogError{Case: n, Msg: fmt.Sprintf("caseID %d names no passive case, or one named twice", i)}
 		}

@@ -23,10 +23,10 @@ type reqID string
 // order. A hook reads the model; the state a check keeps of its own is
 // documented with it and bounded.
 //
-// Adding a passive case is: a caseID below, its catalog entry in cases.go
-// and one check value in the checks file of its area (checks_*.go).
-// checkChecks (at start-up) and TestEveryPassiveCaseHasOneCheck fail when
-// the three disagree.
+// Adding a passive case is its catalog entry in cases.go and, in the checks
+// file of its area (checks_*.go), its caseID (a passiveCase variable) and
+// its check value. checkChecks (at start-up) and
+// TestEveryPassiveCaseHasOneCheck fail when they disagree.
 type check struct {
 	cs    caseID
 	reqs  []reqID // the requirements the check's findings cite
@@ -60,12 +60,38 @@ type check struct {
 	finishPoint func(e *engine, pt *point)
 }
 
+// caseID is a passive case of the catalog, as the checks record it: a
+// typed index, so that an observation costs no string hashing. Each
+// checks_*.go file declares the caseIDs of its checks with passiveCase;
+// checkCaseNames checks the names against the catalog.
+type caseID uint8
+
+// maxCases bounds the passive cases (the observation rows are arrays).
+const maxCases = 96
+
+var (
+	caseNames [maxCases]string // the catalog IDs of the passive cases, by caseID
+	numCases  caseID           // the passive cases declared
+)
+
+// passiveCase declares the caseID of a passive case (package variable
+// initialisation, in file order).
+func passiveCase(name string) caseID {
+	if numCases >= maxCases {
+		panic("conformance: more than maxCases passive cases")
+	}
+	c := numCases
+	caseNames[c] = name
+	numCases++
+	return c
+}
+
 func (c caseID) String() string { return caseNames[c] }
 
 // checks are the passive checks by case; hooks, the checks of each hook in
 // registration order.
 var (
-	checks [numCases]*check
+	checks [maxCases]*check
 	hooks  struct {
 		frame, sent, msg, arrived, feedback, answer, probe, endpoint, event, finish, finishPoint []*check
 	}
@@ -109,7 +135,7 @@ func checkChecks(cases []Case) error {
 	if checksErr != nil {
 		return checksErr
 	}
-	for cs, c := range checks {
+	for cs, c := range checks[:numCases] {
 		if c == nil {
 			return &CatalogError{Case: caseID(cs).String(), Msg: "a passive case with no check: the judge records nothing for it"}
 		}

@@ -6,6 +6,13 @@ import (
 	"github.com/openmrc/mrc/wire"
 )
 
+// The cases of this file's checks (their catalog entries are in cases.go).
+var (
+	cWireEP   = passiveCase("MRC-WIRE-EP-001")
+	cEPAnswer = passiveCase("MRC-EP-GEN-001")
+	cPSU      = passiveCase("MRC-EP-PSU-001")
+)
+
 // The checks of endpoint operations (QP 0x2): their headers, their
 // answers, and the port status updates they carry.
 func init() {

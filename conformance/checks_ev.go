@@ -2,6 +2,18 @@ package conformance
 
 import "fmt"
 
+// The cases of this file's checks (their catalog entries are in cases.go).
+var (
+	cEVReflect = passiveCase("MRC-WIRE-EV-002")
+	cFatal     = passiveCase("MRC-LR-NACK-003")
+	cWIMMReq   = passiveCase("MRC-WIMM-REQ-001")
+	cEVBad     = passiveCase("MRC-EV-BAD-001")
+	cEVTimeout = passiveCase("MRC-EV-BAD-002")
+	cProbePace = passiveCase("MRC-EV-PRB-001")
+	cEcho      = passiveCase("MRC-WIRE-EV-003")
+	cRevPlane  = passiveCase("MRC-EV-REV-001")
+)
+
 // The checks of EVs and paths: retired EVs carry no data, probes on them
 // are paced, echo values keep their path, feedback reflects its trigger's
 // EV and plane.

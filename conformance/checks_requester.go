@@ -6,6 +6,23 @@ import (
 	"github.com/openmrc/mrc/wire"
 )
 
+// The cases of this file's checks (their catalog entries are in cases.go).
+var (
+	cPSN       = passiveCase("MRC-REQ-PSN-001")
+	cRtxSame   = passiveCase("MRC-REQ-PSN-002")
+	cRtxAcked  = passiveCase("MRC-LR-RTX-001")
+	cRtxWhy    = passiveCase("MRC-LR-RTX-002")
+	cRtxFlag   = passiveCase("MRC-LR-RTX-003")
+	cNackEV    = passiveCase("MRC-LR-NACK-001")
+	cNackHold  = passiveCase("MRC-LR-NACK-002")
+	cNackRecov = passiveCase("MRC-LR-NACK-004")
+	cRetryLim  = passiveCase("MRC-LR-TMR-001")
+	cMPR       = passiveCase("MRC-MPR-WIN-001")
+	cTSETHAll  = passiveCase("MRC-REQ-HDR-001")
+	cRtxOrder  = passiveCase("MRC-LR-RTX-004")
+	cRtxFirst  = passiveCase("MRC-REQ-TX-001")
+)
+
 // The requester's checks: what it sends and resends, judged against the
 // PSN window and the loss signals that reached it.
 func init() {

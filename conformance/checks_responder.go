@@ -7,6 +7,22 @@ import (
 	"github.com/openmrc/mrc/wire"
 )
 
+// The cases of this file's checks (their catalog entries are in cases.go).
+var (
+	cClaims    = passiveCase("MRC-RSP-SACK-001")
+	cCurrent   = passiveCase("MRC-RSP-SACK-002")
+	cTrigger   = passiveCase("MRC-RSP-SACK-003")
+	cMVerdict  = passiveCase("MRC-RSP-SACK-004")
+	cCounters  = passiveCase("MRC-RSP-SACK-005")
+	cImmediate = passiveCase("MRC-RSP-SACK-006")
+	cTrimNACK  = passiveCase("MRC-RSP-NACK-001")
+	cNoTrimNak = passiveCase("MRC-RSP-NACK-002")
+	cOOR       = passiveCase("MRC-RSP-NACK-003")
+	cACK       = passiveCase("MRC-RSP-ACK-001")
+	cProbeAns  = passiveCase("MRC-RSP-PRB-001")
+	cWIMMRsp   = passiveCase("MRC-WIMM-RSP-001")
+)
+
 // The responder's checks: what its SACKs, NACKs and ACKs claim and answer,
 // judged against the arrivals the capture shows.
 func init() {

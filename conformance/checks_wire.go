@@ -7,6 +7,36 @@ import (
 	"github.com/openmrc/mrc/wire"
 )
 
+// The cases of this file's checks (their catalog entries are in cases.go).
+var (
+	cWireENC   = passiveCase("MRC-WIRE-ENC-001")
+	cWireUDP   = passiveCase("MRC-WIRE-UDP-001")
+	cWireICRC  = passiveCase("MRC-WIRE-ICRC-001")
+	cWireGEN   = passiveCase("MRC-WIRE-GEN-001")
+	cWireBTH1  = passiveCase("MRC-WIRE-BTH-001")
+	cWireBTH2  = passiveCase("MRC-WIRE-BTH-002")
+	cWireBTH3  = passiveCase("MRC-WIRE-BTH-003")
+	cWireBTH4  = passiveCase("MRC-WIRE-BTH-004")
+	cWireFlags = passiveCase("MRC-WIRE-BTH-005")
+	cWirePKey  = passiveCase("MRC-WIRE-BTH-006")
+	cWireOP    = passiveCase("MRC-WIRE-OP-001")
+	cWirePAY   = passiveCase("MRC-WIRE-PAY-001")
+	cWireMSG   = passiveCase("MRC-WIRE-MSG-001")
+	cWireMETH  = passiveCase("MRC-WIRE-METH-001")
+	cWIMMOrd   = passiveCase("MRC-WIMM-ORD-001")
+	cWireTSETH = passiveCase("MRC-WIRE-TSETH-001")
+	cWireAETH  = passiveCase("MRC-WIRE-AETH-001")
+	cWireSETH  = passiveCase("MRC-WIRE-SETH-001")
+	cWireDCID  = passiveCase("MRC-WIRE-SETH-002")
+	cWireNETH  = passiveCase("MRC-WIRE-NETH-001")
+	cWirePETH  = passiveCase("MRC-WIRE-PETH-001")
+	cDSCP      = passiveCase("MRC-WIRE-DSCP-001")
+	cECN       = passiveCase("MRC-WIRE-DSCP-002")
+	cDSCPSRv6  = passiveCase("MRC-WIRE-DSCP-003")
+	cDSCPTrim  = passiveCase("MRC-WIRE-DSCP-004")
+	cEVEnc     = passiveCase("MRC-WIRE-EV-001")
+)
+
 // frameCtx is what the frame hook of a check sees: a decoded frame with a
 // good ICRC (or trimmed), judged as its sender sent it.
 type frameCtx struct {

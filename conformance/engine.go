@@ -51,7 +51,7 @@ type obsKey struct {
 
 // obsRow holds the observations of every case about one node at one
 // capture point.
-type obsRow [numCases]obsCount
+type obsRow [maxCases]obsCount
 
 // rowCache remembers the rows of the last nodes judged, so that the
 // observations of one frame cost no map lookup.
