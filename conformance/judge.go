@@ -3,7 +3,6 @@ package conformance
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -87,16 +86,13 @@ func (e *InternalError) Error() string {
 	return fmt.Sprintf("conformance: internal error: %v\n%s", e.Value, e.Stack)
 }
 
-// errFileChanged is the error of a capture file whose mapping faulted.
-var errFileChanged = errors.New("the file changed while it was read (truncated?)")
-
 // panicError is the error of a recovered panic: a CaptureError for a
 // memory fault in r's mapped file (truncated while read), an
 // InternalError otherwise.
 func panicError(v any, name string, r *pcap.Reader) error {
 	if f, ok := v.(interface{ Addr() uintptr }); ok {
 		if _, rt := v.(runtime.Error); rt && r.Faulted(f.Addr()) {
-			return &CaptureError{File: name, Err: errFileChanged}
+			return &CaptureError{File: name, Err: pcap.ErrFileChanged}
 		}
 	}
 	return &InternalError{Value: v, Stack: string(debug.Stack())}

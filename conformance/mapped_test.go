@@ -85,7 +85,7 @@ func TestJudgeFileCutWhileRead(t *testing.T) {
 		_, err = Judge(r, path, Options{Today: testDay, Jobs: jobs})
 		r.Close()
 		var ce *CaptureError
-		if !errors.As(err, &ce) || !errors.Is(err, errFileChanged) {
+		if !errors.As(err, &ce) || !errors.Is(err, pcap.ErrFileChanged) {
 			t.Errorf("jobs=%d: error %v, want a CaptureError for the file changed", jobs, err)
 		}
 	}

@@ -230,3 +230,32 @@ func TestReaderSeek(t *testing.T) {
 		t.Error("a stream seeks")
 	}
 }
+
+// TestEachFileCut: a mapped capture truncated after Open ends Each with
+// ErrFileChanged, not a crash.
+func TestEachFileCut(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cut.pcapng")
+	data := corpusFile(t, "valid.pcapng")
+	for len(data) < 64<<10 {
+		data = append(data, data...) // more sections: still a valid capture
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := pcap.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if !r.Retain() {
+		t.Fatal("the file is not mapped")
+	}
+	if err := os.Truncate(path, 4096); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	err = (&pcap.Decoder{}).Each(r, func(*pcap.Record) error { n++; return nil })
+	if !errors.Is(err, pcap.ErrFileChanged) || n == 0 {
+		t.Errorf("Each: %v after %d frames, want ErrFileChanged after some", err, n)
+	}
+}

@@ -47,6 +47,10 @@ const MaxBlockLen = 4 << 20
 // neither a pcap, a pcapng nor a gzip magic number.
 var ErrUnknownFormat = errors.New("pcap: not a pcap, pcapng or gzip file")
 
+// ErrFileChanged reports a capture file that was cut short while a mapped
+// Reader read it (Decoder.Each; the judge reports it too).
+var ErrFileChanged = errors.New("pcap: the file changed while it was read (truncated?)")
+
 // errIsDir is Open's error for a directory (a read would say less).
 var errIsDir = errors.New("is a directory, not a capture file")
 
