@@ -41,6 +41,7 @@ type Bounds struct {
 	DynMPR     int // a responder changes its dynamic MPR (MPR-DYN-2); needs Config.DynamicMPR
 	Penalty    int // a responder's host backpressure (rcv_cwnd_pen, restore) changes (CC-RSP-3)
 	Injects    int // packets the adversarial requester sends (Config.Adversary)
+	Drains     int // the application moves a sending QP from RTS to SQD (sqd.go)
 	// MaxBag is a state constraint: states with more packets in flight are
 	// checked but not expanded; 0 means no constraint.
 	MaxBag int

@@ -43,7 +43,7 @@ var Invariants = []string{
 	InvEVTransitionsAllowed, InvCompletionOnlyAfterPlacement, InvWriteIMMExactlyOnceInOrder,
 	InvSendCompletionsInOrder, InvNACKedPSNQueued, InvRetryBudget, InvWindowRespected, InvAckSound, InvWriteIMMLimit,
 	InvInflightAccounting, InvProbeRestoresEV, InvResourceHoldOff, InvMemoryMatchesWrites, InvErrorJustified,
-	InvWindowAtReceiver, InvResponderWindow, InvRTOBackoff, InvProgress,
+	InvWindowAtReceiver, InvResponderWindow, InvRTOBackoff, InvSQDrained, InvProgress,
 }
 
 type violations struct {
@@ -145,6 +145,7 @@ func (c *checker) check(pre, post *world) *violations {
 	}
 	c.checkReceiverWindow(v, pre, post)
 	c.checkEVEvents(v, post)
+	c.checkSQD(v, post)
 	return v
 }
 
@@ -313,7 +314,7 @@ func (c *checker) imms(s int) []msgInfo {
 // (it waits for the controller) (QP-ST-10, CMP-SND-1, WIMM-RSP-1):
 // otherwise the QPs hang silently.
 func (c *checker) progress(w *world) *violations {
-	if len(w.net) != 0 || deadline(w) != sm.Never || w.down != 0 || c.done(w) {
+	if len(w.net) != 0 || deadline(w) != sm.Never || w.down != 0 || c.done(w) || draining(w) {
 		return nil
 	}
 	for s := range 2 {
@@ -343,7 +344,7 @@ func (c *checker) progress(w *world) *violations {
 // resource NACK holds it back base_rtt (LR-NACK-2).
 func (c *checker) nackDelivered(s int, q0 *sm.QP, g *ghost) {
 	k := c.log.pkt
-	if k == nil || k.to() != s || k.op() != wire.OpNACK || q0.State() != sm.StateRTS {
+	if k == nil || k.to() != s || k.op() != wire.OpNACK || !sending(q0) {
 		return
 	}
 	n := &k.p.NETH
@@ -452,7 +453,7 @@ func (c *checker) due(g *ghost, p uint32) sm.Time {
 func (c *checker) timeoutsDue(s int, pre, post *world) uint32 {
 	q0 := pre.qp[s]
 	pg, g := &pre.g[s], &post.g[s]
-	if c.log.act.kind != actTimer || q0.State() != sm.StateRTS {
+	if c.log.act.kind != actTimer || !sending(q0) {
 		return 0
 	}
 	var due uint32

@@ -160,7 +160,7 @@ func describeBounds(c Config) string {
 	}{{b.Drops, "drop"}, {b.Dups, "dup"}, {b.Trims, "trim"}, {b.CEs, "CE"}, {b.NetFaults, "faults total"},
 		{b.PathFails, "path fail"}, {b.Timers, "timer"}, {b.Ticks, "tick"}, {b.PortFlaps, "port flap"}, {b.Controller, "ctl"},
 		{b.Modify, "modify-to-error"}, {b.Resource, "resource change"}, {b.DynMPR, "dynamic-MPR change"},
-		{b.Penalty, "penalty change"}, {b.Injects, "injected packets"}} {
+		{b.Penalty, "penalty change"}, {b.Injects, "injected packets"}, {b.Drains, "drain"}} {
 		if x.n > 0 {
 			p = append(p, fmt.Sprintf("%d %s", x.n, x.name))
 		}

@@ -25,7 +25,7 @@ func (c *checker) checkOwed(v *violations, s int, q1 *sm.QP, g *ghost) {
 			}
 		}
 	}
-	rts := q1.State() == sm.StateRTS
+	rts := sending(q1)
 	for p := uint32(0); p < maxPSNs; p++ {
 		if g.owed&(1<<p) == 0 {
 			continue

@@ -40,12 +40,12 @@ func (c *checker) checkSide(v *violations, s int, pre, post *world) {
 	c.checkEVStates(v, x)
 	c.errorJustified(v, s, x.q0, x.q1, x.g)
 	c.checkCompletions(v, s, post)
-	if x.q0.State() != sm.StateRTS || len(c.msgs[s]) == 0 {
+	if !sending(x.q0) || len(c.msgs[s]) == 0 {
 		return
 	}
 	c.checkQueues(v, x)
 	c.checkRetryBudget(v, x)
-	if x.q1.State() == sm.StateRTS {
+	if sending(x.q1) {
 		c.checkWindowAndAcks(v, x)
 	}
 }
@@ -220,7 +220,7 @@ func (c *checker) dataSent(v *violations, x *sideStep, e sm.Event) {
 func (c *checker) checkTimersFired(v *violations, x *sideStep) {
 	pg := x.pg
 	for p := range uint32(maxPSNs) {
-		if x.due&(1<<p) != 0 && x.q1.State() == sm.StateRTS && x.q1.PSNStateOf(c.abs(p)) == sm.PSNInFlight {
+		if x.due&(1<<p) != 0 && sending(x.q1) && x.q1.PSNStateOf(c.abs(p)) == sm.PSNInFlight {
 			v.add(InvRTOBackoff, "%s: the timer of psn %d expired at %s (sent at %s, RTO T×2^%d), but it is still in flight "+
 				"without a timeout", side[x.s], c.abs(p), fmtTime(c.due(pg, p)), fmtTime(pg.sentAt[p]), pg.rto[p]-1)
 		}
@@ -239,7 +239,7 @@ func (c *checker) checkEVStates(v *violations, x *sideStep) {
 		if i >= len(x.mustBe) {
 			continue
 		}
-		if m := x.mustBe[i]; m != sm.EVUnknown && e.State != m && x.q1.State() == sm.StateRTS {
+		if m := x.mustBe[i]; m != sm.EVUnknown && e.State != m && sending(x.q1) {
 			v.add(InvProbeRestoresEV, "%s EV %#x is %s after %d probe answer(s) with m = %s; it must be %s", side[s], e.Value,
 				e.State, x.g.probeRun[i], map[sm.EVState]string{sm.EVGood: "NONE", sm.EVSkip: "SKIP_ONCE"}[m], m)
 		}
@@ -305,7 +305,7 @@ func (c *checker) checkRecvCompletion(v *violations, s int, gr *ghost, cp sm.Com
 // acknowledged, and the retry count's reset when una advances (LR-TMR-6).
 func (c *checker) checkQueues(v *violations, x *sideStep) {
 	s, q1, g := x.s, x.q1, x.g
-	rts := q1.State() == sm.StateRTS
+	rts := sending(q1)
 	for p := uint32(0); p < maxPSNs; p++ {
 		ps := q1.PSNStateOf(c.abs(p))
 		if !rts || ps == sm.PSNNotOutstanding || ps == sm.PSNSACKed {
@@ -342,7 +342,7 @@ func (c *checker) checkQueues(v *violations, x *sideStep) {
 // counter against the retry events the checker counted.
 func (c *checker) checkRetryBudget(v *violations, x *sideStep) {
 	s, q1, g := x.s, x.q1, x.g
-	rts := q1.State() == sm.StateRTS
+	rts := sending(q1)
 	switch {
 	case rts && q1.Retries() != int(g.retries):
 		v.add(InvRetryBudget, "%s retry counter is %d, but %d retry events happened since una last advanced", side[s],

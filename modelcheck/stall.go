@@ -23,7 +23,7 @@ import (
 // that is still queued has no EV to go on.
 func (c *checker) waiting(w *world, s int) (uint32, bool) {
 	q, g := w.qp[s], &w.g[s]
-	if q.State() != sm.StateRTS {
+	if !sending(q) {
 		return 0, false
 	}
 	una := wire.PSNAdd(q.CumulativeACK(), 1)
@@ -60,7 +60,7 @@ func (c *checker) stallExpiry(s int, pre, post *world, due uint32) (uint32, bool
 	pg, g := &pre.g[s], &post.g[s]
 	q0 := pre.qp[s]
 	c.stallFired[s] = false
-	if c.log.act.kind != actTimer || pg.stallAt == 0 || pg.stallAt > post.now || q0.State() != sm.StateRTS {
+	if c.log.act.kind != actTimer || pg.stallAt == 0 || pg.stallAt > post.now || !sending(q0) {
 		return 0, false
 	}
 	if c.limit >= 0 && int(g.retries) > c.limit {
@@ -127,7 +127,7 @@ func (c *checker) rearmStall(s int, post *world, fired bool) {
 // (dynamic MPR, MPR-DYN-3): the requester's effective window from then on.
 func (c *checker) sackWindow(s int, q0 *sm.QP, g *ghost) {
 	k := c.log.pkt
-	if !c.cfg.DynamicMPR || k == nil || k.to() != s || k.op() != wire.OpSACK || q0.State() != sm.StateRTS {
+	if !c.cfg.DynamicMPR || k == nil || k.to() != s || k.op() != wire.OpSACK || !sending(q0) {
 		return
 	}
 	if m := k.p.SETH.MPR; m != 0 {

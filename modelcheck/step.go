@@ -36,10 +36,11 @@ const (
 	actWait                    // scenarios only: time advances by dt (packets in flight meanwhile)
 	actPenalty                 // QP side's responder sets rcv_cwnd_pen arg&0x7F and the restore flag arg>>7
 	actInject                  // the adversarial requester (Config.Adversary) sends PSN idx to B
+	actSQD                     // QP side moves to SQD or back to RTS (sqd.go)
 )
 
 var actNames = [...]string{"post", "deliver", "drop", "dup", "trim", "trim-lasthop", "ce-mark", "path-fail", "timer",
-	"tick", "port", "controller", "modify-to-error", "resource", "dynamic-mpr", "wait", "receive-penalty", "inject"}
+	"tick", "port", "controller", "modify-to-error", "resource", "dynamic-mpr", "wait", "receive-penalty", "inject", "sq-drain"}
 
 // action is one transition; it is replayable: applied to the same world it
 // gives the same successor.
@@ -354,7 +355,7 @@ func (c *checker) controlActions(w *world, dst []action) []action {
 			}
 		}
 	}
-	return dst
+	return c.sqdActions(w, dst)
 }
 
 // apply returns the successor of w under a; c.log describes the step.
@@ -526,6 +527,8 @@ func (c *checker) applyControl(nw *world, a action) error {
 			return err
 		}
 		c.collect(nw, s)
+	case actSQD:
+		return c.applySQD(nw, a)
 	}
 	return nil
 }
@@ -704,6 +707,8 @@ func (c *checker) describe(pre *world, a action, post *world) []string {
 		head += fmt.Sprintf(" %dns", a.dt)
 	case actInject:
 		head += fmt.Sprintf(" A>B psn=%d (adversarial requester)", a.idx)
+	case actSQD:
+		head += " " + describeSQD(a)
 	case actPenalty:
 		head += fmt.Sprintf(" %s rcv_cwnd_pen %d restore %v", side[a.side], a.arg&0x7F, a.arg&0x80 != 0)
 	}

@@ -123,4 +123,15 @@ var (
 	// PSN's retransmission: the PSN counts as in flight again, its timer
 	// armed, and nothing is sent (breaks LR-SM-3, LR-RTX-1).
 	FaultStallDequeues = NewFault("stall-dequeues", "takes a stall timer's expiry for the waiting PSN's retransmission")
+	// FaultSQDrainedEarly raises IBV_EVENT_SQ_DRAINED once the started
+	// message is sent, before its packets are acknowledged (breaks
+	// QP-ST-12, CTL-AEV-6).
+	FaultSQDrainedEarly = NewFault("sq-drained-early", "raises SQ_DRAINED once the started message is sent, before it is acknowledged")
+	// FaultSQDStartsNew starts new messages in SQD as in RTS (breaks
+	// QP-ST-12).
+	FaultSQDStartsNew = NewFault("sqd-starts-new", "starts new messages in SQD as in RTS")
+	// FaultSQDrainedAtMoveOnly raises IBV_EVENT_SQ_DRAINED only when the
+	// QP is drained at the move to SQD, not when it drains later (breaks
+	// CTL-AEV-6).
+	FaultSQDrainedAtMoveOnly = NewFault("sq-drained-at-move-only", "raises SQ_DRAINED only when the QP is drained at the move to SQD")
 )

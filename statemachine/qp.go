@@ -362,7 +362,7 @@ func (q *QP) responding() bool { return q.state == StateRTR || q.sending() }
 // (QP-ST-12, CTL-AEV-6).
 func (q *QP) checkDrained() {
 	r := &q.req
-	if q.state != StateSQD || q.drained || r.sendOff != 0 || r.outstanding() != 0 {
+	if q.state != StateSQD || q.drained || r.sendOff != 0 || r.outstanding() != 0 && !q.st.seeded(FaultSQDrainedEarly) {
 		return
 	}
 	q.drained = true

@@ -242,14 +242,16 @@ func (q *QP) pump() {
 	}
 	r.endStall(q.st.seeded(FaultStallTimerKept))
 	for r.sendIdx < r.sqLen {
-		if q.state == StateSQD && r.sendOff == 0 {
+		if q.state == StateSQD && r.sendOff == 0 && !q.st.seeded(FaultSQDStartsNew) {
 			break // SQD starts no new message (QP-ST-12)
 		}
 		if !q.sendNew() {
 			return
 		}
 	}
-	q.checkDrained()
+	if !q.st.seeded(FaultSQDrainedAtMoveOnly) {
+		q.checkDrained()
+	}
 }
 
 // inWindow is the MPR test of MPR-WIN-1: (p − una) mod 2^24 in 1..W with

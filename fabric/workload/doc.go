@@ -20,7 +20,10 @@
 //   - EV states change only as the path-state table allows, data leaves
 //     only on GOOD EVs of planes that are up, and a retransmission never
 //     uses the EV its NACK named (EV-ST-1 to EV-ST-13);
-//   - no QP enters ERROR (no connection loss).
+//   - no QP enters ERROR (no connection loss);
+//   - while Drain holds a requester in SQD no work request of it starts,
+//     and IBV_EVENT_SQ_DRAINED comes once, in the step in which every one
+//     that had started has completed (QP-ST-12, CTL-AEV-6).
 //
 // Violations are collected (Violations) with the requirement each breaks.
 // With Options.History set, the harness also records a linearize.History:

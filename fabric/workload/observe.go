@@ -34,6 +34,9 @@ func (h *Harness) Observe(now Time, id fabric.EndpointID, out *sm.Output) {
 		if r.steps++; h.opt.BoundsEvery <= 1 || r.steps%h.opt.BoundsEvery == 0 {
 			h.bounds(r)
 		}
+		if r.requester {
+			h.drainObserve(id, r, out)
+		}
 	}
 }
 

@@ -120,6 +120,7 @@ type Conn struct {
 	Posted, Completed, Failed uint64
 	rr                        int
 	stream                    *stream
+	sqDrained                 int // SQ_DRAINED events of its requester QPs (drain.go)
 }
 
 // ref is what the harness keeps per endpoint.
@@ -141,6 +142,7 @@ type ref struct {
 	planeDown uint32
 	avoid     map[uint32]uint32
 	steps     int
+	drain     drainRec // requester: its SQ drains (drain.go)
 }
 
 // wrRec is a posted work request.
