@@ -119,10 +119,8 @@ type engine struct {
 	points   map[string]*point
 	nodes    map[nodePoint]*npStat
 	toNode   map[nodePoint]int // frames addressed to a node, per point
-	lastNode struct {          // the nodes entry countNode updated last
-		k  nodePoint
-		st *npStat
-	}
+	lastNode [2]nodeStat       // the nodes entries countNode updated last
+	toPend   [2]toCount        // toNode counts not yet added (countTo)
 	notes    []string
 	noteOrd  []uint64 // ord of each note
 	noteSeen map[string]bool
@@ -612,17 +610,22 @@ func (e *engine) badICRC(pt *point, src, dst string, r *pcap.Record) {
 // countNode records that node sent a frame at pt (and dst was sent one),
 // for choosing the point nearest each node.
 func (e *engine) countNode(pt *point, src, dst string, p *wire.Packet) {
-	if len(e.nodes) >= MaxNodes*MaxPoints || len(e.toNode) >= MaxNodes*MaxPoints {
+	if len(e.nodes) >= MaxNodes*MaxPoints || len(e.toNode)+e.toPendNew() >= MaxNodes*MaxPoints {
 		return
 	}
 	k := nodePoint{src, pt.name}
-	st := e.lastNode.st
-	if st == nil || e.lastNode.k != k {
+	var st *npStat
+	switch c := &e.lastNode; {
+	case c[0].st != nil && c[0].k == k:
+		st = c[0].st
+	case c[1].st != nil && c[1].k == k:
+		st = c[1].st
+	default:
 		if st = e.nodes[k]; st == nil {
 			st = &npStat{firstNs: e.now}
 			e.nodes[k] = st
 		}
-		e.lastNode.k, e.lastNode.st = k, st
+		c[1], c[0] = c[0], nodeStat{k, st}
 	}
 	st.frames++
 	st.lastNs = e.now
@@ -630,8 +633,61 @@ func (e *engine) countNode(pt *point, src, dst string, p *wire.Packet) {
 		st.maxTTL = max(st.maxTTL, ttlOf(p))
 	}
 	if dst != "" {
-		e.toNode[nodePoint{dst, pt.name}]++
+		e.countTo(nodePoint{dst, pt.name})
 	}
+}
+
+// countTo counts a frame addressed to a node at a point: in one of two
+// pending counters (a connection's frames alternate between its two
+// nodes), added to toNode when evicted or flushed.
+func (e *engine) countTo(k nodePoint) {
+	c := &e.toPend
+	switch {
+	case c[0].n > 0 && c[0].k == k:
+		c[0].n++
+	case c[1].n > 0 && c[1].k == k:
+		c[1].n++
+	default:
+		e.flushTo(&c[1])
+		_, in := e.toNode[k]
+		c[1], c[0] = c[0], toCount{k: k, n: 1, inMap: in}
+	}
+}
+
+func (e *engine) flushTo(c *toCount) {
+	if c.n > 0 {
+		e.toNode[c.k] += c.n
+	}
+	*c = toCount{}
+}
+
+// flushToNode adds the pending counts to toNode; readers of toNode call it
+// first.
+func (e *engine) flushToNode() {
+	e.flushTo(&e.toPend[0])
+	e.flushTo(&e.toPend[1])
+}
+
+// toPendNew is the number of pending counts for nodes toNode lacks.
+func (e *engine) toPendNew() int {
+	n := 0
+	for _, c := range e.toPend {
+		if c.n > 0 && !c.inMap {
+			n++
+		}
+	}
+	return n
+}
+
+type nodeStat struct {
+	k  nodePoint
+	st *npStat
+}
+
+type toCount struct {
+	k     nodePoint
+	n     int
+	inMap bool
 }
 
 // caseFor maps a wire requirement reported by the codec to its case.
@@ -662,6 +718,7 @@ func wireCaseMap() map[string]caseID {
 // the point where its frames have the highest TTL (fewest hops from it);
 // then the earliest first frame; then the first name.
 func (e *engine) nearPoints() (map[string][]string, []PointNode) {
+	e.flushToNode()
 	out := map[string][]string{}
 	var how []PointNode
 	declared := map[string][]string{}

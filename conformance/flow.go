@@ -38,7 +38,9 @@ type point struct {
 	nonMonotonic bool
 	curPlane     int
 	curFlow      *flow
-	lastData     *flow // the flow dataFlow returned last
+	lastData     *flow  // the flow dataFlow returned last
+	atNode       string // the node capture.points places the point at ("" none)
+	atNodeSet    bool
 
 	flows map[flowKey]*flow
 	pairs map[[2]string][]*flow // (req, rsp) → flows
@@ -49,6 +51,15 @@ type point struct {
 
 func newPoint(name string) *point {
 	return &point{name: name, flows: map[flowKey]*flow{}, pairs: map[[2]string][]*flow{}, ep: map[epKey]*epReq{}, psu: map[[2]string]psuState{}}
+}
+
+// capNode returns the node the PICS's capture.points places the point at,
+// "" when none (looked up once).
+func (pt *point) capNode(p *PICS) string {
+	if !pt.atNodeSet {
+		pt.atNode, pt.atNodeSet = p.Capture.Points[pt.name], true
+	}
+	return pt.atNode
 }
 
 // knownQP reports whether some flow at this point uses QP number q.

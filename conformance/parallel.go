@@ -534,6 +534,7 @@ func mergeEngines(p *PICS, loc CaptureLocation, ws []*engine, frames, lastNo int
 				m.lastNs = max(m.lastNs, st.lastNs)
 			}
 		}
+		w.flushToNode()
 		for k, n := range w.toNode {
 			e.toNode[k] += n
 		}

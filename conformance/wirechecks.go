@@ -78,7 +78,7 @@ func (e *engine) wireChecks(pt *point, src string, r *pcap.Record) {
 	x := &e.fx
 	*x = frameCtx{pt: pt, src: src, r: r, p: p, op: op,
 		control:  op == wire.OpSACK || op == wire.OpNACK || op == wire.OpAcknowledge || op == wire.OpEndpointResp,
-		atSender: e.pics.Capture.Points[pt.name] == src}
+		atSender: pt.capNode(e.pics) == src}
 	for i, v := range r.Violations {
 		if dupViolation(r.Violations[:i], v.Req) {
 			continue // one finding per violated requirement and frame
