@@ -211,6 +211,10 @@ func (s *sharder) pair(src, dst netip.Addr) int {
 	return w
 }
 
+// workerHook, when set (by a benchmark), is called as each worker starts;
+// the function it returns, as the worker ends.
+var workerHook func() func()
+
 // maxAssigned bounds the node pairs given a worker in turn; further pairs
 // go by hash.
 const maxAssigned = 1 << 16
@@ -303,6 +307,9 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 					}
 				}
 			}()
+			if workerHook != nil {
+				defer workerHook()()
+			}
 			helper := pcap.Decoder{Codec: p.Codec(), EVMode: p.EVModeValue()}
 			for {
 				var b *batch

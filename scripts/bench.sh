@@ -5,7 +5,8 @@
 #   pcap       reading and decoding a pcapng through the library
 #   statemachine  back to back lossless and with 1 % loss (with a CPU
 #              profile of the lossy run), memory per QP
-#   judge      BenchmarkJudge, when the tree has it
+#   judge      BenchmarkJudge and BenchmarkJudgeJobs (one worker against two,
+#              in wall time and in each thread's CPU time), when the tree has them
 #   CPU time   mrc-conform judge (one worker), mrc-conform decode and
 #              tshark -T fields on the same simulator capture, as ratios
 #   jobs       wall time of mrc-conform judge --jobs 1 and --jobs 2 on the
@@ -125,7 +126,7 @@ fi
 # (grep reads all its input: grep -q would stop early and, with pipefail,
 # fail the pipeline.)
 if go test -list 'BenchmarkJudge$' ./conformance 2>/dev/null | grep '^BenchmarkJudge$' >/dev/null; then
-	bench judge.txt ./conformance 'Judge$' 3x
+	bench judge.txt ./conformance 'Judge$|JudgeJobs' 3x
 else
 	echo "BenchmarkJudge is not in this tree yet" >"$OUT/judge.txt"
 fi
