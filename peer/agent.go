@@ -33,6 +33,11 @@ type Config struct {
 	// Features are the PICS features hello declares; nil means
 	// DefaultFeatures.
 	Features []string
+	// ExplicitRange makes the device advertise and enforce
+	// MRC_CTL_OPT_CAP_EV_EXPLICIT_RANGE: an EXP profile's EV array is one
+	// contiguous range (CTL-OP-6; mrc-peer --explicit-range). Off, the
+	// reference takes any explicit EVs.
+	ExplicitRange bool
 	// Trace, when set, receives every statemachine event (mrc-peer
 	// --trace).
 	Trace func(statemachine.Event)
@@ -201,6 +206,9 @@ func (a *Agent) reset() error {
 	a.ep = ep
 	dev := statemachine.DefaultDeviceAttr(a.ports)
 	dev.EVMaxProfiles, dev.CCMaxProfiles = maxProfiles, maxProfiles
+	if a.cfg.ExplicitRange && !a.cfg.Faults.has(faultRangeUnchecked) {
+		dev.OptAttr |= statemachine.OptEVExplicitRange
+	}
 	if a.ctl, err = statemachine.NewController(dev, statemachine.CtlPolicy{}); err != nil {
 		return &ConfigError{err.Error()}
 	}

@@ -364,6 +364,9 @@ func (a *Agent) modifyCCProfileCtl(p *control.ModifyCCProfileParams) (any, error
 
 func (a *Agent) queryDeviceCtl() (any, error) {
 	d := a.ctl.QueryDevice()
+	if a.cfg.ExplicitRange || a.cfg.Faults.has(faultRangeUnchecked) {
+		d.OptAttr |= statemachine.OptEVExplicitRange // advertised, enforced unless the fault is seeded
+	}
 	return control.DeviceCtl{ProtocolVersion: d.ProtocolVersion, EVMaxFmtProfiles: d.EVMaxFmtProfiles, EVMaxProfiles: d.EVMaxProfiles,
 		EVMaxCount: d.EVMaxCount, EVFreeCount: d.EVFreeCount, EVMaxCountProfile: d.EVMaxCountProfile, EVCountAlign: d.EVCountAlign,
 		EVMaxWidth: d.EVMaxWidth, EVFmtModeMask: uint32(d.EVFmtModeMask), EVModeMask: uint32(d.EVModeMask),

@@ -46,6 +46,7 @@ var (
 	faultContextAnyVersion = sm.NewFault("context-any-version", "creates a context whatever API version it asks for")
 	faultChannelUnwired    = sm.NewFault("channel-unwired", "accepts a completion channel for a QP's CQ but raises its CQ events on the CQ alone, never through the channel")
 	faultNoSQDrained       = sm.NewFault("no-sq-drained", "raises no IBV_EVENT_SQ_DRAINED when a QP in SQD has drained its send queue")
+	faultRangeUnchecked    = sm.NewFault("ev-range-unchecked", "advertises MRC_CTL_OPT_CAP_EV_EXPLICIT_RANGE but takes explicit EVs off one range")
 )
 
 // Faults lists every fault the peer can seed (mrc-peer --fault), in the
@@ -59,7 +60,7 @@ var Faults = []sm.Faults{
 	faultIgnoreSkipOnce, faultSkipOnceRetires, faultIgnoreTrimEV, faultProbeSkipBad, faultNoReplacement,
 	faultReplaceEVNoop, faultGenRaw, faultIgnorePortAdmin, faultNoSolicited, faultNotifyAny, faultNoPortAsync,
 	faultBatchSorted, faultVersionSwap, faultVendorCfgDropped, faultAdjSvcTime, faultNoSRv6Encap,
-	faultNoCommEst, faultNoQPFatal, faultContextAnyVersion, faultChannelUnwired, faultNoSQDrained,
+	faultNoCommEst, faultNoQPFatal, faultContextAnyVersion, faultChannelUnwired, faultNoSQDrained, faultRangeUnchecked,
 }
 
 // FaultSet is a set of seeded faults; the zero value is a correct peer.

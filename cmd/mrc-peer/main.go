@@ -6,7 +6,7 @@
 //
 // Usage:
 //
-//	mrc-peer --control ADDR [--transport udp] [--listen HOST:PORT] [--planes N] [--ip ADDR] [--fault NAME]...
+//	mrc-peer --control ADDR [--transport udp] [--listen HOST:PORT] [--planes N] [--ip ADDR] [--explicit-range] [--fault NAME]...
 //	mrc-peer --control ADDR --transport afpacket --iface IF[,IF...] [--ip ADDR] [--fault NAME]...
 //	mrc-peer --version
 //
@@ -62,6 +62,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ifaces := fs.String("iface", "", "afpacket: interfaces, one per plane, comma-separated")
 	ipStr := fs.String("ip", "10.0.0.2", "the node's MRC address")
 	seed := fs.Uint64("seed", 1, "seed of the QPs' random choices")
+	explicitRange := fs.Bool("explicit-range", false, "the device advertises and enforces MRC_CTL_OPT_CAP_EV_EXPLICIT_RANGE (CTL-OP-6)")
 	var faults cli.List
 	fs.Var(&faults, "fault", "seed a known bug (repeatable): "+strings.Join(peer.FaultNames(), ", "))
 	fs.Usage = func() {
@@ -101,7 +102,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	defer conn.Close()
-	a, err := peer.New(peer.Config{MACs: conn.MACs(), IP: ip, Seed: *seed, Faults: fset, Profile: &prof,
+	a, err := peer.New(peer.Config{MACs: conn.MACs(), IP: ip, Seed: *seed, Faults: fset, Profile: &prof, ExplicitRange: *explicitRange,
 		Implementation: control.Implementation{Vendor: "openmrc", Model: "mrc-peer (reference)", Version: "statemachine",
 			Driver: *transport + " " + strings.Join(fset.Names(), ",")}})
 	if err != nil {

@@ -32,9 +32,10 @@ func init() {
 		Requirements: []string{"CTL-OP-3", "CTL-OP-1", "CTL-OP-2", "CTL-PRF-4"},
 		Level:        spec.Must,
 		Steps: []string{"Put EV Format profile 13 ONLINE: STEV, one 16-bit field.",
-			"Put EV profile 1 OFFLINE in EXP mode with four EVs per port, fill every unpopulated entry with REPLACE_EV (old set 0x51pn), and put it ONLINE.",
+			"Put EV profile 1 OFFLINE in EXP mode with four EVs per port, fill every unpopulated entry with REPLACE_EV (old set: entry k holds 0x5100 + k, one range), and put it ONLINE.",
 			"Have the IUT send writes: every EV must be of the old set.",
-			"REPLACE_EV every old EV by 0x61pn with ALL_COPIES; keep the IUT sending: after the reaction time every data packet's EV must be of the new set."},
+			"REPLACE_EV every old EV by 0x6100 + k with ALL_COPIES; keep the IUT sending: after the reaction time every data packet's EV must be of the new set.",
+			"On a device advertising MRC_CTL_OPT_CAP_EV_EXPLICIT_RANGE no entry of a range can change alone (CTL-OP-6): the case ends NOT-SUPPORTED before the replacement."},
 		Pass: "the old set, then only the new set", Fail: "an EV outside the set the profile holds at the time",
 	}})
 	register(Case{Role: RoleRequester, Run: ctlPortAdmin, MinPlanes: 2, Case: conformance.Case{
@@ -97,13 +98,14 @@ func ctlGenProfile(t *T) {
 	c.WaitSends(len(c.posted), t.s.tim.Transfer)
 }
 
-// ctlEVSet is the EV p<<8|i for port p and index i, with base in the
-// high nibble.
+// ctlEVSet is per EVs on each of ports ports, base + k for entry k: one
+// range, which a device with MRC_CTL_OPT_CAP_EV_EXPLICIT_RANGE requires
+// (CTL-OP-6).
 func ctlEVSet(base uint32, ports, per int) []control.CtlEV {
 	var out []control.CtlEV
 	for p := 1; p <= ports; p++ {
 		for i := 0; i < per; i++ {
-			out = append(out, control.CtlEV{Val: fmt.Sprintf("%04x", base|uint32(p)<<4|uint32(i)), Port: p})
+			out = append(out, control.CtlEV{Val: fmt.Sprintf("%04x", base+uint32(len(out))), Port: p})
 		}
 	}
 	return out
@@ -142,19 +144,23 @@ func ctlReplaceEV(t *T) {
 		case replacedAt < 0:
 			if !in(olds, f.EV) {
 				if badOld++; badOld == 1 {
-					t.Fail("CTL-OP-1", At(f), "an EV REPLACE_EV put into the profile (0x51pn)", describe(f))
+					t.Fail("CTL-OP-1", At(f), "an EV REPLACE_EV put into the profile (0x5100 + k)", describe(f))
 				}
 			}
 		case f.At > replacedAt+tim.Reaction:
 			after++
 			if !in(news, f.EV) {
 				if badNew++; badNew == 1 {
-					t.Fail("CTL-OP-3", At(f), "only replacement EVs (0x61pn) after the REPLACE_EV", describe(f))
+					t.Fail("CTL-OP-3", At(f), "only replacement EVs (0x6100 + k) after the REPLACE_EV", describe(f))
 				}
 			}
 		}
 	}
 	c.Traffic(tim.Settle, 4, 2048, nil)
+	if ok, _ := explicitRange(t); ok {
+		c.WaitSends(len(c.posted), tim.Transfer)
+		t.NotSupported("REPLACE_EV cannot move an explicit range's EVs one entry at a time (MRC_CTL_OPT_CAP_EV_EXPLICIT_RANGE, CTL-OP-6)")
+	}
 	op := control.EVOp{Op: control.EVOpReplace}
 	for i := range olds {
 		op.Entries = append(op.Entries, control.EVOpEntry{EV: olds[i], New: &news[i], State: control.EVGood, AllCopies: true})
@@ -236,8 +242,8 @@ func init() {
 		Requirements: []string{"CTL-EVX-6", "CTL-EVX-3", "CTL-EVX-2"},
 		Level:        spec.Must,
 		Steps: []string{"Put EV Format profile 14 ONLINE: SRV6, a 32-bit locator and four 16-bit uSIDs.",
-			"Put EV profile 1 ONLINE in EXP mode with fields: the locator fixed to fc00:7e57, four 16-bit uSIDs from the EV; four EVs per port whose uSIDs are 0x1000+p, 0x2000, 0x3000, 0x4000+i; query it.",
-			"Have the IUT send writes: every data packet must carry an outer IPv6 header whose destination is fc00:7e57:10pp:2000:3000:40ii:: for an EV of the profile, the same EV for every packet with the same inner EV."},
+			"Put EV profile 1 ONLINE in EXP mode with fields: the locator fixed to fc00:7e57, four 16-bit uSIDs from the EV; four EVs per port, entry k's uSIDs 0x1000, 0x2000, 0x3000, 0x4000+k (one range); query it.",
+			"Have the IUT send writes: every data packet must carry an outer IPv6 header whose destination is fc00:7e57:1000:2000:3000:40kk:: for an EV of the profile, the same EV for every packet with the same inner EV."},
 		Pass: "every data packet on its EV's SRv6 path", Fail: "a data packet without SRv6 headers or on an address outside the profile",
 	}})
 }
@@ -248,9 +254,10 @@ func ctlSRv6Profile(t *T) {
 	var evs []control.CtlEV
 	want := map[[16]byte]bool{}
 	for p := 1; p <= planes; p++ {
-		for i := 0; i < 4; i++ {
-			evs = append(evs, control.CtlEV{Val: fmt.Sprintf("%04x20003000%04x", 0x1000+p, 0x4000+i), Port: p})
-			want[[16]byte{0xfc, 0x00, 0x7e, 0x57, 0x10, byte(p), 0x20, 0x00, 0x30, 0x00, 0x40, byte(i)}] = true
+		for range 4 {
+			k := len(evs) // one range: a device may require it (CTL-OP-6)
+			evs = append(evs, control.CtlEV{Val: fmt.Sprintf("100020003000%04x", 0x4000+k), Port: p})
+			want[[16]byte{0xfc, 0x00, 0x7e, 0x57, 0x10, 0x00, 0x20, 0x00, 0x30, 0x00, 0x40, byte(k)}] = true
 		}
 	}
 	setup := func(t *T) {
@@ -286,7 +293,7 @@ func ctlSRv6Profile(t *T) {
 		if ok {
 			pathOf[f.EV] = p.Outer.Dst
 		} else if bad++; bad == 1 {
-			t.Fail("CTL-EVX-6", At(f), "an outer destination fc00:7e57:10pp:2000:3000:40ii:: of the profile, one per EV", "SRv6 %v, outer %x", p.SRv6, p.Outer.Dst)
+			t.Fail("CTL-EVX-6", At(f), "an outer destination fc00:7e57:1000:2000:3000:40kk:: of the profile, one per EV", "SRv6 %v, outer %x", p.SRv6, p.Outer.Dst)
 		}
 	}
 	c.Traffic(2*t.s.tim.Settle, 4, 2048, nil)

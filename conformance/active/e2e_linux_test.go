@@ -177,7 +177,7 @@ func e2eRun(t *testing.T, peerBin string, iut, tester netip.Addr) {
 	}
 	for _, r := range rep.Results {
 		c, _ := lookupActive(r.Case.ID)
-		if want := map[bool]conformance.Verdict{false: conformance.Pass, true: conformance.NotApplicable}[c.IPv6 && !iut.Is6()]; r.Verdict != want {
+		if want := referenceVerdict(c, iut.Is6()); r.Verdict != want {
 			t.Errorf("%s: %s: %s", r.Case.ID, r.Verdict, r.Reason)
 			for _, f := range r.Findings {
 				t.Logf("    %s %s frame %d: expected %s; observed %s", f.Verdict, f.Requirement, f.Frame, f.Expected, f.Observed)

@@ -122,6 +122,9 @@ type InprocConfig struct {
 	IPv6 bool
 	// Profile is the peer's wire profile; nil means the default.
 	Profile *spec.Profile
+	// ExplicitRange makes the peer's device advertise and enforce
+	// MRC_CTL_OPT_CAP_EV_EXPLICIT_RANGE (peer.Config.ExplicitRange).
+	ExplicitRange bool
 }
 
 // Addresses of the simulated fabric.
@@ -180,7 +183,7 @@ func NewInproc(cfg InprocConfig) (*Inproc, error) {
 	if cfg.IPv6 {
 		iut, tester = inprocIUTIP6, inprocTesterIP6
 	}
-	a, err := peer.New(peer.Config{MACs: macs, IP: iut, Seed: cfg.Seed, Faults: cfg.Faults, Profile: cfg.Profile,
+	a, err := peer.New(peer.Config{MACs: macs, IP: iut, Seed: cfg.Seed, Faults: cfg.Faults, Profile: cfg.Profile, ExplicitRange: cfg.ExplicitRange,
 		Implementation: control.Implementation{Vendor: "openmrc", Model: "reference peer (in process)", Version: "statemachine"}})
 	if err != nil {
 		return nil, &TransportError{Transport: "inproc", Err: err}

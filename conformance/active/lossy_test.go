@@ -42,7 +42,7 @@ func TestLossyFabric(t *testing.T) {
 		}
 		for _, r := range rep.Results {
 			c, _ := lookupActive(r.Case.ID)
-			if want := map[bool]conformance.Verdict{false: conformance.Pass, true: conformance.NotApplicable}[c.IPv6 && !v6]; r.Verdict != want {
+			if want := referenceVerdict(c, v6); r.Verdict != want {
 				t.Errorf("seed %d (IPv6 %v): %s: %s: %s", seed, v6, r.Case.ID, r.Verdict, r.Reason)
 				for _, f := range r.Findings {
 					t.Logf("    %s %s frame %d: expected %s; observed %s", f.Verdict, f.Requirement, f.Frame, f.Expected, f.Observed)

@@ -61,6 +61,7 @@ var wantDetected = map[string][]string{
 	"context-any-version": {"CTL-VER-2"},
 	"channel-unwired":     {"CTL-CQ-5"},
 	"no-sq-drained":       {"CTL-AEV-6"},
+	"ev-range-unchecked":  {"CTL-OP-6"},
 }
 
 type detection struct {
