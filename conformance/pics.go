@@ -282,9 +282,7 @@ func DefaultPICS() *PICS {
 }
 
 func (p *PICS) finish() error {
-	bad := func(field, f string, a ...any) error {
-		return &PICSError{Field: field, Msg: fmt.Sprintf(f, a...)}
-	}
+	bad := picsError
 	if p.Version != PICSVersion {
 		return bad("pics_version", "%d, this judge reads version %d", p.Version, PICSVersion)
 	}
@@ -340,6 +338,20 @@ func (p *PICS) finish() error {
 	if q.BaseRTTNs != nil && *q.BaseRTTNs < 0 {
 		return bad("parameters.base_rtt_ns", "negative")
 	}
+	if err := p.finishCapture(); err != nil {
+		return err
+	}
+	return p.finishNodes()
+}
+
+// picsError is a PICSError about one field.
+func picsError(field, f string, a ...any) error {
+	return &PICSError{Field: field, Msg: fmt.Sprintf(f, a...)}
+}
+
+// finishCapture checks the capture section.
+func (p *PICS) finishCapture() error {
+	bad := picsError
 	for _, name := range sortedKeys(p.Capture.Planes) {
 		if pl := p.Capture.Planes[name]; pl < 0 || pl > 63 {
 			return bad("capture.planes", "%s: plane %d out of range 0..63", name, pl)
@@ -361,6 +373,12 @@ func (p *PICS) finish() error {
 			return bad("capture", "negative tolerance")
 		}
 	}
+	return nil
+}
+
+// finishNodes indexes the nodes' addresses and checks the DUT list.
+func (p *PICS) finishNodes() error {
+	bad := picsError
 	p.byAddr = map[netip.Addr]string{}
 	for _, name := range sortedKeys(p.Nodes) {
 		for _, a := range p.Nodes[name] {
