@@ -241,3 +241,35 @@ func ExampleCompileFilter() {
 	// mrc.bth.pns == 5
 	// ^
 }
+
+// Keep frames without copying them, and come back to one later: a file
+// Open maps into memory retains its frames until they are released, and
+// a Mark taken before a frame brings a Reader back to it.
+func ExampleReader_Retain() {
+	r, err := pcap.Open("testdata/valid.pcapng")
+	if err != nil {
+		panic(err)
+	}
+	defer r.Close()
+	fmt.Println("retains:", r.Retain())
+	var kept []pcap.Frame // held by reference
+	var third pcap.Mark
+	var f pcap.Frame
+	for r.Next(&f) == nil {
+		if f.Number == 2 {
+			third = r.Mark()
+		}
+		if f.Number <= 4 {
+			kept = append(kept, f)
+		}
+	}
+	fmt.Println("kept", len(kept), "frames; frame 1 still holds", len(kept[0].Data), "bytes")
+	r.Release(kept[len(kept)-1].Offset) // frames before the last kept one are no longer used
+	if r.Seek(third) && r.Next(&f) == nil {
+		fmt.Println("back at frame", f.Number, "of", len(f.Data), "bytes")
+	}
+	// Output:
+	// retains: true
+	// kept 4 frames; frame 1 still holds 142 bytes
+	// back at frame 3 of 110 bytes
+}
