@@ -61,6 +61,7 @@ var Faults = []sm.Faults{
 	faultReplaceEVNoop, faultGenRaw, faultIgnorePortAdmin, faultNoSolicited, faultNotifyAny, faultNoPortAsync,
 	faultBatchSorted, faultVersionSwap, faultVendorCfgDropped, faultAdjSvcTime, faultNoSRv6Encap,
 	faultNoCommEst, faultNoQPFatal, faultContextAnyVersion, faultChannelUnwired, faultNoSQDrained, faultRangeUnchecked,
+	sm.FaultIgnoreSACKedUnexp,
 }
 
 // FaultSet is a set of seeded faults; the zero value is a correct peer.

@@ -134,4 +134,8 @@ var (
 	// QP is drained at the move to SQD, not when it drains later (breaks
 	// CTL-AEV-6).
 	FaultSQDrainedAtMoveOnly = NewFault("sq-drained-at-move-only", "raises SQ_DRAINED only when the QP is drained at the move to SQD")
+	// FaultIgnoreSACKedUnexp ignores an UNEXP_EVENT NACK whose PSN is
+	// selectively acknowledged, as LR-NACK-6 read alone would (breaks
+	// LR-NACK-4, AMB-100).
+	FaultIgnoreSACKedUnexp = NewFault("ignore-sacked-unexp", "ignores an UNEXP_EVENT NACK naming a selectively acknowledged PSN")
 )

@@ -786,7 +786,7 @@ func (q *QP) onNACK(p *wire.Packet) {
 		// A connection-level signal: it counts when its PSN was sent and is
 		// not cumulatively acknowledged, even if a SACK's bitmap covered it
 		// (the responder names the WriteIMM whose delivery failed).
-		if d < 0 || d >= r.outstanding() {
+		if d < 0 || d >= r.outstanding() || q.st.seeded(FaultIgnoreSACKedUnexp) && r.ring.fl[psn&r.ring.mask]&txSACKed != 0 {
 			q.ignore(IgnoreStaleAck, psn, n.Entropy) // LR-NACK-6, AMB-100
 			return
 		}

@@ -128,7 +128,7 @@ func TestSelect(t *testing.T) {
 	for _, c := range cs {
 		ids = append(ids, c.ID)
 	}
-	if got := strings.Join(ids, ","); got != "MRC-EV-BAD-101,MRC-LR-NACK-101,MRC-LR-NACK-102,MRC-LR-NACK-103,MRC-LR-NACK-104" {
+	if got := strings.Join(ids, ","); got != "MRC-EV-BAD-101,MRC-LR-NACK-101,MRC-LR-NACK-102,MRC-LR-NACK-103,MRC-LR-NACK-104,MRC-LR-NACK-105" {
 		t.Errorf("selected %s", got)
 	}
 	for _, bad := range []string{"MRC-NOPE-*", "[", "MRC-LR-*,MRC-NOPE-1"} {

@@ -62,6 +62,7 @@ var wantDetected = map[string][]string{
 	"channel-unwired":     {"CTL-CQ-5"},
 	"no-sq-drained":       {"CTL-AEV-6"},
 	"ev-range-unchecked":  {"CTL-OP-6"},
+	"ignore-sacked-unexp": {"LR-NACK-4"},
 }
 
 type detection struct {
