@@ -102,20 +102,7 @@ func goStable(a Abstract) bool {
 func TestTLAAgreement(t *testing.T) {
 	jar := tlaTools(t)
 	dir := tlaWorkdir(t)
-	b, err := os.ReadFile(filepath.Join(dir, "MRC_small.cfg"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := string(b)
-	for _, r := range [][2]string{{"TransportACK = FALSE", "TransportACK = TRUE"}, {"ReorderGuard = 0", "ReorderGuard = 2"}} {
-		if !strings.Contains(cfg, r[0]) {
-			t.Fatalf("tla/MRC_small.cfg has no %q: update sharedConfig and this test", r[0])
-		}
-		cfg = strings.Replace(cfg, r[0], r[1], 1)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "shared.cfg"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeSharedCfg(t, dir)
 	o := runTLC(t, jar, dir, "MRC.tla", "shared.cfg", "-workers", "2", "-dump", filepath.Join(dir, "states"))
 	if !o.ok {
 		t.Fatalf("TLC on the shared configuration: %s\n%s", o, tail(o.out, 40))
@@ -148,6 +135,37 @@ func TestTLAAgreement(t *testing.T) {
 		}
 	}
 
+	table := compareProjections(t, goAll, tlaAll)
+	t.Logf("Go: %d distinct states over seeds %v; TLC: %d distinct states\n"+
+		"| projection | Go | TLA+ | Go only | TLA+ only | of which Go-stable |\n|---|---|---|---|---|---|\n%s",
+		goStates, sharedSeeds, len(states), strings.Join(table, "\n"))
+}
+
+// writeSharedCfg writes shared.cfg into dir: tla/MRC_small.cfg with the
+// two settings Go fixes (sharedConfig).
+func writeSharedCfg(t *testing.T, dir string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "MRC_small.cfg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := string(b)
+	for _, r := range [][2]string{{"TransportACK = FALSE", "TransportACK = TRUE"}, {"ReorderGuard = 0", "ReorderGuard = 2"}} {
+		if !strings.Contains(cfg, r[0]) {
+			t.Fatalf("tla/MRC_small.cfg has no %q: update sharedConfig and this test", r[0])
+		}
+		cfg = strings.Replace(cfg, r[0], r[1], 1)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "shared.cfg"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// compareProjections compares the projected states of both checkers at
+// four levels of abstraction: every Go state must be a TLA+ state. It
+// returns the README table's rows.
+func compareProjections(t *testing.T, goAll, tlaAll []Abstract) []string {
+	t.Helper()
 	levels := []struct {
 		name string
 		f    func(Abstract) Abstract
@@ -200,7 +218,5 @@ func TestTLAAgreement(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("Go: %d distinct states over seeds %v; TLC: %d distinct states\n"+
-		"| projection | Go | TLA+ | Go only | TLA+ only | of which Go-stable |\n|---|---|---|---|---|---|\n%s",
-		goStates, sharedSeeds, len(states), strings.Join(table, "\n"))
+	return table
 }

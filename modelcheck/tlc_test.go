@@ -81,6 +81,7 @@ type tlcOutcome struct {
 	deadlock  bool
 	out       string
 	elapsed   time.Duration
+	cpu       time.Duration // user + system CPU time of the TLC process
 }
 
 func (o tlcOutcome) String() string {
@@ -141,6 +142,9 @@ func runTLC(t *testing.T, jar, dir, module, cfg string, args ...string) tlcOutco
 	start := time.Now()
 	_ = cmd.Run() // TLC exits non-zero on a violation; the output says which
 	o := tlcOutcome{out: buf.String(), elapsed: time.Since(start)}
+	if ps := cmd.ProcessState; ps != nil {
+		o.cpu = ps.UserTime() + ps.SystemTime()
+	}
 	if ctx.Err() != nil {
 		t.Fatalf("%s: TLC did not finish in %v (MRC_TLC_TIMEOUT)", cfg, tlcTimeout())
 	}
@@ -192,8 +196,8 @@ func TestTLCModels(t *testing.T) {
 	for _, cfg := range cfgs {
 		name := filepath.Base(cfg)
 		t.Run(strings.TrimSuffix(name, ".cfg"), func(t *testing.T) {
-			if (strings.Contains(name, "large") || strings.Contains(name, "medium")) && !largeRun() {
-				t.Skip("skipped: MRC_medium and MRC_large take TLC tens of minutes; set MRC_MC_LARGE=1")
+			if (strings.Contains(name, "large") || strings.Contains(name, "medium") || strings.Contains(name, "big")) && !largeRun() {
+				t.Skip("skipped: MRC_medium, MRC_big and MRC_large take TLC tens of minutes; set MRC_MC_LARGE=1")
 			}
 			want := expectation(t, cfg)
 			o := runTLC(t, jar, dir, "MRC.tla", name, "-workers", "2")

@@ -50,18 +50,19 @@ VARIABLES
     nackEV,       \* EV of the latest recoverable NACK for p since p was last sent (NoEV if none)  EvNACKReceived
     ghostRetries, \* retry events since una last advanced, counted independently of retries
     everSacked,   \* PSNs ever selectively acknowledged to the requester
-    mem           \* responder memory: PSN-sized slot (by address) -> tag of the bytes placed there
+    mem,          \* responder memory: PSN-sized slot (by address) -> tag of the bytes placed there
+    owed          \* PSNs a recoverable NACK consumed owes a retransmission (OwedNext, not the actions)
 
 reqVars   == <<qpState, posted, nxt, una, inflight, sacked, lost, txEV, retx, lossScan, retries, sndOK>>
 evVars    == <<evState, probeOK, probing>>
 rspVars   == <<rspErr, epsn, rbits, held, early, expRQ, ecnRun>>
 envVars   == <<net, failed, netFaults, ctlOps>>
 ghostVars == <<placeCount, rcvCQ, nackEV, ghostRetries, everSacked, mem>>
-vars == <<reqVars, evVars, rspVars, envVars, ghostVars>>
+vars == <<reqVars, evVars, rspVars, envVars, ghostVars, owed>>
 
 ASSUME /\ Bugs \subseteq BugNames
        /\ Variants \subseteq {"AvoidFallback", "KeepEVOnInferredLoss", "RetryInfinite", "KeepAvoidAfterStall"}
-       /\ FailableEVs \subseteq EVs /\ EVs \subseteq Nat
+       /\ FailableEVs \subseteq EVs     \* EVs: numbers (traces) or model values (MRC_big: symmetry)
        /\ MPR \in Nat \ {0} /\ RetryLimit \in Nat /\ MinActive \in Nat
        /\ ProbeSuccesses \in Nat \ {0} /\ MaxWIMM \in Nat \ {0} /\ MaxWIMMDest \in Nat \ {0}
        /\ NetFaultKinds \subseteq {"loss", "dup", "trim", "ecn", "delay", "inject"}
@@ -150,6 +151,10 @@ EcnNext(e, ce) ==
     ELSE IF ecnRun[e] + 1 >= AlwaysSkipAfter THEN [ecnRun EXCEPT ![e] = 0]
     ELSE [ecnRun EXCEPT ![e] = @ + 1]
 
+\* sendSACK (responder.go): the EV a SACK answering data packet pk reflects, the EV pk came on
+\* (RSP-SACK-3); "RtxReflectFirstEV" answers a retransmission on the lowest EV instead.
+AnswerEV(pk) == IF "RtxReflectFirstEV" \in Bugs /\ pk.rtx THEN MinOf(EVs) ELSE pk.ev
+
 \* onData: advance the cumulative ACK over contiguous received PSNs
 RECURSIVE Advance(_, _)
 Advance(ep, rb) == IF ep \in rb THEN Advance(ep + 1, rb) ELSE ep
@@ -215,6 +220,7 @@ Init ==
     /\ nackEV = [p \in PSNs |-> NoEV]
     /\ ghostRetries = 0
     /\ everSacked = {}
+    /\ owed = {}
 
 -----------------------------------------------------------------------------
 (* Requester actions                                                       *)
@@ -262,7 +268,7 @@ Retransmit(e) ==
        /\ txEV' = [txEV EXCEPT ![p] = e]
        /\ retx' = retx \cup {p}
        /\ nackEV' = [nackEV EXCEPT ![p] = NoEV]
-       /\ net' = SendOn(net, DataPkt(p, e, TRUE))
+       /\ net' = IF "RtxNotSent" \in Bugs THEN net ELSE SendOn(net, DataPkt(p, e, TRUE))
     /\ UNCHANGED <<qpState, posted, nxt, una, sacked, lossScan, retries, sndOK>>
     /\ UNCHANGED <<evVars, rspVars, failed, netFaults, ctlOps>>
     /\ UNCHANGED <<placeCount, mem, rcvCQ, ghostRetries, everSacked>>
@@ -421,8 +427,7 @@ ReqRecvNACK(pk) ==
                  /\ ReqOutcome(TRUE, una, inflight, lost, sacked, nackEV)
                  /\ UNCHANGED <<posted, nxt, txEV, lossScan, retries, sndOK, evVars, ghostRetries>>
             [] r = NACK_TRIMMED /\ "IgnoreTrim" \in Bugs ->     \* FaultIgnoreTrim: nothing happens
-                 /\ nackEV' = IF p \in inflight THEN [nackEV EXCEPT ![p] = e] ELSE nackEV
-                 /\ UNCHANGED <<reqVars, evVars, ghostRetries>>
+                 UNCHANGED <<reqVars, evVars, nackEV, ghostRetries>>
             [] p < una \/ p >= nxt \/ p \in sacked ->            \* IgnoreStaleAck (LR-NACK-6)
                  UNCHANGED <<reqVars, evVars, nackEV, ghostRetries>>
             [] OTHER ->
@@ -510,7 +515,7 @@ RspRecvTrimmed(pk) ==
     /\ pk.t = "D" /\ pk.trim # "no"
     /\ LET net0 == Take(net, pk) IN
        IF RIsDup(pk)
-       THEN /\ net' = Put(net0, SACKPkt(epsn, rbits, pk.ev, Verdict(pk.ev, pk.ce), FALSE))
+       THEN /\ net' = Put(net0, SACKPkt(epsn, rbits, AnswerEV(pk), Verdict(pk.ev, pk.ce), FALSE))
             /\ ecnRun' = EcnNext(pk.ev, pk.ce)
        ELSE /\ net' = Put(net0, NACKPkt(pk.psn, pk.ev,
                          IF RDist(pk) >= MPR THEN NACK_PSN_OOR_WINDOW
@@ -523,7 +528,7 @@ RspRecvTrimmed(pk) ==
 RspRecvDup(pk) ==
     /\ ~rspErr
     /\ pk.t = "D" /\ pk.trim = "no" /\ RIsDup(pk)
-    /\ net' = Put(Take(net, pk), SACKPkt(epsn, rbits, pk.ev, Verdict(pk.ev, pk.ce), FALSE))
+    /\ net' = Put(Take(net, pk), SACKPkt(epsn, rbits, AnswerEV(pk), Verdict(pk.ev, pk.ce), FALSE))
     /\ ecnRun' = EcnNext(pk.ev, pk.ce)
     /\ placeCount' = IF "PlaceDuplicates" \in Bugs
                      THEN [placeCount EXCEPT ![pk.psn] = @ + 1] ELSE placeCount
@@ -570,7 +575,7 @@ RspRecvNew(pk) ==
                    k       == IF p = epsn THEN Release(expRQ, held1, ep1) ELSE expRQ
                    relSeq  == [i \in 1 .. (k - expRQ) |-> ImmSeq[expRQ + i]]
                    relSet  == {relSeq[i] : i \in DOMAIN relSeq}
-                   sack    == SACKPkt(ep1, rb2, e, Verdict(e, pk.ce), FALSE)
+                   sack    == SACKPkt(ep1, rb2, AnswerEV(pk), Verdict(e, pk.ce), FALSE)
                    net1    == Put(net0, sack)
                IN /\ rbits' = rb2
                   /\ epsn' = ep1
@@ -615,9 +620,9 @@ NetLose(pk) ==
 \* any PSN on any EV that the requester did not send (now): in or out of the responder's window,
 \* again, in any order, within NetFaultBudget.  It exercises the responder's guards on their
 \* own (Go: modelcheck Config.Adversary).
-NetInject(p, e) ==
+NetInject(p, e, rtx) ==
     /\ NetFault("inject")
-    /\ net' = Put(net, DataPkt(p, e, FALSE))
+    /\ net' = Put(net, DataPkt(p, e, rtx))
     /\ UNCHANGED <<reqVars, evVars, rspVars, failed, ctlOps, ghostVars>>
 
 NetDup(pk) ==
@@ -661,7 +666,21 @@ RspDeliver(pk) == RspRecvNew(pk) \/ RspRecvDup(pk) \/ RspRecvOOR(pk) \/ RspRecvT
                   \/ RspRecvProbe(pk) \/ RspDiscard(pk)
 ReqDeliver(pk) == ReqRecvSACK(pk) \/ ReqRecvNACK(pk) \/ ReqRecvACK(pk) \/ ReqDiscard(pk)
 
-Next ==
+\* LR-NACK-1, LR-NACK-5: owed is kept by watching the network, not by the action that queues:
+\* a recoverable NACK for an outstanding PSN that is not SACKed, consumed by the requester in
+\* RTS, owes that PSN a retransmission.  Only a retransmitted data packet of it entering the
+\* network, or a failed path (black-holed), discharges it, or its acknowledgement, or ERROR.
+NACKTaken(p) == /\ qpState = "RTS" /\ p \in inflight \cup lost /\ p \notin sacked
+                /\ \E pk \in DOMAIN net : /\ pk.t = "N" /\ pk.psn = p /\ pk.reason \in RecoverableNACKs
+                                         /\ pk \in DOMAIN net /\ Cnt(net', pk) < net[pk]
+ResentNow(p) == /\ p \in lost /\ p \notin lost'
+                /\ \E e \in EVs : IF e \in failed THEN p \in inflight' /\ txEV'[p] = e
+                                 ELSE Cnt(net', DataPkt(p, e, TRUE)) > Cnt(net, DataPkt(p, e, TRUE))
+OwedNext == owed' = {p \in PSNs : /\ p \in owed \/ NACKTaken(p)
+                                  /\ ~ResentNow(p)
+                                  /\ qpState' = "RTS" /\ p >= una' /\ p \notin sacked'}
+
+Step ==
     \/ Post
     \/ \E e \in EVs : SendNew(e) \/ Retransmit(e) \/ SendProbe(e)
     \/ \E S \in SUBSET inflight : Timeout(S)
@@ -673,24 +692,27 @@ Next ==
           \/ NetLose(pk) \/ NetDup(pk) \/ NetMarkCE(pk)
           \/ \E w \in {"mid", "last"} : NetTrim(pk, w)
     \/ \E e \in EVs : NetFail(e)
-    \/ \E p \in PSNs, e \in EVs : NetInject(p, e)
+    \/ \E p \in PSNs, e \in EVs, rtx \in BOOLEAN : NetInject(p, e, rtx)
     \/ Quiesce
+
+Next == Step /\ OwedNext
 
 Spec == Init /\ [][Next]_vars
 
 \* Fairness: the requester keeps sending, timing out, probing and rotating; the network
 \* keeps delivering (packets of failed paths are gone, so every packet in the bag is on a
-\* live path or is a control packet on the reverse path).
+\* live path or is a control packet on the reverse path).  Each fair action is taken with
+\* OwedNext, which every step of Next carries.
 Fairness ==
-    /\ WF_vars(Post)
-    /\ WF_vars(\E e \in EVs : SendNew(e))
-    /\ WF_vars(\E e \in EVs : Retransmit(e))
-    /\ WF_vars(\E S \in SUBSET inflight : Timeout(S))
-    /\ WF_vars(\E e \in EVs : SendProbe(e))
-    /\ WF_vars(EndRotation)
-    /\ WF_vars(LostTimeout)
-    /\ WF_vars(\E pk \in DOMAIN net : RspDeliver(pk))
-    /\ WF_vars(\E pk \in DOMAIN net : ReqDeliver(pk))
+    /\ WF_vars((Post) /\ OwedNext)
+    /\ WF_vars((\E e \in EVs : SendNew(e)) /\ OwedNext)
+    /\ WF_vars((\E e \in EVs : Retransmit(e)) /\ OwedNext)
+    /\ WF_vars((\E S \in SUBSET inflight : Timeout(S)) /\ OwedNext)
+    /\ WF_vars((\E e \in EVs : SendProbe(e)) /\ OwedNext)
+    /\ WF_vars((EndRotation) /\ OwedNext)
+    /\ WF_vars((LostTimeout) /\ OwedNext)
+    /\ WF_vars((\E pk \in DOMAIN net : RspDeliver(pk)) /\ OwedNext)
+    /\ WF_vars((\E pk \in DOMAIN net : ReqDeliver(pk)) /\ OwedNext)
 
 FairSpec == Spec /\ Fairness
 
@@ -739,6 +761,7 @@ TypeOK ==
     /\ nackEV \in [PSNs -> EVs \cup {NoEV}]
     /\ ghostRetries \in Nat
     /\ everSacked \subseteq PSNs
+    /\ owed \subseteq PSNs
 
 Placed(p) == placeCount[p] >= 1
 
@@ -783,9 +806,10 @@ WindowAtReceiver == "inject" \notin NetFaultKinds => \A pk \in DOMAIN net : pk.t
 \* selectively) is never queued for retransmission.
 SelectiveRetransmitOnly == \A p \in lost : p >= una /\ p \notin everSacked
 
-\* LR-NACK-1/2/3, LR-NACK-5: a recoverable NACK for an in-flight PSN queues that PSN for
-\* retransmission (it is not dropped on the floor).
-NACKedPSNQueued == \A p \in PSNs : nackEV[p] # NoEV => p \in lost
+\* LR-NACK-1/2/3, LR-NACK-5: a recoverable NACK for an outstanding PSN queues that PSN for
+\* retransmission, and it stays queued, in every later state, until a retransmission of it
+\* is really sent (owed, kept by OwedNext from the network, not by the queueing action).
+NACKedPSNQueued == \A p \in owed : p \in lost
 
 \* LR-TMR-6, LR-TMR-7, LR-NACK-5: the retry counter counts every timeout expiry and
 \* recoverable NACK since una last advanced, never exceeds the limit while the QP is in
@@ -860,6 +884,13 @@ Retransmitted(p) == p \in lost /\ p \notin lost' /\ p \in inflight'
 NACKedEVNotReused ==
     [][\A p \in PSNs : (Retransmitted(p) /\ nackEV[p] # NoEV) => txEV'[p] # nackEV[p]]_vars
 
+\* RSP-SACK-3, RSP-NACK-1, EV-ST-3: the SACK or NACK answering a data packet, a first
+\* transmission or a retransmission, reflects the EV that packet came on: the requester judges
+\* that EV by it.  NetInject's resends (rtx) on any EV exercise it for retransmissions.
+NewAnswers == {x \in DOMAIN net' : x.t \in {"S", "N"} /\ ~x.pr /\ Cnt(net', x) > Cnt(net, x)}
+ResponderReflectsEV ==
+    [][\A pk \in DOMAIN net : pk.t = "D" /\ Consumed(pk) => \A x \in NewAnswers : x.ev = pk.ev]_vars
+
 -----------------------------------------------------------------------------
 (* Liveness                                                                *)
 
@@ -873,6 +904,12 @@ Progress == <>(qpState = "ERROR" \/ AllDone)
 Len21   == <<2, 1>>                 Imm21   == <<FALSE, TRUE>>
 Len211  == <<2, 1, 1>>              Imm211  == <<FALSE, TRUE, TRUE>>
 Len121  == <<1, 2, 1>>              Imm121  == <<FALSE, TRUE, TRUE>>
+Len212  == <<2, 1, 2>>              Imm212  == <<FALSE, TRUE, TRUE>>
+
+(* Symmetry for configurations whose EVs are model values, none failable or all alike:   *)
+(* nothing in the model orders EVs (SendNew, Retransmit and the probes pick any), so      *)
+(* permuting them maps behaviours to behaviours.                                          *)
+EVSymmetry == Permutations(EVs)
 
 (* State constraint for the larger models: bound the bag.                  *)
 MaxBag == 8

@@ -319,10 +319,11 @@ TSilent ==
 TraceInit == Init /\ l = 1
 
 TraceNext ==
-    \/ /\ l <= Len(Log)
-       /\ \/ TSendNew \/ TRetransmit \/ TTimeout \/ TStall \/ TProbe \/ TRotation \/ TController
-          \/ TDeliver \/ (HarnessLog /\ TNet)
-    \/ TSilent
+    /\ \/ /\ l <= Len(Log)
+          /\ \/ TSendNew \/ TRetransmit \/ TTimeout \/ TStall \/ TProbe \/ TRotation \/ TController
+             \/ TDeliver \/ (HarnessLog /\ TNet)
+       \/ TSilent
+    /\ OwedNext
 
 TraceSpec == TraceInit /\ [][TraceNext]_<<vars, l>>
 

@@ -52,8 +52,12 @@ BugNames == {"GoBackN",        \* Go FaultGoBackN
              "CackOffByOne",   \* model only: the ends disagree on the cack_psn convention (AMB-26):
                                \*   the requester reads one PSN more as cumulatively acknowledged
              "SendOnSkip",     \* model only: new data may go out on a SKIP EV
-             "NoLostTimer"}    \* Go FaultNoStallTimer: no timer for a queued PSN no EV may carry
+             "NoLostTimer",    \* Go FaultNoStallTimer: no timer for a queued PSN no EV may carry
                                \*   (Go before the fix of finding TLA-F1; LR-SM-3)
+             "RtxNotSent",     \* model only: a retransmission leaves the queue for inflight but
+                               \*   never reaches the network
+             "RtxReflectFirstEV"} \* model only: the responder answers a retransmitted data packet
+                               \*   on the lowest EV, not on the EV it came on
 
 -----------------------------------------------------------------------------
 (* Numeric codes, equal to the Go/wire values so that traces compare.     *)
