@@ -283,187 +283,17 @@ type pointClock struct {
 // judgeParallel reads the capture and judges it with jobs workers, and
 // returns the merged engine, ready for finish and report.
 func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int) (*engine, error) {
-	workers := make([]*engine, jobs)
-	chans := make([]chan *batch, jobs)
-	free := make(chan *batch, 4*jobs)
-	help := make(chan helpMsg, 4*jobs)
-	var wg sync.WaitGroup
-	var fault error
-	var faultMu sync.Mutex
-	for w := range workers {
-		e := newEngine(p)
-		e.loc, e.external = opts.CaptureLocation, true
-		workers[w], chans[w] = e, make(chan *batch, 2)
-		wg.Add(1)
-		go func(e *engine, in <-chan *batch) {
-			defer wg.Done()
-			debug.SetPanicOnFault(true) // as Judge's
-			defer func() {
-				if v := recover(); v != nil {
-					faultMu.Lock()
-					fault = panicError(v, name, r)
-					faultMu.Unlock()
-					for range in {
-					}
-				}
-			}()
-			if workerHook != nil {
-				defer workerHook()()
-			}
-			helper := pcap.Decoder{Codec: p.Codec(), EVMode: p.EVModeValue()}
-			for {
-				var b *batch
-				var ok bool
-				select {
-				case b, ok = <-in:
-				default:
-					// Nothing to judge: help decode another's batch.
-					select {
-					case b, ok = <-in:
-					case h := <-help:
-						h.b.help(h.seq, &helper)
-						continue
-					}
-				}
-				if !ok {
-					return
-				}
-				b.judge(e)
-				b.done.Store(b.seq)
-				select {
-				case free <- b:
-				default: // enough batches in circulation
-				}
-			}
-		}(e, chans[w])
-	}
-	pending := make([]*batch, jobs)
-	get := func() *batch {
-		select {
-		case b := <-free:
-			return b
-		default:
-			return new(batch)
-		}
-	}
-	stable := r.Retain()
-	var rl releaser
-	if stable {
-		rl.r = r
-	}
-	var sent []inflight
-	var seq uint64
-	send := func(w int) {
-		b := pending[w]
-		seq++
-		b.seq = seq
-		if stable {
-			sent = append(sent, inflight{b, seq, b.minOff})
-		}
-		b.gen.Store(seq)
-		b.live.Store(true)
-		chans[w] <- b
-		pending[w] = nil
-		select {
-		case help <- helpMsg{b, seq}:
-		default: // enough offers waiting
-		}
-	}
-	clocks := map[string]*pointClock{}
-	shard := sharder{p: p, jobs: jobs, assigned: map[uint64]int{}}
-	// Each interface's capture point clock, found once (views[id].ok).
-	var views []ifaceView
-	var viewClocks []*pointClock
-	clockOf := func(point string) *pointClock {
-		c := clocks[point]
-		if c == nil && len(clocks) < MaxPoints {
-			c = &pointClock{}
-			clocks[point] = c
-		}
-		return c
-	}
-	idx, lastNo := 0, 0
-	var t0 int64
-	emit := func(f *pcap.Frame, in *pcap.Interface) {
-		idx++
-		lastNo = f.Number
-		if lastNo == 0 {
-			lastNo = idx
-		}
-		ns := f.Timestamp.UnixNano()
-		if idx == 1 {
-			t0 = ns
-			for _, e := range workers {
-				e.start, e.started = f.Timestamp, true
-			}
-		}
-		var c *pointClock
-		if id := f.Interface; id >= 0 && id < len(views) && views[id].ok {
-			c = viewClocks[id]
-		} else {
-			v := p.resolveInterface(in)
-			c = clockOf(v.point)
-			if id >= 0 && id < MaxInterfaces {
-				for len(views) <= id {
-					views = append(views, ifaceView{})
-					viewClocks = append(viewClocks, nil)
-				}
-				views[id], viewClocks[id] = v, c
-			}
-		}
-		if c != nil {
-			if c.n > 0 && ns-t0 < c.lastNs {
-				c.back = true
-			}
-			c.n++
-			c.lastNs = ns - t0
-		}
-		w := shard.of(f.Data)
-		if pending[w] == nil {
-			pending[w] = get()
-		}
-		pending[w].add(f, in, idx, stable)
-		if pending[w].n == batchFrames {
-			send(w)
-		}
-		if opts.Progress != nil && idx%ProgressEvery == 0 {
-			opts.Progress(idx)
-		}
-	}
-	shutdown := func() {
-		for w, b := range pending {
-			if b != nil && b.n > 0 {
-				send(w)
-			}
-			close(chans[w])
-		}
-		wg.Wait()
-	}
-	// oldest is the smallest offset of a frame held by the merger, waiting
-	// in a batch or in a batch a worker has not finished.
-	oldest := func(m *merger, off int64) int64 {
-		off = m.oldest(off)
-		for _, b := range pending {
-			if b != nil && b.n > 0 {
-				off = min(off, b.minOff)
-			}
-		}
-		k := 0
-		for _, s := range sent {
-			if s.b.done.Load() < s.seq {
-				off = min(off, s.minOff)
-				sent[k] = s
-				k++
-			}
-		}
-		sent = sent[:k]
-		return off
-	}
+	j := startParallel(r, name, opts, p, jobs)
 	var f pcap.Frame
 	// The merger asks an engine of its own where frames arrive: the
 	// workers' engines are theirs.
-	m := merger{arrival: newEngine(p).arrivesAtPoint, stable: stable}
+	m := merger{arrival: newEngine(p).arrivesAtPoint, stable: j.stable}
+	var rl releaser
+	if j.stable {
+		rl.r = r
+	}
 	var ifaces ifaceTable
+	emit := j.emit
 	for read := 0; ; read++ {
 		opts.marks.note(r, read)
 		err := r.Next(&f)
@@ -471,21 +301,21 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 			break
 		}
 		if err != nil {
-			shutdown()
+			j.shutdown()
 			return nil, &CaptureError{File: name, Err: err}
 		}
 		m.push(&f, ifaces.get(r, f.Interface), len(r.Interfaces()), emit)
 		if rl.due(f.Offset) {
-			rl.release(f.Offset, oldest(&m, f.Offset))
+			rl.release(f.Offset, j.oldest(&m, f.Offset))
 		}
 	}
 	m.flush(emit)
-	shutdown()
-	if fault != nil {
-		return nil, fault
+	j.shutdown()
+	if j.fault != nil {
+		return nil, j.fault
 	}
-	e := mergeEngines(p, opts.CaptureLocation, workers, idx, lastNo)
-	for name, c := range clocks {
+	e := mergeEngines(p, opts.CaptureLocation, j.workers, j.idx, j.lastNo)
+	for name, c := range j.clocks {
 		if pt := e.points[name]; pt != nil {
 			pt.n, pt.lastNs, pt.nonMonotonic = c.n, c.lastNs, c.back
 		}
@@ -496,6 +326,212 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 	return e, nil
 }
 
+// parallel is one parallel judgement: the workers, and what the reader
+// (the goroutine that called judgeParallel) keeps to feed them.
+type parallel struct {
+	opts    Options
+	p       *PICS
+	workers []*engine
+	chans   []chan *batch // each worker's batches
+	free    chan *batch   // batches judged, for reuse
+	help    chan helpMsg  // batches sent, offered to idle workers
+	wg      sync.WaitGroup
+	faultMu sync.Mutex
+	fault   error
+
+	stable  bool       // frames alias the mapped file (no copies)
+	pending []*batch   // each worker's batch being filled
+	sent    []inflight // batches sent and maybe not judged (stable only)
+	seq     uint64
+	shard   sharder
+	// Each capture point's clock, and each interface's, found once
+	// (views[id].ok).
+	clocks     map[string]*pointClock
+	views      []ifaceView
+	viewClocks []*pointClock
+	idx        int // frames emitted
+	lastNo     int
+	t0         int64
+}
+
+// startParallel starts jobs workers judging r's frames.
+func startParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int) *parallel {
+	j := &parallel{opts: opts, p: p, workers: make([]*engine, jobs), chans: make([]chan *batch, jobs),
+		free: make(chan *batch, 4*jobs), help: make(chan helpMsg, 4*jobs), stable: r.Retain(),
+		pending: make([]*batch, jobs), shard: sharder{p: p, jobs: jobs, assigned: map[uint64]int{}},
+		clocks: map[string]*pointClock{}}
+	for w := range j.workers {
+		e := newEngine(p)
+		e.loc, e.external = opts.CaptureLocation, true
+		j.workers[w], j.chans[w] = e, make(chan *batch, 2)
+		j.wg.Add(1)
+		go j.work(e, j.chans[w], r, name)
+	}
+	return j
+}
+
+// work is a worker: it judges the batches sent to it, and helps decode
+// others' while it has none.
+func (j *parallel) work(e *engine, in <-chan *batch, r *pcap.Reader, name string) {
+	defer j.wg.Done()
+	debug.SetPanicOnFault(true) // as Judge's
+	defer func() {
+		if v := recover(); v != nil {
+			j.faultMu.Lock()
+			j.fault = panicError(v, name, r)
+			j.faultMu.Unlock()
+			for range in {
+			}
+		}
+	}()
+	if workerHook != nil {
+		defer workerHook()()
+	}
+	helper := pcap.Decoder{Codec: j.p.Codec(), EVMode: j.p.EVModeValue()}
+	for {
+		var b *batch
+		var ok bool
+		select {
+		case b, ok = <-in:
+		default:
+			// Nothing to judge: help decode another's batch.
+			select {
+			case b, ok = <-in:
+			case h := <-j.help:
+				h.b.help(h.seq, &helper)
+				continue
+			}
+		}
+		if !ok {
+			return
+		}
+		b.judge(e)
+		b.done.Store(b.seq)
+		select {
+		case j.free <- b:
+		default: // enough batches in circulation
+		}
+	}
+}
+
+// get returns an empty batch.
+func (j *parallel) get() *batch {
+	select {
+	case b := <-j.free:
+		return b
+	default:
+		return new(batch)
+	}
+}
+
+// send sends worker w its pending batch, and offers it to idle workers.
+func (j *parallel) send(w int) {
+	b := j.pending[w]
+	j.seq++
+	b.seq = j.seq
+	if j.stable {
+		j.sent = append(j.sent, inflight{b, j.seq, b.minOff})
+	}
+	b.gen.Store(j.seq)
+	b.live.Store(true)
+	j.chans[w] <- b
+	j.pending[w] = nil
+	select {
+	case j.help <- helpMsg{b, j.seq}:
+	default: // enough offers waiting
+	}
+}
+
+// emit takes the next frame in timestamp order (the merger's): it numbers
+// it, times its capture point, and puts it in its worker's batch.
+func (j *parallel) emit(f *pcap.Frame, in *pcap.Interface) {
+	j.idx++
+	j.lastNo = f.Number
+	if j.lastNo == 0 {
+		j.lastNo = j.idx
+	}
+	ns := f.Timestamp.UnixNano()
+	if j.idx == 1 {
+		j.t0 = ns
+		for _, e := range j.workers {
+			e.start, e.started = f.Timestamp, true
+		}
+	}
+	if c := j.clock(f.Interface, in); c != nil {
+		if c.n > 0 && ns-j.t0 < c.lastNs {
+			c.back = true
+		}
+		c.n++
+		c.lastNs = ns - j.t0
+	}
+	w := j.shard.of(f.Data)
+	if j.pending[w] == nil {
+		j.pending[w] = j.get()
+	}
+	j.pending[w].add(f, in, j.idx, j.stable)
+	if j.pending[w].n == batchFrames {
+		j.send(w)
+	}
+	if j.opts.Progress != nil && j.idx%ProgressEvery == 0 {
+		j.opts.Progress(j.idx)
+	}
+}
+
+// clock returns the clock of interface id's capture point (nil past
+// MaxPoints), found once per interface.
+func (j *parallel) clock(id int, in *pcap.Interface) *pointClock {
+	if id >= 0 && id < len(j.views) && j.views[id].ok {
+		return j.viewClocks[id]
+	}
+	v := j.p.resolveInterface(in)
+	c := j.clocks[v.point]
+	if c == nil && len(j.clocks) < MaxPoints {
+		c = &pointClock{}
+		j.clocks[v.point] = c
+	}
+	if id >= 0 && id < MaxInterfaces {
+		for len(j.views) <= id {
+			j.views = append(j.views, ifaceView{})
+			j.viewClocks = append(j.viewClocks, nil)
+		}
+		j.views[id], j.viewClocks[id] = v, c
+	}
+	return c
+}
+
+// shutdown sends what is pending, closes the workers' channels and waits
+// for them.
+func (j *parallel) shutdown() {
+	for w, b := range j.pending {
+		if b != nil && b.n > 0 {
+			j.send(w)
+		}
+		close(j.chans[w])
+	}
+	j.wg.Wait()
+}
+
+// oldest is the smallest offset of a frame held by the merger, waiting in
+// a batch or in a batch a worker has not finished.
+func (j *parallel) oldest(m *merger, off int64) int64 {
+	off = m.oldest(off)
+	for _, b := range j.pending {
+		if b != nil && b.n > 0 {
+			off = min(off, b.minOff)
+		}
+	}
+	k := 0
+	for _, s := range j.sent {
+		if s.b.done.Load() < s.seq {
+			off = min(off, s.minOff)
+			j.sent[k] = s
+			k++
+		}
+	}
+	j.sent = j.sent[:k]
+	return off
+}
+
 // mergeEngines combines the workers' engines into one holding what a
 // single engine would hold after judging every frame (frames frames, the
 // last numbered lastNo).
@@ -503,68 +539,16 @@ func mergeEngines(p *PICS, loc CaptureLocation, ws []*engine, frames, lastNo int
 	e := newEngine(p)
 	e.loc, e.external = loc, true
 	e.idx, e.frameNo = frames+1, lastNo
-	type noteAt struct {
-		ord  uint64
-		text string
-	}
 	var notes []noteAt
 	var snaps []snapshot
 	for _, w := range ws {
-		if w.started && (!e.started || w.start.Before(e.start)) {
-			e.start, e.started = w.start, true
-		}
-		e.frames += w.frames
-		e.mrcFrames += w.mrcFrames
-		e.snapped += w.snapped
-		e.notMRC += w.notMRC
-		e.fragments += w.fragments
-		e.lastNs = max(e.lastNs, w.lastNs)
-		e.now = max(e.now, w.now)
-		e.flowsTotal += w.flowsTotal
-		e.entries += w.entries
-		e.bounded = e.bounded || w.bounded
-		for n := range w.nodeNames {
-			e.nodeNames[n] = true
-		}
+		e.mergeCounts(w)
 		for i, s := range w.notes {
 			notes = append(notes, noteAt{w.noteOrd[i], s})
 		}
 		snaps = append(snaps, w.snaps...)
-		for k, st := range w.nodes {
-			if m := e.nodes[k]; m == nil {
-				c := *st
-				e.nodes[k] = &c
-			} else {
-				m.frames += st.frames
-				m.maxTTL = max(m.maxTTL, st.maxTTL)
-				m.firstNs = min(m.firstNs, st.firstNs)
-				m.lastNs = max(m.lastNs, st.lastNs)
-			}
-		}
-		w.flushToNode()
-		for k, n := range w.toNode {
-			e.toNode[k] += n
-		}
-		for name, wp := range w.points {
-			pt := e.points[name]
-			if pt == nil {
-				pt = newPoint(name)
-				e.points[name] = pt
-			}
-			pt.full = pt.full || wp.full
-			for k, fl := range wp.flows {
-				pt.flows[k] = fl
-			}
-			for k, fls := range wp.pairs {
-				pt.pairs[k] = append(pt.pairs[k], fls...)
-			}
-			for k, v := range wp.ep {
-				pt.ep[k] = v
-			}
-			for k, v := range wp.psu {
-				pt.psu[k] = v
-			}
-		}
+		e.mergeNodes(w)
+		e.mergePoints(w)
 		for k, wr := range w.rows {
 			row := e.rows[k]
 			if row == nil {
@@ -585,8 +569,87 @@ func mergeEngines(p *PICS, loc CaptureLocation, ws []*engine, frames, lastNo int
 		}
 	}
 	e.keepFirst()
-	// The first maxSnapshots timelines made, as one engine makes them; the
-	// flows keep pointers into e.snaps, which never grows past them.
+	e.keepSnapshots(snaps)
+	if e.flowIDs == nil {
+		e.flowIDs = map[flowKey]string{}
+	}
+	return e
+}
+
+// noteAt is a worker's note and the place of the frame that made it.
+type noteAt struct {
+	ord  uint64
+	text string
+}
+
+// mergeCounts adds a worker's frame counts and bounds.
+func (e *engine) mergeCounts(w *engine) {
+	if w.started && (!e.started || w.start.Before(e.start)) {
+		e.start, e.started = w.start, true
+	}
+	e.frames += w.frames
+	e.mrcFrames += w.mrcFrames
+	e.snapped += w.snapped
+	e.notMRC += w.notMRC
+	e.fragments += w.fragments
+	e.lastNs = max(e.lastNs, w.lastNs)
+	e.now = max(e.now, w.now)
+	e.flowsTotal += w.flowsTotal
+	e.entries += w.entries
+	e.bounded = e.bounded || w.bounded
+	for n := range w.nodeNames {
+		e.nodeNames[n] = true
+	}
+}
+
+// mergeNodes adds a worker's per-node counts.
+func (e *engine) mergeNodes(w *engine) {
+	for k, st := range w.nodes {
+		if m := e.nodes[k]; m == nil {
+			c := *st
+			e.nodes[k] = &c
+		} else {
+			m.frames += st.frames
+			m.maxTTL = max(m.maxTTL, st.maxTTL)
+			m.firstNs = min(m.firstNs, st.firstNs)
+			m.lastNs = max(m.lastNs, st.lastNs)
+		}
+	}
+	w.flushToNode()
+	for k, n := range w.toNode {
+		e.toNode[k] += n
+	}
+}
+
+// mergePoints takes a worker's capture points: its flows (each node pair's
+// are one worker's), endpoint operations and port states.
+func (e *engine) mergePoints(w *engine) {
+	for name, wp := range w.points {
+		pt := e.points[name]
+		if pt == nil {
+			pt = newPoint(name)
+			e.points[name] = pt
+		}
+		pt.full = pt.full || wp.full
+		for k, fl := range wp.flows {
+			pt.flows[k] = fl
+		}
+		for k, fls := range wp.pairs {
+			pt.pairs[k] = append(pt.pairs[k], fls...)
+		}
+		for k, v := range wp.ep {
+			pt.ep[k] = v
+		}
+		for k, v := range wp.psu {
+			pt.psu[k] = v
+		}
+	}
+}
+
+// keepSnapshots keeps the first maxSnapshots timelines made, as one engine
+// makes them; the flows keep pointers into e.snaps, which never grows past
+// them.
+func (e *engine) keepSnapshots(snaps []snapshot) {
 	slices.SortStableFunc(snaps, func(a, b snapshot) int { return cmp.Compare(a.ord, b.ord) })
 	e.snaps = make([]snapshot, 0, maxSnapshots)
 	kept := map[[2]string]*snapshot{}
@@ -604,10 +667,6 @@ func mergeEngines(p *PICS, loc CaptureLocation, ws []*engine, frames, lastNo int
 			}
 		}
 	}
-	if e.flowIDs == nil {
-		e.flowIDs = map[flowKey]string{}
-	}
-	return e
 }
 
 func mergeObs(o, w *obsCount) {
