@@ -24,15 +24,15 @@ const MaxFuncLines = 100
 // that no longer names a long function fails the test, so a split removes
 // its line.
 var longFuncAllowed = map[string]string{
-	"conformance/active/cases_ev.go:*":              "conformance is being rewritten (passive judge engine); split there",
-	"conformance/active/cases_req.go:*":             "conformance is being rewritten (passive judge engine); split there",
-	"conformance/active/cases_rotation.go:*":        "conformance is being rewritten (passive judge engine); split there",
-	"conformance/active/cases_rsp.go:*":             "conformance is being rewritten (passive judge engine); split there",
-	"conformance/active/conn.go:*":                  "conformance is being rewritten (passive judge engine); split there",
-	"conformance/active/e2e_linux_test.go:*":        "conformance is being rewritten (passive judge engine); split there",
-	"conformance/active/runner.go:*":                "conformance is being rewritten (passive judge engine); split there",
-	"modelcheck/configs.go:Configurations":          "the model checker is being reworked in the formal change; split there",
-	"modelcheck/scenario.go:RunScenario":            "the model checker is being reworked in the formal change; split there",
+	"conformance/active/cases_ev.go:*":       "conformance is being rewritten (passive judge engine); split there",
+	"conformance/active/cases_req.go:*":      "conformance is being rewritten (passive judge engine); split there",
+	"conformance/active/cases_rotation.go:*": "conformance is being rewritten (passive judge engine); split there",
+	"conformance/active/cases_rsp.go:*":      "conformance is being rewritten (passive judge engine); split there",
+	"conformance/active/conn.go:*":           "conformance is being rewritten (passive judge engine); split there",
+	"conformance/active/e2e_linux_test.go:*": "conformance is being rewritten (passive judge engine); split there",
+	"conformance/active/runner.go:*":         "conformance is being rewritten (passive judge engine); split there",
+	"modelcheck/configs.go:Configurations":   "the model checker is being reworked in the formal change; split there",
+	"modelcheck/scenario.go:RunScenario":     "the model checker is being reworked in the formal change; split there",
 }
 
 // longFunc is one function over MaxFuncLines.
