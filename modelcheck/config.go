@@ -124,6 +124,9 @@ type Config struct {
 	// (Node.SetProfileEVState) reaching both QPs at once, and each keeps its
 	// own path state (EV-ST-11).
 	SharedNode bool
+	// RTRStart leaves B in RTR at the start, for the application to move
+	// to RTS at any moment (commest.go); B posts no WRs.
+	RTRStart bool
 	// StartPSN is both QPs' first PSN (SQ_PSN = RQ_PSN): near 2^24 the
 	// traffic wraps (WIRE-BTH-4, RSP-RCV-5).
 	StartPSN uint32
@@ -168,6 +171,9 @@ func (c *Config) validate() error {
 	}
 	if c.Planes*(c.EVsPerPlane+c.BackupsPerPlane) > 8 {
 		return fmt.Errorf("modelcheck: %s: at most 8 EVs", c.Name)
+	}
+	if c.RTRStart && len(c.Msgs[1]) > 0 {
+		return fmt.Errorf("modelcheck: %s: RTRStart: B in RTR posts no WRs", c.Name)
 	}
 	if c.Bounds.DynMPR > 0 && !c.DynamicMPR {
 		return fmt.Errorf("modelcheck: %s: Bounds.DynMPR needs DynamicMPR", c.Name)

@@ -43,7 +43,7 @@ var Invariants = []string{
 	InvEVTransitionsAllowed, InvCompletionOnlyAfterPlacement, InvWriteIMMExactlyOnceInOrder,
 	InvSendCompletionsInOrder, InvNACKedPSNQueued, InvRetryBudget, InvWindowRespected, InvAckSound, InvWriteIMMLimit,
 	InvInflightAccounting, InvProbeRestoresEV, InvResourceHoldOff, InvMemoryMatchesWrites, InvErrorJustified,
-	InvWindowAtReceiver, InvResponderWindow, InvRTOBackoff, InvSQDrained, InvProgress,
+	InvWindowAtReceiver, InvResponderWindow, InvRTOBackoff, InvSQDrained, InvCommEst, InvProgress,
 }
 
 type violations struct {
@@ -146,6 +146,7 @@ func (c *checker) check(pre, post *world) *violations {
 	c.checkReceiverWindow(v, pre, post)
 	c.checkEVEvents(v, post)
 	c.checkSQD(v, post)
+	c.checkCommEst(v, pre, post)
 	return v
 }
 

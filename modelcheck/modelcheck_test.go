@@ -168,6 +168,9 @@ func describeBounds(c Config) string {
 	if c.AlwaysSkipAfter > 0 {
 		p = append(p, fmt.Sprintf("always-skip %d", c.AlwaysSkipAfter))
 	}
+	if c.RTRStart {
+		p = append(p, "B from RTR")
+	}
 	if !c.SilentTimeouts {
 		p = append(p, "spurious timeouts")
 	}

@@ -37,10 +37,11 @@ const (
 	actPenalty                 // QP side's responder sets rcv_cwnd_pen arg&0x7F and the restore flag arg>>7
 	actInject                  // the adversarial requester (Config.Adversary) sends PSN idx to B
 	actSQD                     // QP side moves to SQD or back to RTS (sqd.go)
+	actRTS                     // QP side moves from RTR to RTS (commest.go)
 )
 
 var actNames = [...]string{"post", "deliver", "drop", "dup", "trim", "trim-lasthop", "ce-mark", "path-fail", "timer",
-	"tick", "port", "controller", "modify-to-error", "resource", "dynamic-mpr", "wait", "receive-penalty", "inject", "sq-drain"}
+	"tick", "port", "controller", "modify-to-error", "resource", "dynamic-mpr", "wait", "receive-penalty", "inject", "sq-drain", "rts"}
 
 // action is one transition; it is replayable: applied to the same world it
 // gives the same successor.
@@ -154,7 +155,7 @@ func (c *checker) initial() (*world, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := q.BringUp(0, c.cfg.attr(s), &c.out); err != nil {
+		if err := c.bringUp(q, s); err != nil {
 			return nil, err
 		}
 		for k := 0; k < c.cfg.recvWRs(s); k++ {
@@ -355,7 +356,7 @@ func (c *checker) controlActions(w *world, dst []action) []action {
 			}
 		}
 	}
-	return c.sqdActions(w, dst)
+	return c.rtsActions(w, c.sqdActions(w, dst))
 }
 
 // apply returns the successor of w under a; c.log describes the step.
@@ -529,6 +530,8 @@ func (c *checker) applyControl(nw *world, a action) error {
 		c.collect(nw, s)
 	case actSQD:
 		return c.applySQD(nw, a)
+	case actRTS:
+		return c.applyRTS(nw, a)
 	}
 	return nil
 }
@@ -709,6 +712,8 @@ func (c *checker) describe(pre *world, a action, post *world) []string {
 		head += fmt.Sprintf(" A>B psn=%d (adversarial requester)", a.idx)
 	case actSQD:
 		head += " " + describeSQD(a)
+	case actRTS:
+		head += " " + side[a.side] + " RTR to RTS"
 	case actPenalty:
 		head += fmt.Sprintf(" %s rcv_cwnd_pen %d restore %v", side[a.side], a.arg&0x7F, a.arg&0x80 != 0)
 	}

@@ -174,6 +174,7 @@ type world struct {
 	dyn    [2]uint8  // dynamic MPR of QP s's responder, 0: none set
 	g      [2]ghost
 	sqd    [2]sqdGhost
+	est    uint8 // bit s: QP s raised COMM_EST (commest.go)
 	// QPs are shared between worlds until a step changes them (own);
 	// fp caches a QP's fingerprint at time fpAt.
 	owned [2]bool
@@ -245,8 +246,8 @@ func (w *world) hashOpt(scratch []uint64, budgets bool) (uint64, []uint64) {
 	h.mix(uint64(c.resource) | uint64(c.dynmpr)<<8 | uint64(c.penalty)<<56 | uint64(w.res[0])<<16 | uint64(w.res[1])<<24 | uint64(w.dyn[0])<<32 |
 		uint64(w.dyn[1])<<40)
 	h.mix(uint64(w.failed[0]) | uint64(w.failed[1])<<32)
-	if w.sqd != ([2]sqdGhost{}) {
-		h.mix(w.sqd[0].word() | w.sqd[1].word()<<32)
+	if w.sqd != ([2]sqdGhost{}) || w.est != 0 {
+		h.mix(w.sqd[0].word() | w.sqd[1].word()<<32 | uint64(w.est)<<26)
 	}
 	for _, g := range w.g {
 		if !budgets {

@@ -138,4 +138,7 @@ var (
 	// selectively acknowledged, as LR-NACK-6 read alone would (breaks
 	// LR-NACK-4, AMB-100).
 	FaultIgnoreSACKedUnexp = NewFault("ignore-sacked-unexp", "ignores an UNEXP_EVENT NACK naming a selectively acknowledged PSN")
+	// FaultCommEstRepeated raises IBV_EVENT_COMM_EST on every request
+	// packet a QP in RTR accepts, not on the first only (breaks CTL-AEV-4).
+	FaultCommEstRepeated = NewFault("comm-est-repeated", "raises COMM_EST on every request packet in RTR, not on the first only")
 )

@@ -12,7 +12,8 @@ func TestFaultNames(t *testing.T) {
 	all := []Faults{FaultGoBackN, FaultIgnoreTrim, FaultReuseNACKedEV, FaultEarlyWIMM, FaultPlaceDuplicates,
 		FaultBeyondMPR, FaultNoRestore, FaultNoHoldOff, FaultNoStallTimer, FaultPlaceShifted,
 		FaultFatalRecoverableNACK, FaultResponderWindowOffByOne, FaultNoBackoff, FaultStallTimerKept, FaultStallDequeues,
-		FaultSQDrainedEarly, FaultSQDStartsNew, FaultSQDrainedAtMoveOnly, FaultIgnoreSACKedUnexp}
+		FaultSQDrainedEarly, FaultSQDStartsNew, FaultSQDrainedAtMoveOnly, FaultIgnoreSACKedUnexp,
+		FaultCommEstRepeated}
 	var union Faults
 	for _, f := range all {
 		if f == 0 || f&(f-1) != 0 || union&f != 0 || f.Doc() == "" {

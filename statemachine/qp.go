@@ -288,7 +288,7 @@ func (q *QP) Receive(now Time, port int, p *wire.Packet, out *Output) {
 			q.ignore(IgnoreMalformed, p.BTH.PSN, 0)
 			return
 		}
-		if q.state == StateRTR && !q.commEst {
+		if q.state == StateRTR && (!q.commEst || q.st.seeded(FaultCommEstRepeated)) {
 			q.commEst = true
 			q.emit(Event{Kind: EvCommEst, PSN: p.BTH.PSN})
 		}
