@@ -1,5 +1,7 @@
 package modelcheck
 
+import "slices"
+
 // The configurations the tests explore. Each states its bounds; together
 // the default ones run in well under a minute on two cores. Larger ones run
 // with MRC_MC_LARGE=1.
@@ -16,6 +18,11 @@ func base(name string) Config {
 
 // Configurations returns the configurations the default test run checks.
 func Configurations() []Config {
+	return slices.Concat(networkConfigs(), controlConfigs(), responderConfigs(), recoveryConfigs())
+}
+
+// networkConfigs are the configurations of network faults: reordering, loss, trims, CE marks, duplicates, path failures.
+func networkConfigs() []Config {
 	var cs []Config
 	add := func(c Config) { cs = append(cs, c) }
 
@@ -62,9 +69,16 @@ func Configurations() []Config {
 	c.SilentTimeouts = false
 	c.Bounds = Bounds{Drops: 1, Timers: 1}
 	add(c)
+	return cs
+}
+
+// controlConfigs are the configurations of the control plane and the requester's options: ports, the controller, backup EVs, windows, resource conditions, dynamic MPR, modify.
+func controlConfigs() []Config {
+	var cs []Config
+	add := func(c Config) { cs = append(cs, c) }
 
 	// Two planes of one EV each; a plane goes down and comes back.
-	c = base("port-flap")
+	c := base("port-flap")
 	c.Planes, c.EVsPerPlane = 2, 1
 	c.Bounds = Bounds{PortFlaps: 2, Timers: 1}
 	add(c)
@@ -110,12 +124,19 @@ func Configurations() []Config {
 	c = base("modify-to-error")
 	c.Bounds = Bounds{Modify: 1, Timers: 1}
 	add(c)
+	return cs
+}
+
+// responderConfigs are the configurations of the responder's error paths and options, and congestion control.
+func responderConfigs() []Config {
+	var cs []Config
+	add := func(c Config) { cs = append(cs, c) }
 
 	// Error paths of the responder: no receive WR for a WriteIMM
 	// (WIMM-RSP-3, RSP-NACK-5, LR-NACK-4), more WriteIMMs than
 	// max_wimm_dest (WIMM-RSP-4), a write outside registered memory
 	// (RSP-RCV-2, CMP-ERR-2), and an unsignaled WR (CMP-SND-3).
-	c = base("no-receive-wr")
+	c := base("no-receive-wr")
 	c.RecvWRs = -1
 	c.Bounds = Bounds{Timers: 1}
 	add(c)
@@ -158,23 +179,30 @@ func Configurations() []Config {
 	c.NoTrimNACK = true
 	c.Bounds = Bounds{Trims: 1, CEs: 1, NetFaults: 1, Timers: 1}
 	add(c)
+	return cs
+}
 
-	// Finding F1 (fixed), deadlock form: EV 0x100 black-holes while the
+// recoveryConfigs are the configurations of the stall timer, coalesced SACKs, RTO backoff, PSN wrap-around, the adversarial requester and the shared EV profile.
+func recoveryConfigs() []Config {
+	var cs []Config
+	add := func(c Config) { cs = append(cs, c) }
+
+	// A stall that would deadlock: EV 0x100 black-holes while the
 	// controller DENIES 0x101; 0x100 cannot become ASSUMED_BAD
 	// (ev_min_active 1, EV-SET-6), so the timed-out PSNs must avoid the only
 	// GOOD EV (EV-ST-13). The stall timer spends the retry budget (1 here)
 	// and the QP fails instead of hanging (LR-SM-3, LR-TMR-7).
-	c = base("stall-deadlock")
+	c := base("stall-deadlock")
 	c.PostUpfront = true
 	c.LinearCnt = 1
 	c.FailableEVs = []uint32{0x100}
 	c.Bounds = Bounds{Controller: 1, PathFails: 1, Timers: 2}
 	add(c)
 
-	// Finding F1 (fixed), livelock form: both paths black-hole; one EV is
+	// A stall that would livelock: both paths black-hole; one EV is
 	// retired, the floor keeps the other GOOD, and the lost PSN must avoid
-	// it. Only probes on the dead EV went out, forever; now the stall timer
-	// spends the retries (LR-SM-3, LR-TMR-6, LR-TMR-7).
+	// it. Only probes on the dead EV would go out, forever; the stall timer
+	// spends the retries instead (LR-SM-3, LR-TMR-6, LR-TMR-7).
 	c = base("stall-livelock")
 	c.Bounds = Bounds{PathFails: 2, Timers: 3}
 	add(c)
@@ -187,9 +215,6 @@ func Configurations() []Config {
 	c.Bounds = Bounds{Drops: 1, Timers: 2}
 	add(c)
 
-	// B's responder on its own: an adversarial requester sends any of
-	// PSNs 0-3 (three WRITEs and a WriteIMM), in any order, duplicated, in
-	// and out of B's window of 2 PSNs (RSP-RCV-6, RSP-NACK-4, RSP-DUP-1).
 	// RTO backoff: retries beyond linear_cnt (0 here) double the RTO
 	// (LR-TMR-4); two losses of one WRITE make its retransmission time
 	// out again, after 2T.
@@ -204,6 +229,9 @@ func Configurations() []Config {
 	c.Bounds = Bounds{Drops: 1, Timers: 2}
 	add(c)
 
+	// B's responder on its own: an adversarial requester sends any of
+	// PSNs 0-3 (three WRITEs and a WriteIMM), in any order, duplicated, in
+	// and out of B's window of 2 PSNs (RSP-RCV-6, RSP-NACK-4, RSP-DUP-1).
 	c = adversary("adversarial-requester")
 	c.Bounds = Bounds{Injects: 4, Timers: 1}
 	add(c)

@@ -148,116 +148,142 @@ func RunScenario(s Scenario) (trace []byte, v *Violation, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	maxTimers := s.Config.Bounds.Timers
-	if maxTimers == 0 {
-		maxTimers = 8
-	}
-	used := make([]int, len(s.rules))
-	held := map[*packet]bool{}
-	born := map[uint32]sm.Time{}
-	var lastSeq uint32
-	var acts []action
-	step := func(a action) error {
-		nw, err := c.apply(w, a)
-		if err != nil {
-			return err
-		}
-		trace = append(trace, c.rec...)
-		acts = append(acts, a)
-		if vs := c.check(w, nw); vs.any() {
-			steps, _ := c.replayFresh(s.Config, acts)
-			v = &Violation{Invariant: vs.names[0], All: vs.names, Details: vs.details, Steps: steps, Trace: trace}
-		}
-		w = nw
-		return nil
+	r := &scenarioRun{c: c, s: &s, w: w, used: make([]int, len(s.rules)), held: map[*packet]bool{}, born: map[uint32]sm.Time{},
+		maxTimers: s.Config.Bounds.Timers}
+	if r.maxTimers == 0 {
+		r.maxTimers = 8
 	}
 	for _, a := range s.start {
-		if err := step(a); err != nil {
+		if err := r.step(a); err != nil {
 			return nil, nil, err
 		}
 	}
 	for range c.msgs[0] {
-		if err := step(action{kind: actPost, side: 0}); err != nil {
+		if err := r.step(action{kind: actPost, side: 0}); err != nil {
 			return nil, nil, err
 		}
 	}
-	for n := 0; n < 1000 && v == nil; n++ {
-		// Faults on packets sent since the last step, in sending order.
-		progressed := false
-		for {
-			var k *packet
-			idx := -1
-			for i, x := range w.net {
-				if x.seq > lastSeq && (k == nil || x.seq < k.seq) {
-					k, idx = x, i
-				}
-			}
-			if k == nil {
-				break
-			}
-			lastSeq = k.seq
-			born[k.seq] = w.now
-			for r := range s.rules {
-				ru := &s.rules[r]
-				if used[r] >= max(1, ru.count) || !ru.matches(k) {
-					continue
-				}
-				used[r]++
-				if ru.act == actHold {
-					held[k] = true
-					break
-				}
-				if err := step(action{kind: ru.act, idx: uint16(idx)}); err != nil {
-					return nil, nil, err
-				}
-				// A trimmed or marked copy keeps the packet's seq: it is not
-				// matched again.
-				progressed = true
-				break
-			}
+	for n := 0; n < 1000 && r.v == nil; n++ {
+		progressed, err := r.applyRules()
+		if err != nil {
+			return nil, nil, err
 		}
 		if progressed {
 			continue
 		}
-		// Deliver the oldest packet that has arrived and is not held back,
-		// else the oldest held one.
-		best := -1
-		arrival := sm.Never
-		for i, x := range w.net {
-			at := born[x.seq] + s.latency
-			if at > w.now {
-				arrival = min(arrival, at)
+		a, ok := r.next()
+		if !ok {
+			return r.trace, r.v, nil
+		}
+		if err := r.step(a); err != nil {
+			return nil, nil, err
+		}
+	}
+	if r.v == nil {
+		return r.trace, nil, fmt.Errorf("modelcheck: scenario %s did not finish in 1000 steps", s.Name)
+	}
+	return r.trace, r.v, nil
+}
+
+// scenarioRun is one scripted run: the world, the rules used, the packets
+// held back and when each packet was sent.
+type scenarioRun struct {
+	c         *checker
+	s         *Scenario
+	w         *world
+	used      []int
+	held      map[*packet]bool
+	born      map[uint32]sm.Time
+	lastSeq   uint32
+	acts      []action
+	maxTimers int
+	trace     []byte
+	v         *Violation
+}
+
+// step applies a, records its trace and keeps the first violation.
+func (r *scenarioRun) step(a action) error {
+	c := r.c
+	nw, err := c.apply(r.w, a)
+	if err != nil {
+		return err
+	}
+	r.trace = append(r.trace, c.rec...)
+	r.acts = append(r.acts, a)
+	if vs := c.check(r.w, nw); vs.any() && r.v == nil {
+		steps, _ := c.replayFresh(r.s.Config, r.acts)
+		r.v = &Violation{Invariant: vs.names[0], All: vs.names, Details: vs.details, Steps: steps, Trace: r.trace}
+	}
+	r.w = nw
+	return nil
+}
+
+// applyRules applies the scenario's rules to the packets sent since the
+// last step, in sending order; progressed reports a fault applied.
+func (r *scenarioRun) applyRules() (progressed bool, err error) {
+	for {
+		var k *packet
+		idx := -1
+		for i, x := range r.w.net {
+			if x.seq > r.lastSeq && (k == nil || x.seq < k.seq) {
+				k, idx = x, i
+			}
+		}
+		if k == nil {
+			return progressed, nil
+		}
+		r.lastSeq = k.seq
+		r.born[k.seq] = r.w.now
+		for i := range r.s.rules {
+			ru := &r.s.rules[i]
+			if r.used[i] >= max(1, ru.count) || !ru.matches(k) {
 				continue
 			}
-			if best < 0 || held[w.net[best]] && !held[x] || held[w.net[best]] == held[x] && x.seq < w.net[best].seq {
-				best = i
+			r.used[i]++
+			if ru.act == actHold {
+				r.held[k] = true
+				break
 			}
-		}
-		switch {
-		case best < 0 && arrival != sm.Never && arrival < deadline(w):
-			if err := step(action{kind: actWait, dt: uint32(arrival - w.now)}); err != nil {
-				return nil, nil, err
+			if err := r.step(action{kind: ru.act, idx: uint16(idx)}); err != nil {
+				return false, err
 			}
-		case best < 0 && arrival != sm.Never && int(w.cnt.timers) < maxTimers:
-			if err := step(action{kind: actTimer}); err != nil {
-				return nil, nil, err
-			}
-		case best >= 0:
-			if err := step(action{kind: actDeliver, idx: uint16(best)}); err != nil {
-				return nil, nil, err
-			}
-		case deadline(w) != sm.Never && int(w.cnt.timers) < maxTimers && (!c.done(w) || recovering(w)):
-			if err := step(action{kind: actTimer}); err != nil {
-				return nil, nil, err
-			}
-		default:
-			return trace, v, nil
+			// A trimmed or marked copy keeps the packet's seq: it is not
+			// matched again.
+			progressed = true
+			break
 		}
 	}
-	if v == nil {
-		return trace, nil, fmt.Errorf("modelcheck: scenario %s did not finish in 1000 steps", s.Name)
+}
+
+// next picks the next step: deliver the oldest packet that has arrived
+// and is not held back, else the oldest held one; else wait for the next
+// arrival or fire the timers; ok is false when the run is over.
+func (r *scenarioRun) next() (a action, ok bool) {
+	w := r.w
+	best := -1
+	arrival := sm.Never
+	for i, x := range w.net {
+		at := r.born[x.seq] + r.s.latency
+		if at > w.now {
+			arrival = min(arrival, at)
+			continue
+		}
+		if best < 0 || r.held[w.net[best]] && !r.held[x] || r.held[w.net[best]] == r.held[x] && x.seq < w.net[best].seq {
+			best = i
+		}
 	}
-	return trace, v, nil
+	timersLeft := int(w.cnt.timers) < r.maxTimers
+	switch {
+	case best < 0 && arrival != sm.Never && arrival < deadline(w):
+		return action{kind: actWait, dt: uint32(arrival - w.now)}, true
+	case best < 0 && arrival != sm.Never && timersLeft:
+		return action{kind: actTimer}, true
+	case best >= 0:
+		return action{kind: actDeliver, idx: uint16(best)}, true
+	case deadline(w) != sm.Never && timersLeft && (!r.c.done(w) || recovering(w)):
+		return action{kind: actTimer}, true
+	}
+	return action{}, false
 }
 
 // recovering reports whether A is in RTS with an EV still ASSUMED_BAD:
