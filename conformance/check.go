@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/openmrc/mrc/spec"
+	"github.com/openmrc/mrc/wire"
 )
 
 // reqID is a requirement ID of the spec registry, as a check cites it in
@@ -36,6 +37,9 @@ type check struct {
 	// sent it; it reports whether the case applies to the frame (an
 	// applicable frame the hook did not fail is a passing observation).
 	frame func(e *engine, x *frameCtx) bool
+	// frameOps are the opcodes whose frames the frame hook judges (none:
+	// every opcode); the hook is not called for others (hooks.frameOp).
+	frameOps []wire.Opcode
 	// sent judges a write as its requester sent it.
 	sent func(e *engine, x *sentCtx)
 	// msg judges a first transmission's place in its message (the MSN
@@ -94,6 +98,7 @@ var (
 	checks [maxCases]*check
 	hooks  struct {
 		frame, sent, msg, arrived, feedback, answer, probe, endpoint, event, finish, finishPoint []*check
+		frameOp                                                                                  [256][]*check // the frame hooks by opcode
 	}
 	checksErr error
 )
@@ -111,6 +116,13 @@ func addChecks(cs ...check) {
 		}
 		checks[c.cs] = c
 		h := &hooks
+		if c.frame != nil {
+			for op := range h.frameOp {
+				if len(c.frameOps) == 0 || slices.Contains(c.frameOps, wire.Opcode(op)) {
+					h.frameOp[op] = append(h.frameOp[op], c)
+				}
+			}
+		}
 		for _, a := range []struct {
 			set  bool
 			list *[]*check

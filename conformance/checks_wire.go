@@ -79,10 +79,10 @@ func init() {
 		check{cs: cDSCPSRv6, reqs: []reqID{"WIRE-DSCP-6"}, frame: srv6Class},
 		check{cs: cEVEnc, reqs: []reqID{"WIRE-EV-2", "WIRE-EV-6"}, frame: evEncoding},
 		check{cs: cWireTSETH, reqs: []reqID{"WIRE-TSETH-2"}, frame: tseth},
-		check{cs: cWireAETH, codec: []reqID{"WIRE-AETH-1", "WIRE-AETH-2"}, reqs: []reqID{"WIRE-AETH-1", "WIRE-AETH-3"}, frame: aethSyndrome},
-		check{cs: cWireSETH, codec: []reqID{"WIRE-SETH-1", "WIRE-SETH-3", "WIRE-SETH-10"}, reqs: []reqID{"WIRE-SETH-8", "MPR-DYN-2", "WIRE-SETH-4"}, frame: sethFields},
-		check{cs: cWireNETH, codec: []reqID{"WIRE-NETH-1", "WIRE-NETH-2", "WIRE-NETH-4"}, reqs: []reqID{"WIRE-SETH-8"}, frame: nethFields},
-		check{cs: cWirePETH, codec: []reqID{"WIRE-PETH-1", "WIRE-PETH-2"}, reqs: []reqID{"WIRE-SETH-8", "WIRE-PETH-1"}, frame: pethFields},
+		check{cs: cWireAETH, codec: []reqID{"WIRE-AETH-1", "WIRE-AETH-2"}, reqs: []reqID{"WIRE-AETH-1", "WIRE-AETH-3"}, frame: aethSyndrome, frameOps: []wire.Opcode{wire.OpAcknowledge}},
+		check{cs: cWireSETH, codec: []reqID{"WIRE-SETH-1", "WIRE-SETH-3", "WIRE-SETH-10"}, reqs: []reqID{"WIRE-SETH-8", "MPR-DYN-2", "WIRE-SETH-4"}, frame: sethFields, frameOps: []wire.Opcode{wire.OpSACK}},
+		check{cs: cWireNETH, codec: []reqID{"WIRE-NETH-1", "WIRE-NETH-2", "WIRE-NETH-4"}, reqs: []reqID{"WIRE-SETH-8"}, frame: nethFields, frameOps: []wire.Opcode{wire.OpNACK}},
+		check{cs: cWirePETH, codec: []reqID{"WIRE-PETH-1", "WIRE-PETH-2"}, reqs: []reqID{"WIRE-SETH-8", "WIRE-PETH-1"}, frame: pethFields, frameOps: []wire.Opcode{wire.OpProbe}},
 	)
 }
 
@@ -328,9 +328,9 @@ func endpointPKey(e *engine, x *frameCtx) bool {
 func init() {
 	addChecks(
 		check{cs: cWirePAY, codec: []reqID{"WIRE-PAY-1"}, reqs: []reqID{"WIRE-PAY-1"}, sent: payloadSize},
-		check{cs: cDSCP, reqs: []reqID{"WIRE-DSCP-1", "WIRE-DSCP-5", "EP-GEN-4"}, frame: controlClass, sent: dscpWrite},
-		check{cs: cWireDCID, reqs: []reqID{"WIRE-SETH-9", "RSP-SACK-6"}, frame: dpdcid, feedback: feedbackDCID, probe: probeDCID},
-		check{cs: cWirePKey, reqs: []reqID{"WIRE-BTH-12"}, frame: endpointPKey, sent: writePKey, feedback: feedbackPKey, probe: probePKey},
+		check{cs: cDSCP, reqs: []reqID{"WIRE-DSCP-1", "WIRE-DSCP-5", "EP-GEN-4"}, frame: controlClass, frameOps: []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpAcknowledge, wire.OpEndpointResp, wire.OpProbe}, sent: dscpWrite},
+		check{cs: cWireDCID, reqs: []reqID{"WIRE-SETH-9", "RSP-SACK-6"}, frame: dpdcid, frameOps: []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpProbe}, feedback: feedbackDCID, probe: probeDCID},
+		check{cs: cWirePKey, reqs: []reqID{"WIRE-BTH-12"}, frame: endpointPKey, frameOps: []wire.Opcode{wire.OpEndpointReq, wire.OpEndpointResp}, sent: writePKey, feedback: feedbackPKey, probe: probePKey},
 		check{cs: cWireMSG, codec: []reqID{"WIRE-RETH-2"}, reqs: []reqID{"REQ-SEG-2", "WIRE-RETH-2", "WIRE-PAY-2"}, msg: messageShape},
 		check{cs: cWireMETH, reqs: []reqID{"WIRE-METH-2", "REQ-PSN-3"}, msg: messageMSN},
 		check{cs: cWIMMOrd, reqs: []reqID{"WIRE-METH-3"}, msg: messageRQMSN},

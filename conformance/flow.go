@@ -264,7 +264,7 @@ type flow struct {
 	bytes      int64
 	lastCack   uint32
 	haveCack   bool
-	needSACK   map[uint32]arrival
+	needSACK   psnMap[arrival] // arrivals a SACK must answer at once (RSP-SACK-5), by PSN: no hash per arrival
 	trimPend   map[uint32]arrival
 	oorPend    map[uint32]arrival
 	ackReq     map[uint32]arrival
@@ -292,7 +292,7 @@ func newFlow(k flowKey, frame int) *flow {
 		bad: map[uint32]badEV{}, maybeBad: map[uint32]int64{}, probeNs: map[uint32]int64{},
 		nackPend: map[uint32]pendingNACK{},
 		refused:  map[uint32]int{}, badArr: map[uint32]int{}, trimArr: map[uint32]int{},
-		needSACK: map[uint32]arrival{}, trimPend: map[uint32]arrival{}, oorPend: map[uint32]arrival{},
+		trimPend: map[uint32]arrival{}, oorPend: map[uint32]arrival{},
 		ackReq: map[uint32]arrival{}, ackDue: map[uint32]int64{}, wimmExcess: map[uint32]arrival{}, preBase: map[uint32]bool{},
 	}
 }

@@ -52,6 +52,21 @@ func (fl *flow) newArrival(a arrival) *arrival {
 	return p
 }
 
+// needAnswer records that a SACK must answer arrival a at once
+// (RSP-SACK-5), replacing an earlier arrival of its PSN, up to MaxPending.
+func (fl *flow) needAnswer(e *engine, a *arrival) {
+	if !e.roomIn(fl.needSACK.len(), MaxPending) {
+		return
+	}
+	fl.needSACK.maxRing = maxNeedSACKRing
+	fl.needSACK.del(a.psn)
+	fl.needSACK.put(a.psn, *a)
+}
+
+// maxNeedSACKRing bounds needSACK's ring (an arrival is about 100 bytes a
+// slot); PSNs beyond it sharing a slot go to its map.
+const maxNeedSACKRing = 1024
+
 // freeArrival returns an arrival taken out of the arrived table.
 func (fl *flow) freeArrival(a *arrival) { fl.arrFree = append(fl.arrFree, a) }
 
@@ -206,9 +221,7 @@ func (e *engine) arriveWrite(pt *point, fl *flow, rsp string, r *pcap.Record) {
 		class = arrTrimmed
 	case dup:
 		a.needAnswer = true
-		if e.roomIn(len(fl.needSACK), MaxPending) {
-			fl.needSACK[psn] = *a
-		}
+		fl.needAnswer(e, a)
 	default:
 		if !e.roomIn(fl.arrived.len(), MaxPSNsPerFlow) {
 			e.capFlow(pt, fl)
@@ -219,9 +232,7 @@ func (e *engine) arriveWrite(pt *point, fl *flow, rsp string, r *pcap.Record) {
 		fl.bytes += int64(a.payload)
 		if needs || d != 1 {
 			a.needAnswer = true
-			if e.roomIn(len(fl.needSACK), MaxPending) {
-				fl.needSACK[psn] = *a
-			}
+			fl.needAnswer(e, a)
 		}
 		if p.BTH.AckReq && e.roomIn(len(fl.ackReq), MaxPending) {
 			fl.ackReq[psn] = *a
@@ -294,7 +305,7 @@ func (e *engine) unarrive(fl *flow, psn uint32) {
 		fl.bytes -= int64(a.payload)
 		fl.freeArrival(a)
 	}
-	delete(fl.needSACK, psn)
+	fl.needSACK.del(psn)
 	delete(fl.ackReq, psn)
 	delete(fl.ackDue, psn)
 }
@@ -315,7 +326,7 @@ func (e *engine) confirmBaseline(fl *flow, cack uint32) {
 	fl.rKnown, fl.rStart = false, false
 	fl.arrived.each(func(_ uint32, a *arrival) { fl.freeArrival(a) })
 	fl.arrived.reset()
-	clear(fl.needSACK)
+	fl.needSACK.reset()
 	clear(fl.trimPend)
 	clear(fl.oorPend)
 	clear(fl.ackReq)
@@ -486,10 +497,7 @@ func (e *engine) trigger(x *fbCtx) {
 	ax := &e.ansx
 	*ax = answerCtx{kind: ansTrigger, pt: x.pt, fl: fl, rsp: x.rsp, s: s, ev: s.Entropy, what: "SACK"}
 	ax.a, ax.evSeen = fl.findRecent(trig, false, s.Entropy)
-	if fl.needSACK[trig].frame != 0 {
-		delete(fl.needSACK, trig)
-		ax.neededAnswer = true
-	}
+	ax.neededAnswer = fl.needSACK.del(trig).frame != 0
 	e.runAnswer(ax)
 }
 

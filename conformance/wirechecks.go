@@ -71,7 +71,8 @@ func (e *engine) frameFailed(cs caseID) bool { return slices.Contains(e.failedCa
 
 // wireChecks judges the per-packet wire rules of a decoded frame, as its
 // sender sent it: the codec's findings, each under the case whose check
-// declares it (check.codec), then every check's frame hook.
+// declares it (check.codec), then the frame hook of every check that
+// judges the frame's opcode.
 func (e *engine) wireChecks(pt *point, src string, r *pcap.Record) {
 	p := &r.Packet
 	op := p.BTH.Opcode
@@ -86,7 +87,7 @@ func (e *engine) wireChecks(pt *point, src string, r *pcap.Record) {
 		e.bad(e.caseFor(v.Req), x, v.Req, "no "+v.Req+" violation", fmt.Sprintf("%s field %s: %s", v.Header, v.Field, v.Msg))
 	}
 	row := e.row(pt, src)
-	for _, c := range hooks.frame {
+	for _, c := range hooks.frameOp[op] {
 		if c.frame(e, x) && !e.frameFailed(c.cs) {
 			o := &row[c.cs] // e.ok without finding the row again
 			o.used = true
