@@ -44,16 +44,21 @@ func TestSeededNoStallTimerDeadlock(t *testing.T) {
 	}
 }
 
-// TestSeededNoStallTimerLivelock, 7 steps: both EVs black-hole. EV 0x101 becomes
+// TestSeededNoStallTimerLivelock, 8 steps with a fourth timer: both EVs
+// black-hole. EV 0x101 becomes
 // ASSUMED_BAD, EV 0x100 cannot (ev_min_active); without the stall timer
 // the lost PSN waits for an EV other than 0x100 and only probes on the
 // dead EV 0x101 go out, once per probe interval, forever, with the retry
-// counter stuck below the budget (LR-SM-3, LR-TMR-7).
+// counter stuck below the budget (LR-SM-3, LR-TMR-7). The checker's stall
+// timer restarts for PSN 0 when its timeout queues it in PSN 1's place
+// (AMB-101) and ends its avoidance in the third timer step, so the state
+// first repeats under a fourth.
 func TestSeededNoStallTimerLivelock(t *testing.T) {
 	c := stallConfig(t, "stall-livelock")
 	c.Faults = sm.FaultNoStallTimer
-	seeded(t, c, sm.FaultNoStallTimer, InvRetryBudget, 5, true)
+	seeded(t, c, sm.FaultNoStallTimer, InvRetryBudget, 6, true)
 	c.only = InvProgress
+	c.Bounds.Timers = 4
 	r, err := Check(c)
 	if err != nil {
 		t.Fatal(err)
@@ -62,8 +67,8 @@ func TestSeededNoStallTimerLivelock(t *testing.T) {
 		t.Fatalf("FaultNoStallTimer not caught: %d states, %d distinct", r.States, r.Distinct)
 	}
 	t.Logf("%d states, %d distinct:\n%s", r.States, r.Distinct, r.Violation)
-	if r.Violation.Invariant != InvProgress || r.Violation.Len() != 7 {
-		t.Errorf("want a 7-step Progress counterexample, got %d steps of %s", r.Violation.Len(), r.Violation.Invariant)
+	if r.Violation.Invariant != InvProgress || r.Violation.Len() != 8 {
+		t.Errorf("want an 8-step Progress counterexample, got %d steps of %s", r.Violation.Len(), r.Violation.Invariant)
 	}
 }
 

@@ -7,9 +7,11 @@ import (
 
 // The checker's own stall timer (LR-SM-3). A queued retransmission that no
 // EV may carry waits under a timer of RTO(c) = T × 2^max(0, c − linear_cnt)
-// that starts when the wait begins and runs while it lasts, whichever PSN
-// waits; each expiry is one retry event (LR-TMR-6) and ends the waiting
-// PSN's avoidance of the EV its NACK or timeout named (AMB-44). The ghost
+// that times one PSN's wait: it starts when that PSN begins to wait and
+// starts again when another PSN waits in its place or a NACK renews the
+// waiting PSN's avoidance (AMB-101); each expiry is one retry event
+// (LR-TMR-6) and ends the waiting PSN's avoidance of the EV its NACK or
+// timeout named (AMB-44), never less than RTO(c) after it began. The ghost
 // arms it from what it sees at the end of a step (the oldest queued PSN
 // not held back, within the window and cwnd, still queued after the QP's
 // pump) and fires it on timer steps that reach its deadline. The retry is
@@ -55,7 +57,9 @@ func (c *checker) waiting(w *world, s int) (uint32, bool) {
 // before the expiry. A PSN retransmitted in the step on an EV other than
 // the one it avoids went out before the expiry (the same EV states held
 // then); one retransmitted on the EV it avoids, or not at all, is the one
-// that waited. On expiry the retry is counted and the PSN's avoidance ends.
+// that waited; if it is not the PSN the timer was timing, the pump
+// restarted the timer for it and nothing expires (AMB-101). On expiry the
+// retry is counted and the PSN's avoidance ends.
 func (c *checker) stallExpiry(s int, pre, post *world, due uint32) (uint32, bool) {
 	pg, g := &pre.g[s], &post.g[s]
 	q0 := pre.qp[s]
@@ -86,6 +90,9 @@ func (c *checker) stallExpiry(s int, pre, post *world, due uint32) (uint32, bool
 		if e := sentOn[r]; e != 0 && (avoid == 0 || e != avoid) {
 			continue // sent before the expiry
 		}
+		if r != uint32(pg.stallPSN) {
+			return 0, false // another PSN waits now: the pump restarted the timer (AMB-101)
+		}
 		g.retries++
 		g.nackEV[r] = 0
 		c.stallFired[s] = true
@@ -110,17 +117,29 @@ func (c *checker) retransmittedOn(s int) [maxPSNs]uint32 {
 
 // rearmStall updates the checker's stall timer of QP s at the end of a
 // step: stopped when nothing waits, started with RTO(c) of the retries
-// counted so far when a wait begins or the timer has just expired.
+// counted so far when a wait begins, the timer has just expired, another
+// PSN waits, or a NACK delivered in the step renewed the waiting PSN's
+// avoidance (the timer times one PSN's wait, AMB-101).
 func (c *checker) rearmStall(s int, post *world, fired bool) {
 	g := &post.g[s]
-	if _, ok := c.waiting(post, s); !ok {
+	r, ok := c.waiting(post, s)
+	if !ok {
 		g.stallAt = 0
 		return
 	}
-	if g.stallAt == 0 || fired {
+	if g.stallAt == 0 || fired || r != uint32(g.stallPSN) || c.nackedIn(s, r) {
+		g.stallPSN = uint8(r)
 		sh := min(max(0, int(g.retries)-c.cfg.LinearCnt), sm.MaxTimeout-int(c.cfg.TimeoutAttr))
 		g.stallAt = post.now + sm.Timeout(c.cfg.TimeoutAttr)<<sh
 	}
+}
+
+// nackedIn reports whether this step delivered to QP s a recoverable NACK
+// for the PSN at offset r.
+func (c *checker) nackedIn(s int, r uint32) bool {
+	k := c.log.pkt
+	return k != nil && k.to() == s && k.op() == wire.OpNACK && recoverable(k.p.NETH.Reason) &&
+		c.rel(k.p.NETH.NACKPSN&wire.PSNMask) == r
 }
 
 // sackWindow records the window a SACK delivered to QP s advertises

@@ -154,6 +154,10 @@ type ghost struct {
 	// with dynamic MPR, 0 when none.
 	stallAt sm.Time
 	peerWin uint8
+	// stallPSN is the offset of the PSN the stall timer times (while
+	// stallAt is set); it is waiting's answer for this world, so the hash
+	// leaves it out.
+	stallPSN uint8
 	// owed marks the PSNs the environment gave a reason to retransmit (a
 	// recoverable NACK delivered, the checker's own timer expired) and no
 	// retransmission of which has reached the network since (owed.go).

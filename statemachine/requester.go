@@ -378,17 +378,18 @@ func (q *QP) sendRetransmission(psn uint32) rtxResult {
 // EV to go on. A queued PSN has no packet timer (LR-TMR-4 arms timers on
 // transmissions), so without this timer a QP whose only usable EV is the
 // one EV-ST-13 excludes would wait forever, neither progressing nor
-// reaching ERROR. The stall timer runs RTO(c) from the moment the wait
-// begins; it keeps running while the wait lasts, whichever PSN waits
-// (LR-SM-3, LR-TMR-4).
+// reaching ERROR. The stall timer times one PSN's wait: it runs RTO(c)
+// from the moment psn starts waiting, and restarts when another PSN takes
+// its place, so an expiry never ends an avoidance that began less than
+// RTO(c) ago (LR-SM-3, LR-TMR-4, AMB-101).
 func (r *requester) stall(psn uint32, now Time, noTimer bool) {
 	if noTimer {
 		return
 	}
-	r.stallPSN = psn
-	if r.stallAt == Never {
+	if r.stallAt == Never || r.stallPSN != psn {
 		r.stallAt = now + Timeout(r.tshift)<<r.rtoShift()
 	}
+	r.stallPSN = psn
 }
 
 // endStall stops the stall timer: nothing waits for an EV any more.
@@ -822,6 +823,9 @@ func (q *QP) onNACK(p *wire.Packet) {
 	} else {
 		r.ring.ev[i] = uint16(ev) // already queued: now avoid this EV (EV-ST-13)
 		r.ring.fl[i] &^= txFree
+		if psn == r.stallPSN {
+			r.stallAt, r.stallPSN = Never, 0 // its wait begins anew: pump restarts the timer (AMB-101)
+		}
 	}
 	switch n.Reason {
 	case wire.NACKNoBitmap, wire.NACKNoPktBuffer, wire.NACKNoResource:

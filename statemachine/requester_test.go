@@ -695,6 +695,66 @@ func TestStallExpiryFreesTheAvoidedEV(t *testing.T) {
 	}
 }
 
+// TestStallTimerTimesOnePSN: the stall timer times one PSN's wait. PSN 1
+// waits from 0 for the only usable EV, 0x100, which its NACK named; at T/2
+// PSN 0's NACK names 0x100 too and PSN 0 waits in PSN 1's place. The
+// timer restarts, so PSN 0 does not go back on 0x100 at T, half a timeout
+// after its NACK, but at T/2 + RTO(2) (LR-SM-3, EV-ST-13, AMB-101).
+func TestStallTimerTimesOnePSN(t *testing.T) {
+	o := newOne(t, func(c *testCfg, a *Attr) { a.Retry = Retry{LinearCnt: 7, ExpCnt: RetryInfinite} })
+	for _, ev := range []uint32{0x101, 0x200, 0x201} {
+		if err := o.q.SetEVState(0, ev, EVDenied, &o.out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o.write(1, 2048, false)
+	if ps := o.take(); len(ps) != 2 {
+		t.Fatalf("sent %v, want PSNs 0 and 1", summarize(ps))
+	}
+	T := Timeout(4)
+	o.recv(1, nackPkt(1, 0x100, wire.NACKTrimmedLastHop)) // retry 1: PSN 1 waits, the stall timer runs to T
+	o.advance(T / 2)
+	o.recv(1, nackPkt(0, 0x100, wire.NACKTrimmedLastHop)) // retry 2: PSN 0 waits in its place
+	if ps := o.take(); len(ps) != 0 {
+		t.Fatalf("sent %v with only the NACKed EV usable (EV-ST-13)", summarize(ps))
+	}
+	o.advance(T)
+	if st, ps := o.events(EvStallTimeout), o.take(); len(st) != 0 || len(ps) != 0 {
+		t.Fatalf("at T, half a timeout after PSN 0's NACK: stall events %v, sent %v; want none (EV-ST-13, AMB-101)", st, summarize(ps))
+	}
+	o.advance(T/2 + T - 1)
+	if ps := o.take(); len(ps) != 0 {
+		t.Fatalf("sent %v before the restarted stall timer expired (EV-ST-13)", summarize(ps))
+	}
+	o.advance(T/2 + T) // the timer restarted for PSN 0: its NACK + RTO(2)
+	st, ps := o.events(EvStallTimeout), o.take()
+	if len(st) != 1 || st[0].PSN != 0 || st[0].EV != 0x100 || o.q.Retries() != 3 {
+		t.Fatalf("stall events %v, retries %d; want one for PSN 0 avoiding 0x100, retries 3", st, o.q.Retries())
+	}
+	if len(ps) == 0 || !ps[0].BTH.Retransmit || ps[0].BTH.PSN != 0 || ps[0].EV(wire.EVModeSTEV) != 0x100 {
+		t.Fatalf("at the stall expiry sent %v, want PSN 0 retransmitted on 0x100 (AMB-44)", summarize(ps))
+	}
+}
+
+// TestRenewedAvoidanceRestartsStallTimer: a NACK for the PSN that waits
+// renews its avoidance, and its wait begins anew: the stall timer restarts,
+// so the PSN does not go back on the EV at the old deadline, less than
+// RTO(c) after that NACK (LR-SM-3, EV-ST-13, AMB-101).
+func TestRenewedAvoidanceRestartsStallTimer(t *testing.T) {
+	o := nackedOnOnlyEV(t, func(c *testCfg, a *Attr) { a.Retry = Retry{LinearCnt: 7, ExpCnt: RetryInfinite} }) // retry 1
+	T := Timeout(4)
+	o.advance(T / 2)
+	o.recv(1, nackPkt(0, 0x100, wire.NACKTrimmedLastHop)) // retry 2, for the queued PSN
+	o.advance(T)
+	if st, ps := o.events(EvStallTimeout), o.take(); len(st) != 0 || len(ps) != 0 {
+		t.Fatalf("at T, half a timeout after the renewing NACK: stall events %v, sent %v; want none (AMB-101)", st, summarize(ps))
+	}
+	o.advance(T/2 + T)
+	if ps := o.take(); len(ps) != 1 || ps[0].BTH.PSN != 0 || ps[0].EV(wire.EVModeSTEV) != 0x100 || o.q.Retries() != 3 {
+		t.Fatalf("at T/2 + RTO(2) sent %v, retries %d; want PSN 0 on 0x100, retries 3", summarize(ps), o.q.Retries())
+	}
+}
+
 // TestStallTimerStopsWhenAnEVReturns: the stall timer stops as soon as the
 // retransmission can go out on another EV, and charges nothing (LR-SM-3).
 func TestStallTimerStopsWhenAnEVReturns(t *testing.T) {
