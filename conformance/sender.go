@@ -426,12 +426,17 @@ func (e *engine) sackAtRequester(pt *point, fl *flow, s *wire.SETH) {
 func (e *engine) nackAtRequester(pt *point, fl *flow, n *wire.NETH) {
 	t := e.now
 	st := fl.psns.get(n.NACKPSN)
-	if st == nil || st.ackSel {
-		return // not outstanding: ignored (LR-NACK-6)
+	if st == nil {
+		return // not sent, or cumulatively acknowledged: ignored (LR-NACK-6)
 	}
 	if n.Reason == wire.NACKUnexpEvent {
+		// Fatal even when the PSN is selectively acknowledged: the
+		// responder names the failed message's last PSN (AMB-100).
 		e.fatalAt(pt, fl)
 		return
+	}
+	if st.ackSel {
+		return // not outstanding: ignored (LR-NACK-6)
 	}
 	if !n.Reason.Valid() {
 		return
