@@ -71,7 +71,7 @@ func mprWindow(e *engine, x *sentCtx) {
 		return
 	}
 	mpr := *m
-	if e.pics.Has("dynamic_mpr") && len(fl.dynMPR) > 0 {
+	if e.dynMPR && len(fl.dynMPR) > 0 {
 		// The most permissive value the requester may still act on: the
 		// largest advertised within the reaction time, and the one before.
 		adv := 0

@@ -249,7 +249,7 @@ func sethFields(e *engine, x *frameCtx) bool {
 	if s.Type != 0 || s.NextHeader != 0 || s.CCType != 0 || s.CCFlags != 0 {
 		e.bad(cWireSETH, x, "WIRE-SETH-8", "type, next_header, cc_type, cc_flags 0", fmt.Sprintf("%d, %d, %d, %d", s.Type, s.NextHeader, s.CCType, s.CCFlags))
 	}
-	if e.pics.Has("dynamic_mpr") {
+	if e.dynMPR {
 		hi := 255
 		if m := e.pics.Parameters.MPRDest; m != nil {
 			hi = *m

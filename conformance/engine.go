@@ -83,13 +83,14 @@ type npStat struct {
 
 // engine judges one capture, frame by frame.
 type engine struct {
-	pics  *PICS
-	loc   CaptureLocation // Options.CaptureLocation
-	codec *wire.Codec
-	prof  *spec.Profile // the codec's, copied once (Profile returns a copy)
-	mode  wire.EVMode
-	grace int64 // reaction time, ns
-	tol   int64 // timer tolerance, ns
+	pics   *PICS
+	loc    CaptureLocation // Options.CaptureLocation
+	codec  *wire.Codec
+	prof   *spec.Profile // the codec's, copied once (Profile returns a copy)
+	mode   wire.EVMode
+	grace  int64 // reaction time, ns
+	tol    int64 // timer tolerance, ns
+	dynMPR bool  // the PICS declares dynamic_mpr (looked up once, not per SACK)
 
 	dec     pcap.Decoder
 	rec     pcap.Record
@@ -144,7 +145,7 @@ type engine struct {
 func newEngine(p *PICS) *engine {
 	e := &engine{
 		pics: p, codec: p.Codec(), mode: p.EVModeValue(),
-		grace: p.reaction(), tol: p.tolerance(),
+		grace: p.reaction(), tol: p.tolerance(), dynMPR: p.Has("dynamic_mpr"),
 		rows: map[nodePoint]*obsRow{}, points: map[string]*point{}, nodes: map[nodePoint]*npStat{},
 		toNode: map[nodePoint]int{}, noteSeen: map[string]bool{}, nodeNames: map[string]bool{},
 		mapCase: wireCaseMap(),

@@ -352,24 +352,7 @@ func (e *engine) advanceUna(fl *flow, cack uint32) {
 func (e *engine) sackAtRequester(pt *point, fl *flow, s *wire.SETH) {
 	t := e.now
 	e.advanceUna(fl, s.CACKPSN)
-	base := s.BitmapBase()
-	high, haveHigh := s.CACKPSN, true
-	for bm := s.SACKBitmap; bm != 0; bm &= bm - 1 {
-		i := bits.TrailingZeros64(bm)
-		q := wire.PSNAdd(base, i)
-		if fl.haveMax && psnAfter(q, fl.maxSent) {
-			continue
-		}
-		if st := fl.psns.get(q); st != nil && !st.ackSel {
-			st.ackSel, st.ackNs, st.ackFrame = true, t, e.frameNo
-			if len(fl.nackPend) > 0 && fl.nackPend[q].frame != 0 {
-				delete(fl.nackPend, q)
-			}
-		}
-		if psnAfter(q, high) {
-			high = q
-		}
-	}
+	high, haveHigh := e.sackBitmap(fl, s)
 	// Loss evidence: PSNs between una and the highest acknowledged PSN
 	// that the SACK does not acknowledge (LR-RTX-4).
 	if haveHigh && fl.haveUna && psnAfter(high, fl.una) {
@@ -407,7 +390,7 @@ func (e *engine) sackAtRequester(pt *point, fl *flow, s *wire.SETH) {
 			fl.markedTo, fl.haveMarked = to, true
 		}
 	}
-	if s.MPR != 0 && e.pics.Has("dynamic_mpr") {
+	if s.MPR != 0 && e.dynMPR {
 		if len(fl.dynMPR) >= 64 {
 			fl.dynMPR = append(fl.dynMPR[:0], fl.dynMPR[32:]...)
 		}
@@ -419,6 +402,78 @@ func (e *engine) sackAtRequester(pt *point, fl *flow, s *wire.SETH) {
 		delete(fl.maybeBad, s.Entropy)
 	case !s.PR && s.M == wire.MAlwaysSkip:
 		e.retire(pt, fl, s.Entropy, t+e.grace, e.frameNo, "ALWAYS_SKIP", cEVBad)
+	}
+}
+
+// sackBitmap marks the PSNs a SACK's bitmap acknowledges selectively and
+// returns the highest PSN it acknowledges (its cack when none is higher).
+// Bits beyond the highest PSN sent are ignored.
+func (e *engine) sackBitmap(fl *flow, s *wire.SETH) (high uint32, haveHigh bool) {
+	base := s.BitmapBase()
+	bm := s.SACKBitmap
+	high, haveHigh = s.CACKPSN, true
+	if bm == 0 {
+		return high, haveHigh
+	}
+	dc := wire.PSNDiff(base, s.CACKPSN)
+	dm := int32(0)
+	if fl.haveMax {
+		dm = wire.PSNDiff(base, fl.maxSent)
+	}
+	if !linearPSNs(dc) || !linearPSNs(dm) {
+		return e.sackBitmapWrapped(fl, s)
+	}
+	// base+i keeps its order against cack and maxSent for every bit i:
+	// the bits past maxSent go at once, and the highest PSN is the top bit.
+	if fl.haveMax {
+		if dm > 0 {
+			return high, haveHigh
+		}
+		if -dm < 63 {
+			bm &= 1<<(-dm+1) - 1
+		}
+	}
+	if bm == 0 {
+		return high, haveHigh
+	}
+	if top := int32(63 - bits.LeadingZeros64(bm)); dc+top > 0 {
+		high = wire.PSNAdd(base, int(top))
+	}
+	for ; bm != 0; bm &= bm - 1 {
+		e.ackSel(fl, wire.PSNAdd(base, bits.TrailingZeros64(bm)))
+	}
+	return high, haveHigh
+}
+
+// linearPSNs reports whether a PSN d from another, plus 0 to 63, stays
+// within PSNDiff's range: psnAfter(base+i, x) is then PSNDiff(base, x)+i > 0.
+func linearPSNs(d int32) bool { return d > -(1<<23)+64 && d < 1<<23-64 }
+
+// sackBitmapWrapped is sackBitmap bit by bit, for a bitmap that crosses
+// the point half the PSN space away from cack or maxSent.
+func (e *engine) sackBitmapWrapped(fl *flow, s *wire.SETH) (high uint32, haveHigh bool) {
+	base := s.BitmapBase()
+	high, haveHigh = s.CACKPSN, true
+	for bm := s.SACKBitmap; bm != 0; bm &= bm - 1 {
+		q := wire.PSNAdd(base, bits.TrailingZeros64(bm))
+		if fl.haveMax && psnAfter(q, fl.maxSent) {
+			continue
+		}
+		e.ackSel(fl, q)
+		if psnAfter(q, high) {
+			high = q
+		}
+	}
+	return high, haveHigh
+}
+
+// ackSel records that a SACK acknowledged PSN q selectively.
+func (e *engine) ackSel(fl *flow, q uint32) {
+	if st := fl.psns.get(q); st != nil && !st.ackSel {
+		st.ackSel, st.ackNs, st.ackFrame = true, e.now, e.frameNo
+		if len(fl.nackPend) > 0 && fl.nackPend[q].frame != 0 {
+			delete(fl.nackPend, q)
+		}
 	}
 }
 
