@@ -85,9 +85,9 @@ func claimsOnlyArrivals(e *engine, x *fbCtx) {
 		}
 	}
 	base := s.BitmapBase()
-	for bm := s.SACKBitmap; bm != 0; bm &= bm - 1 {
+	for bm := bitsAfter(s.SACKBitmap, base, fl.rcum); bm != 0; bm &= bm - 1 {
 		q := wire.PSNAdd(base, bits.TrailingZeros64(bm))
-		if !psnAfter(q, fl.rcum) || fl.arrived.get(q) != nil || fl.preBase[q] {
+		if !psnAfter(q, fl.rcum) || fl.arrived.get(q) != nil || len(fl.preBase) > 0 && fl.preBase[q] {
 			continue
 		}
 		if d := psnDist(q, fl.rcum); d >= 1<<23 {
@@ -101,6 +101,20 @@ func claimsOnlyArrivals(e *engine, x *fbCtx) {
 	if okAll {
 		e.ok(cClaims, x.pt, x.rsp, false)
 	}
+}
+
+// bitsAfter returns bitmap bm (bit i for PSN base+i) without the bits of
+// PSNs at or before x, when that is a mask (linearPSNs); bm otherwise, for
+// the caller to test bit by bit.
+func bitsAfter(bm uint64, base, x uint32) uint64 {
+	d := wire.PSNDiff(base, x)
+	switch {
+	case !linearPSNs(d) || d > 0:
+		return bm
+	case -d >= 63:
+		return 0
+	}
+	return bm &^ (1<<(-d+1) - 1)
 }
 
 // notArrived explains why PSN q does not count as arrived.

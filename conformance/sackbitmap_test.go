@@ -65,3 +65,26 @@ func TestSACKBitmapFastPath(t *testing.T) {
 		}
 	}
 }
+
+// TestBitsAfter checks bitsAfter against psnAfter bit by bit: it may keep
+// a bit of a PSN not after x only where it keeps the whole bitmap.
+func TestBitsAfter(t *testing.T) {
+	seed := uint64(rand.Uint32())
+	rng := rand.New(rand.NewPCG(seed, 2))
+	for n := 0; n < 100000; n++ {
+		x := uint32(rng.IntN(1 << 24))
+		base := wire.PSNAdd(x, rng.IntN(160)-100)
+		if rng.IntN(4) == 0 {
+			base = wire.PSNAdd(x, 1<<23+rng.IntN(200)-100)
+		}
+		bm := rng.Uint64()
+		got := bitsAfter(bm, base, x)
+		for i := 0; i < 64; i++ {
+			after := psnAfter(wire.PSNAdd(base, i), x)
+			kept := got&(1<<i) != 0
+			if bm&(1<<i) != 0 && after && !kept || kept && !after && got != bm {
+				t.Fatalf("seed %d: base %d x %d bit %d: after %v, kept %v", seed, base, x, i, after, kept)
+			}
+		}
+	}
+}

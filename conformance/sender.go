@@ -439,8 +439,22 @@ func (e *engine) sackBitmap(fl *flow, s *wire.SETH) (high uint32, haveHigh bool)
 	if top := int32(63 - bits.LeadingZeros64(bm)); dc+top > 0 {
 		high = wire.PSNAdd(base, int(top))
 	}
+	t := &fl.psns
+	if len(t.ring) == 0 {
+		return high, haveHigh
+	}
+	size := uint32(len(t.ring))
 	for ; bm != 0; bm &= bm - 1 {
-		e.ackSel(fl, wire.PSNAdd(base, bits.TrailingZeros64(bm)))
+		q := (base + uint32(bits.TrailingZeros64(bm))) & wire.PSNMask
+		if psnDist(q, t.lo) >= size {
+			continue
+		}
+		if en := &t.ring[q&(size-1)]; en.used && en.psn == q && !en.ackSel { // psns.get, inline
+			en.ackSel, en.ackNs, en.ackFrame = true, e.now, e.frameNo
+			if len(fl.nackPend) > 0 {
+				delete(fl.nackPend, q)
+			}
+		}
 	}
 	return high, haveHigh
 }
