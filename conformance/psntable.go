@@ -9,7 +9,8 @@ import "github.com/openmrc/mrc/wire"
 // MaxPSNsPerFlow; callers check room with len first.
 type psnTable struct {
 	ring []psnEntry
-	lo   uint32 // no PSN before lo is held
+	sel  []uint64 // bit i: ring[i] is used and ackSel (a SACK acknowledged it), so that a SACK skips what earlier ones marked by the word
+	lo   uint32   // no PSN before lo is held
 	n    int
 }
 
@@ -45,6 +46,7 @@ func (t *psnTable) put(q uint32, info psnInfo) (ok, jumped bool) {
 		for i := range t.ring {
 			t.ring[i] = psnEntry{}
 		}
+		clear(t.sel)
 		t.n, jumped = 0, true
 	}
 	return t.store(q, info), jumped
@@ -66,16 +68,47 @@ func (t *psnTable) store(q uint32, info psnInfo) bool {
 		t.n++
 	}
 	*e = psnEntry{psnInfo: info, psn: q, used: true}
+	t.setSel(q&uint32(len(t.ring)-1), info.ackSel)
 	return true
+}
+
+// setSel records whether ring slot i holds an ackSel entry (sel).
+func (t *psnTable) setSel(i uint32, on bool) {
+	if on {
+		t.sel[i>>6] |= 1 << (i & 63)
+	} else {
+		t.sel[i>>6] &^= 1 << (i & 63)
+	}
+}
+
+// markSel records that a SACK acknowledged q, which the table holds.
+func (t *psnTable) markSel(q uint32, st *psnInfo) {
+	st.ackSel = true
+	t.setSel(q&uint32(len(t.ring)-1), true)
+}
+
+// selFrom returns the sel bits of the 64 slots of PSNs base to base+63:
+// bit i set means the slot of base+i holds an entry already acknowledged
+// selectively (of base+i or of no PSN a SACK could name in the window).
+func (t *psnTable) selFrom(base uint32) uint64 {
+	s := base & uint32(len(t.ring)-1)
+	w, off := s>>6, s&63
+	x := t.sel[w] >> off
+	if off != 0 {
+		x |= t.sel[(int(w)+1)%len(t.sel)] << (64 - off)
+	}
+	return x
 }
 
 func (t *psnTable) grow() {
 	size := max(64, 2*len(t.ring))
 	old := t.ring
 	t.ring = make([]psnEntry, size)
+	t.sel = make([]uint64, size/64)
 	for i := range old {
 		if e := &old[i]; e.used {
 			t.ring[e.psn&uint32(size-1)] = *e
+			t.setSel(e.psn&uint32(size-1), e.ackSel)
 		}
 	}
 }
@@ -96,6 +129,7 @@ func (t *psnTable) dropThrough(cack uint32) {
 		for i := range t.ring {
 			t.ring[i] = psnEntry{}
 		}
+		clear(t.sel)
 		t.n = 0
 		t.lo = wire.PSNAdd(cack, 1)
 		return
@@ -103,6 +137,7 @@ func (t *psnTable) dropThrough(cack uint32) {
 	for q := t.lo; ; q = wire.PSNAdd(q, 1) {
 		if e := &t.ring[q&uint32(len(t.ring)-1)]; e.used && e.psn == q {
 			*e = psnEntry{}
+			t.setSel(q&uint32(len(t.ring)-1), false)
 			t.n--
 		}
 		if q == cack {

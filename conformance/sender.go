@@ -444,13 +444,14 @@ func (e *engine) sackBitmap(fl *flow, s *wire.SETH) (high uint32, haveHigh bool)
 		return high, haveHigh
 	}
 	size := uint32(len(t.ring))
-	for ; bm != 0; bm &= bm - 1 {
+	for bm &^= t.selFrom(base); bm != 0; bm &= bm - 1 { // what earlier SACKs marked goes by the word
 		q := (base + uint32(bits.TrailingZeros64(bm))) & wire.PSNMask
 		if psnDist(q, t.lo) >= size {
 			continue
 		}
 		if en := &t.ring[q&(size-1)]; en.used && en.psn == q && !en.ackSel { // psns.get, inline
-			en.ackSel, en.ackNs, en.ackFrame = true, e.now, e.frameNo
+			t.markSel(q, &en.psnInfo)
+			en.ackNs, en.ackFrame = e.now, e.frameNo
 			if len(fl.nackPend) > 0 {
 				delete(fl.nackPend, q)
 			}
@@ -484,7 +485,8 @@ func (e *engine) sackBitmapWrapped(fl *flow, s *wire.SETH) (high uint32, haveHig
 // ackSel records that a SACK acknowledged PSN q selectively.
 func (e *engine) ackSel(fl *flow, q uint32) {
 	if st := fl.psns.get(q); st != nil && !st.ackSel {
-		st.ackSel, st.ackNs, st.ackFrame = true, e.now, e.frameNo
+		fl.psns.markSel(q, st)
+		st.ackNs, st.ackFrame = e.now, e.frameNo
 		if len(fl.nackPend) > 0 && fl.nackPend[q].frame != 0 {
 			delete(fl.nackPend, q)
 		}
