@@ -1,0 +1,57 @@
+package statemachine
+
+// Tests written against mutants of requester.go that the package's other
+// tests let live (found by applying them by hand, scripts/mutate.sh's
+// stage 2 applier).
+
+import (
+	"testing"
+
+	"github.com/openmrc/mrc/wire"
+)
+
+// TestMutantRetriesResetOnlyWhenUnaAdvances (LR-TMR-6): the retry counter
+// is reset when una advances, and only then: a SACK whose cack_psn does
+// not move una (its bitmap acknowledges a later PSN) and a transport ACK
+// for a PSN already covered leave it as it is.
+func TestMutantRetriesResetOnlyWhenUnaAdvances(t *testing.T) {
+	o := newOne(t, nil) // timeout 4: T = 16384 ns
+	o.write(1, 3*1024, false)
+	o.take()
+	o.advance(16384) // every PSN times out; only PSN 0's timeout counts
+	o.take()
+	if o.q.Retries() != 1 {
+		t.Fatalf("retries %d after the timeout of una, want 1", o.q.Retries())
+	}
+	o.recv(1, sackPkt(1<<24-1, 2, 0, 0b100, 0x100, wire.MNone)) // PSN 2 selectively, una stays 0
+	if o.q.Retries() != 1 {
+		t.Errorf("retries %d after a SACK that left una where it was, want 1", o.q.Retries())
+	}
+	o.recv(1, aethPkt(1<<24-1, 0x1F)) // an ACK for cack 2^24 − 1: nothing new
+	if o.q.Retries() != 1 {
+		t.Errorf("retries %d after an ACK that left una where it was, want 1", o.q.Retries())
+	}
+	o.recv(1, sackPkt(0, 0, 1, 0, 0x100, wire.MNone))
+	if o.q.Retries() != 0 {
+		t.Errorf("retries %d after una advanced, want 0", o.q.Retries())
+	}
+}
+
+// TestMutantRTTSampleRange (CC-SIG-3): without TSETH, a SACK answering the
+// oldest outstanding PSN, sent once, gives an RTT sample from its send
+// time; one naming the next PSN to send gives none, even when the window
+// is full and that PSN's ring slot is the oldest one's.
+func TestMutantRTTSampleRange(t *testing.T) {
+	o := newOne(t, nil) // W = 128, a ring of 128 slots
+	o.write(1, 128*1024, false)
+	if n := len(o.take()); n != 128 {
+		t.Fatalf("%d packets sent, want the full window of 128", n)
+	}
+	o.q.now = 3000
+	if rtt := o.q.rttSample(&sackPkt(1<<24-1, 0, 0, 0, 0x100, wire.MNone).SETH); rtt != 3000 {
+		t.Errorf("RTT %d from a SACK answering una, want 3000", rtt)
+	}
+	if rtt := o.q.rttSample(&sackPkt(1<<24-1, 128, 0, 0, 0x100, wire.MNone).SETH); rtt != -1 {
+		t.Errorf("RTT %d from a SACK answering PSN 128, never sent, want none", rtt)
+	}
+}
