@@ -136,3 +136,42 @@ func TestMutantProbeAnswerNoEvidence(t *testing.T) {
 		t.Errorf("all %d first answers left on the reverse EV held without evidence", n)
 	}
 }
+
+// imm is a WRITE_ONLY_IMM from the peer with PSN psn and RQMSN rqmsn.
+func imm(psn uint32, rqmsn uint16) *wire.Packet {
+	p := dataPkt(psn, wire.OpWriteOnlyImm, 10, 0x100)
+	p.METH.RQMSN = rqmsn
+	return p
+}
+
+// TestMutantWIMMOrderAfterDelivery (WIMM-RSP-2): once a WriteIMM has been
+// delivered, held ones still complete in RQMSN order, whatever order
+// their packets arrive in.
+func TestMutantWIMMOrderAfterDelivery(t *testing.T) {
+	o := newOne(t, nil)
+	for _, p := range []*wire.Packet{imm(0, 0), imm(2, 2), imm(3, 3), imm(1, 1)} {
+		o.recv(1, p)
+	}
+	var got []uint16
+	for _, c := range o.out.Completions {
+		got = append(got, c.RQMSN)
+	}
+	if d := cmp.Diff([]uint16{0, 1, 2, 3}, got); d != "" {
+		t.Errorf("receive completions by RQMSN (-want +got): %s", d)
+	}
+}
+
+// TestMutantWIMMDeliveredRQMSN (WIMM-SM-1): a WriteIMM reusing the RQMSN
+// of one already delivered, under a new PSN, is discarded: not placed,
+// not held.
+func TestMutantWIMMDeliveredRQMSN(t *testing.T) {
+	o := newOne(t, nil)
+	o.recv(1, imm(0, 0)) // delivered at once
+	o.recv(1, imm(2, 0))
+	if d := cmp.Diff([]uint32{0}, placed(o)); d != "" {
+		t.Errorf("placed (-want +got): %s", d)
+	}
+	if held := o.q.WIMMHeld(nil); len(held) != 0 {
+		t.Errorf("held %v", held)
+	}
+}
