@@ -89,20 +89,19 @@ func (b *batch) help(seq uint64, dec *pcap.Decoder) {
 	}
 }
 
-// judge judges a batch with its worker's engine, decoding each frame a
-// helper has not, and makes it ready for reuse.
+// judge judges a batch with its worker's engine, which decodes each frame
+// a helper has not (into its own record, as one engine judging alone),
+// and makes it ready for reuse.
 func (b *batch) judge(e *engine) {
 	for i := 0; i < b.n; i++ {
-		r := &b.recs[i]
-		if b.state[i].CompareAndSwap(frameFree, frameClaimed) {
-			e.dec.Decode(&b.frames[i], b.ins[i], r)
-		} else {
+		e.pre = nil
+		if !b.state[i].CompareAndSwap(frameFree, frameClaimed) {
 			for b.state[i].Load() != frameDecoded {
 				runtime.Gosched() // a helper is decoding it
 			}
+			e.pre = &b.recs[i]
 		}
 		e.idx = b.idx[i]
-		e.pre = r
 		e.frame(&b.frames[i], b.ins[i])
 	}
 	b.live.Store(false)
