@@ -175,3 +175,20 @@ func TestMutantWIMMDeliveredRQMSN(t *testing.T) {
 		t.Errorf("held %v", held)
 	}
 }
+
+// TestMutantFaultWindowOffByOne: the seeded fault responder-window-off-by-one
+// breaks RSP-RCV-6 and MPR-WIN-4 by exactly one PSN: it takes cack + W + 1,
+// still NACKs cack + W + 2 PSN_OOR_WINDOW, and takes in-window PSNs as the
+// correct responder does, so what a checker catches is that one PSN.
+func TestMutantFaultWindowOffByOne(t *testing.T) {
+	o := newOne(t, func(c *testCfg, a *Attr) { c.Test.Faults = FaultResponderWindowOffByOne }) // W = 128, cack = 2^24 − 1
+	for _, psn := range []uint32{128, 129, 1} { // cack + W + 1, cack + W + 2, cack + 2
+		o.recv(1, dataPkt(psn, wire.OpWriteMiddle, 1024, 0x100))
+	}
+	if d := cmp.Diff([]uint32{128, 1}, placed(o)); d != "" {
+		t.Errorf("placed (-want +got): %s", d)
+	}
+	if r := replies(o.take()); len(r) != 3 || r[1].Op != wire.OpNACK || r[1].Reason != wire.NACKPSNOutOfWindow {
+		t.Errorf("replies %+v, want PSN 129 NACKed PSN_OOR_WINDOW", r)
+	}
+}
