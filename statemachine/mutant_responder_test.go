@@ -182,7 +182,7 @@ func TestMutantWIMMDeliveredRQMSN(t *testing.T) {
 // correct responder does, so what a checker catches is that one PSN.
 func TestMutantFaultWindowOffByOne(t *testing.T) {
 	o := newOne(t, func(c *testCfg, a *Attr) { c.Test.Faults = FaultResponderWindowOffByOne }) // W = 128, cack = 2^24 − 1
-	for _, psn := range []uint32{128, 129, 1} { // cack + W + 1, cack + W + 2, cack + 2
+	for _, psn := range []uint32{128, 129, 1} {                                                // cack + W + 1, cack + W + 2, cack + 2
 		o.recv(1, dataPkt(psn, wire.OpWriteMiddle, 1024, 0x100))
 	}
 	if d := cmp.Diff([]uint32{128, 1}, placed(o)); d != "" {
