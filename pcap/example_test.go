@@ -236,7 +236,7 @@ func ExampleCompileFilter() {
 	fmt.Println(err)
 	fmt.Println(err.(*pcap.FilterError).Caret())
 	// Output:
-	// [22 23] ((mrc.bth.opcode == 221) && (mrc.neth.nack_reason <= 2))
+	// [22 23] mrc.bth.opcode == 221 && mrc.neth.nack_reason <= 2
 	// filter column 1: unknown field: "mrc.bth.pns" is not a field; did you mean mrc.bth.psn?
 	// mrc.bth.pns == 5
 	// ^

@@ -104,8 +104,11 @@ func (f *Filter) Match(r *Record) bool {
 // read as absent or wrong.
 func (f *Filter) NeedsCheck() bool { return f.check }
 
-// String returns the filter in normal form: fully parenthesized, with
-// numbers in decimal and names resolved. It compiles to the same filter.
+// String returns the filter in normal form: parenthesized only where
+// precedence needs it (an || under && or !, an && under !), with numbers
+// in decimal and names resolved. It compiles to a filter that answers the
+// same and has the same normal form; since it never nests deeper than the
+// expression it came from, it stays within MaxFilterDepth.
 func (f *Filter) String() string { return string(f.root.format(nil)) }
 
 // node is one node of a compiled filter.
@@ -127,13 +130,31 @@ func (n *hasNode) eval(e *fenv) bool {
 	return ok
 }
 
+// && and || are associative, so a run of one of them needs no
+// parentheses inside: a long run written flat stays flat, and within
+// MaxFilterDepth, in normal form.
 func (n *andNode) format(b []byte) []byte {
-	return append(n.r.format(append(n.l.format(append(b, '(')), " && "...)), ')')
+	return operand(append(operand(b, n.l, true), " && "...), n.r, true)
 }
 func (n *orNode) format(b []byte) []byte {
-	return append(n.r.format(append(n.l.format(append(b, '(')), " || "...)), ')')
+	return n.r.format(append(n.l.format(b), " || "...))
 }
-func (n *notNode) format(b []byte) []byte { return n.x.format(append(b, '!')) }
+func (n *notNode) format(b []byte) []byte { return operand(append(b, '!'), n.x, false) }
+
+// operand formats x as an operand of && (inAnd) or of !: parenthesized
+// when it binds less tightly than its operator.
+func operand(b []byte, x node, inAnd bool) []byte {
+	switch x.(type) {
+	case *orNode:
+	case *andNode:
+		if inAnd {
+			return x.format(b)
+		}
+	default:
+		return x.format(b)
+	}
+	return append(x.format(append(b, '(')), ')')
+}
 func (n *hasNode) format(b []byte) []byte { return append(b, n.f.name...) }
 
 // cmpOp is a comparison operator.
@@ -257,7 +278,6 @@ func (n *cmpNode) eval(e *fenv) bool {
 }
 
 func (n *cmpNode) format(b []byte) []byte {
-	b = append(b, '(')
 	b = append(b, n.f.name...)
 	b = append(b, ' ')
 	b = append(b, opText[n.op]...)
@@ -270,7 +290,7 @@ func (n *cmpNode) format(b []byte) []byte {
 	default:
 		b = appendLit(b, n.f.kind, &n.lit)
 	}
-	return append(b, ')')
+	return b
 }
 
 func appendLit(b []byte, k fieldKind, v *fval) []byte {

@@ -327,6 +327,39 @@ func TestFilterNormalForm(t *testing.T) {
 	}
 }
 
+// TestFilterNormalFormDepth: the normal form of an expression within
+// MaxFilterDepth compiles too (FuzzFilter found a run of 65 ||s written
+// flat whose fully parenthesized normal form nested 65 deep), and keeps
+// the parentheses precedence needs.
+func TestFilterNormalFormDepth(t *testing.T) {
+	run := strings.Repeat("mrc.bth.psn == 1 || ", 2*pcap.MaxFilterDepth) + "mrc"
+	deep := strings.Repeat("!", pcap.MaxFilterDepth) + "mrc.bth.psn == 1"
+	right := strings.Repeat("mrc || (", pcap.MaxFilterDepth) + "mrc" + strings.Repeat(")", pcap.MaxFilterDepth)
+	for _, e := range []string{run, deep, right, strings.ReplaceAll(run, "||", "&&")} {
+		f, err := pcap.CompileFilter(e, nil)
+		if err != nil {
+			t.Fatalf("%.60q: %v", e, err)
+		}
+		if _, err := pcap.CompileFilter(f.String(), nil); err != nil {
+			t.Errorf("normal form %.60q of %.60q does not compile: %v", f.String(), e, err)
+		}
+	}
+	for e, want := range map[string]string{
+		"(mrc || udp) && mrc.bth.psn == 1":   "(mrc || udp) && mrc.bth.psn == 1",
+		"!(mrc && udp) || !mrc.bth.psn == 1": "!(mrc && udp) || !mrc.bth.psn == 1",
+		"mrc || udp && mrc.bth.psn == 1":     "mrc || udp && mrc.bth.psn == 1",
+		"((mrc && udp) && (mrc || udp))":     "mrc && udp && (mrc || udp)",
+	} {
+		f, err := pcap.CompileFilter(e, nil)
+		if err != nil {
+			t.Fatalf("%q: %v", e, err)
+		}
+		if f.String() != want {
+			t.Errorf("normal form of %q is %q, want %q", e, f.String(), want)
+		}
+	}
+}
+
 // TestFilterErrors checks that a bad expression gets a typed error at the
 // column of the problem.
 func TestFilterErrors(t *testing.T) {
