@@ -9,7 +9,7 @@
 # Stage 2: each mutant that lived is applied again, by this script, to a
 # copy of the tree and the rest of the killing suite runs with -short under
 # a per-mutant timeout of MUTATE_TIMEOUT (a timed-out mutant counts as
-# killed). The report gives, per file, the efficacy killed / (killed +
+# killed, and the report says how many did; MUTATE_RESUME tries them again). The report gives, per file, the efficacy killed / (killed +
 # lived), leaving out the mutants scripts/mutate-allow.txt lists as
 # equivalent (each with its reason), and the mutants that still live.
 #
@@ -103,7 +103,9 @@ PY
 done
 
 # Stage 2: the survivors against the rest of the suite.
-mapfile -t lived < <(awk -F'\t' '$5 == "LIVED" || $5 == "NOT COVERED"' "$results")
+# On a resumed run the timed-out mutants are tried again too: a loaded
+# machine times out a slow suite as readily as a hanging mutant.
+mapfile -t lived < <(awk -F'\t' -v resume="$resume" '$5 == "LIVED" || $5 == "NOT COVERED" || (resume != "" && $5 == "TIMED OUT")' "$results")
 # A mutant the allowlist names is not run again: it is counted as allowed.
 echo "== stage 2: ${#lived[@]} survivor(s) or uncovered: the package's tests, then $suite (-short, ${timeout_s}s each)"
 : >"$dir/stage2.tsv"
@@ -183,17 +185,22 @@ for (f, l, c, t), (st, stage) in sorted(rows.items()):
     elif st in ("KILLED", "TIMED OUT"):
         k["killed"] += 1
         k["killed%s" % stage] += 1
+        if st == "TIMED OUT":
+            k["timed_out"] += 1
     elif st == "LIVED":
         k["lived"] += 1
         alive.append(f"{f}:{l}:{c} {t}")
     else:
         k[st.lower().replace(" ", "_")] += 1
-print("\n| file | killed (stage 1 + 2) | lived | allowlisted | not covered | efficacy |")
-print("|---|---|---|---|---|---|")
+print("\n| file | killed (stage 1 + 2) | of them timed out | lived | allowlisted | not covered | efficacy |")
+print("|---|---|---|---|---|---|---|")
 for f, k in sorted(per.items()):
     n = k["killed"] + k["lived"]
     eff = f"{100 * k['killed'] / n:.1f} %" if n else "n/a"
-    print(f"| {f} | {k['killed']} ({k['killed1']} + {k['killed2']}) | {k['lived']} | {k['allowed']} | {k['not_covered']} | {eff} |")
+    print(f"| {f} | {k['killed']} ({k['killed1']} + {k['killed2']}) | {k['timed_out']} | {k['lived']} | {k['allowed']} | {k['not_covered']} | {eff} |")
+if any(k["timed_out"] for k in per.values()):
+    print("\nTimed-out mutants count as killed (a mutant that hangs the suite is caught), but on a loaded")
+    print("machine a slow suite times out too: re-check them with MUTATE_RESUME on a quiet machine.")
 if alive:
     print("\nStill alive (kill with a test citing the requirement, or allowlist with the reason it is equivalent):")
     for a in alive:
