@@ -298,14 +298,27 @@ func TestRequirementCoverage(t *testing.T) {
 	t.Logf("%d of %d requirements have no test citation", total, len(Requirements()))
 }
 
+// wireMustUntested lists the WIRE MUST requirements no test cites yet,
+// each with why. It only shrinks: a listed requirement that a test cites
+// fails TestWireMustCoverage until its line goes.
+var wireMustUntested = map[string]string{
+	"WIRE-EV-9": "the judge's SRv6 echo check (MRC-WIRE-EV-003) is NOT-APPLICABLE on every capture of the corpus: no SRv6 capture yet",
+}
+
+// TestWireMustCoverage: every WIRE MUST or MUST NOT requirement is cited
+// by a test, or listed in wireMustUntested.
 func TestWireMustCoverage(t *testing.T) {
-	if os.Getenv("MRC_REQUIRE_WIRE_COVERAGE") != "1" {
-		t.Skip("set MRC_REQUIRE_WIRE_COVERAGE=1 to require a test citation for every WIRE MUST requirement")
-	}
 	cited := testCited(t)
 	for _, q := range Requirements() {
-		if strings.HasPrefix(q.ID, "WIRE-") && (q.Level == Must || q.Level == MustNot) && !cited[q.ID] {
+		if !strings.HasPrefix(q.ID, "WIRE-") || q.Level != Must && q.Level != MustNot {
+			continue
+		}
+		_, listed := wireMustUntested[q.ID]
+		switch {
+		case !cited[q.ID] && !listed:
 			t.Errorf("%s (%s, %s:%d) has no citation in any _test.go file", q.ID, q.Level, q.File, q.Line)
+		case cited[q.ID] && listed:
+			t.Errorf("%s is cited by a test now: remove it from wireMustUntested", q.ID)
 		}
 	}
 }
