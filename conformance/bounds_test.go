@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/openmrc/mrc/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,7 +92,7 @@ func TestJudgeMemoryFlat(t *testing.T) {
 		return
 	}
 	if runtime.GOOS != "linux" {
-		t.Skip("peak memory is read from /proc/self/status (Linux)")
+		testenv.Unavailable(t, "peak memory is read from /proc/self/status (Linux)")
 	}
 	dir := t.TempDir()
 	const short, long = 100_000, 400_000

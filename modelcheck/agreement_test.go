@@ -1,3 +1,5 @@
+//go:build tlc
+
 package modelcheck
 
 import (

@@ -305,15 +305,6 @@ func (c *Config) baseRTT() sm.Time {
 	return sm.Timeout(c.TimeoutAttr) / 4
 }
 
-// reorderGuard is reorder_guard in packets: the configured one, else Go's
-// default without congestion control, the MPR window (LR-RTX-4, LR-SM-1).
-func (c *Config) reorderGuard() int {
-	if c.ReorderThreshold > 0 {
-		return c.ReorderThreshold
-	}
-	return c.MPR
-}
-
 // retryLimit is linear_cnt + exp_cnt, or −1 for no limit (LR-TMR-7).
 func (c *Config) retryLimit() int {
 	if c.ExpCnt == sm.RetryInfinite {

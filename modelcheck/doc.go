@@ -70,7 +70,7 @@
 // statemachine.Config.Test.Faults seeds known bugs; the tests require the
 // checker to find each with a minimal counterexample. Scenarios are single
 // scripted runs of the same world whose traces are checked in under
-// testdata/traces and validated with TLC when MRC_TLA2TOOLS names a
+// testdata/traces and validated with TLC (go test -tags tlc) when MRC_TLA2TOOLS names a
 // tla2tools.jar; Reachable projects every reachable state onto the TLA+
 // model's variables for the comparison with TLC's reachable states.
 // CheckEndpoint explores the endpoint agent (QP 0x2) in the same way.

@@ -1,7 +1,8 @@
+//go:build tlc
+
 package modelcheck
 
 import (
-	"os"
 	"strconv"
 	"syscall"
 	"testing"
@@ -14,11 +15,8 @@ import (
 // 0; tla/MRC_small.cfg with TransportACK and ReorderGuard as Go fixes
 // them), and logs both and their ratio. CPU time, not wall time: the
 // machine is shared. TLC's includes the JVM's start and the parsing of
-// the model. Opt-in: MRC_TLA2TOOLS and MRC_MC_THROUGHPUT=1.
+// the model. Opt-in, as every TLC test: -tags tlc and MRC_TLA2TOOLS.
 func TestThroughputVsTLC(t *testing.T) {
-	if os.Getenv("MRC_MC_THROUGHPUT") == "" {
-		t.Skip("skipped: set MRC_MC_THROUGHPUT=1 (and MRC_TLA2TOOLS) to measure the Go checker against TLC")
-	}
 	jar := tlaTools(t)
 	dir := tlaWorkdir(t)
 	writeSharedCfg(t, dir)

@@ -3,6 +3,7 @@ package pcap_test
 import (
 	"bytes"
 	"errors"
+	"github.com/openmrc/mrc/internal/testenv"
 	"io"
 	"os"
 	"path/filepath"
@@ -112,7 +113,7 @@ func readOffsets(t *testing.T, r *pcap.Reader, held bool) ([]frameCopy, error) {
 // itself or the caller does with Release.
 func TestReaderMappedReleases(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("mapping is Linux-only")
+		testenv.Unavailable(t, "mapping is Linux-only")
 	}
 	one := corpusFile(t, "valid.pcapng")
 	frames := mustRead(t, one)

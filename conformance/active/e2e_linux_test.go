@@ -83,7 +83,7 @@ func (n *e2eNet) dropped() int {
 // needs root, ip and nft; CI has them.
 func TestE2EAFPacket(t *testing.T) {
 	if testing.Short() {
-		t.Skip("end-to-end test")
+		testenv.Unavailable(t, "an end-to-end test, left out by -short")
 	}
 	testenv.Root(t)
 	goBin := testenv.LookPath(t, "go")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/openmrc/mrc/internal/testenv"
 	"net/netip"
 	"testing"
 	"time"
@@ -77,7 +78,7 @@ func tunnelTargetOn(t *testing.T, v6 bool, faults ...string) *SocketTarget {
 // timestamps and real-time tolerances, without privileges.
 func TestUDPTunnel(t *testing.T) {
 	if testing.Short() {
-		t.Skip("real-time run")
+		testenv.Unavailable(t, "a real-time run, left out by -short")
 	}
 	tgt := tunnelTarget(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -102,7 +103,7 @@ func TestUDPTunnel(t *testing.T) {
 // step-mode rotation case, in real time.
 func TestUDPTunnelIPv6(t *testing.T) {
 	if testing.Short() {
-		t.Skip("real-time run")
+		testenv.Unavailable(t, "a real-time run, left out by -short")
 	}
 	tgt := tunnelTargetOn(t, true)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -147,7 +148,7 @@ func TestUDPTunnelIPv6(t *testing.T) {
 // in synthetic time.
 func TestUDPTunnelCatchesFault(t *testing.T) {
 	if testing.Short() {
-		t.Skip("real-time run")
+		testenv.Unavailable(t, "a real-time run, left out by -short")
 	}
 	tgt := tunnelTarget(t, "ignore-trim")
 	rep, err := Run(context.Background(), tgt, Options{Seed: 5, Today: today, Cases: "MRC-LR-NACK-101"})
