@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // WriteHTML writes a self-contained HTML report (inline CSS and SVG, no
@@ -76,7 +77,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		Counts   string
 		Features string
 	}{R: r, Cases: cases, Counts: strings.Join(sortedVerdictCounts(r.Summary.Verdicts), " · "), Features: strings.Join(r.PICS.Features, ", ")}
-	return htmlTmpl.Execute(w, data)
+	return htmlTmpl().Execute(w, data)
 }
 
 // htmlRank orders the HTML report's cases: failures, errors and
@@ -120,12 +121,14 @@ func inlineCode(s string) template.HTML {
 	return template.HTML(b.String())
 }
 
-var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"md":    inlineCode,
-	"ns":    fmtNs,
-	"lower": strings.ToLower,
-	"hex":   func(v *uint32) string { return fmt.Sprintf("0x%08x", *v) },
-}).Parse(`<!DOCTYPE html>
+// htmlTmpl is parsed on first use: most runs write no HTML report.
+var htmlTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"md":    inlineCode,
+		"ns":    fmtNs,
+		"lower": strings.ToLower,
+		"hex":   func(v *uint32) string { return fmt.Sprintf("0x%08x", *v) },
+	}).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>MRC conformance report{{with .R.Capture}}: {{.File}}{{end}}</title>
 <style>
@@ -175,6 +178,7 @@ th{background:#f3f3f3}td:first-child a{white-space:nowrap}code,pre{font:12px/1.3
 </div>{{end}}
 </body></html>
 `))
+})
 
 // timelineSVG draws one connection's events: one row per EV, grouped by
 // plane, events left to right in capture order (the exact times are in

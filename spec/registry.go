@@ -108,16 +108,9 @@ func (r *Registry) LookupAmbiguity(id string) (Ambiguity, bool) {
 }
 
 var (
-	// A line that is meant to be a requirement: a list item opening with a
-	// bold upper-case word followed by a hyphen.
-	reqCandidateRE = regexp.MustCompile(`^\s*[-*+]\s+\*\*[A-Z][A-Z0-9]*-`)
-	reqLineRE      = regexp.MustCompile(`^- \*\*([^*]+)\*\* \(([^;()]+); provenance: ([^;]+); confidence: ([^)]+)\) (\S.*)$`)
-	reqIDRE        = regexp.MustCompile(`^[A-Z][A-Z0-9]*-[A-Z][A-Z0-9]*-[0-9]+$`)
-	headingRE      = regexp.MustCompile(`^(#{1,6})\s+(.+?)\s*#*\s*$`)
-	ambHeadingRE   = regexp.MustCompile(`^### (AMB-[1-9][0-9]*): (\S.*)$`)
-	ambFieldRE     = regexp.MustCompile(`^- (Options|Default|Reason|Profile): (\S.*)$`)
-	ambRefRE       = regexp.MustCompile(`\bAMB-[0-9]+\b`)
-	profileNameRE  = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$`)
+	reqIDRE       = regexp.MustCompile(`^[A-Z][A-Z0-9]*-[A-Z][A-Z0-9]*-[0-9]+$`)
+	ambHeadingRE  = regexp.MustCompile(`^### (AMB-[1-9][0-9]*): (\S.*)$`)
+	profileNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$`)
 )
 
 var ambFieldOrder = []string{"Options", "Default", "Reason", "Profile"}
@@ -205,7 +198,7 @@ func (ps *parseState) file(name, text string) error {
 
 // line reads line number ln.
 func (p *fileParser) line(ln int, line string) error {
-	isCont := strings.HasPrefix(line, "  ") && strings.TrimSpace(line) != "" && !reqCandidateRE.MatchString(line)
+	isCont := strings.HasPrefix(line, "  ") && strings.TrimSpace(line) != "" && !reqCandidate(line)
 	if isCont && p.item != nil {
 		p.item = append(p.item, strings.TrimSpace(line))
 		return nil
@@ -229,13 +222,13 @@ func (p *fileParser) line(ln int, line string) error {
 		p.ambField = ""
 		return nil
 	}
-	if m := headingRE.FindStringSubmatch(line); m != nil {
-		return p.heading(ln, line, m[2])
+	if title, ok := headingTitle(line); ok {
+		return p.heading(ln, line, title)
 	}
 	if p.amb != nil {
 		return p.ambLineField(ln, line)
 	}
-	if reqCandidateRE.MatchString(line) {
+	if reqCandidate(line) {
 		p.item = []string{line}
 		p.itemLine = ln
 		p.itemSection = p.section
@@ -270,11 +263,10 @@ func (p *fileParser) heading(ln int, line, title string) error {
 // ambLineField reads one "- Field: value" line of an ambiguity entry; the
 // fields come once each, in ambFieldOrder.
 func (p *fileParser) ambLineField(ln int, line string) error {
-	m := ambFieldRE.FindStringSubmatch(line)
-	if m == nil {
+	f, value, ok := ambField(line)
+	if !ok {
 		return &parseError{p.name, ln, fmt.Sprintf("%s: unexpected line %q (want \"- Options|Default|Reason|Profile: ...\")", p.amb.ID, line)}
 	}
-	f := m[1]
 	if p.ambSeen[f] {
 		return &parseError{p.name, ln, fmt.Sprintf("%s: duplicate %q field", p.amb.ID, f)}
 	}
@@ -283,7 +275,7 @@ func (p *fileParser) ambLineField(ln int, line string) error {
 	}
 	p.ambSeen[f] = true
 	p.ambField = f
-	if err := ambAppend(p.amb, f, m[2]); err != nil {
+	if err := ambAppend(p.amb, f, value); err != nil {
 		return &parseError{p.name, ln, err.Error()}
 	}
 	return nil
@@ -329,7 +321,7 @@ func (p *fileParser) finishReq() error {
 	}
 	p.reqLine[req.ID] = fmt.Sprintf("%s:%d", p.name, p.itemLine)
 	req.Section, req.File, req.Line = p.itemSection, p.name, p.itemLine
-	for _, m := range ambRefRE.FindAllString(req.Text, -1) {
+	for _, m := range ambRefs(req.Text) {
 		p.refs = append(p.refs, ambRef{req.ID, m, p.name, p.itemLine})
 	}
 	p.r.byID[req.ID] = len(p.r.reqs)
@@ -341,7 +333,7 @@ func (p *fileParser) finishReq() error {
 // names its AMB-n, and every AMB-n named is in the register.
 func (ps *parseState) crossCheck() error {
 	for _, q := range ps.r.reqs {
-		if q.Confidence == Decision && !ambRefRE.MatchString(q.Text) {
+		if q.Confidence == Decision && len(ambRefs(q.Text)) == 0 {
 			return &parseError{q.File, q.Line, q.ID + ": decision requirement names no AMB-n entry in its text"}
 		}
 	}
@@ -353,9 +345,141 @@ func (ps *parseState) crossCheck() error {
 	return nil
 }
 
+// The matchers below do what reqCandidateRE, reqLineRE and ambRefRE
+// (registry_test.go) describe, without a regular expression's
+// backtracking: the spec is parsed at the start of every program that
+// looks a requirement up (TestMatchersAgreeWithRegexps).
+
+// spaces are the characters of \s.
+const spaces = " \t\n\f\r"
+
+func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+func isWord(c byte) bool  { return isUpper(c) || isDigit(c) || 'a' <= c && c <= 'z' || c == '_' }
+
+// reqCandidate reports whether line is meant to be a requirement: a list
+// item opening with a bold upper-case word followed by a hyphen.
+func reqCandidate(line string) bool {
+	t := strings.TrimLeft(line, spaces)
+	if t == "" || strings.IndexByte("-*+", t[0]) < 0 {
+		return false
+	}
+	u := strings.TrimLeft(t[1:], spaces)
+	if len(u) == len(t)-1 {
+		return false // no space after the marker
+	}
+	u, ok := strings.CutPrefix(u, "**")
+	if !ok || u == "" || !isUpper(u[0]) {
+		return false
+	}
+	i := 1
+	for i < len(u) && (isUpper(u[i]) || isDigit(u[i])) {
+		i++
+	}
+	return i < len(u) && u[i] == '-'
+}
+
+// headingTitle returns the title of a Markdown heading line: one to six
+// '#', white space, and the title, less the white space and closing '#'s
+// that end the line (at least one character of it stays the title). line
+// holds no line break (file splits the text at them).
+func headingTitle(line string) (string, bool) {
+	n := 0
+	for n < len(line) && line[n] == '#' {
+		n++
+	}
+	rest := line[n:]
+	body := strings.TrimLeft(rest, spaces)
+	sp := len(rest) - len(body)
+	if n == 0 || n > 6 || sp == 0 {
+		return "", false
+	}
+	if body == "" {
+		if sp < 2 {
+			return "", false
+		}
+		return rest[sp-1:], true // the last space is the title
+	}
+	t := strings.TrimRight(strings.TrimRight(strings.TrimRight(body, spaces), "#"), spaces)
+	if t == "" {
+		t = body[:1]
+	}
+	return t, true
+}
+
+// ambField splits an ambiguity entry's "- Field: value" line.
+func ambField(line string) (field, value string, ok bool) {
+	rest, ok := strings.CutPrefix(line, "- ")
+	if !ok {
+		return "", "", false
+	}
+	for _, f := range ambFieldOrder {
+		if v, ok := strings.CutPrefix(rest, f+": "); ok && textValue(v) {
+			return f, v, true
+		}
+	}
+	return "", "", false
+}
+
+// textValue reports whether s matches \S.*: a first character that is not
+// white space, and no line break.
+func textValue(s string) bool {
+	return s != "" && strings.IndexByte(spaces, s[0]) < 0 && !strings.ContainsRune(s, '\n')
+}
+
+// ambRefs returns the AMB-n references of text, whole words.
+func ambRefs(text string) []string {
+	var refs []string
+	for i := 0; ; {
+		k := strings.Index(text[i:], "AMB-")
+		if k < 0 {
+			return refs
+		}
+		start := i + k
+		j := start + len("AMB-")
+		for j < len(text) && isDigit(text[j]) {
+			j++
+		}
+		if j > start+len("AMB-") && (start == 0 || !isWord(text[start-1])) && (j == len(text) || !isWord(text[j])) {
+			refs = append(refs, text[start:j])
+		}
+		i = start + 1
+	}
+}
+
+// splitRequirement splits a requirement line as reqLineRE does, without
+// its backtracking: each group ends at the first character it may not
+// hold, so there is one way to split.
+func splitRequirement(line string) (m [6]string, ok bool) {
+	rest, ok := strings.CutPrefix(line, "- **")
+	if !ok {
+		return m, false
+	}
+	var i int
+	cut := func(stop, sep string) bool {
+		i = strings.IndexAny(rest, stop)
+		if i <= 0 || !strings.HasPrefix(rest[i:], sep) {
+			return false
+		}
+		return true
+	}
+	fields := []struct{ stop, sep string }{{"*", "** ("}, {";()", "; provenance: "}, {";", "; confidence: "}, {")", ") "}}
+	for k, f := range fields {
+		if !cut(f.stop, f.sep) {
+			return m, false
+		}
+		m[k+1], rest = rest[:i], rest[i+len(f.sep):]
+	}
+	if !textValue(rest) {
+		return m, false
+	}
+	m[0], m[5] = line, rest
+	return m, true
+}
+
 func parseRequirement(line string) (Requirement, error) {
-	m := reqLineRE.FindStringSubmatch(line)
-	if m == nil {
+	m, ok := splitRequirement(line)
+	if !ok {
 		return Requirement{}, fmt.Errorf("malformed requirement line %q (want \"- **ID** (LEVEL; provenance: ...; confidence: ...) text\")", line)
 	}
 	id, level, prov, conf, text := m[1], Level(m[2]), strings.TrimSpace(m[3]), Confidence(m[4]), m[5]

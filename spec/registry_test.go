@@ -1,7 +1,10 @@
 package spec
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -319,4 +322,90 @@ func TestWireMustCoverage(t *testing.T) {
 			t.Errorf("%s is cited by a test now: remove it from wireMustUntested", q.ID)
 		}
 	}
+}
+
+// BenchmarkParseEmbedded parses the embedded specification, as every
+// program that looks a requirement up does once at start-up.
+func BenchmarkParseEmbedded(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := loadEmbedded(mdFiles); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// The regular expressions the parser's matchers implement by hand
+// (reqCandidate, splitRequirement, ambRefs).
+var (
+	reqCandidateRE = regexp.MustCompile(`^\s*[-*+]\s+\*\*[A-Z][A-Z0-9]*-`)
+	reqLineRE      = regexp.MustCompile(`^- \*\*([^*]+)\*\* \(([^;()]+); provenance: ([^;]+); confidence: ([^)]+)\) (\S.*)$`)
+	ambRefRE       = regexp.MustCompile(`\bAMB-[0-9]+\b`)
+	headingRE      = regexp.MustCompile(`^(#{1,6})\s+(.+?)\s*#*\s*$`)
+	ambFieldRE     = regexp.MustCompile(`^- (Options|Default|Reason|Profile): (\S.*)$`)
+)
+
+// TestMatchersAgreeWithRegexps checks the parser's hand-written matchers
+// against the regular expressions they stand for, on every line of the
+// embedded specification, every joined requirement item, and lines made
+// to sit on each edge of the patterns.
+func TestMatchersAgreeWithRegexps(t *testing.T) {
+	lines := []string{
+		"", "-", "- **", "- **A-", "-**A-1", "  * **ZZ9-X-1**", "\t+\t**Q9-", "- **a-1", "- **AB", "- **AB_-",
+		"- **ID** (MUST; provenance: p; confidence: primary) text",
+		"- **ID** (MUST; provenance: p; confidence: primary)  text",
+		"- **ID** (MUST; provenance: p; confidence: primary) ",
+		"- **ID** (MU(ST; provenance: p; confidence: primary) t",
+		"- **ID** (MUST; provenance: p;q; confidence: primary) t",
+		"- **ID** (MUST; provenance: p; confidence: prim)ary) t",
+		"- **ID** (MUST; provenance: p; confidence: primary) t\nu",
+		"- **I*D** (MUST; provenance: p; confidence: primary) t",
+		"- **** (MUST; provenance: p; confidence: primary) t",
+		"- **ID** (; provenance: p; confidence: primary) t",
+		"- **ID** (MUST; provenance: ; confidence: primary) t",
+		"- **ID** (MUST; provenance: p; confidence: ) t",
+		"see AMB-1, AMB-22; xAMB-3 AMB-4x AMB- AMB-5_ (AMB-6) AMB-7AMB-8 AMB-9",
+		"#", "# ", "#  ", "#\t\t", "# a", "#a", "####### a", "###### a", "## a ##", "## C#", "## a # #", "# ###", "# #",
+		"##  title  # ", "#\ra", "# a\r", "#\v a",
+		"- Options: a", "- Options:  a", "- Options: ", "- Default: x y", "-  Reason: r", "- Profile: p\nq", "- Other: o", "- Reason:r",
+	}
+	for _, name := range mustGlob(t) {
+		b, err := mdFiles.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, strings.Split(string(b), "\n")...)
+	}
+	for _, q := range Requirements() {
+		lines = append(lines, fmt.Sprintf("- **%s** (%s; provenance: %s; confidence: %s) %s", q.ID, q.Level, q.Provenance, q.Confidence, q.Text))
+	}
+	for _, l := range lines {
+		if got, want := reqCandidate(l), reqCandidateRE.MatchString(l); got != want {
+			t.Errorf("reqCandidate(%q) = %v, regexp says %v", l, got, want)
+		}
+		m, ok := splitRequirement(l)
+		want := reqLineRE.FindStringSubmatch(l)
+		if ok != (want != nil) || ok && !slices.Equal(m[:], want) {
+			t.Errorf("splitRequirement(%q) = %q %v, regexp says %q", l, m, ok, want)
+		}
+		wantH := headingRE.FindStringSubmatch(l)
+		if title, ok := headingTitle(l); ok != (wantH != nil) || ok && title != wantH[2] {
+			t.Errorf("headingTitle(%q) = %q %v, regexp says %q", l, title, ok, wantH)
+		}
+		wantF := ambFieldRE.FindStringSubmatch(l)
+		if f, v, ok := ambField(l); ok != (wantF != nil) || ok && (f != wantF[1] || v != wantF[2]) {
+			t.Errorf("ambField(%q) = %q %q %v, regexp says %q", l, f, v, ok, wantF)
+		}
+		if got, want := ambRefs(l), ambRefRE.FindAllString(l, -1); !slices.Equal(got, want) {
+			t.Errorf("ambRefs(%q) = %q, regexp says %q", l, got, want)
+		}
+	}
+}
+
+func mustGlob(t *testing.T) []string {
+	names, err := fs.Glob(mdFiles, "*.md")
+	if err != nil || len(names) == 0 {
+		t.Fatal(names, err)
+	}
+	return names
 }
