@@ -60,7 +60,7 @@ func retiredEV(cs caseID) func(e *engine, x *sentCtx) {
 		if cs == cEVTimeout {
 			rid = "EV-ST-5"
 		}
-		f := x.fd(rid, fmt.Sprintf("no data on EV 0x%08x, retired by %s in frame %d", x.ev, b.kind, b.frame), "data sent on it", b.frame)
+		f := x.fd(rid, fmt.Sprintf("no data on EV 0x%08x, retired by %s in frame %d", x.ev, b.cause, b.frame), "data sent on it", b.frame)
 		if b.unsure {
 			e.undecided(cs, x.pt, x.req, "with EVs the requester may have retired on losses its SACKs showed, the ev_min_active floor may have kept this one in use (EV-SET-6)", &f)
 		} else {

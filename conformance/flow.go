@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 
 	"github.com/openmrc/mrc/wire"
+	"github.com/openmrc/mrc/wire/evstate"
 )
 
 // psnAfter reports whether PSN a follows b (mod 2^24, WIRE-BTH-4).
@@ -109,7 +110,7 @@ type unaEvent struct {
 type badEV struct {
 	since  int64 // data on the EV from this time is a violation
 	frame  int   // the frame that retired it
-	kind   string
+	cause  evstate.Cause
 	cs     caseID
 	unsure bool // the ev_min_active floor may have kept it in use
 }

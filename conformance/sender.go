@@ -6,6 +6,7 @@ import (
 
 	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/wire"
+	"github.com/openmrc/mrc/wire/evstate"
 )
 
 // baseTimeout is T = 1.024 µs × 2^timeout in ns (LR-TMR-1).
@@ -136,7 +137,7 @@ func (e *engine) sentAgain(x *sentCtx) {
 	if x.timedOut {
 		// EV-ST-5: the EV of the timed-out packet is retired.
 		fl.retryEvents++
-		e.retire(x.pt, fl, st.lastEV, t+e.grace, st.lastFrame, "timeout", cEVTimeout)
+		e.retire(x.pt, fl, st.lastEV, t+e.grace, st.lastFrame, evstate.CauseTimeout, cEVTimeout)
 	}
 	e.checkExhausted(fl, t)
 	st.sends++
@@ -182,29 +183,29 @@ func (e *engine) capFlow(pt *point, fl *flow) {
 	}
 }
 
-// retire marks an EV ASSUMED_BAD from time since, unless that would leave
-// fewer than ev_min_active usable EVs (EV-SET-6).
-func (e *engine) retire(pt *point, fl *flow, ev uint32, since int64, frame int, kind string, cs caseID) {
+// retire marks an EV ASSUMED_BAD on event c from time since, unless the
+// ev_min_active floor keeps it in use (EV-SET-6).
+func (e *engine) retire(pt *point, fl *flow, ev uint32, since int64, frame int, c evstate.Cause, cs caseID) {
 	if _, ok := fl.bad[ev]; ok || !e.roomIn(len(fl.bad), MaxEVsPerFlow) {
 		return
 	}
 	unsure := false
 	if m := e.pics.Parameters.EVMinActive; m != nil {
-		left := len(fl.evs) - len(fl.bad) - 1
-		if left < *m {
+		if evstate.FloorHolds(c, len(fl.evs), len(fl.bad), *m) {
 			return
 		}
 		// A requester also retires EVs on losses it infers from the SACK
 		// bitmap (not only on timeouts): those the judge has not retired
 		// may have used up the floor (EV-SET-6).
+		out := len(fl.bad)
 		for v := range fl.maybeBad {
 			if _, b := fl.bad[v]; !b && v != ev {
-				left--
+				out++
 			}
 		}
-		unsure = left < *m
+		unsure = evstate.FloorHolds(c, len(fl.evs), out, *m)
 	}
-	fl.bad[ev] = badEV{since: since, frame: frame, kind: kind, cs: cs, unsure: unsure}
+	fl.bad[ev] = badEV{since: since, frame: frame, cause: c, cs: cs, unsure: unsure}
 	e.event(eventCtx{kind: evRetired, pt: pt, fl: fl, cs: cs})
 }
 
@@ -396,12 +397,12 @@ func (e *engine) sackAtRequester(pt *point, fl *flow, s *wire.SETH) {
 		}
 		fl.dynMPR = append(fl.dynMPR, unaEvent{una: uint32(s.MPR), ns: t, frame: e.frameNo})
 	}
-	switch {
-	case s.PR && (s.M == wire.MNone || s.M == wire.MSkipOnce):
+	switch c := evstate.OfSACK(s.M, s.PR); {
+	case evstate.Revives(c):
 		delete(fl.bad, s.Entropy) // a probe answer revives the EV (EV-ST-7, EV-ST-8)
 		delete(fl.maybeBad, s.Entropy)
-	case !s.PR && s.M == wire.MAlwaysSkip:
-		e.retire(pt, fl, s.Entropy, t+e.grace, e.frameNo, "ALWAYS_SKIP", cEVBad)
+	case evstate.Retires(c):
+		e.retire(pt, fl, s.Entropy, t+e.grace, e.frameNo, c, cEVBad)
 	}
 }
 

@@ -8,18 +8,18 @@ import (
 	"slices"
 	"strconv"
 
-	sm "github.com/openmrc/mrc/statemachine"
 	"github.com/openmrc/mrc/wire"
+	"github.com/openmrc/mrc/wire/evstate"
 )
 
 // EVTransition is one inferred path-state change and the frame that caused
-// it. The states are statemachine's (EV-ST-1); a capture shows only GOOD,
-// SKIP and ASSUMED_BAD. Timer-driven changes (a SKIP expiring, a timeout
-// marking a path bad) leave no packet behind and are inferred from what
-// follows.
+// it. The states are the path states of evstate (EV-ST-1); a capture shows
+// only GOOD, SKIP and ASSUMED_BAD. Timer-driven changes (a SKIP expiring, a
+// timeout marking a path bad) leave no packet behind and are inferred from
+// what follows.
 type EVTransition struct {
 	Frame    int
-	From, To sm.EVState
+	From, To evstate.State
 	Cause    string
 }
 
@@ -62,7 +62,7 @@ type EVStats struct {
 	NACKs      map[wire.NACKReason]int
 	// Inferred path state (see EVTransition); GOOD until feedback says
 	// otherwise.
-	State       sm.EVState
+	State       evstate.State
 	Changes     int
 	Transitions []EVTransition // the first MaxTransitions
 }
@@ -97,13 +97,13 @@ func (s *Stats) qp(n uint32) *QPStats {
 func (s *Stats) ev(n uint32) *EVStats {
 	e := s.EVs[n]
 	if e == nil {
-		e = &EVStats{EV: n, State: sm.EVGood, NACKs: map[wire.NACKReason]int{}}
+		e = &EVStats{EV: n, State: evstate.Good, NACKs: map[wire.NACKReason]int{}}
 		s.EVs[n] = e
 	}
 	return e
 }
 
-func (e *EVStats) move(frame int, to sm.EVState, cause string) {
+func (e *EVStats) move(frame int, to evstate.State, cause string) {
 	if e.State == to {
 		return
 	}
@@ -176,23 +176,24 @@ func (s *Stats) Add(r *Record) {
 		switch sh.M {
 		case wire.MSkipOnce:
 			f.SkipOnce++
-			f.move(r.Number, sm.EVSkip, "SACK m=SKIP_ONCE")
 		case wire.MAlwaysSkip:
 			f.AlwaysSkip++
-			f.move(r.Number, sm.EVAssumedBad, "SACK m=ALWAYS_SKIP")
-		case wire.MNone:
-			// A clean verdict means the path was in use again, so any
-			// skip had ended or a probe succeeded.
-			f.move(r.Number, sm.EVGood, "SACK m=NONE")
+		}
+		// The capture lacks the timer-driven moves the table needs (a
+		// rotation ending, a timeout retiring the EV), so the inferred
+		// state follows the state each verdict names: NONE means the path
+		// was in use again, so any skip had ended or a probe succeeded.
+		if to, ok := evstate.Named(sh.M); ok {
+			f.move(r.Number, to, "SACK m="+sh.M.String())
 		}
 	case d&wire.HasNETH != 0:
 		n := &pk.NETH
 		q.NACKs[n.Reason]++
 		f := s.ev(n.Entropy)
 		f.NACKs[n.Reason]++
-		if n.Reason == wire.NACKTrimmed && f.State == sm.EVGood {
-			// A last-hop trim is incast, not the path's fault.
-			f.move(r.Number, sm.EVSkip, "NACK TRIMMED")
+		// A last-hop trim is incast, not the path's fault (EV-ST-3).
+		if to, ok := evstate.Next(f.State, evstate.OfNACK(n.Reason)); ok {
+			f.move(r.Number, to, "NACK "+n.Reason.String())
 		}
 	case d&wire.HasPETH != 0:
 		q.Probes++

@@ -3,34 +3,22 @@ package statemachine
 import (
 	"fmt"
 	"sort"
+
+	"github.com/openmrc/mrc/wire/evstate"
 )
 
-// EVState is the per-EV path state (EV-ST-1). The zero value is the API's
-// UNKNOWN.
-type EVState uint8
+// EVState is the per-EV path state (EV-ST-1), the vocabulary's
+// evstate.State. The zero value is the API's UNKNOWN.
+type EVState = evstate.State
 
 // EV states.
 const (
-	EVUnknown    EVState = iota
-	EVGood               // usable
-	EVSkip               // skipped until the end of the current rotation
-	EVAssumedBad         // out of use; probed in the background
-	EVDenied             // out of use by controller decision
+	EVUnknown    = evstate.Unknown
+	EVGood       = evstate.Good       // usable
+	EVSkip       = evstate.Skip       // skipped until the end of the current rotation
+	EVAssumedBad = evstate.AssumedBad // out of use; probed in the background
+	EVDenied     = evstate.Denied     // out of use by controller decision
 )
-
-func (s EVState) String() string {
-	switch s {
-	case EVGood:
-		return "GOOD"
-	case EVSkip:
-		return "SKIP"
-	case EVAssumedBad:
-		return "ASSUMED_BAD"
-	case EVDenied:
-		return "DENIED"
-	}
-	return "UNKNOWN"
-}
 
 // evSet is an EV profile compiled for lookup. It is immutable and shared by
 // every QP (and clone) that uses the profile.
@@ -327,43 +315,18 @@ func (q *QP) anyUsableEV() (int, bool) {
 	return -1, false
 }
 
-// evAllowed is the path-state table of 21-paths.md with EV-ST-10's
-// additions (EV-ST-2 to EV-ST-10). Anything else is not a transition and
-// leaves the EV as it is; in particular a DENIED EV ignores every event but
-// the controller's (EV-ST-9). The controller may set GOOD, ASSUMED_BAD or
-// DENIED from any state (EV-ST-9, EV-ST-14).
-func evAllowed(from, to EVState, c EVCause) bool {
-	if c == CauseController {
-		return to == EVGood || to == EVAssumedBad || to == EVDenied // EV-ST-14
-	}
-	switch {
-	case from == EVGood && to == EVSkip:
-		return c == CauseSkipOnce || c == CauseTrimmed
-	case (from == EVGood || from == EVSkip) && to == EVAssumedBad:
-		return c == CauseAlwaysSkip || c == CauseTimeout || c == CauseInferredLoss // EV-ST-4, EV-ST-5, EV-ST-10, EV-SM-5
-	case from == EVSkip && to == EVGood:
-		return c == CauseRotation
-	case from == EVAssumedBad && to == EVGood:
-		return c == CauseProbeOK
-	case from == EVAssumedBad && to == EVSkip:
-		return c == CauseProbeSkip
-	}
-	return false
-}
-
-// setEV moves EV i to state to for cause c if the state table allows it,
-// keeping the active set full from the same plane's backup set.
+// setEV moves EV i to state to for cause c if the path-state table allows
+// it (evstate.Allowed: EV-ST-2 to EV-ST-10, EV-ST-14, EV-SM-5), keeping the
+// active set full from the same plane's backup set. Anything else is not a
+// transition and leaves the EV as it is.
 func (q *QP) setEV(i int, to EVState, c EVCause) bool {
 	t := &q.ev
 	from := t.state(i)
-	if from == to || !evAllowed(from, to, c) {
+	if from == to || !evstate.Allowed(from, to, c) {
 		return false
 	}
-	if to == EVAssumedBad && c != CauseController && len(t.e)-t.nBad-t.nDenied-1 < t.set.minActive {
-		// ev_min_active: the EV keeps its state rather than leave too few
-		// EVs outside ASSUMED_BAD and DENIED (EV-SET-6); the floor binds the
-		// requester's own inferences, not the controller (EV-ST-14).
-		return false
+	if to == EVAssumedBad && evstate.FloorHolds(c, len(t.e), t.nBad+t.nDenied, t.set.minActive) {
+		return false // ev_min_active keeps the EV in its state (EV-SET-6)
 	}
 	t.e[i] = t.e[i]&^evStateMask | uint8(to)
 	t.count(from, -1)

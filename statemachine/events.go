@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/openmrc/mrc/wire"
+	"github.com/openmrc/mrc/wire/evstate"
 )
 
 // DSCPClass names the traffic class of an outgoing packet; the profile maps
@@ -190,21 +191,21 @@ func (e Event) String() string {
 		e.Time, e.QPN, e.Kind, e.PSN, e.EV, e.MSN, e.Plane, e.From, e.To, e.Reason, e.Flags, e.Value)
 }
 
-// EVCause says why an EV changed state.
-type EVCause uint8
+// EVCause says why an EV changed state: the vocabulary's evstate.Cause.
+type EVCause = evstate.Cause
 
 // EV state-change causes.
 const (
-	CauseNone         EVCause = iota
-	CauseSkipOnce             // SACK m = SKIP_ONCE
-	CauseTrimmed              // NACK TRIMMED
-	CauseAlwaysSkip           // SACK m = ALWAYS_SKIP
-	CauseTimeout              // an untrimmed packet on the EV timed out
-	CauseRotation             // end of the rotation: SKIP → GOOD
-	CauseProbeOK              // enough probes answered with m = NONE
-	CauseProbeSkip            // a probe answered with m = SKIP_ONCE
-	CauseController           // control-plane MODIFY_EV_STATE
-	CauseInferredLoss         // a packet on the EV was inferred lost from SACKs (EV-SM-5)
+	CauseNone         = evstate.CauseNone
+	CauseSkipOnce     = evstate.CauseSkipOnce     // SACK m = SKIP_ONCE
+	CauseTrimmed      = evstate.CauseTrimmed      // NACK TRIMMED
+	CauseAlwaysSkip   = evstate.CauseAlwaysSkip   // SACK m = ALWAYS_SKIP
+	CauseTimeout      = evstate.CauseTimeout      // an untrimmed packet on the EV timed out
+	CauseRotation     = evstate.CauseRotation     // end of the rotation: SKIP → GOOD
+	CauseProbeOK      = evstate.CauseProbeOK      // enough probes answered with m = NONE
+	CauseProbeSkip    = evstate.CauseProbeSkip    // a probe answered with m = SKIP_ONCE
+	CauseController   = evstate.CauseController   // control-plane MODIFY_EV_STATE
+	CauseInferredLoss = evstate.CauseInferredLoss // a packet on the EV was inferred lost from SACKs (EV-SM-5)
 )
 
 // IgnoreReason says why an input was dropped without effect.
