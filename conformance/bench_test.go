@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"syscall"
 	"testing"
@@ -142,7 +143,7 @@ func BenchmarkJudgeJobs(b *testing.B) {
 			defer func() { workerHook = nil }()
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			var crit time.Duration
+			var crit, readers, busiest, spread time.Duration
 			cpu0 := cpuTime()
 			for i := 0; i < b.N; i++ {
 				threads = threads[:0]
@@ -158,12 +159,16 @@ func BenchmarkJudgeJobs(b *testing.B) {
 					b.Fatal(err)
 				}
 				frames += rep.Capture.Frames
-				sum, most := reader, reader
+				sum, most, work := reader, reader, time.Duration(0)
 				for _, t := range threads {
 					sum += t
 					most = max(most, t)
+					work = max(work, t)
 				}
 				crit += max(sum/2, most)
+				readers += reader
+				busiest += work
+				spread += sum
 			}
 			b.ReportMetric(float64(frames)/b.Elapsed().Seconds(), "frames/s")
 			if cpu := cpuTime() - cpu0; cpu > 0 {
@@ -172,6 +177,9 @@ func BenchmarkJudgeJobs(b *testing.B) {
 			}
 			if jobs > 1 {
 				b.ReportMetric(float64(crit.Milliseconds())/float64(b.N), "crit-ms/op")
+				b.ReportMetric(float64(readers.Milliseconds())/float64(b.N), "reader-ms/op")
+				b.ReportMetric(float64(busiest.Milliseconds())/float64(b.N), "worker-ms/op")
+				b.ReportMetric(float64(spread.Milliseconds())/float64(b.N), "threads-ms/op")
 			}
 		})
 	}
@@ -184,4 +192,32 @@ func threadCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkShardOf is the reader's per-frame cost of sharding a parallel
+// judgement (sharder.of), over the first 4096 frames of the `incast`
+// capture (eight node pairs). It keeps each frame's first 128 bytes only,
+// packed, so that the frames are in cache as the reader's are (it has just
+// read each one's block header).
+func BenchmarkShardOf(b *testing.B) {
+	r, err := pcap.Open(simCapture(b, "incast"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	var frames [][]byte
+	var f pcap.Frame
+	for len(frames) < 1<<12 && r.Next(&f) == nil {
+		frames = append(frames, slices.Clone(f.Data[:min(len(f.Data), 128)]))
+	}
+	s := sharder{p: DefaultPICS(), jobs: 2, assigned: map[uint64]int{}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	n := 0
+	for i := 0; i < b.N; i++ {
+		n += s.of(frames[i%len(frames)])
+	}
+	if n < 0 {
+		b.Fatal(n)
+	}
 }

@@ -97,22 +97,8 @@ func (m *merger) ask(s *mslot) {
 // ipDst returns a frame's IP destination address for plain encapsulations
 // (up to two VLAN tags, then IPv4 or IPv6), or false.
 func ipDst(b []byte) (netip.Addr, bool) {
-	off := 12
-	for k := 0; k < 2 && len(b) >= off+2 && (b[off] == 0x81 && b[off+1] == 0x00 || b[off] == 0x88 && b[off+1] == 0xa8); k++ {
-		off += 4
-	}
-	if len(b) < off+2 {
-		return netip.Addr{}, false
-	}
-	et := uint16(b[off])<<8 | uint16(b[off+1])
-	off += 2
-	switch {
-	case et == 0x0800 && len(b) >= off+20:
-		return netip.AddrFrom4([4]byte(b[off+16 : off+20])), true
-	case et == 0x86dd && len(b) >= off+40:
-		return netip.AddrFrom16([16]byte(b[off+24 : off+40])), true
-	}
-	return netip.Addr{}, false
+	_, dst, ok := ipAddrs(b)
+	return dst, ok
 }
 
 type mqueue struct {

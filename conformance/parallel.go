@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"cmp"
+	"encoding/binary"
 	"io"
 	"net/netip"
 	"runtime"
@@ -161,37 +162,59 @@ type sharder struct {
 }
 
 type shardMemo struct {
-	src, dst netip.Addr
-	w        int
-	ok       bool
+	key [4]uint64 // the frame's source and destination address bytes
+	v6  bool
+	ok  bool
+	w   int
 }
 
 // of returns the worker of a frame: by its node pair (the PICS's nodes,
 // else the addresses), in either direction; worker 0 for a frame without
-// an IP header.
+// an IP header. It runs in the reader for every frame, so a frame whose
+// address bytes match a recent pair's takes that pair's worker without
+// parsing its addresses.
 func (s *sharder) of(b []byte) int {
-	src, dst, ok := ipAddrs(b)
+	off, et, ok := ipHeader(b)
 	if !ok {
 		return 0
 	}
-	if src.Is6() && !plainUDP(b) {
-		// SRv6 or other extension headers: the nodes are the inner
-		// packet's, as the engine sees them.
-		_ = s.p.Codec().Decode(b, &s.scratch)
-		if ip, _, _ := s.scratch.Offsets(); ip != 0 && s.scratch.IsIPv6 {
-			src, dst = netip.AddrFrom16(s.scratch.IP6.Src), netip.AddrFrom16(s.scratch.IP6.Dst)
+	var key [4]uint64
+	v6 := et == 0x86dd
+	if v6 {
+		if b[off+6] != 17 {
+			return s.inner(b) // SRv6 or other extension headers
 		}
-		return s.pair(src, dst)
+		for i := range key {
+			key[i] = binary.LittleEndian.Uint64(b[off+8+8*i:])
+		}
+	} else {
+		key[0] = binary.LittleEndian.Uint64(b[off+12:])
 	}
-	a16, b16 := src.As16(), dst.As16()
-	k := (a16[15] ^ a16[14]<<3 ^ b16[15]<<1 ^ b16[13]<<5) ^ a16[13] ^ b16[14]<<2
-	m := &s.recent[k]
-	if m.ok && m.src == src && m.dst == dst {
+	h := (key[0] ^ key[1] ^ key[2] ^ key[3]) * 0x9e3779b97f4a7c15
+	m := &s.recent[h>>(64-8)]
+	if m.ok && m.key == key && m.v6 == v6 {
 		return m.w
 	}
+	var src, dst netip.Addr
+	if v6 {
+		src, dst = netip.AddrFrom16([16]byte(b[off+8:off+24])), netip.AddrFrom16([16]byte(b[off+24:off+40]))
+	} else {
+		src, dst = netip.AddrFrom4([4]byte(b[off+12:off+16])), netip.AddrFrom4([4]byte(b[off+16:off+20]))
+	}
 	w := s.pair(src, dst)
-	*m = shardMemo{src, dst, w, true}
+	*m = shardMemo{key, v6, true, w}
 	return w
+}
+
+// inner returns the worker of an IPv6 frame with extension headers: its
+// nodes are the inner packet's, as the engine sees them.
+func (s *sharder) inner(b []byte) int {
+	src, dst, _ := ipAddrs(b)
+	_ = s.p.Codec().Decode(b, &s.scratch)
+	if ip, _, _ := s.scratch.Offsets(); ip != 0 && s.scratch.IsIPv6 {
+		src, dst = netip.AddrFrom16(s.scratch.IP6.Src), netip.AddrFrom16(s.scratch.IP6.Dst)
+	}
+	return s.pair(src, dst)
 }
 
 // pair returns the worker of a node pair.
@@ -241,34 +264,36 @@ func (p *PICS) nodeHash(a netip.Addr) uint64 {
 	return h
 }
 
-// plainUDP reports whether an IPv6 frame's next header is UDP.
-func plainUDP(b []byte) bool {
-	off := 12
-	for k := 0; k < 2 && len(b) >= off+2 && (b[off] == 0x81 && b[off+1] == 0x00 || b[off] == 0x88 && b[off+1] == 0xa8); k++ {
-		off += 4
-	}
-	return len(b) > off+8 && b[off+8] == 17
-}
-
 // ipAddrs returns a frame's IP source and destination for plain
 // encapsulations (as ipDst).
 func ipAddrs(b []byte) (src, dst netip.Addr, ok bool) {
-	off := 12
+	off, et, ok := ipHeader(b)
+	switch {
+	case !ok:
+		return src, dst, false
+	case et == 0x0800:
+		return netip.AddrFrom4([4]byte(b[off+12 : off+16])), netip.AddrFrom4([4]byte(b[off+16 : off+20])), true
+	}
+	return netip.AddrFrom16([16]byte(b[off+8 : off+24])), netip.AddrFrom16([16]byte(b[off+24 : off+40])), true
+}
+
+// ipHeader returns the offset and EtherType of a frame's IP header after
+// up to two VLAN tags, when the frame holds a whole IPv4 or IPv6 header.
+func ipHeader(b []byte) (off int, et uint16, ok bool) {
+	off = 12
 	for k := 0; k < 2 && len(b) >= off+2 && (b[off] == 0x81 && b[off+1] == 0x00 || b[off] == 0x88 && b[off+1] == 0xa8); k++ {
 		off += 4
 	}
 	if len(b) < off+2 {
-		return src, dst, false
+		return 0, 0, false
 	}
-	et := uint16(b[off])<<8 | uint16(b[off+1])
+	et = uint16(b[off])<<8 | uint16(b[off+1])
 	off += 2
 	switch {
-	case et == 0x0800 && len(b) >= off+20:
-		return netip.AddrFrom4([4]byte(b[off+12 : off+16])), netip.AddrFrom4([4]byte(b[off+16 : off+20])), true
-	case et == 0x86dd && len(b) >= off+40:
-		return netip.AddrFrom16([16]byte(b[off+8 : off+24])), netip.AddrFrom16([16]byte(b[off+24 : off+40])), true
+	case et == 0x0800 && len(b) >= off+20, et == 0x86dd && len(b) >= off+40:
+		return off, et, true
 	}
-	return src, dst, false
+	return 0, 0, false
 }
 
 // pointClock tracks, in the reader, each capture point's frame count and
