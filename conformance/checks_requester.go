@@ -49,11 +49,7 @@ func tsethInEveryWrite(e *engine, x *sentCtx) {
 		e.ok(cTSETHAll, x.pt, x.req, false)
 		return
 	}
-	var f Finding
-	if e.keeps(cTSETHAll, x.pt, x.req) {
-		f = x.fd("REQ-HDR-1", "a TSETH in every write", "no TSETH")
-	}
-	e.fail(cTSETHAll, x.pt, x.req, false, f)
+	e.failWhy(cTSETHAll, x.pt, x.req, 0, "REQ-HDR-1", func(f *Finding) { x.at(f, "a TSETH in every write", "no TSETH") })
 }
 
 // mprWindow checks MPR-WIN-1: a write lies within 128 × MPR of una.
@@ -89,9 +85,11 @@ func mprWindow(e *engine, x *sentCtx) {
 		return // acknowledged already: LR-RTX-1's business
 	}
 	if d > w {
-		e.fail(cMPR, x.pt, x.req, false, Finding{Requirement: "MPR-WIN-1", PSN: u32p(x.psn),
-			Expected: fmt.Sprintf("PSN ≤ una %d + %d (128 × MPR %d)", base, w, mpr),
-			Observed: fmt.Sprintf("PSN %d, %d beyond una", x.psn, d)})
+		e.failWhy(cMPR, x.pt, x.req, 0, "MPR-WIN-1", func(f *Finding) {
+			f.PSN = u32p(x.psn)
+			f.Expected = fmt.Sprintf("PSN ≤ una %d + %d (128 × MPR %d)", base, w, mpr)
+			f.Observed = fmt.Sprintf("PSN %d, %d beyond una", x.psn, d)
+		})
 		return
 	}
 	e.ok(cMPR, x.pt, x.req, false)
@@ -118,15 +116,18 @@ func retransmitFirst(e *engine, x *sentCtx) {
 	if !due {
 		return
 	}
-	for _, q := range sortedPSNs(fl.nackPend) {
+	e.psnBuf = appendPSNs(e.psnBuf[:0], fl.nackPend)
+	for _, q := range e.psnBuf {
 		pn := fl.nackPend[q]
 		if pn.trim() && !pn.overtaken && t >= pn.ns+e.grace {
 			pn.overtaken = true
 			fl.nackPend[q] = pn
 			// The retransmission may have been sent and lost before
 			// the capture point.
-			e.failAbsent(cRtxFirst, x.pt, x.req, true, x.fd("REQ-TX-2", fmt.Sprintf("the retransmission of PSN %d (TRIMMED NACK in frame %d) before new PSNs", q, pn.frame),
-				fmt.Sprintf("new PSN %d sent first", x.psn), pn.frame))
+			e.failWhy(cRtxFirst, x.pt, x.req, onTiming|onAbsence, "REQ-TX-2", func(f *Finding) {
+				x.at(f, fmt.Sprintf("the retransmission of PSN %d (TRIMMED NACK in frame %d) before new PSNs", q, pn.frame),
+					fmt.Sprintf("new PSN %d sent first", x.psn), pn.frame)
+			})
 		}
 	}
 }
@@ -138,25 +139,25 @@ func retransmitFlag(e *engine, x *sentCtx) {
 	case x.isNew && rtx:
 		// The first sighting is the first transmission only where
 		// nothing is lost before the capture point.
-		e.failAbsent(cRtxFlag, x.pt, x.req, false, x.fd("WIRE-BTH-5", "rtx = 0 on the first transmission of a PSN", "rtx = 1 on the first sighting"))
+		e.failWhy(cRtxFlag, x.pt, x.req, onAbsence, "WIRE-BTH-5", func(f *Finding) {
+			x.at(f, "rtx = 0 on the first transmission of a PSN", "rtx = 1 on the first sighting")
+		})
 	case !x.isNew && !rtx:
 		first := 0
 		if x.st != nil {
 			first = x.st.firstFrame
 		}
-		var f Finding
-		if e.keeps(cRtxFlag, x.pt, x.req) {
-			f = x.fd("WIRE-BTH-5", "rtx = 1 on a retransmission", "rtx = 0 on a resend of PSN "+itoa(int(x.psn))+firstNote(first), nonZero(first)...)
-		}
 		// A PSN first seen behind the highest one sent is a resend, or, at
 		// a point away from the requester where packets sprayed over
 		// several planes arrive out of order, a first transmission
 		// overtaken: the finding rests on order the point may not show.
+		how := failHow(0)
 		if x.st == nil {
-			e.failAbsent(cRtxFlag, x.pt, x.req, false, f)
-		} else {
-			e.fail(cRtxFlag, x.pt, x.req, false, f)
+			how = onAbsence
 		}
+		e.failWhy(cRtxFlag, x.pt, x.req, how, "WIRE-BTH-5", func(f *Finding) {
+			x.at(f, "rtx = 1 on a retransmission", "rtx = 0 on a resend of PSN "+itoa(int(x.psn))+firstNote(first), nonZero(first)...)
+		})
 	default:
 		e.ok(cRtxFlag, x.pt, x.req, false)
 	}
@@ -174,12 +175,10 @@ func psnNext(e *engine, x *sentCtx) {
 	}
 	if want := wire.PSNAdd(fl.maxSent, 1); x.psn != want {
 		// The skipped PSNs may have been lost before the point.
-		var f Finding
-		if e.keeps(cPSN, x.pt, x.req) {
-			f = x.fd("REQ-PSN-1", fmt.Sprintf("PSN %d (the highest sent, %d, plus one)", want, fl.maxSent),
+		e.failWhy(cPSN, x.pt, x.req, onAbsence, "REQ-PSN-1", func(f *Finding) {
+			x.at(f, fmt.Sprintf("PSN %d (the highest sent, %d, plus one)", want, fl.maxSent),
 				fmt.Sprintf("PSN %d: %d PSNs skipped", x.psn, psnDist(x.psn, want)))
-		}
-		e.failAbsent(cPSN, x.pt, x.req, false, f)
+		})
 		return
 	}
 	e.ok(cPSN, x.pt, x.req, false)
@@ -216,14 +215,22 @@ func retransmitOrder(e *engine, x *sentCtx) {
 	if x.isNew || pn.frame == 0 || !pn.trim() || x.t < pn.ns+e.grace {
 		return
 	}
-	for _, q := range sortedPSNs(x.fl.nackPend) {
-		o := x.fl.nackPend[q]
-		if o.trim() && psnAfter(x.psn, q) && x.t >= o.ns+e.grace {
-			// Its retransmission may have been lost before the point.
-			e.failAbsent(cRtxOrder, x.pt, x.req, true, x.fd("LR-RTX-2", fmt.Sprintf("PSN %d first: older, and NACKed in frame %d", q, o.frame),
-				fmt.Sprintf("PSN %d retransmitted first", x.psn), o.frame))
-			return
+	// The lowest PSN number waiting (the first of sortedPSNs), found
+	// without sorting.
+	q, found := uint32(0), false
+	for p, o := range x.fl.nackPend {
+		if o.trim() && psnAfter(x.psn, p) && x.t >= o.ns+e.grace && (!found || p < q) {
+			q, found = p, true
 		}
+	}
+	if found {
+		o := x.fl.nackPend[q]
+		// Its retransmission may have been lost before the point.
+		e.failWhy(cRtxOrder, x.pt, x.req, onTiming|onAbsence, "LR-RTX-2", func(f *Finding) {
+			x.at(f, fmt.Sprintf("PSN %d first: older, and NACKed in frame %d", q, o.frame),
+				fmt.Sprintf("PSN %d retransmitted first", x.psn), o.frame)
+		})
+		return
 	}
 	e.ok(cRtxOrder, x.pt, x.req, true)
 }
@@ -241,15 +248,19 @@ func resendAcked(e *engine, x *sentCtx) {
 		if ae.frame != 0 && t-ae.ns < e.grace {
 			e.ok(cRtxAcked, x.pt, x.req, true) // the acknowledgement may not have reached it yet
 		} else {
-			e.fail(cRtxAcked, x.pt, x.req, true, x.fd("LR-RTX-1", fmt.Sprintf("no resend: cumulatively acknowledged (cack %d) in frame %d", ae.una, ae.frame),
-				"PSN resent (go-back-N)", nonZero(ae.frame)...))
+			e.failWhy(cRtxAcked, x.pt, x.req, onTiming, "LR-RTX-1", func(f *Finding) {
+				x.at(f, fmt.Sprintf("no resend: cumulatively acknowledged (cack %d) in frame %d", ae.una, ae.frame),
+					"PSN resent (go-back-N)", nonZero(ae.frame)...)
+			})
 		}
 	case st != nil && st.ackSel:
 		if t-st.ackNs < e.grace {
 			e.ok(cRtxAcked, x.pt, x.req, true)
 		} else {
-			e.fail(cRtxAcked, x.pt, x.req, true, x.fd("LR-SACK-2", fmt.Sprintf("no resend: selectively acknowledged in the SACK bitmap of frame %d", st.ackFrame),
-				"PSN resent (go-back-N)", st.ackFrame))
+			e.failWhy(cRtxAcked, x.pt, x.req, onTiming, "LR-SACK-2", func(f *Finding) {
+				x.at(f, fmt.Sprintf("no resend: selectively acknowledged in the SACK bitmap of frame %d", st.ackFrame),
+					"PSN resent (go-back-N)", st.ackFrame)
+			})
 		}
 	default:
 		e.ok(cRtxAcked, x.pt, x.req, false)
@@ -266,9 +277,13 @@ func resendSame(e *engine, x *sentCtx) {
 	h, pay := fingerprints(p)
 	switch {
 	case h != st.hdrFP:
-		e.fail(cRtxSame, x.pt, x.req, false, x.fd("REQ-PSN-2", "the opcode, flags, METH, RETH and ImmDt of frame "+itoa(st.firstFrame), "different headers", st.firstFrame))
+		e.failWhy(cRtxSame, x.pt, x.req, 0, "REQ-PSN-2", func(f *Finding) {
+			x.at(f, "the opcode, flags, METH, RETH and ImmDt of frame "+itoa(st.firstFrame), "different headers", st.firstFrame)
+		})
 	case st.payOK && !p.Trimmed && pay != st.payFP:
-		e.fail(cRtxSame, x.pt, x.req, false, x.fd("REQ-PSN-2", "the payload of frame "+itoa(st.firstFrame), "a different payload", st.firstFrame))
+		e.failWhy(cRtxSame, x.pt, x.req, 0, "REQ-PSN-2", func(f *Finding) {
+			x.at(f, "the payload of frame "+itoa(st.firstFrame), "a different payload", st.firstFrame)
+		})
 	default:
 		e.ok(cRtxSame, x.pt, x.req, false)
 	}
@@ -288,10 +303,14 @@ func resendOffNACKedEV(e *engine, x *sentCtx) {
 	case x.ev != n.ev:
 		e.ok(cNackEV, x.pt, x.req, false)
 	case t-n.ns < e.grace:
-		e.undecided(cNackEV, x.pt, x.req, "retransmitted on the NACKed EV within the reaction time of the NACK", &Finding{Requirement: "EV-ST-13", PSN: u32p(x.psn), EV: u32p(x.ev), Related: []int{n.frame}})
+		e.undecidedWhy(cNackEV, x.pt, x.req, "retransmitted on the NACKed EV within the reaction time of the NACK", "EV-ST-13", func(f *Finding) {
+			f.PSN, f.EV, f.Related = u32p(x.psn), u32p(x.ev), []int{n.frame}
+		})
 	default:
-		f := x.fd("EV-ST-13", fmt.Sprintf("an EV other than 0x%08x, which the %s NACK of frame %d reflects", n.ev, n.reason, n.frame),
-			fmt.Sprintf("retransmitted on EV 0x%08x", x.ev), n.frame)
+		why := func(f *Finding) {
+			x.at(f, fmt.Sprintf("an EV other than 0x%08x, which the %s NACK of frame %d reflects", n.ev, n.reason, n.frame),
+				fmt.Sprintf("retransmitted on EV 0x%08x", x.ev), n.frame)
+		}
 		// Unless no other loss signal could have come between, the
 		// NACK's own retransmission may have been lost before the
 		// point and this one answer a later signal.
@@ -303,12 +322,12 @@ func resendOffNACKedEV(e *engine, x *sentCtx) {
 			// could carry it, the stall timer's expiry (at least T)
 			// lets the PSN go back on the NACKed EV (LR-SM-3, AMB-44),
 			// and the capture cannot show which EVs were usable.
-			e.undecided(cNackEV, x.pt, x.req, "retransmitted on the NACKed EV at least a base timeout after the NACK, which LR-SM-3 allows when no other EV is usable (AMB-44)",
-				&Finding{Requirement: "EV-ST-13", PSN: u32p(x.psn), EV: u32p(x.ev), Related: []int{n.frame}})
+			e.undecidedWhy(cNackEV, x.pt, x.req, "retransmitted on the NACKed EV at least a base timeout after the NACK, which LR-SM-3 allows when no other EV is usable (AMB-44)",
+				"EV-ST-13", func(f *Finding) { f.PSN, f.EV, f.Related = u32p(x.psn), u32p(x.ev), []int{n.frame} })
 		case quiet && to != nil:
-			e.fail(cNackEV, x.pt, x.req, true, f)
+			e.failWhy(cNackEV, x.pt, x.req, onTiming, "EV-ST-13", why)
 		default:
-			e.failAbsent(cNackEV, x.pt, x.req, true, f)
+			e.failWhy(cNackEV, x.pt, x.req, onTiming|onAbsence, "EV-ST-13", why)
 		}
 	}
 }
@@ -333,8 +352,10 @@ func resendHold(e *engine, x *sentCtx) {
 		e.ok(cNackHold, x.pt, x.req, true)
 		return
 	}
-	e.fail(cNackHold, x.pt, x.req, true, x.fd("LR-NACK-2", fmt.Sprintf("retransmission ≥ %d ns after the %s NACK of frame %d", *rtt, n.reason, n.frame),
-		fmt.Sprintf("%d ns after it", t-n.ns), n.frame))
+	e.failWhy(cNackHold, x.pt, x.req, onTiming, "LR-NACK-2", func(f *Finding) {
+		x.at(f, fmt.Sprintf("retransmission ≥ %d ns after the %s NACK of frame %d", *rtt, n.reason, n.frame),
+			fmt.Sprintf("%d ns after it", t-n.ns), n.frame)
+	})
 }
 
 // resendWhy checks LR-RTX-1, LR-TMR-4/5: a loss signal or a timeout
@@ -353,8 +374,10 @@ func resendWhy(e *engine, x *sentCtx) {
 		e.ok(cRtxWhy, x.pt, x.req, true)
 	default:
 		T := baseTimeout(*to)
-		e.fail(cRtxWhy, x.pt, x.req, true, x.fd("LR-RTX-1", fmt.Sprintf("a NACK, a SACK gap, or ≥ %d ns (base timeout) since the previous send in frame %d", T, st.lastFrame),
-			fmt.Sprintf("resent %d ns after it with no loss signal", x.t-st.lastNs), st.lastFrame))
+		e.failWhy(cRtxWhy, x.pt, x.req, onTiming, "LR-RTX-1", func(f *Finding) {
+			x.at(f, fmt.Sprintf("a NACK, a SACK gap, or ≥ %d ns (base timeout) since the previous send in frame %d", T, st.lastFrame),
+				fmt.Sprintf("resent %d ns after it with no loss signal", x.t-st.lastNs), st.lastFrame)
+		})
 	}
 }
 
@@ -366,7 +389,9 @@ func retryLimit(e *engine, x *sentCtx) {
 		return
 	}
 	fl.exhaustedBad = true
-	e.fail(cRetryLim, x.pt, x.req, true, x.fd("LR-TMR-7", "no retransmission after the retry counter was exhausted", "a retransmission"))
+	e.failWhy(cRetryLim, x.pt, x.req, onTiming, "LR-TMR-7", func(f *Finding) {
+		x.at(f, "no retransmission after the retry counter was exhausted", "a retransmission")
+	})
 }
 
 // retryLimitReached: a connection whose retry counter ran out and sent

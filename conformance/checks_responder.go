@@ -53,8 +53,11 @@ func claimsOnlyArrivals(e *engine, x *fbCtx) {
 		psn := x.p.BTH.PSN
 		if psnAfter(psn, fl.rcum) && psnDist(psn, fl.rcum) < 1<<23 {
 			q := wire.PSNAdd(fl.rcum, 1)
-			e.fail(cClaims, x.pt, x.rsp, false, Finding{Requirement: "RSP-RCV-4", PSN: u32p(q),
-				Expected: fmt.Sprintf("ACK psn ≤ %d (every PSN up to it arrived)", fl.rcum), Observed: fmt.Sprintf("ACK psn %d: PSN %d never arrived whole", psn, q)})
+			e.failWhy(cClaims, x.pt, x.rsp, 0, "RSP-RCV-4", func(f *Finding) {
+				f.PSN = u32p(q)
+				f.Expected = fmt.Sprintf("ACK psn ≤ %d (every PSN up to it arrived)", fl.rcum)
+				f.Observed = fmt.Sprintf("ACK psn %d: PSN %d never arrived whole", psn, q)
+			})
 		} else {
 			e.ok(cClaims, x.pt, x.rsp, false)
 		}
@@ -68,8 +71,11 @@ func claimsOnlyArrivals(e *engine, x *fbCtx) {
 	okAll := true
 	if fl.haveCack && psnAfter(fl.lastCack, cack) {
 		okAll = false
-		e.fail(cClaims, x.pt, x.rsp, false, Finding{Requirement: "RSP-RCV-4", PSN: u32p(cack),
-			Expected: fmt.Sprintf("cack_psn ≥ %d, reported earlier", fl.lastCack), Observed: fmt.Sprintf("cack_psn %d: moved backward", cack)})
+		e.failWhy(cClaims, x.pt, x.rsp, 0, "RSP-RCV-4", func(f *Finding) {
+			f.PSN = u32p(cack)
+			f.Expected = fmt.Sprintf("cack_psn ≥ %d, reported earlier", fl.lastCack)
+			f.Observed = fmt.Sprintf("cack_psn %d: moved backward", cack)
+		})
 	}
 	if psnAfter(cack, fl.rcum) {
 		q := wire.PSNAdd(fl.rcum, 1)
@@ -78,10 +84,12 @@ func claimsOnlyArrivals(e *engine, x *fbCtx) {
 		}
 		if !fl.preBase[q] {
 			okAll = false
-			w, rel := fl.notArrived(q)
-			e.fail(cClaims, x.pt, x.rsp, false, Finding{Requirement: "WIRE-SETH-6", PSN: u32p(q), Related: rel,
-				Expected: fmt.Sprintf("cack_psn ≤ %d (every PSN up to it arrived)", fl.rcum),
-				Observed: fmt.Sprintf("cack_psn %d: %s", cack, w)})
+			e.failWhy(cClaims, x.pt, x.rsp, 0, "WIRE-SETH-6", func(f *Finding) {
+				w, rel := fl.notArrived(q)
+				f.PSN, f.Related = u32p(q), rel
+				f.Expected = fmt.Sprintf("cack_psn ≤ %d (every PSN up to it arrived)", fl.rcum)
+				f.Observed = fmt.Sprintf("cack_psn %d: %s", cack, w)
+			})
 		}
 	}
 	base := s.BitmapBase()
@@ -94,9 +102,11 @@ func claimsOnlyArrivals(e *engine, x *fbCtx) {
 			continue
 		}
 		okAll = false
-		w, rel := fl.notArrived(q)
-		e.fail(cClaims, x.pt, x.rsp, false, Finding{Requirement: "WIRE-SETH-6", PSN: u32p(q), Related: rel,
-			Expected: "bitmap bits only for PSNs that arrived whole", Observed: "bit set: " + w})
+		e.failWhy(cClaims, x.pt, x.rsp, 0, "WIRE-SETH-6", func(f *Finding) {
+			w, rel := fl.notArrived(q)
+			f.PSN, f.Related = u32p(q), rel
+			f.Expected, f.Observed = "bitmap bits only for PSNs that arrived whole", "bit set: "+w
+		})
 	}
 	if okAll {
 		e.ok(cClaims, x.pt, x.rsp, false)
@@ -149,13 +159,11 @@ func sackCurrent(e *engine, x *fbCtx) {
 		}
 	}
 	if psnAfter(at.rcum, s.CACKPSN) {
-		var f Finding
-		if e.keeps(cCurrent, x.pt, x.rsp) {
-			f = Finding{Requirement: "RSP-SACK-1", PSN: u32p(s.CACKPSN),
-				Expected: fmt.Sprintf("cack_psn ≥ %d: every PSN up to it had arrived %d ns before", at.rcum, e.grace),
-				Observed: fmt.Sprintf("cack_psn %d", s.CACKPSN)}
-		}
-		e.failAbsent(cCurrent, x.pt, x.rsp, true, f)
+		e.failWhy(cCurrent, x.pt, x.rsp, onTiming|onAbsence, "RSP-SACK-1", func(f *Finding) {
+			f.PSN = u32p(s.CACKPSN)
+			f.Expected = fmt.Sprintf("cack_psn ≥ %d: every PSN up to it had arrived %d ns before", at.rcum, e.grace)
+			f.Observed = fmt.Sprintf("cack_psn %d", s.CACKPSN)
+		})
 		return
 	}
 	// The lowest PSN the bitmap leaves out although it arrived (the
@@ -183,12 +191,11 @@ func sackCurrent(e *engine, x *fbCtx) {
 		}
 	}
 	if missing != nil {
-		var f Finding
-		if q := missing.psn; e.keeps(cCurrent, x.pt, x.rsp) {
-			f = Finding{Requirement: "RSP-SACK-1", PSN: u32p(q), Related: []int{missing.frame},
-				Expected: fmt.Sprintf("bitmap bit %d set: PSN %d arrived in frame %d", bit, q, missing.frame), Observed: "bit clear"}
-		}
-		e.failAbsent(cCurrent, x.pt, x.rsp, true, f)
+		e.failWhy(cCurrent, x.pt, x.rsp, onTiming|onAbsence, "RSP-SACK-1", func(f *Finding) {
+			q := missing.psn
+			f.PSN, f.Related = u32p(q), []int{missing.frame}
+			f.Expected, f.Observed = fmt.Sprintf("bitmap bit %d set: PSN %d arrived in frame %d", bit, q, missing.frame), "bit clear"
+		})
 		return
 	}
 	e.ok(cCurrent, x.pt, x.rsp, true)
@@ -206,13 +213,13 @@ func sackTrigger(e *engine, x *answerCtx) {
 		if s.AckPSNOffset == 0 {
 			return // offset overflow is reported as 0 (RSP-SACK-2)
 		}
-		obs := fmt.Sprintf("ack_psn %d never arrived", trig)
-		var rel []int
-		if f := fl.badArr[trig]; f != 0 {
-			obs, rel = fmt.Sprintf("ack_psn %d arrived only with a bad ICRC, a wrong P_Key or another discard violation (frame %d)", trig, f), []int{f}
-		}
-		e.fail(cTrigger, x.pt, x.rsp, false, Finding{Requirement: "RSP-SACK-1", PSN: u32p(trig), Related: rel,
-			Expected: "ack_psn_offset naming a PSN that arrived", Observed: obs})
+		e.failWhy(cTrigger, x.pt, x.rsp, 0, "RSP-SACK-1", func(f *Finding) {
+			f.PSN, f.Expected = u32p(trig), "ack_psn_offset naming a PSN that arrived"
+			f.Observed = fmt.Sprintf("ack_psn %d never arrived", trig)
+			if fr := fl.badArr[trig]; fr != 0 {
+				f.Observed, f.Related = fmt.Sprintf("ack_psn %d arrived only with a bad ICRC, a wrong P_Key or another discard violation (frame %d)", trig, fr), []int{fr}
+			}
+		})
 		return
 	}
 	okT := true
@@ -224,8 +231,10 @@ func sackTrigger(e *engine, x *answerCtx) {
 		}
 		if got := s.BitmapBase(); got != want {
 			okT = false
-			e.fail(cTrigger, x.pt, x.rsp, false, Finding{Requirement: "RSP-SACK-2", PSN: u32p(trig), Related: []int{a.frame},
-				Expected: fmt.Sprintf("bitmap base %d", want), Observed: fmt.Sprintf("bitmap base %d (sack_offset %d)", got, s.SACKOffset)})
+			e.failWhy(cTrigger, x.pt, x.rsp, 0, "RSP-SACK-2", func(f *Finding) {
+				f.PSN, f.Related = u32p(trig), []int{a.frame}
+				f.Expected, f.Observed = fmt.Sprintf("bitmap base %d", want), fmt.Sprintf("bitmap base %d (sack_offset %d)", got, s.SACKOffset)
+			})
 		}
 	}
 	wantTS := uint16(0)
@@ -234,8 +243,10 @@ func sackTrigger(e *engine, x *answerCtx) {
 	}
 	if s.CC.TxTimestamp != wantTS {
 		okT = false
-		e.fail(cTrigger, x.pt, x.rsp, false, Finding{Requirement: "WIRE-CCS-2", PSN: u32p(trig), Related: []int{a.frame},
-			Expected: fmt.Sprintf("tx_timestamp %d reflected from frame %d", wantTS, a.frame), Observed: fmt.Sprintf("tx_timestamp %d", s.CC.TxTimestamp)})
+		e.failWhy(cTrigger, x.pt, x.rsp, 0, "WIRE-CCS-2", func(f *Finding) {
+			f.PSN, f.Related = u32p(trig), []int{a.frame}
+			f.Expected, f.Observed = fmt.Sprintf("tx_timestamp %d reflected from frame %d", wantTS, a.frame), fmt.Sprintf("tx_timestamp %d", s.CC.TxTimestamp)
+		})
 	}
 	if okT {
 		e.ok(cTrigger, x.pt, x.rsp, false)
@@ -254,21 +265,21 @@ func mVerdict(e *engine, x *answerCtx) {
 		return
 	}
 	exp := "m = NONE (trigger not CE-marked)"
-	req := "RSP-SACK-3"
+	req := reqID("RSP-SACK-3")
 	if a.ce {
 		exp = "m = SKIP_ONCE (trigger CE-marked)"
 	}
 	if a.probe {
 		req = "RSP-PRB-2"
 	}
-	f := Finding{Requirement: req, PSN: u32p(a.psn), EV: u32p(a.ev), Related: []int{a.frame},
-		Expected: exp, Observed: "m = " + s.M.String()}
+	how := failHow(0)
 	if !a.ce {
-		// A CE mark applied after the capture point is not seen there.
-		e.failAbsent(cMVerdict, x.pt, x.rsp, false, f)
-		return
+		how = onAbsence // a CE mark applied after the capture point is not seen there
 	}
-	e.fail(cMVerdict, x.pt, x.rsp, false, f)
+	e.failWhy(cMVerdict, x.pt, x.rsp, how, req, func(f *Finding) {
+		f.PSN, f.EV, f.Related = u32p(a.psn), u32p(a.ev), []int{a.frame}
+		f.Expected, f.Observed = exp, "m = "+s.M.String()
+	})
 }
 
 // sackCounters checks CC_STATE rcvd_bytes and ooo_count (WIRE-CCS-1,
@@ -288,16 +299,16 @@ func sackCounters(e *engine, x *fbCtx) {
 	got := int64(s.CC.RcvdBytes)
 	span := (hi - lo) & 0xFFFFFF
 	if (got-lo)&0xFFFFFF > span {
-		f := Finding{Requirement: "WIRE-CCS-1",
-			Expected: fmt.Sprintf("rcvd_bytes in [%d, %d] (%d distinct payload bytes / %d)", lo&0xFFFFFF, hi&0xFFFFFF, fl.bytes, unit),
-			Observed: fmt.Sprintf("rcvd_bytes %d", got)}
+		how := failHow(0)
 		if (lo-got)&0xFFFFFF < (got-hi)&0xFFFFFF {
 			// Fewer bytes than the arrivals seen: arrivals the
 			// responder may not have had.
-			e.failAbsent(cCounters, x.pt, x.rsp, false, f)
-		} else {
-			e.fail(cCounters, x.pt, x.rsp, false, f)
+			how = onAbsence
 		}
+		e.failWhy(cCounters, x.pt, x.rsp, how, "WIRE-CCS-1", func(f *Finding) {
+			f.Expected = fmt.Sprintf("rcvd_bytes in [%d, %d] (%d distinct payload bytes / %d)", lo&0xFFFFFF, hi&0xFFFFFF, fl.bytes, unit)
+			f.Observed = fmt.Sprintf("rcvd_bytes %d", got)
+		})
 		return
 	}
 	if s.CACKPSN == fl.rcum {
@@ -315,13 +326,13 @@ func sackCounters(e *engine, x *fbCtx) {
 			lo = min(lo, 32767)
 		}
 		if g < lo || g > hi {
-			f := Finding{Requirement: "RSP-SACK-7",
-				Expected: fmt.Sprintf("ooo_count in [%d, %d] (PSNs held beyond cack)", lo, hi), Observed: fmt.Sprintf("ooo_count %d", g)}
+			how := failHow(0)
 			if g < lo {
-				e.failAbsent(cCounters, x.pt, x.rsp, false, f)
-			} else {
-				e.fail(cCounters, x.pt, x.rsp, false, f)
+				how = onAbsence
 			}
+			e.failWhy(cCounters, x.pt, x.rsp, how, "RSP-SACK-7", func(f *Finding) {
+				f.Expected, f.Observed = fmt.Sprintf("ooo_count in [%d, %d] (PSNs held beyond cack)", lo, hi), fmt.Sprintf("ooo_count %d", g)
+			})
 			return
 		}
 	}
@@ -353,12 +364,13 @@ func trimNACK(e *engine, x *fbCtx) {
 	if !x.hasPend {
 		// The trimmed arrival was not seen: at a point before the
 		// trimming switch it looked whole.
-		e.failAbsent(cTrimNACK, x.pt, x.rsp, false, Finding{Requirement: "RSP-NACK-1", PSN: u32p(psn),
-			Expected: "a trim NACK only for a new PSN that arrived trimmed", Observed: fmt.Sprintf("%s NACK for PSN %d, which did not arrive trimmed (or was answered already)", n.Reason, psn)})
+		e.failWhy(cTrimNACK, x.pt, x.rsp, onAbsence, "RSP-NACK-1", func(f *Finding) {
+			f.PSN, f.Expected = u32p(psn), "a trim NACK only for a new PSN that arrived trimmed"
+			f.Observed = fmt.Sprintf("%s NACK for PSN %d, which did not arrive trimmed (or was answered already)", n.Reason, psn)
+		})
 		return
 	}
 	a := &x.pend
-	rel := []int{a.frame}
 	want := wire.NACKTrimmed
 	if a.lastHop {
 		want = wire.NACKTrimmedLastHop
@@ -366,8 +378,10 @@ func trimNACK(e *engine, x *fbCtx) {
 	okN := true
 	if n.Reason != want {
 		okN = false
-		e.fail(cTrimNACK, x.pt, x.rsp, false, Finding{Requirement: "RSP-NACK-1", PSN: u32p(psn), Related: rel,
-			Expected: want.String() + " for the trimmed DSCP of frame " + itoa(a.frame), Observed: n.Reason.String()})
+		e.failWhy(cTrimNACK, x.pt, x.rsp, 0, "RSP-NACK-1", func(f *Finding) {
+			f.PSN, f.Related = u32p(psn), []int{a.frame}
+			f.Expected, f.Observed = want.String()+" for the trimmed DSCP of frame "+itoa(a.frame), n.Reason.String()
+		})
 	}
 	wantTS := uint16(0)
 	if a.hasTS {
@@ -375,8 +389,10 @@ func trimNACK(e *engine, x *fbCtx) {
 	}
 	if n.TxTimestamp != wantTS {
 		okN = false
-		e.fail(cTrimNACK, x.pt, x.rsp, false, Finding{Requirement: "WIRE-NETH-3", PSN: u32p(psn), Related: rel,
-			Expected: fmt.Sprintf("tx_timestamp %d of the trimmed packet", wantTS), Observed: fmt.Sprintf("tx_timestamp %d", n.TxTimestamp)})
+		e.failWhy(cTrimNACK, x.pt, x.rsp, 0, "WIRE-NETH-3", func(f *Finding) {
+			f.PSN, f.Related = u32p(psn), []int{a.frame}
+			f.Expected, f.Observed = fmt.Sprintf("tx_timestamp %d of the trimmed packet", wantTS), fmt.Sprintf("tx_timestamp %d", n.TxTimestamp)
+		})
 	}
 	if okN {
 		e.ok(cTrimNACK, x.pt, x.rsp, false)
@@ -408,8 +424,9 @@ func trimNACKUndeclared(e *engine, x *fbCtx) {
 		return
 	}
 	if v, _ := e.pics.Declared("trim_nack"); !v {
-		e.fail(cNoTrimNak, x.pt, x.rsp, false, Finding{Requirement: "RSP-NACK-2", PSN: u32p(n.NACKPSN),
-			Expected: "trimmed packets discarded silently (no trim-NACK support declared)", Observed: n.Reason.String() + " NACK"})
+		e.failWhy(cNoTrimNak, x.pt, x.rsp, 0, "RSP-NACK-2", func(f *Finding) {
+			f.PSN, f.Expected, f.Observed = u32p(n.NACKPSN), "trimmed packets discarded silently (no trim-NACK support declared)", n.Reason.String()+" NACK"
+		})
 	}
 }
 
@@ -427,8 +444,10 @@ func oorNACK(e *engine, x *fbCtx) {
 		// No cumulative point reported yet (an out-of-window PSN before
 		// any in-window one): the window is unknown, nothing to judge.
 	default:
-		e.fail(cOOR, x.pt, x.rsp, false, Finding{Requirement: "RSP-NACK-4", PSN: u32p(psn),
-			Expected: "PSN_OOR_WINDOW only for a PSN beyond cack + 128 × mpr_dest", Observed: fmt.Sprintf("PSN_OOR_WINDOW NACK for PSN %d, inside the window", psn)})
+		e.failWhy(cOOR, x.pt, x.rsp, 0, "RSP-NACK-4", func(f *Finding) {
+			f.PSN, f.Expected = u32p(psn), "PSN_OOR_WINDOW only for a PSN beyond cack + 128 × mpr_dest"
+			f.Observed = fmt.Sprintf("PSN_OOR_WINDOW NACK for PSN %d, inside the window", psn)
+		})
 	}
 }
 
@@ -471,15 +490,19 @@ func probeAnswered(e *engine, x *answerCtx) {
 	case ansProbe:
 		a := x.a
 		if a.hasTS && x.s.CC.TxTimestamp != a.ts {
-			e.fail(cProbeAns, x.pt, x.rsp, false, Finding{Requirement: "RSP-PRB-1", EV: u32p(a.ev), Related: []int{a.frame},
-				Expected: fmt.Sprintf("tx_timestamp %d reflected from the probe", a.ts), Observed: fmt.Sprintf("tx_timestamp %d", x.s.CC.TxTimestamp)})
+			e.failWhy(cProbeAns, x.pt, x.rsp, 0, "RSP-PRB-1", func(f *Finding) {
+				f.EV, f.Related = u32p(a.ev), []int{a.frame}
+				f.Expected, f.Observed = fmt.Sprintf("tx_timestamp %d reflected from the probe", a.ts), fmt.Sprintf("tx_timestamp %d", x.s.CC.TxTimestamp)
+			})
 		} else {
 			e.ok(cProbeAns, x.pt, x.rsp, false)
 		}
 	case ansProbeUnmatched:
 		if x.other == nil {
-			e.fail(cProbeAns, x.pt, x.rsp, false, Finding{Requirement: "WIRE-SETH-7",
-				Expected: "pr = 1 only in answer to a probe", Observed: fmt.Sprintf("pr = 1 SACK with probe_id %d, EV 0x%08x: no such probe arrived", uint16(x.s.AckPSNOffset), x.ev)})
+			e.failWhy(cProbeAns, x.pt, x.rsp, 0, "WIRE-SETH-7", func(f *Finding) {
+				f.Expected = "pr = 1 only in answer to a probe"
+				f.Observed = fmt.Sprintf("pr = 1 SACK with probe_id %d, EV 0x%08x: no such probe arrived", uint16(x.s.AckPSNOffset), x.ev)
+			})
 		}
 	}
 }

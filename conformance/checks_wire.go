@@ -49,10 +49,15 @@ type frameCtx struct {
 	atSender bool // the PICS places the capture point at the frame's sender
 }
 
-// bad records a failure of case cs by the current frame.
-func (e *engine) bad(cs caseID, x *frameCtx, req, exp, obs string) {
+// bad records a failure of requirement req, case cs, by the current
+// frame; text gives the finding's expected and observed text, and is
+// called only when the finding is kept (failWhy).
+func (e *engine) bad(cs caseID, x *frameCtx, req reqID, text func() (exp, obs string)) {
 	e.failedCases = append(e.failedCases, cs)
-	e.fail(cs, x.pt, x.src, false, Finding{Requirement: req, PSN: u32p(x.p.BTH.PSN), EV: u32p(x.r.EV), Expected: exp, Observed: obs})
+	e.failWhy(cs, x.pt, x.src, 0, req, func(f *Finding) {
+		f.PSN, f.EV = u32p(x.p.BTH.PSN), u32p(x.r.EV)
+		f.Expected, f.Observed = text()
+	})
 }
 
 func always(*engine, *frameCtx) bool { return true }
@@ -90,7 +95,9 @@ func init() {
 // (WIRE-BTH-13).
 func variantZero(e *engine, x *frameCtx) bool {
 	if x.atSender && x.p.BTH.Variant != 0 {
-		e.bad(cWireGEN, x, "WIRE-BTH-13", "reserved_variant 0 as sent", fmt.Sprintf("reserved_variant 0x%02x", x.p.BTH.Variant))
+		e.bad(cWireGEN, x, "WIRE-BTH-13", func() (string, string) {
+			return "reserved_variant 0 as sent", fmt.Sprintf("reserved_variant 0x%02x", x.p.BTH.Variant)
+		})
 	}
 	return true
 }
@@ -100,15 +107,19 @@ func flags(e *engine, x *frameCtx) bool {
 	p, op := x.p, x.op
 	switch {
 	case op.IsWrite() && p.BTH.AckReq != op.IsLast():
-		e.bad(cWireFlags, x, "WIRE-BTH-14", fmt.Sprintf("ack_req = %v on %s", op.IsLast(), op), fmt.Sprintf("ack_req = %v", p.BTH.AckReq))
+		e.bad(cWireFlags, x, "WIRE-BTH-14", func() (string, string) {
+			return fmt.Sprintf("ack_req = %v on %s", op.IsLast(), op), fmt.Sprintf("ack_req = %v", p.BTH.AckReq)
+		})
 	case !op.IsWrite() && op != wire.OpSACK && p.BTH.AckReq:
-		e.bad(cWireFlags, x, "WIRE-BTH-14", "ack_req = 0 on "+op.String(), "ack_req = 1")
+		e.bad(cWireFlags, x, "WIRE-BTH-14", func() (string, string) { return "ack_req = 0 on " + op.String(), "ack_req = 1" })
 	}
 	if p.BTH.SE && !op.HasImm() {
-		e.bad(cWireFlags, x, "WIRE-BTH-10", "se only on RDMA_WRITE_LAST_IMM and RDMA_WRITE_ONLY_IMM", "se = 1 on "+op.String())
+		e.bad(cWireFlags, x, "WIRE-BTH-10", func() (string, string) {
+			return "se only on RDMA_WRITE_LAST_IMM and RDMA_WRITE_ONLY_IMM", "se = 1 on " + op.String()
+		})
 	}
 	if p.BTH.M {
-		e.bad(cWireFlags, x, "WIRE-BTH-11", "m = 0 (MRC has no path migration)", "m = 1")
+		e.bad(cWireFlags, x, "WIRE-BTH-11", func() (string, string) { return "m = 0 (MRC has no path migration)", "m = 1" })
 	}
 	return true
 }
@@ -123,16 +134,20 @@ func controlClass(e *engine, x *frameCtx) bool {
 	switch d := x.p.DSCP(); {
 	case x.control:
 		if d != prof.DSCP.Control {
-			req := "WIRE-DSCP-1"
+			req := reqID("WIRE-DSCP-1")
 			if x.op == wire.OpEndpointResp {
 				req = "EP-GEN-4"
 			}
-			e.bad(cDSCP, x, req, fmt.Sprintf("DSCP %d (DSCP_CONTROL) on %s", prof.DSCP.Control, x.op), fmt.Sprintf("DSCP %d", d))
+			e.bad(cDSCP, x, req, func() (string, string) {
+				return fmt.Sprintf("DSCP %d (DSCP_CONTROL) on %s", prof.DSCP.Control, x.op), fmt.Sprintf("DSCP %d", d)
+			})
 		}
 		return true
 	case x.op == wire.OpProbe:
 		if d != prof.DSCP.NoTrim {
-			e.bad(cDSCP, x, "WIRE-DSCP-1", fmt.Sprintf("DSCP %d (DSCP_NO_TRIM) on a probe", prof.DSCP.NoTrim), fmt.Sprintf("DSCP %d", d))
+			e.bad(cDSCP, x, "WIRE-DSCP-1", func() (string, string) {
+				return fmt.Sprintf("DSCP %d (DSCP_NO_TRIM) on a probe", prof.DSCP.NoTrim), fmt.Sprintf("DSCP %d", d)
+			})
 		}
 		return true
 	}
@@ -148,15 +163,15 @@ func ecn(e *engine, x *frameCtx) bool {
 	switch c := x.p.ECN(); {
 	case x.control:
 		if c != 0 {
-			e.bad(cECN, x, "WIRE-DSCP-3", "Not-ECT (00) on a control packet", fmt.Sprintf("ECN %02b", c))
+			e.bad(cECN, x, "WIRE-DSCP-3", func() (string, string) { return "Not-ECT (00) on a control packet", fmt.Sprintf("ECN %02b", c) })
 		}
 	case x.op == wire.OpProbe:
 		if c < 2 {
-			e.bad(cECN, x, "WIRE-DSCP-3", "ECT(0) (10) on a probe", fmt.Sprintf("ECN %02b", c))
+			e.bad(cECN, x, "WIRE-DSCP-3", func() (string, string) { return "ECT(0) (10) on a probe", fmt.Sprintf("ECN %02b", c) })
 		}
 	case x.op.IsWrite():
 		if c < 2 {
-			e.bad(cECN, x, "WIRE-DSCP-3", "ECT(0) (10) on a write", fmt.Sprintf("ECN %02b", c))
+			e.bad(cECN, x, "WIRE-DSCP-3", func() (string, string) { return "ECT(0) (10) on a write", fmt.Sprintf("ECN %02b", c) })
 		}
 	default:
 		return false
@@ -171,7 +186,9 @@ func trimmedCodePoint(e *engine, x *frameCtx) bool {
 		return true
 	}
 	if x.atSender {
-		e.bad(cDSCPTrim, x, "WIRE-DSCP-4", "no trimmed DSCP on a frame captured at its sender", fmt.Sprintf("DSCP %d", x.p.DSCP()))
+		e.bad(cDSCPTrim, x, "WIRE-DSCP-4", func() (string, string) {
+			return "no trimmed DSCP on a frame captured at its sender", fmt.Sprintf("DSCP %d", x.p.DSCP())
+		})
 	} else if !e.frameFailed(cDSCPTrim) {
 		e.undecided(cDSCPTrim, x.pt, x.src, "a trimmed frame at a capture point the PICS does not place at its sender", nil)
 	}
@@ -185,7 +202,9 @@ func srv6Class(e *engine, x *frameCtx) bool {
 		return false
 	}
 	if p.Outer.TrafficClass != p.IP6.TrafficClass {
-		e.bad(cDSCPSRv6, x, "WIRE-DSCP-6", fmt.Sprintf("inner traffic class 0x%02x equal to the outer", p.Outer.TrafficClass), fmt.Sprintf("0x%02x", p.IP6.TrafficClass))
+		e.bad(cDSCPSRv6, x, "WIRE-DSCP-6", func() (string, string) {
+			return fmt.Sprintf("inner traffic class 0x%02x equal to the outer", p.Outer.TrafficClass), fmt.Sprintf("0x%02x", p.IP6.TrafficClass)
+		})
 	}
 	return true
 }
@@ -200,11 +219,11 @@ func evEncoding(e *engine, x *frameCtx) bool {
 	switch e.mode {
 	case wire.EVModeUDP:
 		if fl != 0 {
-			e.bad(cEVEnc, x, "WIRE-EV-2", "flow label 0 in UDP EV mode", fmt.Sprintf("flow label 0x%05x", fl))
+			e.bad(cEVEnc, x, "WIRE-EV-2", func() (string, string) { return "flow label 0 in UDP EV mode", fmt.Sprintf("flow label 0x%05x", fl) })
 		}
 	default:
 		if fl>>16 != 0 {
-			e.bad(cEVEnc, x, "WIRE-EV-6", "flow label bits 19:16 zero", fmt.Sprintf("flow label 0x%05x", fl))
+			e.bad(cEVEnc, x, "WIRE-EV-6", func() (string, string) { return "flow label bits 19:16 zero", fmt.Sprintf("flow label 0x%05x", fl) })
 		}
 	}
 	return true
@@ -217,7 +236,9 @@ func tseth(e *engine, x *frameCtx) bool {
 		return false
 	}
 	if p.TSETH.TSR || p.TSETH.FType != 1 {
-		e.bad(cWireTSETH, x, "WIRE-TSETH-2", "tsr = 0, ftype = 1", fmt.Sprintf("tsr = %v, ftype = %d", p.TSETH.TSR, p.TSETH.FType))
+		e.bad(cWireTSETH, x, "WIRE-TSETH-2", func() (string, string) {
+			return "tsr = 0, ftype = 1", fmt.Sprintf("tsr = %v, ftype = %d", p.TSETH.TSR, p.TSETH.FType)
+		})
 	}
 	return true
 }
@@ -230,11 +251,15 @@ func aethSyndrome(e *engine, x *frameCtx) bool {
 	a := &x.p.AETH
 	switch t, v := a.Type(), a.Value(); {
 	case t == wire.AETHTypeRNR:
-		e.bad(cWireAETH, x, "WIRE-AETH-3", "no RNR NAK (MRC has no RNR)", fmt.Sprintf("syndrome 0x%02x", a.Syndrome))
+		e.bad(cWireAETH, x, "WIRE-AETH-3", func() (string, string) {
+			return "no RNR NAK (MRC has no RNR)", fmt.Sprintf("syndrome 0x%02x", a.Syndrome)
+		})
 	case t == wire.AETHTypeNAK && (v == 0 || v > 3):
-		e.bad(cWireAETH, x, "WIRE-AETH-3", "NAK codes 1, 2 or 3 only", fmt.Sprintf("NAK code %d", v))
+		e.bad(cWireAETH, x, "WIRE-AETH-3", func() (string, string) { return "NAK codes 1, 2 or 3 only", fmt.Sprintf("NAK code %d", v) })
 	case t == 2:
-		e.bad(cWireAETH, x, "WIRE-AETH-1", "syndrome type ACK or NAK", fmt.Sprintf("reserved type in syndrome 0x%02x", a.Syndrome))
+		e.bad(cWireAETH, x, "WIRE-AETH-1", func() (string, string) {
+			return "syndrome type ACK or NAK", fmt.Sprintf("reserved type in syndrome 0x%02x", a.Syndrome)
+		})
 	}
 	return true
 }
@@ -247,7 +272,9 @@ func sethFields(e *engine, x *frameCtx) bool {
 	}
 	s := &x.p.SETH
 	if s.Type != 0 || s.NextHeader != 0 || s.CCType != 0 || s.CCFlags != 0 {
-		e.bad(cWireSETH, x, "WIRE-SETH-8", "type, next_header, cc_type, cc_flags 0", fmt.Sprintf("%d, %d, %d, %d", s.Type, s.NextHeader, s.CCType, s.CCFlags))
+		e.bad(cWireSETH, x, "WIRE-SETH-8", func() (string, string) {
+			return "type, next_header, cc_type, cc_flags 0", fmt.Sprintf("%d, %d, %d, %d", s.Type, s.NextHeader, s.CCType, s.CCFlags)
+		})
 	}
 	if e.dynMPR {
 		hi := 255
@@ -255,10 +282,12 @@ func sethFields(e *engine, x *frameCtx) bool {
 			hi = *m
 		}
 		if int(s.MPR) < 1 || int(s.MPR) > hi {
-			e.bad(cWireSETH, x, "MPR-DYN-2", fmt.Sprintf("mpr between 1 and mpr_dest %d with dynamic MPR", hi), fmt.Sprintf("mpr %d", s.MPR))
+			e.bad(cWireSETH, x, "MPR-DYN-2", func() (string, string) {
+				return fmt.Sprintf("mpr between 1 and mpr_dest %d with dynamic MPR", hi), fmt.Sprintf("mpr %d", s.MPR)
+			})
 		}
 	} else if s.MPR != 0 {
-		e.bad(cWireSETH, x, "WIRE-SETH-4", "mpr 0 without dynamic MPR", fmt.Sprintf("mpr %d", s.MPR))
+		e.bad(cWireSETH, x, "WIRE-SETH-4", func() (string, string) { return "mpr 0 without dynamic MPR", fmt.Sprintf("mpr %d", s.MPR) })
 	}
 	return true
 }
@@ -270,7 +299,9 @@ func nethFields(e *engine, x *frameCtx) bool {
 	}
 	n, prof := &x.p.NETH, e.prof
 	if n.Type != 0 || n.NextHeader != 0 || n.CCType != prof.NETHCCType || n.CCFlags != 0 {
-		e.bad(cWireNETH, x, "WIRE-SETH-8", fmt.Sprintf("type, next_header 0, cc_type %d, cc_flags 0", prof.NETHCCType), fmt.Sprintf("%d, %d, %d, %d", n.Type, n.NextHeader, n.CCType, n.CCFlags))
+		e.bad(cWireNETH, x, "WIRE-SETH-8", func() (string, string) {
+			return fmt.Sprintf("type, next_header 0, cc_type %d, cc_flags 0", prof.NETHCCType), fmt.Sprintf("%d, %d, %d, %d", n.Type, n.NextHeader, n.CCType, n.CCFlags)
+		})
 	}
 	return true
 }
@@ -282,10 +313,12 @@ func pethFields(e *engine, x *frameCtx) bool {
 	}
 	q := &x.p.PETH
 	if q.Type != 0 || q.NextHeader != 0 {
-		e.bad(cWirePETH, x, "WIRE-SETH-8", "type and next_header 0", fmt.Sprintf("%d, %d", q.Type, q.NextHeader))
+		e.bad(cWirePETH, x, "WIRE-SETH-8", func() (string, string) { return "type and next_header 0", fmt.Sprintf("%d, %d", q.Type, q.NextHeader) })
 	}
 	if q.TSR || q.FType != 1 {
-		e.bad(cWirePETH, x, "WIRE-PETH-1", "tsr = 0, ftype = 1", fmt.Sprintf("tsr = %v, ftype = %d", q.TSR, q.FType))
+		e.bad(cWirePETH, x, "WIRE-PETH-1", func() (string, string) {
+			return "tsr = 0, ftype = 1", fmt.Sprintf("tsr = %v, ftype = %d", q.TSR, q.FType)
+		})
 	}
 	return true
 }
@@ -305,7 +338,9 @@ func dpdcid(e *engine, x *frameCtx) bool {
 		return false
 	}
 	if want := uint16(x.p.BTH.DestQP); got != want {
-		e.bad(cWireDCID, x, "WIRE-SETH-9", fmt.Sprintf("dpdcid 0x%04x (dest_qp bits 15:0)", want), fmt.Sprintf("dpdcid 0x%04x", got))
+		e.bad(cWireDCID, x, "WIRE-SETH-9", func() (string, string) {
+			return fmt.Sprintf("dpdcid 0x%04x (dest_qp bits 15:0)", want), fmt.Sprintf("dpdcid 0x%04x", got)
+		})
 	}
 	return true
 }
@@ -316,7 +351,9 @@ func endpointPKey(e *engine, x *frameCtx) bool {
 		return false
 	}
 	if x.p.BTH.PKey != 0xFFFF {
-		e.fail(cWirePKey, x.pt, x.src, false, Finding{Requirement: "WIRE-BTH-12", Expected: "P_Key 0xFFFF on endpoint operations", Observed: fmt.Sprintf("P_Key 0x%04x", x.p.BTH.PKey)})
+		e.failWhy(cWirePKey, x.pt, x.src, 0, "WIRE-BTH-12", func(f *Finding) {
+			f.Expected, f.Observed = "P_Key 0xFFFF on endpoint operations", fmt.Sprintf("P_Key 0x%04x", x.p.BTH.PKey)
+		})
 	} else {
 		e.ok(cWirePKey, x.pt, x.src, false)
 	}
@@ -349,36 +386,46 @@ func payloadSize(e *engine, x *sentCtx) {
 	if m := e.pics.Parameters.PathMTU; m != nil {
 		mtu, declared = *m, true
 	}
-	bad := ""
+	const notMTU, empty, overMTU = 1, 2, 3
+	bad := 0
 	switch op {
 	case wire.OpWriteFirst, wire.OpWriteMiddle:
 		if mtu == 0 && n > 0 {
 			fl.mtu, mtu = n, n
 		}
 		if n != mtu {
-			bad = fmt.Sprintf("%s with %d bytes, want exactly the path MTU %d", op, n, mtu)
+			bad = notMTU
 		}
 	case wire.OpWriteLast, wire.OpWriteLastImm:
 		if n == 0 {
-			bad = fmt.Sprintf("%s with no payload", op)
+			bad = empty
 		}
 	}
 	limit := 4096
 	if mtu > 0 {
 		limit = mtu
 	}
-	if bad == "" && n > limit {
-		bad = fmt.Sprintf("%s with %d bytes, more than the path MTU %d", op, n, limit)
+	if bad == 0 && n > limit {
+		bad = overMTU
 	}
-	if bad != "" {
-		exp := "a payload size the opcode allows"
-		if !declared {
-			exp += " (path MTU inferred from the connection's FIRST/MIDDLE packets)"
-		}
-		e.fail(cWirePAY, x.pt, x.req, false, Finding{Requirement: "WIRE-PAY-1", PSN: u32p(p.BTH.PSN), Expected: exp, Observed: bad})
+	if bad == 0 {
+		e.ok(cWirePAY, x.pt, x.req, false)
 		return
 	}
-	e.ok(cWirePAY, x.pt, x.req, false)
+	e.failWhy(cWirePAY, x.pt, x.req, 0, "WIRE-PAY-1", func(f *Finding) {
+		f.PSN, f.Expected = u32p(p.BTH.PSN), "a payload size the opcode allows"
+		if !declared {
+			f.Expected += " (path MTU inferred from the connection's FIRST/MIDDLE packets)"
+		}
+		switch bad {
+		case notMTU:
+			f.Observed = fmt.Sprintf("%s with %d bytes, want exactly the path MTU %d", op, n, mtu)
+		case empty:
+			f.Observed = fmt.Sprintf("%s with no payload", op)
+		default:
+			f.Observed = fmt.Sprintf("%s with %d bytes, more than the path MTU %d", op, n, limit)
+		}
+	})
 }
 
 // dscpWrite checks a write's traffic class (WIRE-DSCP-1, WIRE-DSCP-5).
@@ -415,18 +462,17 @@ func dscpWrite(e *engine, x *sentCtx) {
 		e.ok(cDSCP, x.pt, x.req, false)
 		return
 	}
-	var f Finding
-	if e.keeps(cDSCP, x.pt, x.req) {
+	how := failHow(0)
+	if absent {
+		how = onAbsence
+	}
+	e.failWhy(cDSCP, x.pt, x.req, how, reqID(req), func(f *Finding) {
 		if _, declared := e.pics.Declared("trim_nack"); !declared {
 			class += " or DSCP_NO_TRIM (trim_nack not declared)"
 		}
-		f = Finding{Requirement: req, PSN: u32p(p.BTH.PSN), EV: u32p(x.ev), Expected: fmt.Sprintf("DSCP %d, %s", want, class), Observed: fmt.Sprintf("DSCP %d", got)}
-	}
-	if absent {
-		e.failAbsent(cDSCP, x.pt, x.req, false, f)
-	} else {
-		e.fail(cDSCP, x.pt, x.req, false, f)
-	}
+		f.PSN, f.EV = u32p(p.BTH.PSN), u32p(x.ev)
+		f.Expected, f.Observed = fmt.Sprintf("DSCP %d, %s", want, class), fmt.Sprintf("DSCP %d", got)
+	})
 }
 
 // pkeyCheck checks WIRE-BTH-12: a connection's packets carry one P_Key,
@@ -437,8 +483,9 @@ func (e *engine) pkeyCheck(pt *point, fl *flow, node string, p *wire.Packet) {
 		// cannot be the connection's: it is judged against the
 		// responder's key and does not become the reference.
 		if !e.pkeyOK(fl, p.BTH.PKey) {
-			e.fail(cWirePKey, pt, node, false, Finding{Requirement: "WIRE-BTH-12",
-				Expected: "the P_Key of the responder's QP", Observed: fmt.Sprintf("P_Key 0x%04x", p.BTH.PKey)})
+			e.failWhy(cWirePKey, pt, node, 0, "WIRE-BTH-12", func(f *Finding) {
+				f.Expected, f.Observed = "the P_Key of the responder's QP", fmt.Sprintf("P_Key 0x%04x", p.BTH.PKey)
+			})
 			return
 		}
 		fl.pkey, fl.havePKey, fl.pkeyFrame = p.BTH.PKey, true, e.frameNo
@@ -446,9 +493,11 @@ func (e *engine) pkeyCheck(pt *point, fl *flow, node string, p *wire.Packet) {
 		return
 	}
 	if p.BTH.PKey != fl.pkey {
-		e.fail(cWirePKey, pt, node, false, Finding{Requirement: "WIRE-BTH-12", Related: []int{fl.pkeyFrame},
-			Expected: fmt.Sprintf("P_Key 0x%04x, as in frame %d of this connection", fl.pkey, fl.pkeyFrame),
-			Observed: fmt.Sprintf("P_Key 0x%04x", p.BTH.PKey)})
+		e.failWhy(cWirePKey, pt, node, 0, "WIRE-BTH-12", func(f *Finding) {
+			f.Related = []int{fl.pkeyFrame}
+			f.Expected = fmt.Sprintf("P_Key 0x%04x, as in frame %d of this connection", fl.pkey, fl.pkeyFrame)
+			f.Observed = fmt.Sprintf("P_Key 0x%04x", p.BTH.PKey)
+		})
 		return
 	}
 	e.ok(cWirePKey, pt, node, false)
@@ -479,18 +528,25 @@ func messageShape(e *engine, c *msgCtx) {
 	m, p := c.m, c.p
 	switch c.phase {
 	case msgBroken:
-		c.fail(e, cWireMSG, "REQ-SEG-2", "RDMA_WRITE_MIDDLE or a LAST opcode inside a message", p.BTH.Opcode.String())
+		c.fail(e, cWireMSG, "REQ-SEG-2", func() (string, string) {
+			return "RDMA_WRITE_MIDDLE or a LAST opcode inside a message", p.BTH.Opcode.String()
+		})
 	case msgInside:
 		if p.RETH.RKey != m.rkey || p.RETH.DMALength != m.dmaLen {
-			c.fail(e, cWireMSG, "WIRE-RETH-2", fmt.Sprintf("r_key 0x%x, dma_length %d as in the first packet", m.rkey, m.dmaLen),
-				fmt.Sprintf("r_key 0x%x, dma_length %d", p.RETH.RKey, p.RETH.DMALength))
+			c.fail(e, cWireMSG, "WIRE-RETH-2", func() (string, string) {
+				return fmt.Sprintf("r_key 0x%x, dma_length %d as in the first packet", m.rkey, m.dmaLen), fmt.Sprintf("r_key 0x%x, dma_length %d", p.RETH.RKey, p.RETH.DMALength)
+			})
 		}
 		if c.bytesOK && p.RETH.VA != m.va0+c.bytes {
-			c.fail(e, cWireMSG, "WIRE-RETH-2", fmt.Sprintf("va 0x%x (start + %d bytes)", m.va0+c.bytes, c.bytes), fmt.Sprintf("va 0x%x", p.RETH.VA))
+			c.fail(e, cWireMSG, "WIRE-RETH-2", func() (string, string) {
+				return fmt.Sprintf("va 0x%x (start + %d bytes)", m.va0+c.bytes, c.bytes), fmt.Sprintf("va 0x%x", p.RETH.VA)
+			})
 		}
 	case msgEnd:
 		if m.bytesOK && m.bytes != uint64(m.dmaLen) {
-			c.fail(e, cWireMSG, "WIRE-PAY-2", fmt.Sprintf("payloads summing to dma_length %d", m.dmaLen), fmt.Sprintf("%d bytes", m.bytes))
+			c.fail(e, cWireMSG, "WIRE-PAY-2", func() (string, string) {
+				return fmt.Sprintf("payloads summing to dma_length %d", m.dmaLen), fmt.Sprintf("%d bytes", m.bytes)
+			})
 			return
 		}
 		e.ok(cWireMSG, c.pt, c.node, false)
@@ -504,18 +560,24 @@ func messageMSN(e *engine, c *msgCtx) {
 	switch {
 	case c.phase == msgStart && c.follows:
 		if want := m.prevMSN + 1; p.METH.MSN != want {
-			c.fail(e, cWireMETH, "WIRE-METH-2", fmt.Sprintf("MSN %d (previous message %d + 1)", want, m.prevMSN), fmt.Sprintf("MSN %d", p.METH.MSN))
+			c.fail(e, cWireMETH, "WIRE-METH-2", func() (string, string) {
+				return fmt.Sprintf("MSN %d (previous message %d + 1)", want, m.prevMSN), fmt.Sprintf("MSN %d", p.METH.MSN)
+			})
 		} else {
 			e.ok(cWireMETH, c.pt, c.node, false)
 		}
 	case c.phase == msgStart && c.qpFirst:
 		if p.METH.MSN != 0 || p.METH.RQMSN != 0 {
-			c.fail(e, cWireMETH, "REQ-PSN-3", "MSN 0 and RQMSN 0 on the QP's first message", fmt.Sprintf("MSN %d, RQMSN %d", p.METH.MSN, p.METH.RQMSN))
+			c.fail(e, cWireMETH, "REQ-PSN-3", func() (string, string) {
+				return "MSN 0 and RQMSN 0 on the QP's first message", fmt.Sprintf("MSN %d, RQMSN %d", p.METH.MSN, p.METH.RQMSN)
+			})
 		} else {
 			e.ok(cWireMETH, c.pt, c.node, false)
 		}
 	case c.phase == msgInside && p.METH.MSN != m.msn:
-		c.fail(e, cWireMETH, "WIRE-METH-2", fmt.Sprintf("MSN %d, as in the message's first packet", m.msn), fmt.Sprintf("MSN %d", p.METH.MSN))
+		c.fail(e, cWireMETH, "WIRE-METH-2", func() (string, string) {
+			return fmt.Sprintf("MSN %d, as in the message's first packet", m.msn), fmt.Sprintf("MSN %d", p.METH.MSN)
+		})
 	}
 }
 
@@ -530,17 +592,24 @@ func messageRQMSN(e *engine, c *msgCtx) {
 			want, prev = want+1, "a WriteIMM"
 		}
 		if p.METH.RQMSN != want {
-			c.fail(e, cWIMMOrd, "WIRE-METH-3", fmt.Sprintf("RQMSN %d (previous message %d, %s)", want, m.prevRQMSN, prev),
-				fmt.Sprintf("RQMSN %d: the responder would complete WriteIMMs out of send order", p.METH.RQMSN))
+			c.fail(e, cWIMMOrd, "WIRE-METH-3", func() (string, string) {
+				return fmt.Sprintf("RQMSN %d (previous message %d, %s)", want, m.prevRQMSN, prev), fmt.Sprintf("RQMSN %d: the responder would complete WriteIMMs out of send order", p.METH.RQMSN)
+			})
 		} else {
 			e.ok(cWIMMOrd, c.pt, c.node, false)
 		}
 	case c.phase == msgInside && p.METH.RQMSN != m.rqmsn:
-		c.fail(e, cWIMMOrd, "WIRE-METH-3", fmt.Sprintf("RQMSN %d, as in the message's first packet", m.rqmsn), fmt.Sprintf("RQMSN %d", p.METH.RQMSN))
+		c.fail(e, cWIMMOrd, "WIRE-METH-3", func() (string, string) {
+			return fmt.Sprintf("RQMSN %d, as in the message's first packet", m.rqmsn), fmt.Sprintf("RQMSN %d", p.METH.RQMSN)
+		})
 	}
 }
 
-// fail records a failure about the message.
-func (c *msgCtx) fail(e *engine, cs caseID, req, exp, obs string) {
-	e.fail(cs, c.pt, c.node, false, Finding{Requirement: req, PSN: u32p(c.psn), Expected: exp, Observed: obs, Related: nonZero(c.m.firstFr)})
+// fail records a failure about the message; text gives the finding's
+// expected and observed text, when it is kept (failWhy).
+func (c *msgCtx) fail(e *engine, cs caseID, req reqID, text func() (exp, obs string)) {
+	e.failWhy(cs, c.pt, c.node, 0, req, func(f *Finding) {
+		f.PSN, f.Related = u32p(c.psn), nonZero(c.m.firstFr)
+		f.Expected, f.Observed = text()
+	})
 }

@@ -138,6 +138,7 @@ type engine struct {
 	kept       int                   // findings kept
 
 	snaps   []snapshot // timeline snapshots around failures
+	psnBuf  []uint32   // scratch for hot checks (appendPSNs)
 	flowIDs map[flowKey]string
 	mapCase map[string]caseID // wire requirement → case
 }
@@ -214,19 +215,67 @@ func (e *engine) ok(cs caseID, pt *point, node string, timing bool) {
 
 // fail records a failing observation with its evidence.
 func (e *engine) fail(cs caseID, pt *point, node string, timing bool, f Finding) {
+	how := failHow(0)
+	if timing {
+		how |= onTiming
+	}
+	if f.absent {
+		how |= onAbsence
+	}
+	o := e.failCount(cs, pt, node, how)
+	f.Verdict, f.timing = Fail, timing
+	e.keep(o, pt, node, f)
+	e.failSnapshot(pt)
+}
+
+// failHow qualifies a failing observation.
+type failHow uint8
+
+const (
+	onTiming  failHow = 1 << iota // decided from timestamps
+	onAbsence                     // rests on a packet not seen (failAbsent)
+)
+
+// failWhy records a failing observation of requirement req. why fills in
+// the finding's evidence (PSN, EV, related frames, expected and observed
+// text); it is called only when the finding is kept (MaxFindings,
+// MaxKeptFindings), so that a steady stream of failures builds no text
+// and allocates nothing. why may be nil.
+func (e *engine) failWhy(cs caseID, pt *point, node string, how failHow, req reqID, why func(f *Finding)) {
+	o := e.failCount(cs, pt, node, how)
+	if e.keepable(o) {
+		f := Finding{Requirement: string(req)}
+		if why != nil {
+			why(&f)
+		}
+		f.Verdict, f.timing, f.absent = Fail, how&onTiming != 0, how&onAbsence != 0
+		e.keep(o, pt, node, f)
+	} else {
+		o.total++
+	}
+	e.failSnapshot(pt)
+}
+
+// failCount counts a failing observation.
+func (e *engine) failCount(cs caseID, pt *point, node string, how failHow) *obsCount {
 	o := e.count(cs, pt, node)
 	o.bad++
+	timing := how&onTiming != 0
 	if timing {
 		o.badT++
 	}
-	if f.absent {
+	if how&onAbsence != 0 {
 		o.badA++
 		if timing {
 			o.badTA++
 		}
 	}
-	f.Verdict, f.timing = Fail, timing
-	e.keep(o, pt, node, f)
+	return o
+}
+
+// failSnapshot keeps the timeline of the current frame's connection
+// around a failure.
+func (e *engine) failSnapshot(pt *point) {
 	if fl := pt.curFlow; fl != nil && (fl.tl != nil && fl.tl.snap != nil || len(e.snaps) < maxSnapshots) {
 		e.snapshot(pt, fl)
 	}
@@ -258,16 +307,38 @@ func (e *engine) undecided(cs caseID, pt *point, node, reason string, f *Finding
 	}
 }
 
-// keeps reports whether a finding of case cs about node at pt would be
-// kept (MaxFindings, MaxKeptFindings): hot checks build the finding's
-// text only then, so that a steady stream of findings allocates nothing.
-func (e *engine) keeps(cs caseID, pt *point, node string) bool {
-	return len(e.row(pt, node)[cs].findings) < MaxFindings && e.kept < MaxKeptFindings
+// undecidedWhy records an observation of requirement req the judge could
+// not decide, with a finding whose evidence why fills in only when it is
+// kept (failWhy).
+func (e *engine) undecidedWhy(cs caseID, pt *point, node, reason string, req reqID, why func(f *Finding)) {
+	o := e.count(cs, pt, node)
+	o.undecided++
+	if o.reason == "" {
+		o.reason, o.reasonOrd = reason, e.ord()
+	}
+	if !e.keepable(o) {
+		o.total++
+		return
+	}
+	f := Finding{Requirement: string(req)}
+	if why != nil {
+		why(&f)
+	}
+	f.Verdict = Inconclusive
+	if f.Observed == "" {
+		f.Observed = reason
+	}
+	e.keep(o, pt, node, f)
+}
+
+// keepable reports whether a finding of o would be kept.
+func (e *engine) keepable(o *obsCount) bool {
+	return len(o.findings) < MaxFindings && e.kept < MaxKeptFindings
 }
 
 func (e *engine) keep(o *obsCount, pt *point, node string, f Finding) {
 	o.total++
-	if len(o.findings) >= MaxFindings || e.kept >= MaxKeptFindings {
+	if !e.keepable(o) {
 		return
 	}
 	e.kept++
@@ -282,7 +353,7 @@ func (e *engine) keep(o *obsCount, pt *point, node string, f Finding) {
 		f.Plane = pt.curPlane
 	}
 	if pt.curFlow != nil && f.Connection == "" {
-		f.Connection = pt.curFlow.key.String()
+		f.Connection = pt.curFlow.name()
 	}
 	f.ord = e.ord()
 	o.findings = append(o.findings, f)

@@ -283,6 +283,18 @@ type flow struct {
 
 	tl   *tlState            // timeline ring
 	echo map[uint32][16]byte // SRv6 echo value → outer path
+
+	keyName   string  // key.String(), for findings (name)
+	keyNameOf flowKey // the key keyName names
+}
+
+// name returns the flow's key as findings name their connection, built
+// once per key (a partial flow's key is completed later).
+func (f *flow) name() string {
+	if f.keyName == "" || f.keyNameOf != f.key {
+		f.keyName, f.keyNameOf = f.key.String(), f.key
+	}
+	return f.keyName
 }
 
 const recentArrivals = 1024

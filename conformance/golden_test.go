@@ -270,8 +270,9 @@ func TestJudgeRequirementsExist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Requirement: "X", fd("X", ... and failure helpers' first argument.
-	cited := regexpMust(`(?:Requirement: |fd\(|fail\([a-zA-Z]+, )"([A-Z]+-[A-Z0-9]+-[0-9]+)"`)
+	// Requirement: "X", fd("X", ..., reqID("X") and the failure helpers'
+	// requirement arguments (failWhy, undecidedWhy, bad: ..., "X", ...).
+	cited := regexpMust(`(?:Requirement: |fd\(|fail\([a-zA-Z]+, |reqID\(|, )"([A-Z]+-[A-Z0-9]+-[0-9]+)"`)
 	n := 0
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {

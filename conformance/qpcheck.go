@@ -25,9 +25,11 @@ func (e *engine) probeQP(pt *point, fl *flow, src string, spdcid uint16) {
 	}
 	if uint16(fl.reqQPN) != spdcid && fl.reqQPN == fl.key.qpn {
 		e.failedCases = append(e.failedCases, cWireDCID)
-		e.fail(cWireDCID, pt, fl.key.rsp, false, Finding{Requirement: "RSP-SACK-6", Frame: fl.reqQPNFrame, Related: []int{e.frameNo},
-			Expected: fmt.Sprintf("feedback to the requester's QP, 0x%04x in bits 15:0 as its probe (frame %d) names it", spdcid, e.frameNo),
-			Observed: fmt.Sprintf("feedback to dest_qp 0x%06x, the responder's own QP", fl.reqQPN)})
+		e.failWhy(cWireDCID, pt, fl.key.rsp, 0, "RSP-SACK-6", func(f *Finding) {
+			f.Frame, f.Related = fl.reqQPNFrame, []int{e.frameNo}
+			f.Expected = fmt.Sprintf("feedback to the requester's QP, 0x%04x in bits 15:0 as its probe (frame %d) names it", spdcid, e.frameNo)
+			f.Observed = fmt.Sprintf("feedback to dest_qp 0x%06x, the responder's own QP", fl.reqQPN)
+		})
 		return
 	}
 	e.dcid(pt, fl, src, uint16(fl.reqQPN) != spdcid, spdcid)
@@ -35,17 +37,18 @@ func (e *engine) probeQP(pt *point, fl *flow, src string, spdcid uint16) {
 
 // feedbackQP judges the dest_qp of a SACK or NACK against the QP the
 // requester named; it reports whether it found a fault.
-func (e *engine) feedbackQP(pt *point, fl *flow, rsp string, destQP uint32, req, what string) bool {
+func (e *engine) feedbackQP(pt *point, fl *flow, rsp string, destQP uint32, req reqID, what string) bool {
 	if !fl.havePeerQP || uint16(destQP) == fl.peerQP {
 		return false
 	}
-	obs := fmt.Sprintf("%s to dest_qp 0x%06x", what, destQP)
-	if destQP == fl.key.qpn {
-		obs += ", the responder's own QP"
-	}
 	e.failedCases = append(e.failedCases, cWireDCID)
-	e.fail(cWireDCID, pt, rsp, false, Finding{Requirement: req, Related: []int{fl.peerQPFrame},
-		Expected: fmt.Sprintf("dest_qp with bits 15:0 0x%04x, the requester's QP as its probe (frame %d) names it", fl.peerQP, fl.peerQPFrame),
-		Observed: obs})
+	e.failWhy(cWireDCID, pt, rsp, 0, req, func(f *Finding) {
+		f.Related = []int{fl.peerQPFrame}
+		f.Expected = fmt.Sprintf("dest_qp with bits 15:0 0x%04x, the requester's QP as its probe (frame %d) names it", fl.peerQP, fl.peerQPFrame)
+		f.Observed = fmt.Sprintf("%s to dest_qp 0x%06x", what, destQP)
+		if destQP == fl.key.qpn {
+			f.Observed += ", the responder's own QP"
+		}
+	})
 	return true
 }

@@ -461,9 +461,10 @@ func (e *engine) dcid(pt *point, fl *flow, node string, mismatch bool, spdcid ui
 		return // the frame's dpdcid finding covers WIRE-SETH-9 already
 	}
 	if mismatch {
-		e.fail(cWireDCID, pt, node, false, Finding{Requirement: "WIRE-SETH-9",
-			Expected: fmt.Sprintf("spdcid 0x%04x (bits 15:0 of the sending QP 0x%06x)", uint16(fl.key.qpn), fl.key.qpn),
-			Observed: fmt.Sprintf("spdcid 0x%04x", spdcid)})
+		e.failWhy(cWireDCID, pt, node, 0, "WIRE-SETH-9", func(f *Finding) {
+			f.Expected = fmt.Sprintf("spdcid 0x%04x (bits 15:0 of the sending QP 0x%06x)", uint16(fl.key.qpn), fl.key.qpn)
+			f.Observed = fmt.Sprintf("spdcid 0x%04x", spdcid)
+		})
 		return
 	}
 	e.ok(cWireDCID, pt, node, false)
@@ -759,10 +760,15 @@ func (e *engine) finish() {
 }
 
 func sortedPSNs[V any](m map[uint32]V) []uint32 {
-	out := make([]uint32, 0, len(m))
+	return appendPSNs(make([]uint32, 0, len(m)), m)
+}
+
+// appendPSNs appends the keys of m to buf, sorted: with a buffer kept
+// from frame to frame, a hot check sorts without allocating.
+func appendPSNs[V any](buf []uint32, m map[uint32]V) []uint32 {
 	for k := range m {
-		out = append(out, k)
+		buf = append(buf, k)
 	}
-	slicesSort(out)
-	return out
+	slicesSort(buf)
+	return buf
 }

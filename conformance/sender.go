@@ -58,6 +58,11 @@ func (x *sentCtx) fd(req, exp, obs string, related ...int) Finding {
 	return Finding{Requirement: req, PSN: u32p(x.psn), EV: u32p(x.ev), Expected: exp, Observed: obs, Related: related}
 }
 
+// at fills in the evidence of a finding about the write (failWhy).
+func (x *sentCtx) at(f *Finding, exp, obs string, related ...int) {
+	f.PSN, f.EV, f.Expected, f.Observed, f.Related = u32p(x.psn), u32p(x.ev), exp, obs, related
+}
+
 // sendWrite places a write in the requester's view, runs the sent hooks
 // and updates the view.
 func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {

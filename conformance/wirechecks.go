@@ -84,7 +84,9 @@ func (e *engine) wireChecks(pt *point, src string, r *pcap.Record) {
 		if dupViolation(r.Violations[:i], v.Req) {
 			continue // one finding per violated requirement and frame
 		}
-		e.bad(e.caseFor(v.Req), x, v.Req, "no "+v.Req+" violation", fmt.Sprintf("%s field %s: %s", v.Header, v.Field, v.Msg))
+		e.bad(e.caseFor(v.Req), x, reqID(v.Req), func() (string, string) {
+			return "no " + v.Req + " violation", fmt.Sprintf("%s field %s: %s", v.Header, v.Field, v.Msg)
+		})
 	}
 	row := e.row(pt, src)
 	for _, c := range hooks.frameOp[op] {

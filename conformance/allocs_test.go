@@ -1,0 +1,151 @@
+package conformance
+
+import (
+	"bytes"
+	"io"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/openmrc/mrc/pcap"
+)
+
+// replayed returns a pcapng holding the frames of capture path n times in
+// a row, each replay shifted past the end of the previous one (as
+// `editcap -t` and `mergecap -a` make it): the same connections, with
+// every PSN sent again, so that the later replays judge as steady
+// streams of failing observations (resends of acknowledged PSNs, SACKs
+// moving backward) on connections whose state is already there.
+func replayed(t testing.TB, path string, n int) []byte {
+	t.Helper()
+	r, err := pcap.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var frames []pcap.Frame
+	for {
+		var f pcap.Frame
+		err := r.Next(&f)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Data = bytes.Clone(f.Data)
+		frames = append(frames, f)
+	}
+	if len(frames) == 0 {
+		t.Fatalf("%s: no frames", path)
+	}
+	span := frames[len(frames)-1].Timestamp.Sub(frames[0].Timestamp) + time.Millisecond
+	var buf bytes.Buffer
+	w, err := pcap.NewWriter(&buf, r.Interfaces()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		for _, f := range frames {
+			f.Timestamp = f.Timestamp.Add(time.Duration(i) * span)
+			f.Comments = nil
+			if err := w.WriteFrame(&f); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// frameCount counts the frames of capture path.
+func frameCount(t testing.TB, path string) int {
+	t.Helper()
+	r, err := pcap.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	n := 0
+	var f pcap.Frame
+	for r.Next(&f) == nil {
+		n++
+	}
+	return n
+}
+
+// judgeAllocs judges capture b with one worker and returns the heap
+// allocations the judgement made, the frames it judged and the findings
+// it kept.
+func judgeAllocs(t testing.TB, b []byte) (allocs uint64, frames, kept int) {
+	t.Helper()
+	r, err := pcap.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := DefaultPICS()
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	rep, err := Judge(r, "replay", Options{PICS: p, Today: testDay})
+	runtime.ReadMemStats(&m1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The findings the engine kept, of every node and point (the report
+	// shows those of the DUT at its nearest point).
+	r, err = pcap.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := judgeSequential(r, "replay", Options{}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.finish()
+	return m1.Mallocs - m0.Mallocs, rep.Capture.Frames, e.kept
+}
+
+// TestJudgeAllocsFlat (issue 12: zero allocations per frame in steady
+// state): the `loss` scenario capture and the seeded-fault captures, each
+// replayed into about 2000 frames and into twice as many. The longer judgement sees twice
+// the frames, every added one on connections already tracked, most of
+// them failing observations (resends of acknowledged PSNs, SACKs moving
+// backward, the seeded faults again) whose findings are no longer kept
+// (MaxFindings): it may allocate no more than the shorter one, but for a
+// slack of one allocation per hundred added frames (state bounded by the
+// window, not by the frames) and the findings still kept.
+func TestJudgeAllocsFlat(t *testing.T) {
+	faults, err := filepath.Glob("testdata/fault-*.pcapng")
+	if err != nil || len(faults) == 0 {
+		t.Fatalf("no seeded-fault captures: %v", err)
+	}
+	for _, path := range append([]string{"../pcap/testdata/scenarios/loss.pcapng"}, faults...) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			// Enough replays that the shorter judgement keeps all the
+			// findings it may (about 2000 frames), and twice as many.
+			reps := 4
+			if n := frameCount(t, path); n*reps < 2000 {
+				reps = (2000 + n - 1) / n
+			}
+			short, long := replayed(t, path, reps), replayed(t, path, 2*reps)
+			judgeAllocs(t, short) // the package's one-time state (catalog, registry)
+			a, na, ka := judgeAllocs(t, short)
+			b, nb, kb := judgeAllocs(t, long)
+			t.Logf("%d allocations for %d frames (%d findings kept), %d for %d (%d)", a, na, ka, b, nb, kb)
+			if nb != 2*na {
+				t.Fatalf("judged %d and %d frames, want twice as many", na, nb)
+			}
+			// A finding kept costs a few allocations (its text, its PSN
+			// and EV, its related frames, its place in the report).
+			slack := uint64((nb-na)/100 + 8*(kb-ka))
+			if b > a+slack {
+				t.Errorf("%d allocations for %d frames, %d for %d: %d more for %d more frames (at most %d allowed, %d more findings kept)",
+					a, na, b, nb, b-a, nb-na, slack, kb-ka)
+			}
+		})
+	}
+}
