@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/openmrc/mrc/wire"
 	"github.com/openmrc/mrc/wire/evstate"
 )
 
@@ -401,5 +402,76 @@ func (q *QP) rejoinActive(i int) {
 			q.emit(Event{Kind: EvEVRestored, EV: t.set.values[i], Plane: pl, Value: uint64(t.set.values[e])})
 			return
 		}
+	}
+}
+
+// sackVerdict applies a SACK's verdict to the EV it reflects (LR-SACK-3):
+// an answer to a probe goes to probeResult (EV-PRB-4); otherwise m = NONE
+// adopts the EV as its plane's reverse EV (EV-REV-3), SKIP_ONCE moves it
+// to SKIP and ALWAYS_SKIP to ASSUMED_BAD. A reserved m reads as NONE
+// (WIRE-SETH-3); sackVerdict returns m as read.
+func (q *QP) sackVerdict(s *wire.SETH, ev int, evOK bool) wire.Multipath {
+	m := s.M
+	if m > wire.MAlwaysSkip {
+		m = wire.MNone
+	}
+	if !evOK {
+		if m != wire.MNone || s.PR {
+			q.ignore(IgnoreUnknownEV, s.CACKPSN, s.Entropy)
+		}
+	} else if s.PR {
+		q.probeResult(ev, uint16(s.AckPSNOffset), m)
+	} else {
+		switch m {
+		case wire.MNone:
+			q.adoptReverse(ev)
+		case wire.MSkipOnce:
+			q.setEV(ev, EVSkip, CauseSkipOnce)
+		case wire.MAlwaysSkip:
+			q.setEV(ev, EVAssumedBad, CauseAlwaysSkip)
+		}
+	}
+	return m
+}
+
+// probeResult handles a SACK with pr = 1 reflecting EV i: an answer to the
+// outstanding probe on i (matched by probe_id) counts toward restoring an
+// ASSUMED_BAD EV (EV-ST-7), moves it to SKIP on SKIP_ONCE (EV-ST-8), and
+// leaves it on ALWAYS_SKIP (EV-ST-10). An answer with m = NONE makes the EV
+// its plane's reverse EV (EV-REV-2).
+func (q *QP) probeResult(i int, id uint16, m wire.Multipath) {
+	t := &q.ev
+	if !t.probing(i) || id != q.req.probeID(i) {
+		q.ignore(IgnoreUnknownProbe, uint32(id), t.set.values[i])
+		return
+	}
+	t.setFlag(i, evProbing, false)
+	q.emit(Event{Kind: EvProbeResult, EV: t.set.values[i], Plane: t.set.plane[i], Reason: uint8(m)})
+	if m == wire.MNone {
+		q.adoptReverse(i)
+	}
+	if t.state(i) != EVAssumedBad {
+		return
+	}
+	switch m {
+	case wire.MNone:
+		t.setProbeOK(i, t.probeOK(i)+1)
+		if t.probeOK(i) >= t.set.probeSuccesses && !q.st.seeded(FaultNoRestore) {
+			q.setEV(i, EVGood, CauseProbeOK)
+		}
+	case wire.MSkipOnce:
+		q.setEV(i, EVSkip, CauseProbeSkip)
+	default:
+		t.setProbeOK(i, 0)
+	}
+}
+
+// adoptReverse makes a GOOD EV its plane's reverse EV (EV-REV-2, EV-REV-3)
+// and records the evidence that it works (EV-SM-4).
+func (q *QP) adoptReverse(i int) {
+	if t := &q.ev; t.state(i) == EVGood {
+		pl := t.set.plane[i]
+		t.rev[pl] = int16(i)
+		q.rsp.proof[pl] = int16(i)
 	}
 }

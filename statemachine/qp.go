@@ -261,61 +261,6 @@ func (q *QP) PostRecv(now Time, wrid uint64, out *Output) error {
 	return nil
 }
 
-// Receive hands the QP one packet addressed to it; port is the 1-based
-// local NIC port it arrived on (0 if unknown), which selects the plane of
-// the answer (EV-REV-4). The packet must have passed the codec's checks
-// (RSP-RCV-1); it is only read, and Placements alias its payload.
-func (q *QP) Receive(now Time, port int, p *wire.Packet, out *Output) {
-	q.begin(now, out)
-	defer q.end()
-	op := p.BTH.Opcode
-	if q.trace() {
-		q.emit(Event{Kind: EvPacketReceived, PSN: p.BTH.PSN, EV: p.EV(q.st.qp.Addr.EVMode), Reason: uint8(op)})
-	}
-	if p.BTH.DestQP != q.st.qp.QPN {
-		q.ignore(IgnoreWrongQP, p.BTH.PSN, 0)
-		return
-	}
-	switch {
-	case op.IsWrite() || op == wire.OpProbe:
-		// A responder acts in RTR and RTS only and drops data or probes
-		// of another partition (QP-ST-9, QP-ST-11, RSP-RCV-1, WIRE-BTH-12).
-		if !q.responding() {
-			q.ignore(IgnoreQPState, p.BTH.PSN, 0)
-			return
-		}
-		if p.BTH.PKey != q.st.pkey {
-			q.ignore(IgnoreMalformed, p.BTH.PSN, 0)
-			return
-		}
-		if q.state == StateRTR && (!q.commEst || q.st.seeded(FaultCommEstRepeated)) {
-			q.commEst = true
-			q.emit(Event{Kind: EvCommEst, PSN: p.BTH.PSN})
-		}
-		if op == wire.OpProbe {
-			q.onProbe(port, p)
-		} else {
-			q.onData(port, p)
-		}
-	case op == wire.OpSACK || op == wire.OpNACK || op == wire.OpAcknowledge:
-		if !q.sending() {
-			q.ignore(IgnoreQPState, p.BTH.PSN, 0)
-			return
-		}
-		switch op {
-		case wire.OpSACK:
-			q.onSACK(p)
-		case wire.OpNACK:
-			q.onNACK(p)
-		default:
-			q.onAETH(p)
-		}
-		q.pump()
-	default:
-		q.ignore(IgnoreUnexpectedOp, p.BTH.PSN, 0)
-	}
-}
-
 // Advance tells the QP that time is now: expired retransmission timers,
 // probe rounds and delayed SACKs run, and any sending the window allows
 // happens.

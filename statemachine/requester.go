@@ -705,13 +705,20 @@ func (q *QP) lookupEV(v, psn uint32) (int, bool) {
 	return q.ev.set.lookup(v)
 }
 
-// onSACK processes a Reliability SACK: cumulative acknowledgement
-// (LR-SACK-1), bitmap (LR-SACK-2), the m verdict on the reflected EV
-// (LR-SACK-3), probe answers (EV-PRB-4), dynamic MPR (MPR-DYN-3,
-// MPR-DYN-4), reverse-EV refresh (EV-REV-3) and the CC_STATE (LR-SACK-4).
-func (q *QP) onSACK(p *wire.Packet) {
+// sackAck is what the acknowledgement part of a SACK found, for the steps
+// that follow it (receiveFeedback).
+type sackAck struct {
+	acked int64 // bytes the SACK newly acknowledged
+	rtt   Time  // the RTT it measures, or −1
+	ev    int   // the index of the EV it reflects, when evOK
+	evOK  bool
+}
+
+// onSACK processes the acknowledgements of a Reliability SACK: cumulative
+// (LR-SACK-1) and bitmap (LR-SACK-2), and the losses they reveal. ok is
+// false when cack_psn is past the next unsent PSN: the SACK is ignored.
+func (q *QP) onSACK(s *wire.SETH) (a sackAck, ok bool) {
 	r := &q.req
-	s := &p.SETH
 	cack := wire.PSNAdd(s.CACKPSN, 1) // the first PSN cack_psn does not cover
 	if q.trace() {
 		var f uint8
@@ -723,46 +730,33 @@ func (q *QP) onSACK(p *wire.Packet) {
 	dc := wire.PSNDiff(cack, r.una)
 	if dc > r.outstanding() {
 		q.ignore(IgnoreInvalidAck, s.CACKPSN, s.Entropy) // cack_psn not before the next unsent PSN
-		return
+		return a, false
 	}
-	var rtt Time = -1
+	a.rtt = -1
 	if !s.PR {
-		rtt = q.rttSample(s)
+		a.rtt = q.rttSample(s)
 	}
-	ev, evOK := q.lookupEV(s.Entropy, s.AckPSN())
-	var acked int64
+	a.ev, a.evOK = q.lookupEV(s.Entropy, s.AckPSN())
 	if dc > 0 {
-		acked = q.ackTo(cack)
+		a.acked = q.ackTo(cack)
 	}
 	if s.SACKBitmap != 0 {
-		acked += q.sackBits(s.BitmapBase(), s.SACKBitmap)
+		a.acked += q.sackBits(s.BitmapBase(), s.SACKBitmap)
 	}
 	q.reorderLoss()
-	m := s.M
-	if m > wire.MAlwaysSkip {
-		m = wire.MNone // a reserved m reads as NONE (WIRE-SETH-3)
-	}
-	if !evOK {
-		if m != wire.MNone || s.PR {
-			q.ignore(IgnoreUnknownEV, s.CACKPSN, s.Entropy)
-		}
-	} else if s.PR {
-		q.probeResult(ev, uint16(s.AckPSNOffset), m)
-	} else {
-		switch m {
-		case wire.MNone:
-			q.adoptReverse(ev)
-		case wire.MSkipOnce:
-			q.setEV(ev, EVSkip, CauseSkipOnce)
-		case wire.MAlwaysSkip:
-			q.setEV(ev, EVAssumedBad, CauseAlwaysSkip)
-		}
-	}
+	return a, true
+}
+
+// sackWindow applies what a SACK says of the windows: the responder's
+// dynamic MPR (MPR-DYN-3, MPR-DYN-4) and, unless it answers a probe, its
+// CC_STATE with m, the verdict as read (LR-SACK-4).
+func (q *QP) sackWindow(s *wire.SETH, a sackAck, m wire.Multipath) {
+	r := &q.req
 	if r.dynMPR && s.MPR != 0 {
 		r.peerWin = uint32(s.MPR) * uint32(q.st.cfg.Test.MPRUnit)
 	}
 	if !s.PR {
-		q.ccEvent(q.cc.onAck(q.now, acked, m != wire.MNone, rtt, s.CC.RcvCwndPen, s.CC.RC, r.inflight))
+		q.ccEvent(q.cc.onAck(q.now, a.acked, m != wire.MNone, a.rtt, s.CC.RcvCwndPen, s.CC.RC, r.inflight))
 	}
 }
 
@@ -1010,46 +1004,4 @@ func (q *QP) sendProbe(ev int) {
 	p.PETH = wire.PETH{ProbeID: id, SPDCID: uint16(q.st.qp.QPN), DPDCID: uint16(q.attr.DestQPN),
 		TxTimestamp: q.tsNow(), FType: 1}
 	q.emit(Event{Kind: EvProbeSent, EV: o.EV, Plane: o.Plane, Value: uint64(id)})
-}
-
-// probeResult handles a SACK with pr = 1 reflecting EV i: an answer to the
-// outstanding probe on i (matched by probe_id) counts toward restoring an
-// ASSUMED_BAD EV (EV-ST-7), moves it to SKIP on SKIP_ONCE (EV-ST-8), and
-// leaves it on ALWAYS_SKIP (EV-ST-10). An answer with m = NONE makes the EV
-// its plane's reverse EV (EV-REV-2).
-func (q *QP) probeResult(i int, id uint16, m wire.Multipath) {
-	t := &q.ev
-	if !t.probing(i) || id != q.req.probeID(i) {
-		q.ignore(IgnoreUnknownProbe, uint32(id), t.set.values[i])
-		return
-	}
-	t.setFlag(i, evProbing, false)
-	q.emit(Event{Kind: EvProbeResult, EV: t.set.values[i], Plane: t.set.plane[i], Reason: uint8(m)})
-	if m == wire.MNone {
-		q.adoptReverse(i)
-	}
-	if t.state(i) != EVAssumedBad {
-		return
-	}
-	switch m {
-	case wire.MNone:
-		t.setProbeOK(i, t.probeOK(i)+1)
-		if t.probeOK(i) >= t.set.probeSuccesses && !q.st.seeded(FaultNoRestore) {
-			q.setEV(i, EVGood, CauseProbeOK)
-		}
-	case wire.MSkipOnce:
-		q.setEV(i, EVSkip, CauseProbeSkip)
-	default:
-		t.setProbeOK(i, 0)
-	}
-}
-
-// adoptReverse makes a GOOD EV its plane's reverse EV (EV-REV-2, EV-REV-3)
-// and records the evidence that it works (EV-SM-4).
-func (q *QP) adoptReverse(i int) {
-	if t := &q.ev; t.state(i) == EVGood {
-		pl := t.set.plane[i]
-		t.rev[pl] = int16(i)
-		q.rsp.proof[pl] = int16(i)
-	}
 }
