@@ -53,12 +53,38 @@ type obsKey struct {
 // capture point.
 type obsRow [maxCases]obsCount
 
-// rowCache remembers the rows of the last nodes judged, so that the
-// observations of one frame cost no map lookup.
-type rowCache struct {
+// rowSlots is the size of the engine's cache of the observation rows and
+// node counts of (capture point, node) pairs (rowSlot).
+const rowSlots = 64
+
+// rowSlot caches the row and node counts of one (capture point, node)
+// pair: found by a hash of the point's number and the node name's length
+// and last byte, and checked by comparing the point pointer and the name
+// (the node names are the engine's own strings, so mostly a pointer
+// compare), a frame's observations hash no string while the pairs a
+// capture interleaves fit in the cache.
+type rowSlot struct {
 	pt   *point
 	node string
 	row  *obsRow
+	st   *npStat
+	to   int  // frames addressed to the node at the point, not yet in toNode
+	toIn bool // toNode holds the pair
+}
+
+// slot returns the cache slot of node at pt, emptied for them when it held
+// another pair.
+func (e *engine) slot(pt *point, node string) *rowSlot {
+	h := pt.num*17 + len(node)*5
+	if len(node) > 0 {
+		h += int(node[len(node)-1])
+	}
+	s := &e.slots[h&(rowSlots-1)]
+	if s.pt != pt || s.node != node {
+		e.flushTo(s)
+		*s = rowSlot{pt: pt, node: node}
+	}
+	return s
 }
 
 type obsCount struct {
@@ -115,13 +141,12 @@ type engine struct {
 	lastNs                             int64
 
 	rows     map[nodePoint]*obsRow
-	rowLRU   [2]rowCache
-	lastPt   *point // the point of the previous frame
+	slots    [rowSlots]rowSlot // rows and nodes entries by point and node
+	lastPt   *point            // the point of the previous frame
 	points   map[string]*point
 	nodes    map[nodePoint]*npStat
 	toNode   map[nodePoint]int // frames addressed to a node, per point
-	lastNode [2]nodeStat       // the nodes entries countNode updated last
-	toPend   [2]toCount        // toNode counts not yet added (countTo)
+	toPend   int               // slots whose pending counts are of pairs toNode lacks (countTo)
 	notes    []string
 	noteOrd  []uint64 // ord of each note
 	noteSeen map[string]bool
@@ -185,20 +210,15 @@ func (e *engine) count(cs caseID, pt *point, node string) *obsCount {
 
 // row returns the observations about node at pt.
 func (e *engine) row(pt *point, node string) *obsRow {
-	for i := range e.rowLRU {
-		if c := &e.rowLRU[i]; c.pt == pt && c.node == node && c.row != nil {
-			return c.row
+	s := e.slot(pt, node)
+	if s.row == nil {
+		k := nodePoint{node, pt.name}
+		if s.row = e.rows[k]; s.row == nil {
+			s.row = new(obsRow)
+			e.rows[k] = s.row
 		}
 	}
-	k := nodePoint{node, pt.name}
-	r := e.rows[k]
-	if r == nil {
-		r = new(obsRow)
-		e.rows[k] = r
-	}
-	e.rowLRU[1] = e.rowLRU[0]
-	e.rowLRU[0] = rowCache{pt: pt, node: node, row: r}
-	return r
+	return s.row
 }
 
 // obsOf returns the observations of key k.
@@ -469,6 +489,7 @@ func (e *engine) point(name string) *point {
 		return nil
 	}
 	pt = newPoint(name)
+	pt.num = len(e.points)
 	e.points[name] = pt
 	return pt
 }
@@ -682,22 +703,18 @@ func (e *engine) badICRC(pt *point, src, dst string, r *pcap.Record) {
 // countNode records that node sent a frame at pt (and dst was sent one),
 // for choosing the point nearest each node.
 func (e *engine) countNode(pt *point, src, dst string, p *wire.Packet) {
-	if len(e.nodes) >= MaxNodes*MaxPoints || len(e.toNode)+e.toPendNew() >= MaxNodes*MaxPoints {
+	if len(e.nodes) >= MaxNodes*MaxPoints || len(e.toNode)+e.toPend >= MaxNodes*MaxPoints {
 		return
 	}
-	k := nodePoint{src, pt.name}
-	var st *npStat
-	switch c := &e.lastNode; {
-	case c[0].st != nil && c[0].k == k:
-		st = c[0].st
-	case c[1].st != nil && c[1].k == k:
-		st = c[1].st
-	default:
+	c := e.slot(pt, src)
+	st := c.st
+	if st == nil {
+		k := nodePoint{src, pt.name}
 		if st = e.nodes[k]; st == nil {
 			st = &npStat{firstNs: e.now}
 			e.nodes[k] = st
 		}
-		c[1], c[0] = c[0], nodeStat{k, st}
+		c.st = st
 	}
 	st.frames++
 	st.lastNs = e.now
@@ -705,61 +722,43 @@ func (e *engine) countNode(pt *point, src, dst string, p *wire.Packet) {
 		st.maxTTL = max(st.maxTTL, ttlOf(p))
 	}
 	if dst != "" {
-		e.countTo(nodePoint{dst, pt.name})
+		e.countTo(pt, dst)
 	}
 }
 
-// countTo counts a frame addressed to a node at a point: in one of two
-// pending counters (a connection's frames alternate between its two
-// nodes), added to toNode when evicted or flushed.
-func (e *engine) countTo(k nodePoint) {
-	c := &e.toPend
-	switch {
-	case c[0].n > 0 && c[0].k == k:
-		c[0].n++
-	case c[1].n > 0 && c[1].k == k:
-		c[1].n++
-	default:
-		e.flushTo(&c[1])
-		_, in := e.toNode[k]
-		c[1], c[0] = c[0], toCount{k: k, n: 1, inMap: in}
+// countTo counts a frame addressed to node at pt: in its rowSlot, added
+// to toNode when the slot is taken by another pair or flushed.
+func (e *engine) countTo(pt *point, node string) {
+	c := e.slot(pt, node)
+	if c.to == 0 {
+		if !c.toIn {
+			_, c.toIn = e.toNode[nodePoint{node, pt.name}]
+		}
+		if !c.toIn {
+			e.toPend++
+		}
 	}
+	c.to++
 }
 
-func (e *engine) flushTo(c *toCount) {
-	if c.n > 0 {
-		e.toNode[c.k] += c.n
+// flushTo adds a slot's pending count to toNode.
+func (e *engine) flushTo(c *rowSlot) {
+	if c.to == 0 {
+		return
 	}
-	*c = toCount{}
+	e.toNode[nodePoint{c.node, c.pt.name}] += c.to
+	if !c.toIn {
+		e.toPend--
+	}
+	c.to, c.toIn = 0, true
 }
 
 // flushToNode adds the pending counts to toNode; readers of toNode call it
 // first.
 func (e *engine) flushToNode() {
-	e.flushTo(&e.toPend[0])
-	e.flushTo(&e.toPend[1])
-}
-
-// toPendNew is the number of pending counts for nodes toNode lacks.
-func (e *engine) toPendNew() int {
-	n := 0
-	for _, c := range e.toPend {
-		if c.n > 0 && !c.inMap {
-			n++
-		}
+	for i := range e.slots {
+		e.flushTo(&e.slots[i])
 	}
-	return n
-}
-
-type nodeStat struct {
-	k  nodePoint
-	st *npStat
-}
-
-type toCount struct {
-	k     nodePoint
-	n     int
-	inMap bool
 }
 
 // caseFor maps a wire requirement reported by the codec to its case.

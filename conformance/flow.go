@@ -34,6 +34,7 @@ func (k flowKey) String() string {
 // point is the judge's state for one capture point.
 type point struct {
 	name         string
+	num          int // its place among the engine's points (hashes rowSlot)
 	n            int
 	lastNs       int64
 	nonMonotonic bool

@@ -15,8 +15,9 @@ type psnMap[V comparable] struct {
 }
 
 type psnSlot[V comparable] struct {
-	psn uint32
-	a   V // zero: free
+	psn  uint32
+	used bool // a is an entry (a flag, not a compare with zero: V may be a large struct)
+	a    V
 }
 
 // arrTable holds arrivals by PSN.
@@ -26,28 +27,27 @@ func (t *psnMap[V]) len() int { return t.n + len(t.more) }
 
 // get returns the entry of q, or zero.
 func (t *psnMap[V]) get(q uint32) V {
-	var zero V
 	if len(t.ring) > 0 {
-		if s := &t.ring[q&uint32(len(t.ring)-1)]; s.a != zero && s.psn == q {
+		if s := &t.ring[q&uint32(len(t.ring)-1)]; s.used && s.psn == q {
 			return s.a
 		}
 	}
 	if len(t.more) > 0 {
 		return t.more[q]
 	}
+	var zero V
 	return zero
 }
 
 // put stores a (not zero) as the entry of q, which the map does not hold.
 func (t *psnMap[V]) put(q uint32, a V) {
-	var zero V
 	for {
 		if len(t.ring) == 0 {
 			t.ring = make([]psnSlot[V], 64)
 		}
 		s := &t.ring[q&uint32(len(t.ring)-1)]
-		if s.a == zero {
-			*s = psnSlot[V]{psn: q, a: a}
+		if !s.used {
+			*s = psnSlot[V]{psn: q, used: true, a: a}
 			t.n++
 			return
 		}
@@ -63,15 +63,14 @@ func (t *psnMap[V]) put(q uint32, a V) {
 }
 
 func (t *psnMap[V]) grow() {
-	var zero V
 	old := t.ring
 	t.ring, t.n = make([]psnSlot[V], 2*len(old)), 0
 	mask := uint32(len(t.ring) - 1)
 	for _, s := range old {
-		if s.a == zero {
+		if !s.used {
 			continue
 		}
-		if d := &t.ring[s.psn&mask]; d.a == zero {
+		if d := &t.ring[s.psn&mask]; !d.used {
 			*d = s
 			t.n++
 		} else {
@@ -82,8 +81,8 @@ func (t *psnMap[V]) grow() {
 		}
 	}
 	for q, a := range t.more {
-		if d := &t.ring[q&mask]; d.a == zero {
-			*d = psnSlot[V]{psn: q, a: a}
+		if d := &t.ring[q&mask]; !d.used {
+			*d = psnSlot[V]{psn: q, used: true, a: a}
 			t.n++
 			delete(t.more, q)
 		}
@@ -92,9 +91,8 @@ func (t *psnMap[V]) grow() {
 
 // del forgets the entry of q and returns it (zero when not held).
 func (t *psnMap[V]) del(q uint32) V {
-	var zero V
 	if len(t.ring) > 0 {
-		if s := &t.ring[q&uint32(len(t.ring)-1)]; s.a != zero && s.psn == q {
+		if s := &t.ring[q&uint32(len(t.ring)-1)]; s.used && s.psn == q {
 			a := s.a
 			*s = psnSlot[V]{}
 			t.n--
@@ -105,16 +103,16 @@ func (t *psnMap[V]) del(q uint32) V {
 		delete(t.more, q)
 		return a
 	}
+	var zero V
 	return zero
 }
 
 // each calls f for every entry held, in no particular order; f may
 // delete the entry it is given.
 func (t *psnMap[V]) each(f func(q uint32, a V)) {
-	var zero V
 	if t.n > 0 {
 		for i := range t.ring {
-			if s := t.ring[i]; s.a != zero {
+			if s := &t.ring[i]; s.used {
 				f(s.psn, s.a)
 			}
 		}
