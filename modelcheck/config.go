@@ -118,6 +118,8 @@ type Config struct {
 	// number of times within Bounds.Injects, in or out of B's window; what
 	// B answers is consumed. It checks B's responder on its own.
 	Adversary bool
+	// AdversaryMoves adds moves to the adversary's first transmissions.
+	AdversaryMoves AdvMoves
 	// SharedNode makes both QPs on one statemachine.Node (one NIC with two
 	// GIDs, a QP on each, looped back): they share its EV profile, the
 	// controller's MODIFY_EV_STATE is the profile operation
@@ -135,6 +137,26 @@ type Config struct {
 	// distinct states; 0 means 4 000 000.
 	MaxDistinct int
 }
+
+// AdvMoves are the adversarial requester's moves beyond the first
+// transmissions of A's WRs (Config.Adversary), one bit each.
+type AdvMoves uint8
+
+const (
+	// AdvResend sends each PSN again as a retransmission: the BTH rtx flag,
+	// the retransmit DSCP class, on the next EV of the profile (RSP-DUP-3,
+	// EV-SM-6).
+	AdvResend AdvMoves = 1 << iota
+	// AdvForge sends PSN 0's packet under PSNs of no WR, each far out of
+	// the window in its own way: the first PSN − 1 (the initial cumulative
+	// ACK), the first PSN + 65 (beyond the window, the tracking ring's alias
+	// of PSN 1) and the first PSN − 1 + 2^23 (half the PSN space from the
+	// initial cumulative ACK: a duplicate by RSP-RCV-6).
+	AdvForge
+)
+
+// forgedPSNs are AdvForge's PSNs, relative to the first PSN.
+var forgedPSNs = [...]int{-1, 65, 1<<23 - 1}
 
 // maxPSNs bounds the PSNs of one direction (the ghost state keeps bitsets).
 const maxPSNs = 16
@@ -174,6 +196,9 @@ func (c *Config) validate() error {
 	}
 	if c.RTRStart && len(c.Msgs[1]) > 0 {
 		return fmt.Errorf("modelcheck: %s: RTRStart: B in RTR posts no WRs", c.Name)
+	}
+	if c.AdversaryMoves != 0 && !c.Adversary {
+		return fmt.Errorf("modelcheck: %s: AdversaryMoves needs Adversary", c.Name)
 	}
 	if c.Bounds.DynMPR > 0 && !c.DynamicMPR {
 		return fmt.Errorf("modelcheck: %s: Bounds.DynMPR needs DynamicMPR", c.Name)

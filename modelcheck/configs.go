@@ -236,6 +236,16 @@ func recoveryConfigs() []Config {
 	c.Bounds = Bounds{Injects: 4, Timers: 1}
 	add(c)
 
+	// The adversary also resends each PSN (rtx flag, retransmit class, on
+	// the other EV) and sends PSN 0's packet under PSNs of no WR: the one
+	// before the first, one aliasing PSN 1 in the tracking ring far beyond
+	// the window, and one half the PSN space from the initial cumulative
+	// ACK (RSP-RCV-6, RSP-DUP-2, RSP-DUP-3, RSP-NACK-4).
+	c = adversary("adversarial-requester-hostile")
+	c.AdversaryMoves = AdvResend | AdvForge
+	c.Bounds = Bounds{Injects: 3, Timers: 1}
+	add(c)
+
 	// Two QPs on one EV profile: both ends on one Node (SharedNode), each
 	// sending a WriteIMM; one profile-wide MODIFY_EV_STATE reaches both
 	// QPs, each keeping its own path state (EV-ST-11, EV-ST-14).
@@ -322,6 +332,12 @@ func LargeConfigurations() []Config {
 	// shared-profile with a loss either way possible.
 	c = sharedProfile("shared-profile-loss")
 	c.Bounds = Bounds{Drops: 1, Controller: 1, Timers: 1}
+	add(c)
+
+	// adversarial-requester-hostile with 4 injections.
+	c = adversary("adversarial-requester-hostile-4")
+	c.AdversaryMoves = AdvResend | AdvForge
+	c.Bounds = Bounds{Injects: 4, Timers: 1}
 	add(c)
 
 	c = adversary("adversarial-requester-5")

@@ -2,6 +2,7 @@ package modelcheck
 
 import (
 	"bytes"
+	"fmt"
 
 	sm "github.com/openmrc/mrc/statemachine"
 	"github.com/openmrc/mrc/wire"
@@ -128,7 +129,39 @@ func (c *checker) templates() ([]wire.Packet, []uint8, error) {
 			planes = append(planes, o.Plane)
 		}
 	}
+	n := len(pk)
+	if c.cfg.AdversaryMoves&AdvResend != 0 {
+		for i := range n {
+			k := pk[i]
+			k.BTH.Retransmit = true
+			k.IP4.TOS = dscp.TrimmableRetx<<2 | k.IP4.TOS&3
+			ev := c.evs[(c.evIndex(k.EV(wire.EVModeUDP))+1)%len(c.evs)]
+			k.SetEV(ev, wire.EVModeUDP)
+			pk = append(pk, k)
+			planes = append(planes, uint8(ev>>8)-1)
+		}
+	}
+	if c.cfg.AdversaryMoves&AdvForge != 0 {
+		for _, r := range forgedPSNs {
+			k := pk[0]
+			k.BTH.PSN = wire.PSNAdd(c.cfg.StartPSN, r)
+			pk = append(pk, k)
+			planes = append(planes, planes[0])
+		}
+	}
 	return pk, planes, nil
+}
+
+// injectText describes the adversary's packet k for a step.
+func (c *checker) injectText(k *wire.Packet) string {
+	s := fmt.Sprintf(" A>B psn=%d", signedPSN(c.rel(k.BTH.PSN)))
+	if k.BTH.Retransmit {
+		s += fmt.Sprintf(" resent (rtx) on EV %#x", k.EV(wire.EVModeUDP))
+	}
+	if c.rel(k.BTH.PSN) >= maxPSNs {
+		s += " (PSN 0's packet under a PSN of no WR)"
+	}
+	return s + " (adversarial requester)"
 }
 
 // wr is WR k of QP s.

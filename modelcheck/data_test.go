@@ -167,3 +167,55 @@ func TestSeededStallTimerKept(t *testing.T) {
 func TestSeededStallDequeues(t *testing.T) {
 	seeded(t, stallConfig(t, "stall-livelock"), sm.FaultStallDequeues, InvNACKedPSNQueued, 11, true)
 }
+
+// hostile is the adversary of adversarial-requester-hostile (resends and
+// PSNs of no WR) with n injections.
+func hostile(name string, n int) Config {
+	c := adversary(name)
+	c.AdversaryMoves = AdvResend | AdvForge
+	c.Bounds = Bounds{Injects: n, Timers: 1}
+	return c
+}
+
+// TestSeededRtxTakenAsNew: a responder that decides by the rtx flag that
+// a packet is new places a PSN it already holds twice (RSP-DUP-3,
+// RSP-DUP-1): the adversary sends PSN 0, then PSN 0 resent; both are
+// delivered (the second one also lies at the cumulative ACK, outside the
+// window: ResponderWindow).
+func TestSeededRtxTakenAsNew(t *testing.T) {
+	seeded(t, hostile("rtx-hunt", 2), sm.FaultRtxTakenAsNew, InvNoDuplicatePlacement, 4, true)
+}
+
+// TestSeededHalfSpaceOffByOne: the PSN 2^23 from the cumulative ACK is a
+// duplicate (RSP-RCV-6, RSP-DUP-2); a responder that takes it for one
+// ahead of its window NACKs it PSN_OOR_WINDOW. Nothing is placed, so only
+// the answer shows it.
+func TestSeededHalfSpaceOffByOne(t *testing.T) {
+	seeded(t, hostile("half-space-hunt", 1), sm.FaultHalfSpaceOffByOne, InvResponderAnswers, 2, true)
+}
+
+// TestSeededRingAlias: PSN 1 + 64 lies far beyond the window (RSP-RCV-6,
+// RSP-NACK-4) and shares PSN 1's slot of the 64-PSN tracking ring; a
+// responder that looks it up there while PSN 1 is held answers it with a
+// SACK as a duplicate.
+func TestSeededRingAlias(t *testing.T) {
+	seeded(t, hostile("ring-alias-hunt", 2), sm.FaultRingAlias, InvResponderAnswers, 4, true)
+}
+
+// TestFirstTransmissionAdversaryMissesHostileFaults: the adversary of
+// adversarial-requester (first transmissions of PSNs 0-3 in any order,
+// duplicated, 4 injections) passes a responder with all three faults the
+// hostile moves catch above.
+func TestFirstTransmissionAdversaryMissesHostileFaults(t *testing.T) {
+	c := adversary("first-transmissions")
+	c.Bounds = Bounds{Injects: 4, Timers: 1}
+	c.Faults = sm.FaultRtxTakenAsNew | sm.FaultHalfSpaceOffByOne | sm.FaultRingAlias
+	r, err := Check(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Violation != nil {
+		t.Fatalf("first transmissions alone caught a hostile-input fault:\n%s", r.Violation)
+	}
+	t.Logf("%d states, %d distinct, no violation", r.States, r.Distinct)
+}

@@ -43,7 +43,7 @@ var Invariants = []string{
 	InvEVTransitionsAllowed, InvCompletionOnlyAfterPlacement, InvWriteIMMExactlyOnceInOrder,
 	InvSendCompletionsInOrder, InvNACKedPSNQueued, InvRetryBudget, InvWindowRespected, InvAckSound, InvWriteIMMLimit,
 	InvInflightAccounting, InvProbeRestoresEV, InvResourceHoldOff, InvMemoryMatchesWrites, InvErrorJustified,
-	InvWindowAtReceiver, InvResponderWindow, InvRTOBackoff, InvSQDrained, InvCommEst, InvProgress,
+	InvWindowAtReceiver, InvResponderWindow, InvResponderAnswers, InvRTOBackoff, InvSQDrained, InvCommEst, InvProgress,
 }
 
 type violations struct {
@@ -120,25 +120,26 @@ func (c *checker) check(pre, post *world) *violations {
 		g := &post.g[1-s] // QP s places what the other QP sends
 		for _, pa := range l.placed[s] {
 			p := c.rel(pa)
-			if p >= maxPSNs {
-				v.add(InvNoDuplicatePlacement, "%s placed psn %d, beyond every posted WR", side[s], p)
-				continue
-			}
-			if g.placed&(1<<p) != 0 {
+			switch {
+			case p >= maxPSNs:
+				v.add(InvNoDuplicatePlacement, "%s placed psn %d, beyond every posted WR", side[s], signedPSN(p))
+			case g.placed&(1<<p) != 0:
 				v.add(InvNoDuplicatePlacement, "%s placed psn %d a second time", side[s], p)
+			default:
+				g.placed |= 1 << p
 			}
-			g.placed |= 1 << p
 			// ResponderWindow: the responder places only PSNs within
 			// (its cumulative ACK, + its window] (RSP-RCV-6).
 			if d := wire.PSNDiff(pa, pre.qp[s].ResponderCumulativeACK()); d < 1 || int(d) > c.dynMPR(pre, s) {
-				v.add(InvResponderWindow, "%s placed psn %d with its cumulative ACK at %d and a window of %d PSNs", side[s], p,
-					signedPSN(pre.qp[s].ResponderCumulativeACK()), c.dynMPR(pre, s))
+				v.add(InvResponderWindow, "%s placed psn %d with its cumulative ACK at %d and a window of %d PSNs", side[s],
+					signedPSN(p), signedPSN(c.rel(pre.qp[s].ResponderCumulativeACK())), c.dynMPR(pre, s))
 			}
 		}
 		for _, wr := range l.writes[s] {
 			g.write(wr)
 		}
 	}
+	c.checkResponderAnswers(v, pre, post)
 	for s := range 2 {
 		c.checkSide(v, s, pre, post)
 		c.rearmStall(s, post, c.stallFired[s])

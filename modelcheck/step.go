@@ -709,7 +709,7 @@ func (c *checker) describe(pre *world, a action, post *world) []string {
 	case actWait:
 		head += fmt.Sprintf(" %dns", a.dt)
 	case actInject:
-		head += fmt.Sprintf(" A>B psn=%d (adversarial requester)", a.idx)
+		head += c.injectText(&c.tmpl[a.idx])
 	case actSQD:
 		head += " " + describeSQD(a)
 	case actRTS:

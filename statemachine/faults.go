@@ -141,4 +141,17 @@ var (
 	// FaultCommEstRepeated raises IBV_EVENT_COMM_EST on every request
 	// packet a QP in RTR accepts, not on the first only (breaks CTL-AEV-4).
 	FaultCommEstRepeated = NewFault("comm-est-repeated", "raises COMM_EST on every request packet in RTR, not on the first only")
+	// FaultRtxTakenAsNew decides by the BTH rtx flag that a packet is no
+	// duplicate, so a retransmission of a PSN already received within the
+	// window is placed again (breaks RSP-DUP-3, RSP-DUP-1).
+	FaultRtxTakenAsNew = NewFault("rtx-taken-as-new", "takes every retransmitted packet for new, placing it again when held")
+	// FaultHalfSpaceOffByOne takes the PSN half the PSN space from the
+	// cumulative ACK, d = 2^23, for one ahead of the window rather than a
+	// duplicate, and NACKs it out of window (breaks RSP-RCV-6, RSP-DUP-2).
+	FaultHalfSpaceOffByOne = NewFault("half-space-off-by-one", "takes the PSN 2^23 from the cumulative ACK for one ahead, not a duplicate")
+	// FaultRingAlias looks every PSN up in the tracking ring, so one beyond
+	// the window that aliases a PSN received within it is answered as a
+	// duplicate instead of NACKed out of window (breaks RSP-RCV-6,
+	// RSP-NACK-4).
+	FaultRingAlias = NewFault("ring-alias", "answers a PSN beyond the window that aliases a received one in the ring as a duplicate")
 )

@@ -13,7 +13,7 @@ func TestFaultNames(t *testing.T) {
 		FaultBeyondMPR, FaultNoRestore, FaultNoHoldOff, FaultNoStallTimer, FaultPlaceShifted,
 		FaultFatalRecoverableNACK, FaultResponderWindowOffByOne, FaultNoBackoff, FaultStallTimerKept, FaultStallDequeues,
 		FaultSQDrainedEarly, FaultSQDStartsNew, FaultSQDrainedAtMoveOnly, FaultIgnoreSACKedUnexp,
-		FaultCommEstRepeated}
+		FaultCommEstRepeated, FaultRtxTakenAsNew, FaultHalfSpaceOffByOne, FaultRingAlias}
 	var union Faults
 	for _, f := range all {
 		if f == 0 || f&(f-1) != 0 || union&f != 0 || f.Doc() == "" {

@@ -139,7 +139,7 @@ func (q *QP) onData(port int, p *wire.Packet) {
 	ce := p.ECN() == 3
 	op := p.BTH.Opcode
 	d := (psn - r.epsn + 1) & wire.PSNMask
-	dup := d == 0 || d >= 1<<23 || (d <= r.maxWin && r.ring.get(psn))
+	dup := q.seededDup(p, d, d == 0 || d >= 1<<23 || (d <= r.maxWin && r.ring.get(psn)))
 	oor := !dup && d > r.win
 	if q.st.seeded(FaultResponderWindowOffByOne) {
 		oor = !dup && d > r.win+1
@@ -583,4 +583,19 @@ func (q *QP) sendAETH(pl int8, syndrome uint8, psn uint32) {
 	if q.trace() {
 		q.emit(Event{Kind: EvACKSent, PSN: psn, MSN: uint16(q.rsp.msnDone), Reason: syndrome})
 	}
+}
+
+// seededDup is onData's duplicate test dup under the seeded faults that
+// break it (d is the PSN's distance from cack, as there); without them it
+// is dup.
+func (q *QP) seededDup(p *wire.Packet, d uint32, dup bool) bool {
+	switch {
+	case q.st.seeded(FaultRtxTakenAsNew) && p.BTH.Retransmit:
+		return false
+	case q.st.seeded(FaultHalfSpaceOffByOne) && d == 1<<23:
+		return false
+	case q.st.seeded(FaultRingAlias):
+		return dup || q.rsp.ring.get(p.BTH.PSN&wire.PSNMask)
+	}
+	return dup
 }
