@@ -2,6 +2,7 @@ package active
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/openmrc/mrc/conformance"
 	"github.com/openmrc/mrc/control"
@@ -64,68 +65,96 @@ func init() {
 	}})
 }
 
+// retired is the EV the tester retires at the IUT by rewriting the first
+// SACK that reflects it with m = NONE, not a probe answer, to m =
+// ALWAYS_SKIP (EV-ST-4), and when; at is −1 until then.
+type retired struct {
+	ev uint32
+	at Time
+}
+
+// rewrite makes p, a packet the reference QP sends, that SACK if none was
+// yet, and reports whether it did.
+func (r *retired) rewrite(t *T, p *wire.Packet) bool {
+	if r.at >= 0 || p.BTH.Opcode != wire.OpSACK || p.SETH.PR || p.SETH.M != wire.MNone {
+		return false
+	}
+	r.ev, r.at = p.SETH.Entropy, t.Now()
+	p.SETH.M = wire.MAlwaysSkip
+	t.Logf("SACK for PSN %d rewritten to m = ALWAYS_SKIP for EV %#x", p.SETH.AckPSN(), r.ev)
+	return true
+}
+
+// alwaysSkip is MRC-EV-BAD-101 as it runs: the retired EV, the IUT's
+// probes on it and the reference QP's answers to them (m = NONE).
+type alwaysSkip struct {
+	t   *T
+	c   *Conn
+	bad retired
+	// probes are the IUT's probes on the retired EV; answers pair each
+	// answer with the probe it answers (the last one seen).
+	probes  []*RxFrame
+	answers []probeAnswer
+}
+
+type probeAnswer struct{ probe, at Time }
+
 func evAlwaysSkip(t *T) {
 	tim := t.s.tim
-	pi := tim.Probe
-	c := t.NewConn(ConnOptions{ProbeInterval: pi, ProbeSuccesses: 1})
-	var bad uint32
-	badAt := Time(-1)
-	type answer struct{ probe, at Time }
-	var answers []answer
-	var probes []*RxFrame
-	c.Out = func(o *statemachine.Outgoing) Impair {
-		p := &o.Pkt
-		if p.BTH.Opcode != wire.OpSACK {
-			return Impair{}
-		}
-		switch {
-		case badAt < 0 && !p.SETH.PR && p.SETH.M == wire.MNone:
-			bad, badAt = p.SETH.Entropy, t.Now()
-			p.SETH.M = wire.MAlwaysSkip
-			t.Logf("SACK for PSN %d rewritten to m = ALWAYS_SKIP for EV %#x", p.SETH.AckPSN(), bad)
-		case badAt >= 0 && p.SETH.PR && p.SETH.Entropy == bad && p.SETH.M == wire.MNone && len(probes) > 0:
-			answers = append(answers, answer{probe: probes[len(probes)-1].At, at: t.Now()})
-		}
-		return Impair{}
-	}
-	// restoredAt is when the first answer the IUT must have had before
-	// its next probe round left the tester: the EV is GOOD from then on.
-	restoredAt := func() Time {
-		for _, a := range answers {
-			if a.at-a.probe < pi-2*tim.Reaction {
-				return a.at
-			}
-		}
-		return -1
-	}
-	firstAnswer := func() Time {
-		if len(answers) == 0 {
-			return -1
-		}
-		return answers[0].at
-	}
-	c.Watch = func(f *RxFrame) {
-		if badAt < 0 || f.EV != bad {
-			return
-		}
-		// Data is allowed again from the first probe answer on: the IUT
-		// may have taken it even when it came late in its round.
-		switch r := firstAnswer(); {
-		case f.Pkt.BTH.Opcode == wire.OpProbe:
-			probes = append(probes, f)
-		case isData(f) && f.At > badAt+tim.Reaction && (r < 0 || f.At <= r):
-			t.Fail("EV-ST-4", At(f), fmt.Sprintf("no data on EV %#x after its ALWAYS_SKIP and before a probe answer", bad), describe(f))
-		case isData(f):
-			t.OK(1)
-		}
-	}
-	c.Traffic(14*pi+tim.Settle, 4, 2048, nil)
-	if badAt < 0 {
+	a := &alwaysSkip{t: t, c: t.NewConn(ConnOptions{ProbeInterval: tim.Probe, ProbeSuccesses: 1}), bad: retired{at: -1}}
+	a.c.Out, a.c.Watch = a.out, a.watch
+	a.c.Traffic(14*tim.Probe+tim.Settle, 4, 2048, nil)
+	if a.bad.at < 0 {
 		t.Inconclusive("the IUT sent no data, so no SACK could carry ALWAYS_SKIP")
 		return
 	}
-	if !t.Check(len(probes) > 0, "EV-PRB-1", Evidence{EV: &bad}, fmt.Sprintf("a probe on the retired EV %#x", bad), "none in %.3f ms", float64(t.Now()-badAt)/1e6) {
+	if a.checkProbes() {
+		a.checkRestored()
+	}
+}
+
+// out retires an EV by the first SACK and notes the reference's answers
+// to the probes on it.
+func (a *alwaysSkip) out(o *statemachine.Outgoing) Impair {
+	p := &o.Pkt
+	if !a.bad.rewrite(a.t, p) && a.bad.at >= 0 && p.BTH.Opcode == wire.OpSACK && p.SETH.PR && p.SETH.Entropy == a.bad.ev &&
+		p.SETH.M == wire.MNone && len(a.probes) > 0 {
+		a.answers = append(a.answers, probeAnswer{probe: a.probes[len(a.probes)-1].At, at: a.t.Now()})
+	}
+	return Impair{}
+}
+
+// watch notes the probes on the retired EV and fails data on it before the
+// first probe answer (EV-ST-4): from that answer on, data is allowed
+// again, since the IUT may have taken it even when it came late in its
+// round.
+func (a *alwaysSkip) watch(f *RxFrame) {
+	t, bad := a.t, &a.bad
+	if bad.at < 0 || f.EV != bad.ev {
 		return
+	}
+	first := Time(-1)
+	if len(a.answers) > 0 {
+		first = a.answers[0].at
+	}
+	switch {
+	case f.Pkt.BTH.Opcode == wire.OpProbe:
+		a.probes = append(a.probes, f)
+	case isData(f) && f.At > bad.at+t.s.tim.Reaction && (first < 0 || f.At <= first):
+		t.Fail("EV-ST-4", At(f), fmt.Sprintf("no data on EV %#x after its ALWAYS_SKIP and before a probe answer", bad.ev), describe(f))
+	case isData(f):
+		t.OK(1)
+	}
+}
+
+// checkProbes checks that the retired EV is probed (EV-PRB-1), the first
+// time within a few probe intervals, and at most once per interval
+// (EV-PRB-2). It reports whether there was a probe.
+func (a *alwaysSkip) checkProbes() bool {
+	t, tim, bad, probes := a.t, a.t.s.tim, &a.bad, a.probes
+	pi := tim.Probe
+	if !t.Check(len(probes) > 0, "EV-PRB-1", Evidence{EV: &bad.ev}, fmt.Sprintf("a probe on the retired EV %#x", bad.ev), "none in %.3f ms", float64(t.Now()-bad.at)/1e6) {
+		return false
 	}
 	// On a lossy link the first probes may be lost: as for every liveness
 	// check, it takes Tries missing ones to fail.
@@ -133,38 +162,47 @@ func evAlwaysSkip(t *T) {
 	if !t.Lossless() {
 		rounds = max(rounds, tim.Tries)
 	}
-	t.Check(probes[0].At <= badAt+Time(rounds)*pi+tim.Answer, "EV-PRB-1", At(probes[0]), fmt.Sprintf("the first probe within %d probe intervals (%.3f ms)", rounds, float64(Time(rounds)*pi)/1e6),
-		"%.3f ms after the ALWAYS_SKIP", float64(probes[0].At-badAt)/1e6)
+	t.Check(probes[0].At <= bad.at+Time(rounds)*pi+tim.Answer, "EV-PRB-1", At(probes[0]), fmt.Sprintf("the first probe within %d probe intervals (%.3f ms)", rounds, float64(Time(rounds)*pi)/1e6),
+		"%.3f ms after the ALWAYS_SKIP", float64(probes[0].At-bad.at)/1e6)
 	for i := 1; i < len(probes); i++ {
 		gap := probes[i].At - probes[i-1].At
 		t.Check(gap >= pi-tim.Reaction, "EV-PRB-2", At(probes[i]), fmt.Sprintf("at most one probe per interval (%.3f ms)", float64(pi)/1e6),
 			"probes %.3f ms apart", float64(gap)/1e6)
 	}
-	r := restoredAt()
-	if r < 0 {
-		t.Inconclusive("no probe on EV %#x was answered within its round (%d answers)", bad, len(answers))
+	return true
+}
+
+// checkRestored checks that a prompt answer restores the EV (EV-ST-7):
+// once restored it is GOOD and probed again only after it is retired
+// again, which takes data on it and a loss. An IUT that keeps probing in
+// the round after a prompt answer ignored the answer; on a lossy link a
+// correct IUT can do that once by bad luck, so it takes two ignored
+// answers to fail.
+func (a *alwaysSkip) checkRestored() {
+	t, tim, bad := a.t, a.t.s.tim, &a.bad
+	pi := tim.Probe
+	// prompt reports whether the IUT must have had the answer before its
+	// next probe round: the EV is GOOD from the answer on.
+	prompt := func(x probeAnswer) bool { return x.at-x.probe < pi-2*tim.Reaction }
+	if !slices.ContainsFunc(a.answers, prompt) {
+		t.Inconclusive("no probe on EV %#x was answered within its round (%d answers)", bad.ev, len(a.answers))
 		return
 	}
-	// Once restored the EV is GOOD: it is probed again only after it is
-	// retired again, which takes data on it and a loss. An IUT that keeps
-	// probing in the round after a prompt answer ignored the answer; on a
-	// lossy link a correct IUT can do that once by bad luck, so it takes
-	// two ignored answers to fail.
 	usedAfter := func(from, to Time) bool {
-		for _, s := range c.Sent {
-			if s.EV == bad && s.F.At > from && s.F.At < to {
+		for _, s := range a.c.Sent {
+			if s.EV == bad.ev && s.F.At > from && s.F.At < to {
 				return true
 			}
 		}
 		return false
 	}
 	var ignored []*RxFrame
-	for _, a := range answers {
-		if a.at-a.probe >= pi-2*tim.Reaction {
+	for _, x := range a.answers {
+		if !prompt(x) {
 			continue // late: the IUT may have sent its next round before it arrived
 		}
-		for _, p := range probes {
-			if p.At > a.at+tim.Reaction && p.At <= a.probe+pi+2*tim.Reaction && !usedAfter(a.at, p.At) {
+		for _, p := range a.probes {
+			if p.At > x.at+tim.Reaction && p.At <= x.probe+pi+2*tim.Reaction && !usedAfter(x.at, p.At) {
 				ignored = append(ignored, p)
 				break
 			}
@@ -172,7 +210,7 @@ func evAlwaysSkip(t *T) {
 	}
 	if len(ignored) >= 2 || (len(ignored) == 1 && t.Lossless()) {
 		for _, p := range ignored {
-			t.Fail("EV-ST-7", At(p), fmt.Sprintf("EV %#x restored by the prompt answer to its previous probe, and no longer probed", bad), describe(p))
+			t.Fail("EV-ST-7", At(p), fmt.Sprintf("EV %#x restored by the prompt answer to its previous probe, and no longer probed", bad.ev), describe(p))
 		}
 	}
 	t.OK(1)

@@ -13,6 +13,8 @@ import (
 // The IUT as requester: the tester's reference QP answers the IUT's data,
 // and the impairment stage drops, trims or NACKs chosen packets.
 
+// Loss recovery: selective retransmission, NACKs by reason, and the retry
+// budget.
 func init() {
 	register(Case{Role: RoleRequester, Run: reqSelective, Case: conformance.Case{
 		ID: "MRC-LR-RTX-101", Title: "Selective retransmission: acknowledged PSNs are never resent",
@@ -80,6 +82,11 @@ func init() {
 			"Post one write and wait for its completion; query the QP; watch for data."},
 		Pass: "RETRY_EXC_ERR, ERROR, silence", Fail: "another status, no completion, or data after the error",
 	}})
+}
+
+// The send window, WriteIMMs in flight, send completions, and whole
+// transfers under random impairments.
+func init() {
 	register(Case{Role: RoleRequester, Run: reqWindow, Case: conformance.Case{
 		ID: "MRC-MPR-WIN-101", Title: "The requester stays inside the MPR window",
 		Assertion:    "The requester sends a PSN, first transmission or retransmission, only when it is at most W = 128 × mpr beyond its cumulative acknowledgement.",

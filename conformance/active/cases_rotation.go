@@ -209,80 +209,110 @@ func evTrimSkip(t *T) {
 	})
 }
 
+// probeSkip is MRC-EV-ST-104 as it runs: the EV retired by ALWAYS_SKIP,
+// the IUT's first probe on it, which the tester CE-marks so that the
+// reference QP answers it with m = SKIP_ONCE (RSP-PRB-2), and what the IUT
+// sends after that answer.
+type probeSkip struct {
+	t   *T
+	c   *Conn
+	n   int // the active set's size: every EV is active
+	bad retired
+	// probeID and probedAt are the first probe's; answeredAt and lastData
+	// when the reference answered it and when data on the EV came last.
+	probeID                        uint16
+	probedAt, answeredAt, lastData Time
+	// After the answer: probesAfter counts the probes on the EV before
+	// any data on it (again is the first), dataAfter the data on it, and
+	// others the first transmissions on other EVs before data on it.
+	again                          *RxFrame
+	probesAfter, dataAfter, others int
+}
+
 func evProbeSkip(t *T) {
 	tim := t.s.tim
 	pi := tim.Probe
 	// No backups: the retired EV stays in the active set, so that once GOOD
 	// it carries data again (a backup would wait for a failure, EV-REP-2).
 	c := t.NewConn(ConnOptions{EVsPerPlane: 2, Active: 2, ProbeInterval: pi, ProbeSuccesses: 1})
-	n := len(c.allEVs()) // the active set: every EV is active
-	var bad uint32
-	var probeID uint16
-	badAt, probedAt, answeredAt, lastData := Time(-1), Time(-1), Time(-1), Time(-1)
-	var again *RxFrame
-	probesAfter, dataAfter, others := 0, 0, 0
-	mine := func(f *RxFrame) bool { return f.Pkt.BTH.DestQP == c.TQPN }
-	c.In = func(f *RxFrame) Impair {
-		if probedAt < 0 && badAt >= 0 && f.Pkt.BTH.Opcode == wire.OpProbe && f.EV == bad && mine(f) {
-			probedAt, probeID = f.At, f.Pkt.PETH.ProbeID
-			return Impair{CE: true} // the reference answers m = SKIP_ONCE (RSP-PRB-2)
-		}
-		return Impair{}
-	}
-	c.Out = func(o *statemachine.Outgoing) Impair {
-		p := &o.Pkt
-		switch {
-		case p.BTH.Opcode != wire.OpSACK:
-		case badAt < 0 && !p.SETH.PR && p.SETH.M == wire.MNone:
-			bad, badAt = p.SETH.Entropy, t.Now()
-			p.SETH.M = wire.MAlwaysSkip
-			t.Logf("SACK for PSN %d rewritten to m = ALWAYS_SKIP for EV %#x", p.SETH.AckPSN(), bad)
-		case answeredAt < 0 && probedAt >= 0 && p.SETH.PR && uint16(p.SETH.AckPSNOffset) == probeID && p.SETH.Entropy == bad:
-			if p.SETH.M != wire.MSkipOnce {
-				t.Fatalf("the reference answered the CE-marked probe with m = %s", p.SETH.M)
-			}
-			answeredAt = t.Now()
-			t.Logf("probe %#x on EV %#x answered with m = SKIP_ONCE", probeID, bad)
-		}
-		return Impair{}
-	}
-	c.Watch = func(f *RxFrame) {
-		if answeredAt < 0 || !mine(f) || f.At <= answeredAt+tim.Reaction {
-			return
-		}
-		// On a lossy link, data on e the link lost may time out and retire
-		// e again, one base timeout after the answer at the earliest:
-		// until then (clean) e can only be SKIP or GOOD.
-		clean := t.Lossless() || f.At < answeredAt+tim.BaseTimeout()-tim.Reaction
-		switch {
-		case isData(f) && f.EV == bad:
-			dataAfter++
-			lastData = f.At
-		case isData(f):
-			if clean && !f.Pkt.BTH.Retransmit && dataAfter == 0 {
-				others++
-			}
-		case f.Pkt.BTH.Opcode == wire.OpProbe && f.EV == bad && lastData < 0 && clean:
-			// No data on e since the answer: e is still ASSUMED_BAD.
-			probesAfter++
-			if probesAfter == 1 {
-				again = f
-			}
-		}
-	}
-	c.Traffic(14*pi+tim.Settle, 4, 2048, func() bool { return answeredAt >= 0 })
+	x := &probeSkip{t: t, c: c, n: len(c.allEVs()), bad: retired{at: -1}, probedAt: -1, answeredAt: -1, lastData: -1}
+	c.In, c.Out, c.Watch = x.in, x.out, x.watch
+	c.Traffic(14*pi+tim.Settle, 4, 2048, func() bool { return x.answeredAt >= 0 })
 	switch {
-	case badAt < 0:
+	case x.bad.at < 0:
 		t.Inconclusive("the IUT sent no data, so no SACK could carry ALWAYS_SKIP")
 		return
-	case answeredAt < 0:
-		t.Inconclusive("the IUT sent no probe on the retired EV %#x", bad)
+	case x.answeredAt < 0:
+		t.Inconclusive("the IUT sent no probe on the retired EV %#x", x.bad.ev)
 		return
 	}
 	// Keep more writes outstanding than before the answer, so that a lost
 	// packet holding back the cumulative ACK (and the send completions)
 	// does not leave the IUT without data to send until its timer.
 	c.Traffic(2*pi+tim.Answer+tim.Settle, 16, 2048, nil)
+	x.checkRotation()
+	c.WaitSends(len(c.posted), tim.Transfer)
+}
+
+func (x *probeSkip) mine(f *RxFrame) bool { return f.Pkt.BTH.DestQP == x.c.TQPN }
+
+// in CE-marks the IUT's first probe on the retired EV.
+func (x *probeSkip) in(f *RxFrame) Impair {
+	if x.probedAt < 0 && x.bad.at >= 0 && f.Pkt.BTH.Opcode == wire.OpProbe && f.EV == x.bad.ev && x.mine(f) {
+		x.probedAt, x.probeID = f.At, f.Pkt.PETH.ProbeID
+		return Impair{CE: true} // the reference answers m = SKIP_ONCE (RSP-PRB-2)
+	}
+	return Impair{}
+}
+
+// out retires an EV by the first SACK and notes the answer to the first
+// probe on it.
+func (x *probeSkip) out(o *statemachine.Outgoing) Impair {
+	t, p := x.t, &o.Pkt
+	if !x.bad.rewrite(t, p) && p.BTH.Opcode == wire.OpSACK && x.answeredAt < 0 && x.probedAt >= 0 && p.SETH.PR &&
+		uint16(p.SETH.AckPSNOffset) == x.probeID && p.SETH.Entropy == x.bad.ev {
+		if p.SETH.M != wire.MSkipOnce {
+			t.Fatalf("the reference answered the CE-marked probe with m = %s", p.SETH.M)
+		}
+		x.answeredAt = t.Now()
+		t.Logf("probe %#x on EV %#x answered with m = SKIP_ONCE", x.probeID, x.bad.ev)
+	}
+	return Impair{}
+}
+
+// watch counts, after the answer, data on the EV, first transmissions on
+// the others before it, and probes on it before data.
+func (x *probeSkip) watch(f *RxFrame) {
+	t, tim := x.t, x.t.s.tim
+	if x.answeredAt < 0 || !x.mine(f) || f.At <= x.answeredAt+tim.Reaction {
+		return
+	}
+	// On a lossy link, data on e the link lost may time out and retire
+	// e again, one base timeout after the answer at the earliest:
+	// until then (clean) e can only be SKIP or GOOD.
+	clean := t.Lossless() || f.At < x.answeredAt+tim.BaseTimeout()-tim.Reaction
+	switch {
+	case isData(f) && f.EV == x.bad.ev:
+		x.dataAfter++
+		x.lastData = f.At
+	case isData(f):
+		if clean && !f.Pkt.BTH.Retransmit && x.dataAfter == 0 {
+			x.others++
+		}
+	case f.Pkt.BTH.Opcode == wire.OpProbe && f.EV == x.bad.ev && x.lastData < 0 && clean:
+		// No data on e since the answer: e is still ASSUMED_BAD.
+		x.probesAfter++
+		if x.probesAfter == 1 {
+			x.again = f
+		}
+	}
+}
+
+// checkRotation checks that the answered EV is SKIP, not ASSUMED_BAD: no
+// longer probed (EV-ST-8), and carrying data again once the rotation the
+// answer found has ended (EV-ST-6).
+func (x *probeSkip) checkRotation() {
+	t, tim, c, n, bad := x.t, x.t.s.tim, x.c, x.n, x.bad.ev
 	// e is SKIP for at most the rest of the rotation the answer found (at
 	// most n-1 packets on other EVs), then GOOD in the next one: on a
 	// lossless link, 2n first transmissions on other EVs without one on e
@@ -295,22 +325,21 @@ func evProbeSkip(t *T) {
 	if !t.Lossless() {
 		need = 6 * n
 	}
-	if dataAfter == 0 {
-		c.Traffic(4*tim.BaseTimeout()+2*pi, 16, 2048, func() bool { return dataAfter > 0 || others >= need })
+	if x.dataAfter == 0 {
+		c.Traffic(4*tim.BaseTimeout()+2*tim.Probe, 16, 2048, func() bool { return x.dataAfter > 0 || x.others >= need })
 	}
-	t.Check(probesAfter == 0, "EV-ST-8", At(again), fmt.Sprintf("no probe on EV %#x once a probe on it was answered with SKIP_ONCE (it is SKIP, not ASSUMED_BAD)", bad),
-		"%d probes after the answer, before any data on it: %s", probesAfter, describe(again))
+	t.Check(x.probesAfter == 0, "EV-ST-8", At(x.again), fmt.Sprintf("no probe on EV %#x once a probe on it was answered with SKIP_ONCE (it is SKIP, not ASSUMED_BAD)", bad),
+		"%d probes after the answer, before any data on it: %s", x.probesAfter, describe(x.again))
 	switch {
-	case dataAfter > 0:
+	case x.dataAfter > 0:
 		t.OK(1)
-	case others >= need || t.Lossless():
+	case x.others >= need || t.Lossless():
 		t.Fail("EV-ST-6", Evidence{EV: &bad}, fmt.Sprintf("data on EV %#x again once its rotation ended", bad),
-			"none in %.3f ms after the answer, %d packets on the other %d EVs", float64(t.Now()-answeredAt)/1e6, others, n-1)
+			"none in %.3f ms after the answer, %d packets on the other %d EVs", float64(t.Now()-x.answeredAt)/1e6, x.others, n-1)
 	default:
 		t.Inconclusive("no data on EV %#x seen in %.3f ms after the answer, and only %d packets on the other EVs before a timeout could have retired it again (%d needed to show its rotation ended)",
-			bad, float64(t.Now()-answeredAt)/1e6, others, need)
+			bad, float64(t.Now()-x.answeredAt)/1e6, x.others, need)
 	}
-	c.WaitSends(len(c.posted), tim.Transfer)
 }
 
 func evReplace(t *T) {

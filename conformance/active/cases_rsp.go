@@ -13,6 +13,8 @@ import (
 // The IUT as responder: the tester crafts the data packets and judges the
 // answers, the memory and the receive completions.
 
+// Reception: placement in any order, duplicates, NACKs for trimmed and
+// out-of-window packets, ECN marks, probes, and frames failing a wire check.
 func init() {
 	register(Case{Role: RoleResponder, Run: rspOutOfOrder, Case: conformance.Case{
 		ID: "MRC-RSP-RCV-101", Title: "Out-of-order placement, cumulative point and SACK bitmap",
@@ -87,6 +89,11 @@ func init() {
 			"Send the write correctly and expect it acknowledged and placed."},
 		Pass: "no reaction to the bad frames, normal service after", Fail: "an answer to, or a placement of, a bad frame",
 	}})
+}
+
+// What the responder completes or refuses: WriteIMM ordering and its limit,
+// memory access, a WriteIMM without a receive WR, and the transport ACK.
+func init() {
 	register(Case{Role: RoleResponder, Run: rspWIMMOrder, Case: conformance.Case{
 		ID: "MRC-WIMM-RSP-101", Title: "WriteIMM completes after every earlier PSN, in RQMSN order",
 		Assertion:    "A WriteIMM's receive completion is delivered only when every PSN up to its last has arrived, WriteIMMs complete in RQMSN order with their immediate data and dma_length, each consuming the oldest receive WR, and plain writes complete nothing.",

@@ -132,6 +132,24 @@ type posted struct {
 // regions, one QP moved to RTS against the tester's reference QP, and
 // receive WRs.
 func (t *T) NewConn(o ConnOptions) *Conn {
+	o.setDefaults()
+	c := &Conn{t: t, Opt: o, AckedAt: map[uint32]Time{}, CumAt: map[uint32]Time{}, Mem: make([]byte, memSize)}
+	if o.PSNs != nil {
+		c.SQPSN, c.RQPSN = o.PSNs[0], o.PSNs[1]
+	} else {
+		c.SQPSN, c.RQPSN = c.randPSN(), c.randPSN()
+	}
+	t.Call(control.MethodReset, nil, nil)
+	t.Sleep(2 * t.s.tim.Reaction) // frames of an earlier case still in flight
+	tevs := c.setEVProfiles()
+	c.setUpIUT()
+	c.setUpReference(tevs)
+	t.Logf("QP pair: IUT QPN %#x (send PSN %d, receive PSN %d), tester QPN %#x, %d planes", c.IUT, c.SQPSN, c.RQPSN, c.TQPN, t.Planes())
+	return c
+}
+
+// setDefaults gives the zero fields their defaults (see ConnOptions).
+func (o *ConnOptions) setDefaults() {
 	def := func(v *int, d int) {
 		if *v == 0 {
 			*v = d
@@ -149,16 +167,15 @@ func (t *T) NewConn(o ConnOptions) *Conn {
 	if o.Retry == (control.Retry{}) {
 		o.Retry = control.Retry{LinearCnt: 7, ExpCnt: 25}
 	}
-	c := &Conn{t: t, Opt: o, AckedAt: map[uint32]Time{}, CumAt: map[uint32]Time{}, Mem: make([]byte, memSize)}
-	if o.PSNs != nil {
-		c.SQPSN, c.RQPSN = o.PSNs[0], o.PSNs[1]
-	} else {
-		c.SQPSN, c.RQPSN = c.randPSN(), c.randPSN()
-	}
-	s := t.s
+}
+
+// setEVProfiles gives each side EVsPerPlane EVs per plane: the IUT's
+// (0x4000 | plane+1 << 8 | i) in its EV profile 1, unless the case sets
+// that profile itself (ConnOptions.EVProfile), and the tester's
+// (0x2000 | ...), which it returns for the reference QP's profile.
+func (c *Conn) setEVProfiles() []statemachine.EVEntry {
+	t, o := c.t, &c.Opt
 	planes := t.Planes()
-	t.Call(control.MethodReset, nil, nil)
-	t.Sleep(2 * s.tim.Reaction) // frames of an earlier case still in flight
 	prof := control.EVProfile{ID: 1, ActivePerPlane: o.Active, MinActive: o.MinActive,
 		ProbeIntervalNs: int64(o.ProbeInterval), ProbeSuccesses: o.ProbeSuccesses}
 	c.IUTEVs = make([][]uint32, planes)
@@ -180,6 +197,15 @@ func (t *T) NewConn(o ConnOptions) *Conn {
 	} else {
 		t.Call(control.MethodSetEVProfile, prof, nil)
 	}
+	return tevs
+}
+
+// setUpIUT makes the IUT's side through the control channel: its CC
+// profile, the memory regions, the QP (on a completion channel if asked)
+// moved to RTR with receive WRs posted, then to RTS unless the case stops
+// at RTR.
+func (c *Conn) setUpIUT() {
+	t, o, s := c.t, &c.Opt, c.t.s
 	cc := control.CCProfile{ID: 1, Algorithm: control.CCNone}
 	if o.NSCC > 0 {
 		cc = control.CCProfile{ID: 1, Algorithm: control.CCNSCC, NSCC: &control.NSCC{BaseRTTNs: int64(o.NSCC)}}
@@ -203,8 +229,8 @@ func (t *T) NewConn(o ConnOptions) *Conn {
 		t.Call(control.MethodPostRecv, control.PostRecvParams{QPN: c.IUT, WRID: uint64(9000 + i)}, nil)
 	}
 	caps := append([]string{}, o.Caps...)
-	t.s.tqpn++
-	c.TQPN = testerQPNs | t.s.tqpn&0xFFFF
+	s.tqpn++
+	c.TQPN = testerQPNs | s.tqpn&0xFFFF
 	tq := c.TQPN
 	av := control.AV{MAC: net.HardwareAddr(s.tester.MACs[0][:]).String(), IP: s.tester.IP.String()}
 	t.Call(control.MethodModifyQP, control.ModifyQPParams{QPN: c.IUT, State: control.StateRTR, Attr: control.QPAttr{
@@ -213,8 +239,13 @@ func (t *T) NewConn(o ConnOptions) *Conn {
 	if !o.StopAtRTR {
 		c.ToRTS()
 	}
+}
 
-	// The tester's reference QP mirrors the IUT's attributes.
+// setUpReference makes the tester's side: its reference QP, which mirrors
+// the IUT's attributes, on the tester's EVs tevs, brought up to RTS with
+// receive WRs posted, and its endpoint.
+func (c *Conn) setUpReference(tevs []statemachine.EVEntry) {
+	t, o, s := c.t, &c.Opt, c.t.s
 	cfg := statemachine.Config{Profile: ptrProfile(s.codec),
 		EVProfiles: []statemachine.EVProfile{{ID: 1, EVs: tevs, ActivePerPlane: 2, MinActive: 1}},
 		CCProfiles: []statemachine.CCProfile{{ID: 1, Algorithm: statemachine.CCAlgNone}},
@@ -247,8 +278,6 @@ func (t *T) NewConn(o ConnOptions) *Conn {
 		t.Fatalf("tester endpoint: %v", err)
 	}
 	c.ep = ep
-	t.Logf("QP pair: IUT QPN %#x (send PSN %d, receive PSN %d), tester QPN %#x, %d planes", c.IUT, c.SQPSN, c.RQPSN, c.TQPN, planes)
-	return c
 }
 
 func ptr[V any](v V) *V { return &v }

@@ -100,7 +100,9 @@ func TestE2EAFPacket(t *testing.T) {
 }
 
 // e2eRun is one end-to-end run with the IUT at iut and the tester at
-// tester (both IPv4 or both IPv6).
+// tester (both IPv4 or both IPv6): mrc-peer in one namespace, the tester
+// in the other, 10 % loss on the peer's egress; the active suite, then the
+// passive judge over the run's capture.
 func e2eRun(t *testing.T, peerBin string, iut, tester netip.Addr) {
 	start := time.Now()
 	dir := t.TempDir()
@@ -108,6 +110,34 @@ func e2eRun(t *testing.T, peerBin string, iut, tester netip.Addr) {
 	n := newE2ENet(t, planes)
 	n.lossOnPeer(10)
 	sock := filepath.Join(dir, "ctl.sock")
+	startE2EPeer(t, n, peerBin, sock, iut)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tgt := openE2ETarget(ctx, t, n, sock, iut, tester)
+	defer tgt.Close()
+	checkSendGuard(t, tgt, iut)
+
+	var capture bytes.Buffer
+	rep, err := Run(ctx, tgt, Options{Seed: 7, Capture: &capture, CaptureName: "e2e.pcapng"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkReferenceVerdicts(t, rep, iut.Is6())
+	if d := n.dropped(); d == 0 {
+		t.Errorf("the peer's egress rules dropped nothing: the run was not lossy")
+	} else {
+		t.Logf("the peer's egress rules dropped %d frames", d)
+	}
+	judged := judgeE2ECapture(t, dir, capture.Bytes(), iut, tester)
+	t.Logf("%v: active %s (%d cases), passive judge %d MUST passed; %d frames captured; %v in all", iut,
+		rep.Summary.Result, len(rep.Results), judged.Summary.MustPassed, rep.Capture.Frames, time.Since(start).Round(time.Millisecond))
+}
+
+// startE2EPeer starts mrc-peer over AF_PACKET in the IUT's namespace at
+// address iut, its control channel on the Unix socket sock, and waits for
+// the socket. The test's cleanup stops it and, if the test failed, logs
+// its output.
+func startE2EPeer(t *testing.T, n *e2eNet, peerBin, sock string, iut netip.Addr) {
 	var peerLog bytes.Buffer
 	cmd := exec.Command(n.ip, "netns", "exec", n.nsA, peerBin, "--transport", "afpacket", "--iface", strings.Join(n.ifA, ","),
 		"--control", "unix:"+sock, "--ip", iut.String())
@@ -131,13 +161,18 @@ func e2eRun(t *testing.T, peerBin string, iut, tester netip.Addr) {
 	})
 	for i := 0; ; i++ {
 		if _, err := os.Stat(sock); err == nil {
-			break
+			return
 		}
 		if i == 100 {
 			t.Fatalf("mrc-peer did not start:\n%s", peerLog.String())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// openE2ETarget opens the tester's AF_PACKET socket in its namespace and
+// dials the peer's control channel: the target the suite runs against.
+func openE2ETarget(ctx context.Context, t *testing.T, n *e2eNet, sock string, iut, tester netip.Addr) *SocketTarget {
 	ports := spec.DefaultProfile().AcceptUDPDstPorts
 	var conn *netio.AFPacket
 	if err := testenv.InNetns(n.nsB, func() (err error) {
@@ -146,8 +181,6 @@ func e2eRun(t *testing.T, peerBin string, iut, tester netip.Addr) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	ctl, err := DialControl(ctx, "unix:"+sock)
 	if err != nil {
 		t.Fatal(err)
@@ -157,10 +190,12 @@ func e2eRun(t *testing.T, peerBin string, iut, tester netip.Addr) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tgt.Close()
+	return tgt
+}
 
-	// The guard: the tester refuses to send anywhere but the IUT, and
-	// nothing leaves.
+// checkSendGuard checks the guard: the tester refuses to send anywhere
+// but the IUT, and nothing leaves.
+func checkSendGuard(t *testing.T, tgt *SocketTarget, iut netip.Addr) {
 	other := iut.Next().Next() // an address on the IUT's subnet that is not the IUT's
 	var re *netio.RefusedError
 	if err := tgt.Send(0, mrcFrameTo(other)); !errors.As(err, &re) {
@@ -169,28 +204,28 @@ func e2eRun(t *testing.T, peerBin string, iut, tester netip.Addr) {
 	if err := tgt.Send(0, []byte{1, 2, 3}); !errors.As(err, &re) {
 		t.Errorf("sending a non-MRC frame: err %v, want a *netio.RefusedError", err)
 	}
+}
 
-	var capture bytes.Buffer
-	rep, err := Run(ctx, tgt, Options{Seed: 7, Capture: &capture, CaptureName: "e2e.pcapng"})
-	if err != nil {
-		t.Fatal(err)
-	}
+// checkReferenceVerdicts checks that every case ended as it does against
+// the reference peer.
+func checkReferenceVerdicts(t *testing.T, rep *conformance.Report, ipv6 bool) {
 	for _, r := range rep.Results {
 		c, _ := lookupActive(r.Case.ID)
-		if want := referenceVerdict(c, iut.Is6()); r.Verdict != want {
+		if want := referenceVerdict(c, ipv6); r.Verdict != want {
 			t.Errorf("%s: %s: %s", r.Case.ID, r.Verdict, r.Reason)
 			for _, f := range r.Findings {
 				t.Logf("    %s %s frame %d: expected %s; observed %s", f.Verdict, f.Requirement, f.Frame, f.Expected, f.Observed)
 			}
 		}
 	}
-	if d := n.dropped(); d == 0 {
-		t.Errorf("the peer's egress rules dropped nothing: the run was not lossy")
-	} else {
-		t.Logf("the peer's egress rules dropped %d frames", d)
-	}
+}
+
+// judgeE2ECapture writes the run's capture to dir, keeps it for the parity
+// corpus, and judges it passively: no FAIL or ERROR, and MRC-WIRE-EV-001
+// decided exactly when the frames were IPv6.
+func judgeE2ECapture(t *testing.T, dir string, capture []byte, iut, tester netip.Addr) *conformance.Report {
 	capFile := filepath.Join(dir, "e2e.pcapng")
-	if err := os.WriteFile(capFile, capture.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(capFile, capture, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	picsJSON := `{"pics_version": 1,
@@ -198,7 +233,7 @@ func e2eRun(t *testing.T, peerBin string, iut, tester netip.Addr) {
 		"dut": ["iut"], "nodes": {"iut": ["` + iut.String() + `"], "tester": ["` + tester.String() + `"]},
 		"parameters": {"mpr": 1, "mpr_dest": 1},
 		"capture": {"points": {"tester": "tester"}, "location": "remote", "reaction_time_ns": 20000000, "timer_tolerance_ns": 20000000}}`
-	keepCapture(t, map[bool]string{true: "afpacket-ipv4", false: "afpacket-ipv6"}[iut.Is4()], capture.Bytes(), picsJSON)
+	keepCapture(t, map[bool]string{true: "afpacket-ipv4", false: "afpacket-ipv6"}[iut.Is4()], capture, picsJSON)
 	pics, err := conformance.ParsePICS([]byte(picsJSON))
 	if err != nil {
 		t.Fatal(err)
@@ -231,6 +266,5 @@ func e2eRun(t *testing.T, peerBin string, iut, tester netip.Addr) {
 	if v, want := judged.Verdict("MRC-WIRE-EV-001"), map[bool]conformance.Verdict{true: conformance.Pass, false: conformance.Inconclusive}[iut.Is6()]; v != want {
 		t.Errorf("passive MRC-WIRE-EV-001 (IPv6 frames): %s, want %s", v, want)
 	}
-	t.Logf("%v: active %s (%d cases), passive judge %d MUST passed; %d frames captured; %v in all", iut,
-		rep.Summary.Result, len(rep.Results), judged.Summary.MustPassed, rep.Capture.Frames, time.Since(start).Round(time.Millisecond))
+	return judged
 }

@@ -104,6 +104,44 @@ func Run(ctx context.Context, tgt Target, opts Options) (*conformance.Report, er
 	if err != nil {
 		return nil, err
 	}
+	s, err := greet(ctx, tgt, opts)
+	if err != nil {
+		return nil, err
+	}
+	today := opts.Today
+	if today.IsZero() {
+		today = time.Now().UTC()
+	}
+	tl := &timeline{codec: s.codec, mode: s.mode}
+	capInfo, finishCapture, err := s.startCapture(opts, tl.tap)
+	if err != nil {
+		return nil, err
+	}
+	rep := &conformance.Report{
+		SchemaVersion: conformance.SchemaVersion,
+		Tool:          conformance.ToolInfo{Name: "mrc-conform", Version: conformance.Version, Requirements: len(spec.Requirements())},
+		Mode:          conformance.Active,
+		Timestamp:     started,
+		Capture:       capInfo,
+		PICS:          picsInfo(s.pics, s.hello, opts.PICS == nil),
+		Connections:   []conformance.Connection{},
+		Frames:        []conformance.Frame{},
+		Timelines:     []conformance.Timeline{},
+	}
+	s.runCases(sel, opts, tl, rep)
+	renum, err := finishCapture()
+	if err != nil {
+		return nil, err
+	}
+	renumber(rep, renum)
+	finishDeviations(rep, opts.Deviations, today)
+	return rep, nil
+}
+
+// greet says hello to the IUT and makes the run's session: the PICS (the
+// one given, or what the IUT declares in hello, with the profile the
+// options name), the IUT's addresses and the tester's, and the timing.
+func greet(ctx context.Context, tgt Target, opts Options) (*session, error) {
 	ctl := tgt.Control()
 	hp := control.HelloParams{Client: "mrc-conform " + conformance.Version}
 	if ta, ok := tgt.(interface{ TunnelAddr() string }); ok {
@@ -129,12 +167,24 @@ func Run(ctx context.Context, tgt Target, opts Options) (*conformance.Report, er
 	if mode, err := evModeOf(hello.EVMode); err != nil || mode != s.mode {
 		return nil, &UsageError{fmt.Sprintf("the IUT sends EV mode %q, the PICS declares %s", hello.EVMode, s.mode)}
 	}
-	if s.iut, err = addrsOf(hello, tgt.Planes()); err != nil {
+	if err := s.address(); err != nil {
 		return nil, err
+	}
+	s.tim = runTiming(tgt, pics, opts)
+	return s, nil
+}
+
+// address reads the IUT's addresses from hello, tells them to the target,
+// and checks that the tester's fit them.
+func (s *session) address() error {
+	tgt := s.tgt
+	var err error
+	if s.iut, err = addrsOf(s.hello, tgt.Planes()); err != nil {
+		return err
 	}
 	if pc, ok := tgt.(interface{ CheckPeer(netip.Addr) error }); ok {
 		if err := pc.CheckPeer(s.iut.IP); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if pm, ok := tgt.(interface{ SetPeerMACs([][6]byte) }); ok {
@@ -142,73 +192,38 @@ func Run(ctx context.Context, tgt Target, opts Options) (*conformance.Report, er
 	}
 	s.tester = tgt.Local()
 	if len(s.tester.MACs) < tgt.Planes() || s.tester.IP.Is4() != s.iut.IP.Is4() {
-		return nil, &UsageError{fmt.Sprintf("tester addresses %v do not fit %d planes and IUT address %v", s.tester, tgt.Planes(), s.iut.IP)}
+		return &UsageError{fmt.Sprintf("tester addresses %v do not fit %d planes and IUT address %v", s.tester, tgt.Planes(), s.iut.IP)}
 	}
+	return nil
+}
+
+// runTiming is the run's timing profile: the options', else the real-time
+// one (with the PICS's timer tolerance) on a real link, else the
+// synthetic one.
+func runTiming(tgt Target, pics *conformance.PICS, opts Options) Timing {
 	switch {
 	case opts.Timing != nil:
-		s.tim = *opts.Timing
+		return *opts.Timing
 	case tgt.RealTime():
 		var tol Time
 		if v := pics.Capture.TimerToleranceNs; v != nil {
 			tol = Time(*v)
 		}
-		s.tim = RealTiming(tol)
-	default:
-		s.tim = SyntheticTiming()
+		return RealTiming(tol)
 	}
-	tl := &timeline{codec: s.codec, mode: s.mode}
-	capInfo, finishCapture, err := s.startCapture(opts, tl.tap)
-	if err != nil {
-		return nil, err
-	}
-	today := opts.Today
-	if today.IsZero() {
-		today = time.Now().UTC()
-	}
-	rep := &conformance.Report{
-		SchemaVersion: conformance.SchemaVersion,
-		Tool:          conformance.ToolInfo{Name: "mrc-conform", Version: conformance.Version, Requirements: len(spec.Requirements())},
-		Mode:          conformance.Active,
-		Timestamp:     started,
-		Capture:       capInfo,
-		PICS:          picsInfo(pics, hello, opts.PICS == nil),
-		Connections:   []conformance.Connection{},
-		Frames:        []conformance.Frame{},
-		Timelines:     []conformance.Timeline{},
-	}
+	return SyntheticTiming()
+}
+
+// runCases runs the selected cases in order and adds their results to rep.
+// The wire case, whose verdict covers every frame of the run, is completed
+// (and reported to opts.Progress) last.
+func (s *session) runCases(sel []Case, opts Options, tl *timeline, rep *conformance.Report) {
 	wireIdx := -1
 	var wireTook time.Duration
 	for i := range sel {
 		c := &sel[i]
 		start := time.Now()
-		res := conformance.Result{Case: c.Case, Findings: []conformance.Finding{}}
-		switch ok, why := picsApplies(pics, &c.Case); {
-		case slices.Contains(pics.UnsupportedCases, c.ID):
-			res.Verdict, res.Reason = conformance.NotSupported, "the PICS lists this case as unsupported"
-		case !ok:
-			res.Verdict, res.Reason = conformance.NotApplicable, why
-		case c.MinPlanes > tgt.Planes():
-			res.Verdict, res.Reason = conformance.NotApplicable, fmt.Sprintf("the case needs %d planes, the link has %d", c.MinPlanes, tgt.Planes())
-		case c.IPv6 && !s.iut.IP.Is6():
-			res.Verdict, res.Reason = conformance.NotApplicable, fmt.Sprintf("the case needs the IUT on an IPv6 address, it has %v", s.iut.IP)
-		case s.deadPath != "":
-			res.Verdict, res.Reason = conformance.Error, "not run: "+s.deadPath
-		default:
-			if s.logf != nil {
-				s.logf("%s: %s", c.ID, c.Title)
-			}
-			tl.take() // frames between cases belong to none
-			res, _ = s.runCase(ctx, c)
-			s.delayed = nil
-			if c.ID != WireCaseID {
-				if t, ok := caseTimeline(&res, tl.take()); ok {
-					rep.Timelines = append(rep.Timelines, t)
-				}
-			}
-			if s.logf != nil {
-				s.logf("%s: %s — %s", c.ID, res.Verdict, res.Reason)
-			}
-		}
+		res := s.runOne(c, tl, rep)
 		s.checkDataPath(c, &res, rep.Results)
 		if c.ID == WireCaseID {
 			wireIdx, wireTook = len(rep.Results), time.Since(start)
@@ -228,18 +243,51 @@ func Run(ctx context.Context, tgt Target, opts Options) (*conformance.Report, er
 			opts.Progress(len(sel), len(sel), &rep.Results[wireIdx], wireTook)
 		}
 	}
-	renum, err := finishCapture()
-	if err != nil {
-		return nil, err
+}
+
+// runOne runs case c, unless the PICS, the link, the IUT's address or a
+// dead data path rules it out, and adds its timeline to rep.
+func (s *session) runOne(c *Case, tl *timeline, rep *conformance.Report) conformance.Result {
+	res := conformance.Result{Case: c.Case, Findings: []conformance.Finding{}}
+	switch ok, why := picsApplies(s.pics, &c.Case); {
+	case slices.Contains(s.pics.UnsupportedCases, c.ID):
+		res.Verdict, res.Reason = conformance.NotSupported, "the PICS lists this case as unsupported"
+	case !ok:
+		res.Verdict, res.Reason = conformance.NotApplicable, why
+	case c.MinPlanes > s.tgt.Planes():
+		res.Verdict, res.Reason = conformance.NotApplicable, fmt.Sprintf("the case needs %d planes, the link has %d", c.MinPlanes, s.tgt.Planes())
+	case c.IPv6 && !s.iut.IP.Is6():
+		res.Verdict, res.Reason = conformance.NotApplicable, fmt.Sprintf("the case needs the IUT on an IPv6 address, it has %v", s.iut.IP)
+	case s.deadPath != "":
+		res.Verdict, res.Reason = conformance.Error, "not run: "+s.deadPath
+	default:
+		if s.logf != nil {
+			s.logf("%s: %s", c.ID, c.Title)
+		}
+		tl.take() // frames between cases belong to none
+		res, _ = s.runCase(s.ctx, c)
+		s.delayed = nil
+		if c.ID != WireCaseID {
+			if t, ok := caseTimeline(&res, tl.take()); ok {
+				rep.Timelines = append(rep.Timelines, t)
+			}
+		}
+		if s.logf != nil {
+			s.logf("%s: %s — %s", c.ID, res.Verdict, res.Reason)
+		}
 	}
-	renumber(rep, renum)
-	active, expired := opts.Deviations.Resolve(today)
+	return res
+}
+
+// finishDeviations applies the deviations in force today and finalizes
+// rep's summary.
+func finishDeviations(rep *conformance.Report, devs *conformance.Deviations, today time.Time) {
+	active, expired := devs.Resolve(today)
 	rep.Deviations = conformance.DeviationsInfo{Date: today.Format(time.DateOnly), List: []conformance.DeviationInfo{}}
-	if opts.Deviations != nil {
-		rep.Deviations.File, rep.Deviations.SHA256 = opts.Deviations.File, opts.Deviations.SHA
+	if devs != nil {
+		rep.Deviations.File, rep.Deviations.SHA256 = devs.File, devs.SHA
 	}
 	rep.Finalize(active, expired)
-	return rep, nil
 }
 
 // dataRoles are the roles whose cases exchange frames with the IUT.

@@ -23,15 +23,7 @@ const MaxFuncLines = 100
 // ("file:*") while another change rewrites them. It only shrinks: an entry
 // that no longer names a long function fails the test, so a split removes
 // its line.
-var longFuncAllowed = map[string]string{
-	"conformance/active/cases_ev.go:*":       "conformance is being rewritten (passive judge engine); split there",
-	"conformance/active/cases_req.go:*":      "conformance is being rewritten (passive judge engine); split there",
-	"conformance/active/cases_rotation.go:*": "conformance is being rewritten (passive judge engine); split there",
-	"conformance/active/cases_rsp.go:*":      "conformance is being rewritten (passive judge engine); split there",
-	"conformance/active/conn.go:*":           "conformance is being rewritten (passive judge engine); split there",
-	"conformance/active/e2e_linux_test.go:*": "conformance is being rewritten (passive judge engine); split there",
-	"conformance/active/runner.go:*":         "conformance is being rewritten (passive judge engine); split there",
-}
+var longFuncAllowed = map[string]string{}
 
 // longFunc is one function over MaxFuncLines.
 type longFunc struct {
@@ -169,12 +161,6 @@ func TestFunctionSize(t *testing.T) {
 	}
 	slices.Sort(stale)
 	for _, k := range stale {
-		if strings.HasPrefix(k, "conformance/") {
-			// The judge rewrite is in flight there: a file it shortens
-			// or removes must not turn the build red under it.
-			t.Logf("longFuncAllowed lists %s, which has no function over %d lines: remove the entry", k, MaxFuncLines)
-			continue
-		}
 		t.Errorf("longFuncAllowed lists %s, which has no function over %d lines: remove the entry", k, MaxFuncLines)
 	}
 }
