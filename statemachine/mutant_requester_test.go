@@ -55,3 +55,14 @@ func TestMutantRTTSampleRange(t *testing.T) {
 		t.Errorf("RTT %d from a SACK answering PSN 128, never sent, want none", rtt)
 	}
 }
+
+// TestMutantFaultBeyondMPRReach (MPR-WIN-1): the seeded fault beyond-mpr
+// breaks MPR-WIN-1 by what it documents and no more: it sends PSNs up to
+// twice the window ahead of una (the ring it keeps holds 2W), never 2W + 1.
+func TestMutantFaultBeyondMPRReach(t *testing.T) {
+	o := newOne(t, func(c *testCfg, a *Attr) { c.Test.Faults = FaultBeyondMPR }) // W = 128
+	o.write(1, 300*1024, false)
+	if n := len(o.take()); n != 256 {
+		t.Errorf("%d packets sent under beyond-mpr with W = 128, want 2W = 256", n)
+	}
+}
