@@ -163,6 +163,8 @@ func judgeSequential(r *pcap.Reader, name string, opts Options, p *PICS) (*engin
 			opts.Progress(e.frames)
 		}
 	}
+	la := lookahead{stable: m.stable}
+	push := func(f *pcap.Frame, in *pcap.Interface) { m.push(f, in, len(r.Interfaces()), emit) }
 	for read := 0; ; read++ {
 		opts.marks.note(r, read)
 		err := r.Next(&f)
@@ -176,11 +178,17 @@ func judgeSequential(r *pcap.Reader, name string, opts Options, p *PICS) (*engin
 			// block, its offset (a *pcap.FormatError).
 			return nil, &CaptureError{File: name, Err: err}
 		}
-		m.push(&f, ifaces.get(r, f.Interface), len(r.Interfaces()), emit)
+		in := ifaces.get(r, f.Interface)
+		if la.hold(r, &f, in) {
+			continue
+		}
+		la.release(p, e.place, push)
+		push(&f, in)
 		if rl.due(f.Offset) {
 			rl.release(f.Offset, m.oldest(f.Offset))
 		}
 	}
+	la.release(p, e.place, push)
 	m.flush(emit)
 	if m.late > 0 {
 		e.note("%d frames were judged after a frame with a later timestamp: their interface's timestamps go backwards, or they were more than %d frames out of order across interfaces", m.late, MaxReorder)

@@ -156,6 +156,9 @@ type sharder struct {
 	jobs     int
 	scratch  wire.Packet
 	assigned map[uint64]int
+	// tied names the addresses learnt to be another's node on another
+	// plane (planes.go) by that address.
+	tied map[netip.Addr]netip.Addr
 	// recent remembers the worker of recent address pairs of plain frames,
 	// by a hash of the pair: most frames skip the PICS's node lookups.
 	recent [256]shardMemo
@@ -219,6 +222,12 @@ func (s *sharder) inner(b []byte) int {
 
 // pair returns the worker of a node pair.
 func (s *sharder) pair(src, dst netip.Addr) int {
+	if to, ok := s.tied[src]; ok {
+		src = to
+	}
+	if to, ok := s.tied[dst]; ok {
+		dst = to
+	}
 	h := s.p.nodeHash(src) ^ s.p.nodeHash(dst)
 	// Node pairs go to workers in turn as they first appear, which
 	// balances a few pairs better than their hashes would.
@@ -318,6 +327,8 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 	}
 	var ifaces ifaceTable
 	emit := j.emit
+	la := lookahead{stable: j.stable}
+	push := func(f *pcap.Frame, in *pcap.Interface) { m.push(f, in, len(r.Interfaces()), emit) }
 	for read := 0; ; read++ {
 		opts.marks.note(r, read)
 		err := r.Next(&f)
@@ -328,11 +339,17 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 			j.shutdown()
 			return nil, &CaptureError{File: name, Err: err}
 		}
-		m.push(&f, ifaces.get(r, f.Interface), len(r.Interfaces()), emit)
+		in := ifaces.get(r, f.Interface)
+		if la.hold(r, &f, in) {
+			continue
+		}
+		la.release(p, j.place, push)
+		push(&f, in)
 		if rl.due(f.Offset) {
 			rl.release(f.Offset, j.oldest(&m, f.Offset))
 		}
 	}
+	la.release(p, j.place, push)
 	m.flush(emit)
 	j.shutdown()
 	if j.fault != nil {
@@ -348,6 +365,20 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 		e.note("%d frames were judged after a frame with a later timestamp: their interface's timestamps go backwards, or they were more than %d frames out of order across interfaces", m.late, MaxReorder)
 	}
 	return e, nil
+}
+
+// place gives every worker, and the sharder, what the capture's first
+// frames said about its planes.
+func (j *parallel) place(l *planeLearning) {
+	for _, e := range j.workers {
+		e.place(l)
+	}
+	for _, t := range l.ties {
+		if j.shard.tied == nil {
+			j.shard.tied = map[netip.Addr]netip.Addr{}
+		}
+		j.shard.tied[t.a] = t.to
+	}
 }
 
 // parallel is one parallel judgement: the workers, and what the reader
@@ -573,6 +604,7 @@ func mergeEngines(p *PICS, loc CaptureLocation, ws []*engine, frames, lastNo int
 		snaps = append(snaps, w.snaps...)
 		e.mergeNodes(w)
 		e.mergePoints(w)
+		e.mergeViews(w)
 		for k, wr := range w.rows {
 			row := e.rows[k]
 			if row == nil {
@@ -754,4 +786,20 @@ func (e *engine) keepFirst() {
 		}
 	}
 	e.kept = MaxKeptFindings
+}
+
+// mergeViews takes where a worker placed each interface it saw (its
+// capture point and plane, learnt from the traffic or the PICS).
+func (e *engine) mergeViews(w *engine) {
+	for id, v := range w.views {
+		if !v.ok {
+			continue
+		}
+		for len(e.views) <= id {
+			e.views = append(e.views, ifaceView{})
+		}
+		if !e.views[id].ok {
+			e.views[id] = v
+		}
+	}
 }

@@ -1,8 +1,12 @@
 package conformance
 
 import (
+	"fmt"
 	"net/netip"
+	"slices"
+	"strings"
 
+	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/wire"
 )
 
@@ -28,7 +32,8 @@ import (
 //
 // The new addresses then name the connection's nodes (the first pair
 // seen), for every later frame in either direction. Frames before the tie
-// keep the names they had.
+// keep the names they had; a tie the capture's first learnWindow frames
+// show is learnt before any frame is judged (below), so none does.
 
 // tiePlanes ties a write's address pair to a connection on another plane
 // (see above); it runs before the frame's addresses are named.
@@ -124,4 +129,346 @@ func ipPair(p *wire.Packet) (src, dst netip.Addr, ok bool) {
 		return netip.AddrFrom16(p.IP6.Src), netip.AddrFrom16(p.IP6.Dst), true
 	}
 	return netip.AddrFrom4(p.IP4.Src), netip.AddrFrom4(p.IP4.Dst), true
+}
+
+// Planes learnt before judging. A capture with two or more interfaces is
+// read learnWindow frames ahead before any frame is judged (lookahead),
+// and those frames say, with the same proof as tiePlanes (a MIDDLE or
+// LAST write continuing, at its PSN's offset, a message whose FIRST
+// packet another interface carried: same dest_qp, r_key and dma_length):
+//
+//   - which interfaces are one node's ports, one per plane, when neither
+//     the PICS (capture.points) nor their names place them: those
+//     interfaces become one capture point, named by the first the file
+//     declares, each a plane in the file's order (dumpcap -i eth1 -i eth2
+//     at a receiver). Interfaces on which one first transmission (the
+//     same addresses, QP and PSN, rtx clear) was seen twice are two
+//     points on a path, never one;
+//   - which addresses are one node's on each plane of a capture point:
+//     each address of the later-seen pair is tied to the node of the
+//     earlier-seen one, from the first frame on, so that no frame keeps a
+//     plane's own names. Only addresses the PICS does not declare are
+//     tied, and never two ends of one pair.
+
+// learnWindow bounds the frames read ahead to learn planes.
+const learnWindow = 1024
+
+// planeLearning is what a capture's first frames say about its planes:
+// the interfaces grouped into one point (set on the judgement's
+// interface copies) and the addresses tied to another address's node.
+type planeLearning struct {
+	ties  []planeTie
+	notes []string
+}
+
+// planeTie names address a by the node of address to.
+type planeTie struct{ a, to netip.Addr }
+
+// msgKey names a message's writes: the responder QP, r_key and length.
+type msgKey struct{ qpn, rkey, dmaLen uint32 }
+
+// firstWrite is the FIRST packet of a message, where it was seen.
+type firstWrite struct {
+	in       *pcap.Interface
+	src, dst netip.Addr
+	psn      uint32
+	va       uint64
+	mtu      int
+}
+
+// sighting is a first transmission: its addresses, QP and PSN.
+type sighting struct {
+	src, dst netip.Addr
+	qpn, psn uint32
+}
+
+// planeEvidence is a message to QP qpn begun on interface a that
+// continues on b, between the addresses each shows.
+type planeEvidence struct {
+	a, b       *pcap.Interface
+	srcA, dstA netip.Addr
+	srcB, dstB netip.Addr
+	qpn        uint32
+}
+
+// pairQP is one direction of an address pair to a QP.
+type pairQP struct {
+	src, dst netip.Addr
+	qpn      uint32
+}
+
+// planeScan is what the held frames show, each map bounded by their
+// number: the messages seen continuing on another interface, the
+// interface pairs that saw one first transmission twice, each address's
+// first place in judging order and interfaces, and the first
+// transmissions of each address pair and QP.
+type planeScan struct {
+	ev     []planeEvidence
+	twice  map[[2]*pcap.Interface]bool
+	seen   map[netip.Addr]int
+	on     map[netip.Addr][]*pcap.Interface
+	sights map[sighting]*pcap.Interface
+	psns   map[pairQP][]uint32
+}
+
+// learnPlanes learns from frames (held in file order, their interfaces
+// ins) which interfaces are one point's planes and which addresses are
+// one node's; it sets Point and Plane of the interfaces it groups.
+func learnPlanes(p *PICS, frames []pcap.Frame, ins []*pcap.Interface) *planeLearning {
+	s := planeScan{twice: map[[2]*pcap.Interface]bool{}, seen: map[netip.Addr]int{}, on: map[netip.Addr][]*pcap.Interface{},
+		sights: map[sighting]*pcap.Interface{}, psns: map[pairQP][]uint32{}}
+	s.scan(p, frames, ins)
+	ev := s.proofs()
+	l := &planeLearning{}
+	l.group(p, ev, s.twice, ins, frames)
+	l.tie(p, ev, &s)
+	return l
+}
+
+// scan decodes the held frames in timestamp order (then file order).
+func (s *planeScan) scan(p *PICS, frames []pcap.Frame, ins []*pcap.Interface) {
+	order := make([]int, len(frames))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return frames[a].Timestamp.Compare(frames[b].Timestamp) })
+	starts := map[msgKey][]firstWrite{}
+	found := map[planeEvidence]bool{}
+	var pk wire.Packet
+	c := p.Codec()
+	for place, i := range order {
+		in := ins[i]
+		if c.Decode(frames[i].Data, &pk) != nil || !pk.BTH.Opcode.IsWrite() {
+			continue
+		}
+		src, dst, ok := ipPair(&pk)
+		if !ok {
+			continue
+		}
+		s.saw(src, in, place)
+		s.saw(dst, in, place)
+		if !pk.BTH.Retransmit {
+			s.sighted(sighting{src, dst, pk.BTH.DestQP, pk.BTH.PSN}, in)
+		}
+		k := msgKey{pk.BTH.DestQP, pk.RETH.RKey, pk.RETH.DMALength}
+		if pk.BTH.Opcode.IsFirst() {
+			if !pk.BTH.Opcode.IsLast() {
+				starts[k] = append(starts[k], firstWrite{in, src, dst, pk.BTH.PSN, pk.RETH.VA, len(pk.Payload)})
+			}
+			continue
+		}
+		for _, f := range starts[k] {
+			e := planeEvidence{a: f.in, b: in, srcA: f.src, dstA: f.dst, srcB: src, dstB: dst, qpn: pk.BTH.DestQP}
+			if f.in != in && !found[e] && continues(p, &f, &pk) {
+				found[e] = true
+				s.ev = append(s.ev, e)
+			}
+		}
+	}
+}
+
+// saw notes address a on interface in at place.
+func (s *planeScan) saw(a netip.Addr, in *pcap.Interface, place int) {
+	if _, ok := s.seen[a]; !ok {
+		s.seen[a] = place
+	}
+	if !slices.Contains(s.on[a], in) {
+		s.on[a] = append(s.on[a], in)
+	}
+}
+
+// sighted notes a first transmission seen on interface in.
+func (s *planeScan) sighted(t sighting, in *pcap.Interface) {
+	if o, ok := s.sights[t]; ok && o != in {
+		s.twice[[2]*pcap.Interface{o, in}], s.twice[[2]*pcap.Interface{in, o}] = true, true
+	} else if !ok {
+		s.sights[t] = in
+		k := pairQP{t.src, t.dst, t.qpn}
+		s.psns[k] = append(s.psns[k], t.psn)
+	}
+}
+
+// proofs returns the evidence that one QP's packets are sprayed over the
+// two interfaces: on one address pair (one address per node), or on pairs
+// that differ in both addresses (one address per node and plane) and
+// never carry one PSN's first transmission both. Identical traffic of
+// two connections (the same QP numbers, r_key and VAs between other
+// nodes) carries every PSN on each of its pairs.
+func (s *planeScan) proofs() []planeEvidence {
+	var ev []planeEvidence
+	for _, e := range s.ev {
+		if (e.srcA == e.srcB) != (e.dstA == e.dstB) {
+			continue
+		}
+		if e.srcA != e.srcB && s.overlap(pairQP{e.srcA, e.dstA, e.qpn}, pairQP{e.srcB, e.dstB, e.qpn}) {
+			continue
+		}
+		ev = append(ev, e)
+	}
+	return ev
+}
+
+// overlap reports whether a PSN's first transmission was seen on both
+// pairs.
+func (s *planeScan) overlap(a, b pairQP) bool {
+	for _, psn := range s.psns[a] {
+		if _, ok := s.sights[sighting{b.src, b.dst, b.qpn, psn}]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// continues reports whether write p continues the message s began: a PSN
+// within it and the VA of its offset (path MTU bytes per PSN).
+func continues(p *PICS, s *firstWrite, pk *wire.Packet) bool {
+	mtu := s.mtu
+	if v := p.Parameters.PathMTU; v != nil {
+		mtu = *v
+	}
+	k := uint64(psnDist(pk.BTH.PSN, s.psn))
+	if mtu <= 0 || k == 0 || k >= 1<<23 || k*uint64(mtu) >= uint64(pk.RETH.DMALength) {
+		return false
+	}
+	return pk.RETH.VA == s.va+k*uint64(mtu)
+}
+
+// group makes the interfaces a message continues across one capture point
+// (see above), when neither the PICS nor their names place them and no
+// first transmission was seen on both.
+func (l *planeLearning) group(p *PICS, ev []planeEvidence, twice map[[2]*pcap.Interface]bool, ins []*pcap.Interface, frames []pcap.Frame) {
+	id := map[*pcap.Interface]int{}
+	for i, in := range ins {
+		id[in] = frames[i].Interface
+	}
+	unplaced := func(in *pcap.Interface) bool {
+		_, named := p.Capture.Points[in.Name]
+		return !named && in.Plane < 0
+	}
+	root := map[*pcap.Interface]*pcap.Interface{}
+	find := func(in *pcap.Interface) *pcap.Interface {
+		for root[in] != nil && root[in] != in {
+			in = root[in]
+		}
+		return in
+	}
+	for _, e := range ev {
+		if !unplaced(e.a) || !unplaced(e.b) || twice[[2]*pcap.Interface{e.a, e.b}] {
+			continue
+		}
+		ra, rb := find(e.a), find(e.b)
+		if ra != rb {
+			root[ra], root[rb] = ra, ra
+			if id[rb] < id[ra] {
+				root[ra], root[rb] = rb, rb
+			}
+		}
+	}
+	groups := map[*pcap.Interface][]*pcap.Interface{}
+	for in := range root {
+		groups[find(in)] = append(groups[find(in)], in)
+	}
+	for _, g := range groups {
+		slices.SortFunc(g, func(a, b *pcap.Interface) int { return id[a] - id[b] })
+		var names []string
+		for plane, in := range g {
+			in.Point, in.Plane = g[0].Name, plane
+			names = append(names, in.Name)
+		}
+		l.notes = append(l.notes, fmt.Sprintf("interfaces %s taken as planes 0 to %d of one capture point %s, in the order the file declares them (a message begun on one continues on another; declare capture.points and capture.planes in the PICS to be sure)",
+			strings.Join(names, ", "), len(g)-1, g[0].Name))
+	}
+	slices.Sort(l.notes)
+}
+
+// tie ties the addresses of a message's pairs on two planes of one point
+// (see above): each address to the first seen of those it is tied with.
+func (l *planeLearning) tie(p *PICS, ev []planeEvidence, s *planeScan) {
+	seen := s.seen
+	root := map[netip.Addr]netip.Addr{}
+	find := func(a netip.Addr) netip.Addr {
+		for r, ok := root[a]; ok && r != a; r, ok = root[a] {
+			a = r
+		}
+		return a
+	}
+	union := func(a, b netip.Addr) {
+		ra, rb := find(a), find(b)
+		root[ra], root[rb] = ra, ra
+		if seen[rb] < seen[ra] || seen[rb] == seen[ra] && rb.Less(ra) {
+			root[ra], root[rb] = rb, rb
+		}
+	}
+	var used []planeEvidence
+	for _, e := range ev {
+		va, vb := p.resolveInterface(e.a), p.resolveInterface(e.b)
+		if va.point != vb.point || va.plane < 0 || vb.plane < 0 || va.plane == vb.plane || e.srcA == e.srcB && e.dstA == e.dstB {
+			continue
+		}
+		if p.declared(e.srcA) || p.declared(e.dstA) || p.declared(e.srcB) || p.declared(e.dstB) {
+			continue
+		}
+		if !s.onePlane(p, e.srcA, va) || !s.onePlane(p, e.dstA, va) || !s.onePlane(p, e.srcB, vb) || !s.onePlane(p, e.dstB, vb) {
+			continue // an address of every plane is no plane's own
+		}
+		union(e.srcA, e.srcB)
+		union(e.dstA, e.dstB)
+		used = append(used, e)
+	}
+	bad := map[netip.Addr]bool{}
+	for _, e := range used {
+		for _, pair := range [][2]netip.Addr{{e.srcA, e.dstA}, {e.srcB, e.dstB}} {
+			if r := find(pair[0]); r == find(pair[1]) {
+				bad[r] = true // both ends of one pair: no tie
+			}
+		}
+	}
+	classes := map[netip.Addr][]netip.Addr{}
+	for a := range root {
+		if r := find(a); !bad[r] && r != a {
+			l.ties = append(l.ties, planeTie{a, r})
+			classes[r] = append(classes[r], a)
+		}
+	}
+	slices.SortFunc(l.ties, func(x, y planeTie) int { return x.a.Compare(y.a) })
+	var notes []string
+	for r, as := range classes {
+		slices.SortFunc(as, func(x, y netip.Addr) int { return x.Compare(y) })
+		var names []string
+		for _, a := range as {
+			names = append(names, a.String())
+		}
+		notes = append(notes, fmt.Sprintf("addresses %s taken as node %s (one address per plane, tied by the traffic: a message begun on one plane continues on another; declare nodes in the PICS to be sure)",
+			strings.Join(names, ", "), p.nodeOf(r)))
+	}
+	slices.Sort(notes)
+	l.notes = append(l.notes, notes...)
+}
+
+// onePlane reports whether address a was seen at capture point v.point on
+// plane v.plane alone.
+func (s *planeScan) onePlane(p *PICS, a netip.Addr, v ifaceView) bool {
+	for _, in := range s.on[a] {
+		if w := p.resolveInterface(in); w.point == v.point && w.plane != v.plane {
+			return false
+		}
+	}
+	return true
+}
+
+// declared reports whether the PICS's nodes list address a.
+func (p *PICS) declared(a netip.Addr) bool {
+	_, ok := p.byAddr[a.Unmap()]
+	return ok
+}
+
+// place gives an engine what the first frames said about the planes: the
+// tied addresses' nodes, and the notes (which say how they were learnt).
+func (e *engine) place(l *planeLearning) {
+	for _, t := range l.ties {
+		e.cacheNode(t.a, e.pics.nodeOf(t.to))
+	}
+	for _, n := range l.notes {
+		e.note("%s", n)
+	}
 }

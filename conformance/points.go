@@ -113,3 +113,51 @@ func (e *engine) arrivesAtPoint(f *pcap.Frame, in *pcap.Interface) (string, bool
 	dst, ok := ipDst(f.Data)
 	return pt, ok && e.pics.nodeOf(dst) == node
 }
+
+// lookahead holds a capture's first frames, before any is judged, when
+// the capture has two or more interfaces: up to learnWindow of them, from
+// which learnPlanes learns the planes (planes.go). Frames of a mapped
+// capture are held by reference, others copied.
+type lookahead struct {
+	stable bool
+	done   bool
+	frames []pcap.Frame
+	ins    []*pcap.Interface
+}
+
+// hold holds frame f (captured on in, r's interface copy) and reports
+// whether it did; false once the window is full or the capture has one
+// interface.
+func (la *lookahead) hold(r *pcap.Reader, f *pcap.Frame, in *pcap.Interface) bool {
+	if la.done || len(la.frames) == learnWindow || in == nil {
+		return false
+	}
+	if len(la.frames) == 0 && len(r.Interfaces()) < 2 {
+		la.done = true
+		return false
+	}
+	g := *f
+	g.Comments = nil // as the merger holds frames of several interfaces
+	if !la.stable {
+		g.Data = slices.Clone(f.Data)
+	}
+	la.frames = append(la.frames, g)
+	la.ins = append(la.ins, in)
+	return true
+}
+
+// release learns the planes from the frames held, gives what it learnt
+// to place, and passes the frames on to push, once.
+func (la *lookahead) release(p *PICS, place func(*planeLearning), push func(*pcap.Frame, *pcap.Interface)) {
+	if la.done {
+		return
+	}
+	la.done = true
+	if len(la.frames) > 0 {
+		place(learnPlanes(p, la.frames, la.ins))
+	}
+	for i := range la.frames {
+		push(&la.frames[i], la.ins[i])
+	}
+	la.frames, la.ins = nil, nil
+}
