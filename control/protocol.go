@@ -383,7 +383,7 @@ type QPNParams struct {
 	QPN uint32 `json:"qpn"`
 }
 
-// EV states (EV-ST-1).
+// EV states (EV-ST-1), as wire/evstate names them.
 const (
 	EVGood       = "GOOD"
 	EVSkip       = "SKIP"

@@ -300,8 +300,8 @@ func (s *stats) reached() map[string]int {
 		}
 	}
 	for c, n := range s.causes {
-		if n > 0 && c < len(causeNames) {
-			m["EVCause "+causeNames[c]] = n
+		if n > 0 {
+			m["EVCause "+sm.EVCause(c).String()] = n
 		}
 	}
 	for r, n := range s.nack {

@@ -75,8 +75,6 @@ func (a Abstract) Key() string {
 		strings.Join(a.EVState, ","), a.RspErr, a.Epsn, set(a.Rbits), a.ExpRQ, a.RcvCQ)
 }
 
-var tlaEVStates = map[sm.EVState]string{sm.EVGood: "GOOD", sm.EVSkip: "SKIP", sm.EVAssumedBad: "ASSUMED_BAD", sm.EVDenied: "DENIED"}
-
 func (c *checker) project(w *world) Abstract {
 	q, r := w.qp[0], w.qp[1]
 	a := Abstract{QPState: "RTS", Posted: int(w.posted[0]), Nxt: int(q.NextPSN()), Una: int(q.CumulativeACK()+1) & 0xFFFFFF,
@@ -98,7 +96,7 @@ func (c *checker) project(w *world) Abstract {
 	}
 	for _, v := range c.evs {
 		st, _ := q.EVStateOf(v)
-		a.EVState = append(a.EVState, tlaEVStates[st])
+		a.EVState = append(a.EVState, st.String())
 	}
 	ab := r.AbstractState()
 	for _, p := range ab.Received {

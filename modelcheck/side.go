@@ -138,10 +138,10 @@ func (c *checker) evStateEvent(v *violations, x *sideStep, e sm.Event) {
 	case from != x.st[i]:
 		v.add(InvEVTransitionsAllowed, "%s EV %#x event says %s->%s but the EV was %s", side[s], e.EV, from, to, x.st[i])
 	case !evtable.Allowed(from, to, sm.EVCause(e.Reason)):
-		v.add(InvEVTransitionsAllowed, "%s EV %#x %s->%s for cause %s is not in the table", side[s], e.EV, from, to, causeNames[e.Reason])
+		v.add(InvEVTransitionsAllowed, "%s EV %#x %s->%s for cause %s is not in the table", side[s], e.EV, from, to, sm.EVCause(e.Reason))
 	case !c.justified(s, e, x.timedOut, x.inferred):
 		v.add(InvEVTransitionsAllowed, "%s EV %#x %s->%s claims cause %s, which this step (%s) is not", side[s], e.EV, from,
-			to, causeNames[e.Reason], actNames[c.log.act.kind])
+			to, sm.EVCause(e.Reason), actNames[c.log.act.kind])
 	}
 	if x.mustBe[i] == sm.EVSkip && from == sm.EVSkip && sm.EVCause(e.Reason) == sm.CauseRotation {
 		// The answer made the EV SKIP; a rotation ending later in the

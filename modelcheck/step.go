@@ -731,7 +731,7 @@ func (c *checker) describe(pre *world, a action, post *world) []string {
 			case sm.EvPlaced:
 				d = fmt.Sprintf("places psn=%d", e.PSN)
 			case sm.EvEVState:
-				d = fmt.Sprintf("EV %#x %s->%s (%s)", e.EV, sm.EVState(e.From), sm.EVState(e.To), causeNames[e.Reason])
+				d = fmt.Sprintf("EV %#x %s->%s (%s)", e.EV, sm.EVState(e.From), sm.EVState(e.To), sm.EVCause(e.Reason))
 			case sm.EvTimeout:
 				d = fmt.Sprintf("timeout psn=%d ev=%#x", e.PSN, e.EV)
 			case sm.EvStallTimeout:
@@ -766,9 +766,6 @@ func (c *checker) describe(pre *world, a action, post *world) []string {
 }
 
 var resourceNames = [...]string{"OK", "NO_BITMAP", "NO_PKT_BUFFER", "NO_RESOURCE"}
-
-var causeNames = [...]string{"none", "SKIP_ONCE", "TRIMMED", "ALWAYS_SKIP", "timeout", "rotation", "probe ok", "probe skip",
-	"controller", "inferred loss"}
 
 func fmtTime(t sm.Time) string {
 	if t%1000 == 0 {

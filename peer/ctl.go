@@ -7,6 +7,7 @@ import (
 
 	"github.com/openmrc/mrc/control"
 	"github.com/openmrc/mrc/statemachine"
+	"github.com/openmrc/mrc/wire/evstate"
 )
 
 // The control API's objects on the reference device: EV Format, EV and CC
@@ -227,12 +228,8 @@ func evOpOf(op *control.EVOp, at *statemachine.EVProfileAttr) error {
 			}
 		}
 		if e.State != "" {
-			for k, v := range evStateNames {
-				if v == e.State {
-					x.State = k
-				}
-			}
-			if x.State == statemachine.EVUnknown {
+			var ok bool
+			if x.State, ok = evstate.ParseState(e.State); !ok {
 				return control.Errorf(control.CodeInvalidArgument, "EV state %q", e.State)
 			}
 		}
@@ -311,7 +308,7 @@ func (a *Agent) queryEVProfileCtl(p *control.IDParams) (any, error) {
 	}
 	for _, e := range q.Entries {
 		r.EVs = append(r.EVs, control.EVOpEntry{EV: control.CtlEV{Val: strings.TrimRight(hex.EncodeToString(e.EV.Val[:]), "0"), Port: int(e.EV.Port)},
-			State: evStateNames[e.State]})
+			State: evStateName(e.State)})
 		r.Wire = append(r.Wire, keys[e.EV])
 	}
 	return r, nil

@@ -12,6 +12,7 @@ import (
 	"github.com/openmrc/mrc/control"
 	"github.com/openmrc/mrc/statemachine"
 	"github.com/openmrc/mrc/wire"
+	"github.com/openmrc/mrc/wire/evstate"
 )
 
 func (a *Agent) createQP(p *control.CreateQPParams) (any, error) {
@@ -309,9 +310,6 @@ func (a *Agent) remoteOf(ip netip.Addr) uint32 {
 var qpCaps = map[string]statemachine.QPCap{control.CapTrimNACKDestUnsupported: statemachine.CapTrimNACKDestUnsupported,
 	control.CapDynamicMPR: statemachine.CapDynamicMPR, control.CapSvcTimeDestUnsupported: statemachine.CapSvcTimeDestUnsupported}
 
-var evStateNames = map[statemachine.EVState]string{statemachine.EVGood: control.EVGood, statemachine.EVSkip: control.EVSkip,
-	statemachine.EVAssumedBad: control.EVAssumedBad, statemachine.EVDenied: control.EVDenied}
-
 var causeNames = map[statemachine.ErrorCause]string{
 	statemachine.CauseModify: "modify", statemachine.CauseRetryExceeded: "retry_exceeded",
 	statemachine.CauseRemoteUnexp: "remote_unexp_event", statemachine.CauseRemoteInvalid: "remote_invalid_request",
@@ -335,9 +333,18 @@ func (a *Agent) queryQP(p *control.QPNParams) (any, error) {
 		}
 	}
 	for _, v := range e.qp.EVs(nil) {
-		r.EVs = append(r.EVs, control.EVInfo{Value: v.Value, Port: int(v.Plane) + 1, State: evStateNames[v.State], Active: v.Active})
+		r.EVs = append(r.EVs, control.EVInfo{Value: v.Value, Port: int(v.Plane) + 1, State: evStateName(v.State), Active: v.Active})
 	}
 	return r, nil
+}
+
+// evStateName is an EV state's name on the control protocol (EV-ST-1); an
+// EV a query did not find (UNKNOWN) has none.
+func evStateName(s statemachine.EVState) string {
+	if s == statemachine.EVUnknown {
+		return ""
+	}
+	return s.String()
 }
 
 func (a *Agent) modifyEVState(now statemachine.Time, p *control.ModifyEVStateParams) (any, error) {
@@ -348,13 +355,8 @@ func (a *Agent) modifyEVState(now statemachine.Time, p *control.ModifyEVStatePar
 	if e.qp == nil {
 		return nil, control.Errorf(control.CodeInvalidState, "QP %#x is in RESET", e.qpn)
 	}
-	var s statemachine.EVState
-	for k, v := range evStateNames {
-		if v == p.State {
-			s = k
-		}
-	}
-	if s == statemachine.EVUnknown || s == statemachine.EVSkip {
+	s, ok := evstate.ParseState(p.State)
+	if !ok || !evstate.ControllerMay(s) { // EV-ST-14
 		return nil, control.Errorf(control.CodeInvalidArgument, "EV state %q: the controller sets GOOD, ASSUMED_BAD or DENIED", p.State)
 	}
 	return control.Empty{}, smErr(e.qp.SetEVState(now, p.EV, s, &a.out))

@@ -2,6 +2,8 @@ package statemachine
 
 import (
 	"fmt"
+
+	"github.com/openmrc/mrc/wire/evstate"
 )
 
 // SetPortStatus tells the QP which NIC ports are up, locally and at the
@@ -55,7 +57,7 @@ func (q *QP) SetEVState(now Time, ev uint32, s EVState, out *Output) error {
 	if !ok {
 		return fmt.Errorf("%w: %#x", ErrUnknownEV, ev)
 	}
-	if s != EVGood && s != EVAssumedBad && s != EVDenied {
+	if !evstate.ControllerMay(s) {
 		return fmt.Errorf("%w: the controller sets GOOD, ASSUMED_BAD or DENIED, not %s", ErrInvalidAttr, s)
 	}
 	q.setEV(i, s, CauseController)

@@ -185,7 +185,7 @@ func (s *sim) collect(i int) {
 				k++
 			}
 		case EvEVState:
-			s.logf("%s EV %#x %s->%s (%s)", side[i], e.EV, EVState(e.From), EVState(e.To), causeNames[e.Reason])
+			s.logf("%s EV %#x %s->%s (%s)", side[i], e.EV, EVState(e.From), EVState(e.To), EVCause(e.Reason))
 		case EvEVReplaced:
 			s.logf("%s EV %#x replaced by %#x", side[i], e.EV, e.Value)
 		case EvEVRestored:
@@ -263,9 +263,6 @@ func (s *sim) send(i int, og *Outgoing) {
 		s.push(f)
 	}
 }
-
-var causeNames = map[uint8]string{0: "none", 1: "SKIP_ONCE", 2: "TRIMMED", 3: "ALWAYS_SKIP", 4: "timeout",
-	5: "rotation", 6: "probe ok", 7: "probe skip", 8: "controller", 9: "inferred loss"}
 
 func (s *sim) push(f flight) {
 	s.seq++

@@ -31,6 +31,18 @@ func (s State) String() string {
 	return "UNKNOWN"
 }
 
+// ParseState returns the state a name gives as String writes it: GOOD,
+// SKIP, ASSUMED_BAD or DENIED. UNKNOWN, which names no state an EV is in,
+// and any other name give false.
+func ParseState(name string) (State, bool) {
+	for s := Good; s <= Denied; s++ {
+		if name == s.String() {
+			return s, true
+		}
+	}
+	return Unknown, false
+}
+
 // Cause is the event that moves an EV: a row of the path-state table. The
 // order is the one traces and events carry as a number.
 type Cause uint8

@@ -219,6 +219,16 @@ func TestNames(t *testing.T) {
 			t.Errorf("State(%d) = %s, want %s", i, got, w)
 		}
 	}
+	for _, s := range states {
+		if p, ok := ParseState(s.String()); !ok || p != s {
+			t.Errorf("ParseState(%q) = %s, %v", s.String(), p, ok)
+		}
+	}
+	for _, n := range []string{"UNKNOWN", "good", "", "ASSUMED BAD"} {
+		if p, ok := ParseState(n); ok {
+			t.Errorf("ParseState(%q) = %s", n, p)
+		}
+	}
 	if got := State(9).String(); got != "UNKNOWN" {
 		t.Errorf("State(9) = %s", got)
 	}
