@@ -92,7 +92,7 @@ func runActive(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	tgt, code, err := openTarget(ctx, &fl)
+	tgt, code, err := openTarget(ctx, &fl, runProfile(opts))
 	if err != nil {
 		return cmd.Errorf(code, "%v", err)
 	}
@@ -218,10 +218,20 @@ func writeActiveReport(cmd cli.Command, rep *conformance.Report, fl *runFlags, f
 
 // openTarget opens the IUT the flags name; on failure it returns the exit
 // status to use.
-func openTarget(ctx context.Context, fl *runFlags) (active.Target, int, error) {
+// runProfile is the wire profile of a run: --profile, else the PICS's, else
+// the default (spec.OrDefault). The tester, the link's port filter and the
+// in-process peer all speak it.
+func runProfile(opts active.Options) *spec.Profile {
+	if opts.Profile == nil && opts.PICS != nil {
+		return spec.OrDefault(opts.PICS.Profile)
+	}
+	return spec.OrDefault(opts.Profile)
+}
+
+func openTarget(ctx context.Context, fl *runFlags, prof *spec.Profile) (active.Target, int, error) {
 	switch fl.transport {
 	case "inproc":
-		return openInproc(fl)
+		return openInproc(fl, prof)
 	case "udp", "afpacket":
 	default:
 		return nil, 2, fmt.Errorf("unknown transport %q (want inproc, udp or afpacket)", fl.transport)
@@ -243,12 +253,7 @@ func openTarget(ctx context.Context, fl *runFlags) (active.Target, int, error) {
 		}
 		tips = append(tips, a)
 	}
-	ports := spec.DefaultProfile().AcceptUDPDstPorts
-	if fl.profile != "" {
-		if p, err := loadProfileArg(fl.profile); err == nil {
-			ports = p.AcceptUDPDstPorts
-		}
-	}
+	ports := prof.AcceptUDPDstPorts
 	conn, peers, announce, code, err := openLink(fl, ports)
 	if err != nil {
 		return nil, code, err
@@ -273,9 +278,9 @@ func openTarget(ctx context.Context, fl *runFlags) (active.Target, int, error) {
 	return t, 0, nil
 }
 
-// openInproc starts the built-in reference in process, with the faults
-// the flags seed.
-func openInproc(fl *runFlags) (active.Target, int, error) {
+// openInproc starts the built-in reference in process, speaking prof, with
+// the faults the flags seed.
+func openInproc(fl *runFlags, prof *spec.Profile) (active.Target, int, error) {
 	if fl.ctl != "" || fl.peers != "" || fl.iface != "" {
 		return nil, 2, errors.New("--control, --peer and --iface do not apply to the inproc transport")
 	}
@@ -283,15 +288,7 @@ func openInproc(fl *runFlags) (active.Target, int, error) {
 	if err != nil {
 		return nil, 2, err
 	}
-	cfg := active.InprocConfig{Planes: fl.planes, Faults: fset, Seed: fl.seed, IPv6: fl.ipv6}
-	if fl.profile != "" {
-		// The in-process peer speaks the profile the tester reads.
-		p, err := loadProfileArg(fl.profile)
-		if err != nil {
-			return nil, 2, err
-		}
-		cfg.Profile = &p
-	}
+	cfg := active.InprocConfig{Planes: fl.planes, Faults: fset, Seed: fl.seed, IPv6: fl.ipv6, Profile: prof}
 	t, err := active.NewInproc(cfg)
 	if err != nil {
 		return nil, 2, err
