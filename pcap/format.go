@@ -189,10 +189,6 @@ func (p *Printer) appendText(b []byte, r *Record) []byte {
 	s = len(b)
 	b = append(b, h.Opcode.String()...)
 	b = pad(b, s, 21)
-	b = append(b, " qp="...)
-	b = appendHex(b, uint64(h.DestQP), 6)
-	b = append(b, " psn="...)
-	b = strconv.AppendUint(b, uint64(h.PSN), 10)
 	b = p.appendSummaryFields(b, r)
 	b = appendFlags(b, pk)
 	if r.Err != nil {

@@ -30,6 +30,7 @@ type summaryHeader struct {
 // summary lists, in the order the line shows them, the transport headers'
 // pairs.
 var summary = [...]summaryHeader{
+	{"BTH", []summaryField{{key: "qp", field: "dest_qp", digits: 6}, {key: "psn", field: "psn"}}},
 	{"METH", []summaryField{{key: "msn", field: "msn"},
 		{key: "rqmsn", field: "rqmsn", when: func(pk *wire.Packet) bool { return pk.BTH.Opcode.HasImm() }}}},
 	{"RETH", []summaryField{{key: "va", field: "va", digits: 16},
