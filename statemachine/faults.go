@@ -76,9 +76,9 @@ func (s Faults) String() string {
 	return s.Name()
 }
 
-// The statemachine's seeded faults. The first eight are also the
-// reference peer's (peer.Faults, mrc-peer --fault); the others are for the
-// model checker and trace validation.
+// The statemachine's seeded faults. Those peer.Faults lists are also the
+// reference peer's (mrc-peer --fault); the others are for the model checker
+// and trace validation.
 var (
 	// FaultGoBackN retransmits every outstanding PSN from a lost one on.
 	FaultGoBackN = NewFault("go-back-n", "retransmits every outstanding PSN from a lost one on, acknowledged or not")
