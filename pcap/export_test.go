@@ -1,5 +1,7 @@
 package pcap
 
+import "time"
+
 // DefaultKeysErr exposes, to tests, whether the field keys the printers
 // interpret could be found in wire.Default's header descriptions.
 var DefaultKeysErr = defaultKeysErr
@@ -10,4 +12,23 @@ func SetInitialBuf(n int) (restore func()) {
 	old := initialBuf
 	initialBuf = n
 	return func() { initialBuf = old }
+}
+
+// Prefetched returns the offset up to which a mapped Reader has asked for
+// prefetching, and the distance it prefetches past a block.
+func (r *Reader) Prefetched() (off, ahead int) { return r.prefetched, prefetchAhead }
+
+// MarkOffset returns the file offset of m.
+func MarkOffset(m Mark) int64 { return m.off }
+
+// Timestamp converts ticks as an interface with the given if_tsresol
+// value (10^-v, or 2^-(v&0x7f) when v&0x80) does.
+func Timestamp(tsresol uint8, ticks uint64) time.Time {
+	in := Interface{tsUnits: 1e6}
+	if tsresol&0x80 != 0 {
+		in.tsPow2, in.tsShift = true, tsresol&0x7F
+	} else {
+		in.tsUnits = pow10(tsresol)
+	}
+	return (&Reader{}).ts(&in, ticks)
 }

@@ -260,3 +260,52 @@ func TestEachFileCut(t *testing.T) {
 		t.Errorf("Each: %v after %d frames, want ErrFileChanged after some", err, n)
 	}
 }
+
+// TestReaderPrefetchSpan: a mapped Reader asks for every line once, from
+// its first block to prefetchAhead past the block just read, never past
+// the end of the file, and asks afresh after a Seek back (frames from a
+// mapped file are then read from the cache rather than one miss at a
+// time).
+func TestReaderPrefetchSpan(t *testing.T) {
+	data := corpusFile(t, "valid.pcapng")
+	path := filepath.Join(t.TempDir(), "valid.pcapng")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := pcap.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if !r.Retain() {
+		testenv.Unavailable(t, "no mapped files here")
+	}
+	var f pcap.Frame
+	var mark pcap.Mark
+	check := func(what string) {
+		t.Helper()
+		got, ahead := r.Prefetched()
+		end := int(pcap.MarkOffset(r.Mark())) // the block just read ends there
+		if want := min(end+ahead, len(data)); got != want {
+			t.Fatalf("%s: frame %d (block %d..%d): prefetched up to %d, want %d", what, f.Number, f.Offset, end, got, want)
+		}
+	}
+	for n := 0; ; n++ {
+		if n == 3 {
+			mark = r.Mark()
+		}
+		if err := r.Next(&f); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		check("first read")
+	}
+	if !r.Seek(mark) {
+		t.Fatal("Seek refused")
+	}
+	if err := r.Next(&f); err != nil {
+		t.Fatal(err)
+	}
+	check("after Seek back")
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math/big"
 	"os"
 	"testing"
 	"time"
@@ -426,5 +427,35 @@ func TestParseInterfaceName(t *testing.T) {
 		if p != want.point || n != want.plane {
 			t.Errorf("ParseInterfaceName(%q) = %q, %d; want %q, %d", name, p, n, want.point, want.plane)
 		}
+	}
+}
+
+// TestReaderTimestampResolutions: every decimal if_tsresol (10^0 to
+// 10^-19, nanoseconds and microseconds on their own constant-divisor path)
+// and binary ones give the time an exact rational computation gives,
+// truncated to the nanosecond.
+func TestReaderTimestampResolutions(t *testing.T) {
+	ticks := []uint64{0, 1, 999, 1_000_000, 1_234_567_891_234, 1<<63 - 1, ^uint64(0)}
+	for v := 0; v <= 19; v++ {
+		units := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(v)), nil)
+		for _, k := range ticks {
+			checkTimestamp(t, uint8(v), k, units)
+		}
+	}
+	for _, s := range []uint8{0, 1, 20, 30, 34, 40, 63} {
+		units := new(big.Int).Lsh(big.NewInt(1), uint(s))
+		for _, k := range ticks {
+			checkTimestamp(t, 0x80|s, k, units)
+		}
+	}
+}
+
+func checkTimestamp(t *testing.T, tsresol uint8, ticks uint64, units *big.Int) {
+	t.Helper()
+	sec, frac := new(big.Int).DivMod(new(big.Int).SetUint64(ticks), units, new(big.Int))
+	nsec := new(big.Int).Div(frac.Mul(frac, big.NewInt(1e9)), units)
+	want := time.Unix(int64(sec.Uint64()), nsec.Int64()).UTC()
+	if got := pcap.Timestamp(tsresol, ticks); !got.Equal(want) {
+		t.Errorf("if_tsresol 0x%02x, %d ticks: %v, want %v", tsresol, ticks, got, want)
 	}
 }
