@@ -1,10 +1,12 @@
 package modelcheck
 
 import (
+	"bytes"
 	"slices"
 	"testing"
 
 	sm "github.com/openmrc/mrc/statemachine"
+	"github.com/openmrc/mrc/wire"
 )
 
 // seeded runs cfg with fault f and requires a counterexample of exactly
@@ -218,4 +220,43 @@ func TestFirstTransmissionAdversaryMissesHostileFaults(t *testing.T) {
 		t.Fatalf("first transmissions alone caught a hostile-input fault:\n%s", r.Violation)
 	}
 	t.Logf("%d states, %d distinct, no violation", r.States, r.Distinct)
+}
+
+// TestAdversaryMoves: the hostile adversary's packets are the first
+// transmissions of PSNs 0-3, each of them again as a retransmission (rtx
+// flag, the retransmit class, on the other EV, same bytes and address),
+// and PSN 0's packet under the three PSNs of no WR (forgedPSNs), also
+// across the 2^24 wrap.
+func TestAdversaryMoves(t *testing.T) {
+	for _, start := range []uint32{0, 1<<24 - 2} {
+		cfg := hostile("moves", 1)
+		cfg.StartPSN = start
+		c, err := newChecker(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 4
+		if len(c.tmpl) != 2*n+len(forgedPSNs) {
+			t.Fatalf("start %#x: %d packets, want %d", start, len(c.tmpl), 2*n+len(forgedPSNs))
+		}
+		for i := range n {
+			first, re := &c.tmpl[i], &c.tmpl[n+i]
+			if first.BTH.PSN != c.abs(uint32(i)) || first.BTH.Retransmit || re.BTH.PSN != first.BTH.PSN || !re.BTH.Retransmit {
+				t.Errorf("start %#x, psn %d: first %#x rtx %v, resent %#x rtx %v", start, i, first.BTH.PSN, first.BTH.Retransmit,
+					re.BTH.PSN, re.BTH.Retransmit)
+			}
+			if re.DSCP() != dscp.TrimmableRetx || re.EV(wire.EVModeUDP) == first.EV(wire.EVModeUDP) ||
+				re.RETH.VA != first.RETH.VA || !bytes.Equal(re.Payload, first.Payload) {
+				t.Errorf("start %#x, psn %d: the resent packet (DSCP %d, EV %#x) is not the first one (EV %#x) resent", start, i,
+					re.DSCP(), re.EV(wire.EVModeUDP), first.EV(wire.EVModeUDP))
+			}
+		}
+		for j, r := range forgedPSNs {
+			k := &c.tmpl[2*n+j]
+			if k.BTH.PSN != wire.PSNAdd(start, r) || k.RETH.VA != c.tmpl[0].RETH.VA || k.BTH.Retransmit {
+				t.Errorf("start %#x: forged packet %d has PSN %#x, want %#x with PSN 0's address", start, j, k.BTH.PSN,
+					wire.PSNAdd(start, r))
+			}
+		}
+	}
 }
