@@ -268,27 +268,27 @@ func resendAcked(e *engine, x *sentCtx) {
 }
 
 // resendSame checks REQ-PSN-2: a resend repeats the original. Its state:
-// the PSN record's fingerprints (payFP is taken from the first whole copy).
+// the PSN record's header fingerprint and payload identity (taken from the
+// first whole copy).
 func resendSame(e *engine, x *sentCtx) {
 	if !x.tracked {
 		return
 	}
 	st, p := x.st, x.p
-	h, pay := fingerprints(p)
 	switch {
-	case h != st.hdrFP:
+	case headerFP(p) != st.hdrFP:
 		e.failWhy(cRtxSame, x.pt, x.req, 0, "REQ-PSN-2", func(f *Finding) {
 			x.at(f, "the opcode, flags, METH, RETH and ImmDt of frame "+itoa(st.firstFrame), "different headers", st.firstFrame)
 		})
-	case st.payOK && !p.Trimmed && pay != st.payFP:
+	case st.pay.ok && !p.Trimmed && !e.samePayload(&st.pay, x.r):
 		e.failWhy(cRtxSame, x.pt, x.req, 0, "REQ-PSN-2", func(f *Finding) {
 			x.at(f, "the payload of frame "+itoa(st.firstFrame), "a different payload", st.firstFrame)
 		})
 	default:
 		e.ok(cRtxSame, x.pt, x.req, false)
 	}
-	if !st.payOK && !p.Trimmed {
-		st.payFP, st.payOK = pay, true
+	if !st.pay.ok && !p.Trimmed {
+		st.pay.keep(x.r)
 	}
 }
 

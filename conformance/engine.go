@@ -162,10 +162,13 @@ type engine struct {
 	lastAddr   [2]addrName           // the last two addresses addrNode named
 	kept       int                   // findings kept
 
-	snaps   []snapshot // timeline snapshots around failures
-	psnBuf  []uint32   // scratch for hot checks (appendPSNs)
-	flowIDs map[flowKey]string
-	mapCase map[string]caseID // wire requirement → case
+	snaps  []snapshot // timeline snapshots around failures
+	psnBuf []uint32   // scratch for hot checks (appendPSNs)
+
+	scratch    []byte      // a frame rebuilt to compare payloads (samePayload)
+	scratchPkt wire.Packet // its decode
+	flowIDs    map[flowKey]string
+	mapCase    map[string]caseID // wire requirement → case
 }
 
 func newEngine(p *PICS) *engine {

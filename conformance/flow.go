@@ -80,8 +80,8 @@ type psnInfo struct {
 	lastNs                int64
 	lastEV                uint32
 	sends                 int
-	hdrFP, payFP          uint64
-	payOK                 bool
+	hdrFP                 uint64
+	pay                   payloadID // the payload of its first whole copy (resendSame)
 	ackSel                bool
 	ackFrame              int
 	ackNs                 int64
@@ -420,13 +420,10 @@ func (f *flow) addEV(ev uint32) {
 	}
 }
 
-// fpSeed seeds the fingerprints; they are compared within one run only.
-var fpSeed = maphash.MakeSeed()
-
-// fingerprints of a write: the header fields a retransmission must repeat
-// (opcode, ack_req, se, ts, P_Key, dest_qp, MSN, RQMSN, RETH, ImmDt), and
-// the payload (REQ-PSN-2).
-func fingerprints(p *wire.Packet) (hdr, pay uint64) {
+// headerFP is the fingerprint of the header fields of a write that a
+// retransmission must repeat (opcode, ack_req, se, ts, P_Key, dest_qp,
+// MSN, RQMSN, RETH, ImmDt; REQ-PSN-2); payloadID pins the payload.
+func headerFP(p *wire.Packet) uint64 {
 	b := func(v bool) uint64 {
 		if v {
 			return 1
@@ -436,8 +433,7 @@ func fingerprints(p *wire.Packet) (hdr, pay uint64) {
 	w0 := uint64(p.BTH.Opcode) | b(p.BTH.AckReq)<<8 | b(p.BTH.SE)<<9 | b(p.BTH.TSPresent)<<10 | uint64(p.BTH.PKey)<<16 | uint64(p.BTH.DestQP)<<32
 	w1 := uint64(p.METH.MSN) | uint64(p.METH.RQMSN)<<16 | uint64(p.ImmDt)<<32
 	w2 := uint64(p.RETH.RKey) | uint64(p.RETH.DMALength)<<32
-	hdr = mix64(mix64(mix64(mix64(fpKey, w0), w1), w2), p.RETH.VA)
-	return hdr, maphash.Bytes(fpSeed, p.Payload)
+	return mix64(mix64(mix64(mix64(fpKey, w0), w1), w2), p.RETH.VA)
 }
 
 // fpKey keys the header fingerprint like fpSeed the payload's.

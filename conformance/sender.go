@@ -116,9 +116,11 @@ func (e *engine) sentNew(x *sentCtx) {
 	if !e.roomIn(fl.psns.len(), MaxPSNsPerFlow) {
 		e.capFlow(x.pt, fl)
 	} else {
-		h, pay := fingerprints(p)
 		ok, jumped := fl.psns.put(psn, psnInfo{firstFrame: e.frameNo, lastFrame: e.frameNo, lastNs: x.t, lastEV: x.ev, sends: 1,
-			hdrFP: h, payFP: pay, payOK: !p.Trimmed})
+			hdrFP: headerFP(p)})
+		if st := fl.psns.get(psn); ok && st != nil && !p.Trimmed {
+			st.pay.keep(x.r)
+		}
 		if jumped {
 			e.note("connection %s at %q: PSN %d lies more than %d PSNs beyond those outstanding; the earlier ones are no longer tracked", fl.key, x.pt.name, psn, MaxPSNsPerFlow)
 		}
