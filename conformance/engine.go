@@ -143,6 +143,7 @@ type engine struct {
 	rows     map[nodePoint]*obsRow
 	slots    [rowSlots]rowSlot // rows and nodes entries by point and node
 	lastPt   *point            // the point of the previous frame
+	prevPt   *point            // the point before it, when another
 	points   map[string]*point
 	nodes    map[nodePoint]*npStat
 	toNode   map[nodePoint]int // frames addressed to a node, per point
@@ -518,10 +519,14 @@ func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 	ptName, plane := v.point, v.plane
 	pt := e.lastPt
 	if pt == nil || pt.name != ptName {
-		if pt = e.point(ptName); pt == nil {
+		// Frames of one point mostly follow each other, or alternate
+		// between two (a sender's and a receiver's): no map lookup.
+		if q := e.prevPt; q != nil && q.name == ptName {
+			pt = q
+		} else if pt = e.point(ptName); pt == nil {
 			return
 		}
-		e.lastPt = pt // frames of one point mostly follow each other
+		e.prevPt, e.lastPt = e.lastPt, pt
 	}
 	if pt.n > 0 && e.now < pt.lastNs {
 		pt.nonMonotonic = true

@@ -46,9 +46,14 @@ type point struct {
 
 	flows map[flowKey]*flow
 	pairs map[[2]string][]*flow // (req, rsp) → flows
-	ep    map[epKey]*epReq
-	psu   map[[2]string]psuState // (from, to) → latest port status update
-	full  bool
+	// The pairs entry feedbackFlow looked up last, valid while pairsGen
+	// (counting addFlow's additions) is lastPairGen.
+	lastPair              [2]string
+	lastCands             []*flow
+	pairsGen, lastPairGen int
+	ep                    map[epKey]*epReq
+	psu                   map[[2]string]psuState // (from, to) → latest port status update
+	full                  bool
 }
 
 func newPoint(name string) *point {
@@ -285,8 +290,9 @@ type flow struct {
 	tl   *tlState            // timeline ring
 	echo map[uint32][16]byte // SRv6 echo value → outer path
 
-	keyName   string  // key.String(), for findings (name)
-	keyNameOf flowKey // the key keyName names
+	evSeen    [evSeenSlots]uint32 // EVs recorded in evs, plus one (addEV)
+	keyName   string              // key.String(), for findings (name)
+	keyNameOf flowKey             // the key keyName names
 }
 
 // name returns the flow's key as findings name their connection, built
@@ -346,6 +352,7 @@ func (e *engine) addFlow(pt *point, k flowKey) *flow {
 	pt.flows[k] = f
 	pr := [2]string{k.req, k.rsp}
 	pt.pairs[pr] = append(pt.pairs[pr], f)
+	pt.pairsGen++
 	return f
 }
 
@@ -353,7 +360,11 @@ func (e *engine) addFlow(pt *point, k flowKey) *flow {
 // req answers. spdcid (when has) is the responder's QPN bits 15:0. The
 // second result reports whether spdcid disagreed with the flow found.
 func (e *engine) feedbackFlow(pt *point, rsp, req string, reqQPN uint32, spdcid uint16, has bool) (*flow, bool) {
-	cands := pt.pairs[[2]string{req, rsp}]
+	pr := [2]string{req, rsp}
+	if pt.lastPair != pr || pt.lastPairGen != pt.pairsGen || pt.lastCands == nil {
+		pt.lastPair, pt.lastCands, pt.lastPairGen = pr, pt.pairs[pr], pt.pairsGen
+	}
+	cands := pt.lastCands
 	var pick *flow
 	if has {
 		for _, f := range cands {
@@ -414,11 +425,19 @@ func (f *flow) touch(frame, plane int) {
 	}
 }
 
+// addEV records that the flow used EV ev; evSeen, a direct-mapped cache
+// of EVs recorded, spares the map write of most.
 func (f *flow) addEV(ev uint32) {
-	if len(f.evs) < MaxEVsPerFlow {
-		f.evs[ev] = true
+	if c := &f.evSeen[ev&(evSeenSlots-1)]; *c != ev+1 || ev == ^uint32(0) {
+		if len(f.evs) < MaxEVsPerFlow {
+			f.evs[ev] = true
+			*c = ev + 1
+		}
 	}
 }
+
+// evSeenSlots is the size of a flow's cache of EVs recorded (addEV).
+const evSeenSlots = 64
 
 // headerFP is the fingerprint of the header fields of a write that a
 // retransmission must repeat (opcode, ack_req, se, ts, P_Key, dest_qp,

@@ -99,6 +99,10 @@ func (t *psnMap[V]) del(q uint32) V {
 			return a
 		}
 	}
+	if len(t.more) == 0 {
+		var zero V
+		return zero
+	}
 	if a, ok := t.more[q]; ok {
 		delete(t.more, q)
 		return a
