@@ -66,3 +66,40 @@ func TestMutantFaultBeyondMPRReach(t *testing.T) {
 		t.Errorf("%d packets sent under beyond-mpr with W = 128, want 2W = 256", n)
 	}
 }
+
+// queuedRetransmissions counts the PSNs of [una, nxt) marked lost, the
+// queue nLost counts.
+func queuedRetransmissions(q *QP) int {
+	r, n := &q.req, 0
+	for p := r.una; p != r.nxt; p = wire.PSNAdd(p, 1) {
+		if r.ring.fl[p&r.ring.mask]&txLost != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// TestMutantLostCountFollowsQueue (LR-RTX-2): the count of PSNs queued for
+// retransmission, which pump's loop over the oldest lost PSN relies on,
+// follows the queue: up on a NACK, down when the retransmission is sent or
+// a SACK acknowledges the queued PSN.
+func TestMutantLostCountFollowsQueue(t *testing.T) {
+	o := newOne(t, func(c *testCfg, a *Attr) { a.CCProfileID = 10 }) // base_rtt 10 µs
+	o.write(1, 3*1024, false)
+	ps := o.take()
+	check := func(when string, want int) {
+		t.Helper()
+		if o.q.req.nLost != want || queuedRetransmissions(o.q) != want {
+			t.Errorf("%s: nLost %d, %d PSNs queued, want %d", when, o.q.req.nLost, queuedRetransmissions(o.q), want)
+		}
+	}
+	o.recv(1, nackPkt(1, ps[1].EV(wire.EVModeSTEV), wire.NACKTrimmedLastHop))
+	if n := len(o.take()); n != 1 {
+		t.Fatalf("%d packets after the NACK of PSN 1, want its retransmission", n)
+	}
+	check("PSN 1 retransmitted", 0)
+	o.recv(1, nackPkt(2, ps[2].EV(wire.EVModeSTEV), wire.NACKNoResource)) // held for base_rtt
+	check("PSN 2 held", 1)
+	o.recv(1, sackPkt(1<<24-1, 2, 0, 0b100, 0x100, wire.MNone))
+	check("PSN 2 selectively acknowledged", 0)
+}
