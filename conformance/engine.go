@@ -118,13 +118,16 @@ type engine struct {
 	tol    int64 // timer tolerance, ns
 	dynMPR bool  // the PICS declares dynamic_mpr (looked up once, not per SACK)
 
-	dec     pcap.Decoder
-	rec     pcap.Record
-	pre     *pcap.Record // the next frame as a parallel worker decoded it (record)
-	start   time.Time
-	started bool
-	now     int64 // current frame time since the first frame
-	frameNo int
+	dec pcap.Decoder
+	rec pcap.Record
+	// computed is set when a parallel worker computed the next frame's
+	// ICRC (icrc) already (record).
+	computed bool
+	icrc     uint32
+	start    time.Time
+	started  bool
+	now      int64 // current frame time since the first frame
+	frameNo  int
 
 	frames, mrcFrames, snapped, notMRC int
 	fragments                          int      // IP fragments, discarded

@@ -46,36 +46,42 @@ type batch struct {
 	minOff int64
 	seq    uint64
 	done   atomic.Uint64
-	// The frames decoded (the stateless part of judging, ICRC included),
-	// by the batch's worker from the front or by an idle worker helping
-	// from the back (help): state is frameFree, frameClaimed or
-	// frameDecoded. live is set while helpers may decode (gen is then
-	// the batch's seq); helpers counts those at work.
-	recs    [batchFrames]pcap.Record
+	// The frames' ICRCs (the costliest part of decoding, needing no
+	// connection state), computed by an idle worker helping from the back
+	// (help) before the batch's worker, judging from the front, reaches
+	// them: state is frameFree, frameClaimed, frameComputed (icrc holds
+	// it) or frameUnfit (the frame has none to compute, or does not
+	// decode: its worker decodes it as one engine does). Only 4 bytes a
+	// frame go from the helper to the worker. live is set while helpers
+	// may compute (gen is then the batch's seq); helpers counts those at
+	// work.
+	icrc    [batchFrames]uint32
 	state   [batchFrames]atomic.Int32
 	live    atomic.Bool
 	gen     atomic.Uint64
 	helpers atomic.Int32
 }
 
-// A frame's decoding state in a batch.
+// A frame's state in a batch.
 const (
 	frameFree int32 = iota
 	frameClaimed
-	frameDecoded
+	frameComputed
+	frameUnfit
 )
 
-// helpMsg offers a batch sent to a worker for others to help decode.
+// helpMsg offers a batch sent to a worker for others to help with.
 type helpMsg struct {
 	b   *batch
 	seq uint64
 }
 
-// help decodes, from the back, frames of batch seq that its worker has not
-// reached, until it meets the worker. Idle workers call it: the node pairs
-// of a capture seldom split evenly between workers, and decoding a frame
-// needs no connection state.
-func (b *batch) help(seq uint64, dec *pcap.Decoder) {
+// help computes, from the back, the ICRCs of frames of batch seq that its
+// worker has not reached, until it meets the worker. Idle workers call it
+// (c is the judgement's codec, p their scratch packet): the node pairs of
+// a capture seldom split evenly between workers, and an ICRC needs no
+// connection state.
+func (b *batch) help(seq uint64, c *wire.Codec, p *wire.Packet) {
 	b.helpers.Add(1)
 	defer b.helpers.Add(-1)
 	if !b.live.Load() || b.gen.Load() != seq {
@@ -85,22 +91,31 @@ func (b *batch) help(seq uint64, dec *pcap.Decoder) {
 		if !b.state[i].CompareAndSwap(frameFree, frameClaimed) {
 			return
 		}
-		dec.Decode(&b.frames[i], b.ins[i], &b.recs[i])
-		b.state[i].Store(frameDecoded)
+		st := frameUnfit
+		// A frame of another link type is decoded as Ethernet here in
+		// vain: its worker's decoder refuses it before the ICRC.
+		if d := b.frames[i].Data; c.Decode(d, p) == nil && !p.Trimmed {
+			b.icrc[i] = c.ComputeICRC(d, p)
+			st = frameComputed
+		}
+		b.state[i].Store(st)
 	}
 }
 
 // judge judges a batch with its worker's engine, which decodes each frame
-// a helper has not (into its own record, as one engine judging alone),
-// and makes it ready for reuse.
+// (given its ICRC when a helper computed it), and makes it ready for
+// reuse.
 func (b *batch) judge(e *engine) {
 	for i := 0; i < b.n; i++ {
-		e.pre = nil
+		e.computed = false
 		if !b.state[i].CompareAndSwap(frameFree, frameClaimed) {
-			for b.state[i].Load() != frameDecoded {
-				runtime.Gosched() // a helper is decoding it
+			st := b.state[i].Load()
+			for ; st == frameClaimed; st = b.state[i].Load() {
+				runtime.Gosched() // a helper is computing it
 			}
-			e.pre = &b.recs[i]
+			if st == frameComputed {
+				e.computed, e.icrc = true, b.icrc[i]
+			}
 		}
 		e.idx = b.idx[i]
 		e.frame(&b.frames[i], b.ins[i])
@@ -115,12 +130,13 @@ func (b *batch) judge(e *engine) {
 	b.n = 0
 }
 
-// record returns the frame f decoded: as a parallel worker decoded it
-// (batch.judge), or decoded here.
+// record returns the frame f decoded, with the ICRC a parallel worker
+// computed for it when one did (batch.judge).
 func (e *engine) record(f *pcap.Frame, in *pcap.Interface) *pcap.Record {
-	if r := e.pre; r != nil {
-		e.pre = nil
-		return r
+	if e.computed {
+		e.computed = false
+		e.dec.DecodeComputed(f, in, &e.rec, e.icrc)
+		return &e.rec
 	}
 	e.dec.Decode(f, in, &e.rec)
 	return &e.rec
@@ -442,7 +458,8 @@ func (j *parallel) work(e *engine, in <-chan *batch, r *pcap.Reader, name string
 	if workerHook != nil {
 		defer workerHook()()
 	}
-	helper := pcap.Decoder{Codec: j.p.Codec(), EVMode: j.p.EVModeValue()}
+	codec := j.p.Codec()
+	var scratch wire.Packet
 	for {
 		var b *batch
 		var ok bool
@@ -453,7 +470,7 @@ func (j *parallel) work(e *engine, in <-chan *batch, r *pcap.Reader, name string
 			select {
 			case b, ok = <-in:
 			case h := <-j.help:
-				h.b.help(h.seq, &helper)
+				h.b.help(h.seq, codec, &scratch)
 				continue
 			}
 		}

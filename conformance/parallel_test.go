@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/openmrc/mrc/pcap"
+	"github.com/openmrc/mrc/wire"
 )
 
 // TestJobsIdentical judges every golden capture under every PICS with 1,
@@ -54,13 +55,20 @@ func firstDiff(a, b []byte) string {
 	return "lengths differ"
 }
 
-// TestBatchHelpedDecode: frames decoded by a helping worker (batch.help,
-// from the back of a batch) and frames its own worker decodes are judged
-// alike: an engine fed batches that helpers decoded all or half of reports
-// what an engine judging the frames one by one does.
+// TestBatchHelpedDecode: frames whose ICRC a helping worker computed
+// (batch.help, from the back of a batch) and frames its own worker decodes
+// whole are judged alike: an engine fed batches that helpers took all or
+// half of reports what an engine judging the frames one by one does, on a
+// capture whose ICRCs are good and on one with bad ones (WIRE-ICRC-1).
 func TestBatchHelpedDecode(t *testing.T) {
+	for _, c := range []string{"../pcap/testdata/scenarios/perplane-loss.pcapng", "testdata/fault-bad-icrc.pcapng"} {
+		batchHelped(t, c)
+	}
+}
+
+func batchHelped(t *testing.T, capture string) {
 	p := referencePICS(t)
-	r, err := pcap.Open("../pcap/testdata/scenarios/perplane-loss.pcapng")
+	r, err := pcap.Open(capture)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,9 +87,6 @@ func TestBatchHelpedDecode(t *testing.T) {
 		frames = append(frames, f)
 		ifs = append(ifs, table.get(r, f.Interface))
 	}
-	if len(frames) < batchFrames {
-		t.Fatalf("only %d frames", len(frames))
-	}
 	report := func(e *engine) string {
 		e.finish()
 		var b bytes.Buffer
@@ -97,7 +102,7 @@ func TestBatchHelpedDecode(t *testing.T) {
 	want := report(one)
 	for _, helped := range []int{batchFrames, batchFrames / 2} {
 		e := newEngine(p)
-		helper := pcap.Decoder{Codec: p.Codec(), EVMode: p.EVModeValue()}
+		var scratch wire.Packet
 		b := new(batch)
 		var seq uint64
 		for i := 0; i < len(frames); {
@@ -113,23 +118,23 @@ func TestBatchHelpedDecode(t *testing.T) {
 			for k := 0; k < b.n-min(helped, b.n); k++ {
 				b.state[k].Store(frameClaimed)
 			}
-			b.help(seq, &helper)
-			decodedByHelper := 0
+			b.help(seq, p.Codec(), &scratch)
+			computed := 0
 			for k := 0; k < b.n; k++ {
-				if b.state[k].Load() == frameDecoded {
-					decodedByHelper++
+				if st := b.state[k].Load(); st == frameComputed || st == frameUnfit {
+					computed++
 				}
 				if b.state[k].Load() == frameClaimed {
 					b.state[k].Store(frameFree) // the worker's own, as judge finds them
 				}
 			}
-			if decodedByHelper != min(helped, b.n) {
-				t.Fatalf("the helper decoded %d frames of %d, want %d", decodedByHelper, b.n, min(helped, b.n))
+			if computed != min(helped, b.n) {
+				t.Fatalf("%s: the helper took %d frames of %d, want %d", capture, computed, b.n, min(helped, b.n))
 			}
 			b.judge(e)
 		}
 		if got := report(e); got != want {
-			t.Errorf("helped %d frames per batch: the report differs:\n%s", helped, firstDiff([]byte(want), []byte(got)))
+			t.Errorf("%s: helped %d frames per batch: the report differs:\n%s", capture, helped, firstDiff([]byte(want), []byte(got)))
 		}
 	}
 }

@@ -91,6 +91,16 @@ func (d *Decoder) codec() *wire.Codec {
 // Decode decodes f, captured on in (may be nil), into r. It does not
 // allocate when the frame decodes cleanly; r.Data aliases f.Data.
 func (d *Decoder) Decode(f *Frame, in *Interface, r *Record) {
+	d.decode(f, in, r, false, 0)
+}
+
+// DecodeComputed is Decode for a caller that computed the frame's ICRC
+// already (wire.Codec.CheckComputed): icrc is that value.
+func (d *Decoder) DecodeComputed(f *Frame, in *Interface, r *Record, icrc uint32) {
+	d.decode(f, in, r, true, icrc)
+}
+
+func (d *Decoder) decode(f *Frame, in *Interface, r *Record, computed bool, icrc uint32) {
 	c := d.codec()
 	r.Frame, r.Iface = *f, in
 	if !d.seen {
@@ -107,7 +117,11 @@ func (d *Decoder) Decode(f *Frame, in *Interface, r *Record) {
 	if err := c.Decode(f.Data, &r.Packet); err != nil {
 		r.Err = err
 	} else if !d.NoCheck {
-		r.Violations = c.Check(f.Data, &r.Packet, r.Violations)
+		if computed {
+			r.Violations = c.CheckComputed(f.Data, &r.Packet, r.Violations, icrc)
+		} else {
+			r.Violations = c.Check(f.Data, &r.Packet, r.Violations)
+		}
 		// Check computes the ICRC already: read its verdict rather than
 		// computing it a second time.
 		r.ICRCOK = !r.Packet.Trimmed

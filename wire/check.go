@@ -6,14 +6,22 @@ import "fmt"
 // without error and appends one Violation per broken rule to dst. It never
 // allocates when there is nothing to report.
 func (c *Codec) Check(b []byte, p *Packet, dst []Violation) []Violation {
-	return c.check(b, p, dst, true)
+	return c.check(b, p, dst, true, false, 0)
+}
+
+// CheckComputed is Check for a caller that computed the frame's ICRC
+// already (ComputeICRC of a codec with the same ICRC settings, SameICRC;
+// a parallel judge computes it in another goroutine): icrc is that value,
+// compared with the one the frame carries.
+func (c *Codec) CheckComputed(b []byte, p *Packet, dst []Violation, icrc uint32) []Violation {
+	return c.check(b, p, dst, true, true, icrc)
 }
 
 // CheckHeaders is Check without the ICRC, for a caller that knows the
 // ICRC's verdict already (another codec with the same ICRC settings
 // computed it) or does not need it.
 func (c *Codec) CheckHeaders(b []byte, p *Packet, dst []Violation) []Violation {
-	return c.check(b, p, dst, false)
+	return c.check(b, p, dst, false, false, 0)
 }
 
 // SameICRC reports whether c and d compute the same ICRC (algorithm and
@@ -22,7 +30,7 @@ func (c *Codec) SameICRC(d *Codec) bool {
 	return c.prof.ICRC == d.prof.ICRC && c.prof.ICRCMaskUDPSrcPort == d.prof.ICRCMaskUDPSrcPort
 }
 
-func (c *Codec) check(b []byte, p *Packet, dst []Violation, withICRC bool) []Violation {
+func (c *Codec) check(b []byte, p *Packet, dst []Violation, withICRC, computed bool, icrc uint32) []Violation {
 	add := func(req, hdr string, off int, field, format string, args ...any) {
 		dst = append(dst, Violation{Req: req, Header: hdr, Offset: off, Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
@@ -105,7 +113,11 @@ func (c *Codec) check(b []byte, p *Packet, dst []Violation, withICRC bool) []Vio
 	}
 	c.checkExt(p, add)
 	if withICRC && !p.Trimmed {
-		if want := c.ComputeICRC(b, p); want != p.ICRC {
+		want := icrc
+		if !computed {
+			want = c.ComputeICRC(b, p)
+		}
+		if want != p.ICRC {
 			add("WIRE-ICRC-1", "ICRC", p.end-ICRCLen, "icrc", "ICRC 0x%08x, computed 0x%08x", p.ICRC, want)
 		}
 	}
