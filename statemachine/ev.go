@@ -260,7 +260,7 @@ func (q *QP) endRotation() {
 	if t.nSkip > 0 {
 		for i := range t.e {
 			if t.state(i) == EVSkip {
-				q.setEV(i, EVGood, CauseRotation)
+				q.evEvent(i, CauseRotation)
 			}
 		}
 	}
@@ -407,9 +407,10 @@ func (q *QP) rejoinActive(i int) {
 
 // sackVerdict applies a SACK's verdict to the EV it reflects (LR-SACK-3):
 // an answer to a probe goes to probeResult (EV-PRB-4); otherwise m = NONE
-// adopts the EV as its plane's reverse EV (EV-REV-3), SKIP_ONCE moves it
-// to SKIP and ALWAYS_SKIP to ASSUMED_BAD. A reserved m reads as NONE
-// (WIRE-SETH-3); sackVerdict returns m as read.
+// adopts the EV as its plane's reverse EV (EV-REV-3), and SKIP_ONCE and
+// ALWAYS_SKIP are the path-state events evstate.OfSACK names (EV-ST-2,
+// EV-ST-4, EV-ST-10). A reserved m reads as NONE (WIRE-SETH-3);
+// sackVerdict returns m as read.
 func (q *QP) sackVerdict(s *wire.SETH, ev int, evOK bool) wire.Multipath {
 	m := s.M
 	if m > wire.MAlwaysSkip {
@@ -421,17 +422,19 @@ func (q *QP) sackVerdict(s *wire.SETH, ev int, evOK bool) wire.Multipath {
 		}
 	} else if s.PR {
 		q.probeResult(ev, uint16(s.AckPSNOffset), m)
+	} else if m == wire.MNone {
+		q.adoptReverse(ev)
 	} else {
-		switch m {
-		case wire.MNone:
-			q.adoptReverse(ev)
-		case wire.MSkipOnce:
-			q.setEV(ev, EVSkip, CauseSkipOnce)
-		case wire.MAlwaysSkip:
-			q.setEV(ev, EVAssumedBad, CauseAlwaysSkip)
-		}
+		q.evEvent(ev, evstate.OfSACK(m, false))
 	}
 	return m
+}
+
+// evEvent moves EV i as the path-state table moves its state on event c
+// (evstate.Next); an event the table has no row for leaves it as it is.
+func (q *QP) evEvent(i int, c EVCause) bool {
+	to, ok := evstate.Next(q.ev.state(i), c)
+	return ok && q.setEV(i, to, c)
 }
 
 // probeResult handles a SACK with pr = 1 reflecting EV i: an answer to the
@@ -453,14 +456,14 @@ func (q *QP) probeResult(i int, id uint16, m wire.Multipath) {
 	if t.state(i) != EVAssumedBad {
 		return
 	}
-	switch m {
-	case wire.MNone:
+	switch c := evstate.OfSACK(m, true); c {
+	case CauseProbeOK:
 		t.setProbeOK(i, t.probeOK(i)+1)
 		if t.probeOK(i) >= t.set.probeSuccesses && !q.st.seeded(FaultNoRestore) {
-			q.setEV(i, EVGood, CauseProbeOK)
+			q.evEvent(i, c)
 		}
-	case wire.MSkipOnce:
-		q.setEV(i, EVSkip, CauseProbeSkip)
+	case CauseProbeSkip:
+		q.evEvent(i, c)
 	default:
 		t.setProbeOK(i, 0)
 	}
