@@ -426,6 +426,9 @@ func renderJobs(s *section, lines []string) {
 	c1, c2 := median(cpu["jobs1"]), median(cpu["jobs2"])
 	s.p("- %s frames: `--jobs 1` %.2f s (%.2f s CPU), `--jobs 2` %.2f s (%.2f s CPU): **%.2f×** faster with two workers "+
 		"(target ≥ 1.7× on this 2-core machine: %s)\n", notes["frames"], w1, c1, w2, c2, w1/w2, met(w1 >= 1.7*w2))
+	if sched := notes["sched"]; sched != "" {
+		s.p("- both ran under %s (chrt): the machine's other sessions waited while they ran, so the ratio is that of two free cores\n", sched)
+	}
 	if c2 < 1.5*w2 {
 		// Linux gives each session an equal share of a loaded machine
 		// (sched_autogroup), however many threads it runs.
