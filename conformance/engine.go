@@ -270,15 +270,14 @@ const (
 // and allocates nothing. why may be nil.
 func (e *engine) failWhy(cs caseID, pt *point, node string, how failHow, req reqID, why func(f *Finding)) {
 	o := e.failCount(cs, pt, node, how)
+	o.total++
 	if e.keepable(o) {
-		f := Finding{Requirement: string(req)}
+		f := o.newFinding(req)
 		if why != nil {
-			why(&f)
+			why(f)
 		}
 		f.Verdict, f.timing, f.absent = Fail, how&onTiming != 0, how&onAbsence != 0
-		e.keep(o, pt, node, f)
-	} else {
-		o.total++
+		e.placeFinding(f, pt, node)
 	}
 	e.failSnapshot(pt)
 }
@@ -343,19 +342,27 @@ func (e *engine) undecidedWhy(cs caseID, pt *point, node, reason string, req req
 	if o.reason == "" {
 		o.reason, o.reasonOrd = reason, e.ord()
 	}
+	o.total++
 	if !e.keepable(o) {
-		o.total++
 		return
 	}
-	f := Finding{Requirement: string(req)}
+	f := o.newFinding(req)
 	if why != nil {
-		why(&f)
+		why(f)
 	}
 	f.Verdict = Inconclusive
 	if f.Observed == "" {
 		f.Observed = reason
 	}
-	e.keep(o, pt, node, f)
+	e.placeFinding(f, pt, node)
+}
+
+// newFinding appends a finding of requirement req to o's and returns it,
+// for its evidence to be filled in place (no Finding built apart and
+// copied), then placed.
+func (o *obsCount) newFinding(req reqID) *Finding {
+	o.findings = append(o.findings, Finding{Requirement: string(req)})
+	return &o.findings[len(o.findings)-1]
 }
 
 // keepable reports whether a finding of o would be kept.
@@ -368,6 +375,13 @@ func (e *engine) keep(o *obsCount, pt *point, node string, f Finding) {
 	if !e.keepable(o) {
 		return
 	}
+	o.findings = append(o.findings, f)
+	e.placeFinding(&o.findings[len(o.findings)-1], pt, node)
+}
+
+// placeFinding completes a finding just kept: where and when, by default the
+// current frame's, and its place in judging order.
+func (e *engine) placeFinding(f *Finding, pt *point, node string) {
 	e.kept++
 	f.Point, f.Node = pt.name, node
 	if f.Frame == 0 {
@@ -383,7 +397,6 @@ func (e *engine) keep(o *obsCount, pt *point, node string, f Finding) {
 		f.Connection = pt.curFlow.name()
 	}
 	f.ord = e.ord()
-	o.findings = append(o.findings, f)
 }
 
 // nodeAddr returns the node names of a decoded packet's inner source and
