@@ -661,7 +661,7 @@ func (q *QP) reorderLoss() {
 			ev := r.evAt(i)
 			q.markLost(r.lossScan, LossReorder, ev)
 			if !q.st.cfg.Policy.KeepEVOnInferredLoss {
-				q.setEV(ev, EVAssumedBad, CauseInferredLoss)
+				q.evEvent(ev, CauseInferredLoss) // EV-SM-5
 			}
 		}
 		r.lossScan = wire.PSNAdd(r.lossScan, 1)
@@ -809,7 +809,7 @@ func (q *QP) onNACK(p *wire.Packet) {
 	if !ok {
 		ev = r.evAt(i)
 	} else if n.Reason == wire.NACKTrimmed {
-		q.setEV(ev, EVSkip, CauseTrimmed) // EV-ST-3
+		q.evEvent(ev, CauseTrimmed) // EV-ST-3
 	}
 	nb := r.pktLen(psn)
 	if r.ring.fl[i]&txInFlight != 0 {
@@ -910,7 +910,7 @@ func (q *QP) rtoTimer() {
 		q.emit(Event{Kind: EvTimeout, PSN: psn, EV: q.ev.set.values[ev]})
 		nb := r.pktLen(psn)
 		q.markLost(psn, LossTimeout, ev)
-		q.setEV(ev, EVAssumedBad, CauseTimeout)
+		q.evEvent(ev, CauseTimeout) // EV-ST-5
 		q.ccEvent(q.cc.onLoss(nb))
 		if counted {
 			q.chargeRetry()
