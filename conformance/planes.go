@@ -153,6 +153,12 @@ func ipPair(p *wire.Packet) (src, dst netip.Addr, ok bool) {
 // learnWindow bounds the frames read ahead to learn planes.
 const learnWindow = 1024
 
+// maxPlaneEvidence bounds the continued messages kept from those frames:
+// each pair of a FIRST and a later packet may be one, and a capture made
+// to be read gives far more than a real one does (one per QP, pair of
+// planes and address pairs).
+const maxPlaneEvidence = learnWindow
+
 // planeLearning is what a capture's first frames say about its planes:
 // the interfaces grouped into one point (set on the judgement's
 // interface copies) and the addresses tied to another address's node.
@@ -259,7 +265,7 @@ func (s *planeScan) scan(p *PICS, frames []pcap.Frame, ins []*pcap.Interface) {
 		}
 		for _, f := range starts[k] {
 			e := planeEvidence{a: f.in, b: in, srcA: f.src, dstA: f.dst, srcB: src, dstB: dst, qpn: pk.BTH.DestQP}
-			if f.in != in && !found[e] && continues(p, &f, &pk) {
+			if f.in != in && !found[e] && len(s.ev) < maxPlaneEvidence && continues(p, &f, &pk) {
 				found[e] = true
 				s.ev = append(s.ev, e)
 			}

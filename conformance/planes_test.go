@@ -269,3 +269,54 @@ func planeAddr(a [16]byte, plane int) [16]byte {
 	a[0], a[1], a[2], a[3] = 0xfd, 0, 0, byte(plane)
 	return a
 }
+
+// TestPlaneEvidenceBounded: the frames read ahead to learn planes, made so
+// that every FIRST packet on one interface is continued by every later
+// packet on the other (each between other addresses), give at most
+// maxPlaneEvidence continued messages, not one per pair of frames.
+func TestPlaneEvidenceBounded(t *testing.T) {
+	var first, middle wire.Packet
+	r, err := pcap.Open("testdata/good.pcapng")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var f pcap.Frame
+	var p wire.Packet
+	for r.Next(&f) == nil {
+		if wire.Default.Decode(f.Data, &p) != nil {
+			continue
+		}
+		switch {
+		case p.BTH.Opcode == wire.OpWriteFirst && first.BTH.Opcode == 0:
+			first = p
+		case p.BTH.Opcode == wire.OpWriteMiddle && middle.BTH.Opcode == 0:
+			middle = p
+		}
+	}
+	if !first.BTH.Opcode.IsFirst() || middle.BTH.Opcode != wire.OpWriteMiddle || middle.RETH.RKey != first.RETH.RKey {
+		t.Fatal("good.pcapng has no FIRST and MIDDLE of one message")
+	}
+	ins := []*pcap.Interface{{Name: "a", Plane: -1}, {Name: "b", Plane: -1}}
+	var frames []pcap.Frame
+	var held []*pcap.Interface
+	for i := 0; i < learnWindow; i++ {
+		q, id := first, 0
+		if i >= learnWindow/2 {
+			q, id = middle, 1
+		}
+		q.IP6.Src[15], q.IP6.Src[14] = byte(i), byte(i>>8)
+		b, err := wire.Default.Append(nil, &q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames = append(frames, pcap.Frame{Number: i + 1, Timestamp: time.Unix(0, int64(i)), Interface: id, Data: b})
+		held = append(held, ins[id])
+	}
+	s := planeScan{twice: map[[2]*pcap.Interface]bool{}, seen: map[netip.Addr]int{}, on: map[netip.Addr][]*pcap.Interface{},
+		sights: map[sighting]*pcap.Interface{}, psns: map[pairQP][]uint32{}}
+	s.scan(DefaultPICS(), frames, held)
+	if len(s.ev) == 0 || len(s.ev) > maxPlaneEvidence {
+		t.Errorf("%d continued messages from %d frames, want 1 to %d", len(s.ev), len(frames), maxPlaneEvidence)
+	}
+}
