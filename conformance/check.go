@@ -40,6 +40,10 @@ type check struct {
 	// frameOps are the opcodes whose frames the frame hook judges (none:
 	// every opcode); the hook is not called for others (hooks.frameOp).
 	frameOps []wire.Opcode
+	// everyFrame: every decoded frame is a passing observation of the
+	// case unless the codec found one of its violations (codec), with no
+	// hook to call (hooks.everyFrame).
+	everyFrame bool
 	// sent judges a write as its requester sent it.
 	sent func(e *engine, x *sentCtx)
 	// msg judges a first transmission's place in its message (the MSN
@@ -99,6 +103,7 @@ var (
 	hooks  struct {
 		frame, sent, msg, arrived, feedback, answer, probe, endpoint, event, finish, finishPoint []*check
 		frameOp                                                                                  [256][]*check // the frame hooks by opcode
+		everyFrame                                                                               []caseID      // check.everyFrame
 	}
 	checksErr error
 )
@@ -116,6 +121,9 @@ func addChecks(cs ...check) {
 		}
 		checks[c.cs] = c
 		h := &hooks
+		if c.everyFrame {
+			h.everyFrame = append(h.everyFrame, c.cs)
+		}
 		if c.frame != nil {
 			for op := range h.frameOp {
 				if len(c.frameOps) == 0 || slices.Contains(c.frameOps, wire.Opcode(op)) {

@@ -60,8 +60,6 @@ func (e *engine) bad(cs caseID, x *frameCtx, req reqID, text func() (exp, obs st
 	})
 }
 
-func always(*engine, *frameCtx) bool { return true }
-
 func untrimmed(_ *engine, x *frameCtx) bool { return !x.p.Trimmed }
 
 // The wire-format checks: per-packet rules, the codec's strict findings
@@ -69,14 +67,14 @@ func untrimmed(_ *engine, x *frameCtx) bool { return !x.p.Trimmed }
 // classes, flags, EV encoding).
 func init() {
 	addChecks(
-		check{cs: cWireENC, codec: []reqID{"WIRE-ENC-1", "WIRE-ENC-2", "WIRE-ENC-5", "WIRE-LEN-1", "WIRE-UDP-1", "WIRE-GEN-3"}, frame: always},
-		check{cs: cWireUDP, codec: []reqID{"WIRE-UDP-3"}, frame: always},
+		check{cs: cWireENC, codec: []reqID{"WIRE-ENC-1", "WIRE-ENC-2", "WIRE-ENC-5", "WIRE-LEN-1", "WIRE-UDP-1", "WIRE-GEN-3"}, everyFrame: true},
+		check{cs: cWireUDP, codec: []reqID{"WIRE-UDP-3"}, everyFrame: true},
 		check{cs: cWireICRC, codec: []reqID{"WIRE-ICRC-1"}, reqs: []reqID{"WIRE-ICRC-1"}, frame: untrimmed},
 		check{cs: cWireGEN, codec: []reqID{"WIRE-GEN-2", "WIRE-BTH-7"}, reqs: []reqID{"WIRE-BTH-13"}, frame: variantZero},
-		check{cs: cWireBTH1, codec: []reqID{"WIRE-BTH-1", "WIRE-BTH-2", "WIRE-BTH-3", "WIRE-OP-1", "WIRE-METH-1", "WIRE-TSETH-1", "WIRE-RETH-1", "WIRE-IMM-1"}, frame: always},
-		check{cs: cWireBTH2, codec: []reqID{"WIRE-BTH-8", "WIRE-EP-1"}, frame: always},
-		check{cs: cWireBTH3, codec: []reqID{"WIRE-BTH-9"}, frame: always},
-		check{cs: cWireBTH4, codec: []reqID{"WIRE-BTH-6"}, frame: always},
+		check{cs: cWireBTH1, codec: []reqID{"WIRE-BTH-1", "WIRE-BTH-2", "WIRE-BTH-3", "WIRE-OP-1", "WIRE-METH-1", "WIRE-TSETH-1", "WIRE-RETH-1", "WIRE-IMM-1"}, everyFrame: true},
+		check{cs: cWireBTH2, codec: []reqID{"WIRE-BTH-8", "WIRE-EP-1"}, everyFrame: true},
+		check{cs: cWireBTH3, codec: []reqID{"WIRE-BTH-9"}, everyFrame: true},
+		check{cs: cWireBTH4, codec: []reqID{"WIRE-BTH-6"}, everyFrame: true},
 		check{cs: cWireFlags, codec: []reqID{"WIRE-BTH-5"}, reqs: []reqID{"WIRE-BTH-14", "WIRE-BTH-10", "WIRE-BTH-11"}, frame: flags},
 		check{cs: cWireOP, codec: []reqID{"WIRE-OP-2"}, frame: func(_ *engine, x *frameCtx) bool { return !x.p.Trimmed && !x.op.IsWrite() }},
 		check{cs: cECN, reqs: []reqID{"WIRE-DSCP-3"}, frame: ecn},

@@ -22,7 +22,8 @@ const (
 	// MaxFlows bounds the connections tracked at all capture points.
 	MaxFlows = 1024
 	// MaxEntries bounds the per-PSN, per-EV and pending entries kept over
-	// all connections (about 150 bytes each).
+	// all connections (up to about 300 bytes each: a sent PSN's record
+	// keeps its header bytes, payloadID).
 	MaxEntries = 1 << 20
 	// MaxPSNsPerFlow bounds the PSNs of one connection tracked at once
 	// (sent and not cumulatively acknowledged, or arrived beyond cack).

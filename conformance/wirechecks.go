@@ -89,6 +89,13 @@ func (e *engine) wireChecks(pt *point, src string, r *pcap.Record) {
 		})
 	}
 	row := e.row(pt, src)
+	for _, cs := range hooks.everyFrame {
+		if !e.frameFailed(cs) {
+			o := &row[cs]
+			o.used = true
+			o.ok++
+		}
+	}
 	for _, c := range hooks.frameOp[op] {
 		if c.frame(e, x) && !e.frameFailed(c.cs) {
 			o := &row[c.cs] // e.ok without finding the row again
