@@ -4,9 +4,10 @@ import "encoding/binary"
 
 // The fast path decodes the common frame, Ethernet (no VLAN tag) / IPv6 /
 // UDP / BTH / write stack, in one straight-line function: all the checks
-// first, from a few wide loads, then the stores. Anything else (VLAN,
-// IPv4, SRv6, trimmed DSCP, malformed prefix) goes to the general decoder
-// before p is touched. A non-write opcode, or a write whose header stack
+// first, from a few wide loads, then the stores. An IPv4 frame without
+// options has its prefix checked and stored the same way (decodeV4), and
+// continues in decodeTransport. Anything else (VLAN, SRv6, trimmed DSCP,
+// malformed prefix) goes to the general decoder before p is touched. A non-write opcode, or a write whose header stack
 // does not check out, has its prefix stored here exactly as the general
 // decoder would store it and continues in decodeTransport, which is shared
 // code. So both paths give the same Packet and the same error for every
@@ -22,6 +23,12 @@ const (
 	fastMax = fastStk + METHLen + TSETHLen + RETHLen + ImmDtLen // 102: end of the largest write stack
 )
 
+// Fixed offsets of an IPv4 frame's UDP header and BTH (decodeV4).
+const (
+	fastV4UDP = fastIP + 20   // 34
+	fastV4BTH = fastV4UDP + 8 // 42
+)
+
 // Decode parses frame b (starting at the Ethernet header) into p. It is
 // lenient: it returns the first error that stops it, with p filled up to
 // that point. It does not verify the ICRC (see VerifyICRC and Check).
@@ -29,6 +36,9 @@ const (
 // Decode itself is the fast path; frames of another shape go to
 // decodeGeneral before p is touched.
 func (c *Codec) Decode(b []byte, p *Packet) error {
+	if len(b) >= fastV4BTH && binary.LittleEndian.Uint32(b[12:])&0x00FFFFFF == 0x00450008 { // IPv4, no options
+		return c.decodeV4(b, p)
+	}
 	if len(b) < fastStk {
 		return c.decodeGeneral(b, p)
 	}
@@ -162,6 +172,45 @@ func (c *Codec) decodeV6Prefix(b []byte, p *Packet) error {
 	prevParts, prevHdrs := p.parts, p.Decoded
 	p.parts, p.Decoded = partIP6|partUDP, 0
 	err := c.decodeTransport(b[:uEnd], fastBTH, p)
+	if prevParts&^p.parts != 0 || prevHdrs&^p.Decoded != 0 {
+		p.clean(prevParts, prevHdrs)
+	}
+	return err
+}
+
+// decodeV4 decodes an Ethernet (no VLAN tag) / IPv4 (no options) / UDP
+// frame. When the IPv4 and UDP headers check out (UDP, lengths inside the
+// frame, a DSCP that is not trimmed, an MRC port) it stores them as the
+// general decoder would and runs the general transport decoder;
+// otherwise the general decoder takes the frame before p is touched.
+func (c *Codec) decodeV4(b []byte, p *Packet) error {
+	h := (*[fastV4BTH]byte)(b)
+	tl := int(be.Uint16(h[fastIP+2:]))
+	ipEnd := fastIP + tl
+	uEnd := fastV4UDP + int(be.Uint16(h[fastV4UDP+4:]))
+	// uEnd > ipEnd also catches a total length under 20.
+	if h[fastIP+9] != ProtoUDP || ipEnd > len(b) || c.trimDSCP>>(h[fastIP+1]>>2)&1 != 0 || uEnd < fastV4BTH || uEnd > ipEnd {
+		return c.decodeGeneral(b, p)
+	}
+	if port := be.Uint16(h[fastV4UDP+2:]); port != c.ports[0] && !c.AcceptsPort(port) {
+		return c.decodeGeneral(b, p)
+	}
+	prevParts, prevHdrs := p.parts, p.Decoded
+	p.SRv6, p.HasSRH, p.IsIPv6 = false, false, false
+	p.Payload, p.ICRC, p.Trimmed, p.TrimmedLastHop = nil, 0, false, false
+	p.Eth.Dst = [6]byte(h[0:6])
+	p.Eth.Src = [6]byte(h[6:12])
+	p.Eth.EtherType = EtherTypeIPv4
+	p.IP4 = IPv4{
+		TOS: h[fastIP+1], TotalLength: uint16(tl), ID: be.Uint16(h[fastIP+4:]), FlagsFrag: be.Uint16(h[fastIP+6:]),
+		TTL: h[fastIP+8], Protocol: ProtoUDP, Checksum: be.Uint16(h[fastIP+10:]),
+		Src: [4]byte(h[fastIP+12 : fastIP+16]), Dst: [4]byte(h[fastIP+16 : fastIP+20]),
+	}
+	p.UDP = UDP{SrcPort: be.Uint16(h[fastV4UDP:]), DstPort: be.Uint16(h[fastV4UDP+2:]),
+		Length: be.Uint16(h[fastV4UDP+4:]), Checksum: be.Uint16(h[fastV4UDP+6:])}
+	p.ipOff, p.udpOff, p.bthOff, p.hdrEnd, p.padEnd, p.end = fastIP, fastV4UDP, 0, 0, 0, uEnd
+	p.parts, p.Decoded = partIP4|partUDP, 0
+	err := c.decodeTransport(b[:uEnd], fastV4BTH, p)
 	if prevParts&^p.parts != 0 || prevHdrs&^p.Decoded != 0 {
 		p.clean(prevParts, prevHdrs)
 	}

@@ -32,8 +32,8 @@ func fastCodecs(t fataler) []*Codec {
 }
 
 // fastFrames returns frames of every shape, most of them the fast path's
-// (Ethernet/IPv6/UDP/write) with every TS, ImmDt and pad combination, and
-// trimmed ones, under codec c.
+// (Ethernet/IPv6/UDP/write, and IPv4 ones) with every TS, ImmDt and pad
+// combination, and trimmed ones, under codec c.
 func fastFrames(t fataler, c *Codec) [][]byte {
 	var out [][]byte
 	add := func(p Packet) {
@@ -45,7 +45,7 @@ func fastFrames(t fataler, c *Codec) [][]byte {
 	}
 	for _, p := range samplePackets() {
 		add(p)
-		if !p.IsIPv6 || p.SRv6 || !p.BTH.Opcode.IsWrite() {
+		if p.SRv6 || !p.BTH.Opcode.IsWrite() {
 			continue
 		}
 		for _, n := range []int{0, 1, 2, 3, 4, 5, 8, 9} {
@@ -57,9 +57,9 @@ func fastFrames(t fataler, c *Codec) [][]byte {
 			add(q)
 		}
 		q := p
-		q.IP6.TrafficClass, q.Payload = c.prof.DSCP.Trimmed<<2, nil
+		q.IP6.TrafficClass, q.IP4.TOS, q.Payload = c.prof.DSCP.Trimmed<<2, c.prof.DSCP.Trimmed<<2, nil
 		add(q)
-		q.IP6.TrafficClass = c.prof.DSCP.TrimmedLastHop<<2 | 3
+		q.IP6.TrafficClass, q.IP4.TOS = c.prof.DSCP.TrimmedLastHop<<2|3, c.prof.DSCP.TrimmedLastHop<<2|3
 		add(q)
 	}
 	return out
