@@ -136,7 +136,7 @@ func Parse(files map[string]string) (*Registry, error) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	ps := &parseState{r: &Registry{byID: map[string]int{}, ambID: map[string]int{}}, reqLine: map[string]string{}}
+	ps := &parseState{r: &Registry{byID: map[string]int{}, ambID: map[string]int{}}, reqLine: map[string]fileLine{}}
 	for _, name := range names {
 		if err := ps.file(name, files[name]); err != nil {
 			return nil, err
@@ -154,7 +154,12 @@ func Parse(files map[string]string) (*Registry, error) {
 type parseState struct {
 	r       *Registry
 	refs    []ambRef
-	reqLine map[string]string // ID -> "file:line" of first definition
+	reqLine map[string]fileLine // where each ID was first defined
+}
+
+type fileLine struct {
+	file string
+	line int
 }
 
 type ambRef struct {
@@ -170,7 +175,8 @@ type fileParser struct {
 	name        string
 	section     string
 	inFence     bool
-	item        []string // lines of the requirement item being read
+	item        []string // lines of the requirement item being read, if inItem
+	inItem      bool
 	itemLine    int
 	itemSection string
 	amb         *Ambiguity // ambiguity entry being read
@@ -181,9 +187,12 @@ type fileParser struct {
 
 func (ps *parseState) file(name, text string) error {
 	p := &fileParser{parseState: ps, name: name, ambSeen: map[string]bool{}}
-	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
-	for i, line := range lines {
-		if err := p.line(i+1, line); err != nil {
+	rest, n := strings.ReplaceAll(text, "\r\n", "\n"), 0
+	for more := true; more; {
+		var line string
+		line, rest, more = strings.Cut(rest, "\n")
+		n++
+		if err := p.line(n, line); err != nil {
 			return err
 		}
 	}
@@ -191,7 +200,7 @@ func (ps *parseState) file(name, text string) error {
 		return err
 	}
 	if p.inFence {
-		return &parseError{name, len(lines), "unterminated code fence"}
+		return &parseError{name, n, "unterminated code fence"}
 	}
 	return p.finishAmb()
 }
@@ -199,7 +208,7 @@ func (ps *parseState) file(name, text string) error {
 // line reads line number ln.
 func (p *fileParser) line(ln int, line string) error {
 	isCont := strings.HasPrefix(line, "  ") && strings.TrimSpace(line) != "" && !reqCandidate(line)
-	if isCont && p.item != nil {
+	if isCont && p.inItem {
 		p.item = append(p.item, strings.TrimSpace(line))
 		return nil
 	}
@@ -229,7 +238,7 @@ func (p *fileParser) line(ln int, line string) error {
 		return p.ambLineField(ln, line)
 	}
 	if reqCandidate(line) {
-		p.item = []string{line}
+		p.item, p.inItem = append(p.item[:0], line), true
 		p.itemLine = ln
 		p.itemSection = p.section
 	}
@@ -304,22 +313,22 @@ func (p *fileParser) finishAmb() error {
 
 // finishReq parses the requirement item read so far, if any.
 func (p *fileParser) finishReq() error {
-	if p.item == nil {
+	if !p.inItem {
 		return nil
 	}
 	joined := strings.Join(p.item, " ")
-	p.item = nil
+	p.inItem = false
 	req, err := parseRequirement(joined)
 	if err != nil {
 		return &parseError{p.name, p.itemLine, err.Error()}
 	}
 	if prev, dup := p.reqLine[req.ID]; dup {
-		return &parseError{p.name, p.itemLine, fmt.Sprintf("duplicate requirement %s (first at %s)", req.ID, prev)}
+		return &parseError{p.name, p.itemLine, fmt.Sprintf("duplicate requirement %s (first at %s:%d)", req.ID, prev.file, prev.line)}
 	}
 	if p.itemSection == "" {
 		return &parseError{p.name, p.itemLine, req.ID + ": requirement before any heading"}
 	}
-	p.reqLine[req.ID] = fmt.Sprintf("%s:%d", p.name, p.itemLine)
+	p.reqLine[req.ID] = fileLine{p.name, p.itemLine}
 	req.Section, req.File, req.Line = p.itemSection, p.name, p.itemLine
 	for _, m := range ambRefs(req.Text) {
 		p.refs = append(p.refs, ambRef{req.ID, m, p.name, p.itemLine})
