@@ -274,21 +274,21 @@ func resendSame(e *engine, x *sentCtx) {
 	if !x.tracked {
 		return
 	}
-	st, p := x.st, x.p
+	st, p, id := x.st, x.p, x.fl.psns.payload(x.psn)
 	switch {
 	case headerFP(p) != st.hdrFP:
 		e.failWhy(cRtxSame, x.pt, x.req, 0, "REQ-PSN-2", func(f *Finding) {
 			x.at(f, "the opcode, flags, METH, RETH and ImmDt of frame "+itoa(st.firstFrame), "different headers", st.firstFrame)
 		})
-	case st.pay.ok && !p.Trimmed && !e.samePayload(&st.pay, x.r):
+	case id.ok && !p.Trimmed && !e.samePayload(id, x.r):
 		e.failWhy(cRtxSame, x.pt, x.req, 0, "REQ-PSN-2", func(f *Finding) {
 			x.at(f, "the payload of frame "+itoa(st.firstFrame), "a different payload", st.firstFrame)
 		})
 	default:
 		e.ok(cRtxSame, x.pt, x.req, false)
 	}
-	if !st.pay.ok && !p.Trimmed {
-		st.pay.keep(x.r)
+	if !id.ok && !p.Trimmed {
+		id.keep(x.r)
 	}
 }
 

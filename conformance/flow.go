@@ -85,8 +85,7 @@ type psnInfo struct {
 	lastNs                int64
 	lastEV                uint32
 	sends                 int
-	hdrFP                 uint64
-	pay                   payloadID // the payload of its first whole copy (resendSame)
+	hdrFP                 uint64 // its payload's identity is psnTable.payload
 	ackSel                bool
 	ackFrame              int
 	ackNs                 int64

@@ -118,8 +118,8 @@ func (e *engine) sentNew(x *sentCtx) {
 	} else {
 		ok, jumped := fl.psns.put(psn, psnInfo{firstFrame: e.frameNo, lastFrame: e.frameNo, lastNs: x.t, lastEV: x.ev, sends: 1,
 			hdrFP: headerFP(p)})
-		if st := fl.psns.get(psn); ok && st != nil && !p.Trimmed {
-			st.pay.keep(x.r)
+		if ok && !p.Trimmed && fl.psns.get(psn) != nil {
+			fl.psns.payload(psn).keep(x.r)
 		}
 		if jumped {
 			e.note("connection %s at %q: PSN %d lies more than %d PSNs beyond those outstanding; the earlier ones are no longer tracked", fl.key, x.pt.name, psn, MaxPSNsPerFlow)
