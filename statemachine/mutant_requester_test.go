@@ -103,3 +103,46 @@ func TestMutantLostCountFollowsQueue(t *testing.T) {
 	o.recv(1, sackPkt(1<<24-1, 2, 0, 0b100, 0x100, wire.MNone))
 	check("PSN 2 selectively acknowledged", 0)
 }
+
+// TestMutantFaultNoBackoffBudget (LR-TMR-4, LR-TMR-7): the seeded fault
+// no-backoff breaks LR-TMR-4 by what it documents and no more: exp_cnt's
+// retries are spent as linear ones, every timer running T, and the budget
+// stays linear_cnt + exp_cnt, so the QP fails at the fourth timeout with
+// linear_cnt 1 and exp_cnt 2.
+func TestMutantFaultNoBackoffBudget(t *testing.T) {
+	o := newOne(t, func(c *testCfg, a *Attr) {
+		c.Test.Faults = FaultNoBackoff
+		a.Retry = Retry{LinearCnt: 1, ExpCnt: 2}
+		c.EVProfiles[0].MinActive = 4 // keep EVs GOOD so that every timeout counts
+	})
+	o.write(1, 10, false)
+	o.take()
+	T := Timeout(4)
+	for i := 1; i <= 4; i++ {
+		d := o.q.NextDeadline()
+		if d != Time(i)*T {
+			t.Fatalf("timer %d expires at %d, want %d: no-backoff keeps the RTO at T", i, d, Time(i)*T)
+		}
+		o.advance(d)
+		if want := map[bool]QPState{true: StateError, false: StateRTS}[i == 4]; o.q.State() != want {
+			t.Fatalf("after timeout %d the QP is %s, want %s (budget linear_cnt + exp_cnt = 3)", i, o.q.State(), want)
+		}
+	}
+}
+
+// TestMutantFaultStallDequeues (LR-SM-3, LR-RTX-1): the seeded fault
+// stall-dequeues breaks them by what it documents: at the stall timer's
+// expiry the waiting PSN leaves the retransmission queue and counts as in
+// flight, its timer armed, and nothing is sent.
+func TestMutantFaultStallDequeues(t *testing.T) {
+	o := nackedOnOnlyEV(t, func(c *testCfg, a *Attr) { c.Test.Faults = FaultStallDequeues })
+	o.take()
+	o.advance(o.q.NextDeadline())
+	if ps := o.take(); len(ps) != 0 {
+		t.Fatalf("sent %v at the stall expiry under stall-dequeues, want nothing", summarize(ps))
+	}
+	if r := &o.q.req; r.nLost != 0 || queuedRetransmissions(o.q) != 0 || r.inflight != 1024 || r.timerAt == Never {
+		t.Errorf("after the stall expiry: nLost %d, %d queued, %d bytes in flight, timer %v; want 0, 0, 1024 and a timer",
+			r.nLost, queuedRetransmissions(o.q), r.inflight, r.timerAt)
+	}
+}
