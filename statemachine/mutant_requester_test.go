@@ -146,3 +146,53 @@ func TestMutantFaultStallDequeues(t *testing.T) {
 			r.nLost, queuedRetransmissions(o.q), r.inflight, r.timerAt)
 	}
 }
+
+// TestMutantAETHAckOfLastSentPSN (RSP-ACK-2, CMP-SND-1): a transport ACK
+// for the last PSN sent acknowledges every PSN and completes the WR; only
+// one past it is invalid.
+func TestMutantAETHAckOfLastSentPSN(t *testing.T) {
+	o := newOne(t, nil)
+	o.write(1, 2048, false) // PSNs 0, 1
+	o.take()
+	o.recv(1, aethPkt(1, 0x1F))
+	if o.q.CumulativeACK() != 1 || len(o.out.Completions) != 1 || o.out.Completions[0].Status != StatusSuccess {
+		t.Errorf("after an ACK for PSN 1, the last sent: cumulative ACK %d, completions %+v; want 1 and WR 1 done",
+			o.q.CumulativeACK(), o.out.Completions)
+	}
+}
+
+// TestMutantSACKBitmapBelowUna (LR-SACK-2): a SACK whose bitmap starts
+// before una, arriving after a later SACK moved una, still acknowledges
+// selectively the PSNs from una on whose bits are set.
+func TestMutantSACKBitmapBelowUna(t *testing.T) {
+	o := newOne(t, nil)
+	o.write(1, 4*1024, false) // PSNs 0 to 3
+	o.take()
+	o.recv(1, sackPkt(1, 1, 2, 0, 0x100, wire.MNone))            // cack_psn 1: una is 2
+	o.recv(1, sackPkt(1<<24-1, 3, 0, 0b1100, 0x100, wire.MNone)) // an older SACK: bits for PSNs 2 and 3
+	for _, p := range []uint32{2, 3} {
+		if s := o.q.PSNStateOf(p); s != PSNSACKed {
+			t.Errorf("PSN %d: %v, want selectively acknowledged", p, s)
+		}
+	}
+}
+
+// TestMutantSACKBitPastNextPSN (LR-SACK-2, LR-RTX-4, LR-RTX-1): a bitmap
+// bit for a PSN not yet sent acknowledges nothing and does not count as
+// the highest PSN acknowledged: with reorder_guard 1, a SACK of PSNs 1 and
+// 3 when PSNs 0 to 2 are sent makes only PSN 0 lost, not PSN 2.
+func TestMutantSACKBitPastNextPSN(t *testing.T) {
+	o := newOne(t, func(c *testCfg, a *Attr) { c.Policy.ReorderThreshold = 1 })
+	o.write(1, 3*1024, false) // PSNs 0 to 2
+	o.take()
+	o.recv(1, sackPkt(1<<24-1, 1, 0, 0b1010, 0x100, wire.MNone))
+	var rtx []uint32
+	for _, p := range o.take() {
+		if p.BTH.Retransmit {
+			rtx = append(rtx, p.BTH.PSN)
+		}
+	}
+	if len(rtx) != 1 || rtx[0] != 0 || o.q.PSNStateOf(2) != PSNInFlight {
+		t.Errorf("retransmitted %v, PSN 2 %v; want PSN 0 only, PSN 2 in flight", rtx, o.q.PSNStateOf(2))
+	}
+}
