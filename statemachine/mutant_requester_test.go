@@ -196,3 +196,20 @@ func TestMutantSACKBitPastNextPSN(t *testing.T) {
 		t.Errorf("retransmitted %v, PSN 2 %v; want PSN 0 only, PSN 2 in flight", rtx, o.q.PSNStateOf(2))
 	}
 }
+
+// TestMutantLostCountCumulativeAck (LR-RTX-2, LR-RTX-1): a PSN queued for
+// retransmission that a cumulative ACK covers leaves the queue: the count
+// pump relies on drops with it.
+func TestMutantLostCountCumulativeAck(t *testing.T) {
+	o := newOne(t, func(c *testCfg, a *Attr) { a.CCProfileID = 10 }) // base_rtt 10 µs
+	o.write(1, 2*1024, false)
+	ps := o.take()
+	o.recv(1, nackPkt(0, ps[0].EV(wire.EVModeSTEV), wire.NACKNoResource)) // held for base_rtt
+	if o.q.req.nLost != 1 {
+		t.Fatalf("nLost %d with PSN 0 held, want 1", o.q.req.nLost)
+	}
+	o.recv(1, sackPkt(0, 0, 1, 0, 0x100, wire.MNone))
+	if o.q.req.nLost != 0 || queuedRetransmissions(o.q) != 0 {
+		t.Errorf("after the cumulative ACK of PSN 0: nLost %d, %d queued, want 0", o.q.req.nLost, queuedRetransmissions(o.q))
+	}
+}
