@@ -705,19 +705,12 @@ func (q *QP) lookupEV(v, psn uint32) (int, bool) {
 	return q.ev.set.lookup(v)
 }
 
-// sackAck is what the acknowledgement part of a SACK found, for the steps
-// that follow it (receiveFeedback).
-type sackAck struct {
-	acked int64 // bytes the SACK newly acknowledged
-	rtt   Time  // the RTT it measures, or −1
-	ev    int   // the index of the EV it reflects, when evOK
-	evOK  bool
-}
-
-// onSACK processes the acknowledgements of a Reliability SACK: cumulative
-// (LR-SACK-1) and bitmap (LR-SACK-2), and the losses they reveal. ok is
-// false when cack_psn is past the next unsent PSN: the SACK is ignored.
-func (q *QP) onSACK(s *wire.SETH) (a sackAck, ok bool) {
+// onSACK processes a Reliability SACK: cumulative acknowledgement
+// (LR-SACK-1), bitmap (LR-SACK-2) and the losses they reveal, the verdict
+// on the EV it reflects (sackVerdict, ev.go: LR-SACK-3, EV-PRB-4,
+// EV-REV-3), dynamic MPR (MPR-DYN-3, MPR-DYN-4) and the CC_STATE
+// (LR-SACK-4).
+func (q *QP) onSACK(s *wire.SETH) {
 	r := &q.req
 	cack := wire.PSNAdd(s.CACKPSN, 1) // the first PSN cack_psn does not cover
 	if q.trace() {
@@ -730,33 +723,27 @@ func (q *QP) onSACK(s *wire.SETH) (a sackAck, ok bool) {
 	dc := wire.PSNDiff(cack, r.una)
 	if dc > r.outstanding() {
 		q.ignore(IgnoreInvalidAck, s.CACKPSN, s.Entropy) // cack_psn not before the next unsent PSN
-		return a, false
+		return
 	}
-	a.rtt = -1
+	var rtt Time = -1
 	if !s.PR {
-		a.rtt = q.rttSample(s)
+		rtt = q.rttSample(s)
 	}
-	a.ev, a.evOK = q.lookupEV(s.Entropy, s.AckPSN())
+	ev, evOK := q.lookupEV(s.Entropy, s.AckPSN())
+	var acked int64
 	if dc > 0 {
-		a.acked = q.ackTo(cack)
+		acked = q.ackTo(cack)
 	}
 	if s.SACKBitmap != 0 {
-		a.acked += q.sackBits(s.BitmapBase(), s.SACKBitmap)
+		acked += q.sackBits(s.BitmapBase(), s.SACKBitmap)
 	}
 	q.reorderLoss()
-	return a, true
-}
-
-// sackWindow applies what a SACK says of the windows: the responder's
-// dynamic MPR (MPR-DYN-3, MPR-DYN-4) and, unless it answers a probe, its
-// CC_STATE with m, the verdict as read (LR-SACK-4).
-func (q *QP) sackWindow(s *wire.SETH, a sackAck, m wire.Multipath) {
-	r := &q.req
+	m := q.sackVerdict(s, ev, evOK)
 	if r.dynMPR && s.MPR != 0 {
 		r.peerWin = uint32(s.MPR) * uint32(q.st.cfg.Test.MPRUnit)
 	}
 	if !s.PR {
-		q.ccEvent(q.cc.onAck(q.now, a.acked, m != wire.MNone, a.rtt, s.CC.RcvCwndPen, s.CC.RC, r.inflight))
+		q.ccEvent(q.cc.onAck(q.now, acked, m != wire.MNone, rtt, s.CC.RcvCwndPen, s.CC.RC, r.inflight))
 	}
 }
 
