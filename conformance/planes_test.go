@@ -158,34 +158,7 @@ func captureWrites(t *testing.T, capture string) writesSeen {
 // also continues on the other: one first transmission seen on both says
 // they are not one node's ports. Both with 1 worker and with 2.
 func TestTwoPointsOnOnePathNotGrouped(t *testing.T) {
-	r, err := pcap.Open("testdata/good.pcapng")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	path := filepath.Join(t.TempDir(), "twice.pcapng")
-	out, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := pcap.NewWriter(out, pcap.Interface{Name: "sw1", LinkType: 1}, pcap.Interface{Name: "sw2", LinkType: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f pcap.Frame
-	for r.Next(&f) == nil {
-		for id := 0; id < 2; id++ {
-			if err := w.WritePacket(f.Timestamp.Add(time.Duration(id)*time.Microsecond), id, f.Data); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
+	path := twoInterfaces(t, "sw1", "sw2", func(f *pcap.Frame, _ *wire.Packet, id int) []byte { return f.Data })
 	for _, jobs := range []int{1, 2} {
 		rep, err := JudgeFile(path, Options{Today: testDay, Jobs: jobs})
 		if err != nil {
@@ -207,44 +180,15 @@ func TestTwoPointsOnOnePathNotGrouped(t *testing.T) {
 // two planes carries each PSN on one. No address is tied to another's
 // node. Both with 1 worker and with 2.
 func TestIdenticalConnectionsNotTied(t *testing.T) {
-	r, err := pcap.Open("testdata/good.pcapng")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	path := filepath.Join(t.TempDir(), "identical.pcapng")
-	out, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := pcap.NewWriter(out, pcap.Interface{Name: "pt/plane0", LinkType: 1}, pcap.Interface{Name: "pt/plane1", LinkType: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f pcap.Frame
-	var p wire.Packet
-	for r.Next(&f) == nil {
-		if err := wire.Default.Decode(f.Data, &p); err != nil || !p.IsIPv6 {
-			t.Fatalf("frame %d: %v", f.Number, err)
+	path := twoInterfaces(t, "pt/plane0", "pt/plane1", func(_ *pcap.Frame, p *wire.Packet, plane int) []byte {
+		q := *p
+		q.IP6.Src, q.IP6.Dst = planeAddr(p.IP6.Src, plane), planeAddr(p.IP6.Dst, plane)
+		b, err := wire.Default.Append(nil, &q)
+		if err != nil {
+			t.Fatal(err)
 		}
-		for plane := 0; plane < 2; plane++ {
-			q := p
-			q.IP6.Src, q.IP6.Dst = planeAddr(p.IP6.Src, plane), planeAddr(p.IP6.Dst, plane)
-			b, err := wire.Default.Append(nil, &q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := w.WritePacket(f.Timestamp.Add(time.Duration(plane)*500*time.Nanosecond), plane, b); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
+		return b
+	})
 	for _, jobs := range []int{1, 2} {
 		rep, err := JudgeFile(path, Options{Today: testDay, Jobs: jobs})
 		if err != nil {
@@ -261,6 +205,46 @@ func TestIdenticalConnectionsNotTied(t *testing.T) {
 			t.Errorf("jobs %d: connections %+v, want both directions of both planes' pairs apart", jobs, rep.Connections)
 		}
 	}
+}
+
+// twoInterfaces writes a capture of two interfaces, a and b, holding
+// each frame of testdata/good.pcapng (decoded into p) twice: frame(f, p, 0)
+// on a, and frame(f, p, 1) on b 500 ns later. It returns its path.
+func twoInterfaces(t *testing.T, a, b string, frame func(f *pcap.Frame, p *wire.Packet, id int) []byte) string {
+	t.Helper()
+	r, err := pcap.Open("testdata/good.pcapng")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	path := filepath.Join(t.TempDir(), "two.pcapng")
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pcap.NewWriter(out, pcap.Interface{Name: a, LinkType: 1}, pcap.Interface{Name: b, LinkType: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f pcap.Frame
+	var p wire.Packet
+	for r.Next(&f) == nil {
+		if err := wire.Default.Decode(f.Data, &p); err != nil || !p.IsIPv6 {
+			t.Fatalf("frame %d: %v", f.Number, err)
+		}
+		for id := 0; id < 2; id++ {
+			if err := w.WritePacket(f.Timestamp.Add(time.Duration(id)*500*time.Nanosecond), id, frame(&f, &p, id)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // planeAddr puts an IPv6 address on a plane: fd00:P:: with its interface
