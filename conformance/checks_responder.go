@@ -260,7 +260,7 @@ func mVerdict(e *engine, x *answerCtx) {
 		return
 	}
 	s, a := x.s, x.a
-	if s.M == wire.MAlwaysSkip || (a.ce && s.M == wire.MSkipOnce) || (!a.ce && s.M == wire.MNone) {
+	if mFits(s.M, a.ce) {
 		e.ok(cMVerdict, x.pt, x.rsp, false)
 		return
 	}

@@ -71,7 +71,7 @@ const maxNeedSACKRing = 1024
 func (fl *flow) freeArrival(a *arrival) { fl.arrFree = append(fl.arrFree, a) }
 
 // pushRecent remembers an arrival in the ring of recent arrivals; each
-// links to the previous arrival of its PSN, so that findRecent follows
+// links to the previous arrival of its PSN, so that findTrigger follows
 // one PSN's arrivals instead of scanning the ring.
 func (fl *flow) pushRecent(a arrival) {
 	fl.recentIdx.maxRing = 4 * recentArrivals
@@ -90,25 +90,56 @@ func (fl *flow) pushRecent(a arrival) {
 	fl.recent[slot] = a
 }
 
-// findRecent returns the latest arrival of psn (a probe when probe) at or
-// before now, and whether any arrival of psn carried ev.
-func (fl *flow) findRecent(psn uint32, probe bool, ev uint32) (latest *arrival, evSeen bool) {
+// findTrigger returns, of the recent write arrivals of a SACK's ack_psn,
+// the one the SACK s answers, and whether any of them carried its EV. A
+// PSN that arrived more than once (a retransmission, a duplicate) has
+// copies that may differ in EV, CE mark and timestamp, and at a capture
+// point the answer to an earlier copy may follow a later one. The answered
+// copy is the one whose EV, tx_timestamp and ECN the SACK reflects
+// (WIRE-EV-5, WIRE-CCS-2, RSP-SACK-3): the latest that agrees on most of
+// them, the EV first.
+func (fl *flow) findTrigger(psn uint32, s *wire.SETH) (best *arrival, evSeen bool) {
+	bestScore := -1
 	for q := fl.recentIdx.get(psn); q != 0 && q+recentArrivals > fl.recentSeq; {
 		a := &fl.recent[(q-1)%recentArrivals]
 		if a.seq != q {
 			break
 		}
-		if a.probe == probe && !a.discarded {
-			if latest == nil {
-				latest = a
-			}
-			if a.ev == ev {
-				evSeen = true
+		if !a.probe && !a.discarded {
+			evSeen = evSeen || a.ev == s.Entropy
+			if sc := triggerScore(a, s); sc > bestScore {
+				best, bestScore = a, sc
 			}
 		}
 		q = a.prevSeq
 	}
-	return latest, evSeen
+	return best, evSeen
+}
+
+// triggerScore ranks how well arrival a fits SACK s as its trigger: its
+// EV, then its timestamp, then its ECN mark.
+func triggerScore(a *arrival, s *wire.SETH) int {
+	sc := 0
+	if a.ev == s.Entropy {
+		sc += 4
+	}
+	ts := uint16(0)
+	if a.hasTS {
+		ts = a.ts
+	}
+	if ts == s.CC.TxTimestamp {
+		sc += 2
+	}
+	if mFits(s.M, a.ce) {
+		sc++
+	}
+	return sc
+}
+
+// mFits reports whether a SACK's m is right for a trigger that arrived
+// CE-marked when ce (RSP-SACK-3, RSP-SACK-4, RSP-PRB-2).
+func mFits(m wire.Multipath, ce bool) bool {
+	return m == wire.MAlwaysSkip || (ce && m == wire.MSkipOnce) || (!ce && m == wire.MNone)
 }
 
 // setBaseline fixes the responder's cumulative point from the QP's first
@@ -497,7 +528,7 @@ func (e *engine) trigger(x *fbCtx) {
 	trig := s.AckPSN()
 	ax := &e.ansx
 	*ax = answerCtx{kind: ansTrigger, pt: x.pt, fl: fl, rsp: x.rsp, s: s, ev: s.Entropy, what: "SACK"}
-	ax.a, ax.evSeen = fl.findRecent(trig, false, s.Entropy)
+	ax.a, ax.evSeen = fl.findTrigger(trig, s)
 	ax.neededAnswer = fl.needSACK.del(trig).frame != 0
 	e.runAnswer(ax)
 }

@@ -191,7 +191,7 @@ func TestInprocCaptureAgreesWithJudge(t *testing.T) {
 		"dut": ["iut"], "nodes": {"iut": ["10.0.0.2"], "tester": ["10.0.0.1"]},
 		"parameters": {"mpr": 1, "mpr_dest": 1},
 		"capture": {"points": {"tester": "tester"}, "location": "dut", "reaction_time_ns": 5000, "timer_tolerance_ns": 5000}}`
-	keepCapture(t, "inproc", capture.Bytes(), picsJSON)
+	keepCapture(t, "inproc", 1, capture.Bytes(), picsJSON)
 	pics, err := conformance.ParsePICS([]byte(picsJSON))
 	if err != nil {
 		t.Fatal(err)

@@ -118,7 +118,8 @@ func e2eRun(t *testing.T, peerBin string, iut, tester netip.Addr) {
 	checkSendGuard(t, tgt, iut)
 
 	var capture bytes.Buffer
-	rep, err := Run(ctx, tgt, Options{Seed: 7, Capture: &capture, CaptureName: "e2e.pcapng"})
+	const seed = 7
+	rep, err := Run(ctx, tgt, Options{Seed: seed, Capture: &capture, CaptureName: "e2e.pcapng"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func e2eRun(t *testing.T, peerBin string, iut, tester netip.Addr) {
 	} else {
 		t.Logf("the peer's egress rules dropped %d frames", d)
 	}
-	judged := judgeE2ECapture(t, dir, capture.Bytes(), iut, tester)
+	judged := judgeE2ECapture(t, dir, seed, capture.Bytes(), iut, tester)
 	t.Logf("%v: active %s (%d cases), passive judge %d MUST passed; %d frames captured; %v in all", iut,
 		rep.Summary.Result, len(rep.Results), judged.Summary.MustPassed, rep.Capture.Frames, time.Since(start).Round(time.Millisecond))
 }
@@ -223,7 +224,7 @@ func checkReferenceVerdicts(t *testing.T, rep *conformance.Report, ipv6 bool) {
 // judgeE2ECapture writes the run's capture to dir, keeps it for the parity
 // corpus, and judges it passively: no FAIL or ERROR, and MRC-WIRE-EV-001
 // decided exactly when the frames were IPv6.
-func judgeE2ECapture(t *testing.T, dir string, capture []byte, iut, tester netip.Addr) *conformance.Report {
+func judgeE2ECapture(t *testing.T, dir string, seed uint64, capture []byte, iut, tester netip.Addr) *conformance.Report {
 	capFile := filepath.Join(dir, "e2e.pcapng")
 	if err := os.WriteFile(capFile, capture, 0o644); err != nil {
 		t.Fatal(err)
@@ -233,7 +234,7 @@ func judgeE2ECapture(t *testing.T, dir string, capture []byte, iut, tester netip
 		"dut": ["iut"], "nodes": {"iut": ["` + iut.String() + `"], "tester": ["` + tester.String() + `"]},
 		"parameters": {"mpr": 1, "mpr_dest": 1},
 		"capture": {"points": {"tester": "tester"}, "location": "remote", "reaction_time_ns": 20000000, "timer_tolerance_ns": 20000000}}`
-	keepCapture(t, map[bool]string{true: "afpacket-ipv4", false: "afpacket-ipv6"}[iut.Is4()], capture, picsJSON)
+	keepCapture(t, map[bool]string{true: "afpacket-ipv4", false: "afpacket-ipv6"}[iut.Is4()], seed, capture, picsJSON)
 	pics, err := conformance.ParsePICS([]byte(picsJSON))
 	if err != nil {
 		t.Fatal(err)
