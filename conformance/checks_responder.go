@@ -347,7 +347,7 @@ func answeredAtOnce(e *engine, x *answerCtx) {
 }
 
 func notAnsweredAtOnce(e *engine, pt *point, fl *flow) {
-	e.pending(pt, fl, cImmediate, "RSP-SACK-5", "a SACK answering this packet (ack_psn = its PSN)", fl.needSACK.toMap())
+	e.pending(pt, fl, cImmediate, "RSP-SACK-5", "a SACK answering this packet (ack_psn = its PSN)", fl.needArrivals())
 }
 
 // trimNACK checks RSP-NACK-1 and WIRE-NETH-3: a trim NACK answers a new

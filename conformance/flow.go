@@ -270,7 +270,7 @@ type flow struct {
 	bytes      int64
 	lastCack   uint32
 	haveCack   bool
-	needSACK   psnMap[arrival] // arrivals a SACK must answer at once (RSP-SACK-5), by PSN: no hash per arrival
+	needSACK   psnMap[needSACK] // arrivals a SACK must answer at once (RSP-SACK-5), by PSN: no hash per arrival
 	trimPend   map[uint32]arrival
 	oorPend    map[uint32]arrival
 	ackReq     map[uint32]arrival
@@ -424,19 +424,41 @@ func (f *flow) touch(frame, plane int) {
 	}
 }
 
-// addEV records that the flow used EV ev; evSeen, a direct-mapped cache
-// of EVs recorded, spares the map write of most.
+// addEV records that the flow used EV ev. evSeen, a small open-addressed
+// set of the EVs recorded in evs (ev + 1; 0 is an empty slot), spares the
+// map write of each one seen before: a connection sprays over a few
+// hundred EVs, more than a direct-mapped cache of this size holds apart.
+// Slots are never emptied, so an EV whose probe run was full when first
+// seen is never found in the set and keeps taking the map write.
 func (f *flow) addEV(ev uint32) {
-	if c := &f.evSeen[ev&(evSeenSlots-1)]; *c != ev+1 || ev == ^uint32(0) {
-		if len(f.evs) < MaxEVsPerFlow {
-			f.evs[ev] = true
-			*c = ev + 1
+	if k := ev + 1; k != 0 {
+		h := (ev * 0x9e3779b1) >> (32 - evSeenBits)
+		for i := uint32(0); i < evSeenProbes; i++ {
+			c := &f.evSeen[(h+i)&(evSeenSlots-1)]
+			if *c == k {
+				return
+			}
+			if *c == 0 {
+				if len(f.evs) < MaxEVsPerFlow {
+					f.evs[ev] = true
+					*c = k
+				}
+				return
+			}
 		}
+	}
+	if len(f.evs) < MaxEVsPerFlow {
+		f.evs[ev] = true
 	}
 }
 
-// evSeenSlots is the size of a flow's cache of EVs recorded (addEV).
-const evSeenSlots = 64
+// evSeenSlots is the size of a flow's set of EVs recorded (addEV), and
+// evSeenProbes the slots a lookup tries.
+const (
+	evSeenBits   = 9
+	evSeenSlots  = 1 << evSeenBits
+	evSeenProbes = 8
+)
 
 // headerFP is the fingerprint of the header fields of a write that a
 // retransmission must repeat (opcode, ack_req, se, ts, P_Key, dest_qp,

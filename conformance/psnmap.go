@@ -132,10 +132,3 @@ func (t *psnMap[V]) reset() {
 	t.n = 0
 	clear(t.more)
 }
-
-// toMap returns the entries held as a map (for reports at the end).
-func (t *psnMap[V]) toMap() map[uint32]V {
-	m := make(map[uint32]V, t.len())
-	t.each(func(q uint32, a V) { m[q] = a })
-	return m
-}
