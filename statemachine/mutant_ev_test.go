@@ -216,3 +216,28 @@ func TestMutantEVRejoinFromAssumedBad(t *testing.T) {
 		}
 	}
 }
+
+// TestMutantEVUnknownVerdictIgnored: a SACK whose m verdict names an EV the
+// QP does not have is reported as ignored, the verdict having no EV to
+// apply to; with m = NONE there is no verdict to drop and nothing is
+// reported (LR-SACK-3).
+func TestMutantEVUnknownVerdictIgnored(t *testing.T) {
+	for _, c := range []struct {
+		m    wire.Multipath
+		want int
+	}{{wire.MSkipOnce, 1}, {wire.MNone, 0}} {
+		o := newOne(t, nil)
+		o.write(1, 2*1024, false)
+		o.take()
+		o.recv(1, sackPkt(0, 0, 1, 0, 0x999, c.m))
+		n := 0
+		for _, e := range o.events(EvIgnored) {
+			if IgnoreReason(e.Reason) == IgnoreUnknownEV && e.EV == 0x999 {
+				n++
+			}
+		}
+		if n != c.want || o.q.CumulativeACK() != 0 {
+			t.Errorf("m = %d on unknown EV 0x999: %d unknown-EV events, cack %d; want %d, cack 0", c.m, n, o.q.CumulativeACK(), c.want)
+		}
+	}
+}
