@@ -40,6 +40,7 @@ type Printer struct {
 	mode   wire.EVMode
 	fx     map[string][]fieldX
 	sum    [len(summary)][]fieldX // per summary pair, the field it reads
+	link   []linkX                // wire.LinkHeaders(), compiled
 	b      []byte
 }
 
@@ -56,6 +57,7 @@ func NewPrinter(w io.Writer, format OutputFormat, c *wire.Codec, mode wire.EVMod
 		p.fx[h.Name] = extractors(&h)
 	}
 	p.compileSummary()
+	p.link = compileLink()
 	return p
 }
 
@@ -330,10 +332,7 @@ func appendMAC(b []byte, m [6]byte) []byte {
 // outside in, the payload and ICRC, and what is wrong with the frame.
 func (p *Printer) appendVerbose(b []byte, r *Record) []byte {
 	b = appendFrameV(b, r)
-	b = appendEthV(b, r)
-	b = appendSRv6V(b, &r.Packet)
-	b = appendIPV(b, &r.Packet)
-	b = appendUDPV(b, &r.Packet)
+	b = p.appendLinkV(b, r)
 	b = p.appendEVV(b, r)
 	b = p.appendHeadersV(b, r)
 	b = p.appendPayloadV(b, r)
@@ -368,26 +367,6 @@ func appendFrameV(b []byte, r *Record) []byte {
 		b = appendPrintable(b, c)
 		b = append(b, '\n')
 	}
-	return b
-}
-
-// appendEthV writes the Ethernet header, when the frame holds one.
-func appendEthV(b []byte, r *Record) []byte {
-	pk := &r.Packet
-	if len(r.Data) < 14 || pk.Eth.EtherType == 0 {
-		return b
-	}
-	b = append(b, "    Ethernet: "...)
-	b = appendMAC(b, pk.Eth.Src)
-	b = append(b, " -> "...)
-	b = appendMAC(b, pk.Eth.Dst)
-	if pk.Eth.HasVLAN {
-		b = append(b, ", vlan_tci "...)
-		b = appendHex(b, uint64(pk.Eth.VLANTCI), 4)
-	}
-	b = append(b, ", ether_type "...)
-	b = appendHex(b, uint64(pk.Eth.EtherType), 4)
-	b = append(b, '\n')
 	return b
 }
 
@@ -574,12 +553,6 @@ func (o *jsonObj) str(k, v string)         { o.key(k); o.b = appendJSONString(o.
 func (o *jsonObj) bool(k string, v bool)   { o.key(k); o.b = strconv.AppendBool(o.b, v) }
 func (o *jsonObj) open(k string)           { o.key(k); o.b = append(o.b, '{'); o.first = true }
 func (o *jsonObj) close()                  { o.b = append(o.b, '}'); o.first = false }
-func (o *jsonObj) addr(k string, a netip.Addr) {
-	o.key(k)
-	o.b = append(o.b, '"')
-	o.b = a.AppendTo(o.b)
-	o.b = append(o.b, '"')
-}
 
 // appendJSON writes one JSON object per frame: capture facts, outer
 // headers, every transport header field from wire's field table, and what
@@ -587,9 +560,7 @@ func (o *jsonObj) addr(k string, a netip.Addr) {
 func (p *Printer) appendJSON(b []byte, r *Record) []byte {
 	o := jsonObj{b: append(b, '{'), first: true}
 	o.frame(r)
-	o.srv6(&r.Packet)
-	o.ip(&r.Packet)
-	o.udp(&r.Packet)
+	o.link(p, r)
 	p.jsonTransport(&o, r)
 	o.problems(r)
 	o.close()

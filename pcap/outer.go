@@ -7,191 +7,223 @@ import (
 	"github.com/openmrc/mrc/wire"
 )
 
-// outerField is one field of a header below MRC's (IP, UDP, SRv6 and its
-// SRH), named once for both printers that show it: -V and JSON. The
-// addresses and UDP ports are printed apart, as "src -> dst".
-type outerField struct {
-	verbose string // -V name; "" when -V leaves the field out
-	json    string // JSON key; "" when JSON leaves the field out
-	hex     int    // -V prints the field in hex with this many digits; 0 decimal
-	get     func(pk *wire.Packet) uint64
+// linkView says how the -V tree and JSON show one of wire's link headers
+// (wire.LinkHeaders): every field of wire's description, in its order,
+// except those a view leaves out. The fields themselves, their names and
+// whether they print in hex come from wire.
+type linkView struct {
+	header   string    // wire's header name
+	tree     string    // -V title
+	json     string    // JSON object holding the fields; "" leaves the header out of JSON
+	ends     [2]string // -V shows these first, as "src -> dst"
+	treeHide []string  // fields -V leaves out
+	jsonHide []string  // fields JSON leaves out
+	treeName [2]string // -V names field treeName[0] treeName[1]
 }
 
-// The outer headers' fields in the order both printers show them.
-var (
-	ipv4Fields = [...]outerField{
-		{"dscp", "dscp", 0, func(pk *wire.Packet) uint64 { return uint64(pk.IP4.TOS >> 2) }},
-		{"ecn", "ecn", 0, func(pk *wire.Packet) uint64 { return uint64(pk.IP4.TOS & 3) }},
-		{"total_length", "total_length", 0, func(pk *wire.Packet) uint64 { return uint64(pk.IP4.TotalLength) }},
-		{"id", "identification", 0, func(pk *wire.Packet) uint64 { return uint64(pk.IP4.ID) }},
-		{"ttl", "ttl", 0, func(pk *wire.Packet) uint64 { return uint64(pk.IP4.TTL) }},
-		{"checksum", "checksum", 4, func(pk *wire.Packet) uint64 { return uint64(pk.IP4.Checksum) }},
-	}
-	ipv6Fields = [...]outerField{
-		{"dscp", "dscp", 0, func(pk *wire.Packet) uint64 { return uint64(pk.IP6.TrafficClass >> 2) }},
-		{"ecn", "ecn", 0, func(pk *wire.Packet) uint64 { return uint64(pk.IP6.TrafficClass & 3) }},
-		{"flow_label", "flow_label", 5, func(pk *wire.Packet) uint64 { return uint64(pk.IP6.FlowLabel) }},
-		{"payload_length", "payload_length", 0, func(pk *wire.Packet) uint64 { return uint64(pk.IP6.PayloadLength) }},
-		{"hop_limit", "hop_limit", 0, func(pk *wire.Packet) uint64 { return uint64(pk.IP6.HopLimit) }},
-	}
-	udpFields = [...]outerField{
-		{"", "src_port", 0, func(pk *wire.Packet) uint64 { return uint64(pk.UDP.SrcPort) }},
-		{"", "dst_port", 0, func(pk *wire.Packet) uint64 { return uint64(pk.UDP.DstPort) }},
-		{"length", "length", 0, func(pk *wire.Packet) uint64 { return uint64(pk.UDP.Length) }},
-		{"checksum", "checksum", 4, func(pk *wire.Packet) uint64 { return uint64(pk.UDP.Checksum) }},
-	}
-	srv6Fields = [...]outerField{
-		{"payload_length", "", 0, func(pk *wire.Packet) uint64 { return uint64(pk.Outer.PayloadLength) }},
-		{"next_header", "", 0, func(pk *wire.Packet) uint64 { return uint64(pk.Outer.NextHeader) }},
-		{"hop_limit", "hop_limit", 0, func(pk *wire.Packet) uint64 { return uint64(pk.Outer.HopLimit) }},
-	}
-	srhFields = [...]outerField{
-		{"segments_left", "segments_left", 0, func(pk *wire.Packet) uint64 { return uint64(pk.SRH.SegmentsLeft) }},
-		{"last_entry", "last_entry", 0, func(pk *wire.Packet) uint64 { return uint64(pk.SRH.LastEntry) }},
-		{"flags", "flags", 2, func(pk *wire.Packet) uint64 { return uint64(pk.SRH.Flags) }},
-		{"tag", "tag", 0, func(pk *wire.Packet) uint64 { return uint64(pk.SRH.Tag) }},
-	}
-)
+var linkViews = [...]linkView{
+	{header: wire.HdrEthernet, tree: "Ethernet", ends: [2]string{"src", "dst"}},
+	{header: wire.HdrEthernetVLAN, tree: "Ethernet", ends: [2]string{"src", "dst"}, treeHide: []string{"tpid"}},
+	{header: wire.HdrSRv6, tree: "IPv6 (SRv6 outer)", json: "srv6", ends: [2]string{"src", "dst"},
+		treeHide: []string{"version", "dscp", "ecn", "flow_label"},
+		jsonHide: []string{"version", "dscp", "ecn", "flow_label", "payload_length", "next_header"}},
+	{header: wire.HdrSRH, tree: "SRH", json: "srv6"},
+	{header: wire.HdrIPv4, tree: "IPv4", json: "ip", ends: [2]string{"src", "dst"},
+		treeHide: []string{"version"}, treeName: [2]string{"identification", "id"}},
+	{header: wire.HdrIPv6, tree: "IPv6", json: "ip", ends: [2]string{"src", "dst"},
+		treeHide: []string{"version", "next_header"}, jsonHide: []string{"next_header"}},
+	{header: wire.HdrUDP, tree: "UDP", json: "udp", ends: [2]string{"src_port", "dst_port"}},
+}
 
-// appendOuterV appends ", name value" for each of fs that -V shows; sep
-// is what goes before the first one.
-func appendOuterV(b []byte, pk *wire.Packet, fs []outerField, sep string) []byte {
-	for _, f := range fs {
-		if f.verbose == "" {
-			continue
+// linkX is a link header compiled for printing: its view and the
+// extractors of the fields each printer shows.
+type linkX struct {
+	h        *wire.Header
+	view     *linkView
+	src, dst fieldX // -V's ends; key "" when the header has none
+	tree     []fieldX
+	json     []fieldX
+}
+
+func compileLink() []linkX {
+	hs := wire.LinkHeaders()
+	xs := make([]linkX, len(hs))
+	for i := range hs {
+		h := &hs[i]
+		x := &xs[i]
+		x.h = h
+		for j := range linkViews {
+			if linkViews[j].header == h.Name {
+				x.view = &linkViews[j]
+			}
 		}
-		b = append(b, sep...)
-		sep = ", "
-		b = append(b, f.verbose...)
-		b = append(b, ' ')
-		if f.hex > 0 {
-			b = appendHex(b, f.get(pk), f.hex)
-		} else {
-			b = strconv.AppendUint(b, f.get(pk), 10)
+		if x.view == nil { // TestLinkViewsCoverWire rules this out
+			x.view = &linkView{header: h.Name, tree: h.Name}
 		}
+		v := x.view
+		for _, f := range h.Fields {
+			switch f.Name {
+			case v.ends[0]:
+				x.src = newFieldX(f, f.Name)
+				continue
+			case v.ends[1]:
+				x.dst = newFieldX(f, f.Name)
+				continue
+			}
+			if !contains(v.treeHide, f.Name) {
+				name := f.Name
+				if name == v.treeName[0] {
+					name = v.treeName[1]
+				}
+				x.tree = append(x.tree, newFieldX(f, name))
+			}
+		}
+		for _, f := range h.Fields {
+			if !contains(v.jsonHide, f.Name) {
+				x.json = append(x.json, newFieldX(f, f.Name))
+			}
+		}
+	}
+	return xs
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// linkOf returns the compiled form of h, one of wire.LinkHeaders().
+func (p *Printer) linkOf(h *wire.Header) *linkX {
+	for i := range p.link {
+		if p.link[i].h == h {
+			return &p.link[i]
+		}
+	}
+	for i := range p.link {
+		if p.link[i].h.Name == h.Name {
+			return &p.link[i]
+		}
+	}
+	return nil
+}
+
+// appendLinkValue appends a link header field's value from header bytes
+// hb as -V shows it: an address, hex, or decimal.
+func appendLinkValue(b []byte, x *fieldX, hb []byte) []byte {
+	switch {
+	case x.f.Addr:
+		return appendAddr(b, x.f.Bytes(hb))
+	case x.f.Hex:
+		return appendHex(b, x.value(hb), (x.f.Width+3)/4)
+	}
+	return strconv.AppendUint(b, x.value(hb), 10)
+}
+
+// appendAddr appends an IPv4, Ethernet or IPv6 address.
+func appendAddr(b []byte, a []byte) []byte {
+	switch len(a) {
+	case 4:
+		return netip.AddrFrom4([4]byte(a)).AppendTo(b)
+	case 6:
+		return appendMAC(b, [6]byte(a))
+	case 16:
+		return netip.AddrFrom16([16]byte(a)).AppendTo(b)
 	}
 	return b
 }
 
-// outer writes each of fs that JSON shows.
-func (o *jsonObj) outer(pk *wire.Packet, fs []outerField) {
-	for _, f := range fs {
-		if f.json != "" {
-			o.uint(f.json, f.get(pk))
+// appendLinkV writes the headers below MRC's, one line each, from wire's
+// link header descriptions.
+func (p *Printer) appendLinkV(b []byte, r *Record) []byte {
+	r.Packet.WalkLink(r.Data, func(h *wire.Header, off int) {
+		x := p.linkOf(h)
+		hb := r.Data[off : off+h.Len]
+		b = append(b, "    "...)
+		b = append(b, x.view.tree...)
+		b = append(b, ':')
+		sep := " "
+		if x.src.key != "" {
+			b = append(b, ' ')
+			b = appendLinkValue(b, &x.src, hb)
+			b = append(b, " -> "...)
+			b = appendLinkValue(b, &x.dst, hb)
+			sep = ", "
 		}
-	}
-}
-
-// appendSRv6V writes the outer IPv6 header and SRH of an SRv6 frame.
-func appendSRv6V(b []byte, pk *wire.Packet) []byte {
-	if !pk.SRv6 {
-		return b
-	}
-	b = append(b, "    IPv6 (SRv6 outer): "...)
-	b = appendEndsV(b, netip.AddrFrom16(pk.Outer.Src), netip.AddrFrom16(pk.Outer.Dst))
-	b = append(appendOuterV(b, pk, srv6Fields[:], ", "), '\n')
-	if pk.HasSRH {
-		b = appendOuterV(append(b, "    SRH:"...), pk, srhFields[:], " ")
-		s := &pk.SRH
-		for i := 0; i <= int(s.LastEntry) && i < wire.MaxSRHSegments; i++ {
-			b = append(b, "\n        segment["...)
-			b = strconv.AppendInt(b, int64(i), 10)
-			b = append(b, "]: "...)
-			b = netip.AddrFrom16(s.Segments[i]).AppendTo(b)
+		for i := range x.tree {
+			f := &x.tree[i]
+			b = append(b, sep...)
+			sep = ", "
+			b = append(b, f.key...)
+			b = append(b, ' ')
+			b = appendLinkValue(b, f, hb)
+		}
+		if h.Name == wire.HdrSRH {
+			s := &r.Packet.SRH
+			for i := 0; i <= int(s.LastEntry) && i < wire.MaxSRHSegments; i++ {
+				b = append(b, "\n        segment["...)
+				b = strconv.AppendInt(b, int64(i), 10)
+				b = append(b, "]: "...)
+				b = netip.AddrFrom16(s.Segments[i]).AppendTo(b)
+			}
 		}
 		b = append(b, '\n')
-	}
+	})
 	return b
 }
 
-// appendIPV writes the (inner) IPv4 or IPv6 header.
-func appendIPV(b []byte, pk *wire.Packet) []byte {
-	if ip, _, _ := pk.Offsets(); ip == 0 {
-		return b
-	}
-	if pk.IsIPv6 {
-		b = append(b, "    IPv6: "...)
-		b = appendEndsV(b, netip.AddrFrom16(pk.IP6.Src), netip.AddrFrom16(pk.IP6.Dst))
-		b = appendOuterV(b, pk, ipv6Fields[:], ", ")
-	} else {
-		b = append(b, "    IPv4: "...)
-		b = appendEndsV(b, netip.AddrFrom4(pk.IP4.Src), netip.AddrFrom4(pk.IP4.Dst))
-		b = appendOuterV(b, pk, ipv4Fields[:], ", ")
-	}
-	return append(b, '\n')
-}
-
-// appendUDPV writes the UDP header.
-func appendUDPV(b []byte, pk *wire.Packet) []byte {
-	if _, udp, _ := pk.Offsets(); udp == 0 || pk.UDP.DstPort == 0 {
-		return b
-	}
-	b = append(b, "    UDP: "...)
-	b = strconv.AppendUint(b, uint64(pk.UDP.SrcPort), 10)
-	b = append(b, " -> "...)
-	b = strconv.AppendUint(b, uint64(pk.UDP.DstPort), 10)
-	return append(appendOuterV(b, pk, udpFields[:], ", "), '\n')
-}
-
-func appendEndsV(b []byte, src, dst netip.Addr) []byte {
-	b = src.AppendTo(b)
-	b = append(b, " -> "...)
-	return dst.AppendTo(b)
-}
-
-// srv6 writes the outer IPv6 header and SRH of an SRv6 frame.
-func (o *jsonObj) srv6(pk *wire.Packet) {
-	if !pk.SRv6 {
-		return
-	}
-	o.open("srv6")
-	o.addr("src", netip.AddrFrom16(pk.Outer.Src))
-	o.addr("dst", netip.AddrFrom16(pk.Outer.Dst))
-	o.outer(pk, srv6Fields[:])
-	if pk.HasSRH {
-		o.outer(pk, srhFields[:])
-		s := &pk.SRH
-		o.key("segments")
-		o.b = append(o.b, '[')
-		for i := 0; i <= int(s.LastEntry) && i < wire.MaxSRHSegments; i++ {
-			if i > 0 {
-				o.b = append(o.b, ',')
-			}
-			o.b = append(o.b, '"')
-			o.b = netip.AddrFrom16(s.Segments[i]).AppendTo(o.b)
-			o.b = append(o.b, '"')
+// link writes the headers below MRC's that JSON shows, from wire's link
+// header descriptions; headers of one JSON object (the SRv6 outer IPv6
+// header and its SRH) share it.
+func (o *jsonObj) link(p *Printer, r *Record) {
+	open := ""
+	r.Packet.WalkLink(r.Data, func(h *wire.Header, off int) {
+		x := p.linkOf(h)
+		if x.view.json == "" {
+			return
 		}
-		o.b = append(o.b, ']')
+		if x.view.json != open {
+			if open != "" {
+				o.close()
+			}
+			open = x.view.json
+			o.open(open)
+		}
+		hb := r.Data[off : off+h.Len]
+		for i := range x.json {
+			f := &x.json[i]
+			o.key(f.key)
+			if f.f.Addr {
+				o.b = append(o.b, '"')
+				o.b = appendAddr(o.b, f.f.Bytes(hb))
+				o.b = append(o.b, '"')
+			} else {
+				o.b = strconv.AppendUint(o.b, f.value(hb), 10)
+			}
+		}
+		if h.Name == wire.HdrSRH {
+			o.segments(&r.Packet.SRH)
+		}
+	})
+	if open != "" {
+		o.close()
 	}
-	o.close()
 }
 
-// ip writes the (inner) IPv4 or IPv6 header.
-func (o *jsonObj) ip(pk *wire.Packet) {
-	if ip, _, _ := pk.Offsets(); ip == 0 {
-		return
+// segments writes an SRH's segment list.
+func (o *jsonObj) segments(s *wire.SRH) {
+	o.key("segments")
+	o.b = append(o.b, '[')
+	for i := 0; i <= int(s.LastEntry) && i < wire.MaxSRHSegments; i++ {
+		if i > 0 {
+			o.b = append(o.b, ',')
+		}
+		o.b = append(o.b, '"')
+		o.b = netip.AddrFrom16(s.Segments[i]).AppendTo(o.b)
+		o.b = append(o.b, '"')
 	}
-	o.open("ip")
-	if pk.IsIPv6 {
-		o.uint("version", 6)
-		o.addr("src", netip.AddrFrom16(pk.IP6.Src))
-		o.addr("dst", netip.AddrFrom16(pk.IP6.Dst))
-		o.outer(pk, ipv6Fields[:])
-	} else {
-		o.uint("version", 4)
-		o.addr("src", netip.AddrFrom4(pk.IP4.Src))
-		o.addr("dst", netip.AddrFrom4(pk.IP4.Dst))
-		o.outer(pk, ipv4Fields[:])
-	}
-	o.close()
-}
-
-// udp writes the UDP header.
-func (o *jsonObj) udp(pk *wire.Packet) {
-	if _, udp, _ := pk.Offsets(); udp == 0 || pk.UDP.DstPort == 0 {
-		return
-	}
-	o.open("udp")
-	o.outer(pk, udpFields[:])
-	o.close()
+	o.b = append(o.b, ']')
 }

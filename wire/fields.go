@@ -5,13 +5,26 @@ package wire
 // width in bits, and whether it is reserved or signed. The Lua dissector
 // and the JSON decoder are generated from / driven by these descriptions,
 // and tests check that the hand-written codec agrees with them bit for bit.
+// The headers below MRC's (LinkHeaders) also say how Wireshark names a
+// field, whether tools show it in hex, and which fields are addresses.
 type Field struct {
 	Name     string
 	Bit      int
-	Width    int // 1..64
+	Width    int // 1..64; an Addr field 32, 48 or 128
 	Signed   bool
 	Reserved bool
+	// Wireshark is Wireshark's display-filter name for a field of a
+	// header Wireshark dissects itself (e.g. "ip.ttl"), else "".
+	Wireshark string
+	// Hex: tools show the value in hexadecimal, (Width+3)/4 digits.
+	Hex bool
+	// Addr: an IPv4 (32 bits), Ethernet (48) or IPv6 (128) address,
+	// byte-aligned; read it with Bytes (Value holds at most 64 bits).
+	Addr bool
 }
+
+// Bytes returns the bytes of a byte-aligned field in header bytes b.
+func (f Field) Bytes(b []byte) []byte { return b[f.Bit/8 : (f.Bit+f.Width)/8] }
 
 // Header describes one header: its name and length in bytes, and fields in
 // wire order.
