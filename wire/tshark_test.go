@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -96,24 +98,11 @@ func crossFrames(t *testing.T) []crossFrame {
 func TestTsharkCrossCheck(t *testing.T) {
 	tshark := testenv.LookPath(t, "tshark")
 	frames := crossFrames(t)
-	path := filepath.Join(t.TempDir(), "cross.pcap")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
+	var bs [][]byte
+	for _, fr := range frames {
+		bs = append(bs, fr.b)
 	}
-	w := pcapgo.NewWriter(f)
-	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
-		t.Fatal(err)
-	}
-	for i, fr := range frames {
-		ci := gopacket.CaptureInfo{Timestamp: time.Unix(1700000000, int64(i)*1000), CaptureLength: len(fr.b), Length: len(fr.b)}
-		if err := w.WritePacket(ci, fr.b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	path := writePcap(t, bs)
 	names := []string{"infiniband.bth.opcode", "infiniband.bth.se", "infiniband.bth.m", "infiniband.bth.padcnt",
 		"infiniband.bth.tver", "infiniband.bth.p_key", "infiniband.bth.destqp", "infiniband.bth.a", "infiniband.bth.psn",
 		"infiniband.reth.va", "infiniband.reth.r_key", "infiniband.reth.dmalen", "infiniband.aeth.syndrome", "infiniband.aeth.msn"}
@@ -147,6 +136,30 @@ func TestTsharkCrossCheck(t *testing.T) {
 	t.Logf("%d frames, %d field values agree with tshark", len(frames), checked)
 }
 
+// writePcap writes frames to a pcap file in a test directory and returns
+// its path.
+func writePcap(t *testing.T, frames [][]byte) string {
+	path := filepath.Join(t.TempDir(), "cross.pcap")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := pcapgo.NewWriter(f)
+	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range frames {
+		ci := gopacket.CaptureInfo{Timestamp: time.Unix(1700000000, int64(i)*1000), CaptureLength: len(b), Length: len(b)}
+		if err := w.WritePacket(ci, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 func parseTshark(s string) (uint64, error) {
 	switch s {
 	case "True":
@@ -162,4 +175,131 @@ func parseTshark(s string) (uint64, error) {
 		return 0, fmt.Errorf("not a number: %q", s)
 	}
 	return v, nil
+}
+
+// linkFrames builds a write of every frame shape: IPv4 and IPv6, each
+// with and without an 802.1Q tag, and SRv6 with and without an SRH.
+func linkFrames(t *testing.T) [][]byte {
+	var out [][]byte
+	for i, shape := range []struct{ v6, vlan, srv6, srh bool }{
+		{false, false, false, false}, {false, true, false, false}, {true, false, false, false},
+		{true, true, false, false}, {true, false, true, false}, {true, true, true, true}} {
+		p := wire.Packet{IsIPv6: shape.v6, SRv6: shape.srv6, HasSRH: shape.srh}
+		p.Eth = wire.Ethernet{Dst: [6]byte{2, 0, 0, 0, 0, 0xb}, Src: [6]byte{2, 0, 0, 0, byte(i), 0xa},
+			HasVLAN: shape.vlan, VLANTCI: uint16(0x2000 + 100 + i)}
+		p.IP4 = wire.IPv4{TOS: 0x12 << 2, ID: uint16(0x1234 + i), TTL: 63, Checksum: 0xBEEF,
+			Src: [4]byte{10, 0, 0, byte(i)}, Dst: [4]byte{10, 0, 1, 2}}
+		p.IP6 = wire.IPv6{TrafficClass: 0x0A<<2 | 1, FlowLabel: uint32(0xABCDE + i), HopLimit: 60,
+			Src: [16]byte{0xfd, 0, 14: byte(i), 15: 1}, Dst: [16]byte{0xfd, 0, 15: 2}}
+		p.Outer = wire.IPv6{TrafficClass: 0x04 << 2, FlowLabel: 0x12345, HopLimit: 33,
+			Src: [16]byte{0xfc, 0, 15: 1}, Dst: [16]byte{0xfc, 0, 15: 9}}
+		p.SRH = wire.SRH{SegmentsLeft: 1, LastEntry: 1, Flags: 0x5A, Tag: 0x0102,
+			Segments: [wire.MaxSRHSegments][16]byte{{0xfc, 0, 15: 9}, {0xfc, 0, 15: 8}}}
+		p.UDP.SrcPort, p.UDP.Checksum = uint16(0xC000+i), 0x1357
+		p.BTH = wire.BTH{Opcode: wire.OpWriteOnly, PKey: 0xFFFF, DestQP: 0x1234, PSN: uint32(i)}
+		p.RETH = wire.RETH{VA: 0x1000, RKey: 7, DMALength: 16}
+		p.Payload = bytes.Repeat([]byte{0xEE}, 16)
+		b, err := wire.Default.Append(nil, &p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// TestTsharkLinkFields (WIRE-ENC-1, WIRE-ENC-2, WIRE-UDP-1): each field of
+// wire's link header table that names a Wireshark field is that field:
+// tshark reads, under that name, the value the table reads, in every
+// occurrence (an SRv6 frame's outer IPv6 header, then its inner one), on
+// frames of every shape.
+func TestTsharkLinkFields(t *testing.T) {
+	tshark := testenv.LookPath(t, "tshark")
+	frames := linkFrames(t)
+	var names []string
+	col := map[string]int{}
+	for _, h := range wire.LinkHeaders() {
+		for _, f := range h.Fields {
+			if _, ok := col[f.Wireshark]; f.Wireshark != "" && !ok {
+				col[f.Wireshark] = len(names)
+				names = append(names, f.Wireshark)
+			}
+		}
+	}
+	args := []string{"-r", writePcap(t, frames), "-T", "fields", "-E", "separator=;", "-E", "occurrence=a", "-E", "aggregator=|"}
+	for _, n := range names {
+		args = append(args, "-e", n)
+	}
+	out, err := exec.Command(tshark, args...).Output()
+	if err != nil {
+		t.Fatalf("tshark: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(frames) {
+		t.Fatalf("tshark printed %d lines for %d frames:\n%s", len(lines), len(frames), out)
+	}
+	checked := 0
+	for i, line := range lines {
+		cols := strings.Split(line, ";")
+		want := make([][]string, len(names)) // per name, each occurrence as the table reads it
+		var d wire.Packet
+		if err := wire.Default.Decode(frames[i], &d); err != nil {
+			t.Fatal(err)
+		}
+		d.WalkLink(frames[i], func(h *wire.Header, off int) {
+			hb := frames[i][off : off+h.Len]
+			for _, f := range h.Fields {
+				if f.Wireshark == "" {
+					continue
+				}
+				v := strconv.FormatUint(f.Value(hb), 10)
+				if f.Addr {
+					v = fmt.Sprintf("%x", f.Bytes(hb))
+				}
+				want[col[f.Wireshark]] = append(want[col[f.Wireshark]], v)
+				if f.Wireshark == "ipv6.version" { // Wireshark's IPv6 dissector fills ip.version too
+					want[col["ip.version"]] = append(want[col["ip.version"]], v)
+				}
+			}
+		})
+		for j, n := range names {
+			var got []string
+			if cols[j] != "" {
+				got = strings.Split(cols[j], "|")
+			}
+			if len(got) != len(want[j]) {
+				t.Errorf("frame %d %s: tshark %q, table %v", i+1, n, cols[j], want[j])
+				continue
+			}
+			for k := range got {
+				g := tsharkCanon(got[k])
+				if n == "ipv6.routing.srh.tag" { // tshark shows it in hex without 0x
+					g = tsharkCanon("0x" + got[k])
+				}
+				if g != want[j][k] {
+					t.Errorf("frame %d %s[%d]: tshark %q (%s), table %s", i+1, n, k, got[k], g, want[j][k])
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("only %d values compared", checked)
+	}
+	t.Logf("%d frames, %d link field values agree with tshark", len(frames), checked)
+}
+
+// tsharkCanon returns a tshark field value as TestTsharkLinkFields
+// writes the table's: an address as hex bytes, a number in decimal.
+func tsharkCanon(s string) string {
+	if a, err := netip.ParseAddr(s); err == nil {
+		return fmt.Sprintf("%x", a.AsSlice())
+	}
+	if m, err := net.ParseMAC(s); err == nil {
+		return fmt.Sprintf("%x", []byte(m))
+	}
+	if v, err := parseTshark(s); err == nil {
+		return strconv.FormatUint(v, 10)
+	}
+	return s
 }
