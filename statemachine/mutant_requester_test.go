@@ -213,3 +213,24 @@ func TestMutantLostCountCumulativeAck(t *testing.T) {
 		t.Errorf("after the cumulative ACK of PSN 0: nLost %d, %d queued, want 0", o.q.req.nLost, queuedRetransmissions(o.q))
 	}
 }
+
+// TestMutantFaultIgnoreSACKedUnexp (LR-NACK-4, LR-NACK-6): the seeded
+// fault ignore-sacked-unexp breaks LR-NACK-4 by what it documents and no
+// more: it ignores an UNEXP_EVENT NACK naming a selectively acknowledged
+// PSN, and one naming a PSN still in flight fails the QP as without it.
+func TestMutantFaultIgnoreSACKedUnexp(t *testing.T) {
+	for _, c := range []struct {
+		psn   uint32
+		state QPState
+	}{{2, StateRTS}, {1, StateError}} {
+		o := newOne(t, func(c *testCfg, a *Attr) { c.Test.Faults = FaultIgnoreSACKedUnexp })
+		o.write(1, 3*1024, true)
+		ps := o.take()
+		ev := ps[2].EV(wire.EVModeSTEV)
+		o.recv(1, sackPkt(0, 2, 1, 0b10, ev, wire.MNone)) // PSN 0 cumulatively, PSN 2 selectively acked
+		o.recv(1, nackPkt(c.psn, ev, wire.NACKUnexpEvent))
+		if o.q.State() != c.state {
+			t.Errorf("ignore-sacked-unexp: state %s after UNEXP_EVENT for PSN %d, want %s", o.q.State(), c.psn, c.state)
+		}
+	}
+}
