@@ -234,3 +234,54 @@ func TestMutantFaultIgnoreSACKedUnexp(t *testing.T) {
 		}
 	}
 }
+
+// TestMutantRTTSampleFromSendTime (CC-SIG-3): without TSETH the RTT
+// sample is the time since the answered PSN was sent, not since time 0.
+func TestMutantRTTSampleFromSendTime(t *testing.T) {
+	o := newOne(t, nil)
+	o.now = 1000
+	o.write(1, 1024, false) // PSN 0 sent at 1000
+	o.take()
+	o.q.now = 4000
+	if rtt := o.q.rttSample(&sackPkt(0, 0, 1, 0, 0x100, wire.MNone).SETH); rtt != 3000 {
+		t.Errorf("RTT %d from a SACK at 4000 answering a PSN sent at 1000, want 3000", rtt)
+	}
+}
+
+// TestMutantSACKVerdictIsECN (CC-SIG-2, LR-SACK-4): the congestion
+// controller reads a SACK's m as the ECN verdict: the same SACK grows
+// cwnd more with m = NONE than with m = SKIP_ONCE, which says the packet
+// was CE-marked.
+func TestMutantSACKVerdictIsECN(t *testing.T) {
+	cwnd := func(m wire.Multipath) int64 {
+		o := newOne(t, func(c *testCfg, a *Attr) { a.CCProfileID = 10 })
+		o.write(1, 4*1024, false)
+		ps := o.take()
+		o.now = 100 * Microsecond
+		o.recv(1, sackPkt(0, 0, 1, 0, ps[0].EV(wire.EVModeSTEV), m))
+		return o.q.Cwnd()
+	}
+	if none, ce := cwnd(wire.MNone), cwnd(wire.MSkipOnce); none <= ce {
+		t.Errorf("cwnd %d after a SACK with m = NONE, %d with m = SKIP_ONCE (ECN): want more without ECN", none, ce)
+	}
+}
+
+// TestMutantCwndEventOnChange (CC-NSCC-6): a trim NACK that shrinks cwnd
+// is reported by one EvCwnd event carrying the new window; without
+// congestion control a SACK reports none.
+func TestMutantCwndEventOnChange(t *testing.T) {
+	o := newOne(t, func(c *testCfg, a *Attr) { a.CCProfileID = 10 })
+	o.write(1, 2*1024, false)
+	ps := o.take()
+	o.recv(1, nackPkt(0, ps[0].EV(wire.EVModeSTEV), wire.NACKTrimmed))
+	if es := o.events(EvCwnd); len(es) != 1 || es[0].Value != uint64(o.q.Cwnd()) {
+		t.Errorf("cwnd events %+v after a trim NACK, want one with the new cwnd %d", es, o.q.Cwnd())
+	}
+	o = newOne(t, nil)
+	o.write(1, 1024, false)
+	o.take()
+	o.recv(1, sackPkt(0, 0, 1, 0, 0x100, wire.MNone))
+	if es := o.events(EvCwnd); len(es) != 0 {
+		t.Errorf("cwnd events %+v without congestion control", es)
+	}
+}
