@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/spec"
@@ -74,18 +75,30 @@ type rowSlot struct {
 }
 
 // slot returns the cache slot of node at pt, emptied for them when it held
-// another pair.
+// another pair. Small enough to inline: the miss is refill's.
 func (e *engine) slot(pt *point, node string) *rowSlot {
 	h := pt.num*17 + len(node)*5
 	if len(node) > 0 {
 		h += int(node[len(node)-1])
 	}
 	s := &e.slots[h&(rowSlots-1)]
-	if s.pt != pt || s.node != node {
-		e.flushTo(s)
-		*s = rowSlot{pt: pt, node: node}
+	if s.pt != pt || !sameString(s.node, node) {
+		e.refill(s, pt, node)
 	}
 	return s
+}
+
+// refill empties slot s for node at pt.
+func (e *engine) refill(s *rowSlot, pt *point, node string) {
+	e.flushTo(s)
+	*s = rowSlot{pt: pt, node: node}
+}
+
+// sameString reports whether a and b are equal, comparing their bytes only
+// when they are not one string: the node names a frame's hooks pass are
+// the engine's own, so most compare by pointer without a call.
+func sameString(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
 }
 
 type obsCount struct {
@@ -220,13 +233,18 @@ func (e *engine) count(cs caseID, pt *point, node string) *obsCount {
 func (e *engine) row(pt *point, node string) *obsRow {
 	s := e.slot(pt, node)
 	if s.row == nil {
-		k := nodePoint{node, pt.name}
-		if s.row = e.rows[k]; s.row == nil {
-			s.row = new(obsRow)
-			e.rows[k] = s.row
-		}
+		e.findRow(s, pt, node)
 	}
 	return s.row
+}
+
+// findRow fills in slot s's row (node at pt), made on first use.
+func (e *engine) findRow(s *rowSlot, pt *point, node string) {
+	k := nodePoint{node, pt.name}
+	if s.row = e.rows[k]; s.row == nil {
+		s.row = new(obsRow)
+		e.rows[k] = s.row
+	}
 }
 
 // obsOf returns the observations of key k.
