@@ -93,9 +93,10 @@ func claimsOnlyArrivals(e *engine, x *fbCtx) {
 		}
 	}
 	base := s.BitmapBase()
-	for bm := bitsAfter(s.SACKBitmap, base, fl.rcum); bm != 0; bm &= bm - 1 {
+	bm := bitsAfter(s.SACKBitmap, base, fl.rcum)
+	for bm &^= fl.arrived.heldBits(base, bm); bm != 0; bm &= bm - 1 {
 		q := wire.PSNAdd(base, bits.TrailingZeros64(bm))
-		if !psnAfter(q, fl.rcum) || fl.arrived.get(q) != nil || len(fl.preBase) > 0 && fl.preBase[q] {
+		if !psnAfter(q, fl.rcum) || len(fl.preBase) > 0 && fl.preBase[q] {
 			continue
 		}
 		if d := psnDist(q, fl.rcum); d >= 1<<23 {

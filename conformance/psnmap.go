@@ -1,5 +1,11 @@
 package conformance
 
+import (
+	"math/bits"
+
+	"github.com/openmrc/mrc/wire"
+)
+
 // psnMap maps PSNs to values (the zero value is no entry): a ring indexed
 // by the PSN's low bits, so that a lookup is an index and no hash; it
 // doubles while two PSNs held share a slot, up to MaxPSNsPerFlow slots,
@@ -87,6 +93,31 @@ func (t *psnMap[V]) grow() {
 			delete(t.more, q)
 		}
 	}
+}
+
+// heldBits returns the bits of bm (bit i for PSN base+i) whose PSN t
+// holds: a SACK bitmap's claims checked in one pass over the ring, a few
+// instructions a bit, rather than a get each.
+func (t *psnMap[V]) heldBits(base uint32, bm uint64) uint64 {
+	var h uint64
+	if n := uint32(len(t.ring)); n > 0 && t.n > 0 {
+		for b := bm; b != 0; b &= b - 1 {
+			i := bits.TrailingZeros64(b)
+			q := (base + uint32(i)) & wire.PSNMask
+			if s := &t.ring[q&(n-1)]; s.used && s.psn == q {
+				h |= 1 << i
+			}
+		}
+	}
+	if len(t.more) > 0 {
+		for b := bm &^ h; b != 0; b &= b - 1 {
+			i := bits.TrailingZeros64(b)
+			if _, ok := t.more[(base+uint32(i))&wire.PSNMask]; ok {
+				h |= 1 << i
+			}
+		}
+	}
+	return h
 }
 
 // del forgets the entry of q and returns it (zero when not held).

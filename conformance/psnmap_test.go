@@ -36,6 +36,7 @@ func TestArrTableAgreesWithMap(t *testing.T) {
 			if got, want := tb.get(q), ref[q]; got != want {
 				t.Fatalf("seed %d step %d: get(%d) = %p, want %p", seed, i, q, got, want)
 			}
+			checkHeldBits(t, &tb, ref, (q-uint32(r.IntN(64)))&0xFFFFFF, r.Uint64())
 		}
 		if len(tb.more) > 0 {
 			sawMore = true
@@ -59,5 +60,34 @@ func TestArrTableAgreesWithMap(t *testing.T) {
 	}
 	if n != len(ref) || len(tb.ring) > MaxPSNsPerFlow {
 		t.Fatalf("each saw %d of %d; ring %d slots", n, len(ref), len(tb.ring))
+	}
+}
+
+// checkHeldBits compares tb.heldBits with a get of each bit's PSN in ref.
+func checkHeldBits(t *testing.T, tb *arrTable, ref map[uint32]*arrival, base uint32, bm uint64) {
+	t.Helper()
+	var want uint64
+	for i := 0; i < 64; i++ {
+		if bm&(1<<i) != 0 && ref[(base+uint32(i))&0xFFFFFF] != nil {
+			want |= 1 << i
+		}
+	}
+	if got := tb.heldBits(base, bm); got != want {
+		t.Fatalf("heldBits(%d, %#x) = %#x, want %#x", base, bm, got, want)
+	}
+}
+
+// TestHeldBitsAcrossWrap: a bitmap from just below 2^24 covers PSNs
+// that wrapped to 0 (WIRE-BTH-4).
+func TestHeldBitsAcrossWrap(t *testing.T) {
+	var tb arrTable
+	ref := map[uint32]*arrival{}
+	for _, q := range []uint32{0xFFFFFE, 0xFFFFFF, 0, 3, 40} {
+		ref[q] = &arrival{psn: q}
+		tb.put(q, ref[q])
+	}
+	checkHeldBits(t, &tb, ref, 0xFFFFF0, ^uint64(0))
+	if got := tb.heldBits(0xFFFFFE, 0b1111); got != 0b0111 {
+		t.Fatalf("heldBits across the wrap = %#b, want 0b111", got)
 	}
 }
