@@ -670,7 +670,9 @@ ReqDeliver(pk) == ReqRecvSACK(pk) \/ ReqRecvNACK(pk) \/ ReqRecvACK(pk) \/ ReqDis
 \* a recoverable NACK for an outstanding PSN that is not SACKed, consumed by the requester in
 \* RTS, owes that PSN a retransmission.  Only a retransmitted data packet of it entering the
 \* network, or a failed path (black-holed), discharges it, or its acknowledgement, or ERROR.
+\* A NACK the network loses leaves the bag too, but spends the fault budget and owes nothing.
 NACKTaken(p) == /\ qpState = "RTS" /\ p \in inflight \cup lost /\ p \notin sacked
+                /\ netFaults' = netFaults
                 /\ \E pk \in DOMAIN net : /\ pk.t = "N" /\ pk.psn = p /\ pk.reason \in RecoverableNACKs
                                          /\ pk \in DOMAIN net /\ Cnt(net', pk) < net[pk]
 ResentNow(p) == /\ p \in lost /\ p \notin lost'
