@@ -110,13 +110,28 @@ func ControllerMay(s State) bool { return s == Good || s == AssumedBad || s == D
 // the table has no such move (the EV stays in from). The controller's
 // event names no target; see ControllerMay.
 func Next(from State, c Cause) (State, bool) {
-	for _, t := range &Table {
-		if t.From == from && t.Cause == c {
-			return t.To, true
+	if int(from) < len(moves) && int(c) < len(moves[from]) {
+		if m := moves[from][c]; m.ok {
+			return m.to, true
 		}
 	}
 	return from, false
 }
+
+// moves is Table indexed by state and cause (its first row for each), so
+// that Next, which the judge and the state machine call for every EV
+// event, is an index rather than a scan of Table.
+var moves = func() (m [Denied + 1][len(causeNames)]struct {
+	to State
+	ok bool
+}) {
+	for _, t := range &Table {
+		if n := &m[t.From][t.Cause]; !n.ok {
+			n.to, n.ok = t.To, true
+		}
+	}
+	return m
+}()
 
 // Allowed reports whether an EV may move from one state to another on
 // event c: a row of Table, or the controller setting a state it may set.

@@ -244,3 +244,23 @@ func TestNames(t *testing.T) {
 		t.Errorf("Cause(99) = %s", got)
 	}
 }
+
+// TestNextIsTheTable: Next, an index, answers as a scan of Table (its
+// first matching row) for every state and cause value, in range or not.
+func TestNextIsTheTable(t *testing.T) {
+	for f := 0; f < 256; f++ {
+		for c := 0; c < 256; c++ {
+			from, cause := State(f), Cause(c)
+			want, wantOK := from, false
+			for _, tr := range Table {
+				if tr.From == from && tr.Cause == cause {
+					want, wantOK = tr.To, true
+					break
+				}
+			}
+			if got, ok := Next(from, cause); got != want || ok != wantOK {
+				t.Fatalf("Next(%v, %v) = %v, %v; Table says %v, %v", from, cause, got, ok, want, wantOK)
+			}
+		}
+	}
+}
