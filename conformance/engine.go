@@ -159,6 +159,7 @@ type engine struct {
 
 	rows     map[nodePoint]*obsRow
 	slots    [rowSlots]rowSlot // rows and nodes entries by point and node
+	lastRow  rowMemo           // the pair row returned last
 	lastPt   *point            // the point of the previous frame
 	prevPt   *point            // the point before it, when another
 	points   map[string]*point
@@ -229,13 +230,31 @@ func (e *engine) count(cs caseID, pt *point, node string) *obsCount {
 	return o
 }
 
-// row returns the observations about node at pt.
+// row returns the observations about node at pt. The pair of the last
+// call is kept apart (lastRow): a frame's hooks count observations of one
+// or two nodes, mostly the same one in a row, and rows do not move.
 func (e *engine) row(pt *point, node string) *obsRow {
+	if m := &e.lastRow; m.pt == pt && len(m.node) == len(node) && unsafe.StringData(m.node) == unsafe.StringData(node) {
+		return m.row
+	}
+	return e.rowSlow(pt, node)
+}
+
+// rowSlow is row through the slot cache.
+func (e *engine) rowSlow(pt *point, node string) *obsRow {
 	s := e.slot(pt, node)
 	if s.row == nil {
 		e.findRow(s, pt, node)
 	}
+	e.lastRow = rowMemo{pt: pt, node: node, row: s.row}
 	return s.row
+}
+
+// rowMemo is the pair row returned last and its row.
+type rowMemo struct {
+	pt   *point
+	node string
+	row  *obsRow
 }
 
 // findRow fills in slot s's row (node at pt), made on first use.
