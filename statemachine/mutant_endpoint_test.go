@@ -67,3 +67,35 @@ func TestMutantEndpointLastPortAndDSCP(t *testing.T) {
 		t.Errorf("a request on port %d: %d packets, events %v; want its response from that port", MaxPlanes, len(out.Packets), out.Events)
 	}
 }
+
+// TestMutantEndpointRepeatDropsWait: a repeated port status update takes
+// the place of the one it repeats (EP-PSU-4): the earlier request no longer
+// waits, so it never times out and an answer to it matches nothing
+// (EP-GEN-8).
+func TestMutantEndpointRepeatDropsWait(t *testing.T) {
+	a, b, _, pb := endpoints(t)
+	var out Output
+	if err := a.AnnouncePorts(0, 0b110, []PortPeer{{Peer: pb, EV: 0x10, Port: 1}}, &out); err != nil {
+		t.Fatal(err)
+	}
+	first := out.Packets[0].Pkt
+	out.Reset()
+	a.Advance(Millisecond, &out) // the repeat, under a new request id
+	if len(out.Packets) != 1 || out.Packets[0].Pkt.BTH.PSN == first.BTH.PSN {
+		t.Fatalf("repeat: %d packets", len(out.Packets))
+	}
+	out.Reset()
+	a.Advance(2*Millisecond, &out) // the first request's timeout, had it waited
+	for _, e := range out.Events {
+		if e.Kind == EvEPTimeout && e.PSN == first.BTH.PSN {
+			t.Errorf("the repeated update %d timed out: it still waited", e.PSN)
+		}
+	}
+	var rsp Output
+	b.Receive(2*Millisecond, 1, &first, &rsp)
+	out.Reset()
+	a.Receive(2*Millisecond, 1, &rsp.Packets[0].Pkt, &out)
+	if len(out.Events) != 1 || out.Events[0].Kind != EvIgnored {
+		t.Errorf("an answer to the repeated update: events %v, want it ignored", out.Events)
+	}
+}
