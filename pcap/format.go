@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"io"
 	"math"
-	"net/netip"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -173,7 +172,7 @@ func (p *Printer) appendText(b []byte, r *Record) []byte {
 	b = appendIface(b, r)
 	b = pad(b, s, 12)
 	b = append(b, ' ')
-	b = appendEnds(b, r)
+	b = p.appendEnds(b, r)
 	if !r.MRC() {
 		if _, ok := r.bthPresent(); ok && r.Err != nil {
 			b = append(b, "ev="...)
@@ -238,30 +237,15 @@ func appendFlags(b []byte, pk *wire.Packet) []byte {
 }
 
 // appendEnds appends source → destination and the frame length, as
-// tshark's default line shows them: the addresses of the innermost IP
-// header the decoder read (even one it then rejected), else the Ethernet
-// addresses, from the frame's bytes as far as it holds them; the source
-// right-aligned and the destination left-aligned in 12 columns, the
-// length in 4.
-func appendEnds(b []byte, r *Record) []byte {
-	pk := &r.Packet
-	ip, _, _ := pk.Offsets()
-	var src, dst netip.Addr
-	switch {
-	case pk.IsIPv6 && (ip != 0 || pk.IP6.Src != [16]byte{} || pk.IP6.Dst != [16]byte{}):
-		src, dst = netip.AddrFrom16(pk.IP6.Src), netip.AddrFrom16(pk.IP6.Dst)
-	case ip != 0:
-		src, dst = netip.AddrFrom4(pk.IP4.Src), netip.AddrFrom4(pk.IP4.Dst)
-	case pk.SRv6:
-		src, dst = netip.AddrFrom16(pk.Outer.Src), netip.AddrFrom16(pk.Outer.Dst)
-	}
+// tshark's default line shows them: the ends (the view's src and dst
+// fields) of the header wire.Packet.EndsHeader names, from the frame's
+// bytes as far as it holds them; the source right-aligned and the
+// destination left-aligned in 12 columns, the length in 4.
+func (p *Printer) appendEnds(b []byte, r *Record) []byte {
+	h, off := r.Packet.EndsHeader()
+	x := p.linkOf(h)
 	s := len(b)
-	switch {
-	case src.IsValid():
-		b = src.AppendTo(b)
-	case len(r.Data) >= 12:
-		b = appendMAC(b, [6]byte(r.Data[6:12]))
-	}
+	b = appendEnd(b, &x.src, r.Data, off)
 	if n := len(b) - s; n < 12 { // right-align
 		b = append(b, "            "[:12-n]...)
 		copy(b[s+12-n:], b[s:s+n])
@@ -269,12 +253,7 @@ func appendEnds(b []byte, r *Record) []byte {
 	}
 	b = append(b, " → "...)
 	s = len(b)
-	switch {
-	case dst.IsValid():
-		b = dst.AppendTo(b)
-	case len(r.Data) >= 6:
-		b = appendMAC(b, [6]byte(r.Data[:6]))
-	}
+	b = appendEnd(b, &x.dst, r.Data, off)
 	b = pad(b, s, 12)
 	b = append(b, ' ')
 	for n := digits(r.Length); n < 4; n++ {
@@ -282,6 +261,15 @@ func appendEnds(b []byte, r *Record) []byte {
 	}
 	b = strconv.AppendInt(b, int64(r.Length), 10)
 	return append(b, ' ')
+}
+
+// appendEnd appends the address x of the header at offset off in frame
+// data, or nothing when data does not hold it.
+func appendEnd(b []byte, x *fieldX, data []byte, off int) []byte {
+	if x.key == "" || off+(x.f.Bit+x.f.Width)/8 > len(data) {
+		return b
+	}
+	return appendAddr(b, x.f.Bytes(data[off:]))
 }
 
 func appendErrText(b []byte, r *Record) []byte {

@@ -94,3 +94,36 @@ func (p *Packet) WalkLink(b []byte, f func(h *Header, off int)) {
 		f(&linkHeaders[6], p.udpOff)
 	}
 }
+
+// EndsHeader returns the header whose source and destination name the
+// frame's ends, as tshark's one-line summary shows them, and its offset:
+// the innermost IP header decoding read, even one it then rejected (an
+// IPv6 header is taken as read when it holds an address), else the
+// Ethernet header, which the frame may hold only part of.
+func (p *Packet) EndsHeader() (h *Header, off int) {
+	ethEnd := 14
+	if p.Eth.HasVLAN {
+		ethEnd = 18
+	}
+	switch {
+	case p.IsIPv6 && p.ipOff != 0:
+		return &linkHeaders[5], p.ipOff
+	case p.IsIPv6 && (p.IP6.Src != [16]byte{} || p.IP6.Dst != [16]byte{}):
+		off = ethEnd
+		if p.SRv6 {
+			off += 40
+			if p.HasSRH {
+				off += 8 + 8*int(p.SRH.HdrExtLen)
+			}
+		}
+		return &linkHeaders[5], off
+	case p.ipOff != 0:
+		return &linkHeaders[4], p.ipOff
+	case p.SRv6:
+		return &linkHeaders[2], ethEnd
+	}
+	if p.Eth.HasVLAN {
+		return &linkHeaders[1], 0
+	}
+	return &linkHeaders[0], 0
+}

@@ -149,3 +149,65 @@ func TestLinkFieldsWellFormed(t *testing.T) {
 		}
 	}
 }
+
+// TestEndsHeader (WIRE-ENC-1, WIRE-ENC-2): the header naming a frame's
+// ends is its inner IP header, also when decoding read that header and
+// then rejected it (ipOff unset), at the same offset, behind an SRv6
+// outer header with or without an SRH; the outer header when the inner
+// one was not read; else Ethernet.
+func TestEndsHeader(t *testing.T) {
+	for _, shape := range []struct{ v6, vlan, srv6, srh bool }{
+		{false, false, false, false}, {true, true, false, false}, {true, false, true, false}, {true, true, true, true}} {
+		p := samplePackets()[0]
+		p.IsIPv6, p.SRv6, p.HasSRH, p.Eth.HasVLAN = shape.v6, shape.srv6, shape.srh, shape.vlan
+		p.IP6.Src, p.IP6.Dst = [16]byte{0xfd, 15: 1}, [16]byte{0xfd, 15: 2}
+		p.Outer = IPv6{HopLimit: 9, Src: [16]byte{0xfc, 15: 1}, Dst: [16]byte{0xfc, 15: 2}}
+		p.SRH = SRH{LastEntry: 2}
+		frame, err := Default.Append(nil, &p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d Packet
+		if err := Default.Decode(frame, &d); err != nil {
+			t.Fatal(err)
+		}
+		ip, _, _ := d.Offsets()
+		want := HdrIPv4
+		if shape.v6 {
+			want = HdrIPv6
+		}
+		check := func(what string, name string, off int, src []byte) {
+			h, got := d.EndsHeader()
+			if h.Name != name || got != off || !bytes.Equal(h.Fields[1].Bytes(frame[got:]), src) {
+				t.Errorf("%+v %s: ends from %s at %d (src %x), want %s at %d (src %x)",
+					shape, what, h.Name, got, h.Fields[1].Bytes(frame[got:]), name, off, src)
+			}
+		}
+		if shape.v6 {
+			check("valid", want, ip, d.IP6.Src[:])
+			be.PutUint16(frame[ip+4:], 0xFFFF) // payload length past the frame: read, then rejected
+			if err := Default.Decode(frame, &d); err == nil {
+				t.Fatal("a payload length past the frame decoded")
+			}
+			check("rejected", HdrIPv6, ip, d.IP6.Src[:])
+			if shape.srv6 {
+				frame[ip] = 0x40 // version 4: not read
+				_ = Default.Decode(frame, &d)
+				ethEnd := 14
+				if shape.vlan {
+					ethEnd = 18
+				}
+				check("unread", HdrSRv6, ethEnd, d.Outer.Src[:])
+			}
+		} else {
+			check("valid", want, ip, d.IP4.Src[:])
+		}
+		d.Eth.EtherType = 0
+		if err := Default.Decode(frame[:13], &d); err == nil {
+			t.Fatal("13 bytes decoded")
+		}
+		if h, off := d.EndsHeader(); h.Name[:8] != HdrEthernet || off != 0 {
+			t.Errorf("%+v: a 13-byte frame's ends from %s at %d, want Ethernet", shape, h.Name, off)
+		}
+	}
+}
