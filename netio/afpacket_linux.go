@@ -15,6 +15,9 @@ import (
 const (
 	ethPAll        = 0x0003
 	packetOutgoing = 4
+	// packetIgnoreOutgoing is the PACKET_IGNORE_OUTGOING socket option
+	// (Linux 4.20).
+	packetIgnoreOutgoing = 23
 )
 
 func htons(v uint16) uint16 { return v<<8 | v>>8 }
@@ -106,6 +109,14 @@ func OpenAFPacket(ifaces []string, ports []uint16, tap bool) (*AFPacket, error) 
 			return nil, err
 		}
 		in.send, in.recv, in.fs = rc, rc, append(in.fs, f)
+		if !tap {
+			// Not a tap: this host's own frames are not read, so the
+			// socket need not queue them (Pending would see them). An
+			// older kernel queues them and the reader skips them.
+			_ = rc.Control(func(fd uintptr) {
+				_ = syscall.SetsockoptInt(int(fd), syscall.SOL_PACKET, packetIgnoreOutgoing, 1)
+			})
+		}
 		if tap {
 			rc, f, err := rawSocket(ni.Index, ethPAll, name)
 			if err != nil {
@@ -223,6 +234,28 @@ func (a *AFPacket) ReadFrame() (Frame, error) {
 	case <-a.done:
 		return Frame{}, ErrClosed
 	}
+}
+
+// Pending reports whether frames reached the transport that ReadFrame has
+// not returned yet: queued ones, or ones still in a socket's receive
+// buffer because its reader has not run (a loaded host deschedules it). A
+// caller about to act on an expired timer can let them in first.
+func (a *AFPacket) Pending() bool {
+	if len(a.frames) > 0 {
+		return true
+	}
+	var b [1]byte
+	for _, in := range a.ifs {
+		ready := false
+		_ = in.recv.Control(func(fd uintptr) {
+			_, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+			ready = err == nil
+		})
+		if ready {
+			return true
+		}
+	}
+	return false
 }
 
 // Close implements Conn.

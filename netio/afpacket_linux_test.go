@@ -4,6 +4,7 @@ package netio
 
 import (
 	"net/netip"
+	"syscall"
 	"testing"
 	"time"
 
@@ -62,5 +63,56 @@ func TestAFPacketReadBounds(t *testing.T) {
 	case n := <-got:
 		t.Errorf("a further %d-byte frame read", n)
 	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+// TestAFPacketPending: Pending reports a frame that reached the socket
+// before the reader took it, and nothing once it was read; a transport
+// that is not a tap asks the kernel not to queue its own transmissions
+// (PACKET_IGNORE_OUTGOING, where the kernel has it).
+// The peer's runner lets such frames in before it acts on an expired
+// timer (LR-RTX-1). Root.
+func TestAFPacketPending(t *testing.T) {
+	n := testenv.NewNetnsPair(t, 1)
+	var tx, rx *AFPacket
+	if err := testenv.InNetns(n.NsA, func() (err error) { tx, err = OpenAFPacket(n.IfA, []uint16{4791}, false); return }); err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Close()
+	if err := testenv.InNetns(n.NsB, func() (err error) { rx, err = OpenAFPacket(n.IfB, []uint16{4791}, false); return }); err != nil {
+		t.Fatal(err)
+	}
+	defer rx.Close()
+	if rx.Pending() {
+		t.Fatal("pending before anything was sent")
+	}
+	f := frame(netip.MustParseAddr("10.0.0.2"), 4791, false, false)
+	copy(f, rx.MACs()[0][:])
+	if err := tx.WriteFrame(0, f); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !rx.Pending() {
+		if time.Now().After(deadline) {
+			t.Fatal("the frame sent never showed as pending")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := rx.ReadFrame(); err != nil {
+		t.Fatal(err)
+	}
+	for rx.Pending() {
+		if time.Now().After(deadline) {
+			t.Fatal("still pending once the only frame was read")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	var v int
+	var gerr error
+	_ = tx.ifs[0].recv.Control(func(fd uintptr) {
+		v, gerr = syscall.GetsockoptInt(int(fd), syscall.SOL_PACKET, packetIgnoreOutgoing)
+	})
+	if gerr == nil && v != 1 {
+		t.Errorf("PACKET_IGNORE_OUTGOING %d on a transport that is not a tap, want 1", v)
 	}
 }

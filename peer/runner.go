@@ -27,6 +27,47 @@ type Runner struct {
 	pinned *net.UDPAddr
 	// Logf, when set, reports transport errors.
 	Logf func(format string, args ...any)
+	// holding: an expired timer waits for frames the transport holds,
+	// since heldSince (framesFirst).
+	holding   bool
+	heldSince statemachine.Time
+}
+
+// pender is a transport that tells whether frames wait to be read
+// (netio.AFPacket).
+type pender interface{ Pending() bool }
+
+// maxFramesFirst bounds how long an expired timer waits for frames that
+// reached the transport before it fired; framesPoll is how often it looks
+// again meanwhile.
+const (
+	maxFramesFirst = 5 * statemachine.Millisecond
+	framesPoll     = 200 * time.Microsecond
+)
+
+// framesFirst reports whether an expired timer waits, so that the frames
+// the transport already holds are taken in before it fires: a SACK that
+// arrived before the retransmission timeout ran out must stop the
+// retransmission (LR-RTX-1), as on a NIC whose receive path is never
+// starved. A loaded host deschedules the peer for tens of milliseconds;
+// when it runs again, Go's scheduler wakes the timer's goroutine before it
+// polls the sockets for the reader's, so without the wait the peer resent
+// PSNs whose SACK had been waiting in its socket all along. The wait
+// ends when the transport holds nothing, or after maxFramesFirst.
+func (r *Runner) framesFirst(now statemachine.Time) bool {
+	p, ok := r.conn.(pender)
+	if !ok || !p.Pending() {
+		r.holding = false
+		return false
+	}
+	if !r.holding {
+		r.holding, r.heldSince = true, now
+	}
+	if now-r.heldSince >= maxFramesFirst {
+		r.holding = false
+		return false
+	}
+	return true
 }
 
 // NewRunner returns a runner of a over conn.
@@ -126,14 +167,20 @@ func (r *Runner) Run(ctx context.Context) error {
 	for {
 		r.mu.Lock()
 		now := r.now()
+		held := false
 		if r.a.NextDeadline() <= now {
-			r.a.Advance(now)
-			r.flush()
+			if held = r.framesFirst(now); !held {
+				r.a.Advance(now)
+				r.flush()
+			}
 		}
 		d := r.a.NextDeadline()
 		r.mu.Unlock()
 		wait := time.Hour
-		if d != statemachine.Never {
+		switch {
+		case held:
+			wait = framesPoll
+		case d != statemachine.Never:
 			wait = max(time.Duration(d-now), 0)
 		}
 		t.Reset(wait)
