@@ -552,17 +552,6 @@ func (e *engine) point(name string) *point {
 	return pt
 }
 
-// sinceStart returns t - start in nanoseconds, as t.Sub(start) does:
-// from seconds and nanoseconds while they are less than 2^32 s apart (no
-// overflow), without Sub's overflow test (an Add and an Equal) on every
-// frame; Sub's saturation beyond.
-func sinceStart(t, start time.Time) int64 {
-	if ds := t.Unix() - start.Unix(); ds > -1<<32 && ds < 1<<32 {
-		return ds*1e9 + int64(t.Nanosecond()-start.Nanosecond())
-	}
-	return int64(t.Sub(start))
-}
-
 // frame judges one frame.
 func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 	e.frames++
@@ -576,7 +565,7 @@ func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 	if !e.started {
 		e.start, e.started = f.Timestamp, true
 	}
-	e.now = sinceStart(f.Timestamp, e.start)
+	e.now = int64(pcap.Since(f.Timestamp, e.start))
 	if e.now > e.lastNs {
 		e.lastNs = e.now
 	}

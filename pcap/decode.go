@@ -106,7 +106,7 @@ func (d *Decoder) decode(f *Frame, in *Interface, r *Record, computed bool, icrc
 	if !d.seen {
 		d.first, d.seen = f.Timestamp, true
 	}
-	r.Rel = f.Timestamp.Sub(d.first)
+	r.Rel = Since(f.Timestamp, d.first)
 	r.Err, r.ICRCOK, r.EV = nil, false, 0
 	r.Violations = r.Violations[:0]
 	if in != nil && in.LinkType != layers.LinkTypeEthernet {
@@ -202,4 +202,15 @@ func (d *Decoder) Each(r *Reader, fn func(*Record) error) (err error) {
 			return err
 		}
 	}
+}
+
+// Since returns t.Sub(start), computed from seconds and nanoseconds while
+// they are less than 2^32 s apart (no overflow), without Sub's overflow
+// test (an Add and an Equal): a decoder and the judge take it for every
+// frame. Beyond, it is Sub's saturated value.
+func Since(t, start time.Time) time.Duration {
+	if ds := t.Unix() - start.Unix(); ds > -1<<32 && ds < 1<<32 {
+		return time.Duration(ds*1e9 + int64(t.Nanosecond()-start.Nanosecond()))
+	}
+	return t.Sub(start)
 }
