@@ -82,12 +82,18 @@ func newFieldX(f wire.Field, key string) fieldX {
 
 // value returns the field's value in header bytes b.
 func (x *fieldX) value(b []byte) uint64 {
-	if x.eb-x.sb >= 8 {
-		return x.f.Value(b) // an unaligned 64-bit field spans nine bytes
-	}
 	var v uint64
-	for _, c := range b[x.sb : x.eb+1] {
-		v = v<<8 | uint64(c)
+	switch n := x.eb - x.sb; {
+	case n == 0: // most fields lie in one or two bytes
+		v = uint64(b[x.sb])
+	case n == 1:
+		v = uint64(b[x.sb])<<8 | uint64(b[x.sb+1])
+	case n >= 8:
+		return x.f.Value(b) // an unaligned 64-bit field spans nine bytes
+	default:
+		for _, c := range b[x.sb : x.eb+1] {
+			v = v<<8 | uint64(c)
+		}
 	}
 	return v >> x.shift & x.mask
 }

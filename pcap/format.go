@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"io"
 	"math"
+	"net/netip"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -40,6 +41,7 @@ type Printer struct {
 	fx     map[string][]fieldX
 	sum    [len(summary)][]fieldX // per summary pair, the field it reads
 	link   []linkX                // wire.LinkHeaders(), compiled
+	ends   *linkX                 // the header appendEnds read last
 	b      []byte
 }
 
@@ -243,7 +245,11 @@ func appendFlags(b []byte, pk *wire.Packet) []byte {
 // destination left-aligned in 12 columns, the length in 4.
 func (p *Printer) appendEnds(b []byte, r *Record) []byte {
 	h, off := r.Packet.EndsHeader()
-	x := p.linkOf(h)
+	x := p.ends
+	if x == nil || x.h != h { // a capture's frames mostly share one shape
+		x = p.linkOf(h)
+		p.ends = x
+	}
 	s := len(b)
 	b = appendEnd(b, &x.src, r.Data, off)
 	if n := len(b) - s; n < 12 { // right-align
@@ -266,10 +272,14 @@ func (p *Printer) appendEnds(b []byte, r *Record) []byte {
 // appendEnd appends the address x of the header at offset off in frame
 // data, or nothing when data does not hold it.
 func appendEnd(b []byte, x *fieldX, data []byte, off int) []byte {
-	if x.key == "" || off+(x.f.Bit+x.f.Width)/8 > len(data) {
+	end := off + x.eb + 1
+	switch {
+	case x.key == "" || end > len(data):
 		return b
+	case x.eb-x.sb == 15:
+		return netip.AddrFrom16([16]byte(data[off+x.sb : end])).AppendTo(b)
 	}
-	return appendAddr(b, x.f.Bytes(data[off:]))
+	return appendAddr(b, data[off+x.sb:end])
 }
 
 func appendErrText(b []byte, r *Record) []byte {
@@ -392,7 +402,9 @@ func (p *Printer) appendHeadersV(b []byte, r *Record) []byte {
 		b = strconv.AppendInt(b, int64(off), 10)
 		b = append(b, '\n')
 		hb := r.Data[off : off+h.Len]
-		for _, x := range p.header(h) {
+		xs := p.header(h)
+		for i := range xs {
+			x := &xs[i]
 			b = append(b, "        "...)
 			b = append(b, x.key...)
 			b = append(b, ": "...)
@@ -605,7 +617,9 @@ func (p *Printer) jsonTransport(o *jsonObj, r *Record) {
 	walk(p.codec, r, func(h *wire.Header, off int) {
 		hb := r.Data[off : off+h.Len]
 		o.open(h.Name)
-		for i, x := range p.header(h) {
+		xs := p.header(h)
+		for i := range xs {
+			x := &xs[i]
 			if i > 0 {
 				o.b = append(o.b, ',')
 			}

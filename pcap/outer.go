@@ -140,39 +140,44 @@ func appendAddr(b []byte, a []byte) []byte {
 // link header descriptions.
 func (p *Printer) appendLinkV(b []byte, r *Record) []byte {
 	r.Packet.WalkLink(r.Data, func(h *wire.Header, off int) {
-		x := p.linkOf(h)
-		hb := r.Data[off : off+h.Len]
-		b = append(b, "    "...)
-		b = append(b, x.view.tree...)
-		b = append(b, ':')
-		sep := " "
-		if x.src.key != "" {
-			b = append(b, ' ')
-			b = appendLinkValue(b, &x.src, hb)
-			b = append(b, " -> "...)
-			b = appendLinkValue(b, &x.dst, hb)
-			sep = ", "
-		}
-		for i := range x.tree {
-			f := &x.tree[i]
-			b = append(b, sep...)
-			sep = ", "
-			b = append(b, f.key...)
-			b = append(b, ' ')
-			b = appendLinkValue(b, f, hb)
-		}
-		if h.Name == wire.HdrSRH {
-			s := &r.Packet.SRH
-			for i := 0; i <= int(s.LastEntry) && i < wire.MaxSRHSegments; i++ {
-				b = append(b, "\n        segment["...)
-				b = strconv.AppendInt(b, int64(i), 10)
-				b = append(b, "]: "...)
-				b = netip.AddrFrom16(s.Segments[i]).AppendTo(b)
-			}
-		}
-		b = append(b, '\n')
+		b = p.appendLinkHeaderV(b, r, h, off)
 	})
 	return b
+}
+
+// appendLinkHeaderV writes link header h, at offset off in r's frame.
+func (p *Printer) appendLinkHeaderV(b []byte, r *Record, h *wire.Header, off int) []byte {
+	x := p.linkOf(h)
+	hb := r.Data[off : off+h.Len]
+	b = append(b, "    "...)
+	b = append(b, x.view.tree...)
+	b = append(b, ':')
+	sep := " "
+	if x.src.key != "" {
+		b = append(b, ' ')
+		b = appendLinkValue(b, &x.src, hb)
+		b = append(b, " -> "...)
+		b = appendLinkValue(b, &x.dst, hb)
+		sep = ", "
+	}
+	for i := range x.tree {
+		f := &x.tree[i]
+		b = append(b, sep...)
+		sep = ", "
+		b = append(b, f.key...)
+		b = append(b, ' ')
+		b = appendLinkValue(b, f, hb)
+	}
+	if h.Name == wire.HdrSRH {
+		s := &r.Packet.SRH
+		for i := 0; i <= int(s.LastEntry) && i < wire.MaxSRHSegments; i++ {
+			b = append(b, "\n        segment["...)
+			b = strconv.AppendInt(b, int64(i), 10)
+			b = append(b, "]: "...)
+			b = netip.AddrFrom16(s.Segments[i]).AppendTo(b)
+		}
+	}
+	return append(b, '\n')
 }
 
 // link writes the headers below MRC's that JSON shows, from wire's link
@@ -195,7 +200,11 @@ func (o *jsonObj) link(p *Printer, r *Record) {
 		hb := r.Data[off : off+h.Len]
 		for i := range x.json {
 			f := &x.json[i]
-			o.key(f.key)
+			if !o.first {
+				o.b = append(o.b, ',')
+			}
+			o.first = false
+			o.b = append(o.b, f.prefix...)
 			if f.f.Addr {
 				o.b = append(o.b, '"')
 				o.b = appendAddr(o.b, f.f.Bytes(hb))
