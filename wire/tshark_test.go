@@ -102,25 +102,11 @@ func TestTsharkCrossCheck(t *testing.T) {
 	for _, fr := range frames {
 		bs = append(bs, fr.b)
 	}
-	path := writePcap(t, bs)
 	names := []string{"infiniband.bth.opcode", "infiniband.bth.se", "infiniband.bth.m", "infiniband.bth.padcnt",
 		"infiniband.bth.tver", "infiniband.bth.p_key", "infiniband.bth.destqp", "infiniband.bth.a", "infiniband.bth.psn",
 		"infiniband.reth.va", "infiniband.reth.r_key", "infiniband.reth.dmalen", "infiniband.aeth.syndrome", "infiniband.aeth.msn"}
-	args := []string{"-r", path, "-T", "fields", "-E", "separator=;", "-E", "occurrence=f"}
-	for _, n := range names {
-		args = append(args, "-e", n)
-	}
-	out, err := exec.Command(tshark, args...).Output()
-	if err != nil {
-		t.Fatalf("tshark: %v", err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != len(frames) {
-		t.Fatalf("tshark printed %d lines for %d frames:\n%s", len(lines), len(frames), out)
-	}
 	checked := 0
-	for i, line := range lines {
-		cols := strings.Split(line, ";")
+	for i, cols := range tsharkFields(t, tshark, bs, names, "occurrence=f") {
 		for j, n := range names {
 			want, ok := frames[i].want[n]
 			if !ok {
@@ -134,6 +120,31 @@ func TestTsharkCrossCheck(t *testing.T) {
 		}
 	}
 	t.Logf("%d frames, %d field values agree with tshark", len(frames), checked)
+}
+
+// tsharkFields has tshark print the named fields of frames, with the
+// given -E options, and returns each frame's values, one column a name.
+func tsharkFields(t *testing.T, tshark string, frames [][]byte, names []string, opts ...string) [][]string {
+	args := []string{"-r", writePcap(t, frames), "-T", "fields", "-E", "separator=;"}
+	for _, o := range opts {
+		args = append(args, "-E", o)
+	}
+	for _, n := range names {
+		args = append(args, "-e", n)
+	}
+	out, err := exec.Command(tshark, args...).Output()
+	if err != nil {
+		t.Fatalf("tshark: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(frames) {
+		t.Fatalf("tshark printed %d lines for %d frames:\n%s", len(lines), len(frames), out)
+	}
+	cols := make([][]string, len(lines))
+	for i, line := range lines {
+		cols[i] = strings.Split(line, ";")
+	}
+	return cols
 }
 
 // writePcap writes frames to a pcap file in a test directory and returns
@@ -226,21 +237,8 @@ func TestTsharkLinkFields(t *testing.T) {
 			}
 		}
 	}
-	args := []string{"-r", writePcap(t, frames), "-T", "fields", "-E", "separator=;", "-E", "occurrence=a", "-E", "aggregator=|"}
-	for _, n := range names {
-		args = append(args, "-e", n)
-	}
-	out, err := exec.Command(tshark, args...).Output()
-	if err != nil {
-		t.Fatalf("tshark: %v", err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != len(frames) {
-		t.Fatalf("tshark printed %d lines for %d frames:\n%s", len(lines), len(frames), out)
-	}
 	checked := 0
-	for i, line := range lines {
-		cols := strings.Split(line, ";")
+	for i, cols := range tsharkFields(t, tshark, frames, names, "occurrence=a", "aggregator=|") {
 		want := make([][]string, len(names)) // per name, each occurrence as the table reads it
 		var d wire.Packet
 		if err := wire.Default.Decode(frames[i], &d); err != nil {
