@@ -15,7 +15,8 @@
 //   - Decoder, Printer and Stats: decode frames with wire.Codec (lenient
 //     Decode, strict Check with requirement IDs) and show them one line
 //     per packet, as a full header tree, or as JSON lines with the spec's
-//     field names; summarise per QP and per EV. mrc-conform decode is a
+//     field names, every header from wire's field descriptions (Headers,
+//     LinkHeaders); summarise per QP and per EV. mrc-conform decode is a
 //     thin command over these.
 //   - CompileFilter: display filters over the dissector's field names
 //     (mrc.bth.psn == 5 && mrc.ev == 0x10001) with tshark's semantics,

@@ -14,4 +14,11 @@
 // stops it. Check is strict: it reports every reserved-bit, length, flag
 // and ICRC violation of a decoded packet with the requirement ID it breaks,
 // which is what the conformance judge needs.
+//
+// Codec.Headers and LinkHeaders describe every field of the MRC transport
+// headers and of the headers below them (name, bit offset, width; for the
+// latter also Wireshark's field name, hex display and addresses), and
+// Codec.Walk and Packet.WalkLink say where a decoded frame holds each
+// header. Tools print, export and dissect frames from these descriptions,
+// and tests hold the hand-written codec, and tshark, to them.
 package wire

@@ -49,3 +49,37 @@ func ExampleUSIDAddr_Shift() {
 	// Output:
 	// [100 200] -> [200]
 }
+
+// Print the headers below MRC's field by field, by their Wireshark names,
+// from the link header table.
+func ExamplePacket_WalkLink() {
+	p := wire.Packet{Eth: wire.Ethernet{HasVLAN: true, VLANTCI: 100}}
+	p.IP4 = wire.IPv4{TTL: 64, Src: [4]byte{10, 0, 0, 1}, Dst: [4]byte{10, 0, 0, 2}}
+	p.BTH = wire.BTH{Opcode: wire.OpAcknowledge, PKey: 0xFFFF, DestQP: 0x11, PSN: 42}
+	p.SetEV(0x10001, wire.EVModeSTEV)
+	frame, err := wire.Default.Append(nil, &p)
+	if err != nil {
+		panic(err)
+	}
+	var got wire.Packet
+	if err := wire.Default.Decode(frame, &got); err != nil {
+		panic(err)
+	}
+	got.WalkLink(frame, func(h *wire.Header, off int) {
+		fmt.Printf("%s at %d:", h.Name, off)
+		for _, f := range h.Fields {
+			switch {
+			case f.Wireshark == "":
+			case f.Addr:
+				fmt.Printf(" %s=%x", f.Wireshark, f.Bytes(frame[off:]))
+			default:
+				fmt.Printf(" %s=%d", f.Wireshark, f.Value(frame[off:]))
+			}
+		}
+		fmt.Println()
+	})
+	// Output:
+	// Ethernet802.1Q at 0: eth.dst=000000000000 eth.src=000000000000 eth.type=33024 vlan.etype=2048
+	// IPv4 at 18: ip.version=4 ip.src=0a000001 ip.dst=0a000002 ip.dsfield.dscp=0 ip.dsfield.ecn=0 ip.len=48 ip.id=0 ip.ttl=64 ip.checksum=26299
+	// UDP at 38: udp.srcport=1 udp.dstport=4791 udp.length=28 udp.checksum=0
+}
