@@ -32,3 +32,20 @@ func TestMutantHopLimitFromAddressVector(t *testing.T) {
 		}
 	}
 }
+
+// TestMutantLongestMessage (WIRE-RETH-3): a message of exactly
+// MaxMessageLen bytes (2^31, as in IBTA; dma_length carries it) is posted
+// and its first packets go out with that dma_length; one byte more is
+// refused. The buffers are allocated, but only the packets sent touch them.
+func TestMutantLongestMessage(t *testing.T) {
+	o := newOne(t, nil)
+	data := make([]byte, MaxMessageLen)
+	if err := o.q.Post(0, WorkRequest{WRID: 1, Opcode: OpWrite, RemoteVA: baseVA, RKey: 1, Data: data}, &o.out); err != nil {
+		t.Fatalf("a message of MaxMessageLen bytes refused: %v", err)
+	}
+	if ps := o.take(); len(ps) != 128 || ps[0].RETH.DMALength != MaxMessageLen {
+		t.Errorf("sent %d packets, want the window of 128 with DMA length %d", len(ps), uint32(MaxMessageLen))
+	}
+	err := o.q.Post(0, WorkRequest{WRID: 2, Opcode: OpWrite, RemoteVA: baseVA, RKey: 1, Data: make([]byte, MaxMessageLen+1)}, &o.out)
+	wantErr(t, err, ErrMessageTooLong)
+}
