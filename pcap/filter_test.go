@@ -95,6 +95,7 @@ var tsharkExprs = []string{
 	"frame.len > 100 and not ip",
 	"ip.addr != 10.0.0.1 || udp.port != 4791",
 	"eth.addr == 02:00:00:00:00:0b && ipv6.dst != fd00::b",
+	"eth.type == 0x8100",
 }
 
 // tsharkTakesMore lists the frames whose IP or UDP header wire rejects

@@ -137,7 +137,14 @@ var otherFields = []filterField{
 		}
 		return e.r.Packet.Eth.Dst, i == 1 && e.eth()
 	}),
-	uintField("eth.type", 16, func(e *fenv) (uint64, bool) { return uint64(e.r.Packet.Eth.EtherType), e.eth() }),
+	// Wireshark's eth.type is the type field after the addresses: an
+	// 802.1Q frame's is the tag's 0x8100, not the EtherType within.
+	uintField("eth.type", 16, func(e *fenv) (uint64, bool) {
+		if !e.eth() {
+			return 0, false
+		}
+		return uint64(e.r.Data[12])<<8 | uint64(e.r.Data[13]), true
+	}),
 	{name: "ip", kind: kindPresence, get: func(e *fenv, i int) (fval, bool) { return fval{}, i == 0 && e.ip4() }},
 	addr4Field("ip.src", func(p *wire.Packet, i int) ([4]byte, bool) { return p.IP4.Src, i == 0 }),
 	addr4Field("ip.dst", func(p *wire.Packet, i int) ([4]byte, bool) { return p.IP4.Dst, i == 0 }),
