@@ -1,0 +1,85 @@
+package statemachine
+
+// Tests written against mutants of nscc.go that the package's other tests
+// let live (applied by hand, as scripts/mutate.sh's stage 2 does). The
+// defaults: MTU 4096, base_rtt 10 µs, target 5 µs, adjust thresholds 32 KiB
+// and 10 µs, eta 256 bytes, fi 5; quick adapt off.
+
+import "testing"
+
+// atMTU is an NSCC window brought down to one MTU, so increases show.
+func atMTU(t *testing.T) *nscc {
+	c := newNSCC(nil)
+	c.onLoss(1 << 30)
+	if c.cwnd != 4096 {
+		t.Fatalf("cwnd %d after a large loss, want the MTU", c.cwnd)
+	}
+	return c
+}
+
+// TestMutantNSCCDecreaseBounds: with ECN, a delay exactly at target is in
+// the decrease quadrant, and a second multiplicative decrease may come
+// exactly one base_rtt after the first (CC-NSCC-1, CC-NSCC-2).
+func TestMutantNSCCDecreaseBounds(t *testing.T) {
+	c := newNSCC(nil)
+	if cause := c.onAck(0, 4096, true, 10_000+10_000, 0, false, 1<<20); cause != CCDecrease {
+		t.Fatalf("first ECN SACK at twice the target: %v, want a decrease", cause)
+	}
+	before := c.cwnd
+	if cause := c.onAck(10_000, 4096, true, 10_000+5_000, 0, false, 1<<20); cause != CCDecrease || c.cwnd >= before {
+		t.Errorf("ECN, delay = target, avg_delay above it, one base_rtt later: %v, cwnd %d -> %d; want a decrease", cause, before, c.cwnd)
+	}
+}
+
+// TestMutantNSCCNoDecreaseAtTarget: a multiplicative decrease needs
+// avg_delay above target; at target none applies, so none is spent: half a
+// base_rtt later, with avg_delay above target, the decrease comes
+// (CC-NSCC-2).
+func TestMutantNSCCNoDecreaseAtTarget(t *testing.T) {
+	c := newNSCC(nil)
+	if cause := c.onAck(0, 4096, true, 10_000+5_000, 0, false, 1<<20); cause == CCDecrease {
+		t.Errorf("ECN with avg_delay = target: %v, cwnd %d; want no decrease", cause, c.cwnd)
+	}
+	if cause := c.onAck(5_000, 4096, true, 10_000+15_000, 0, false, 1<<20); cause != CCDecrease {
+		t.Errorf("ECN with avg_delay above target, no decrease before: %v, want a decrease", cause)
+	}
+}
+
+// TestMutantNSCCAdjustAtBytes: the accumulated increase is applied when
+// exactly adjust_bytes_threshold bytes have been acknowledged (CC-NSCC-3).
+func TestMutantNSCCAdjustAtBytes(t *testing.T) {
+	c := atMTU(t)
+	c.onAck(0, 32*1024, false, 10_000+2_500, 0, false, 0)
+	if c.cwnd <= 4096 {
+		t.Errorf("cwnd %d after 32 KiB acknowledged below target, want it increased", c.cwnd)
+	}
+}
+
+// TestMutantNSCCAdjustAtPeriod: exactly adjust_period_threshold after the
+// last adjustment the accumulated increase is applied and eta bytes are
+// added; with ECN below target nothing accumulates and the window grows by
+// eta alone (CC-NSCC-3).
+func TestMutantNSCCAdjustAtPeriod(t *testing.T) {
+	c := atMTU(t)
+	c.onAck(10_000, 1024, false, 10_000+2_500, 0, false, 0)
+	if c.cwnd <= 4096+256 {
+		t.Errorf("cwnd %d one adjustment period on, want more than eta above the MTU", c.cwnd)
+	}
+	c = atMTU(t)
+	c.onAck(10_000, 1024, true, 10_000+2_500, 0, false, 0)
+	if c.cwnd != 4096+256 {
+		t.Errorf("cwnd %d one adjustment period on with ECN below target, want %d (eta)", c.cwnd, 4096+256)
+	}
+}
+
+// TestMutantNSCCZeroDelay: an RTT sample of 0 (no delay at all) earns the
+// whole proportional increase, MTU × acked, beside the fair increase of
+// fi × MTU × acked (CC-SM-1, CC-NSCC-3): one period on, 1024 bytes add
+// (1 + 5) × 1024 to the window of one MTU, and eta.
+func TestMutantNSCCZeroDelay(t *testing.T) {
+	c := atMTU(t)
+	c.onAck(10_000, 1024, false, 0, 0, false, 0)
+	if want := int64(4096 + 6*1024 + 256); c.cwnd != want {
+		t.Errorf("cwnd %d, want %d", c.cwnd, want)
+	}
+}
