@@ -170,7 +170,7 @@ func ctlReplaceEV(t *T) {
 		t.NotSupported("REPLACE_EV on an ONLINE profile (MRC_CTL_OPT_CAP_EV_PROFILE_MODIFY_ONLINE): %v", err)
 	}
 	replacedAt = t.Now()
-	c.Traffic(2*tim.Settle, 4, 2048, nil)
+	c.TrafficUntil(2*tim.Settle, func() bool { return after > 0 })
 	if after == 0 {
 		t.Inconclusive("no data after the REPLACE_EV")
 	}
@@ -200,7 +200,7 @@ func ctlPortAdmin(t *T) {
 			afterOn++
 		}
 	}
-	c.Traffic(tim.Settle, 4, 2048, nil)
+	c.TrafficUntil(tim.Settle, func() bool { return warm > 0 })
 	if warm == 0 {
 		t.Inconclusive("the IUT sent no data on plane 1 before disabling port 2")
 	}
@@ -227,7 +227,7 @@ func ctlPortAdmin(t *T) {
 	}
 	onAt = t.Now()
 	t.Call(control.MethodModifyPort, control.PortAdminParams{Port: 2, Enabled: ptr(true)}, &r)
-	c.Traffic(2*tim.Settle, 4, 2048, nil)
+	c.TrafficUntil(2*tim.Settle, func() bool { return afterOn > 0 })
 	t.Check(afterOn > 0, "CTL-PORT-1", Evidence{}, "data on plane 1 again once port 2 is enabled", "none in %.3f ms", float64(t.Now()-onAt)/1e6)
 	if got, ok := asyncEvent(t, control.AsyncPortActive, 0, 2); ok {
 		t.Check(got, "CTL-AEV-2", Evidence{}, "IBV_EVENT_PORT_ACTIVE for port 2", "none")

@@ -295,7 +295,7 @@ func evPortStatus(t *T) {
 			afterUp++
 		}
 	}
-	c.Traffic(tim.Settle, 4, 2048, nil)
+	c.TrafficUntil(tim.Settle, func() bool { return warm > 0 })
 	if warm == 0 {
 		t.Inconclusive("the IUT sent no data on plane 1 before the update")
 	}
@@ -313,7 +313,7 @@ func evPortStatus(t *T) {
 	c.ref.SetPortStatus(t.Now(), fullMask(t.Planes()), fullMask(t.Planes()), &c.out)
 	c.flush()
 	c.epRequest(wire.EPPortStatusUpdate, 0, fullMask(t.Planes()), 0x200)
-	c.Traffic(2*tim.Settle, 4, 2048, nil)
+	c.TrafficUntil(2*tim.Settle, func() bool { return afterUp > 0 })
 	t.Check(afterUp > 0, "EV-PORT-3", Evidence{}, "data on plane 1 again after the update reporting it up", "none in %.3f ms", float64(t.Now()-upAt)/1e6)
 	c.WaitSends(len(c.posted), tim.Transfer)
 }

@@ -154,5 +154,17 @@ func (c *Conn) Traffic(duration Time, depth, n int, stop func() bool) int {
 	return posted
 }
 
+// TrafficUntil keeps the IUT sending (Traffic, four writes of 2 KiB deep)
+// for duration and then, while seen reports false, for up to the transfer
+// time more. A loss recovered by a retransmission timeout on a loaded host
+// can outlast a short window; a case that still sees nothing then fails or
+// is inconclusive as before.
+func (c *Conn) TrafficUntil(duration Time, seen func() bool) {
+	c.Traffic(duration, 4, 2048, nil)
+	if !seen() {
+		c.Traffic(c.t.s.tim.Transfer, 4, 2048, seen)
+	}
+}
+
 // ptrU32 returns a pointer to v.
 func ptrU32(v uint32) *uint32 { return &v }
