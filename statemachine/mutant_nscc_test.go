@@ -83,3 +83,32 @@ func TestMutantNSCCZeroDelay(t *testing.T) {
 		t.Errorf("cwnd %d, want %d", c.cwnd, want)
 	}
 }
+
+// TestMutantNSCCFastIncreaseBounds: the fast increase takes delays below
+// target / 8, zero included, and not target / 8 itself: after more than a
+// window (two MTUs on a window of one) acknowledged, fi_scale × acked is
+// added at once (CC-SM-1, CC-NSCC-3).
+func TestMutantNSCCFastIncreaseBounds(t *testing.T) {
+	for _, c := range []struct {
+		delay Time
+		want  int64
+	}{{0, 4096 + 4096}, {624, 4096 + 4096}, {625, 4096}} {
+		n := atMTU(t)
+		n.onAck(0, 8192, false, 10_000+c.delay, 0, false, 0)
+		if n.cwnd != c.want {
+			t.Errorf("delay %d ns: cwnd %d, want %d", c.delay, n.cwnd, c.want)
+		}
+	}
+}
+
+// TestMutantNSCCMulDivSaturates: a·b/d whose quotient does not fit 64 bits
+// saturates rather than fault, so a window computed from extreme
+// parameters stays a bound (CC-SM-1, CC-NSCC-4).
+func TestMutantNSCCMulDivSaturates(t *testing.T) {
+	if got := mulDiv(1<<32, 1<<32, 1); got != 1<<63-1 {
+		t.Errorf("2^64 / 1 = %d, want MaxInt64", got)
+	}
+	if got := mulDiv(1<<32, 1<<32, 3); got != (1<<64-1)/3 {
+		t.Errorf("2^64 / 3 = %d, want %d", got, uint64(1<<64-1)/3)
+	}
+}
