@@ -112,3 +112,32 @@ func TestMutantNSCCMulDivSaturates(t *testing.T) {
 		t.Errorf("2^64 / 3 = %d, want %d", got, uint64(1<<64-1)/3)
 	}
 }
+
+// TestMutantNSCCQuickAdaptBounds: quick adapt runs when its period (base_rtt
+// + target) has fully elapsed, on a loss or an avg_delay above (not at)
+// qa_threshold, and only while the bytes acknowledged in the period are
+// below (not at) max_cwnd >> qa_gate (CC-NSCC-5).
+func TestMutantNSCCQuickAdaptBounds(t *testing.T) {
+	const end = 10_000 + 5_000 // the first period's end
+	for _, c := range []struct {
+		name  string
+		loss  bool
+		rtt   Time
+		acked int64
+		fire  bool
+	}{
+		{"a loss, at the period's end", true, 10_000, 4096, true},
+		{"avg_delay at qa_threshold", false, 10_000 + 40_000, 4096, false},
+		{"avg_delay above qa_threshold", false, 10_000 + 40_001, 4096, true},
+		{"acknowledged max_cwnd >> qa_gate", true, 10_000, 1_500_000 >> 3, false},
+	} {
+		n := newNSCC(func(p *NSCCConfig) { p.DisableQA = false })
+		n.onAck(0, 4096, false, c.rtt, 0, false, 0) // starts the period
+		if c.loss {
+			n.onLoss(1)
+		}
+		if cause := n.onAck(end, c.acked, false, c.rtt, 0, false, 0); (cause == CCQuickAdapt) != c.fire {
+			t.Errorf("%s: %v, want quick adapt %v", c.name, cause, c.fire)
+		}
+	}
+}
