@@ -4,7 +4,11 @@ package statemachine
 // each pins one boundary or transition of the requirement it names that no
 // other test pinned.
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/openmrc/mrc/wire"
+)
 
 // TestMutantIPv4EVSixteenBits (WIRE-EV-3): over IPv4 an EV of exactly 16
 // bits, 0xFFFF, is accepted; only one with more bits is refused.
@@ -48,4 +52,23 @@ func TestMutantLongestMessage(t *testing.T) {
 	}
 	err := o.q.Post(0, WorkRequest{WRID: 2, Opcode: OpWrite, RemoteVA: baseVA, RKey: 1, Data: make([]byte, MaxMessageLen+1)}, &o.out)
 	wantErr(t, err, ErrMessageTooLong)
+}
+
+// TestMutantSQDrainedAfterAck (QP-ST-12, CTL-AEV-6): a QP moved to SQD with
+// a sent packet unacknowledged raises IBV_EVENT_SQ_DRAINED only once that
+// packet is acknowledged, not at the move.
+func TestMutantSQDrainedAfterAck(t *testing.T) {
+	o := newOne(t, nil)
+	o.write(1, 1024, false)
+	o.take()
+	if err := o.q.Modify(0, StateSQD, Attr{SQDNotify: true}, AttrEnSQDAsyncNotify, &o.out); err != nil {
+		t.Fatal(err)
+	}
+	if es := o.events(EvSQDrained); len(es) != 0 {
+		t.Fatalf("SQ_DRAINED raised at the move with PSN 0 unacknowledged: %+v", es)
+	}
+	o.recv(1, sackPkt(0, 0, 1, 0, 0x100, wire.MNone))
+	if es := o.events(EvSQDrained); len(es) != 1 {
+		t.Errorf("%d SQ_DRAINED events after PSN 0 was acknowledged, want 1", len(es))
+	}
 }
