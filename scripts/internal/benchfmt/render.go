@@ -164,7 +164,7 @@ func renderWire(s *section, r benchResults, cpu cpuRuns) {
 	if v, ok := r.median("BenchmarkICRC/data4096", "ns/op"); ok {
 		s.p("| ICRC over the 4156-byte frame | %.0f (%.1f GB/s) | |\n", v, 4156/v)
 	}
-	s.p("\nData frames of the common shape (Ethernet, IPv6, UDP, a write opcode) take a straight-line fast path; " +
+	s.p("\nData frames of the common shape (Ethernet, IPv6, UDP, a write opcode) take a straight-line fast path, and IPv4 frames without options a shorter one for their IP and UDP headers; " +
 		"everything else takes the general decoder, and a test plus a fuzz target require both to give identical " +
 		"results. The gopacket side is its fastest `DecodingLayerParser` setup (Sparse container, IgnorePanic, " +
 		"preallocated layers) and decodes only the Eth/IPv6/UDP prefix. Wall-time figures move with the load; " +
