@@ -141,3 +141,41 @@ func TestMutantNSCCQuickAdaptBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestMutantNSCCFastIncreaseAfterWindow: the fast increase starts once the
+// bytes acknowledged in a row near zero delay exceed cwnd, not when they
+// reach it: on a window of one MTU, a first SACK of exactly 4096 bytes
+// leaves it, a second adds fi_scale × acked (CC-SM-1, CC-NSCC-3).
+func TestMutantNSCCFastIncreaseAfterWindow(t *testing.T) {
+	c := atMTU(t)
+	c.onAck(0, 4096, false, 10_000, 0, false, 0)
+	if c.cwnd != 4096 {
+		t.Errorf("cwnd %d after exactly one window acknowledged at delay 0, want 4096 (no fast increase yet)", c.cwnd)
+	}
+	c.onAck(0, 4096, false, 10_000, 0, false, 0)
+	if c.cwnd != 4096+2048 {
+		t.Errorf("cwnd %d after two windows acknowledged at delay 0, want %d (fi_scale 0.5 × 4096)", c.cwnd, 4096+2048)
+	}
+}
+
+// TestMutantNSCCQuickAdaptNeverRaises: quick adapt applies only when the
+// bytes acknowledged in its period are below cwnd. At exactly cwnd it does
+// not apply: the SACK takes the normal increase, and the trigger of the
+// loss stays armed, so the next period, acknowledging less, adapts without
+// a new loss (CC-SM-1, CC-NSCC-5).
+func TestMutantNSCCQuickAdaptNeverRaises(t *testing.T) {
+	const period = 10_000 + 5_000
+	c := newNSCC(func(p *NSCCConfig) { p.DisableQA = false })
+	c.onLoss(1 << 30) // cwnd one MTU, quick adapt armed
+	if c.cwnd != 4096 {
+		t.Fatalf("cwnd %d after a large loss, want the MTU", c.cwnd)
+	}
+	c.onAck(0, 1024, false, 10_000+2_500, 0, false, 0) // starts the period
+	if cause := c.onAck(period, 4096, false, 10_000+2_500, 0, false, 0); cause != CCIncrease || c.cwnd <= 4096 {
+		t.Fatalf("period's end, acknowledged = cwnd = 4096: %v, cwnd %d; want the normal increase, no quick adapt", cause, c.cwnd)
+	}
+	w := c.cwnd
+	if cause := c.onAck(2*period, 1024, false, 10_000+2_500, 0, false, 0); cause != CCQuickAdapt || c.cwnd != 4096 {
+		t.Errorf("next period's end, 1024 bytes acknowledged, trigger still armed: %v, cwnd %d -> %d; want quick adapt to the MTU", cause, w, c.cwnd)
+	}
+}

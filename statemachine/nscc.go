@@ -24,15 +24,15 @@ import (
 //     target and at most once per base_rtt:
 //     cwnd ×= max(1 − gamma·(avg_delay−target)/avg_delay, max_md_jump).
 //   - ECN, delay < target: no change (left to EV load balancing).
-//   - Fast increase: once a whole window has been acknowledged with
-//     delay below target/8, cwnd += fi_scale·acked on every such SACK.
+//   - Fast increase: once more than a whole window has been acknowledged
+//     with delay below target/8, cwnd += fi_scale·acked on every such SACK.
 //   - Every adjust_bytes_threshold acknowledged bytes or
 //     adjust_period_threshold ns: cwnd += min(adjust_bytes_threshold,
 //     inc/cwnd); every adjust_period_threshold ns: cwnd += eta bytes.
 //   - Quick adapt (unless disable_qa): once per base_rtt+target window,
 //     after a trim NACK or timeout or when avg_delay > qa_threshold, and
 //     while the bytes acknowledged in the window are below max_cwnd >>
-//     qa_gate, cwnd drops to those bytes.
+//     qa_gate and below cwnd, cwnd drops to those bytes.
 //   - A trim NACK or a timeout takes the lost payload off cwnd.
 //   - rcv_cwnd_pen k > 0: no increase for that SACK, cwnd limited to the
 //     bytes in flight and reduced by k/128 of the acknowledged bytes; r_c
