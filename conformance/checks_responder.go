@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 
 	"github.com/openmrc/mrc/wire"
@@ -27,7 +28,7 @@ var (
 // judged against the arrivals the capture shows.
 func init() {
 	addChecks(
-		check{cs: cClaims, reqs: []reqID{"RSP-RCV-4", "WIRE-SETH-6"}, feedback: claimsOnlyArrivals},
+		check{cs: cClaims, reqs: []reqID{"RSP-RCV-4", "WIRE-SETH-6"}, feedback: claimsOnlyArrivals, arrived: claimTieArrival, finish: claimTiesAtEnd},
 		check{cs: cCurrent, reqs: []reqID{"RSP-SACK-1"}, feedback: sackCurrent},
 		check{cs: cTrigger, reqs: []reqID{"RSP-SACK-1", "RSP-SACK-2", "WIRE-CCS-2"}, answer: sackTrigger},
 		check{cs: cMVerdict, reqs: []reqID{"RSP-SACK-3", "RSP-PRB-2"}, answer: mVerdict},
@@ -43,74 +44,84 @@ func init() {
 }
 
 // claimsOnlyArrivals checks that feedback claims only arrivals
-// (RSP-RCV-4, WIRE-SETH-6).
+// (RSP-RCV-4, WIRE-SETH-6). Claims of PSNs not seen arriving are judged
+// once the feedback's clock tick ends (claimtie.go).
 func claimsOnlyArrivals(e *engine, x *fbCtx) {
+	fl := x.fl
+	if len(fl.ties) > 0 {
+		e.settleTies(x.pt, fl, e.now)
+	}
 	if !x.judged {
 		return
 	}
-	fl := x.fl
-	if x.op == wire.OpAcknowledge {
-		psn := x.p.BTH.PSN
-		if psnAfter(psn, fl.rcum) && psnDist(psn, fl.rcum) < 1<<23 {
-			q := wire.PSNAdd(fl.rcum, 1)
-			e.failWhy(cClaims, x.pt, x.rsp, 0, "RSP-RCV-4", func(f *Finding) {
-				f.PSN = u32p(q)
-				f.Expected = fmt.Sprintf("ACK psn ≤ %d (every PSN up to it arrived)", fl.rcum)
-				f.Observed = fmt.Sprintf("ACK psn %d: PSN %d never arrived whole", psn, q)
-			})
-		} else {
-			e.ok(cClaims, x.pt, x.rsp, false)
+	t := claimTie{frame: e.frameNo, ns: e.now, plane: x.pt.curPlane, rsp: x.rsp}
+	held := true
+	switch x.op {
+	case wire.OpAcknowledge:
+		if psn := x.p.BTH.PSN; psnAfter(psn, fl.rcum) && psnDist(psn, fl.rcum) < 1<<23 {
+			t.ack = true
+			held = t.missCum(fl, psn)
 		}
+	case wire.OpSACK:
+		held = sackClaims(e, x, &t)
+	default:
 		return
 	}
-	if x.op != wire.OpSACK {
-		return
-	}
+	e.holdOrJudge(x.pt, fl, &t, held)
+}
+
+// sackClaims fills t with what a SACK claims that has not arrived, and
+// reports whether t holds all of it (claimTie.missCum). A cack_psn moving
+// backward is a finding at once.
+func sackClaims(e *engine, x *fbCtx, t *claimTie) bool {
+	fl := x.fl
 	s := &x.p.SETH
 	cack := s.CACKPSN
-	okAll := true
 	if fl.haveCack && psnAfter(fl.lastCack, cack) {
-		okAll = false
+		t.failed = true
 		e.failWhy(cClaims, x.pt, x.rsp, 0, "RSP-RCV-4", func(f *Finding) {
 			f.PSN = u32p(cack)
 			f.Expected = fmt.Sprintf("cack_psn ≥ %d, reported earlier", fl.lastCack)
 			f.Observed = fmt.Sprintf("cack_psn %d: moved backward", cack)
 		})
 	}
+	held := true
 	if psnAfter(cack, fl.rcum) {
 		q := wire.PSNAdd(fl.rcum, 1)
 		for fl.arrived.get(q) != nil {
 			q = wire.PSNAdd(q, 1)
 		}
 		if !fl.preBase[q] {
-			okAll = false
-			e.failWhy(cClaims, x.pt, x.rsp, 0, "WIRE-SETH-6", func(f *Finding) {
-				w, rel := fl.notArrived(q)
-				f.PSN, f.Related = u32p(q), rel
-				f.Expected = fmt.Sprintf("cack_psn ≤ %d (every PSN up to it arrived)", fl.rcum)
-				f.Observed = fmt.Sprintf("cack_psn %d: %s", cack, w)
-			})
+			held = t.missCum(fl, cack)
 		}
 	}
-	base := s.BitmapBase()
-	bm := bitsAfter(s.SACKBitmap, base, fl.rcum)
-	for bm &^= fl.arrived.heldBits(base, bm); bm != 0; bm &= bm - 1 {
-		q := wire.PSNAdd(base, bits.TrailingZeros64(bm))
+	t.base = s.BitmapBase()
+	bm := bitsAfter(s.SACKBitmap, t.base, fl.rcum)
+	for bm &^= fl.arrived.heldBits(t.base, bm); bm != 0; bm &= bm - 1 {
+		i := bits.TrailingZeros64(bm)
+		q := wire.PSNAdd(t.base, i)
 		if !psnAfter(q, fl.rcum) || len(fl.preBase) > 0 && fl.preBase[q] {
 			continue
 		}
 		if d := psnDist(q, fl.rcum); d >= 1<<23 {
 			continue
 		}
-		okAll = false
-		e.failWhy(cClaims, x.pt, x.rsp, 0, "WIRE-SETH-6", func(f *Finding) {
-			w, rel := fl.notArrived(q)
-			f.PSN, f.Related = u32p(q), rel
-			f.Expected, f.Observed = "bitmap bits only for PSNs that arrived whole", "bit set: "+w
-		})
+		t.bitMiss |= 1 << i
 	}
-	if okAll {
-		e.ok(cClaims, x.pt, x.rsp, false)
+	return held
+}
+
+// claimTieArrival clears the claims held of an arrival (claimtie.go).
+func claimTieArrival(e *engine, x *arriveCtx) {
+	if len(x.fl.ties) > 0 {
+		e.tieArrival(x.pt, x.fl, &x.a)
+	}
+}
+
+// claimTiesAtEnd judges the claims held when the capture ends.
+func claimTiesAtEnd(e *engine, pt *point, fl *flow) {
+	if len(fl.ties) > 0 {
+		e.settleTies(pt, fl, math.MaxInt64)
 	}
 }
 

@@ -285,6 +285,7 @@ type flow struct {
 	lastFbNs   int64
 	haveFb     bool
 	preBase    map[uint32]bool
+	ties       []claimTie // feedback whose claims wait for the end of its tick (claimtie.go)
 
 	tl   *tlState            // timeline ring
 	echo map[uint32][16]byte // SRv6 echo value → outer path

@@ -19,6 +19,7 @@ type scene struct {
 	t     *testing.T
 	e     *engine
 	in    *pcap.Interface
+	iface int // the interface ID of the next frames (onPlane)
 	n     int
 	ns    int64
 	start time.Time
@@ -84,7 +85,7 @@ func (s *scene) emit(from, to byte, p *wire.Packet, gap int64) int {
 	}
 	s.n++
 	s.ns += gap
-	s.e.frame(&pcap.Frame{Number: s.n, Timestamp: s.start.Add(time.Duration(s.ns)), Data: b, Length: len(b)}, s.in)
+	s.e.frame(&pcap.Frame{Number: s.n, Interface: s.iface, Timestamp: s.start.Add(time.Duration(s.ns)), Data: b, Length: len(b)}, s.in)
 	return s.n
 }
 

@@ -73,12 +73,12 @@ func TestSameHost(t *testing.T) {
 // each direction over both planes from the first frame: no connection
 // keeps one plane's own addresses, and a PSN that arrived on the other
 // plane is not "never seen arriving" (MRC-RSP-SACK-001; 2970 of 2971 SACK
-// observations failed with a connection per plane). What MRC-RSP-SACK-001
-// still finds is a PSN that arrived in the SACK's own clock tick: frames
-// of one tick on two interfaces are judged arrival first only when the
-// PICS places the point at a node (capture.points; the capture's own PICS
-// PASSes, TestGoldenVerdicts), and the traffic of two nodes does not say
-// at which of them the point is. Both with 1 worker and with 2.
+// observations failed with a connection per plane), nor when it arrived
+// in the SACK's own clock tick on the other interface (18 findings before
+// claims waited for the end of their tick, claimtie.go): the order of one
+// tick's frames on two interfaces is not known, and the traffic of two
+// nodes does not say at which of them the point is. MRC-RSP-SACK-001
+// PASSes. Both with 1 worker and with 2.
 func TestReceiverPortsOnePoint(t *testing.T) {
 	const capture = "../pcap/testdata/scenarios/dumpcap-loss.pcapng"
 	w := captureWrites(t, capture)
@@ -105,34 +105,25 @@ func TestReceiverPortsOnePoint(t *testing.T) {
 			}
 			got += c.Writes
 		}
-		if got != w.n {
-			t.Errorf("jobs %d: %d writes in the connections, the capture holds %d", jobs, got, w.n)
+		if got != w {
+			t.Errorf("jobs %d: %d writes in the connections, the capture holds %d", jobs, got, w)
 		}
 		for _, r := range rep.Results {
 			if r.Case.ID != "MRC-RSP-SACK-001" {
 				continue
 			}
-			if len(r.Findings) == 0 && r.Verdict != Pass {
-				t.Errorf("jobs %d: MRC-RSP-SACK-001 %s: %s", jobs, r.Verdict, r.Reason)
+			if r.Verdict != Pass || r.Checked == 0 {
+				t.Errorf("jobs %d: MRC-RSP-SACK-001 %s (%d checked): %s", jobs, r.Verdict, r.Checked, r.Reason)
 			}
 			for _, f := range r.Findings {
-				if f.PSN == nil || !slices.Contains(w.at[*f.PSN], w.ts[f.Frame]) {
-					t.Errorf("jobs %d: MRC-RSP-SACK-001 finding at frame %d, PSN %v: the PSN did not arrive in the SACK's own tick: %s", jobs, f.Frame, f.PSN, f.Observed)
-				}
+				t.Errorf("jobs %d: MRC-RSP-SACK-001 finding at frame %d, PSN %v: %s", jobs, f.Frame, f.PSN, f.Observed)
 			}
 		}
 	}
 }
 
-// writesSeen is a capture's RDMA WRITE frames: how many, the timestamps
-// at which each PSN was seen, and every frame's timestamp (by number).
-type writesSeen struct {
-	n  int
-	at map[uint32][]time.Time
-	ts map[int]time.Time
-}
-
-func captureWrites(t *testing.T, capture string) writesSeen {
+// captureWrites counts a capture's RDMA WRITE frames.
+func captureWrites(t *testing.T, capture string) int {
 	t.Helper()
 	r, err := pcap.Open(capture)
 	if err != nil {
@@ -141,15 +132,13 @@ func captureWrites(t *testing.T, capture string) writesSeen {
 	defer r.Close()
 	var f pcap.Frame
 	var p wire.Packet
-	w := writesSeen{at: map[uint32][]time.Time{}, ts: map[int]time.Time{}}
+	n := 0
 	for r.Next(&f) == nil {
-		w.ts[f.Number] = f.Timestamp
 		if wire.Default.Decode(f.Data, &p) == nil && p.BTH.Opcode.IsWrite() {
-			w.n++
-			w.at[p.BTH.PSN] = append(w.at[p.BTH.PSN], f.Timestamp)
+			n++
 		}
 	}
-	return w
+	return n
 }
 
 // TestTwoPointsOnOnePathNotGrouped: two interfaces that each saw the same
