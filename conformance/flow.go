@@ -267,6 +267,8 @@ type flow struct {
 	recentSeq  uint64         // arrivals pushed
 	recentIdx  psnMap[uint64] // PSN → seq of its latest arrival in recent
 	rcumHist   []rcumEvent
+	rcumBack   int // events of rcumHist earlier than the one before them (frames out of time order)
+	rcumLast   int // the index rcumAt returned last
 	bytes      int64
 	lastCack   uint32
 	haveCack   bool
@@ -314,6 +316,7 @@ func newFlow(k flowKey, frame int) *flow {
 		refused:  map[uint32]int{}, badArr: map[uint32]int{}, trimArr: map[uint32]int{},
 		trimPend: map[uint32]arrival{}, oorPend: map[uint32]arrival{},
 		ackReq: map[uint32]arrival{}, ackDue: map[uint32]int64{}, wimmExcess: map[uint32]arrival{}, preBase: map[uint32]bool{},
+		arrived: arrTable{bounded: true},
 	}
 }
 

@@ -15,9 +15,19 @@ import (
 // arrivals by PSN are psnMaps.
 type psnMap[V comparable] struct {
 	ring    []psnSlot[V]
-	n       int // entries in ring
+	occ     []uint64 // bit i: ring[i] is used, so that heldBits reads 64 slots by the word
+	n       int      // entries in ring
 	more    map[uint32]V
 	maxRing int // the ring's largest size; 0 is MaxPSNsPerFlow
+	// With bounded set (the maps heldBits is asked of), every entry lies
+	// in [lo, hi] (PSN order) unless wide: bounds kept on put, tightened
+	// when an end is deleted, reset when the map is empty. While hi - lo
+	// is less than the ring's size, a used slot of a PSN in [lo, hi] holds
+	// that PSN (heldBitsBounded).
+	bounded bool
+	lo, hi  uint32
+	wide    bool  // the entries spread too far for lo and hi to bound them
+	since   uint8 // heldBits calls since the bounds were last recomputed while wide (rebound)
 }
 
 type psnSlot[V comparable] struct {
@@ -47,13 +57,19 @@ func (t *psnMap[V]) get(q uint32) V {
 
 // put stores a (not zero) as the entry of q, which the map does not hold.
 func (t *psnMap[V]) put(q uint32, a V) {
+	if t.bounded {
+		t.bound(q)
+	}
 	for {
 		if len(t.ring) == 0 {
 			t.ring = make([]psnSlot[V], 64)
+			t.occ = make([]uint64, 1)
 		}
-		s := &t.ring[q&uint32(len(t.ring)-1)]
+		i := q & uint32(len(t.ring)-1)
+		s := &t.ring[i]
 		if !s.used {
 			*s = psnSlot[V]{psn: q, used: true, a: a}
+			t.occ[i>>6] |= 1 << (i & 63)
 			t.n++
 			return
 		}
@@ -71,6 +87,7 @@ func (t *psnMap[V]) put(q uint32, a V) {
 func (t *psnMap[V]) grow() {
 	old := t.ring
 	t.ring, t.n = make([]psnSlot[V], 2*len(old)), 0
+	t.occ = make([]uint64, len(t.ring)/64)
 	mask := uint32(len(t.ring) - 1)
 	for _, s := range old {
 		if !s.used {
@@ -78,6 +95,7 @@ func (t *psnMap[V]) grow() {
 		}
 		if d := &t.ring[s.psn&mask]; !d.used {
 			*d = s
+			t.setOcc(s.psn & mask)
 			t.n++
 		} else {
 			if t.more == nil {
@@ -89,9 +107,43 @@ func (t *psnMap[V]) grow() {
 	for q, a := range t.more {
 		if d := &t.ring[q&mask]; !d.used {
 			*d = psnSlot[V]{psn: q, used: true, a: a}
+			t.setOcc(q & mask)
 			t.n++
 			delete(t.more, q)
 		}
+	}
+}
+
+func (t *psnMap[V]) setOcc(i uint32) { t.occ[i>>6] |= 1 << (i & 63) }
+
+// bound widens [lo, hi] to hold q, an entry being put.
+func (t *psnMap[V]) bound(q uint32) {
+	switch {
+	case t.len() == 0:
+		t.lo, t.hi, t.wide = q, q, false
+		return
+	case t.wide:
+		return
+	case psnAfter(t.lo, q):
+		t.lo = q
+	case psnAfter(q, t.hi):
+		t.hi = q
+	}
+	if span := psnDist(t.hi, t.lo); span >= MaxPSNsPerFlow || psnDist(q, t.lo) > span {
+		t.wide = true // far beyond any ring: bounds no longer kept
+	}
+}
+
+// unbound tightens [lo, hi] after entry q was deleted.
+func (t *psnMap[V]) unbound(q uint32) {
+	switch {
+	case t.len() == 0:
+		t.wide = false
+	case t.wide:
+	case q == t.lo:
+		t.lo = wire.PSNAdd(q, 1)
+	case q == t.hi:
+		t.hi = wire.PSNAdd(q, -1)
 	}
 }
 
@@ -99,6 +151,14 @@ func (t *psnMap[V]) grow() {
 // holds: a SACK bitmap's claims checked in one pass over the ring, a few
 // instructions a bit, rather than a get each.
 func (t *psnMap[V]) heldBits(base uint32, bm uint64) uint64 {
+	if t.wide && len(t.more) == 0 {
+		if t.since++; t.since >= reboundEvery {
+			t.rebound()
+		}
+	}
+	if h, ok := t.heldBitsBounded(base, bm); ok {
+		return h
+	}
 	var h uint64
 	if n := uint32(len(t.ring)); n > 0 && t.n > 0 {
 		for b := bm; b != 0; b &= b - 1 {
@@ -123,10 +183,15 @@ func (t *psnMap[V]) heldBits(base uint32, bm uint64) uint64 {
 // del forgets the entry of q and returns it (zero when not held).
 func (t *psnMap[V]) del(q uint32) V {
 	if len(t.ring) > 0 {
-		if s := &t.ring[q&uint32(len(t.ring)-1)]; s.used && s.psn == q {
+		i := q & uint32(len(t.ring)-1)
+		if s := &t.ring[i]; s.used && s.psn == q {
 			a := s.a
 			*s = psnSlot[V]{}
+			t.occ[i>>6] &^= 1 << (i & 63)
 			t.n--
+			if t.bounded {
+				t.unbound(q)
+			}
 			return a
 		}
 	}
@@ -136,6 +201,9 @@ func (t *psnMap[V]) del(q uint32) V {
 	}
 	if a, ok := t.more[q]; ok {
 		delete(t.more, q)
+		if t.bounded {
+			t.unbound(q)
+		}
 		return a
 	}
 	var zero V
@@ -160,6 +228,68 @@ func (t *psnMap[V]) each(f func(q uint32, a V)) {
 // reset forgets every entry.
 func (t *psnMap[V]) reset() {
 	clear(t.ring)
+	clear(t.occ)
 	t.n = 0
 	clear(t.more)
+	t.wide = false
+}
+
+// reboundEvery is how many heldBits calls a wide map waits before its
+// bounds are computed again from its entries (rebound): the entries that
+// made it wide have mostly gone by then.
+const reboundEvery = 16
+
+// rebound computes [lo, hi] from the ring's entries (the map holds none
+// in more): every entry is lo plus its distance from the first one found.
+func (t *psnMap[V]) rebound() {
+	t.since = 0
+	ref, first := uint32(0), true
+	var lo, hi int32
+	for w, word := range t.occ {
+		for b := word; b != 0; b &= b - 1 {
+			q := t.ring[w<<6|bits.TrailingZeros64(b)].psn
+			if first {
+				ref, first = q, false
+				continue
+			}
+			d := wire.PSNDiff(q, ref)
+			lo, hi = min(lo, d), max(hi, d)
+		}
+	}
+	t.lo, t.hi = wire.PSNAdd(ref, int(lo)), wire.PSNAdd(ref, int(hi))
+	t.wide = hi-lo >= MaxPSNsPerFlow
+}
+
+// heldBitsBounded is heldBits by the word, when every entry is in the
+// ring and [lo, hi] spans less than the ring: then a PSN of [lo, hi] is
+// held exactly when its slot is used. ok is false otherwise.
+func (t *psnMap[V]) heldBitsBounded(base uint32, bm uint64) (h uint64, ok bool) {
+	size := uint32(len(t.ring))
+	if t.n == 0 {
+		return 0, len(t.more) == 0
+	}
+	span := psnDist(t.hi, t.lo)
+	d := wire.PSNDiff(base, t.lo) // bit i is PSN lo + d + i
+	if !t.bounded || t.wide || len(t.more) > 0 || span >= size || !linearPSNs(d) {
+		return 0, false
+	}
+	// The bits of [lo, hi]: i from -d to span - d.
+	first, last := -int64(d), int64(span)-int64(d)
+	if last < 0 || first > 63 {
+		return 0, true
+	}
+	in := ^uint64(0)
+	if first > 0 {
+		in <<= uint(first)
+	}
+	if last < 63 {
+		in &= 1<<(uint(last)+1) - 1
+	}
+	s := base & (size - 1)
+	w, off := s>>6, s&63
+	x := t.occ[w] >> off
+	if off != 0 {
+		x |= t.occ[(int(w)+1)%len(t.occ)] << (64 - off)
+	}
+	return bm & in & x, true
 }

@@ -80,7 +80,7 @@ func checkHeldBits(t *testing.T, tb *arrTable, ref map[uint32]*arrival, base uin
 // TestHeldBitsAcrossWrap: a bitmap from just below 2^24 covers PSNs
 // that wrapped to 0 (WIRE-BTH-4).
 func TestHeldBitsAcrossWrap(t *testing.T) {
-	var tb arrTable
+	tb := arrTable{bounded: true}
 	ref := map[uint32]*arrival{}
 	for _, q := range []uint32{0xFFFFFE, 0xFFFFFF, 0, 3, 40} {
 		ref[q] = &arrival{psn: q}
@@ -89,5 +89,61 @@ func TestHeldBitsAcrossWrap(t *testing.T) {
 	checkHeldBits(t, &tb, ref, 0xFFFFF0, ^uint64(0))
 	if got := tb.heldBits(0xFFFFFE, 0b1111); got != 0b0111 {
 		t.Fatalf("heldBits across the wrap = %#b, want 0b111", got)
+	}
+}
+
+// TestHeldBitsBounded drives an arrTable as a responder's arrivals beyond
+// its cumulative point (PSNs put ahead of it, the point advancing over
+// them, a few deleted out of order, rarely one far away) and checks that
+// heldBits agrees with a map at every step, and that its word-wide path
+// (heldBitsBounded) decides most of them, across the 2^24 wrap.
+func TestHeldBitsBounded(t *testing.T) {
+	for _, start := range []uint32{0, 0xFFFF00} {
+		const seed = 7
+		r := rand.New(rand.NewPCG(seed, uint64(start)))
+		tb := arrTable{bounded: true}
+		ref := map[uint32]*arrival{}
+		cum := start
+		var far []uint32
+		bounded, steps := 0, 0
+		for i := 0; i < 100000; i++ {
+			switch k := r.IntN(10); {
+			case k < 5:
+				q := (cum + 1 + uint32(r.IntN(200))) & 0xFFFFFF
+				if r.IntN(500) == 0 {
+					q = (cum + 1<<20 + uint32(r.IntN(1<<20))) & 0xFFFFFF // far ahead: the bounds give way
+					far = append(far, q)
+				}
+				if ref[q] == nil {
+					ref[q] = &arrival{psn: q}
+					tb.put(q, ref[q])
+				}
+			case k < 8:
+				cum = (cum + 1) & 0xFFFFFF
+				if got, want := tb.del(cum), ref[cum]; got != want {
+					t.Fatalf("seed %d step %d: del(%d) = %p, want %p", seed, i, cum, got, want)
+				}
+				delete(ref, cum)
+			default:
+				q := (cum + uint32(r.IntN(200))) & 0xFFFFFF
+				if len(far) > 0 && r.IntN(4) == 0 {
+					q, far = far[0], far[1:] // refused: the bounds hold again once it is gone
+				}
+				if got, want := tb.del(q), ref[q]; got != want {
+					t.Fatalf("seed %d step %d: del(%d) = %p, want %p", seed, i, q, got, want)
+				}
+				delete(ref, q)
+			}
+			base := (cum + uint32(r.IntN(260)) - 60) & 0xFFFFFF
+			bm := r.Uint64()
+			checkHeldBits(t, &tb, ref, base, bm)
+			if _, ok := tb.heldBitsBounded(base, bm); ok {
+				bounded++
+			}
+			steps++
+		}
+		if bounded < steps/2 {
+			t.Errorf("start %#x: the word-wide path decided %d of %d steps", start, bounded, steps)
+		}
 	}
 }

@@ -10,7 +10,7 @@ import "github.com/openmrc/mrc/wire"
 type psnTable struct {
 	ring []psnEntry
 	pay  []payloadID // the payload identity of ring[i]'s PSN, apart: a SACK's walk over ring touches fewer cache lines
-	sel  []uint64    // bit i: ring[i] is used and ackSel (a SACK acknowledged it), so that a SACK skips what earlier ones marked by the word
+	open []uint64    // bit i: ring[i] is used and not ackSel (no SACK acknowledged it yet), so that a SACK visits only those, by the word
 	lo   uint32      // no PSN before lo is held
 	n    int
 }
@@ -47,7 +47,7 @@ func (t *psnTable) put(q uint32, info psnInfo) (ok, jumped bool) {
 		for i := range t.ring {
 			t.ring[i] = psnEntry{}
 		}
-		clear(t.sel)
+		clear(t.open)
 		t.n, jumped = 0, true
 	}
 	return t.store(q, info), jumped
@@ -70,37 +70,37 @@ func (t *psnTable) store(q uint32, info psnInfo) bool {
 	}
 	*e = psnEntry{psnInfo: info, psn: q, used: true}
 	t.pay[q&uint32(len(t.ring)-1)].ok = false
-	t.setSel(q&uint32(len(t.ring)-1), info.ackSel)
+	t.setOpen(q&uint32(len(t.ring)-1), !info.ackSel)
 	return true
 }
 
 // payload returns the payload identity of q, which the table holds.
 func (t *psnTable) payload(q uint32) *payloadID { return &t.pay[q&uint32(len(t.ring)-1)] }
 
-// setSel records whether ring slot i holds an ackSel entry (sel).
-func (t *psnTable) setSel(i uint32, on bool) {
+// setOpen records whether ring slot i holds an entry not ackSel (open).
+func (t *psnTable) setOpen(i uint32, on bool) {
 	if on {
-		t.sel[i>>6] |= 1 << (i & 63)
+		t.open[i>>6] |= 1 << (i & 63)
 	} else {
-		t.sel[i>>6] &^= 1 << (i & 63)
+		t.open[i>>6] &^= 1 << (i & 63)
 	}
 }
 
 // markSel records that a SACK acknowledged q, which the table holds.
 func (t *psnTable) markSel(q uint32, st *psnInfo) {
 	st.ackSel = true
-	t.setSel(q&uint32(len(t.ring)-1), true)
+	t.setOpen(q&uint32(len(t.ring)-1), false)
 }
 
-// selFrom returns the sel bits of the 64 slots of PSNs base to base+63:
-// bit i set means the slot of base+i holds an entry already acknowledged
-// selectively (of base+i or of no PSN a SACK could name in the window).
-func (t *psnTable) selFrom(base uint32) uint64 {
+// openFrom returns the open bits of the 64 slots of PSNs base to
+// base+63: bit i clear means the slot of base+i holds no entry, or one
+// acknowledged selectively already, so base+i has nothing to mark.
+func (t *psnTable) openFrom(base uint32) uint64 {
 	s := base & uint32(len(t.ring)-1)
 	w, off := s>>6, s&63
-	x := t.sel[w] >> off
+	x := t.open[w] >> off
 	if off != 0 {
-		x |= t.sel[(int(w)+1)%len(t.sel)] << (64 - off)
+		x |= t.open[(int(w)+1)%len(t.open)] << (64 - off)
 	}
 	return x
 }
@@ -110,12 +110,12 @@ func (t *psnTable) grow() {
 	old, oldPay := t.ring, t.pay
 	t.ring = make([]psnEntry, size)
 	t.pay = make([]payloadID, size)
-	t.sel = make([]uint64, size/64)
+	t.open = make([]uint64, size/64)
 	for i := range old {
 		if e := &old[i]; e.used {
 			t.ring[e.psn&uint32(size-1)] = *e
 			t.pay[e.psn&uint32(size-1)] = oldPay[i]
-			t.setSel(e.psn&uint32(size-1), e.ackSel)
+			t.setOpen(e.psn&uint32(size-1), !e.ackSel)
 		}
 	}
 }
@@ -136,7 +136,7 @@ func (t *psnTable) dropThrough(cack uint32) {
 		for i := range t.ring {
 			t.ring[i] = psnEntry{}
 		}
-		clear(t.sel)
+		clear(t.open)
 		t.n = 0
 		t.lo = wire.PSNAdd(cack, 1)
 		return
@@ -144,7 +144,7 @@ func (t *psnTable) dropThrough(cack uint32) {
 	for q := t.lo; ; q = wire.PSNAdd(q, 1) {
 		if e := &t.ring[q&uint32(len(t.ring)-1)]; e.used && e.psn == q {
 			e.used = false // store writes every field again
-			t.setSel(q&uint32(len(t.ring)-1), false)
+			t.setOpen(q&uint32(len(t.ring)-1), false)
 			t.n--
 		}
 		if q == cack {

@@ -179,16 +179,55 @@ func (e *engine) setBaseline(fl *flow, cack uint32, fromStart bool) {
 
 func (fl *flow) pushRcum(ns int64, rcum uint32, b int64) {
 	if len(fl.rcumHist) >= 1024 {
-		fl.rcumHist = append(fl.rcumHist[:0], fl.rcumHist[512:]...)
+		fl.compactRcum()
+	}
+	if n := len(fl.rcumHist); n > 0 && ns < fl.rcumHist[n-1].ns {
+		fl.rcumBack++
 	}
 	fl.rcumHist = append(fl.rcumHist, rcumEvent{rcum: rcum, ns: ns, bytes: b})
 }
 
-// rcumAt returns the cumulative point and byte count as of time t.
+// compactRcum keeps the later half of rcumHist.
+func (fl *flow) compactRcum() {
+	fl.rcumHist = append(fl.rcumHist[:0], fl.rcumHist[512:]...)
+	fl.rcumLast = max(0, fl.rcumLast-512)
+	fl.rcumBack = 0
+	for i := 1; i < len(fl.rcumHist); i++ {
+		if fl.rcumHist[i].ns < fl.rcumHist[i-1].ns {
+			fl.rcumBack++
+		}
+	}
+}
+
+// rcumAt returns the cumulative point and byte count as of time t: the
+// latest event of rcumHist at or before t. While the history is in time
+// order (rcumBack), it is found by walking from the previous answer
+// (rcumLast): SACKs ask a reaction time back from their own time, which
+// moves with the capture, so the walk is a step or two. Otherwise, by a
+// scan from the end.
 func (fl *flow) rcumAt(t int64) (rcumEvent, bool) {
-	for i := len(fl.rcumHist) - 1; i >= 0; i-- {
-		if fl.rcumHist[i].ns <= t {
-			return fl.rcumHist[i], true
+	h := fl.rcumHist
+	if len(h) == 0 {
+		return rcumEvent{}, false
+	}
+	if fl.rcumBack == 0 {
+		i := min(fl.rcumLast, len(h)-1)
+		for i+1 < len(h) && h[i+1].ns <= t {
+			i++
+		}
+		for i >= 0 && h[i].ns > t {
+			i--
+		}
+		if i < 0 {
+			fl.rcumLast = 0
+			return rcumEvent{}, false
+		}
+		fl.rcumLast = i
+		return h[i], true
+	}
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].ns <= t {
+			return h[i], true
 		}
 	}
 	return rcumEvent{}, false
@@ -385,7 +424,7 @@ func (e *engine) confirmBaseline(fl *flow, cack uint32) {
 	clear(fl.ackReq)
 	clear(fl.ackDue)
 	clear(fl.wimmExcess)
-	fl.held, fl.rcumHist, fl.bytes = nil, nil, 0
+	fl.held, fl.rcumHist, fl.rcumBack, fl.rcumLast, fl.bytes = nil, nil, 0, 0, 0
 }
 
 // wimmArrive counts WriteIMMs held at the responder (WIMM-RSP-4).

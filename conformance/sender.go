@@ -452,7 +452,7 @@ func (e *engine) sackBitmap(fl *flow, s *wire.SETH) (high uint32, haveHigh bool)
 		return high, haveHigh
 	}
 	size := uint32(len(t.ring))
-	for bm &^= t.selFrom(base); bm != 0; bm &= bm - 1 { // what earlier SACKs marked goes by the word
+	for bm &= t.openFrom(base); bm != 0; bm &= bm - 1 { // what the table does not hold, or earlier SACKs marked, goes by the word
 		q := (base + uint32(bits.TrailingZeros64(bm))) & wire.PSNMask
 		if psnDist(q, t.lo) >= size {
 			continue
