@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -86,15 +85,8 @@ func (e *InternalError) Error() string {
 	return fmt.Sprintf("conformance: internal error: %v\n%s", e.Value, e.Stack)
 }
 
-// panicError is the error of a recovered panic: a CaptureError for a
-// memory fault in r's mapped file (truncated while read), an
-// InternalError otherwise.
-func panicError(v any, name string, r *pcap.Reader) error {
-	if f, ok := v.(interface{ Addr() uintptr }); ok {
-		if _, rt := v.(runtime.Error); rt && r.Faulted(f.Addr()) {
-			return &CaptureError{File: name, Err: pcap.ErrFileChanged}
-		}
-	}
+// panicError is the error of a recovered panic: a fault of the judge.
+func panicError(v any) error {
 	return &InternalError{Value: v, Stack: string(debug.Stack())}
 }
 
@@ -118,12 +110,9 @@ func Judge(r *pcap.Reader, name string, opts Options) (rep *Report, err error) {
 	if !opts.CaptureLocation.Valid() {
 		return nil, &OptionsError{fmt.Sprintf("capture location %q (want dut or remote)", opts.CaptureLocation)}
 	}
-	// A mapped capture file cut short while it is read faults on access:
-	// a panic recovered below, not a crash.
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if v := recover(); v != nil {
-			rep, err = nil, panicError(v, name, r)
+			rep, err = nil, panicError(v)
 		}
 	}()
 	info := &CaptureInfo{File: name, Format: r.Format().String(), Interfaces: []Interface{}, PointNodes: []PointNode{}, Notes: []string{}}
@@ -185,6 +174,7 @@ func judgeSequential(r *pcap.Reader, name string, opts Options, p *PICS) (*engin
 		la.release(p, e.place, push)
 		push(&f, in)
 		if rl.due(f.Offset) {
+			m.unpin(f.Offset - pinSpan)
 			rl.release(f.Offset, m.oldest(f.Offset))
 		}
 	}

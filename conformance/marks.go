@@ -6,8 +6,8 @@ import (
 	"github.com/openmrc/mrc/pcap"
 )
 
-// maxMarks bounds the places JudgeFile's first pass remembers in a mapped
-// capture, every markStride-th frame at first: past it, every other one is
+// maxMarks bounds the places JudgeFile's first pass remembers in a capture
+// file, every markStride-th frame at first: past it, every other one is
 // dropped and the stride doubles, so the index never grows with the
 // capture. Tests shrink both.
 var maxMarks, markStride = 4096, 256

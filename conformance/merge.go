@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bytes"
 	"net/netip"
 
 	"github.com/openmrc/mrc/pcap"
@@ -55,6 +56,9 @@ type mslot struct {
 	ns  int64           // f.Timestamp in Unix nanoseconds
 	in  *pcap.Interface // as push was given it
 	buf []byte          // the copy of f.Data when frames are not stable
+	// own is set when f.Data is not the reader's (a copy): oldest skips
+	// it.
+	own bool
 	// arrival: addressed to the node the capture point is at; point: the
 	// capture point; both once asked (asked).
 	asked   bool
@@ -148,7 +152,7 @@ func (m *merger) push(f *pcap.Frame, in *pcap.Interface, declared int, emit func
 	s := &m.slots[i]
 	s.f = *f
 	s.f.Comments = nil
-	if !m.stable {
+	if s.own = !m.stable; s.own {
 		s.buf = append(s.buf[:0], f.Data...)
 		s.f.Data = s.buf
 	}
@@ -177,16 +181,35 @@ func (m *merger) push(f *pcap.Frame, in *pcap.Interface, declared int, emit func
 	}
 }
 
-// oldest returns the smallest file offset of a waiting frame, or limit
-// when none is smaller: the reader may release what is before it.
+// oldest returns the smallest file offset of a waiting frame held by
+// reference, or limit when none is smaller: the reader may release what
+// is before it.
 func (m *merger) oldest(limit int64) int64 {
 	for id := range m.queues {
 		q := &m.queues[id]
 		for k := 0; k < q.size; k++ {
-			limit = min(limit, m.slots[q.idx[(q.head+k)%len(q.idx)]].f.Offset)
+			if s := &m.slots[q.idx[(q.head+k)%len(q.idx)]]; !s.own {
+				limit = min(limit, s.f.Offset)
+			}
 		}
 	}
 	return limit
+}
+
+// unpin copies the waiting frames held by reference that start before
+// off, so that the reader can release them (see pinSpan). The copy is the
+// frame's own: a worker's batch may hold it after the slot is reused. A
+// frame waits that long only when its interface's clock is far ahead of
+// the others'.
+func (m *merger) unpin(off int64) {
+	for id := range m.queues {
+		q := &m.queues[id]
+		for k := 0; k < q.size; k++ {
+			if s := &m.slots[q.idx[(q.head+k)%len(q.idx)]]; !s.own && s.f.Offset < off {
+				s.f.Data, s.own = bytes.Clone(s.f.Data), true
+			}
+		}
+	}
 }
 
 func (m *merger) slot() int {
@@ -249,8 +272,16 @@ func (m *merger) flush(emit func(*pcap.Frame, *pcap.Interface)) {
 }
 
 // releaseStep is how far the judge reads a retaining capture Reader (a
-// mapped file) before it releases the frames nobody holds any more.
-const releaseStep = 4 << 20
+// capture file) before it releases the frames nobody holds any more.
+// pinSpan is how far behind the frame just read a frame stays held by
+// reference: at each release, an older one waiting in the merger is
+// copied, a worker's batch holding one is sent, and the reader waits for
+// a worker judging one. The Reader's chunks then stay within about
+// pinSpan+releaseStep and a block, below pcap.MaxRetained.
+const (
+	releaseStep = 4 << 20
+	pinSpan     = 8 << 20
+)
 
 // releaser releases a retaining Reader's frames behind the oldest one
 // still held, every releaseStep bytes read.

@@ -6,10 +6,10 @@ import (
 	"io"
 	"net/netip"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/wire"
@@ -32,8 +32,8 @@ import (
 // batchFrames is how many frames go to a worker at once.
 const batchFrames = 256
 
-// A batch of frames for one worker. With a retaining reader (a mapped
-// capture) the frames alias the reader's mapping and nothing is copied;
+// A batch of frames for one worker. With a retaining reader (a capture
+// file) the frames alias the reader's chunks and nothing is copied;
 // otherwise each frame's data is copied into bufs.
 type batch struct {
 	n      int
@@ -332,7 +332,7 @@ type pointClock struct {
 // judgeParallel reads the capture and judges it with jobs workers, and
 // returns the merged engine, ready for finish and report.
 func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int) (*engine, error) {
-	j := startParallel(r, name, opts, p, jobs)
+	j := startParallel(r, opts, p, jobs)
 	var f pcap.Frame
 	// The merger asks an engine of its own where frames arrive: the
 	// workers' engines are theirs.
@@ -410,7 +410,7 @@ type parallel struct {
 	faultMu sync.Mutex
 	fault   error
 
-	stable  bool       // frames alias the mapped file (no copies)
+	stable  bool       // frames alias the reader's chunks (no copies)
 	pending []*batch   // each worker's batch being filled
 	sent    []inflight // batches sent and maybe not judged (stable only)
 	seq     uint64
@@ -426,7 +426,7 @@ type parallel struct {
 }
 
 // startParallel starts jobs workers judging r's frames.
-func startParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int) *parallel {
+func startParallel(r *pcap.Reader, opts Options, p *PICS, jobs int) *parallel {
 	j := &parallel{opts: opts, p: p, workers: make([]*engine, jobs), chans: make([]chan *batch, jobs),
 		free: make(chan *batch, 4*jobs), help: make(chan helpMsg, 4*jobs), stable: r.Retain(),
 		pending: make([]*batch, jobs), shard: sharder{p: p, jobs: jobs, assigned: map[uint64]int{}},
@@ -436,20 +436,19 @@ func startParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 		e.loc, e.external = opts.CaptureLocation, true
 		j.workers[w], j.chans[w] = e, make(chan *batch, 2)
 		j.wg.Add(1)
-		go j.work(e, j.chans[w], r, name)
+		go j.work(e, j.chans[w])
 	}
 	return j
 }
 
 // work is a worker: it judges the batches sent to it, and helps decode
 // others' while it has none.
-func (j *parallel) work(e *engine, in <-chan *batch, r *pcap.Reader, name string) {
+func (j *parallel) work(e *engine, in <-chan *batch) {
 	defer j.wg.Done()
-	debug.SetPanicOnFault(true) // as Judge's
 	defer func() {
 		if v := recover(); v != nil {
 			j.faultMu.Lock()
-			j.fault = panicError(v, name, r)
+			j.fault = panicError(v)
 			j.faultMu.Unlock()
 			for range in {
 			}
@@ -584,24 +583,42 @@ func (j *parallel) shutdown() {
 }
 
 // oldest is the smallest offset of a frame held by the merger, waiting in
-// a batch or in a batch a worker has not finished.
+// a batch or in a batch a worker has not finished, where none is more than
+// pinSpan before off: a batch holding such a frame is sent, and the reader
+// waits for a worker judging one.
 func (j *parallel) oldest(m *merger, off int64) int64 {
-	off = m.oldest(off)
+	m.unpin(off - pinSpan)
+	for w, b := range j.pending {
+		if b != nil && b.n > 0 && b.minOff < off-pinSpan {
+			j.send(w)
+		}
+	}
+	lim := m.oldest(off)
 	for _, b := range j.pending {
 		if b != nil && b.n > 0 {
-			off = min(off, b.minOff)
+			lim = min(lim, b.minOff)
 		}
 	}
 	k := 0
 	for _, s := range j.sent {
+		for s.minOff < off-pinSpan && s.b.done.Load() < s.seq && !j.faulted() {
+			time.Sleep(50 * time.Microsecond)
+		}
 		if s.b.done.Load() < s.seq {
-			off = min(off, s.minOff)
+			lim = min(lim, s.minOff)
 			j.sent[k] = s
 			k++
 		}
 	}
 	j.sent = j.sent[:k]
-	return off
+	return lim
+}
+
+// faulted reports whether a worker has failed (it judges no more).
+func (j *parallel) faulted() bool {
+	j.faultMu.Lock()
+	defer j.faultMu.Unlock()
+	return j.fault != nil
 }
 
 // mergeEngines combines the workers' engines into one holding what a

@@ -74,7 +74,7 @@ func batchHelped(t *testing.T, capture string) {
 	}
 	defer r.Close()
 	if !r.Retain() {
-		t.Fatal("the capture is not mapped")
+		t.Fatal("the capture file does not retain")
 	}
 	var frames []pcap.Frame
 	var ifs []*pcap.Interface

@@ -31,7 +31,7 @@ func lossFrames(t *testing.T) (frames []pcap.Frame, ifs []pcap.Interface, pairs 
 		} else if err != nil {
 			t.Fatal(err)
 		}
-		f.Data, f.Comments = bytes.Clone(f.Data), nil // they alias the mapped file
+		f.Data, f.Comments = bytes.Clone(f.Data), nil // they alias the Reader's chunks
 		ifs = r.Interfaces()
 		var rec pcap.Record
 		d.Decode(&f, &ifs[f.Interface], &rec)

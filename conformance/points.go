@@ -115,9 +115,14 @@ func (e *engine) arrivesAtPoint(f *pcap.Frame, in *pcap.Interface) (string, bool
 }
 
 // lookahead holds a capture's first frames, before any is judged, when
-// the capture has two or more interfaces: up to learnWindow of them, from
-// which learnPlanes learns the planes (planes.go). Frames of a mapped
-// capture are held by reference, others copied.
+// the capture has two or more interfaces: up to learnWindow of them within
+// learnSpan bytes of the first, from which learnPlanes learns the planes
+// (planes.go). Frames of a retaining Reader (a capture file) are held by
+// reference, others copied; learnSpan bounds both.
+// learnSpan is 1024 frames of a jumbo MTU (9000 bytes), and well within
+// pcap.MaxRetained.
+const learnSpan = 16 << 20
+
 type lookahead struct {
 	stable bool
 	done   bool
@@ -129,7 +134,8 @@ type lookahead struct {
 // whether it did; false once the window is full or the capture has one
 // interface.
 func (la *lookahead) hold(r *pcap.Reader, f *pcap.Frame, in *pcap.Interface) bool {
-	if la.done || len(la.frames) == learnWindow || in == nil {
+	if la.done || len(la.frames) == learnWindow || in == nil ||
+		len(la.frames) > 0 && f.Offset-la.frames[0].Offset > learnSpan {
 		return false
 	}
 	if len(la.frames) == 0 && len(r.Interfaces()) < 2 {

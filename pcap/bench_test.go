@@ -57,7 +57,7 @@ func benchCapture(tb testing.TB, n, payload int) []byte {
 // the strict checks (which include the ICRC), and printing JSON. One op
 // is one frame. Reading copies each frame from the in-memory file (20,000
 // frames, 80 MiB for 4 KiB writes: not in any cache) into the Reader's
-// buffer, which a mapped capture file does not; cpu-ns/frame is the CPU
+// buffer, as reading a capture file does; cpu-ns/frame is the CPU
 // time, which a loaded machine does not inflate as it does ns/op.
 func BenchmarkReadDecode(b *testing.B) {
 	for _, size := range []struct {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"time"
 
 	"github.com/gopacket/gopacket/layers"
@@ -174,19 +173,7 @@ func walk(c *wire.Codec, r *Record, fn func(h *wire.Header, off int)) {
 // Each reads every frame of r, decodes it and calls fn with the record,
 // which is reused from one call to the next. It stops at the end of the
 // file (returning nil), at a read error, or when fn returns an error.
-func (d *Decoder) Each(r *Reader, fn func(*Record) error) (err error) {
-	// A mapped file cut short while it is read faults on access: an
-	// error, not a crash.
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if v := recover(); v != nil {
-			if f, ok := v.(interface{ Addr() uintptr }); ok && r.Faulted(f.Addr()) {
-				err = ErrFileChanged
-				return
-			}
-			panic(v)
-		}
-	}()
+func (d *Decoder) Each(r *Reader, fn func(*Record) error) error {
 	d.Reset()
 	var f Frame
 	var rec Record

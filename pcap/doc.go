@@ -5,8 +5,8 @@
 //
 //   - Reader: pcap and pcapng files, gzip-compressed or not (the format
 //     is sniffed), streamed in constant memory with no allocation per
-//     frame; a file Open opens is mapped into memory where the system
-//     allows (Retain, Release, Mark, Seek). Frames carry their pcapng interface, which MRC captures use
+//     frame; a file Open opens can keep frames valid until released and
+//     go back to a frame (Retain, Release, Mark, Seek). Frames carry their pcapng interface, which MRC captures use
 //     for the fabric plane and capture point (InterfaceName), and their
 //     comments, where tools record verdicts. It is also a gopacket
 //     PacketDataSource (ReadPacketData).

@@ -243,7 +243,7 @@ func ExampleCompileFilter() {
 }
 
 // Keep frames without copying them, and come back to one later: a file
-// Open maps into memory retains its frames until they are released, and
+// Open opens retains its frames until they are released, and
 // a Mark taken before a frame brings a Reader back to it.
 func ExampleReader_Retain() {
 	r, err := pcap.Open("testdata/valid.pcapng")

@@ -6,17 +6,17 @@ import "time"
 // interpret could be found in wire.Default's header descriptions.
 var DefaultKeysErr = defaultKeysErr
 
-// SetInitialBuf sets the size of a new Reader's first buffer and returns
+// SetChunkSize sets the size of the chunks Readers read into and returns
 // a function that restores it.
-func SetInitialBuf(n int) (restore func()) {
-	old := initialBuf
-	initialBuf = n
-	return func() { initialBuf = old }
+func SetChunkSize(n int) (restore func()) {
+	old := chunkSize
+	chunkSize = n
+	return func() { chunkSize = old }
 }
 
-// Prefetched returns the offset up to which a mapped Reader has asked for
-// prefetching, and the distance it prefetches past a block.
-func (r *Reader) Prefetched() (off, ahead int) { return r.prefetched, prefetchAhead }
+// Chunks returns how many chunks a Reader keeps for retained frames, and
+// the bytes of all its chunks.
+func (r *Reader) Chunks() (used, total int) { return len(r.used), r.total }
 
 // MarkOffset returns the file offset of m.
 func MarkOffset(m Mark) int64 { return m.off }

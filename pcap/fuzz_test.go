@@ -38,7 +38,7 @@ func FuzzReader(f *testing.F) {
 			f.Add(b)
 		}
 	}
-	defer SetInitialBuf(4 << 10)()
+	defer SetChunkSize(4 << 10)()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 64<<10 {
 			return
