@@ -81,10 +81,12 @@ type epPending struct {
 // port status updates, connectionless and best effort (EP-GEN-1). Like a
 // QP it is a pure state machine driven by inputs.
 type Endpoint struct {
-	cfg  EndpointConfig
-	dscp uint8 // DSCP_CONTROL
-	tsU  Time
-	pend []epPending
+	cfg EndpointConfig
+	// codec places the EV as the profile's stev_halves says (AMB-23).
+	codec *wire.Codec
+	dscp  uint8 // DSCP_CONTROL
+	tsU   Time
+	pend  []epPending
 	// NIC-initiated port status updates (EP-PSU-1, EP-PSU-4).
 	mask   uint32
 	ann    []announce
@@ -94,7 +96,8 @@ type Endpoint struct {
 // NewEndpoint returns an endpoint agent.
 func NewEndpoint(cfg EndpointConfig) (*Endpoint, error) {
 	cfg.Profile = spec.OrDefault(cfg.Profile)
-	if err := cfg.Profile.Validate(); err != nil {
+	codec, err := wire.NewCodec(*cfg.Profile)
+	if err != nil {
 		return nil, &ConfigError{Field: "Profile", Reason: err.Error()}
 	}
 	if !cfg.SrcIP.IsValid() {
@@ -115,7 +118,7 @@ func NewEndpoint(cfg EndpointConfig) (*Endpoint, error) {
 	if cfg.RepeatInterval < Millisecond {
 		return nil, cfgErr("RepeatInterval", "%d ns: at most one update per millisecond (EP-PSU-4)", cfg.RepeatInterval)
 	}
-	return &Endpoint{cfg: cfg, dscp: cfg.Profile.DSCP.Control, tsU: Time(cfg.Profile.TimestampUnitNs),
+	return &Endpoint{cfg: cfg, codec: codec, dscp: cfg.Profile.DSCP.Control, tsU: Time(cfg.Profile.TimestampUnitNs),
 		pend: make([]epPending, cfg.MaxOutstanding)}, nil
 }
 
@@ -138,7 +141,7 @@ func (e *Endpoint) packet(out *Output, dst Peer, ev uint32, port uint8, dscp uin
 	} else {
 		p.IP4.TOS, p.IP4.TTL, p.IP4.FlagsFrag, p.IP4.Src, p.IP4.Dst = dscp<<2, 64, 0x4000, e.cfg.SrcIP.As4(), dst.IP.As4()
 	}
-	p.SetEV(ev, e.cfg.EVMode)
+	e.codec.SetEV(p, ev, e.cfg.EVMode)
 	o.EV, o.Plane, o.Class = ev, port-1, ClassEndpoint
 	return p, nil
 }
@@ -189,7 +192,7 @@ func (e *Endpoint) Send(now Time, rq EPRequest, out *Output) error {
 // (EP-PRB-1, EP-PRB-2); one matching no outstanding request is dropped
 // (EP-GEN-8).
 func (e *Endpoint) Receive(now Time, port int, p *wire.Packet, out *Output) {
-	ev := p.EV(e.cfg.EVMode)
+	ev := e.codec.EV(p, e.cfg.EVMode)
 	ignore := func(r IgnoreReason) {
 		out.event(Event{Kind: EvIgnored, Time: now, QPN: wire.EndpointQPN, PSN: p.BTH.PSN, EV: ev, Reason: uint8(r)})
 	}

@@ -84,8 +84,9 @@ type sim struct {
 	comps  [2][]Completion
 	log    []string
 	events [2][]Event
-	quiet  bool            // no log
-	tap    func(*Outgoing) // sees every packet sent, before faults
+	quiet  bool                   // no log
+	tap    func(*Outgoing)        // sees every packet sent, before faults
+	onOut  func(i int, o *Output) // sees each Output of QP i before collect drains it
 }
 
 func newSim(t tb, ca, cb testCfg, aa, ab Attr) *sim {
@@ -175,6 +176,9 @@ func pktString(p *wire.Packet) string {
 // events into i's logs.
 func (s *sim) collect(i int) {
 	o := &s.out
+	if s.onOut != nil {
+		s.onOut(i, o)
+	}
 	k := 0 // next packet of o.Packets; packets are logged where their trace event falls
 	for _, e := range o.Events {
 		s.events[i] = append(s.events[i], e)

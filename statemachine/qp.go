@@ -92,7 +92,10 @@ type QP struct {
 // node is what the QPs of one Node share: the normalized configuration
 // and the compiled profiles. It is immutable.
 type node struct {
-	cfg      Config
+	cfg Config
+	// codec places the EV in the headers as the profile's stev_halves
+	// says (AMB-23).
+	codec    *wire.Codec
 	evSets   []*evSet
 	dscp     [5]uint8
 	tsUnit   Time
@@ -127,7 +130,11 @@ func NewNode(cfg Config) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	nd := &node{cfg: c}
+	codec, err := wire.NewCodec(*c.Profile)
+	if err != nil {
+		return nil, &ConfigError{Field: "Profile", Reason: err.Error()}
+	}
+	nd := &node{cfg: c, codec: codec}
 	for i := range c.EVProfiles {
 		s, _ := buildEVSet(&c.EVProfiles[i])
 		nd.evSets = append(nd.evSets, s)
@@ -385,7 +392,7 @@ func (q *QP) fillHeaders(o *Outgoing, class DSCPClass, ev int, ect bool) {
 		copy(p.IP4.Dst[:], st.dst[:4])
 	}
 	v := q.ev.set.values[ev]
-	p.SetEV(v, st.qp.Addr.EVMode)
+	st.codec.SetEV(p, v, st.qp.Addr.EVMode)
 	o.EV, o.Plane, o.Class = v, q.ev.set.plane[ev], class
 	p.SRv6, p.HasSRH = false, false
 	if st.v6 && q.ev.set.srv6 != nil {

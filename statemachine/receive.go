@@ -26,7 +26,7 @@ func (q *QP) Receive(now Time, port int, p *wire.Packet, out *Output) {
 func (q *QP) receive(port int, p *wire.Packet) {
 	op := p.BTH.Opcode
 	if q.trace() {
-		q.emit(Event{Kind: EvPacketReceived, PSN: p.BTH.PSN, EV: p.EV(q.st.qp.Addr.EVMode), Reason: uint8(op)})
+		q.emit(Event{Kind: EvPacketReceived, PSN: p.BTH.PSN, EV: q.st.codec.EV(p, q.st.qp.Addr.EVMode), Reason: uint8(op)})
 	}
 	if p.BTH.DestQP != q.st.qp.QPN {
 		q.ignore(IgnoreWrongQP, p.BTH.PSN, 0)

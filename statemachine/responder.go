@@ -133,7 +133,7 @@ func (q *QP) accessOK(p *wire.Packet) bool {
 func (q *QP) onData(port int, p *wire.Packet) {
 	r := &q.rsp
 	psn := p.BTH.PSN & wire.PSNMask
-	ev := p.EV(q.st.qp.Addr.EVMode)
+	ev := q.st.codec.EV(p, q.st.qp.Addr.EVMode)
 	pl := plane(port)
 	ts := p.TSETH.TxTimestamp
 	ce := p.ECN() == 3
@@ -379,7 +379,7 @@ func (q *QP) verdict(ev uint32, ce bool) wire.Multipath {
 // state, pr = 1, the probe_id, the probe's EV and timestamp; the probe
 // changes no tracking state (RSP-PRB-1, RSP-PRB-2).
 func (q *QP) onProbe(port int, p *wire.Packet) {
-	ev := p.EV(q.st.qp.Addr.EVMode)
+	ev := q.st.codec.EV(p, q.st.qp.Addr.EVMode)
 	q.sendSACKProbe(p.PETH.ProbeID, ev, p.PETH.TxTimestamp, plane(port), q.verdict(ev, p.ECN() == 3))
 }
 
@@ -564,7 +564,7 @@ func (q *QP) sendNACK(psn, ev uint32, ts uint16, pl int8, reason wire.NACKReason
 	if !ok {
 		return
 	}
-	p.NETH = wire.NETH{Reason: reason, Entropy: ev, NACKPSN: psn, TxTimestamp: ts,
+	p.NETH = wire.NETH{CCType: q.st.cfg.Profile.NETHCCType, Reason: reason, Entropy: ev, NACKPSN: psn, TxTimestamp: ts,
 		SPDCID: uint16(q.st.qp.QPN), DPDCID: uint16(q.attr.DestQPN)}
 	if q.trace() {
 		q.emit(Event{Kind: EvNACKSent, PSN: psn, EV: ev, Reason: uint8(reason)})
