@@ -8,12 +8,11 @@ import (
 	"github.com/openmrc/mrc/wire"
 )
 
-// reqID is a requirement ID of the spec registry, as a check cites it in
-// its findings. Every check declares the IDs it cites; initCatalog looks
-// each up in the registry at start-up (checkChecks) and a test checks
-// that every finding the judge writes cites one its check declared
-// (TestFindingsCiteDeclaredRequirements).
-type reqID string
+// reqID is RequirementID as the checks spell it. Every check declares the
+// IDs it cites; initCatalog looks each up in the registry at start-up
+// (checkChecks) and a test checks that every finding the judge writes
+// cites one its check declared (TestFindingsCiteDeclaredRequirements).
+type reqID = RequirementID
 
 // A check is one passive case of the catalog: its case (a typed caseID
 // whose name is the catalog entry), the requirements its findings cite,
@@ -190,7 +189,7 @@ func findCase(cases []Case, id string) (Case, bool) {
 }
 
 // cites reports whether case cs's check declares requirement r.
-func (c caseID) cites(r string) bool {
+func (c caseID) cites(r RequirementID) bool {
 	k := checks[c]
-	return k != nil && (slices.Contains(k.reqs, reqID(r)) || slices.Contains(k.codec, reqID(r)))
+	return k != nil && (slices.Contains(k.reqs, r) || slices.Contains(k.codec, r))
 }

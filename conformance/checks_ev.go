@@ -56,7 +56,7 @@ func retiredEV(cs caseID) func(e *engine, x *sentCtx) {
 		if b.cs != cs || x.t < b.since {
 			return
 		}
-		rid := "EV-ST-4"
+		rid := reqID("EV-ST-4")
 		if cs == cEVTimeout {
 			rid = "EV-ST-5"
 		}
@@ -167,7 +167,7 @@ func endpointPlane(e *engine, x *epCtx) {
 
 // samePlane checks that an answer leaves on its trigger's plane (EV-REV-4,
 // EP-GEN-6).
-func (e *engine) samePlane(pt *point, node string, plane, frame int, req, what string) {
+func (e *engine) samePlane(pt *point, node string, plane, frame int, req reqID, what string) {
 	if plane < 0 || pt.curPlane < 0 {
 		return
 	}

@@ -544,10 +544,10 @@ func wimmNotRefused(e *engine, pt *point, fl *flow) {
 
 // pending judges the arrivals of m left unanswered at the end of the
 // capture: a failure when the responder kept sending feedback long after.
-func (e *engine) pending(pt *point, fl *flow, cs caseID, reqID, exp string, m map[uint32]arrival) {
+func (e *engine) pending(pt *point, fl *flow, cs caseID, req reqID, exp string, m map[uint32]arrival) {
 	for _, q := range sortedPSNs(m) {
 		a := m[q]
-		f := Finding{Requirement: reqID, Frame: a.frame, TimeNs: a.ns, Plane: a.plane, PSN: u32p(q), EV: u32p(a.ev),
+		f := Finding{Requirement: req, Frame: a.frame, TimeNs: a.ns, Plane: a.plane, PSN: u32p(q), EV: u32p(a.ev),
 			Expected: exp, Observed: "none before the end of the capture"}
 		if fl.haveFb && fl.lastFbNs > a.ns+e.grace {
 			f.Observed = "none, although the responder kept sending feedback"

@@ -399,7 +399,7 @@ func (e *engine) undecidedWhy(cs caseID, pt *point, node, reason string, req req
 // for its evidence to be filled in place (no Finding built apart and
 // copied), then placed.
 func (o *obsCount) newFinding(req reqID) *Finding {
-	o.findings = append(o.findings, Finding{Requirement: string(req)})
+	o.findings = append(o.findings, Finding{Requirement: req})
 	return &o.findings[len(o.findings)-1]
 }
 
@@ -668,8 +668,8 @@ func (e *engine) decodeError(pt *point, f *pcap.Frame, r *pcap.Record) {
 		e.notMRC++
 		return
 	}
-	cs := e.caseFor(we.Req)
-	fd := Finding{Requirement: we.Req, Expected: "a frame that decodes", Observed: r.Err.Error()}
+	cs, req := e.codecCase(we.Req)
+	fd := Finding{Requirement: req, Expected: "a frame that decodes", Observed: r.Err.Error()}
 	if p.BTH.Opcode.Valid() {
 		psn := p.BTH.PSN
 		fd.PSN = &psn
@@ -695,7 +695,8 @@ func (e *engine) decodeErrorBeforeUDP(pt *point, f *pcap.Frame, r *pcap.Record, 
 	}
 	src := e.senderOf(pt, &r.Packet)
 	e.countNode(pt, src, "", &r.Packet)
-	e.fail(e.caseFor(we.Req), pt, src, false, Finding{Requirement: we.Req, Expected: "a frame that decodes", Observed: r.Err.Error()})
+	cs, req := e.codecCase(we.Req)
+	e.fail(cs, pt, src, false, Finding{Requirement: req, Expected: "a frame that decodes", Observed: r.Err.Error()})
 }
 
 // senderOf names the sender of a frame whose UDP header did not decode:
@@ -823,12 +824,16 @@ func (e *engine) flushToNode() {
 	}
 }
 
-// caseFor maps a wire requirement reported by the codec to its case.
-func (e *engine) caseFor(req string) caseID {
+// codecCase maps a requirement the codec reports (wire.Violation,
+// wire.Error) to its case and its ID. The mapped IDs are the checks'
+// codec IDs, each looked up in the registry at start-up
+// (checkJudgeRequirements); another is judged under MRC-WIRE-BTH-001 as
+// CodecRequirement names it.
+func (e *engine) codecCase(req string) (caseID, RequirementID) {
 	if c, ok := e.mapCase[req]; ok {
-		return c
+		return c, RequirementID(req)
 	}
-	return cWireBTH1
+	return cWireBTH1, CodecRequirement(req)
 }
 
 // wireCaseMap maps each requirement ID the codec's Decode and Check can

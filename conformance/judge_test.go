@@ -121,7 +121,7 @@ func TestSeededFaults(t *testing.T) {
 					t.Errorf("%s FAILs unexpectedly: %s", res.Case.ID, res.Reason)
 				}
 				for _, fd := range res.Findings {
-					if fd.Verdict == Fail && !slices.Contains(reqs, fd.Requirement) {
+					if fd.Verdict == Fail && !slices.Contains(reqs, string(fd.Requirement)) {
 						t.Errorf("%s: finding on %s names %s, want one of %v", res.Case.ID, fd.Requirement, fd.Requirement, reqs)
 					}
 					if fd.Frame == 0 {

@@ -21,19 +21,19 @@ const MaxFindings = 50
 // Finding is one observation that did not pass: the evidence behind a
 // verdict, tied to a frame of the capture.
 type Finding struct {
-	Verdict     Verdict `json:"verdict"`
-	Requirement string  `json:"requirement"`          // the requirement broken (or not decidable)
-	Connection  string  `json:"connection,omitempty"` // connection ID (Report.Connections)
-	Node        string  `json:"node,omitempty"`       // the node whose behaviour is judged
-	Frame       int     `json:"frame,omitempty"`      // offending frame, 1-based; 0 if none
-	Related     []int   `json:"related,omitempty"`    // frames that set the expectation
-	TimeNs      int64   `json:"time_ns"`              // since the first frame
-	Point       string  `json:"point,omitempty"`      // capture point
-	Plane       int     `json:"plane"`                // -1 when unknown
-	EV          *uint32 `json:"ev,omitempty"`
-	PSN         *uint32 `json:"psn,omitempty"`
-	Expected    string  `json:"expected"`
-	Observed    string  `json:"observed"`
+	Verdict     Verdict       `json:"verdict"`
+	Requirement RequirementID `json:"requirement"`          // the requirement broken (or not decidable)
+	Connection  string        `json:"connection,omitempty"` // connection ID (Report.Connections)
+	Node        string        `json:"node,omitempty"`       // the node whose behaviour is judged
+	Frame       int           `json:"frame,omitempty"`      // offending frame, 1-based; 0 if none
+	Related     []int         `json:"related,omitempty"`    // frames that set the expectation
+	TimeNs      int64         `json:"time_ns"`              // since the first frame
+	Point       string        `json:"point,omitempty"`      // capture point
+	Plane       int           `json:"plane"`                // -1 when unknown
+	EV          *uint32       `json:"ev,omitempty"`
+	PSN         *uint32       `json:"psn,omitempty"`
+	Expected    string        `json:"expected"`
+	Observed    string        `json:"observed"`
 
 	timing bool   // decided from timestamps
 	absent bool   // rests on a packet not seen (failAbsent)

@@ -54,7 +54,7 @@ type sentCtx struct {
 }
 
 // fd builds a finding about the write.
-func (x *sentCtx) fd(req, exp, obs string, related ...int) Finding {
+func (x *sentCtx) fd(req reqID, exp, obs string, related ...int) Finding {
 	return Finding{Requirement: req, PSN: u32p(x.psn), EV: u32p(x.ev), Expected: exp, Observed: obs, Related: related}
 }
 

@@ -87,7 +87,8 @@ func (e *engine) wireChecks(pt *point, src string, r *pcap.Record) {
 		if dupViolation(r.Violations[:i], v.Req) {
 			continue // one finding per violated requirement and frame
 		}
-		e.bad(e.caseFor(v.Req), x, reqID(v.Req), func() (string, string) {
+		cs, req := e.codecCase(v.Req)
+		e.bad(cs, x, req, func() (string, string) {
 			return "no " + v.Req + " violation", fmt.Sprintf("%s field %s: %s", v.Header, v.Field, v.Msg)
 		})
 	}

@@ -173,11 +173,15 @@ func At(f *RxFrame) Evidence {
 }
 
 // Fail records a violation of requirement req.
-func (t *T) Fail(req string, ev Evidence, expected, observed string, args ...any) {
+func (t *T) Fail(req conformance.RequirementID, ev Evidence, expected, observed string, args ...any) {
 	if len(args) > 0 {
 		observed = fmt.Sprintf(observed, args...)
 	}
 	t.total++
+	if _, ok := req.Requirement(); !ok && t.err == nil {
+		// A case citing an ID the registry lacks is the tester's fault.
+		t.err = &conformance.UnknownRequirementError{ID: string(req)}
+	}
 	f := conformance.Finding{Verdict: conformance.Fail, Requirement: req, Node: "iut", Plane: -1, TimeNs: int64(t.Now()),
 		Expected: expected, Observed: observed, PSN: ev.PSN, EV: ev.EV}
 	if !t.c.Strict() {
@@ -194,7 +198,7 @@ func (t *T) Fail(req string, ev Evidence, expected, observed string, args ...any
 
 // Check records a passing observation when cond holds and a failure of
 // req otherwise; it returns cond.
-func (t *T) Check(cond bool, req string, ev Evidence, expected, observed string, args ...any) bool {
+func (t *T) Check(cond bool, req conformance.RequirementID, ev Evidence, expected, observed string, args ...any) bool {
 	if cond {
 		t.ok++
 	} else {

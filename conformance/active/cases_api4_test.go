@@ -62,7 +62,7 @@ func TestExplicitRangeCase(t *testing.T) {
 		t.Logf("%s: %s: %s", c.name, r.Verdict, r.Reason)
 		failed := false
 		for _, f := range r.Findings {
-			failed = failed || f.Verdict == conformance.Fail && f.Requirement == c.failed
+			failed = failed || f.Verdict == conformance.Fail && string(f.Requirement) == c.failed
 		}
 		if c.failed != "" && !failed {
 			t.Errorf("%s: no FAIL of %s: %+v", c.name, c.failed, r.Findings)

@@ -125,12 +125,12 @@ func ctlAttributes(t *T) {
 		}
 		return a
 	}
-	refuse := func(req, what, state string, a control.QPAttr) {
+	refuse := func(req conformance.RequirementID, what, state string, a control.QPAttr) {
 		err := t.TryCall(control.MethodModifyQP, control.ModifyQPParams{QPN: q.QPN, State: state, Attr: a}, nil)
 		var ce *control.Error
 		t.Check(err != nil && asControl(err, &ce), req, Evidence{}, "modify_qp refuses "+what, "%s", orAccepted(err))
 	}
-	accept := func(req, what, state string, a control.QPAttr) bool {
+	accept := func(req conformance.RequirementID, what, state string, a control.QPAttr) bool {
 		err := t.TryCall(control.MethodModifyQP, control.ModifyQPParams{QPN: q.QPN, State: state, Attr: a}, nil)
 		if control.IsNotSupported(err) {
 			t.NotSupported("modify_qp: %v", err)

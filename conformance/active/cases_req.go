@@ -170,7 +170,7 @@ func firstTxDrop(psns ...uint32) func(*RxFrame) Impair {
 	}
 }
 
-func (c *Conn) successes(req string, comps []control.Completion, want int) {
+func (c *Conn) successes(req conformance.RequirementID, comps []control.Completion, want int) {
 	t := c.t
 	sends := 0
 	for _, cp := range comps {
@@ -338,7 +338,7 @@ func reqUnexp(t *T) {
 	want := []string{control.WCRemOpErr, control.WCFlushErr, control.WCFlushErr}
 	if t.Check(len(comps) == 3, "CMP-ERR-1", Evidence{}, "three send completions", "%d: %+v", len(comps), comps) {
 		for i, cp := range comps {
-			req := "CMP-ERR-1"
+			req := conformance.RequirementID("CMP-ERR-1")
 			if i == 0 {
 				req = "CMP-ERR-2"
 			}

@@ -97,7 +97,7 @@ func rotation0(l *trialLog, c *Conn, st *stepper, all []uint32) ([]DataTx, trial
 // afterSkip checks the packets after f became SKIP in rotation 1 (opened
 // on g): the rest of rotation 1 without f, then a whole rotation with f.
 // rest holds the packets already taken after the SKIP (a retransmission).
-func afterSkip(l *trialLog, st *stepper, all []uint32, g, f uint32, req string, rest []DataTx) trialResult {
+func afterSkip(l *trialLog, st *stepper, all []uint32, g, f uint32, req conformance.RequirementID, rest []DataTx) trialResult {
 	n := len(all)
 	more, ok := st.steps(n - 2 - len(rest))
 	if !ok {
@@ -127,7 +127,7 @@ func afterSkip(l *trialLog, st *stepper, all []uint32, g, f uint32, req string, 
 }
 
 // checkRet is check returning cond.
-func (l *trialLog) checkRet(cond bool, req string, ev Evidence, expected, observed string, args ...any) bool {
+func (l *trialLog) checkRet(cond bool, req conformance.RequirementID, ev Evidence, expected, observed string, args ...any) bool {
 	l.check(cond, req, ev, expected, observed, args...)
 	return cond
 }

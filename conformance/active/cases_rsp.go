@@ -454,8 +454,9 @@ func rspDiscard(t *T) {
 	c := t.NewConn(ConnOptions{})
 	p := c.RQPSN
 	bad := []struct {
-		what, req string
-		b         []byte
+		what string
+		req  conformance.RequirementID
+		b    []byte
 	}{
 		{"a wrong ICRC", "WIRE-ICRC-5", c.craft(p, 0, func(b []byte, _ int) { b[len(b)-1] ^= 0x5A }, true)},
 		{"opcode 0xC4, outside the MRC table", "WIRE-BTH-2", c.craft(p, 0, func(b []byte, bth int) { b[bth] = 0xC4 }, false)},

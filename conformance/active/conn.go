@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 
+	"github.com/openmrc/mrc/conformance"
 	"github.com/openmrc/mrc/control"
 	"github.com/openmrc/mrc/spec"
 	"github.com/openmrc/mrc/statemachine"
@@ -530,7 +531,7 @@ func (c *Conn) WaitSends(n int, within Time) []control.Completion {
 
 // CheckMem checks that the tester's memory holds the data of every posted
 // write that completed successfully, and returns the number checked.
-func (c *Conn) CheckMem(req string) int {
+func (c *Conn) CheckMem(req conformance.RequirementID) int {
 	t := c.t
 	okIDs := map[uint64]bool{}
 	for _, cp := range c.comps {

@@ -257,7 +257,7 @@ func judgeE2ECapture(t *testing.T, dir string, seed uint64, capture []byte, iut,
 			case conformance.Fail:
 				t.Errorf("passive %s: %s frame %d: expected %s; observed %s", r.Case.ID, f.Requirement, f.Frame, f.Expected, f.Observed)
 			case conformance.Inconclusive:
-				undecided[f.Requirement]++
+				undecided[string(f.Requirement)]++
 			}
 		}
 	}

@@ -84,8 +84,8 @@ func detect(t *testing.T, fault string) detection {
 		}
 		d.cases = append(d.cases, r.Case.ID)
 		for _, f := range r.Findings {
-			if f.Verdict == conformance.Fail && !slices.Contains(d.reqs, f.Requirement) {
-				d.reqs = append(d.reqs, f.Requirement)
+			if f.Verdict == conformance.Fail && !slices.Contains(d.reqs, string(f.Requirement)) {
+				d.reqs = append(d.reqs, string(f.Requirement))
 			}
 		}
 	}

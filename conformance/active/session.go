@@ -192,7 +192,7 @@ func (t *T) Recv(deadline Time) (*RxFrame, bool) {
 		}
 		for _, v := range rf.Viol {
 			psn, ev := p.BTH.PSN, rf.EV
-			s.wire.fail(conformance.Finding{Verdict: conformance.Fail, Requirement: v.Req, Node: "iut", Frame: f.Seq,
+			s.wire.fail(conformance.Finding{Verdict: conformance.Fail, Requirement: conformance.CodecRequirement(v.Req), Node: "iut", Frame: f.Seq,
 				TimeNs: int64(f.At), Plane: f.Plane, PSN: &psn, EV: &ev, Expected: "a frame that passes " + v.Req,
 				Observed: fmt.Sprintf("%s (%s) in %s", v.Msg, v.Field, p.BTH.Opcode)})
 		}
@@ -201,10 +201,10 @@ func (t *T) Recv(deadline Time) (*RxFrame, bool) {
 }
 
 func (s *session) wireFinding(rf *RxFrame, err error) {
-	req := "WIRE-BTH-1"
+	req := conformance.RequirementID("WIRE-BTH-1")
 	var we *wire.Error
 	if errors.As(err, &we) && we.Req != "" {
-		req = we.Req
+		req = conformance.CodecRequirement(we.Req)
 	}
 	s.wire.fail(conformance.Finding{Verdict: conformance.Fail, Requirement: req, Node: "iut", Frame: rf.Seq,
 		TimeNs: int64(rf.At), Plane: rf.Plane, Expected: "a frame that decodes", Observed: err.Error()})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/openmrc/mrc/conformance"
 	"github.com/openmrc/mrc/control"
 	"github.com/openmrc/mrc/statemachine"
 	"github.com/openmrc/mrc/wire"
@@ -74,7 +75,7 @@ func (l *trialLog) inconclusive(format string, args ...any) {
 	l.inc = append(l.inc, fmt.Sprintf(format, args...))
 }
 
-func (l *trialLog) check(cond bool, req string, ev Evidence, expected, observed string, args ...any) {
+func (l *trialLog) check(cond bool, req conformance.RequirementID, ev Evidence, expected, observed string, args ...any) {
 	if len(args) > 0 {
 		observed = fmt.Sprintf(observed, args...)
 	}

@@ -1,0 +1,60 @@
+package conformance
+
+import "github.com/openmrc/mrc/spec"
+
+// RequirementID is the ID of a requirement of the spec registry, as a
+// finding cites it ("WIRE-SETH-6"). The judge's checks declare the IDs
+// they cite, and initCatalog looks each up in the registry at start-up
+// (checkChecks); every ID written in the module's sources is looked up by
+// spec's TestCitedIDsExist. An ID that comes as a string from elsewhere
+// (the codec's violations, a report read back) becomes one through
+// ParseRequirementID or CodecRequirement, which look it up. In reports it
+// is the ID's text.
+type RequirementID string
+
+// ParseRequirementID returns s as a RequirementID, or an
+// *UnknownRequirementError when the spec registry has no requirement s.
+func ParseRequirementID(s string) (RequirementID, error) {
+	if _, ok := spec.Lookup(s); !ok {
+		return "", &UnknownRequirementError{ID: s}
+	}
+	return RequirementID(s), nil
+}
+
+// String returns the ID.
+func (r RequirementID) String() string { return string(r) }
+
+// MarshalText returns the ID (JSON, XML and text reports).
+func (r RequirementID) MarshalText() ([]byte, error) { return []byte(r), nil }
+
+// UnmarshalText parses an ID of the spec registry (ParseRequirementID).
+func (r *RequirementID) UnmarshalText(b []byte) error {
+	id, err := ParseRequirementID(string(b))
+	if err != nil {
+		return err
+	}
+	*r = id
+	return nil
+}
+
+// Requirement returns the requirement r names in the spec registry.
+func (r RequirementID) Requirement() (spec.Requirement, bool) { return spec.Lookup(string(r)) }
+
+// UnknownRequirementError is a requirement ID the spec registry does not
+// define.
+type UnknownRequirementError struct{ ID string }
+
+func (e *UnknownRequirementError) Error() string {
+	return "requirement " + e.ID + " is not in the spec registry"
+}
+
+// CodecRequirement returns the requirement a codec violation or error
+// names (wire.Violation.Req, wire.Error.Req) as a finding cites it: the
+// ID when the registry defines it, else WIRE-BTH-1 (the frame's header
+// stack), the codec's own ID staying in the finding's text.
+func CodecRequirement(s string) RequirementID {
+	if id, err := ParseRequirementID(s); err == nil {
+		return id
+	}
+	return "WIRE-BTH-1"
+}
