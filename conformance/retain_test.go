@@ -68,7 +68,7 @@ func TestJudgeFileCutWhileRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for len(data) < 2<<20 { // more than the Reader's first read (1 MiB)
+	for len(data) < 2<<20 { // more than the Reader's first read (256 KiB)
 		data = append(data, data...) // more sections: still a valid capture
 	}
 	for _, jobs := range []int{1, 2} {
