@@ -179,3 +179,63 @@ func TestMutantNSCCQuickAdaptNeverRaises(t *testing.T) {
 		t.Errorf("next period's end, 1024 bytes acknowledged, trigger still armed: %v, cwnd %d -> %d; want quick adapt to the MTU", cause, w, c.cwnd)
 	}
 }
+
+// TestMutantNSCCProportionalIncrease: below target the proportional increase
+// is MTU × acked × (target − delay) / target: at half the target, 1024
+// bytes on a window of one MTU add 4096 × 1024 / 2 to the pending
+// increase, beside the fair increase of fi × MTU × acked; one period on the
+// window grows by that sum / cwnd = 512 + 5120 bytes, and eta (CC-SM-1,
+// CC-NSCC-3).
+func TestMutantNSCCProportionalIncrease(t *testing.T) {
+	c := atMTU(t)
+	c.onAck(10_000, 1024, false, 10_000+2_500, 0, false, 0)
+	if want := int64(4096 + 512 + 5120 + 256); c.cwnd != want {
+		t.Errorf("cwnd %d, want %d", c.cwnd, want)
+	}
+}
+
+// TestMutantNSCCAdjustPeriodFromLast: the adjustment period and eta's
+// period run from the last adjustment, not from time 0: 1 ns after an
+// adjustment at 10 µs, a SACK below target only accumulates, and the window
+// is unchanged (CC-NSCC-3).
+func TestMutantNSCCAdjustPeriodFromLast(t *testing.T) {
+	c := atMTU(t)
+	c.onAck(10_000, 1024, false, 10_000+2_500, 0, false, 0)
+	w := c.cwnd
+	if w <= 4096 {
+		t.Fatalf("cwnd %d one period on, want it increased", w)
+	}
+	c.onAck(10_001, 1024, false, 10_000+2_500, 0, false, 0)
+	if c.cwnd != w {
+		t.Errorf("cwnd %d -> %d 1 ns after an adjustment, want no change until the next period", w, c.cwnd)
+	}
+}
+
+// TestMutantNSCCQuickAdaptNextPeriod: each quick-adapt period ends base_rtt
+// + target after the previous one ended: a loss armed in the second period
+// adapts at its end (30 µs), not before (CC-SM-1, CC-NSCC-5).
+func TestMutantNSCCQuickAdaptNextPeriod(t *testing.T) {
+	c := newNSCC(func(p *NSCCConfig) { p.DisableQA = false })
+	c.onAck(0, 1024, false, 10_000, 0, false, 0)      // starts the first period
+	c.onAck(15_000, 1024, false, 10_000, 0, false, 0) // its end: no trigger, the second begins
+	c.onLoss(1)
+	for _, now := range []Time{20_000, 29_999} {
+		if cause := c.onAck(now, 1024, false, 10_000, 0, false, 0); cause == CCQuickAdapt {
+			t.Fatalf("quick adapt at %d ns, before the second period ends at 30000", now)
+		}
+	}
+	if cause := c.onAck(30_000, 1024, false, 10_000, 0, false, 0); cause != CCQuickAdapt {
+		t.Errorf("at the second period's end with a loss armed: %v, want quick adapt", cause)
+	}
+}
+
+// TestMutantNSCCNoRTTFairOnly: a SACK without an RTT sample earns only the
+// fair increase, fi × MTU × acked: one period on, 1024 bytes add 5 × 1024
+// to the window of one MTU, and eta (CC-SM-1, CC-NSCC-3).
+func TestMutantNSCCNoRTTFairOnly(t *testing.T) {
+	c := atMTU(t)
+	c.onAck(10_000, 1024, false, -1, 0, false, 0)
+	if want := int64(4096 + 5*1024 + 256); c.cwnd != want {
+		t.Errorf("cwnd %d, want %d", c.cwnd, want)
+	}
+}
