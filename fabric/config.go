@@ -91,7 +91,7 @@ type Config struct {
 	// EndpointEvents asks endpoints for their per-packet events
 	// (statemachine.Output.TracePackets), for observers that check them.
 	EndpointEvents bool
-	// WireCheck encodes every delivered packet with wire.Default and
+	// WireCheck encodes every delivered packet with Profile's codec and
 	// decodes it again before delivery, so that what endpoints receive
 	// is exactly what the codec makes of the bytes.
 	WireCheck bool

@@ -89,7 +89,8 @@ func TestPeerAgreementBeforeRTR(t *testing.T) {
 
 // TestSourceGID: with a GID table, the QP's source address is the RoCEv2
 // entry its AV names; RoCEv1 and IB entries, bad indexes and a source
-// address that contradicts the entry are refused (QP-ST-8).
+// address that contradicts the entry are refused, and so is a GID index
+// on a device without a table, which nothing would read (QP-ST-8).
 func TestSourceGID(t *testing.T) {
 	c := testConfig(qpnA)
 	v2 := c.Addr.SrcIP
@@ -127,5 +128,11 @@ func TestSourceGID(t *testing.T) {
 		if !errors.As(err, &ce) || ce.Field != tc.field {
 			t.Errorf("GID index %d, source %v: %v", tc.idx, tc.src, err)
 		}
+	}
+	c = testConfig(qpnA)
+	c.Addr.SGIDIndex = 1
+	var ce *ConfigError
+	if _, err := c.new(); !errors.As(err, &ce) || ce.Field != "Addr.SGIDIndex" {
+		t.Errorf("GID index 1 without a GID table: %v, want a ConfigError on Addr.SGIDIndex", err)
 	}
 }

@@ -36,10 +36,14 @@ type GID struct {
 // resolveSource fills addr.SrcIP from the GID table entry addr.SGIDIndex
 // names when the Node has a GID table: the source GID of an MRC QP comes
 // from the verbs GID table of the device, and only RoCEv2 entries may be
-// used (QP-ST-8). Without a table, SrcIP is used as given.
+// used (QP-ST-8). Without a table, SrcIP is used as given and SGIDIndex
+// must be 0.
 func (n *node) resolveSource(addr *Addressing) error {
 	gids := n.cfg.Device.GIDs
 	if len(gids) == 0 {
+		if addr.SGIDIndex != 0 {
+			return cfgErr("Addr.SGIDIndex", "%d: the device has no GID table (Device.GIDs)", addr.SGIDIndex)
+		}
 		return nil
 	}
 	i := addr.SGIDIndex

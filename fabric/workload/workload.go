@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"reflect"
 	"strings"
 
 	"github.com/openmrc/mrc/fabric"
 	"github.com/openmrc/mrc/fabric/rc"
 	"github.com/openmrc/mrc/linearize"
+	"github.com/openmrc/mrc/spec"
 	sm "github.com/openmrc/mrc/statemachine"
 )
 
@@ -39,15 +41,20 @@ func (t Transport) String() string {
 type Options struct {
 	// Fabric is the simulator configuration.
 	Fabric fabric.Config
-	// MRC is every node's statemachine configuration; a zero MRC means
-	// statemachine.DefaultConfig.
+	// MRC is every node's statemachine configuration; without EV
+	// profiles it takes statemachine.DefaultConfig's EV profiles (and CC
+	// profiles, if it has none either). Its Profile, when set, must be
+	// the fabric's.
 	MRC sm.Config
-	// QP and Attr are the templates of every MRC QP: the harness fills in
-	// QPN, seed, IP addresses and DestQPN, and keeps QP's EV mode, queue
-	// depths and timestamps. A zero Attr means DefaultAttr.
+	// QP and Attr are the templates of every MRC QP: the harness assigns
+	// QPN, Seed, Addr.SrcIP, Addr.DstIP and DestQPN, which must be left
+	// zero (ErrTemplateField), and keeps the rest. A zero Attr means
+	// DefaultAttr.
 	QP   sm.QPConfig
 	Attr sm.Attr
-	// RC is the template of every RC baseline QP; RCQPs is the number of
+	// RC is the template of every RC baseline QP; the harness assigns
+	// QPN, DestQPN, EV, Plane, SrcIP and DstIP, which must be left zero.
+	// RCQPs is the number of
 	// RC QPs per connection, one per plane round-robin (0 means one per
 	// plane), so that RC may use every NIC port as NCCL's multiple QPs do.
 	RC    rc.Config
@@ -104,6 +111,11 @@ var (
 	ErrNoConn    = errors.New("workload: no such connection")
 	ErrOutOfMem  = errors.New("workload: write outside node memory")
 	ErrBadLength = errors.New("workload: a write's last packet must carry 0 or at least 8 bytes")
+	// ErrTemplateField: a QP template sets a field the harness assigns.
+	ErrTemplateField = errors.New("workload: the harness assigns this template field; leave it zero")
+	// ErrProfileMismatch: the MRC or RC template's wire profile is not
+	// the fabric's, so endpoints and switches would disagree on DSCPs.
+	ErrProfileMismatch = errors.New("workload: an endpoint profile differs from Fabric.Profile")
 )
 
 // Conn is one connection: work requests posted on it are written from
@@ -188,8 +200,11 @@ type Harness struct {
 
 // New builds a harness with an empty fabric.
 func New(opt Options) (*Harness, error) {
-	if opt.MRC.EVProfiles == nil {
-		opt.MRC = sm.DefaultConfig(opt.Fabric.Seed)
+	if d := sm.DefaultConfig(opt.Fabric.Seed); opt.MRC.EVProfiles == nil {
+		opt.MRC.EVProfiles = d.EVProfiles
+		if opt.MRC.CCProfiles == nil {
+			opt.MRC.CCProfiles = d.CCProfiles
+		}
 	}
 	if opt.Attr == (sm.Attr{}) {
 		opt.Attr = DefaultAttr()
@@ -200,11 +215,21 @@ func New(opt Options) (*Harness, error) {
 	if opt.Check {
 		opt.Fabric.EndpointEvents = true
 	}
+	if err := checkTemplates(&opt); err != nil {
+		return nil, err
+	}
 	s, err := fabric.New(opt.Fabric)
 	if err != nil {
 		return nil, err
 	}
 	fc := s.Config()
+	for _, p := range []**spec.Profile{&opt.MRC.Profile, &opt.RC.Profile} {
+		if *p == nil {
+			*p = fc.Profile
+		} else if !reflect.DeepEqual(**p, *fc.Profile) {
+			return nil, fmt.Errorf("%w: %q against %q", ErrProfileMismatch, (*p).Name, fc.Profile.Name)
+		}
+	}
 	h := &Harness{Sim: s, opt: opt, mtu: int(opt.Attr.PathMTU), live: map[uint64]*wrRec{}, nextVer: 1}
 	if h.mtu < 256 {
 		return nil, fmt.Errorf("workload: path MTU %d", h.mtu)
@@ -300,12 +325,31 @@ func (h *Harness) Connect(from, to int, t Transport) (*Conn, error) {
 	return c, nil
 }
 
+// checkTemplates refuses templates that set what the harness assigns.
+func checkTemplates(o *Options) error {
+	q, a, r := &o.QP, &o.Attr, &o.RC
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{
+		{"QP.QPN", q.QPN != 0}, {"QP.Seed", q.Seed != 0}, {"QP.Addr.SrcIP", q.Addr.SrcIP.IsValid()},
+		{"QP.Addr.DstIP", q.Addr.DstIP.IsValid()}, {"Attr.DestQPN", a.DestQPN != 0},
+		{"RC.QPN", r.QPN != 0}, {"RC.DestQPN", r.DestQPN != 0}, {"RC.EV", r.EV != 0}, {"RC.Plane", r.Plane != 0},
+		{"RC.SrcIP", r.SrcIP.IsValid()}, {"RC.DstIP", r.DstIP.IsValid()},
+	} {
+		if f.set {
+			return fmt.Errorf("%w: %s", ErrTemplateField, f.name)
+		}
+	}
+	return nil
+}
+
 // qpConfig is the QP template with QP number qpn, seed and the addresses
 // of nodes from and to.
 func (h *Harness) qpConfig(qpn uint32, seed uint64, from, to int) sm.QPConfig {
 	c := h.opt.QP
 	c.QPN, c.Seed = qpn, seed
-	c.Addr = sm.Addressing{SrcIP: h.nodeIP(from), DstIP: h.nodeIP(to), EVMode: c.Addr.EVMode}
+	c.Addr.SrcIP, c.Addr.DstIP = h.nodeIP(from), h.nodeIP(to)
 	return c
 }
 

@@ -1,11 +1,15 @@
 package workload
 
 import (
+	"errors"
 	"fmt"
+	"net/netip"
 	"strings"
 	"testing"
 
 	"github.com/openmrc/mrc/fabric"
+	"github.com/openmrc/mrc/fabric/rc"
+	"github.com/openmrc/mrc/spec"
 	sm "github.com/openmrc/mrc/statemachine"
 )
 
@@ -166,5 +170,49 @@ func TestSingleWorkingEV(t *testing.T) {
 				t.Logf("stranded, as expected, at t=%v:\n%s", h.Sim.Now(), h.Dump())
 			}
 		})
+	}
+}
+
+// TestTemplateFieldsNotIgnored: a QP template field the harness assigns is
+// refused rather than silently replaced, the address vector's other fields
+// reach every QP, and the endpoints' wire profile is the fabric's: taken
+// from it when unset, refused when it differs.
+func TestTemplateFieldsNotIgnored(t *testing.T) {
+	for _, c := range []struct {
+		field string
+		mod   func(*Options)
+	}{
+		{"QP.QPN", func(o *Options) { o.QP.QPN = 5 }},
+		{"QP.Seed", func(o *Options) { o.QP.Seed = 1 }},
+		{"QP.Addr.SrcIP", func(o *Options) { o.QP.Addr.SrcIP = netip.AddrFrom4([4]byte{10, 0, 0, 9}) }},
+		{"QP.Addr.DstIP", func(o *Options) { o.QP.Addr.DstIP = netip.AddrFrom4([4]byte{10, 0, 0, 9}) }},
+		{"Attr.DestQPN", func(o *Options) { o.Attr = DefaultAttr(); o.Attr.DestQPN = 9 }},
+		{"RC.QPN", func(o *Options) { o.RC.QPN = 9 }},
+		{"RC.DestQPN", func(o *Options) { o.RC.DestQPN = 9 }},
+		{"RC.EV", func(o *Options) { o.RC.EV = 9 }},
+		{"RC.Plane", func(o *Options) { o.RC.Plane = 1 }},
+		{"RC.SrcIP", func(o *Options) { o.RC.SrcIP = netip.AddrFrom4([4]byte{10, 0, 0, 9}) }},
+		{"RC.DstIP", func(o *Options) { o.RC.DstIP = netip.AddrFrom4([4]byte{10, 0, 0, 9}) }},
+	} {
+		o := Options{Fabric: fabric.Config{Seed: 5}}
+		c.mod(&o)
+		if _, err := New(o); !errors.Is(err, ErrTemplateField) || !strings.HasSuffix(err.Error(), c.field) {
+			t.Errorf("%s set: %v, want ErrTemplateField naming it", c.field, err)
+		}
+	}
+	h := small(t, 0, func(o *Options) {
+		o.QP.Addr.HopLimit, o.QP.Addr.PKey, o.QP.Addr.SrcMAC = 7, 0x8002, [6]byte{2, 0, 0, 0, 0, 7}
+	})
+	if a := h.qpConfig(0x101, 1, 0, 1).Addr; a.HopLimit != 7 || a.PKey != 0x8002 || a.SrcMAC[5] != 7 || a.SrcIP != h.nodeIP(0) {
+		t.Errorf("QP address vector %+v: the template's hop limit, P_Key and MAC are lost", a)
+	}
+	if h.opt.MRC.Profile != h.Sim.Config().Profile || h.opt.RC.Profile != h.Sim.Config().Profile {
+		t.Errorf("endpoint profiles %p, %p, fabric's %p", h.opt.MRC.Profile, h.opt.RC.Profile, h.Sim.Config().Profile)
+	}
+	emu := spec.EmuProfile()
+	for _, o := range []Options{{MRC: sm.Config{Profile: &emu}}, {RC: rc.Config{Profile: &emu}}} {
+		if _, err := New(o); !errors.Is(err, ErrProfileMismatch) {
+			t.Errorf("an emu endpoint profile on a default fabric: %v, want ErrProfileMismatch", err)
+		}
 	}
 }
