@@ -45,6 +45,10 @@ type check struct {
 	everyFrame bool
 	// sent judges a write as its requester sent it.
 	sent func(e *engine, x *sentCtx)
+	// resent judges a write as its requester sent it again (not a first
+	// transmission, sentCtx.isNew): it is not called for first
+	// transmissions, most writes. With sent it runs after it.
+	resent func(e *engine, x *sentCtx)
 	// msg judges a first transmission's place in its message (the MSN
 	// window): the message the write starts, continues or ends.
 	msg func(e *engine, x *msgCtx)
@@ -52,6 +56,10 @@ type check struct {
 	arrived func(e *engine, x *arriveCtx)
 	// feedback judges a SACK, NACK or ACKNOWLEDGE (either view).
 	feedback func(e *engine, x *fbCtx)
+	// feedbackOps are the opcodes whose feedback the feedback hook
+	// judges (none: all three); it is not called for others
+	// (hooks.feedbackOp).
+	feedbackOps []wire.Opcode
 	// answer judges feedback that answers an arrival (a SACK's trigger,
 	// a probe, a trimmed or out-of-window packet).
 	answer func(e *engine, x *answerCtx)
@@ -100,9 +108,13 @@ func (c caseID) String() string { return caseNames[c] }
 var (
 	checks [maxCases]*check
 	hooks  struct {
-		frame, sent, msg, arrived, feedback, answer, probe, endpoint, event, finish, finishPoint []*check
-		frameOp                                                                                  [256][]*check // the frame hooks by opcode
-		everyFrame                                                                               []caseID      // check.everyFrame
+		frame, msg, arrived, feedback, answer, probe, endpoint, event, finish, finishPoint []*check
+		frameOp                                                                            [256][]*check // the frame hooks by opcode
+		feedbackOp                                                                         [256][]*check // the feedback hooks by opcode
+		everyFrame                                                                         []caseID      // check.everyFrame
+		// sentNew are the sent hooks, run for a first transmission;
+		// sentAgain, the sent and resent hooks, run for a resend.
+		sentNew, sentAgain []func(e *engine, x *sentCtx)
 	}
 	checksErr error
 )
@@ -130,11 +142,25 @@ func addChecks(cs ...check) {
 				}
 			}
 		}
+		if c.feedback != nil {
+			for op := range h.feedbackOp {
+				if len(c.feedbackOps) == 0 || slices.Contains(c.feedbackOps, wire.Opcode(op)) {
+					h.feedbackOp[op] = append(h.feedbackOp[op], c)
+				}
+			}
+		}
+		if c.sent != nil {
+			h.sentNew = append(h.sentNew, c.sent)
+			h.sentAgain = append(h.sentAgain, c.sent)
+		}
+		if c.resent != nil {
+			h.sentAgain = append(h.sentAgain, c.resent)
+		}
 		for _, a := range []struct {
 			set  bool
 			list *[]*check
 		}{
-			{c.frame != nil, &h.frame}, {c.sent != nil, &h.sent}, {c.msg != nil, &h.msg},
+			{c.frame != nil, &h.frame}, {c.msg != nil, &h.msg},
 			{c.arrived != nil, &h.arrived}, {c.feedback != nil, &h.feedback}, {c.answer != nil, &h.answer},
 			{c.probe != nil, &h.probe}, {c.endpoint != nil, &h.endpoint}, {c.event != nil, &h.event},
 			{c.finish != nil, &h.finish}, {c.finishPoint != nil, &h.finishPoint},

@@ -32,14 +32,14 @@ func init() {
 		check{cs: cRtxFirst, reqs: []reqID{"REQ-TX-2"}, sent: retransmitFirst},
 		check{cs: cRtxFlag, reqs: []reqID{"WIRE-BTH-5"}, sent: retransmitFlag},
 		check{cs: cPSN, reqs: []reqID{"REQ-PSN-1"}, sent: psnNext},
-		check{cs: cNackRecov, reqs: []reqID{"LR-NACK-1", "LR-NACK-3"}, sent: nackRecovered, finish: nackNotRecovered},
-		check{cs: cRtxOrder, reqs: []reqID{"LR-RTX-2"}, sent: retransmitOrder},
-		check{cs: cRtxAcked, reqs: []reqID{"LR-RTX-1", "LR-SACK-2"}, sent: resendAcked},
-		check{cs: cRtxSame, reqs: []reqID{"REQ-PSN-2"}, sent: resendSame},
-		check{cs: cNackEV, reqs: []reqID{"EV-ST-13"}, sent: resendOffNACKedEV},
-		check{cs: cNackHold, reqs: []reqID{"LR-NACK-2"}, sent: resendHold},
-		check{cs: cRtxWhy, reqs: []reqID{"LR-RTX-1"}, sent: resendWhy},
-		check{cs: cRetryLim, reqs: []reqID{"LR-TMR-7"}, sent: retryLimit, finish: retryLimitReached},
+		check{cs: cNackRecov, reqs: []reqID{"LR-NACK-1", "LR-NACK-3"}, resent: nackRecovered, finish: nackNotRecovered},
+		check{cs: cRtxOrder, reqs: []reqID{"LR-RTX-2"}, resent: retransmitOrder},
+		check{cs: cRtxAcked, reqs: []reqID{"LR-RTX-1", "LR-SACK-2"}, resent: resendAcked},
+		check{cs: cRtxSame, reqs: []reqID{"REQ-PSN-2"}, resent: resendSame},
+		check{cs: cNackEV, reqs: []reqID{"EV-ST-13"}, resent: resendOffNACKedEV},
+		check{cs: cNackHold, reqs: []reqID{"LR-NACK-2"}, resent: resendHold},
+		check{cs: cRtxWhy, reqs: []reqID{"LR-RTX-1"}, resent: resendWhy},
+		check{cs: cRetryLim, reqs: []reqID{"LR-TMR-7"}, resent: retryLimit, finish: retryLimitReached},
 	)
 }
 

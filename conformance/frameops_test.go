@@ -45,3 +45,79 @@ func TestFrameOpsDeclared(t *testing.T) {
 		t.Fatalf("%d checks declare frameOps, want the opcode-specific ones (at least 5)", n)
 	}
 }
+
+// TestResentSkipsFirstTransmissions checks the checks whose hook is
+// resent (not called for first transmissions, by which sendWrite skips
+// them for most writes): shown a first transmission, on a connection with
+// NACKs pending, retired EVs and its retries exhausted, under a PICS that
+// declares the timers, each records nothing, so skipping it cannot change
+// a verdict.
+func TestResentSkipsFirstTransmissions(t *testing.T) {
+	n := 0
+	for _, c := range checks[:numCases] {
+		if c == nil || c.resent == nil {
+			continue
+		}
+		n++
+		p := DefaultPICS()
+		to, lin, exp := 10, 1, 1
+		p.Parameters.Timeout, p.Parameters.LinearCnt, p.Parameters.ExpCnt = &to, &lin, &exp
+		e := newEngine(p)
+		pt := newPoint("p")
+		fl := newFlow(flowKey{req: "a", rsp: "b", qpn: 1}, 1)
+		fl.anchored, fl.haveMax, fl.maxSent, fl.haveUna, fl.una = true, true, 99, true, 50
+		fl.nackPend[100] = pendingNACK{frame: 1, reason: wire.NACKTrimmed}
+		fl.bad[7] = badEV{frame: 1, cs: cEVBad}
+		fl.exhausted, fl.fatal = true, true
+		var r pcap.Record
+		pk := &r.Packet
+		pk.BTH.Opcode, pk.BTH.PSN, pk.BTH.Retransmit = wire.OpWriteOnly, 100, true
+		e.now, e.frameNo = 1<<40, 5
+		x := &sentCtx{pt: pt, fl: fl, req: "a", r: &r, p: pk, psn: 100, ev: 7, t: e.now, isNew: true}
+		c.resent(e, x)
+		if len(e.rows) > 0 || e.lastRow.row != nil {
+			t.Errorf("%s: its resent hook judged a first transmission", c.cs)
+		}
+	}
+	if n < 8 {
+		t.Fatalf("%d checks declare resent, want the resend checks (at least 8)", n)
+	}
+}
+
+// TestFeedbackOpsDeclared checks the opcodes a check's feedback hook
+// declares (check.feedbackOps, by which runFeedback skips it): shown
+// feedback of another opcode, judged, on a connection with arrivals
+// pending, each records nothing, so skipping it cannot change a verdict.
+func TestFeedbackOpsDeclared(t *testing.T) {
+	n := 0
+	for _, c := range checks[:numCases] {
+		if c == nil || c.feedback == nil || len(c.feedbackOps) == 0 {
+			continue
+		}
+		n++
+		for _, op := range []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpAcknowledge} {
+			if slices.Contains(c.feedbackOps, op) {
+				continue
+			}
+			e := newEngine(DefaultPICS())
+			pt := newPoint("p")
+			fl := newFlow(flowKey{req: "a", rsp: "b", qpn: 1}, 1)
+			fl.rKnown, fl.haveCack, fl.lastCack, fl.rcum = true, true, 10, 10
+			fl.trimPend[12] = arrival{psn: 12, trimmed: true}
+			fl.oorPend[12] = arrival{psn: 12}
+			var r pcap.Record
+			pk := &r.Packet
+			pk.BTH.Opcode = op
+			pk.NETH = wire.NETH{NACKPSN: 12, Reason: wire.NACKTrimmed}
+			pk.SETH = wire.SETH{CACKPSN: 10}
+			x := &fbCtx{pt: pt, fl: fl, rsp: "b", p: pk, op: op, judged: true, pend: fl.trimPend[12], hasPend: true, acksCovered: 1, wimmRefused: 1}
+			c.feedback(e, x)
+			if len(e.rows) > 0 || e.lastRow.row != nil {
+				t.Errorf("%s: its feedback hook judges %s, which its feedbackOps %v leave out", c.cs, op, c.feedbackOps)
+			}
+		}
+	}
+	if n < 3 {
+		t.Fatalf("%d checks declare feedbackOps, want the NACK-only ones (at least 3)", n)
+	}
+}

@@ -503,7 +503,7 @@ const (
 )
 
 func (e *engine) runFeedback(x *fbCtx) {
-	for _, c := range hooks.feedback {
+	for _, c := range hooks.feedbackOp[x.op] {
 		c.feedback(e, x)
 	}
 }

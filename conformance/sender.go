@@ -96,8 +96,14 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 			x.timedOut = t-x.st.lastNs >= baseTimeout(*to)-e.tol
 		}
 	}
-	for _, c := range hooks.sent {
-		c.sent(e, x)
+	if x.isNew {
+		for _, h := range hooks.sentNew {
+			h(e, x)
+		}
+	} else {
+		for _, h := range hooks.sentAgain {
+			h(e, x)
+		}
 	}
 	if x.isNew {
 		e.sentNew(x)
