@@ -28,10 +28,43 @@ type snapshot struct {
 }
 
 type tlState struct {
-	ring  []TimelineEvent
+	ring  []tlEntry
 	head  int
 	snap  *snapshot
 	after int
+}
+
+// tlEntry is a timeline event as the ring keeps it: no pointer (its kind a
+// code, not a string), so that recording one per frame is a plain store.
+type tlEntry struct {
+	frame   int
+	ns      int64
+	ev, psn uint32
+	plane   int32
+	kind    tlKind
+}
+
+// tlKind is a timeline event's kind (TimelineEvent.Kind).
+type tlKind uint8
+
+const (
+	tlSend tlKind = iota
+	tlRtx
+	tlTrim
+	tlSACK
+	tlSkip
+	tlBad
+	tlNACK
+	tlProbe
+)
+
+var tlKindNames = [...]string{tlSend: "send", tlRtx: "rtx", tlTrim: "trim", tlSACK: "sack", tlSkip: "skip", tlBad: "bad", tlNACK: "nack", tlProbe: "probe"}
+
+func (k tlKind) String() string { return tlKindNames[k] }
+
+// event is the entry as the report shows it.
+func (t *tlEntry) event() TimelineEvent {
+	return TimelineEvent{Frame: t.frame, TimeNs: t.ns, Plane: int(t.plane), EV: t.ev, PSN: t.psn, Kind: t.kind.String()}
 }
 
 // TimelineEventOf is how a timeline draws a decoded MRC packet that
@@ -41,43 +74,52 @@ type tlState struct {
 // packets a timeline leaves out. The judge and the active tester both
 // draw with it.
 func TimelineEventOf(p *wire.Packet, ev uint32) (te TimelineEvent, ok bool) {
-	switch op := p.BTH.Opcode; {
-	case op.IsWrite():
-		te = TimelineEvent{Kind: "send", EV: ev, PSN: p.BTH.PSN}
-		switch {
-		case p.Trimmed:
-			te.Kind = "trim"
-		case p.BTH.Retransmit:
-			te.Kind = "rtx"
-		}
-	case op == wire.OpSACK:
-		s := &p.SETH
-		te = TimelineEvent{Kind: "sack", EV: s.Entropy, PSN: s.AckPSN()}
-		switch s.M {
-		case wire.MAlwaysSkip:
-			te.Kind = "bad"
-		case wire.MSkipOnce:
-			te.Kind = "skip"
-		}
-	case op == wire.OpNACK:
-		te = TimelineEvent{Kind: "nack", EV: p.NETH.Entropy, PSN: p.NETH.NACKPSN}
-	case op == wire.OpProbe:
-		te = TimelineEvent{Kind: "probe", EV: ev}
-	default:
+	k, ev, psn, ok := tlKindOf(p, ev)
+	if !ok {
 		return te, false
 	}
-	return te, true
+	return TimelineEvent{Kind: k.String(), EV: ev, PSN: psn}, true
+}
+
+// tlKindOf is TimelineEventOf's kind, EV and PSN.
+func tlKindOf(p *wire.Packet, ev uint32) (k tlKind, tev, psn uint32, ok bool) {
+	switch op := p.BTH.Opcode; {
+	case op.IsWrite():
+		k = tlSend
+		switch {
+		case p.Trimmed:
+			k = tlTrim
+		case p.BTH.Retransmit:
+			k = tlRtx
+		}
+		return k, ev, p.BTH.PSN, true
+	case op == wire.OpSACK:
+		s := &p.SETH
+		k = tlSACK
+		switch s.M {
+		case wire.MAlwaysSkip:
+			k = tlBad
+		case wire.MSkipOnce:
+			k = tlSkip
+		}
+		return k, s.Entropy, s.AckPSN(), true
+	case op == wire.OpNACK:
+		return tlNACK, p.NETH.Entropy, p.NETH.NACKPSN, true
+	case op == wire.OpProbe:
+		return tlProbe, ev, 0, true
+	}
+	return 0, 0, 0, false
 }
 
 // tlPacket records the current frame's packet on its flow's timeline.
 func (e *engine) tlPacket(pt *point, fl *flow, r *pcap.Record) {
-	if te, ok := TimelineEventOf(&r.Packet, r.EV); ok {
-		e.tlEvent(pt, fl, te.Kind, te.EV, te.PSN)
+	if k, ev, psn, ok := tlKindOf(&r.Packet, r.EV); ok {
+		e.tlEvent(pt, fl, k, ev, psn)
 	}
 }
 
 // tlEvent records a timeline event for the current frame.
-func (e *engine) tlEvent(pt *point, fl *flow, kind string, ev, psn uint32) {
+func (e *engine) tlEvent(pt *point, fl *flow, kind tlKind, ev, psn uint32) {
 	if fl == nil {
 		return
 	}
@@ -85,7 +127,7 @@ func (e *engine) tlEvent(pt *point, fl *flow, kind string, ev, psn uint32) {
 		fl.tl = &tlState{}
 	}
 	s := fl.tl
-	te := TimelineEvent{Frame: e.frameNo, TimeNs: e.now, Plane: pt.curPlane, EV: ev, PSN: psn, Kind: kind}
+	te := tlEntry{frame: e.frameNo, ns: e.now, plane: int32(pt.curPlane), ev: ev, psn: psn, kind: kind}
 	if len(s.ring) < timelineRing {
 		s.ring = append(s.ring, te)
 	} else {
@@ -93,7 +135,7 @@ func (e *engine) tlEvent(pt *point, fl *flow, kind string, ev, psn uint32) {
 		s.head = (s.head + 1) % timelineRing
 	}
 	if s.snap != nil && s.after > 0 && len(s.snap.events) < timelineEvents {
-		s.snap.events = append(s.snap.events, te)
+		s.snap.events = append(s.snap.events, te.event())
 		s.after--
 	}
 }
@@ -118,7 +160,7 @@ func (e *engine) snapshot(pt *point, fl *flow) {
 	}
 	n := len(s.ring)
 	for i := 0; i < n && len(s.snap.events) < timelineEvents; i++ {
-		s.snap.events = append(s.snap.events, s.ring[(s.head+i)%n])
+		s.snap.events = append(s.snap.events, s.ring[(s.head+i)%n].event())
 	}
 	s.after = timelineAfter
 }

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"hash/maphash"
+	"unsafe"
 
 	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/wire"
@@ -38,6 +39,12 @@ var fpSeed = maphash.MakeSeed()
 func payloadStart(data []byte, p *wire.Packet, bth int) int {
 	if len(p.Payload) == 0 {
 		return -1
+	}
+	// The payload is a slice of data: the distance between their first
+	// bytes' addresses is the offset, checked by its address.
+	d := uintptr(unsafe.Pointer(unsafe.SliceData(p.Payload))) - uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+	if i := int(d); d < uintptr(len(data)) && i >= bth+wire.BTHLen && i <= bth+wire.BTHLen+maxIDHeader && &data[i] == &p.Payload[0] {
+		return i
 	}
 	for i := bth + wire.BTHLen; i < len(data) && i <= bth+wire.BTHLen+maxIDHeader; i++ {
 		if &data[i] == &p.Payload[0] {

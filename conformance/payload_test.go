@@ -176,3 +176,54 @@ func TestResendOtherPayloadFails(t *testing.T) {
 		}
 	}
 }
+
+// TestPayloadStartFoundOrScanned checks payloadStart, which takes the
+// payload's offset from the distance between its address and the frame's,
+// against a scan for the payload's address: on the loss capture's writes
+// as decoded, with the frame's capacity cut, and with the payload copied
+// out of the frame (not found).
+func TestPayloadStartFoundOrScanned(t *testing.T) {
+	frames, ifs, _ := lossFrames(t)
+	scan := func(data []byte, p []byte, bth int) int {
+		for i := bth + 12; i < len(data) && i <= bth+12+maxIDHeader; i++ {
+			if &data[i] == &p[0] {
+				return i
+			}
+		}
+		return -1
+	}
+	n := 0
+	for i := range frames {
+		f := &frames[i]
+		var rec pcap.Record
+		p := DefaultPICS()
+		(&pcap.Decoder{Codec: p.Codec(), EVMode: p.EVModeValue()}).Decode(f, &ifs[f.Interface], &rec)
+		q := &rec.Packet
+		if rec.Err != nil || !q.BTH.Opcode.IsWrite() || len(q.Payload) == 0 {
+			continue
+		}
+		_, _, bth := q.Offsets()
+		want := scan(f.Data, q.Payload, bth)
+		if want < 0 {
+			t.Fatalf("frame %d: the scan does not find the payload", f.Number)
+		}
+		if got := payloadStart(f.Data, q, bth); got != want {
+			t.Fatalf("frame %d: payloadStart %d, scan %d", f.Number, got, want)
+		}
+		if got := payloadStart(f.Data[:len(f.Data)-1:len(f.Data)-1], q, bth); got != want {
+			t.Fatalf("frame %d, capacity cut: payloadStart %d, scan %d", f.Number, got, want)
+		}
+		saved := q.Payload
+		q.Payload = bytes.Clone(saved)
+		if got := payloadStart(f.Data, q, bth); got != -1 {
+			t.Fatalf("frame %d, payload copied out: payloadStart %d", f.Number, got)
+		}
+		q.Payload = saved
+		if n++; n >= 2000 {
+			break
+		}
+	}
+	if n == 0 {
+		t.Fatal("no write with a payload")
+	}
+}
