@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -160,8 +161,7 @@ type engine struct {
 	rows     map[nodePoint]*obsRow
 	slots    [rowSlots]rowSlot // rows and nodes entries by point and node
 	lastRow  rowMemo           // the pair row returned last
-	lastPt   *point            // the point of the previous frame
-	prevPt   *point            // the point before it, when another
+	viewPts  []viewPoint       // the point and plane of each interface's frames, by interface ID (pointOf)
 	points   map[string]*point
 	nodes    map[nodePoint]*npStat
 	toNode   map[nodePoint]int // frames addressed to a node, per point
@@ -179,6 +179,7 @@ type engine struct {
 	nodeNames  map[string]bool
 	addrNode   map[netip.Addr]string // node of an address, cached
 	lastAddr   [2]addrName           // the last two addresses addrNode named
+	pairs      [2]pairName           // the last two address pairs nodeAddr named
 	kept       int                   // findings kept
 
 	snaps  []snapshot // timeline snapshots around failures
@@ -453,16 +454,51 @@ func (e *engine) placeFinding(f *Finding, pt *point, node string) {
 }
 
 // nodeAddr returns the node names of a decoded packet's inner source and
-// destination addresses.
+// destination addresses. The last two address pairs named are kept by
+// their bytes (pairs): a connection's frames alternate between its two
+// directions, so most frames are named without building an address.
 func (e *engine) nodeAddr(p *wire.Packet) (src, dst string, ok bool) {
 	_, udp, _ := p.Offsets()
 	if udp == 0 {
 		return "", "", false
 	}
+	var k pairKey
 	if p.IsIPv6 {
-		return e.node(netip.AddrFrom16(p.IP6.Src)), e.node(netip.AddrFrom16(p.IP6.Dst)), true
+		le := binary.LittleEndian
+		k = pairKey{le.Uint64(p.IP6.Src[:]), le.Uint64(p.IP6.Src[8:]), le.Uint64(p.IP6.Dst[:]), le.Uint64(p.IP6.Dst[8:]), true}
+	} else {
+		k.a = uint64(binary.LittleEndian.Uint32(p.IP4.Src[:])) | uint64(binary.LittleEndian.Uint32(p.IP4.Dst[:]))<<32
 	}
-	return e.node(netip.AddrFrom4(p.IP4.Src)), e.node(netip.AddrFrom4(p.IP4.Dst)), true
+	for i := range e.pairs {
+		if c := &e.pairs[i]; c.ok && c.k.a == k.a && c.k.b == k.b && c.k.c == k.c && c.k.d == k.d && c.k.v6 == k.v6 {
+			return c.src, c.dst, true
+		}
+	}
+	if p.IsIPv6 {
+		src, dst = e.node(netip.AddrFrom16(p.IP6.Src)), e.node(netip.AddrFrom16(p.IP6.Dst))
+	} else {
+		src, dst = e.node(netip.AddrFrom4(p.IP4.Src)), e.node(netip.AddrFrom4(p.IP4.Dst))
+	}
+	// Only while every address named is in addrNode: named (planes.go)
+	// then does not depend on lastAddr, which a kept pair skips.
+	if len(e.addrNode) < MaxNodes {
+		e.pairs[1], e.pairs[0] = e.pairs[0], pairName{k: k, src: src, dst: dst, ok: true}
+	}
+	return src, dst, true
+}
+
+// pairKey is an address pair by its bytes: IPv6 source and destination
+// in a, b and c, d; IPv4 both in a.
+type pairKey struct {
+	a, b, c, d uint64
+	v6         bool
+}
+
+// pairName is an address pair nodeAddr named.
+type pairName struct {
+	k        pairKey
+	src, dst string
+	ok       bool
 }
 
 // node names an address, lumping the nodes beyond MaxNodes together.
@@ -567,6 +603,32 @@ func (e *engine) point(name string) *point {
 	return pt
 }
 
+// viewPoint is the capture point and plane of an interface (pointOf).
+type viewPoint struct {
+	pt    *point
+	plane int
+}
+
+// pointOf returns the capture point and plane of the frames of interface
+// id: its view (view), with the point looked up once per interface; nil
+// when the point is one more than MaxPoints.
+func (e *engine) pointOf(id int, in *pcap.Interface) (*point, int) {
+	if id >= 0 && id < len(e.viewPts) {
+		if vp := &e.viewPts[id]; vp.pt != nil {
+			return vp.pt, vp.plane
+		}
+	}
+	v := e.view(id, in)
+	pt := e.point(v.point)
+	if pt != nil && id >= 0 && id < MaxInterfaces {
+		for len(e.viewPts) <= id {
+			e.viewPts = append(e.viewPts, viewPoint{})
+		}
+		e.viewPts[id] = viewPoint{pt, v.plane}
+	}
+	return pt, v.plane
+}
+
 // frame judges one frame.
 func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 	e.frames++
@@ -584,18 +646,9 @@ func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 	if e.now > e.lastNs {
 		e.lastNs = e.now
 	}
-	v := e.view(f.Interface, in)
-	ptName, plane := v.point, v.plane
-	pt := e.lastPt
-	if pt == nil || pt.name != ptName {
-		// Frames of one point mostly follow each other, or alternate
-		// between two (a sender's and a receiver's): no map lookup.
-		if q := e.prevPt; q != nil && q.name == ptName {
-			pt = q
-		} else if pt = e.point(ptName); pt == nil {
-			return
-		}
-		e.prevPt, e.lastPt = e.lastPt, pt
+	pt, plane := e.pointOf(f.Interface, in)
+	if pt == nil {
+		return
 	}
 	if pt.n > 0 && e.now < pt.lastNs {
 		pt.nonMonotonic = true
