@@ -135,14 +135,13 @@ type engine struct {
 
 	dec pcap.Decoder
 	rec pcap.Record
-	// computed is set when a parallel worker computed the next frame's
-	// ICRC (icrc) already (record).
-	computed bool
-	icrc     uint32
-	start    time.Time
-	started  bool
-	now      int64 // current frame time since the first frame
-	frameNo  int
+	// pre is the next frame's record when a parallel worker decoded it
+	// already (record).
+	pre     *pcap.Record
+	start   time.Time
+	started bool
+	now     int64 // current frame time since the first frame
+	frameNo int
 
 	frames, mrcFrames, snapped, notMRC int
 	fragments                          int      // IP fragments, discarded

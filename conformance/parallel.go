@@ -46,16 +46,14 @@ type batch struct {
 	minOff int64
 	seq    uint64
 	done   atomic.Uint64
-	// The frames' ICRCs (the costliest part of decoding, needing no
-	// connection state), computed by an idle worker helping from the back
-	// (help) before the batch's worker, judging from the front, reaches
-	// them: state is frameFree, frameClaimed, frameComputed (icrc holds
-	// it) or frameUnfit (the frame has none to compute, or does not
-	// decode: its worker decodes it as one engine does). Only 4 bytes a
-	// frame go from the helper to the worker. live is set while helpers
-	// may compute (gen is then the batch's seq); helpers counts those at
-	// work.
-	icrc    [batchFrames]uint32
+	// The frames decoded (about a quarter of judging a frame, most of it
+	// the ICRC, and needing no connection state) by an idle worker helping
+	// from the back (help) before the batch's worker, judging from the
+	// front, reaches them: state is frameFree, frameClaimed or frameDecoded
+	// (recs holds the record, which the worker judges as it is). live is
+	// set while helpers may decode (gen is then the batch's seq); helpers
+	// counts those at work.
+	recs    [batchFrames]pcap.Record
 	state   [batchFrames]atomic.Int32
 	live    atomic.Bool
 	gen     atomic.Uint64
@@ -66,8 +64,7 @@ type batch struct {
 const (
 	frameFree int32 = iota
 	frameClaimed
-	frameComputed
-	frameUnfit
+	frameDecoded
 )
 
 // helpMsg offers a batch sent to a worker for others to help with.
@@ -76,12 +73,11 @@ type helpMsg struct {
 	seq uint64
 }
 
-// help computes, from the back, the ICRCs of frames of batch seq that its
-// worker has not reached, until it meets the worker. Idle workers call it
-// (c is the judgement's codec, p their scratch packet): the node pairs of
-// a capture seldom split evenly between workers, and an ICRC needs no
-// connection state.
-func (b *batch) help(seq uint64, c *wire.Codec, p *wire.Packet) {
+// help decodes, from the back, the frames of batch seq that its worker has
+// not reached, until it meets the worker. Idle workers call it with a
+// decoder of their own: the node pairs of a capture seldom split evenly
+// between workers, and decoding needs no connection state.
+func (b *batch) help(seq uint64, d *pcap.Decoder) {
 	b.helpers.Add(1)
 	defer b.helpers.Add(-1)
 	if !b.live.Load() || b.gen.Load() != seq {
@@ -91,35 +87,27 @@ func (b *batch) help(seq uint64, c *wire.Codec, p *wire.Packet) {
 		if !b.state[i].CompareAndSwap(frameFree, frameClaimed) {
 			return
 		}
-		st := frameUnfit
-		// A frame of another link type is decoded as Ethernet here in
-		// vain: its worker's decoder refuses it before the ICRC.
-		if d := b.frames[i].Data; c.Decode(d, p) == nil && !p.Trimmed {
-			b.icrc[i] = c.ComputeICRC(d, p)
-			st = frameComputed
-		}
-		b.state[i].Store(st)
+		d.Decode(&b.frames[i], b.ins[i], &b.recs[i])
+		b.state[i].Store(frameDecoded)
 	}
 }
 
 // judge judges a batch with its worker's engine, which decodes each frame
-// (given its ICRC when a helper computed it), and makes it ready for
-// reuse.
+// a helper has not decoded, and makes it ready for reuse.
 func (b *batch) judge(e *engine) {
 	for i := 0; i < b.n; i++ {
-		e.computed = false
+		e.pre = nil
 		if !b.state[i].CompareAndSwap(frameFree, frameClaimed) {
 			st := b.state[i].Load()
 			for ; st == frameClaimed; st = b.state[i].Load() {
-				runtime.Gosched() // a helper is computing it
+				runtime.Gosched() // a helper is decoding it
 			}
-			if st == frameComputed {
-				e.computed, e.icrc = true, b.icrc[i]
-			}
+			e.pre = &b.recs[i]
 		}
 		e.idx = b.idx[i]
 		e.frame(&b.frames[i], b.ins[i])
 	}
+	e.pre = nil
 	b.live.Store(false)
 	for b.helpers.Load() != 0 {
 		runtime.Gosched()
@@ -130,13 +118,12 @@ func (b *batch) judge(e *engine) {
 	b.n = 0
 }
 
-// record returns the frame f decoded, with the ICRC a parallel worker
-// computed for it when one did (batch.judge).
+// record returns the frame f decoded: the record a helping worker decoded
+// when there is one (batch.judge), else the engine's own.
 func (e *engine) record(f *pcap.Frame, in *pcap.Interface) *pcap.Record {
-	if e.computed {
-		e.computed = false
-		e.dec.DecodeComputed(f, in, &e.rec, e.icrc)
-		return &e.rec
+	if r := e.pre; r != nil {
+		e.pre = nil
+		return r
 	}
 	e.dec.Decode(f, in, &e.rec)
 	return &e.rec
@@ -457,8 +444,7 @@ func (j *parallel) work(e *engine, in <-chan *batch) {
 	if workerHook != nil {
 		defer workerHook()()
 	}
-	codec := j.p.Codec()
-	var scratch wire.Packet
+	dec := pcap.Decoder{Codec: e.codec, EVMode: e.mode}
 	for {
 		var b *batch
 		var ok bool
@@ -469,7 +455,7 @@ func (j *parallel) work(e *engine, in <-chan *batch) {
 			select {
 			case b, ok = <-in:
 			case h := <-j.help:
-				h.b.help(h.seq, codec, &scratch)
+				h.b.help(h.seq, &dec)
 				continue
 			}
 		}

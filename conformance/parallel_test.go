@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/openmrc/mrc/pcap"
-	"github.com/openmrc/mrc/wire"
 )
 
 // TestJobsIdentical judges every golden capture under every PICS with 1,
@@ -55,9 +54,8 @@ func firstDiff(a, b []byte) string {
 	return "lengths differ"
 }
 
-// TestBatchHelpedDecode: frames whose ICRC a helping worker computed
-// (batch.help, from the back of a batch) and frames its own worker decodes
-// whole are judged alike: an engine fed batches that helpers took all or
+// TestBatchHelpedDecode: frames a helping worker decoded (batch.help, from
+// the back of a batch) and frames its own worker decodes are judged alike: an engine fed batches that helpers took all or
 // half of reports what an engine judging the frames one by one does, on a
 // capture whose ICRCs are good and on one with bad ones (WIRE-ICRC-1).
 func TestBatchHelpedDecode(t *testing.T) {
@@ -102,7 +100,7 @@ func batchHelped(t *testing.T, capture string) {
 	want := report(one)
 	for _, helped := range []int{batchFrames, batchFrames / 2} {
 		e := newEngine(p)
-		var scratch wire.Packet
+		d := pcap.Decoder{Codec: p.Codec(), EVMode: p.EVModeValue()}
 		b := new(batch)
 		var seq uint64
 		for i := 0; i < len(frames); {
@@ -118,10 +116,10 @@ func batchHelped(t *testing.T, capture string) {
 			for k := 0; k < b.n-min(helped, b.n); k++ {
 				b.state[k].Store(frameClaimed)
 			}
-			b.help(seq, p.Codec(), &scratch)
+			b.help(seq, &d)
 			computed := 0
 			for k := 0; k < b.n; k++ {
-				if st := b.state[k].Load(); st == frameComputed || st == frameUnfit {
+				if b.state[k].Load() == frameDecoded {
 					computed++
 				}
 				if b.state[k].Load() == frameClaimed {
