@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/openmrc/mrc/pcap"
+	"github.com/openmrc/mrc/wire"
 )
 
 // replayed returns a pcapng holding the frames of capture path n times in
@@ -147,5 +148,44 @@ func TestJudgeAllocsFlat(t *testing.T) {
 					a, na, b, nb, b-a, nb-na, slack, kb-ka)
 			}
 		})
+	}
+}
+
+// TestFailingStreamAllocsNothing: a steady stream of failing
+// observations whose findings are no longer kept (MaxFindings) builds no
+// finding text: D's SACK answering T's write on EV 0x100 with entropy
+// 0x200 (a WIRE-EV-5 finding each time, judged by a check of
+// checks_ev.go), sent again and again, allocates nothing per frame once
+// MaxFindings of them are kept.
+func TestFailingStreamAllocsNothing(t *testing.T) {
+	s := newScene(t, scenePICS)
+	s.send(0, 0, 0x100, false, 10_000)
+	s.sackNow(0, 0, 0) // the baseline
+	s.send(1, 1, 0x100, false, 10_000)
+	p := s.ctl(wire.OpSACK, 1)
+	p.SETH = wire.SETH{CACKPSN: 1, SACKOffset: 1, Entropy: 0x200, SPDCID: sceneDQP, DPDCID: sceneTQP}
+	p.SetEV(0x200, wire.EVModeSTEV)
+	p.IsIPv6, p.IP6.HopLimit = true, 64
+	p.IP6.Src, p.IP6.Dst = [16]byte{0xfd, 15: sceneD}, [16]byte{0xfd, 15: sceneT}
+	b, err := wire.Default.Append(nil, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sack := func() {
+		s.n++
+		s.ns += 1000
+		f := pcap.Frame{Number: s.n, Timestamp: s.start.Add(time.Duration(s.ns)), Data: b, Length: len(b)}
+		s.e.frame(&f, s.in)
+	}
+	for range 2 * MaxFindings {
+		sack()
+	}
+	allocs := testing.AllocsPerRun(1000, sack)
+	r, _ := s.report().Result("MRC-WIRE-EV-002")
+	if r.FindingCount < 1000+2*MaxFindings {
+		t.Fatalf("MRC-WIRE-EV-002: %d findings, want one per SACK", r.FindingCount)
+	}
+	if allocs != 0 {
+		t.Errorf("%.1f allocations per failing SACK past MaxFindings, want 0", allocs)
 	}
 }

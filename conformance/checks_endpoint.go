@@ -31,9 +31,13 @@ func endpointHeaders(e *engine, x *epCtx) {
 		h := &p.ERTH
 		switch {
 		case h.Op == wire.EPPortStatusUpdate && h.PortStatusMask&1 != 0:
-			e.fail(cWireEP, x.pt, x.src, false, Finding{Requirement: "WIRE-ERTH-2", Expected: "port_status_mask bit 0 clear (ports are 1-based)", Observed: fmt.Sprintf("mask 0x%08x", h.PortStatusMask)})
+			e.failWhy(cWireEP, x.pt, x.src, 0, "WIRE-ERTH-2", func(f *Finding) {
+				f.Expected, f.Observed = "port_status_mask bit 0 clear (ports are 1-based)", fmt.Sprintf("mask 0x%08x", h.PortStatusMask)
+			})
 		case h.Op == wire.EPEVProbe && h.PortStatusMask != 0:
-			e.fail(cWireEP, x.pt, x.src, false, Finding{Requirement: "WIRE-ERTH-2", Expected: "port_status_mask 0 in an EV_PROBE", Observed: fmt.Sprintf("mask 0x%08x", h.PortStatusMask)})
+			e.failWhy(cWireEP, x.pt, x.src, 0, "WIRE-ERTH-2", func(f *Finding) {
+				f.Expected, f.Observed = "port_status_mask 0 in an EV_PROBE", fmt.Sprintf("mask 0x%08x", h.PortStatusMask)
+			})
 		default:
 			e.ok(cWireEP, x.pt, x.src, false)
 		}
@@ -41,9 +45,11 @@ func endpointHeaders(e *engine, x *epCtx) {
 	}
 	q, h := x.req, &p.EETH
 	if h.Op != q.op || h.TxTimestamp != q.ts {
-		e.fail(cWireEP, x.pt, x.src, false, Finding{Requirement: "WIRE-EETH-1", Related: []int{q.frame},
-			Expected: fmt.Sprintf("op %s and tx_timestamp %d of request frame %d", q.op, q.ts, q.frame),
-			Observed: fmt.Sprintf("op %s, tx_timestamp %d", h.Op, h.TxTimestamp)})
+		e.failWhy(cWireEP, x.pt, x.src, 0, "WIRE-EETH-1", func(f *Finding) {
+			f.Related = []int{q.frame}
+			f.Expected = fmt.Sprintf("op %s and tx_timestamp %d of request frame %d", q.op, q.ts, q.frame)
+			f.Observed = fmt.Sprintf("op %s, tx_timestamp %d", h.Op, h.TxTimestamp)
+		})
 		return
 	}
 	e.ok(cWireEP, x.pt, x.src, false)
@@ -61,12 +67,14 @@ func endpointNotAnswered(e *engine, pt *point) {
 	for _, k := range sortedEP(pt.ep) {
 		q := pt.ep[k]
 		last := e.nodes[nodePoint{k.rsp, pt.name}]
-		f := Finding{Requirement: "EP-GEN-5", Frame: q.frame, TimeNs: q.ns, Plane: q.plane,
-			Expected: "an ENDPOINT_RESPONSE with request id " + itoa(int(k.id)), Observed: "none"}
+		why := func(f *Finding) {
+			f.Frame, f.TimeNs, f.Plane = q.frame, q.ns, q.plane
+			f.Expected, f.Observed = "an ENDPOINT_RESPONSE with request id "+itoa(int(k.id)), "none"
+		}
 		if last != nil && last.lastNs > q.ns+e.grace {
-			e.failAbsent(cEPAnswer, pt, k.rsp, false, f)
+			e.failWhy(cEPAnswer, pt, k.rsp, onAbsence, "EP-GEN-5", why)
 		} else {
-			e.undecided(cEPAnswer, pt, k.rsp, "the capture ends before an answer could be expected", &f)
+			e.undecidedWhy(cEPAnswer, pt, k.rsp, "the capture ends before an answer could be expected", "EP-GEN-5", why)
 		}
 	}
 }
@@ -82,9 +90,11 @@ func (e *engine) psuCheck(pt *point, fl *flow, node, what string) {
 		return
 	}
 	if u.mask&(1<<(pt.curPlane+1)) == 0 {
-		e.fail(cPSU, pt, node, true, Finding{Requirement: "EP-PSU-3", Related: []int{u.frame},
-			Expected: fmt.Sprintf("nothing on plane %d: %s's port status update (frame %d, mask 0x%08x) reports port %d down", pt.curPlane, fl.key.rsp, u.frame, u.mask, pt.curPlane+1),
-			Observed: what + " on plane " + itoa(pt.curPlane)})
+		e.failWhy(cPSU, pt, node, onTiming, "EP-PSU-3", func(f *Finding) {
+			f.Related = []int{u.frame}
+			f.Expected = fmt.Sprintf("nothing on plane %d: %s's port status update (frame %d, mask 0x%08x) reports port %d down", pt.curPlane, fl.key.rsp, u.frame, u.mask, pt.curPlane+1)
+			f.Observed = what + " on plane " + itoa(pt.curPlane)
+		})
 		return
 	}
 	e.ok(cPSU, pt, node, true)

@@ -60,11 +60,13 @@ func retiredEV(cs caseID) func(e *engine, x *sentCtx) {
 		if cs == cEVTimeout {
 			rid = "EV-ST-5"
 		}
-		f := x.fd(rid, fmt.Sprintf("no data on EV 0x%08x, retired by %s in frame %d", x.ev, b.cause, b.frame), "data sent on it", b.frame)
+		why := func(f *Finding) {
+			x.fill(f, fmt.Sprintf("no data on EV 0x%08x, retired by %s in frame %d", x.ev, b.cause, b.frame), "data sent on it", b.frame)
+		}
 		if b.unsure {
-			e.undecided(cs, x.pt, x.req, "with EVs the requester may have retired on losses its SACKs showed, the ev_min_active floor may have kept this one in use (EV-SET-6)", &f)
+			e.undecidedWhy(cs, x.pt, x.req, "with EVs the requester may have retired on losses its SACKs showed, the ev_min_active floor may have kept this one in use (EV-SET-6)", rid, why)
 		} else {
-			e.fail(cs, x.pt, x.req, true, f)
+			e.failWhy(cs, x.pt, x.req, onTiming, rid, why)
 		}
 	}
 }
@@ -90,9 +92,11 @@ func probePace(e *engine, x *probeCtx) {
 	if prev, ok := fl.probeNs[x.ev]; ok && to != nil {
 		T := baseTimeout(*to)
 		if e.now-prev < T-e.tol {
-			e.fail(cProbePace, x.pt, x.req, true, Finding{Requirement: "EV-PRB-2", EV: u32p(x.ev),
-				Expected: fmt.Sprintf("at most one probe per %d ns (base timeout) on a retired EV", T),
-				Observed: fmt.Sprintf("a probe %d ns after the previous one", e.now-prev)})
+			e.failWhy(cProbePace, x.pt, x.req, onTiming, "EV-PRB-2", func(f *Finding) {
+				f.EV = u32p(x.ev)
+				f.Expected = fmt.Sprintf("at most one probe per %d ns (base timeout) on a retired EV", T)
+				f.Observed = fmt.Sprintf("a probe %d ns after the previous one", e.now-prev)
+			})
 		} else {
 			e.ok(cProbePace, x.pt, x.req, true)
 		}
@@ -114,8 +118,10 @@ func echoPath(e *engine, x *sentCtx) {
 	}
 	if prev, ok := fl.echo[ev]; ok {
 		if prev != p.Outer.Dst {
-			e.fail(cEcho, x.pt, x.req, false, Finding{Requirement: "WIRE-EV-9", EV: u32p(ev),
-				Expected: "one outer path per echo value", Observed: fmt.Sprintf("echo 0x%08x with outer DA %x, earlier %x", ev, p.Outer.Dst, prev)})
+			e.failWhy(cEcho, x.pt, x.req, 0, "WIRE-EV-9", func(f *Finding) {
+				f.EV = u32p(ev)
+				f.Expected, f.Observed = "one outer path per echo value", fmt.Sprintf("echo 0x%08x with outer DA %x, earlier %x", ev, p.Outer.Dst, prev)
+			})
 			return
 		}
 	} else if e.roomIn(len(fl.echo), MaxEVsPerFlow) {
@@ -130,15 +136,19 @@ func reflectEV(e *engine, x *answerCtx) {
 	switch {
 	case x.kind == ansProbeUnmatched:
 		if x.other != nil {
-			e.fail(cEVReflect, x.pt, x.rsp, false, Finding{Requirement: "WIRE-EV-5", EV: u32p(x.ev), Related: []int{x.other.frame},
-				Expected: fmt.Sprintf("entropy 0x%08x of probe %d", x.other.ev, x.other.probeID), Observed: fmt.Sprintf("entropy 0x%08x", x.ev)})
+			e.failWhy(cEVReflect, x.pt, x.rsp, 0, "WIRE-EV-5", func(f *Finding) {
+				f.EV, f.Related = u32p(x.ev), []int{x.other.frame}
+				f.Expected, f.Observed = fmt.Sprintf("entropy 0x%08x of probe %d", x.other.ev, x.other.probeID), fmt.Sprintf("entropy 0x%08x", x.ev)
+			})
 		}
 	case a == nil:
 	case x.kind == ansProbe || x.evSeen || x.ev == a.ev:
 		e.ok(cEVReflect, x.pt, x.rsp, false)
 	default:
-		e.fail(cEVReflect, x.pt, x.rsp, false, Finding{Requirement: "WIRE-EV-5", PSN: u32p(a.psn), EV: u32p(x.ev), Related: []int{a.frame},
-			Expected: fmt.Sprintf("entropy 0x%08x, the EV of frame %d", a.ev, a.frame), Observed: fmt.Sprintf("%s entropy 0x%08x", x.what, x.ev)})
+		e.failWhy(cEVReflect, x.pt, x.rsp, 0, "WIRE-EV-5", func(f *Finding) {
+			f.PSN, f.EV, f.Related = u32p(a.psn), u32p(x.ev), []int{a.frame}
+			f.Expected, f.Observed = fmt.Sprintf("entropy 0x%08x, the EV of frame %d", a.ev, a.frame), fmt.Sprintf("%s entropy 0x%08x", x.what, x.ev)
+		})
 	}
 }
 
@@ -176,8 +186,10 @@ func (e *engine) samePlane(pt *point, node string, plane, frame int, req reqID, 
 		// another. Its path states follow its own transmissions and their
 		// fate (timeouts of packets lost before a remote point), which
 		// only a point at the node sees whole.
-		e.failAbsent(cRevPlane, pt, node, false, Finding{Requirement: req, Related: []int{frame},
-			Expected: fmt.Sprintf("the %s on plane %d, where frame %d arrived", what, plane, frame), Observed: fmt.Sprintf("sent on plane %d", pt.curPlane)})
+		e.failWhy(cRevPlane, pt, node, onAbsence, req, func(f *Finding) {
+			f.Related = []int{frame}
+			f.Expected, f.Observed = fmt.Sprintf("the %s on plane %d, where frame %d arrived", what, plane, frame), fmt.Sprintf("sent on plane %d", pt.curPlane)
+		})
 		return
 	}
 	e.ok(cRevPlane, pt, node, false)
@@ -190,8 +202,9 @@ func afterFatal(e *engine, x *sentCtx) {
 		return
 	}
 	if x.t >= fl.fatalNs {
-		e.fail(cFatal, x.pt, x.req, true, x.fd("QP-ST-11", "no packet after the fatal NACK/NAK of frame "+itoa(fl.fatalFrame),
-			"a write sent after it", fl.fatalFrame))
+		e.failWhy(cFatal, x.pt, x.req, onTiming, "QP-ST-11", func(f *Finding) {
+			x.fill(f, "no packet after the fatal NACK/NAK of frame "+itoa(fl.fatalFrame), "a write sent after it", fl.fatalFrame)
+		})
 	} else {
 		e.ok(cFatal, x.pt, x.req, true)
 	}
@@ -200,8 +213,10 @@ func afterFatal(e *engine, x *sentCtx) {
 func probeAfterFatal(e *engine, x *probeCtx) {
 	fl := x.fl
 	if fl.fatal && e.now >= fl.fatalNs {
-		e.fail(cFatal, x.pt, x.req, true, Finding{Requirement: "QP-ST-11", EV: u32p(x.ev), Related: []int{fl.fatalFrame},
-			Expected: "no packet after the fatal NACK/NAK of frame " + itoa(fl.fatalFrame), Observed: "a probe sent after it"})
+		e.failWhy(cFatal, x.pt, x.req, onTiming, "QP-ST-11", func(f *Finding) {
+			f.EV, f.Related = u32p(x.ev), []int{fl.fatalFrame}
+			f.Expected, f.Observed = "no packet after the fatal NACK/NAK of frame "+itoa(fl.fatalFrame), "a probe sent after it"
+		})
 	}
 }
 
@@ -227,9 +242,11 @@ func wimmInFlight(e *engine, c *msgCtx) {
 		}
 	}
 	if inFlight >= *mw {
-		e.fail(cWIMMReq, c.pt, c.node, false, Finding{Requirement: "WIMM-REQ-1", PSN: u32p(m.firstPSN), Frame: m.firstFr,
-			Expected: fmt.Sprintf("at most max_wimm = %d WriteIMMs in flight", *mw),
-			Observed: fmt.Sprintf("a WriteIMM started with %d in flight", inFlight)})
+		e.failWhy(cWIMMReq, c.pt, c.node, 0, "WIMM-REQ-1", func(f *Finding) {
+			f.PSN, f.Frame = u32p(m.firstPSN), m.firstFr
+			f.Expected = fmt.Sprintf("at most max_wimm = %d WriteIMMs in flight", *mw)
+			f.Observed = fmt.Sprintf("a WriteIMM started with %d in flight", inFlight)
+		})
 	} else {
 		e.ok(cWIMMReq, c.pt, c.node, false)
 	}

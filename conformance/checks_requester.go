@@ -195,16 +195,20 @@ func nackRecovered(e *engine, x *sentCtx) {
 func nackNotRecovered(e *engine, pt *point, fl *flow) {
 	for _, q := range sortedPSNs(fl.nackPend) {
 		pn := fl.nackPend[q]
-		f := Finding{Requirement: "LR-NACK-1", Frame: pn.frame, TimeNs: pn.ns, PSN: u32p(q), Plane: -1,
-			Expected: fmt.Sprintf("PSN %d retransmitted after its %s NACK", q, pn.reason), Observed: "not retransmitted"}
+		req := reqID("LR-NACK-1")
 		if pn.reason == wire.NACKPSNOutOfWindow {
-			f.Requirement = "LR-NACK-3"
+			req = "LR-NACK-3"
+		}
+		obs := "not retransmitted"
+		why := func(f *Finding) {
+			f.Frame, f.TimeNs, f.PSN, f.Plane = pn.frame, pn.ns, u32p(q), -1
+			f.Expected, f.Observed = fmt.Sprintf("PSN %d retransmitted after its %s NACK", q, pn.reason), obs
 		}
 		if fl.lastNewNs > pn.ns+e.grace && !fl.fatal {
-			f.Observed = "not retransmitted, while new PSNs were sent after the NACK"
-			e.failAbsent(cNackRecov, pt, fl.key.req, false, f)
+			obs = "not retransmitted, while new PSNs were sent after the NACK"
+			e.failWhy(cNackRecov, pt, fl.key.req, onAbsence, req, why)
 		} else {
-			e.undecided(cNackRecov, pt, fl.key.req, "the capture ends before the retransmission could be expected", &f)
+			e.undecidedWhy(cNackRecov, pt, fl.key.req, "the capture ends before the retransmission could be expected", req, why)
 		}
 	}
 }
@@ -369,7 +373,7 @@ func resendWhy(e *engine, x *sentCtx) {
 	case st.loss.kind != 0:
 		e.ok(cRtxWhy, x.pt, x.req, false)
 	case to == nil:
-		e.undecided(cRtxWhy, x.pt, x.req, "no NACK or SACK gap; timeout not declared", nil)
+		e.undecided(cRtxWhy, x.pt, x.req, "no NACK or SACK gap; timeout not declared")
 	case x.timedOut:
 		e.ok(cRtxWhy, x.pt, x.req, true)
 	default:

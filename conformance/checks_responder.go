@@ -485,12 +485,14 @@ func ackMissing(e *engine, pt *point, fl *flow) {
 			continue // cack never reached it
 		}
 		due = max(due, a.ns)
-		f := Finding{Requirement: "RSP-ACK-1", Frame: a.frame, TimeNs: a.ns, Plane: a.plane, PSN: u32p(q),
-			Expected: "an ACKNOWLEDGE covering this ack_req PSN once cack passed it", Observed: "none"}
+		why := func(f *Finding) {
+			f.Frame, f.TimeNs, f.Plane, f.PSN = a.frame, a.ns, a.plane, u32p(q)
+			f.Expected, f.Observed = "an ACKNOWLEDGE covering this ack_req PSN once cack passed it", "none"
+		}
 		if fl.haveFb && fl.lastFbNs > due+e.grace {
-			e.failAbsent(cACK, pt, fl.key.rsp, false, f)
+			e.failWhy(cACK, pt, fl.key.rsp, onAbsence, "RSP-ACK-1", why)
 		} else {
-			e.undecided(cACK, pt, fl.key.rsp, "the capture ends before the ACK could be expected", &f)
+			e.undecidedWhy(cACK, pt, fl.key.rsp, "the capture ends before the ACK could be expected", "RSP-ACK-1", why)
 		}
 	}
 }
@@ -547,13 +549,16 @@ func wimmNotRefused(e *engine, pt *point, fl *flow) {
 func (e *engine) pending(pt *point, fl *flow, cs caseID, req reqID, exp string, m map[uint32]arrival) {
 	for _, q := range sortedPSNs(m) {
 		a := m[q]
-		f := Finding{Requirement: req, Frame: a.frame, TimeNs: a.ns, Plane: a.plane, PSN: u32p(q), EV: u32p(a.ev),
-			Expected: exp, Observed: "none before the end of the capture"}
+		obs := "none before the end of the capture"
+		why := func(f *Finding) {
+			f.Frame, f.TimeNs, f.Plane, f.PSN, f.EV = a.frame, a.ns, a.plane, u32p(q), u32p(a.ev)
+			f.Expected, f.Observed = exp, obs
+		}
 		if fl.haveFb && fl.lastFbNs > a.ns+e.grace {
-			f.Observed = "none, although the responder kept sending feedback"
-			e.failAbsent(cs, pt, fl.key.rsp, false, f)
+			obs = "none, although the responder kept sending feedback"
+			e.failWhy(cs, pt, fl.key.rsp, onAbsence, req, why)
 		} else {
-			e.undecided(cs, pt, fl.key.rsp, "the capture ends before an answer could be expected", &f)
+			e.undecidedWhy(cs, pt, fl.key.rsp, "the capture ends before an answer could be expected", req, why)
 		}
 	}
 }

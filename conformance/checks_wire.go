@@ -188,7 +188,7 @@ func trimmedCodePoint(e *engine, x *frameCtx) bool {
 			return "no trimmed DSCP on a frame captured at its sender", fmt.Sprintf("DSCP %d", x.p.DSCP())
 		})
 	} else if !e.frameFailed(cDSCPTrim) {
-		e.undecided(cDSCPTrim, x.pt, x.src, "a trimmed frame at a capture point the PICS does not place at its sender", nil)
+		e.undecided(cDSCPTrim, x.pt, x.src, "a trimmed frame at a capture point the PICS does not place at its sender")
 	}
 	return false
 }

@@ -293,27 +293,17 @@ func (e *engine) ok(cs caseID, pt *point, node string, timing bool) {
 	}
 }
 
-// fail records a failing observation with its evidence.
-func (e *engine) fail(cs caseID, pt *point, node string, timing bool, f Finding) {
-	how := failHow(0)
-	if timing {
-		how |= onTiming
-	}
-	if f.absent {
-		how |= onAbsence
-	}
-	o := e.failCount(cs, pt, node, how)
-	f.Verdict, f.timing = Fail, timing
-	e.keep(o, pt, node, f)
-	e.failSnapshot(pt)
-}
-
 // failHow qualifies a failing observation.
 type failHow uint8
 
 const (
-	onTiming  failHow = 1 << iota // decided from timestamps
-	onAbsence                     // rests on a packet not seen (failAbsent)
+	onTiming failHow = 1 << iota // decided from timestamps
+	// onAbsence: the evidence is a packet not seen (an answer, a
+	// transmission, an arrival): a FAIL only at a capture point at the
+	// judged node's own interface, INCONCLUSIVE elsewhere, where the
+	// packet may have been lost between the point and the node
+	// (CaptureLocation).
+	onAbsence
 )
 
 // failWhy records a failing observation of requirement req. why fills in
@@ -360,29 +350,13 @@ func (e *engine) failSnapshot(pt *point) {
 	}
 }
 
-// failAbsent records a failing observation whose evidence is a packet not
-// seen (an answer, a transmission, an arrival): it is a FAIL only at a
-// capture point at the judged node's own interface, and INCONCLUSIVE
-// elsewhere, where the packet may have been lost between the point and
-// the node (CaptureLocation).
-func (e *engine) failAbsent(cs caseID, pt *point, node string, timing bool, f Finding) {
-	f.absent = true
-	e.fail(cs, pt, node, timing, f)
-}
-
-// undecided records an observation the judge could not decide.
-func (e *engine) undecided(cs caseID, pt *point, node, reason string, f *Finding) {
+// undecided records an observation the judge could not decide, with no
+// finding (undecidedWhy keeps one).
+func (e *engine) undecided(cs caseID, pt *point, node, reason string) {
 	o := e.count(cs, pt, node)
 	o.undecided++
 	if o.reason == "" {
 		o.reason, o.reasonOrd = reason, e.ord()
-	}
-	if f != nil {
-		f.Verdict = Inconclusive
-		if f.Observed == "" {
-			f.Observed = reason
-		}
-		e.keep(o, pt, node, *f)
 	}
 }
 
@@ -421,15 +395,6 @@ func (o *obsCount) newFinding(req reqID) *Finding {
 // keepable reports whether a finding of o would be kept.
 func (e *engine) keepable(o *obsCount) bool {
 	return len(o.findings) < MaxFindings && e.kept < MaxKeptFindings
-}
-
-func (e *engine) keep(o *obsCount, pt *point, node string, f Finding) {
-	o.total++
-	if !e.keepable(o) {
-		return
-	}
-	o.findings = append(o.findings, f)
-	e.placeFinding(&o.findings[len(o.findings)-1], pt, node)
 }
 
 // placeFinding completes a finding just kept: where and when, by default the
@@ -736,12 +701,12 @@ func (e *engine) decodeError(pt *point, f *pcap.Frame, r *pcap.Record) {
 		return
 	}
 	cs, req := e.codecCase(we.Req)
-	fd := Finding{Requirement: req, Expected: "a frame that decodes", Observed: r.Err.Error()}
-	if p.BTH.Opcode.Valid() {
-		psn := p.BTH.PSN
-		fd.PSN = &psn
-	}
-	e.fail(cs, pt, src, false, fd)
+	e.failWhy(cs, pt, src, 0, req, func(f *Finding) {
+		f.Expected, f.Observed = "a frame that decodes", r.Err.Error()
+		if p.BTH.Opcode.Valid() {
+			f.PSN = u32p(p.BTH.PSN)
+		}
+	})
 }
 
 // decodeErrorBeforeUDP judges a frame that failed before its UDP header:
@@ -763,7 +728,7 @@ func (e *engine) decodeErrorBeforeUDP(pt *point, f *pcap.Frame, r *pcap.Record, 
 	src := e.senderOf(pt, &r.Packet)
 	e.countNode(pt, src, "", &r.Packet)
 	cs, req := e.codecCase(we.Req)
-	e.fail(cs, pt, src, false, Finding{Requirement: req, Expected: "a frame that decodes", Observed: r.Err.Error()})
+	e.failWhy(cs, pt, src, 0, req, func(f *Finding) { f.Expected, f.Observed = "a frame that decodes", r.Err.Error() })
 }
 
 // senderOf names the sender of a frame whose UDP header did not decode:
@@ -805,15 +770,16 @@ func fragment(p *wire.Packet) bool {
 func (e *engine) badICRC(pt *point, src, dst string, r *pcap.Record) {
 	p := &r.Packet
 	e.countNode(pt, src, dst, p)
-	obs := "a bad ICRC"
-	for _, v := range r.Violations {
-		if v.Header == "ICRC" {
-			obs = fmt.Sprintf("%s field %s: %s", v.Header, v.Field, v.Msg)
-			break
-		}
-	}
 	psn := p.BTH.PSN
-	e.fail(cWireICRC, pt, src, false, Finding{Requirement: "WIRE-ICRC-1", PSN: &psn, EV: u32p(r.EV), Expected: "the ICRC of the frame's contents", Observed: obs})
+	e.failWhy(cWireICRC, pt, src, 0, "WIRE-ICRC-1", func(f *Finding) {
+		f.PSN, f.EV, f.Expected, f.Observed = u32p(psn), u32p(r.EV), "the ICRC of the frame's contents", "a bad ICRC"
+		for _, v := range r.Violations {
+			if v.Header == "ICRC" {
+				f.Observed = fmt.Sprintf("%s field %s: %s", v.Header, v.Field, v.Msg)
+				break
+			}
+		}
+	})
 	if op := p.BTH.Opcode; op.IsWrite() {
 		fl := pt.flows[flowKey{req: src, rsp: dst, qpn: p.BTH.DestQP}]
 		if fl == nil {

@@ -36,7 +36,7 @@ type Finding struct {
 	Observed    string        `json:"observed"`
 
 	timing bool   // decided from timestamps
-	absent bool   // rests on a packet not seen (failAbsent)
+	absent bool   // rests on a packet not seen (onAbsence)
 	ord    uint64 // when it was judged (engine.ord)
 }
 

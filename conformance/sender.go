@@ -53,9 +53,10 @@ type sentCtx struct {
 	timedOut   bool        // tracked, with no loss signal, a base timeout or more after its previous send
 }
 
-// fd builds a finding about the write.
-func (x *sentCtx) fd(req reqID, exp, obs string, related ...int) Finding {
-	return Finding{Requirement: req, PSN: u32p(x.psn), EV: u32p(x.ev), Expected: exp, Observed: obs, Related: related}
+// fill fills in a finding about the write (in a failWhy or undecidedWhy
+// callback, so only for a finding kept).
+func (x *sentCtx) fill(f *Finding, exp, obs string, related ...int) {
+	f.PSN, f.EV, f.Expected, f.Observed, f.Related = u32p(x.psn), u32p(x.ev), exp, obs, related
 }
 
 // at fills in the evidence of a finding about the write (failWhy).
@@ -191,8 +192,8 @@ func (e *engine) capFlow(pt *point, fl *flow) {
 	if !fl.capped {
 		fl.capped = true
 		e.hitBound(fmt.Sprintf("connection %s at %q: PSN table full; later PSNs are not tracked", fl.key, pt.name))
-		e.undecided(cPSN, pt, fl.key.req, "PSN state bound exceeded", nil)
-		e.undecided(cRtxWhy, pt, fl.key.req, "PSN state bound exceeded", nil)
+		e.undecided(cPSN, pt, fl.key.req, "PSN state bound exceeded")
+		e.undecided(cRtxWhy, pt, fl.key.req, "PSN state bound exceeded")
 	}
 }
 
