@@ -90,6 +90,7 @@ func CompileFilter(expr string, c *wire.Codec) (*Filter, error) {
 		f.env.names = append(f.env.names, h.Name)
 	}
 	f.env.offs = make([]int, len(f.env.names))
+	f.env.loffs = make([]int, len(wire.LinkHeaders()))
 	return f, nil
 }
 

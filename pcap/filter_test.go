@@ -72,7 +72,8 @@ func TestFilterSelects(t *testing.T) {
 
 // tsharkExprs are checked against tshark with the generated dissector:
 // they cover every operator, header and frame fields, presence, value
-// names, addresses and prefixes, and fields absent from most frames.
+// names, addresses and prefixes, fields absent from most frames, and
+// link-header fields of each protocol wire.LinkHeaders describes.
 var tsharkExprs = []string{
 	"mrc",
 	"mrc.bth.psn == 5",
@@ -96,6 +97,11 @@ var tsharkExprs = []string{
 	"ip.addr != 10.0.0.1 || udp.port != 4791",
 	"eth.addr == 02:00:00:00:00:0b && ipv6.dst != fd00::b",
 	"eth.type == 0x8100",
+	"vlan.etype == 0x86dd || ipv6.routing.segleft == 1",
+	"ipv6.tclass.dscp == 46 || ip.len > 1000 && ip.version == 4",
+	"ipv6.flow != 0 && ipv6.plen > 100 || ipv6.nxt == 43",
+	"ip.id != 0 || udp.checksum != 0 || ip.checksum > 0x8000",
+	"vlan || ipv6.hlim < 64 || ipv6.routing.srh.last_entry == 0",
 }
 
 // tsharkTakesMore lists the frames whose IP or UDP header wire rejects

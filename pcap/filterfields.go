@@ -121,81 +121,127 @@ func getReq(e *fenv, i int) (fval, bool) {
 	return fval{}, false
 }
 
-// otherFields are the fields of Wireshark's own dissectors that a tshark
-// user filters MRC traffic with, under Wireshark's names.
-var otherFields = []filterField{
+// frameMeta are Wireshark's frame fields: the capture's record of each
+// frame, which no header holds.
+var frameMeta = []filterField{
 	{name: "frame", kind: kindPresence, get: func(e *fenv, i int) (fval, bool) { return fval{}, i == 0 }},
 	uintField("frame.number", 64, func(e *fenv) (uint64, bool) { return uint64(e.r.Number), true }),
 	uintField("frame.len", 32, func(e *fenv) (uint64, bool) { return uint64(e.r.Length), true }),
 	uintField("frame.cap_len", 32, func(e *fenv) (uint64, bool) { return uint64(len(e.r.Data)), true }),
-	{name: "eth", kind: kindPresence, get: func(e *fenv, i int) (fval, bool) { return fval{}, i == 0 && e.eth() }},
-	macField("eth.src", func(e *fenv, i int) ([6]byte, bool) { return e.r.Packet.Eth.Src, i == 0 && e.eth() }),
-	macField("eth.dst", func(e *fenv, i int) ([6]byte, bool) { return e.r.Packet.Eth.Dst, i == 0 && e.eth() }),
-	macField("eth.addr", func(e *fenv, i int) ([6]byte, bool) {
-		if i == 0 {
-			return e.r.Packet.Eth.Src, e.eth()
+}
+
+// linkPairs are Wireshark's fields that stand for two others of the same
+// header, each header's first then its second: either address, either
+// port.
+var linkPairs = []struct{ name, a, b string }{
+	{"eth.addr", "eth.src", "eth.dst"},
+	{"ip.addr", "ip.src", "ip.dst"},
+	{"ipv6.addr", "ipv6.src", "ipv6.dst"},
+	{"udp.port", "udp.srcport", "udp.dstport"},
+}
+
+// linkPlace is where a link-header field lies: the header's index in
+// wire.LinkHeaders and the field.
+type linkPlace struct {
+	hdr int
+	x   fieldX
+}
+
+// linkVocabulary returns the filter fields of the headers below MRC's,
+// from wire.LinkHeaders under the names Wireshark gives them: for each
+// protocol (the names' first part: eth, vlan, ipv6, ip, udp) its presence,
+// then each of its fields once however many headers hold it (an SRv6
+// frame's outer and inner IPv6 headers, outer first, as tshark lists
+// them), then its pairs (linkPairs).
+func linkVocabulary() []filterField {
+	hs := wire.LinkHeaders()
+	var protos, names []string
+	hdrs := map[string][]int{}         // protocol -> headers holding its fields
+	places := map[string][]linkPlace{} // Wireshark name -> where it lies
+	for hi := range hs {
+		for _, f := range hs[hi].Fields {
+			if f.Wireshark == "" {
+				continue
+			}
+			proto, _, _ := strings.Cut(f.Wireshark, ".")
+			if !slices.Contains(protos, proto) {
+				protos = append(protos, proto)
+			}
+			if !slices.Contains(hdrs[proto], hi) {
+				hdrs[proto] = append(hdrs[proto], hi)
+			}
+			if places[f.Wireshark] == nil {
+				names = append(names, f.Wireshark)
+			}
+			places[f.Wireshark] = append(places[f.Wireshark], linkPlace{hi, newFieldX(f, f.Name)})
 		}
-		return e.r.Packet.Eth.Dst, i == 1 && e.eth()
-	}),
-	// Wireshark's eth.type is the type field after the addresses: an
-	// 802.1Q frame's is the tag's 0x8100, not the EtherType within.
-	uintField("eth.type", 16, func(e *fenv) (uint64, bool) {
-		if !e.eth() {
-			return 0, false
+	}
+	var fs []filterField
+	for _, proto := range protos {
+		in := hdrs[proto]
+		fs = append(fs, filterField{name: proto, kind: kindPresence, get: func(e *fenv, i int) (fval, bool) {
+			return fval{}, i == 0 && slices.ContainsFunc(in, func(h int) bool { return e.linkOff(h) >= 0 })
+		}})
+		for _, n := range names {
+			if p, _, _ := strings.Cut(n, "."); p == proto {
+				fs = append(fs, linkField(n, places[n]))
+			}
 		}
-		return uint64(e.r.Data[12])<<8 | uint64(e.r.Data[13]), true
-	}),
-	{name: "ip", kind: kindPresence, get: func(e *fenv, i int) (fval, bool) { return fval{}, i == 0 && e.ip4() }},
-	addr4Field("ip.src", func(p *wire.Packet, i int) ([4]byte, bool) { return p.IP4.Src, i == 0 }),
-	addr4Field("ip.dst", func(p *wire.Packet, i int) ([4]byte, bool) { return p.IP4.Dst, i == 0 }),
-	addr4Field("ip.addr", func(p *wire.Packet, i int) ([4]byte, bool) {
-		if i == 0 {
-			return p.IP4.Src, true
+		for _, pr := range linkPairs {
+			if p, _, _ := strings.Cut(pr.name, "."); p == proto {
+				fs = append(fs, linkField(pr.name, pairPlaces(places[pr.a], places[pr.b])))
+			}
 		}
-		return p.IP4.Dst, i == 1
-	}),
-	uintField("ip.dsfield.dscp", 6, func(e *fenv) (uint64, bool) { return uint64(e.r.Packet.IP4.TOS >> 2), e.ip4() }),
-	uintField("ip.dsfield.ecn", 2, func(e *fenv) (uint64, bool) { return uint64(e.r.Packet.IP4.TOS & 3), e.ip4() }),
-	uintField("ip.ttl", 8, func(e *fenv) (uint64, bool) { return uint64(e.r.Packet.IP4.TTL), e.ip4() }),
-	{name: "ipv6", kind: kindPresence, get: func(e *fenv, i int) (fval, bool) {
-		_, ok := e.ipv6(0)
-		return fval{}, i == 0 && ok
-	}},
-	// An SRv6 frame has two IPv6 headers, outer first: tshark shows both.
-	{name: "ipv6.src", kind: kindAddr, v6: true, get: func(e *fenv, i int) (fval, bool) {
-		h, ok := e.ipv6(i)
-		if !ok {
-			return fval{}, false
+	}
+	return fs
+}
+
+// pairPlaces interleaves the places of two fields of the same headers:
+// each header's a, then its b.
+func pairPlaces(a, b []linkPlace) []linkPlace {
+	out := make([]linkPlace, 0, len(a)+len(b))
+	for i := range a {
+		out = append(out, a[i], b[i])
+	}
+	return out
+}
+
+// linkField is the filter field read at places: its i-th occurrence is
+// the i-th place the frame holds, in order.
+func linkField(name string, places []linkPlace) filterField {
+	f0 := places[0].x.f
+	f := filterField{name: name, kind: kindUint, width: f0.Width}
+	switch {
+	case f0.Addr && f0.Width == 48:
+		f.kind, f.width = kindMAC, 0
+	case f0.Addr:
+		f.kind, f.width, f.v6 = kindAddr, 0, f0.Width == 128
+	}
+	kind := f.kind
+	f.get = func(e *fenv, i int) (fval, bool) {
+		for k := range places {
+			pl := &places[k]
+			off := e.linkOff(pl.hdr)
+			if off < 0 || off+pl.x.eb >= len(e.r.Data) {
+				continue
+			}
+			if i > 0 {
+				i--
+				continue
+			}
+			b := e.r.Data[off:]
+			switch kind {
+			case kindMAC:
+				return fval{m: [6]byte(b[pl.x.sb:])}, true
+			case kindAddr:
+				a, _ := netip.AddrFromSlice(b[pl.x.sb : pl.x.eb+1])
+				return fval{a: a}, true
+			}
+			return fval{u: pl.x.value(b)}, true
 		}
-		return fval{a: netip.AddrFrom16(h.Src)}, true
-	}},
-	{name: "ipv6.dst", kind: kindAddr, v6: true, get: func(e *fenv, i int) (fval, bool) {
-		h, ok := e.ipv6(i)
-		if !ok {
-			return fval{}, false
-		}
-		return fval{a: netip.AddrFrom16(h.Dst)}, true
-	}},
-	{name: "ipv6.addr", kind: kindAddr, v6: true, get: func(e *fenv, i int) (fval, bool) {
-		h, ok := e.ipv6(i / 2)
-		if !ok {
-			return fval{}, false
-		}
-		if i%2 == 0 {
-			return fval{a: netip.AddrFrom16(h.Src)}, true
-		}
-		return fval{a: netip.AddrFrom16(h.Dst)}, true
-	}},
-	{name: "udp", kind: kindPresence, get: func(e *fenv, i int) (fval, bool) { return fval{}, i == 0 && e.udp() }},
-	uintField("udp.srcport", 16, func(e *fenv) (uint64, bool) { return uint64(e.r.Packet.UDP.SrcPort), e.udp() }),
-	uintField("udp.dstport", 16, func(e *fenv) (uint64, bool) { return uint64(e.r.Packet.UDP.DstPort), e.udp() }),
-	{name: "udp.port", kind: kindUint, width: 16, get: func(e *fenv, i int) (fval, bool) {
-		if i == 0 {
-			return fval{u: uint64(e.r.Packet.UDP.SrcPort)}, e.udp()
-		}
-		return fval{u: uint64(e.r.Packet.UDP.DstPort)}, i == 1 && e.udp()
-	}},
-	uintField("udp.length", 16, func(e *fenv) (uint64, bool) { return uint64(e.r.Packet.UDP.Length), e.udp() }),
+		return fval{}, false
+	}
+	return f
 }
 
 func uintField(name string, width int, get func(e *fenv) (uint64, bool)) filterField {
@@ -208,23 +254,6 @@ func uintField(name string, width int, get func(e *fenv) (uint64, bool)) filterF
 	}}
 }
 
-func macField(name string, get func(e *fenv, i int) ([6]byte, bool)) filterField {
-	return filterField{name: name, kind: kindMAC, get: func(e *fenv, i int) (fval, bool) {
-		m, ok := get(e, i)
-		return fval{m: m}, ok
-	}}
-}
-
-func addr4Field(name string, get func(p *wire.Packet, i int) ([4]byte, bool)) filterField {
-	return filterField{name: name, kind: kindAddr, get: func(e *fenv, i int) (fval, bool) {
-		if !e.ip4() {
-			return fval{}, false
-		}
-		a, ok := get(&e.r.Packet, i)
-		return fval{a: netip.AddrFrom4(a)}, ok
-	}}
-}
-
 // fenv is what a Filter evaluates against: the record and, worked out
 // at most once per frame, where each transport header lies.
 type fenv struct {
@@ -234,13 +263,15 @@ type fenv struct {
 	walked bool     // offs is filled for r
 	offs   []int    // frame offset of each of codec.Headers(), -1 when absent
 	names  []string // codec.Headers() names
+	linked bool     // loffs is filled for r
+	loffs  []int    // frame offset of each of wire.LinkHeaders(), -1 when absent
 }
 
 // reset points e at r. The MRC dissector takes a datagram that reached
 // an MRC port (the BTH offset is set only then) unless its first byte is
 // an opcode outside MRC's 0xC0-0xDF block, which it hands back.
 func (e *fenv) reset(r *Record) {
-	e.r, e.walked = r, false
+	e.r, e.walked, e.linked = r, false, false
 	_, _, bth := r.Packet.Offsets()
 	e.mrc = bth != 0 && (bth >= len(r.Data) || r.Data[bth]&0xE0 == 0xC0)
 }
@@ -274,38 +305,51 @@ func (e *fenv) payload() bool {
 // icrc reports whether the frame carries an ICRC that was reached.
 func (e *fenv) icrc() bool { return e.mrc && e.r.Err == nil && !e.r.Packet.Trimmed }
 
-func (e *fenv) eth() bool { return len(e.r.Data) >= 14 && e.r.Packet.Eth.EtherType != 0 }
-
-func (e *fenv) ip4() bool {
-	ip, _, _ := e.r.Packet.Offsets()
-	return ip != 0 && !e.r.Packet.IsIPv6
-}
-
-// ipv6 returns the frame's n-th IPv6 header, outermost first.
-func (e *fenv) ipv6(n int) (*wire.IPv6, bool) {
-	p := &e.r.Packet
-	ip, _, _ := p.Offsets()
-	if p.SRv6 {
-		if n == 0 {
-			return &p.Outer, true
+// linkOff returns the frame offset of the i-th of wire.LinkHeaders, or -1
+// when the frame does not hold it. Wireshark dissects an Ethernet header
+// of 14 bytes whatever follows, so that header is taken from 14 bytes on,
+// where WalkLink wants a whole 802.1Q tag.
+func (e *fenv) linkOff(i int) int {
+	if !e.linked {
+		e.linked = true
+		for j := range e.loffs {
+			e.loffs[j] = -1
 		}
-		n--
+		e.r.Packet.WalkLink(e.r.Data, func(h *wire.Header, off int) {
+			switch h.Name {
+			case wire.HdrEthernet, wire.HdrEthernetVLAN:
+				return
+			}
+			for j := range e.loffs {
+				if &wire.LinkHeaders()[j] == h {
+					e.loffs[j] = off
+					return
+				}
+			}
+		})
+		if len(e.r.Data) >= 14 && e.r.Packet.Eth.EtherType != 0 {
+			i := linkEth[0]
+			if e.r.Packet.Eth.HasVLAN {
+				i = linkEth[1]
+			}
+			e.loffs[i] = 0
+		}
 	}
-	if n == 0 && ip != 0 && p.IsIPv6 {
-		return &p.IP6, true
-	}
-	return nil, false
+	return e.loffs[i]
 }
 
-func (e *fenv) udp() bool {
-	_, udp, _ := e.r.Packet.Offsets()
-	return udp != 0 && e.r.Packet.UDP.DstPort != 0
+// linkEth holds the indexes in wire.LinkHeaders of the Ethernet header
+// without and with an 802.1Q tag.
+var linkEth = [2]int{linkIndex(wire.HdrEthernet), linkIndex(wire.HdrEthernetVLAN)}
+
+func linkIndex(name string) int {
+	return slices.IndexFunc(wire.LinkHeaders(), func(h wire.Header) bool { return h.Name == name })
 }
 
 // vocabulary returns every field name a filter may use with codec c:
 // the MRC dissector's (its protocol, each header and header field of
-// c.Headers() as WiresharkField names them, and frameFields), then the
-// Wireshark fields of otherFields.
+// c.Headers() as WiresharkField names them, and frameFields), then
+// Wireshark's frame fields and those of the headers below MRC's.
 func vocabulary(c *wire.Codec) []filterField {
 	fs := []filterField{{name: "mrc", kind: kindPresence, get: func(e *fenv, i int) (fval, bool) { return fval{}, i == 0 && e.mrc }}}
 	for hi, h := range c.Headers() {
@@ -338,13 +382,13 @@ func vocabulary(c *wire.Codec) []filterField {
 	for _, ff := range frameFields {
 		fs = append(fs, filterField{name: ff.Abbrev, kind: ff.kind, width: ff.width, check: ff.check, get: ff.get})
 	}
-	fs = append(fs, otherFields...)
-	return fs
+	fs = append(fs, frameMeta...)
+	return append(fs, linkVocabulary()...)
 }
 
 // FilterFields returns the names a display filter for codec c (nil:
 // wire.Default) may use, in order: the MRC dissector's, then Wireshark's
-// frame, eth, ip, ipv6 and udp fields.
+// frame fields and the fields of wire.LinkHeaders.
 func FilterFields(c *wire.Codec) []string {
 	if c == nil {
 		c = wire.Default

@@ -5,7 +5,8 @@ package wire
 // inner IPv4 or IPv6 header, and UDP. Fields are listed in the order
 // tools show them (addresses after the version, the rest in wire order);
 // Bit places each one. Names are the codec's JSON names; Wireshark holds
-// Wireshark's. Only fields that tools show are described.
+// Wireshark's, under which pcap's display filter reads the field. Only
+// fields that tools show are described.
 
 // lf is a link-header field: name, Wireshark's name, bit and width.
 func lf(name, ws string, bit, width int) Field {
