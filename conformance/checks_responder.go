@@ -382,7 +382,7 @@ func trimNACK(e *engine, x *fbCtx) {
 		})
 		return
 	}
-	a := &x.pend
+	a := x.pend
 	want := wire.NACKTrimmed
 	if a.lastHop {
 		want = wire.NACKTrimmedLastHop

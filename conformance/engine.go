@@ -152,6 +152,7 @@ type engine struct {
 	ax                                 arriveCtx
 	fbx                                fbCtx
 	ansx                               answerCtx
+	ansArr, pendArr                    arrival // the arrival copies answerCtx.a and fbCtx.pend point to
 	px                                 probeCtx
 	epx                                epCtx
 	views                              []ifaceView // by interface ID

@@ -110,7 +110,7 @@ func TestFeedbackOpsDeclared(t *testing.T) {
 			pk.BTH.Opcode = op
 			pk.NETH = wire.NETH{NACKPSN: 12, Reason: wire.NACKTrimmed}
 			pk.SETH = wire.SETH{CACKPSN: 10}
-			x := &fbCtx{pt: pt, fl: fl, rsp: "b", p: pk, op: op, judged: true, pend: fl.trimPend[12], hasPend: true, acksCovered: 1, wimmRefused: 1}
+			x := &fbCtx{pt: pt, fl: fl, rsp: "b", p: pk, op: op, judged: true, pend: &arrival{psn: 12, trimmed: true}, hasPend: true, acksCovered: 1, wimmRefused: 1}
 			c.feedback(e, x)
 			if len(e.rows) > 0 || e.lastRow.row != nil {
 				t.Errorf("%s: its feedback hook judges %s, which its feedbackOps %v leave out", c.cs, op, c.feedbackOps)

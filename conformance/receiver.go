@@ -464,9 +464,10 @@ type fbCtx struct {
 	// (the first feedback is the baseline, not judged).
 	judged bool
 	// A NACK's trimmed or out-of-window arrival (hasPend), taken out of
-	// trimPend or oorPend; oorOut: a PSN_OOR_WINDOW NACK for a PSN beyond
-	// the window of the cack last reported.
-	pend    arrival
+	// trimPend or oorPend (held in the engine's pendArr: the context,
+	// reset for every frame, holds no arrival); oorOut: a PSN_OOR_WINDOW
+	// NACK for a PSN beyond the window of the cack last reported.
+	pend    *arrival
 	hasPend bool
 	oorOut  bool
 	// acksCovered: the ack_req PSNs an ACK covers; wimmRefused: the
@@ -484,8 +485,7 @@ type answerCtx struct {
 	s     *wire.SETH // the SACK (ansTrigger, ansProbe, ansProbeUnmatched)
 	ev    uint32     // the feedback's entropy
 	what  string     // "SACK" or "NACK"
-	a     *arrival   // the arrival answered; nil when a SACK's trigger never arrived
-	arr   arrival    // a copy that a points to, when the arrival left the model
+	a     *arrival   // the arrival answered (when it left the model, a copy in the engine's ansArr); nil when a SACK's trigger never arrived
 	other *arrival   // ansProbeUnmatched: a probe with the answer's id on another EV
 	// evSeen: some arrival of the trigger's PSN carried the SACK's EV;
 	// neededAnswer: the trigger was waiting for an immediate SACK.
@@ -604,8 +604,8 @@ func (e *engine) probeAnswer(x *fbCtx) {
 	for i := len(fl.probes) - 1; i >= 0; i-- {
 		if a := fl.probes[i]; a.probeID == id && a.ev == s.Entropy {
 			fl.probes = append(fl.probes[:i], fl.probes[i+1:]...)
-			ax.kind, ax.arr = ansProbe, a
-			ax.a = &ax.arr
+			e.ansArr = a
+			ax.kind, ax.a = ansProbe, &e.ansArr
 			e.runAnswer(ax)
 			return
 		}
@@ -659,17 +659,18 @@ func (e *engine) nackAtResponder(x *fbCtx) {
 	}
 	if a, ok := pend[psn]; ok {
 		delete(pend, psn)
-		x.pend, x.hasPend = a, true
+		e.pendArr = a
+		x.pend, x.hasPend = &e.pendArr, true
 		x.oorOut = false
 	}
 	e.runFeedback(x)
 	if x.hasPend {
 		ax := &e.ansx
-		*ax = answerCtx{kind: ansTrim, pt: x.pt, fl: fl, rsp: x.rsp, ev: n.Entropy, what: "NACK", arr: x.pend}
+		e.ansArr = *x.pend
+		*ax = answerCtx{kind: ansTrim, pt: x.pt, fl: fl, rsp: x.rsp, ev: n.Entropy, what: "NACK", a: &e.ansArr}
 		if n.Reason == wire.NACKPSNOutOfWindow {
 			ax.kind = ansOOR
 		}
-		ax.a = &ax.arr
 		e.runAnswer(ax)
 	}
 	switch n.Reason {
