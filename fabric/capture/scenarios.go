@@ -59,7 +59,7 @@ const (
 	capLimit = 20 * sm.Millisecond
 )
 
-// Captures returns the capture scenarios, one per impairment the fabric
+// Scenarios returns the capture scenarios, one per impairment the fabric
 // models.
 func Scenarios() []Scenario {
 	slow := func(k fabric.LinkKind, bps int64) func(h *workload.Harness) error {
