@@ -93,21 +93,24 @@ func (fl *flow) freeArrival(a *arrival) { fl.arrFree = append(fl.arrFree, a) }
 // pushRecent remembers an arrival in the ring of recent arrivals; each
 // links to the previous arrival of its PSN, so that findTrigger follows
 // one PSN's arrivals instead of scanning the ring.
-func (fl *flow) pushRecent(a arrival) {
+func (fl *flow) pushRecent(a *arrival) {
 	fl.recentIdx.maxRing = 4 * recentArrivals
 	fl.recentSeq++
-	a.seq = fl.recentSeq
-	a.prevSeq = fl.recentIdx.del(a.psn)
-	fl.recentIdx.put(a.psn, a.seq)
+	seq := fl.recentSeq
+	prev := fl.recentIdx.del(a.psn)
+	fl.recentIdx.put(a.psn, seq)
+	var dst *arrival
 	if len(fl.recent) < recentArrivals {
-		fl.recent = append(fl.recent, a)
-		return
+		fl.recent = append(fl.recent, arrival{})
+		dst = &fl.recent[len(fl.recent)-1]
+	} else {
+		dst = &fl.recent[(seq-1)%recentArrivals]
+		if fl.recentIdx.get(dst.psn) == dst.seq {
+			fl.recentIdx.del(dst.psn)
+		}
 	}
-	slot := (a.seq - 1) % recentArrivals
-	if old := &fl.recent[slot]; fl.recentIdx.get(old.psn) == old.seq {
-		fl.recentIdx.del(old.psn)
-	}
-	fl.recent[slot] = a
+	*dst = *a
+	dst.seq, dst.prevSeq = seq, prev
 }
 
 // findTrigger returns, of the recent write arrivals of a SACK's ack_psn,
@@ -258,6 +261,13 @@ func (e *engine) advanceRcum(fl *flow) {
 
 // arriveWrite records a write as it reached the responder's capture point.
 func (e *engine) arriveWrite(pt *point, fl *flow, rsp string, r *pcap.Record) {
+	e.arrive(pt, fl, rsp, r)
+	fl.pushRecent(&e.ax.a)
+}
+
+// arrive takes a write into the responder's view (arriveWrite) and runs
+// the arrived hooks; the arrival is built in e.ax.a.
+func (e *engine) arrive(pt *point, fl *flow, rsp string, r *pcap.Record) {
 	p := &r.Packet
 	psn, op := p.BTH.PSN, p.BTH.Opcode
 	x := &e.ax // the arrival is built in the hook's context: no copy
@@ -277,7 +287,6 @@ func (e *engine) arriveWrite(pt *point, fl *flow, rsp string, r *pcap.Record) {
 		// a guess that the responder's first feedback confirms.
 		e.setBaseline(fl, wire.PSNAdd(psn, -1), true)
 	}
-	defer func() { fl.pushRecent(*a) }()
 	if !fl.rKnown {
 		if a.valid && e.roomIn(fl.arrived.len(), MaxPSNsPerFlow) && fl.arrived.get(psn) == nil {
 			fl.arrived.put(psn, fl.newArrival(*a))
