@@ -153,6 +153,21 @@ const (
 	// of PSN 1) and the first PSN − 1 + 2^23 (half the PSN space from the
 	// initial cumulative ACK: a duplicate by RSP-RCV-6).
 	AdvForge
+	// AdvTrim sends each PSN's first transmission trimmed as well, once as
+	// a mid-fabric switch trims it (DSCP_TRIMMED) and once as the last hop
+	// does (DSCP_TRIMMED_LASTHOP), its payload removed: new, duplicate or
+	// out of the window, as the responder's state makes it (RSP-NACK-1,
+	// RSP-DUP-2, RSP-SM-3).
+	AdvTrim
+	// AdvCE sends each PSN's first transmission CE-marked as well
+	// (RSP-SACK-3, RSP-SACK-5).
+	AdvCE
+	// AdvForgeIMM sends the WriteIMM's packet (the last PSN of A's WRs)
+	// under the PSNs of AdvForge, and the same WriteIMM carrying an RQMSN
+	// one beyond its own; and the packet of the PSN before it as a
+	// WriteIMM (its own bytes and address) carrying the WriteIMM's RQMSN
+	// (WIMM-SM-1, WIMM-RSP-1, WIMM-RSP-2).
+	AdvForgeIMM
 )
 
 // forgedPSNs are AdvForge's PSNs, relative to the first PSN.
@@ -199,6 +214,9 @@ func (c *Config) validate() error {
 	}
 	if c.AdversaryMoves != 0 && !c.Adversary {
 		return fmt.Errorf("modelcheck: %s: AdversaryMoves needs Adversary", c.Name)
+	}
+	if n := len(c.Msgs[0]); c.AdversaryMoves&AdvForgeIMM != 0 && (n < 2 || !c.Msgs[0][n-1].Imm || c.Msgs[0][n-1].Packets != 1) {
+		return fmt.Errorf("modelcheck: %s: AdvForgeIMM needs A's last WR a 1-packet WriteIMM after another WR", c.Name)
 	}
 	if c.Bounds.DynMPR > 0 && !c.DynamicMPR {
 		return fmt.Errorf("modelcheck: %s: Bounds.DynMPR needs DynamicMPR", c.Name)

@@ -246,6 +246,24 @@ func recoveryConfigs() []Config {
 	c.Bounds = Bounds{Injects: 3, Timers: 1}
 	add(c)
 
+	// The adversary also sends trimmed packets of its own (mid-fabric and
+	// last hop) and CE-marked ones: new, duplicate or out of the window as
+	// B's state makes them (RSP-NACK-1, RSP-DUP-2, RSP-SM-3, RSP-SACK-3).
+	c = adversary("adversarial-requester-trim-ce")
+	c.AdversaryMoves = AdvTrim | AdvCE
+	c.Bounds = Bounds{Injects: 3, Timers: 1}
+	add(c)
+
+	// The adversary sends the WriteIMM under PSNs of no WR, under an RQMSN
+	// not its own, and the WRITE before it as a WriteIMM with the
+	// WriteIMM's RQMSN; a window of 4 PSNs takes every PSN of A's WRs at
+	// once (WIMM-SM-1, WIMM-RSP-1, WIMM-RSP-2, WIMM-RSP-4).
+	c = adversary("adversarial-requester-wimm")
+	c.AdversaryMoves = AdvForgeIMM
+	c.MPR, c.MaxWIMMDest = 4, 2
+	c.Bounds = Bounds{Injects: 3, Timers: 1}
+	add(c)
+
 	// Two QPs on one EV profile: both ends on one Node (SharedNode), each
 	// sending a WriteIMM; one profile-wide MODIFY_EV_STATE reaches both
 	// QPs, each keeping its own path state (EV-ST-11, EV-ST-14).

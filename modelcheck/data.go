@@ -129,27 +129,70 @@ func (c *checker) templates() ([]wire.Packet, []uint8, error) {
 			planes = append(planes, o.Plane)
 		}
 	}
+	pk, planes = c.moreTemplates(pk, planes)
+	return pk, planes, nil
+}
+
+// moreTemplates appends to the first transmissions pk (on planes) the
+// packets of the adversary's moves (Config.AdversaryMoves).
+func (c *checker) moreTemplates(pk []wire.Packet, planes []uint8) ([]wire.Packet, []uint8) {
 	n := len(pk)
-	if c.cfg.AdversaryMoves&AdvResend != 0 {
+	add := func(k wire.Packet, plane uint8) {
+		pk = append(pk, k)
+		planes = append(planes, plane)
+	}
+	mv := c.cfg.AdversaryMoves
+	if mv&AdvResend != 0 {
 		for i := range n {
 			k := pk[i]
 			k.BTH.Retransmit = true
 			k.IP4.TOS = dscp.TrimmableRetx<<2 | k.IP4.TOS&3
 			ev := c.evs[(c.evIndex(k.EV(wire.EVModeUDP))+1)%len(c.evs)]
 			k.SetEV(ev, wire.EVModeUDP)
-			pk = append(pk, k)
-			planes = append(planes, uint8(ev>>8)-1)
+			add(k, uint8(ev>>8)-1)
 		}
 	}
-	if c.cfg.AdversaryMoves&AdvForge != 0 {
+	if mv&AdvForge != 0 {
 		for _, r := range forgedPSNs {
 			k := pk[0]
 			k.BTH.PSN = wire.PSNAdd(c.cfg.StartPSN, r)
-			pk = append(pk, k)
-			planes = append(planes, planes[0])
+			add(k, planes[0])
 		}
 	}
-	return pk, planes, nil
+	if mv&AdvTrim != 0 {
+		for i := range n {
+			for _, d := range [...]uint8{dscp.Trimmed, dscp.TrimmedLastHop} {
+				k := pk[i]
+				k.IP4.TOS = d<<2 | k.IP4.TOS&3
+				k.Payload = nil
+				add(k, planes[i])
+			}
+		}
+	}
+	if mv&AdvCE != 0 {
+		for i := range n {
+			if k := pk[i]; k.ECN() == 2 {
+				k.IP4.TOS |= 3
+				add(k, planes[i])
+			}
+		}
+	}
+	if mv&AdvForgeIMM != 0 {
+		imm := pk[n-1]
+		for _, r := range forgedPSNs {
+			k := imm
+			k.BTH.PSN = wire.PSNAdd(c.cfg.StartPSN, r)
+			add(k, planes[n-1])
+		}
+		k := imm
+		k.METH.RQMSN++
+		add(k, planes[n-1])
+		k = pk[n-2]
+		k.BTH.Opcode = map[wire.Opcode]wire.Opcode{wire.OpWriteOnly: wire.OpWriteOnlyImm, wire.OpWriteLast: wire.OpWriteLastImm}[k.BTH.Opcode]
+		k.ImmDt, k.METH.RQMSN = imm.ImmDt, imm.METH.RQMSN
+		add(k, planes[n-2])
+	}
+	return pk, planes
 }
 
 // injectText describes the adversary's packet k for a step.
@@ -158,8 +201,17 @@ func (c *checker) injectText(k *wire.Packet) string {
 	if k.BTH.Retransmit {
 		s += fmt.Sprintf(" resent (rtx) on EV %#x", k.EV(wire.EVModeUDP))
 	}
+	if d := k.DSCP(); d == dscp.Trimmed || d == dscp.TrimmedLastHop {
+		s += " trimmed"
+	}
+	if k.ECN() == 3 {
+		s += " CE"
+	}
+	if k.BTH.Opcode.HasImm() {
+		s += fmt.Sprintf(" WriteIMM rqmsn=%d", k.METH.RQMSN)
+	}
 	if c.rel(k.BTH.PSN) >= maxPSNs {
-		s += " (PSN 0's packet under a PSN of no WR)"
+		s += " (a packet of A's WRs under a PSN of no WR)"
 	}
 	return s + " (adversarial requester)"
 }

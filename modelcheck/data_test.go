@@ -260,3 +260,47 @@ func TestAdversaryMoves(t *testing.T) {
 		}
 	}
 }
+
+// TestAdversaryTrimCEIMMMoves: the packets of AdvTrim (each first
+// transmission trimmed mid-fabric and at the last hop, no payload), AdvCE
+// (each CE-marked) and AdvForgeIMM (the WriteIMM under the PSNs of no WR
+// and under the next RQMSN; the WRITE before it as a WriteIMM with its
+// RQMSN, its own bytes and address).
+func TestAdversaryTrimCEIMMMoves(t *testing.T) {
+	cfg := adversary("moves")
+	cfg.AdversaryMoves = AdvTrim | AdvCE | AdvForgeIMM
+	c, err := newChecker(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 4
+	if want := n + 2*n + n + len(forgedPSNs) + 2; len(c.tmpl) != want {
+		t.Fatalf("%d packets, want %d", len(c.tmpl), want)
+	}
+	for i := range n {
+		first, mid, last, ce := &c.tmpl[i], &c.tmpl[n+2*i], &c.tmpl[n+2*i+1], &c.tmpl[3*n+i]
+		if mid.DSCP() != dscp.Trimmed || last.DSCP() != dscp.TrimmedLastHop || mid.Payload != nil || last.Payload != nil ||
+			mid.BTH.PSN != first.BTH.PSN || last.BTH.PSN != first.BTH.PSN {
+			t.Errorf("psn %d: trimmed packets DSCP %d and %d, payloads %d and %d bytes", i, mid.DSCP(), last.DSCP(),
+				len(mid.Payload), len(last.Payload))
+		}
+		if ce.ECN() != 3 || ce.BTH.PSN != first.BTH.PSN || !bytes.Equal(ce.Payload, first.Payload) {
+			t.Errorf("psn %d: CE packet ECN %d", i, ce.ECN())
+		}
+	}
+	imm, k := &c.tmpl[n-1], 4*n
+	for j, r := range forgedPSNs {
+		if f := &c.tmpl[k+j]; f.BTH.PSN != wire.PSNAdd(0, r) || f.BTH.Opcode != imm.BTH.Opcode || f.METH.RQMSN != imm.METH.RQMSN {
+			t.Errorf("forged WriteIMM %d: psn %#x op %v rqmsn %d", j, f.BTH.PSN, f.BTH.Opcode, f.METH.RQMSN)
+		}
+	}
+	k += len(forgedPSNs)
+	if f := &c.tmpl[k]; f.BTH.PSN != imm.BTH.PSN || f.METH.RQMSN != imm.METH.RQMSN+1 {
+		t.Errorf("WriteIMM under another RQMSN: psn %#x rqmsn %d", f.BTH.PSN, f.METH.RQMSN)
+	}
+	w, f := &c.tmpl[n-2], &c.tmpl[k+1]
+	if f.BTH.PSN != w.BTH.PSN || !f.BTH.Opcode.HasImm() || f.METH.RQMSN != imm.METH.RQMSN || f.ImmDt != imm.ImmDt ||
+		f.RETH.VA != w.RETH.VA || !bytes.Equal(f.Payload, w.Payload) {
+		t.Errorf("the WRITE as a WriteIMM: psn %#x op %v rqmsn %d va %#x", f.BTH.PSN, f.BTH.Opcode, f.METH.RQMSN, f.RETH.VA)
+	}
+}

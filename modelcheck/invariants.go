@@ -144,6 +144,7 @@ func (c *checker) check(pre, post *world) *violations {
 		c.checkSide(v, s, pre, post)
 		c.rearmStall(s, post, c.stallFired[s])
 	}
+	c.checkAdversaryHeld(v, post)
 	c.checkReceiverWindow(v, pre, post)
 	c.checkEVEvents(v, post)
 	c.checkSQD(v, post)

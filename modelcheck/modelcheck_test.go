@@ -45,6 +45,8 @@ var mustReach = map[string][]string{
 	"adversarial-requester":         {"NACKSent PSN_OOR_WINDOW", "Duplicate", "IMMDelivered"},
 	"adversarial-requester-hostile": {"NACKSent PSN_OOR_WINDOW", "Duplicate"},
 	"shared-profile":                {"EVState GOOD->DENIED", "EVState GOOD->ASSUMED_BAD", "IMMDelivered"},
+	"adversarial-requester-trim-ce": {"NACKSent TRIMMED", "NACKSent TRIMMED_LASTHOP", "NACKSent PSN_OOR_WINDOW", "Duplicate"},
+	"adversarial-requester-wimm":    {"Ignored", "IMMDelivered", "NACKSent PSN_OOR_WINDOW", "Duplicate"},
 }
 
 // workingPath lists the configurations in which no path fails, nothing
@@ -180,7 +182,9 @@ func describeBounds(c Config) string {
 		name string
 	}{{c.NSCC, "NSCC"}, {c.DynamicMPR, "dynamic MPR"}, {c.RecvWRs < 0, "no receive WRs"}, {c.Coalesce > 1, "ack_coalesce 2"},
 		{c.Timestamps, "timestamps"}, {c.NoTrimNACK, "no trim NACK"}, {c.Adversary, "adversarial requester"},
-		{c.AdversaryMoves&AdvResend != 0, "resends"}, {c.AdversaryMoves&AdvForge != 0, "PSNs of no WR"}, {c.SharedNode, "one Node, shared EV profile"},
+		{c.AdversaryMoves&AdvResend != 0, "resends"}, {c.AdversaryMoves&AdvForge != 0, "PSNs of no WR"},
+		{c.AdversaryMoves&AdvTrim != 0, "trimmed"}, {c.AdversaryMoves&AdvCE != 0, "CE-marked"},
+		{c.AdversaryMoves&AdvForgeIMM != 0, "WriteIMMs under other PSNs and RQMSNs"}, {c.SharedNode, "one Node, shared EV profile"},
 		{c.StartPSN != 0, fmt.Sprintf("first PSN %#x", c.StartPSN)},
 		{c.ReorderThreshold > 0, fmt.Sprintf("reorder guard %d", c.ReorderThreshold)}} {
 		if x.on {

@@ -281,6 +281,10 @@ func (c *checker) checkCompletions(v *violations, s int, post *world) {
 // placed, with the right bytes in memory.
 func (c *checker) checkRecvCompletion(v *violations, s int, gr *ghost, cp sm.Completion) {
 	defer func() { gr.immDone++ }()
+	if c.cfg.Adversary {
+		c.checkAdversaryIMM(v, s, gr, cp)
+		return
+	}
 	imms := c.imms(1 - s)
 	if int(gr.immDone) >= len(imms) || int(cp.RQMSN) != int(gr.immDone) {
 		v.add(InvWriteIMMExactlyOnceInOrder, "%s delivers WriteIMM rqmsn=%d, want rqmsn=%d of %d", side[s], cp.RQMSN,

@@ -162,6 +162,14 @@ type ghost struct {
 	// recoverable NACK delivered, the checker's own timer expired) and no
 	// retransmission of which has reached the network since (owed.go).
 	owed uint32
+	// rqHeld, rqPSN and rqNext follow the WriteIMMs the adversarial
+	// requester's packets make the responder hold (answers.go): bit r of
+	// rqHeld an RQMSN accepted and not yet delivered, rqPSN[r] 1 + the
+	// offset of the PSN that carried it, rqNext 1 + the RQMSN delivered
+	// last (WIMM-SM-1, WIMM-RSP-2).
+	rqHeld uint8
+	rqPSN  [maxRQ]uint8
+	rqNext uint16
 }
 
 // world is one state of the model: the two QPs, time, the network and the
@@ -286,6 +294,14 @@ func (w *world) hashOpt(scratch []uint64, budgets bool) (uint64, []uint64) {
 		}
 		for _, r := range g.probeRun {
 			h.mix(uint64(r))
+		}
+		if g.rqHeld != 0 || g.rqNext != 0 {
+			h.mix(uint64(g.rqHeld) | uint64(g.rqNext)<<8 | 1<<63)
+			for r, p := range g.rqPSN {
+				if g.rqHeld&(1<<r) != 0 {
+					h.mix(uint64(p) | uint64(r)<<8)
+				}
+			}
 		}
 	}
 	return h.sum(), scratch
