@@ -65,7 +65,7 @@ ASSUME /\ Bugs \subseteq BugNames
        /\ FailableEVs \subseteq EVs     \* EVs: numbers (traces) or model values (MRC_big: symmetry)
        /\ MPR \in Nat \ {0} /\ RetryLimit \in Nat /\ MinActive \in Nat
        /\ ProbeSuccesses \in Nat \ {0} /\ MaxWIMM \in Nat \ {0} /\ MaxWIMMDest \in Nat \ {0}
-       /\ NetFaultKinds \subseteq {"loss", "dup", "trim", "ecn", "delay", "inject"}
+       /\ NetFaultKinds \subseteq {"loss", "dup", "trim", "ecn", "delay", "inject", "forge"}
        /\ \A i \in DOMAIN MsgLen : MsgLen[i] \in Nat \ {0}
        /\ DOMAIN MsgImm = DOMAIN MsgLen
 
@@ -173,6 +173,12 @@ RIsDup(pk) == RDist(pk) < 0 \/ (RDist(pk) < MPR /\ pk.psn \in rbits)
 RIsOOR(pk) == /\ ~RIsDup(pk) /\ "RspNoWindow" \notin Bugs
               /\ RDist(pk) >= MPR + (IF "RspWindowOffByOne" \in Bugs THEN 1 ELSE 0)
 RIsNew(pk) == ~RIsDup(pk) /\ ~RIsOOR(pk)
+
+\* The adversary's forged PSNs (NetFaultKinds \ni "forge"), outside every WR: -1, below the first
+\* PSN (a duplicate whatever epsn is, as Go's initial cumulative ACK), and NumPSN + MPR, one past
+\* the window even when every PSN has been received (out of window whatever epsn is: the window's
+\* edge at the end of the PSN range).  A correct responder never takes either for new.
+ForgedPSNs == IF "forge" \in NetFaultKinds THEN {-1, NumPSN + MPR} ELSE {}
 RImmLast(p) == MsgImm[MsgOf[p]] /\ p = LastPSN[MsgOf[p]]
 RWimmOverflow(p) == RImmLast(p) /\ Cardinality(held) >= MaxWIMMDest   \* stashIMM: r.n == len(r.stash)
 
@@ -555,7 +561,7 @@ RspRefuse(pk) ==
 \* transport ACK (RSP-RCV-3/4, WIMM-RSP-1/2/4, RSP-SACK-1/3, RSP-ACK-1)
 RspRecvNew(pk) ==
     /\ ~rspErr
-    /\ pk.t = "D" /\ pk.trim = "no" /\ RIsNew(pk)
+    /\ pk.t = "D" /\ pk.trim = "no" /\ RIsNew(pk) /\ pk.psn \in PSNs
     /\ LET p    == pk.psn
            e    == pk.ev
            m    == MsgOf[p]
@@ -591,6 +597,17 @@ RspRecvNew(pk) ==
                   /\ UNCHANGED rspErr
     /\ UNCHANGED <<reqVars, evVars, failed, netFaults, ctlOps, nackEV, ghostRetries, everSacked>>
 
+\* onData for a forged PSN (outside every WR) that the responder takes for new: only a wrong
+\* window check does (RSP-RCV-6).  It marks the PSN received and acknowledges it; the bytes it
+\* places (Go: PSN 0's packet under the forged PSN) belong to no WR and are not modelled.
+RspRecvForeign(pk) ==
+    /\ ~rspErr
+    /\ pk.t = "D" /\ pk.trim = "no" /\ RIsNew(pk) /\ pk.psn \notin PSNs
+    /\ rbits' = rbits \cup {pk.psn}
+    /\ net' = Put(Take(net, pk), SACKPkt(epsn, rbits', AnswerEV(pk), Verdict(pk.ev, pk.ce), FALSE))
+    /\ ecnRun' = EcnNext(pk.ev, pk.ce)
+    /\ UNCHANGED <<reqVars, evVars, rspErr, epsn, held, early, expRQ, failed, netFaults, ctlOps, ghostVars>>
+
 \* onProbe: SACK with PR, the current cumulative ACK and bitmap (RSP-PRB-1/2)
 RspRecvProbe(pk) ==
     /\ ~rspErr
@@ -619,9 +636,9 @@ NetLose(pk) ==
 \* The adversarial requester (NetFaultKinds \ni "inject"): the network carries a data packet of
 \* any PSN on any EV that the requester did not send (now): in or out of the responder's window,
 \* again, in any order, within NetFaultBudget.  It exercises the responder's guards on their
-\* own (Go: modelcheck Config.Adversary).
+\* own (Go: modelcheck Config.Adversary).  With "forge" it also sends the PSNs of ForgedPSNs.
 NetInject(p, e, rtx) ==
-    /\ NetFault("inject")
+    /\ NetFault(IF p \in PSNs THEN "inject" ELSE "forge")
     /\ net' = Put(net, DataPkt(p, e, rtx))
     /\ UNCHANGED <<reqVars, evVars, rspVars, failed, ctlOps, ghostVars>>
 
@@ -662,7 +679,7 @@ ReqDiscard(pk) ==
     /\ net' = Take(net, pk)
     /\ UNCHANGED <<reqVars, evVars, rspVars, failed, netFaults, ctlOps, ghostVars>>
 
-RspDeliver(pk) == RspRecvNew(pk) \/ RspRecvDup(pk) \/ RspRecvOOR(pk) \/ RspRecvTrimmed(pk)
+RspDeliver(pk) == RspRecvNew(pk) \/ RspRecvForeign(pk) \/ RspRecvDup(pk) \/ RspRecvOOR(pk) \/ RspRecvTrimmed(pk)
                   \/ RspRecvProbe(pk) \/ RspDiscard(pk)
 ReqDeliver(pk) == ReqRecvSACK(pk) \/ ReqRecvNACK(pk) \/ ReqRecvACK(pk) \/ ReqDiscard(pk)
 
@@ -694,7 +711,7 @@ Step ==
           \/ NetLose(pk) \/ NetDup(pk) \/ NetMarkCE(pk)
           \/ \E w \in {"mid", "last"} : NetTrim(pk, w)
     \/ \E e \in EVs : NetFail(e)
-    \/ \E p \in PSNs, e \in EVs, rtx \in BOOLEAN : NetInject(p, e, rtx)
+    \/ \E p \in PSNs \cup ForgedPSNs, e \in EVs, rtx \in BOOLEAN : NetInject(p, e, rtx)
     \/ Quiesce
 
 Next == Step /\ OwedNext
@@ -725,7 +742,7 @@ PktOK(pk) ==
     /\ pk.t \in {"D", "P", "S", "N", "A"}
     /\ pk.trim \in {"no", "mid", "last"} /\ pk.ce \in BOOLEAN /\ pk.rtx \in BOOLEAN /\ pk.pr \in BOOLEAN
     /\ pk.t \in {"D", "P", "S", "N"} => pk.ev \in EVs
-    /\ pk.t \in {"D", "N"} => pk.psn \in PSNs
+    /\ pk.t \in {"D", "N"} => pk.psn \in PSNs \cup ForgedPSNs
     /\ pk.t \in {"S", "A"} => pk.cack \in 0 .. NumPSN /\ pk.bits \subseteq PSNs
     /\ pk.m \in {M_NONE, M_SKIP_ONCE, M_ALWAYS_SKIP}
     /\ pk.t = "N" => pk.reason \in NACKReasons
@@ -779,8 +796,10 @@ MemoryMatchesWrites ==
 
 \* RSP-RCV-6, RSP-NACK-4: the responder places only PSNs within its window epsn .. epsn+MPR-1
 \* (epsn only grows, so a PSN placed out of window stays beyond it); with a correct requester
-\* no PSN beyond the window ever arrives, so only NetInject exercises it.
-ResponderWindow == \A p \in PSNs : placeCount[p] > 0 => p < epsn + MPR
+\* no PSN beyond the window ever arrives, so only NetInject exercises it.  A forged PSN of no WR
+\* is never placed in the model; that it was taken for new shows in rbits (RspRecvForeign).
+ResponderWindow == /\ \A p \in PSNs : placeCount[p] > 0 => p < epsn + MPR
+                   /\ \A p \in rbits : p < epsn + MPR
 
 \* CMP-SND-1 (send WR completes only when all its PSNs are cumulatively acknowledged, hence
 \* placed), WIMM-RSP-1, CMP-RCV-1 (a WriteIMM receive completion only after its bytes are placed).
