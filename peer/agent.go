@@ -129,6 +129,7 @@ type psuPending struct {
 // Agent is one reference MRC node. It is not safe for concurrent use.
 type Agent struct {
 	cfg    Config
+	rules  *ruleSet // the specification's, but for the seeded faults (Config.Faults)
 	codec  *wire.Codec
 	ports  int
 	evp    map[uint64]statemachine.EVProfile
@@ -189,7 +190,7 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.Features == nil {
 		cfg.Features = DefaultFeatures
 	}
-	a := &Agent{cfg: cfg, codec: c, ports: len(cfg.MACs)}
+	a := &Agent{cfg: cfg, rules: rulesOf(cfg.Faults), codec: c, ports: len(cfg.MACs)}
 	a.out.TracePackets = true
 	if err := a.reset(); err != nil {
 		return nil, err
@@ -206,7 +207,7 @@ func (a *Agent) reset() error {
 	a.ep = ep
 	dev := statemachine.DefaultDeviceAttr(a.ports)
 	dev.EVMaxProfiles, dev.CCMaxProfiles = maxProfiles, maxProfiles
-	if a.cfg.ExplicitRange && !a.cfg.Faults.has(faultRangeUnchecked) {
+	if a.cfg.ExplicitRange && a.rules.checksExplicitRange() {
 		dev.OptAttr |= statemachine.OptEVExplicitRange
 	}
 	if a.ctl, err = statemachine.NewController(dev, statemachine.CtlPolicy{}); err != nil {

@@ -19,7 +19,7 @@ func (a *Agent) createContext(p *control.CreateContextParams) (any, error) {
 		return nil, control.Errorf(control.CodeResourceExhausted, "ENOMEM: at most %d contexts", MaxContexts)
 	}
 	c, err := statemachine.NewContext(p.APIVersion, p.VendorVersion, statemachine.MRCVersions)
-	if err != nil && a.cfg.Faults.has(faultContextAnyVersion) {
+	if err != nil && !a.rules.checksContextVersion() {
 		c, err = &statemachine.Context{APIUsed: p.APIVersion, VendorUsed: p.VendorVersion}, nil
 	}
 	if err != nil {

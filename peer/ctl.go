@@ -105,8 +105,8 @@ func (a *Agent) modifyEVProfileCtl(now statemachine.Time, p *control.ModifyEVPro
 		return nil, err
 	}
 	online := a.ctlOnline(p.ID)
-	if online && m&statemachine.EVAttrEVOp != 0 && at.EVOp == statemachine.EVOpReplaceEV && a.cfg.Faults.has(faultReplaceEVNoop) {
-		return control.Empty{}, nil // the replace-ev-noop fault: accepted, never applied
+	if online && m&statemachine.EVAttrEVOp != 0 && at.EVOp == statemachine.EVOpReplaceEV && !a.rules.appliesReplaceEV() {
+		return control.Empty{}, nil // accepted, never applied
 	}
 	if online && m&statemachine.EVAttrState != 0 && at.State != statemachine.ProfileOnline {
 		for _, e := range a.qps {
@@ -259,7 +259,7 @@ func (a *Agent) syncEVProfile(now statemachine.Time, id uint64) error {
 		return nil
 	}
 	var q statemachine.EVProfileAttr
-	if a.ctl.QueryEVProfile(id, &q, 0); q.Mode == statemachine.EVModeGenerated && a.cfg.Faults.has(faultGenRaw) {
+	if a.ctl.QueryEVProfile(id, &q, 0); q.Mode == statemachine.EVModeGenerated && !a.rules.expandsGenEVs() {
 		evs, _ := a.ctl.ProfileEVs(id)
 		for i := range p.EVs {
 			p.EVs[i].Value = uint32(evs[i].EV.Val[0]) // the compact EV, unexpanded
@@ -361,8 +361,8 @@ func (a *Agent) modifyCCProfileCtl(p *control.ModifyCCProfileParams) (any, error
 
 func (a *Agent) queryDeviceCtl() (any, error) {
 	d := a.ctl.QueryDevice()
-	if a.cfg.ExplicitRange || a.cfg.Faults.has(faultRangeUnchecked) {
-		d.OptAttr |= statemachine.OptEVExplicitRange // advertised, enforced unless the fault is seeded
+	if a.cfg.ExplicitRange || !a.rules.checksExplicitRange() {
+		d.OptAttr |= statemachine.OptEVExplicitRange // advertised; the Controller checks it when checksExplicitRange
 	}
 	return control.DeviceCtl{ProtocolVersion: d.ProtocolVersion, EVMaxFmtProfiles: d.EVMaxFmtProfiles, EVMaxProfiles: d.EVMaxProfiles,
 		EVMaxCount: d.EVMaxCount, EVFreeCount: d.EVFreeCount, EVMaxCountProfile: d.EVMaxCountProfile, EVCountAlign: d.EVCountAlign,
@@ -391,8 +391,5 @@ func (a *Agent) portAdmin(now statemachine.Time, p *control.PortAdminParams) (an
 // localUp is the local port-status mask QPs and peers see: the link
 // state set by set_port_status, less the administratively disabled ports.
 func (a *Agent) localUp() uint32 {
-	if a.cfg.Faults.has(faultIgnorePortAdmin) {
-		return a.local // the fault: the state is recorded, the ports stay up
-	}
-	return a.ctl.PortMask(a.local)
+	return a.rules.enabledPorts(a.ctl, a.local)
 }

@@ -2,7 +2,6 @@ package peer
 
 import (
 	"encoding/hex"
-	"slices"
 	"strings"
 
 	"github.com/openmrc/mrc/control"
@@ -22,8 +21,7 @@ func (a *Agent) reqNotify(p *control.ReqNotifyParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The notify-any fault arms for any completion whatever was asked.
-	e.notify.ReqNotify(p.SolicitedOnly && !a.cfg.Faults.has(faultNotifyAny))
+	e.notify.ReqNotify(a.rules.solicitedOnly(p.SolicitedOnly))
 	return control.Empty{}, nil
 }
 
@@ -61,9 +59,7 @@ func (a *Agent) asyncEvents() (any, error) {
 
 func (a *Agent) queryVersion() (any, error) {
 	v := func(x statemachine.Versions) control.Versions {
-		if a.cfg.Faults.has(faultVersionSwap) {
-			x.Current, x.LastSupported = x.LastSupported, x.Current
-		}
+		x = a.rules.versions(x)
 		return control.Versions{Current: x.Current, LastSupported: x.LastSupported, Vendor: x.Vendor, LastSupportedVendor: x.LastSupportedVendor}
 	}
 	return control.QueryVersionResult{MRC: v(statemachine.MRCVersions), Ctl: v(statemachine.CtlVersions)}, nil
@@ -114,11 +110,9 @@ func (a *Agent) epBatchResult(now statemachine.Time, p *control.EPBatchResultPar
 	}
 	for _, x := range rs {
 		r.Responses = append(r.Responses, control.EPResponse{ReqID: x.ReqID, Port: int(x.Port), RTTNs: int64(x.RTT),
-			AdjSvcTime: x.AdjSvcTime || a.cfg.Faults.has(faultAdjSvcTime)})
+			AdjSvcTime: a.rules.adjSvcTime(x.AdjSvcTime)})
 	}
-	if a.cfg.Faults.has(faultBatchSorted) {
-		slices.SortFunc(r.Responses, func(x, y control.EPResponse) int { return int(x.ReqID) - int(y.ReqID) })
-	}
+	a.rules.orderBatch(r.Responses)
 	return r, nil
 }
 

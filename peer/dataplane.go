@@ -50,7 +50,7 @@ func (a *Agent) complete(e *qpEntry, c statemachine.Completion) {
 	}
 	e.cq = append(e.cq, completion(c))
 	a.cqHeld++
-	if e.channel != nil && !a.cfg.Faults.has(faultChannelUnwired) {
+	if e.channel != nil && a.rules.wiresChannel() {
 		e.channel.Offer(e.qpn, c)
 	} else {
 		e.notify.Offer(c)
@@ -76,7 +76,7 @@ func (a *Agent) Receive(now statemachine.Time, plane int, frame []byte) {
 	for _, v := range a.viol {
 		if v.Req == "WIRE-ICRC-1" {
 			a.node.RxBadICRC++
-			if a.cfg.Faults.has(faultAcceptBadICRC) {
+			if a.rules.acceptsBadICRC() {
 				continue
 			}
 		}
@@ -89,7 +89,7 @@ func (a *Agent) Receive(now statemachine.Time, plane int, frame []byte) {
 	} else {
 		src, dst = netip.AddrFrom4(p.IP4.Src), netip.AddrFrom4(p.IP4.Dst)
 	}
-	if dst != a.cfg.IP || (p.SRv6 && a.cfg.Faults.has(faultNoSRv6Decap)) {
+	if dst != a.cfg.IP || p.SRv6 && !a.rules.decapsSRv6() {
 		a.node.RxDropped++
 		return
 	}
@@ -106,18 +106,11 @@ func (a *Agent) Receive(now statemachine.Time, plane int, frame []byte) {
 	}
 	e.c.RxPackets++
 	a.cur = &e.c
-	f := a.cfg.Faults
-	switch {
-	case p.BTH.Opcode == wire.OpSACK && !p.SETH.PR && f.has(faultIgnoreMVerdict):
-		p.SETH.M = wire.MNone
-	case p.BTH.Opcode == wire.OpSACK && !p.SETH.PR && p.SETH.M == wire.MSkipOnce && f.has(faultIgnoreSkipOnce):
-		p.SETH.M = wire.MNone
-	case p.BTH.Opcode == wire.OpSACK && !p.SETH.PR && p.SETH.M == wire.MSkipOnce && f.has(faultSkipOnceRetires):
-		p.SETH.M = wire.MAlwaysSkip
-	case p.BTH.Opcode == wire.OpSACK && p.SETH.PR && p.SETH.M == wire.MSkipOnce && f.has(faultProbeSkipBad):
-		p.SETH.M = wire.MAlwaysSkip
-	case p.BTH.Opcode == wire.OpNACK && p.NETH.Reason == wire.NACKTrimmed && f.has(faultIgnoreTrimEV):
-		p.NETH.Reason = wire.NACKTrimmedLastHop
+	switch p.BTH.Opcode {
+	case wire.OpSACK:
+		p.SETH.M = a.rules.sackVerdict(p.SETH.M, p.SETH.PR)
+	case wire.OpNACK:
+		p.NETH.Reason = a.rules.nackReason(p.NETH.Reason)
 	}
 	e.qp.Receive(now, plane+1, p, &a.out)
 }
@@ -161,11 +154,9 @@ func (a *Agent) collect() {
 		}
 	}
 	for _, e := range statemachine.AsyncEventsOf(o, nil) {
-		if e.Type == statemachine.AsyncCommEst && a.cfg.Faults.has(faultNoCommEst) || e.Type == statemachine.AsyncQPFatal && a.cfg.Faults.has(faultNoQPFatal) ||
-			e.Type == statemachine.AsyncSQDrained && a.cfg.Faults.has(faultNoSQDrained) {
-			continue
+		if a.rules.raisesAsync(e.Type) {
+			a.async.Add(e)
 		}
-		a.async.Add(e)
 	}
 	for _, b := range a.bat {
 		b.Collect(o)
@@ -191,7 +182,7 @@ func (a *Agent) collect() {
 		case statemachine.EvRemotePortMask:
 			a.remotePortMask(ev)
 		case statemachine.EvEVReplaced:
-			if a.cfg.Faults.has(faultNoReplacement) {
+			if !a.rules.replacesEV() {
 				a.denyReplacement(ev)
 			}
 		case statemachine.EvEPResponse:
@@ -228,31 +219,23 @@ func (c *counters) count(kind statemachine.EventKind) {
 func (a *Agent) transmit(o *statemachine.Outgoing) {
 	p := &o.Pkt
 	op := p.BTH.Opcode
-	f := a.cfg.Faults
-	switch {
-	case op.IsWrite() && f.has(faultNoRtxFlag):
-		p.BTH.Retransmit = false
-	case op == wire.OpSACK && f.has(faultNoProbeAnswer) && p.SETH.PR:
-		return
-	case op == wire.OpSACK && f.has(faultIgnoreECN):
-		p.SETH.M = wire.MNone
-	case op == wire.OpEndpointResp && f.has(faultNoEPResponse):
-		return
-	case op == wire.OpNACK && p.NETH.Reason == wire.NACKPSNOutOfWindow && f.has(faultNoOORNACK):
+	if !a.rules.sends(p) {
 		return
 	}
+	switch {
+	case op.IsWrite():
+		p.BTH.Retransmit = a.rules.rtxFlag(p.BTH.Retransmit)
+	case op == wire.OpSACK:
+		p.SETH.M = a.rules.answerVerdict(p.SETH.M)
+	}
 	plane := int(o.Plane)
-	if plane >= a.ports || a.ctl.PortMask(1<<(plane+1)) == 0 && !f.has(faultIgnorePortAdmin) {
+	if plane >= a.ports || a.rules.enabledPorts(a.ctl, 1<<(plane+1)) == 0 {
 		a.node.RxDropped++ // an EV profile naming a port this node lacks
 		return
 	}
-	if f.has(faultFixedSport) {
-		p.UDP.SrcPort = 0xC0DE
-	}
-	if f.has(faultNoSolicited) {
-		p.BTH.SE = false
-	}
-	if f.has(faultNoSRv6Encap) {
+	p.UDP.SrcPort = a.rules.udpSrcPort(p.UDP.SrcPort)
+	p.BTH.SE = a.rules.seFlag(p.BTH.SE)
+	if !a.rules.encapsSRv6() {
 		p.SRv6, p.HasSRH = false, false
 	}
 	p.Eth.Src = a.cfg.MACs[plane]
@@ -267,12 +250,7 @@ func (a *Agent) transmit(o *statemachine.Outgoing) {
 	if err != nil {
 		return
 	}
-	if f.has(faultBadICRC) && !p.Trimmed {
-		b[len(b)-1] ^= 0xA5
-	}
-	if f.has(faultImmByteSwap) && op.HasImm() {
-		a.swapImm(b)
-	}
+	a.rules.seal(a, b, p)
 	for _, c := range []*counters{&a.node, a.cur} {
 		if c == nil {
 			continue

@@ -24,8 +24,10 @@ func (a *Agent) setPortStatus(now statemachine.Time, p *control.SetPortStatusPar
 // peer with QPs.
 func (a *Agent) applyPorts(now statemachine.Time) {
 	if up := a.localUp(); up != a.lastUp {
-		if !a.cfg.Faults.has(faultNoPortAsync) {
-			a.async.Add(statemachine.PortEvents(a.lastUp, up, nil)...) // CTL-AEV-2
+		for _, e := range statemachine.PortEvents(a.lastUp, up, nil) {
+			if a.rules.raisesAsync(e.Type) {
+				a.async.Add(e) // CTL-AEV-2
+			}
 		}
 		a.lastUp = up
 	}
@@ -107,7 +109,7 @@ func (a *Agent) remotePortMask(ev statemachine.Event) {
 	if _, known := a.remote[src]; known || len(a.remote) < MaxRemotePeers {
 		a.remote[src] = uint32(ev.Value)
 	}
-	if a.cfg.Faults.has(faultIgnorePortStatus) {
+	if !a.rules.heedsPortStatus() {
 		return
 	}
 	// EP-PSU-3: every QP to that node stops using the planes reported

@@ -301,7 +301,7 @@ func (a *Agent) modifyQP(now statemachine.Time, p *control.ModifyQPParams) (any,
 }
 
 func (a *Agent) remoteOf(ip netip.Addr) uint32 {
-	if m, ok := a.remote[ip]; ok && !a.cfg.Faults.has(faultIgnorePortStatus) {
+	if m, ok := a.remote[ip]; ok && a.rules.heedsPortStatus() {
 		return m
 	}
 	return 0xFFFFFFFE
@@ -326,7 +326,7 @@ func (a *Agent) queryQP(p *control.QPNParams) (any, error) {
 		return control.QueryQPResult{State: control.StateReset}, nil
 	}
 	r := control.QueryQPResult{State: e.qp.State().String(), ErrorCause: causeNames[e.qp.ErrorCause()]}
-	if at, _ := e.qp.Attr(); !a.cfg.Faults.has(faultVendorCfgDropped) {
+	if at, _ := e.qp.Attr(); a.rules.reportsVendorCfg() {
 		r.VendorCfg = strings.TrimRight(hex.EncodeToString(at.VendorCfg[:]), "0")
 		if len(r.VendorCfg)%2 == 1 {
 			r.VendorCfg += "0"

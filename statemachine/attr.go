@@ -276,7 +276,7 @@ func (q *QP) drain(from, to QPState, notify bool) {
 	switch {
 	case to == StateSQD:
 		q.attr.SQDNotify, q.drained = notify, false
-		q.checkDrained()
+		q.checkDrained(true)
 	case to == StateRTS && from == StateSQD:
 		q.pump() // the messages that waited start
 	}

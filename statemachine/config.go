@@ -325,7 +325,8 @@ type Policy struct {
 // TestKnobs change the reference for tests of checkers; any real use
 // leaves them zero.
 type TestKnobs struct {
-	// Faults seeds known bugs (NewFault).
+	// Faults seeds known bugs (NewFault): each overrides one rule of
+	// rules.go, and a fault of another package (peer) overrides none here.
 	Faults Faults
 	// MPRUnit is the number of PSNs in one MPR unit: 0 means 128, the
 	// unit of MPR-WIN-2. A model checker sets it to 1 so that MPR windows

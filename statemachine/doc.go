@@ -58,10 +58,12 @@
 // timestamps. New makes a QP on a Node of its own.
 //
 // TestKnobs.Faults seeds known bugs for testing checkers; it is zero in
-// any real use. Every seeded fault is a Faults value made by NewFault
-// with its name (the Fault* variables of faults.go, each naming the
-// requirement it breaks; the reference peer adds its own), and the code
-// it breaks asks for it at one place.
+// any real use. The reference code never asks for a fault: at each point
+// a fault can break, it asks a rule of rules.go, whose default is the
+// specification's rule, cited there. Every seeded fault is a Faults value
+// made by NewFault (the Fault* variables of faults.go) with its name, the
+// requirement it breaks, a one-line description and the one rule it
+// overrides; the reference peer adds its own the same way.
 //
 // # Control-plane objects
 //

@@ -459,7 +459,7 @@ func (q *QP) probeResult(i int, id uint16, m wire.Multipath) {
 	switch c := evstate.OfSACK(m, true); c {
 	case CauseProbeOK:
 		t.setProbeOK(i, t.probeOK(i)+1)
-		if t.probeOK(i) >= t.set.probeSuccesses && !q.st.seeded(FaultNoRestore) {
+		if q.st.rules.restoresEV(t.probeOK(i), t.set.probeSuccesses) {
 			q.evEvent(i, c)
 		}
 	case CauseProbeSkip:

@@ -92,7 +92,8 @@ type QP struct {
 // node is what the QPs of one Node share: the normalized configuration
 // and the compiled profiles. It is immutable.
 type node struct {
-	cfg Config
+	cfg   Config
+	rules rules // the specification's, but for the seeded faults (Config.Test.Faults)
 	// codec places the EV in the headers as the profile's stev_halves
 	// says (AMB-23).
 	codec    *wire.Codec
@@ -101,10 +102,6 @@ type node struct {
 	tsUnit   Time
 	rcvdUnit uint64
 }
-
-// seeded reports whether the Node seeds fault f (Config.Test.Faults); the
-// reference code asks it at the one place each fault breaks.
-func (n *node) seeded(f Faults) bool { return n.cfg.Test.Faults&f != 0 }
 
 // static is what a QP derives from its configuration once; it is
 // immutable and shared by clones.
@@ -134,7 +131,7 @@ func NewNode(cfg Config) (*Node, error) {
 	if err != nil {
 		return nil, &ConfigError{Field: "Profile", Reason: err.Error()}
 	}
-	nd := &node{cfg: c, codec: codec}
+	nd := &node{cfg: c, rules: rules{broken: BreakRules(c.Test.Faults, specRules)}, codec: codec}
 	for i := range c.EVProfiles {
 		s, _ := buildEVSet(&c.EVProfiles[i])
 		nd.evSets = append(nd.evSets, s)
@@ -310,11 +307,11 @@ func (q *QP) sending() bool { return q.state == StateRTS || q.state == StateSQD 
 func (q *QP) responding() bool { return q.state == StateRTR || q.sending() }
 
 // checkDrained raises IBV_EVENT_SQ_DRAINED, if the move to SQD asked for
-// it, once no message is partly sent and nothing sent is unacknowledged
-// (QP-ST-12, CTL-AEV-6).
-func (q *QP) checkDrained() {
+// it, once the QP has drained (QP-ST-12, CTL-AEV-6); atMove is true at the
+// move to SQD.
+func (q *QP) checkDrained(atMove bool) {
 	r := &q.req
-	if q.state != StateSQD || q.drained || r.sendOff != 0 || r.outstanding() != 0 && !q.st.seeded(FaultSQDrainedEarly) {
+	if q.state != StateSQD || q.drained || !q.st.rules.sqDrained(r.sendOff != 0, r.outstanding(), atMove) {
 		return
 	}
 	q.drained = true

@@ -46,7 +46,7 @@ func (q *QP) receive(port int, p *wire.Packet) {
 			q.ignore(IgnoreMalformed, p.BTH.PSN, 0)
 			return
 		}
-		if q.state == StateRTR && (!q.commEst || q.st.seeded(FaultCommEstRepeated)) {
+		if q.state == StateRTR && q.st.rules.commEst(!q.commEst) {
 			q.commEst = true
 			q.emit(Event{Kind: EvCommEst, PSN: p.BTH.PSN})
 		}

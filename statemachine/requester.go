@@ -80,15 +80,9 @@ func (r *requester) init(st *static, a *Attr, baseRTT Time) {
 		win: uint32(a.MPR) * uint32(st.cfg.Test.MPRUnit), dynMPR: a.Cap&CapDynamicMPR != 0, maxWIMM: int(a.MaxWIMM), pmtu: int(a.PathMTU),
 		timerAt: Never, holdAt: Never, stallAt: Never, revAt: Never, baseRTT: baseRTT, sq: make([]sendWR, st.qp.MaxSendWR),
 	}
-	ring := r.win
-	if st.seeded(FaultBeyondMPR) {
-		ring *= 2
-	}
-	r.ring = newTxRing(ring)
-	r.tshift, r.linear, r.exp = a.Timeout, int(a.Retry.LinearCnt), int(a.Retry.ExpCnt)
-	if st.seeded(FaultNoBackoff) {
-		r.linear, r.exp = r.linear+r.exp, 0
-	}
+	r.ring = newTxRing(st.rules.reach(r.win))
+	r.tshift = a.Timeout
+	r.linear, r.exp = st.rules.retryBudget(int(a.Retry.LinearCnt), int(a.Retry.ExpCnt))
 	r.revInt = max(baseRTT, Timeout(a.Timeout))
 	if baseRTT > 0 {
 		r.revInt = baseRTT
@@ -234,43 +228,36 @@ func (q *QP) pump() {
 		case rtxSent:
 			continue
 		case rtxNoEV:
-			r.stall(psn, q.now, q.st.seeded(FaultNoStallTimer)) // it waits, and everything behind it, under a timer (LR-SM-3)
+			if q.st.rules.stallTimed() {
+				r.stall(psn, q.now) // it waits, and everything behind it, under a timer (LR-SM-3)
+			}
 		default:
-			r.endStall(q.st.seeded(FaultStallTimerKept))
+			if q.st.rules.stallTimerStops() {
+				r.endStall()
+			}
 		}
 		return
 	}
-	r.endStall(q.st.seeded(FaultStallTimerKept))
+	if q.st.rules.stallTimerStops() {
+		r.endStall()
+	}
 	for r.sendIdx < r.sqLen {
-		if q.state == StateSQD && r.sendOff == 0 && !q.st.seeded(FaultSQDStartsNew) {
+		if r.sendOff == 0 && !q.st.rules.startsNew(q.state) {
 			break // SQD starts no new message (QP-ST-12)
 		}
 		if !q.sendNew() {
 			return
 		}
 	}
-	if !q.st.seeded(FaultSQDrainedAtMoveOnly) {
-		q.checkDrained()
-	}
-}
-
-// inWindow is the MPR test of MPR-WIN-1: (p − una) mod 2^24 in 1..W with
-// the spec's inclusive una.
-func (q *QP) inWindow(psn uint32) bool {
-	r := &q.req
-	d := uint32(wire.PSNDiff(psn, r.una))
-	if q.st.seeded(FaultBeyondMPR) {
-		return d < r.ring.size()
-	}
-	return d < r.effWin()
+	q.checkDrained(false)
 }
 
 func (q *QP) sendNew() bool {
 	r := &q.req
 	m := r.at(r.sendIdx)
 	psn := wire.PSNAdd(m.firstPSN, int(r.sendOff))
-	if !q.inWindow(psn) {
-		return false
+	if uint32(wire.PSNDiff(psn, r.una)) >= q.st.rules.reach(r.effWin()) {
+		return false // beyond the MPR window (MPR-WIN-1)
 	}
 	if m.op == OpWriteImm && !m.started && r.wimm >= r.maxWIMM {
 		return false // the WriteIMM waits, and everything behind it (WIMM-REQ-1, WIMM-REQ-3)
@@ -344,7 +331,7 @@ const (
 
 func (q *QP) sendRetransmission(psn uint32) rtxResult {
 	r := &q.req
-	if !q.inWindow(psn) {
+	if uint32(wire.PSNDiff(psn, r.una)) >= q.st.rules.reach(r.effWin()) {
 		return rtxBlocked // a dynamic-MPR shrink pauses retransmissions too (MPR-DYN-3, LR-NACK-3)
 	}
 	n := r.pktLen(psn)
@@ -353,10 +340,8 @@ func (q *QP) sendRetransmission(psn uint32) rtxResult {
 	}
 	i := psn & r.ring.mask
 	avoid := r.avoidAt(i)
-	var ev int
-	if q.st.seeded(FaultReuseNACKedEV) {
-		ev = avoid
-	} else {
+	ev := avoid
+	if q.st.rules.avoidsNamedEV() {
 		var ok bool
 		if ev, ok = q.nextEV(avoid); !ok {
 			return rtxNoEV // never on the EV the NACK or timeout named (EV-ST-13, LR-NACK-1)
@@ -382,10 +367,7 @@ func (q *QP) sendRetransmission(psn uint32) rtxResult {
 // from the moment psn starts waiting, and restarts when another PSN takes
 // its place, so an expiry never ends an avoidance that began less than
 // RTO(c) ago (LR-SM-3, LR-TMR-4, AMB-101).
-func (r *requester) stall(psn uint32, now Time, noTimer bool) {
-	if noTimer {
-		return
-	}
+func (r *requester) stall(psn uint32, now Time) {
 	if r.stallAt == Never || r.stallPSN != psn {
 		r.stallAt = now + Timeout(r.tshift)<<r.rtoShift()
 	}
@@ -393,11 +375,7 @@ func (r *requester) stall(psn uint32, now Time, noTimer bool) {
 }
 
 // endStall stops the stall timer: nothing waits for an EV any more.
-func (r *requester) endStall(keep bool) {
-	if !keep {
-		r.stallAt, r.stallPSN = Never, 0
-	}
-}
+func (r *requester) endStall() { r.stallAt, r.stallPSN = Never, 0 }
 
 // stallTimer runs after pump: when the stall timer expires and the
 // retransmission still cannot be sent, it counts one retry event, as the
@@ -424,18 +402,19 @@ func (q *QP) stallTimer() {
 	q.emit(Event{Kind: EvStallTimeout, PSN: psn, EV: ev})
 	r.stallAt = Never
 	q.chargeRetry()
-	if q.sending() && q.st.seeded(FaultStallDequeues) {
-		r.arm(psn, r.evAt(i), q.now)
-		r.nLost--
-		r.inflight += r.pktLen(psn)
-		return
-	}
 	if q.sending() {
-		if !q.st.cfg.Policy.KeepAvoidAfterStall {
-			r.ring.fl[i] |= txFree
-		}
-		q.pump() // the PSN may go now on the EV it avoided; if not, pump re-arms the timer
+		q.st.rules.retryStalled(q, psn)
 	}
+}
+
+// retryStalled ends the waiting PSN psn's claim on avoiding its EV, unless
+// the policy keeps it, and lets it go now if an EV may carry it; if none
+// may, pump re-arms the stall timer.
+func (q *QP) retryStalled(psn uint32) {
+	if !q.st.cfg.Policy.KeepAvoidAfterStall {
+		q.req.ring.fl[psn&q.req.ring.mask] |= txFree
+	}
+	q.pump()
 }
 
 // emitData builds data packet k of m: opcode by position (REQ-SEG-2), the
@@ -511,23 +490,7 @@ func (q *QP) markLost(psn uint32, c LossCause, avoid int) {
 	if q.trace() {
 		q.emit(Event{Kind: EvLost, PSN: psn, EV: q.ev.set.values[avoid], Reason: uint8(c)})
 	}
-	if q.st.seeded(FaultGoBackN) && c != LossGoBackN {
-		q.goBackN(psn)
-	}
-}
-
-// goBackN is FaultGoBackN: everything after a lost PSN is resent, even
-// PSNs the responder already acknowledged.
-func (q *QP) goBackN(psn uint32) {
-	r := &q.req
-	for p := wire.PSNAdd(psn, 1); p != r.nxt; p = wire.PSNAdd(p, 1) {
-		i := p & r.ring.mask
-		if r.ring.fl[i]&txSACKed != 0 {
-			r.ring.setFlags(i, r.ring.fl[i]&^txSACKed|txInFlight)
-			r.inflight += r.pktLen(p)
-		}
-		q.markLost(p, LossGoBackN, r.evAt(i))
-	}
+	q.st.rules.alsoLost(q, psn, c)
 }
 
 // chargeRetry counts one retry event on the shared counter; the QP fails
@@ -768,7 +731,7 @@ func (q *QP) onNACK(p *wire.Packet) {
 		// A connection-level signal: it counts when its PSN was sent and is
 		// not cumulatively acknowledged, even if a SACK's bitmap covered it
 		// (the responder names the WriteIMM whose delivery failed).
-		if d < 0 || d >= r.outstanding() || q.st.seeded(FaultIgnoreSACKedUnexp) && r.ring.fl[psn&r.ring.mask]&txSACKed != 0 {
+		if d < 0 || d >= r.outstanding() || !q.st.rules.unexpCounts(r.ring.fl[psn&r.ring.mask]&txSACKed != 0) {
 			q.ignore(IgnoreStaleAck, psn, n.Entropy) // LR-NACK-6, AMB-100
 			return
 		}
@@ -780,10 +743,10 @@ func (q *QP) onNACK(p *wire.Packet) {
 		q.ignore(IgnoreUnknownReason, psn, n.Entropy) // LR-NACK-7
 		return
 	}
-	if n.Reason == wire.NACKTrimmed && q.st.seeded(FaultIgnoreTrim) {
+	if !q.st.rules.heedsNACK(n.Reason) {
 		return
 	}
-	if q.st.seeded(FaultFatalRecoverableNACK) {
+	if !q.st.rules.recoverable(n.Reason) {
 		q.enterError(CauseRemoteOp, StatusRemoteOpError)
 		return
 	}
@@ -811,10 +774,7 @@ func (q *QP) onNACK(p *wire.Packet) {
 	switch n.Reason {
 	case wire.NACKNoBitmap, wire.NACKNoPktBuffer, wire.NACKNoResource:
 		// Resource NACKs wait base_rtt before the retransmission (LR-NACK-2).
-		at := q.now + r.baseRTT
-		if q.st.seeded(FaultNoHoldOff) {
-			at = q.now
-		}
+		at := q.now + q.st.rules.holdOff(r.baseRTT)
 		r.ring.fl[i] |= txHold
 		r.ring.sentAt[i] = at
 		r.holdAt = min(r.holdAt, at)

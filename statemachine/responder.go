@@ -139,11 +139,8 @@ func (q *QP) onData(port int, p *wire.Packet) {
 	ce := p.ECN() == 3
 	op := p.BTH.Opcode
 	d := (psn - r.epsn + 1) & wire.PSNMask
-	dup := q.seededDup(p, d, d == 0 || d >= 1<<23 || (d <= r.maxWin && r.ring.get(psn)))
-	oor := !dup && d > r.win
-	if q.st.seeded(FaultResponderWindowOffByOne) {
-		oor = !dup && d > r.win+1
-	}
+	dup := q.st.rules.duplicate(r, p, d)
+	oor := !dup && q.st.rules.beyondWindow(d, r.win)
 	if trimmed, lastHop := q.isTrimmed(p); trimmed {
 		switch {
 		case q.st.cfg.Device.NoTrimNACK:
@@ -168,7 +165,7 @@ func (q *QP) onData(port int, p *wire.Packet) {
 		if q.trace() {
 			q.emit(Event{Kind: EvDuplicate, PSN: psn, EV: ev})
 		}
-		if q.st.seeded(FaultPlaceDuplicates) {
+		if q.st.rules.placesAgain() {
 			q.place(p, psn)
 		}
 		q.receivedData()
@@ -260,11 +257,7 @@ func (q *QP) receivedData() {
 }
 
 func (q *QP) place(p *wire.Packet, psn uint32) {
-	va := p.RETH.VA
-	if q.st.seeded(FaultPlaceShifted) && !p.BTH.Opcode.IsFirst() {
-		va -= uint64(len(p.Payload))
-	}
-	q.out.Placements = append(q.out.Placements, Placement{VA: va, RKey: p.RETH.RKey, Data: p.Payload, PSN: psn, MSN: p.METH.MSN})
+	q.out.Placements = append(q.out.Placements, Placement{VA: q.st.rules.placementVA(p), RKey: p.RETH.RKey, Data: p.Payload, PSN: psn, MSN: p.METH.MSN})
 	if q.trace() {
 		q.emit(Event{Kind: EvPlaced, PSN: psn, MSN: p.METH.MSN, Value: uint64(len(p.Payload))})
 	}
@@ -303,7 +296,7 @@ func (q *QP) stashIMM(p *wire.Packet, psn, ev uint32, ts uint16, pl int8) bool {
 	s := r.slot(k)
 	*s = wimmSlot{imm: p.ImmDt, last: psn, len: p.RETH.DMALength, msn: p.METH.MSN, rqmsn: rqmsn, se: p.BTH.SE}
 	r.n++
-	if q.st.seeded(FaultEarlyWIMM) {
+	if q.st.rules.immAtArrival() {
 		s.early = q.deliverIMM(s)
 	}
 	return true
@@ -583,19 +576,4 @@ func (q *QP) sendAETH(pl int8, syndrome uint8, psn uint32) {
 	if q.trace() {
 		q.emit(Event{Kind: EvACKSent, PSN: psn, MSN: uint16(q.rsp.msnDone), Reason: syndrome})
 	}
-}
-
-// seededDup is onData's duplicate test dup under the seeded faults that
-// break it (d is the PSN's distance from cack, as there); without them it
-// is dup.
-func (q *QP) seededDup(p *wire.Packet, d uint32, dup bool) bool {
-	switch {
-	case q.st.seeded(FaultRtxTakenAsNew) && p.BTH.Retransmit:
-		return false
-	case q.st.seeded(FaultHalfSpaceOffByOne) && d == 1<<23:
-		return false
-	case q.st.seeded(FaultRingAlias):
-		return dup || q.rsp.ring.get(p.BTH.PSN&wire.PSNMask)
-	}
-	return dup
 }

@@ -67,7 +67,7 @@ type runFlags struct {
 	seed                                           uint64
 	planes                                         int
 	tolerance, ctlTimeout                          time.Duration
-	faults                                         cli.List
+	faults                                         peer.FaultSet
 	log, all, ipv6, progress                       bool
 }
 
@@ -236,7 +236,7 @@ func openTarget(ctx context.Context, fl *runFlags, prof *spec.Profile) (active.T
 	default:
 		return nil, 2, fmt.Errorf("unknown transport %q (want inproc, udp or afpacket)", fl.transport)
 	}
-	if len(fl.faults) > 0 {
+	if !fl.faults.Empty() {
 		return nil, 2, errors.New("--fault applies to the inproc transport only (give mrc-peer its own --fault)")
 	}
 	if fl.ipv6 {
@@ -284,11 +284,7 @@ func openInproc(fl *runFlags, prof *spec.Profile) (active.Target, int, error) {
 	if fl.ctl != "" || fl.peers != "" || fl.iface != "" {
 		return nil, 2, errors.New("--control, --peer and --iface do not apply to the inproc transport")
 	}
-	fset, err := peer.ParseFaults(fl.faults...)
-	if err != nil {
-		return nil, 2, err
-	}
-	cfg := active.InprocConfig{Planes: fl.planes, Faults: fset, Seed: fl.seed, IPv6: fl.ipv6, Profile: prof}
+	cfg := active.InprocConfig{Planes: fl.planes, Faults: fl.faults, Seed: fl.seed, IPv6: fl.ipv6, Profile: prof}
 	t, err := active.NewInproc(cfg)
 	if err != nil {
 		return nil, 2, err

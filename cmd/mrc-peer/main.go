@@ -63,7 +63,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ipStr := fs.String("ip", "10.0.0.2", "the node's MRC address")
 	seed := fs.Uint64("seed", 1, "seed of the QPs' random choices")
 	explicitRange := fs.Bool("explicit-range", false, "the device advertises and enforces MRC_CTL_OPT_CAP_EV_EXPLICIT_RANGE (CTL-OP-6)")
-	var faults cli.List
+	var faults peer.FaultSet
 	fs.Var(&faults, "fault", "seed a known bug (repeatable): "+strings.Join(peer.FaultNames(), ", "))
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: mrc-peer --control ADDR [--transport udp|afpacket] [flags]\n\nflags:")
@@ -92,23 +92,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return cmd.Usagef("--ip %q: %v", *ipStr, err)
 	}
-	fset, err := peer.ParseFaults(faults...)
-	if err != nil {
-		return cmd.Usagef("%v", err)
-	}
 	prof := spec.DefaultProfile()
 	conn, code := openConn(cmd, *transport, *listen, *remote, *ifaces, *planes, prof.AcceptUDPDstPorts)
 	if conn == nil {
 		return code
 	}
 	defer conn.Close()
-	a, err := peer.New(peer.Config{MACs: conn.MACs(), IP: ip, Seed: *seed, Faults: fset, Profile: &prof, ExplicitRange: *explicitRange,
+	a, err := peer.New(peer.Config{MACs: conn.MACs(), IP: ip, Seed: *seed, Faults: faults, Profile: &prof, ExplicitRange: *explicitRange,
 		Implementation: control.Implementation{Vendor: "openmrc", Model: "mrc-peer (reference)", Version: "statemachine",
-			Driver: *transport + " " + strings.Join(fset.Names(), ",")}})
+			Driver: *transport + " " + strings.Join(faults.Names(), ",")}})
 	if err != nil {
 		return fail(2, "%v", err)
 	}
-	return serve(ctx, cmd, session{a, conn, *ctlAddr, *transport, ip, fset.Names()}, stderr)
+	return serve(ctx, cmd, session{a, conn, *ctlAddr, *transport, ip, faults.Names()}, stderr)
 }
 
 // openConn opens the data path the flags name, or returns the exit status
