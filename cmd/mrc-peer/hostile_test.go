@@ -173,7 +173,17 @@ func TestPeerHostileConnections(t *testing.T) {
 			}
 		}()
 	}
-	time.Sleep(2 * time.Second) // every connection is in and has written
+	// Every connection over the limit is refused once it is accepted; the
+	// wait ends on that count, not on a fixed time, which a loaded machine
+	// overruns.
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		mu.Lock()
+		n := refused
+		mu.Unlock()
+		if n >= conns-control.MaxConns {
+			break
+		}
+	}
 	if _, err := p.hello(t); err == nil {
 		t.Error("a hello was served with every slot taken")
 	}
