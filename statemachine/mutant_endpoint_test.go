@@ -99,3 +99,122 @@ func TestMutantEndpointRepeatDropsWait(t *testing.T) {
 		t.Errorf("an answer to the repeated update: events %v, want it ignored", out.Events)
 	}
 }
+
+// TestMutantEndpointPortMaskPlane: a port status update arriving on port 3
+// is reported with plane 2, the plane of the port it came in on, so the
+// caller applies the sender's mask to the right node (EP-PSU-3).
+func TestMutantEndpointPortMaskPlane(t *testing.T) {
+	a, b, _, pb := endpoints(t)
+	var out Output
+	if err := a.Send(0, EPRequest{ReqID: 1, Op: wire.EPPortStatusUpdate, Dst: pb, EV: 7, Port: 3, PortStatus: 0b1010}, &out); err != nil {
+		t.Fatal(err)
+	}
+	req := out.Packets[0].Pkt
+	out.Reset()
+	b.Receive(100, 3, &req, &out)
+	if len(out.Events) != 1 || out.Events[0].Kind != EvRemotePortMask || out.Events[0].Plane != 2 {
+		t.Errorf("events %v, want one EvRemotePortMask on plane 2", out.Events)
+	}
+}
+
+// TestMutantEndpointReverseEV: a response leaves on the reverse EV
+// configured for the port its request arrived on, and on the request's own
+// EV where none is configured (EP-GEN-6).
+func TestMutantEndpointReverseEV(t *testing.T) {
+	a, _, _, pb := endpoints(t)
+	b, err := NewEndpoint(EndpointConfig{SrcMAC: pb.MAC, SrcIP: pb.IP, ReverseEV: [MaxPlanes]uint32{2: 0x99}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		port int
+		want uint32
+	}{{3, 0x99}, {1, 7}} {
+		var out Output
+		if err := a.Send(0, EPRequest{ReqID: uint16(c.port), Op: wire.EPEVProbe, Dst: pb, EV: 7, Port: uint8(c.port)}, &out); err != nil {
+			t.Fatal(err)
+		}
+		req := out.Packets[0].Pkt
+		out.Reset()
+		b.Receive(100, c.port, &req, &out)
+		if len(out.Packets) != 1 {
+			t.Fatalf("a request on port %d: %d packets, want one response", c.port, len(out.Packets))
+		}
+		if out.Packets[0].EV != c.want {
+			t.Errorf("a request on port %d answered on EV %#x, want %#x", c.port, out.Packets[0].EV, c.want)
+		}
+	}
+}
+
+// TestMutantEndpointRepeatAfterInterval: an unanswered port status update
+// is repeated one RepeatInterval after it was sent, not earlier (EP-PSU-4).
+func TestMutantEndpointRepeatAfterInterval(t *testing.T) {
+	a, _, _, pb := endpoints(t)
+	var out Output
+	if err := a.AnnouncePorts(5*Millisecond, 0b110, []PortPeer{{Peer: pb, EV: 0x10, Port: 1}}, &out); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	a.Advance(6*Millisecond-1, &out)
+	if len(out.Packets) != 0 {
+		t.Errorf("%d packets 1 ns before the repeat interval ends, want none", len(out.Packets))
+	}
+	a.Advance(6*Millisecond, &out)
+	if len(out.Packets) != 1 {
+		t.Errorf("%d packets when the repeat interval ends, want the repeat", len(out.Packets))
+	}
+}
+
+// TestMutantEndpointAnnounceReportsFailure: AnnouncePorts reports a peer it
+// could not send the update to: with a table of one outstanding request the
+// second peer's update finds no request id free (EP-GEN-2, EP-PSU-1).
+func TestMutantEndpointAnnounceReportsFailure(t *testing.T) {
+	_, _, pa, pb := endpoints(t)
+	e, err := NewEndpoint(EndpointConfig{SrcIP: netip.AddrFrom4([4]byte{10, 0, 0, 3}), MaxOutstanding: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out Output
+	err = e.AnnouncePorts(0, 0b110, []PortPeer{{Peer: pa, EV: 1, Port: 1}, {Peer: pb, EV: 2, Port: 1}}, &out)
+	if !errors.Is(err, ErrTooManyRequests) || len(out.Packets) != 1 {
+		t.Errorf("two peers, a table of one: %v, %d packets; want ErrTooManyRequests and one update", err, len(out.Packets))
+	}
+}
+
+// TestMutantEndpointAnnounceNewPeers: the same mask to the same peers sends
+// nothing new, and the same mask to another peer starts over and notifies
+// it (EP-PSU-1, EP-PSU-4).
+func TestMutantEndpointAnnounceNewPeers(t *testing.T) {
+	a, _, pa, pb := endpoints(t)
+	var out Output
+	if err := a.AnnouncePorts(0, 0b110, []PortPeer{{Peer: pb, EV: 0x10, Port: 1}}, &out); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := a.AnnouncePorts(1, 0b110, []PortPeer{{Peer: pb, EV: 0x10, Port: 1}}, &out); err != nil || len(out.Packets) != 0 {
+		t.Errorf("the same mask to the same peer: %v, %d packets; want none", err, len(out.Packets))
+	}
+	if err := a.AnnouncePorts(2, 0b110, []PortPeer{{Peer: pa, EV: 0x10, Port: 1}}, &out); err != nil || len(out.Packets) != 1 ||
+		out.Packets[0].Pkt.IP4.Dst != pa.IP.As4() {
+		t.Errorf("the same mask to another peer: %v, %d packets; want one update to it", err, len(out.Packets))
+	}
+}
+
+// TestMutantEndpointAnnounceSkipsOutstandingID: the id of a NIC-initiated
+// update skips the ids of outstanding requests (EP-GEN-2): with request 1
+// waiting, the update (whose automatic id would otherwise be 1) takes
+// another.
+func TestMutantEndpointAnnounceSkipsOutstandingID(t *testing.T) {
+	a, _, _, pb := endpoints(t)
+	var out Output
+	if err := a.Send(0, EPRequest{ReqID: 1, Op: wire.EPEVProbe, Dst: pb, EV: 7, Port: 1}, &out); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := a.AnnouncePorts(0, 0b110, []PortPeer{{Peer: pb, EV: 0x10, Port: 1}}, &out); err != nil || len(out.Packets) != 1 {
+		t.Fatalf("announce with request 1 outstanding: %v, %d packets", err, len(out.Packets))
+	}
+	if id := out.Packets[0].Pkt.BTH.PSN; id == 1 {
+		t.Errorf("update id %d, the id of an outstanding request", id)
+	}
+}

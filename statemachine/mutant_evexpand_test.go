@@ -5,6 +5,7 @@ package statemachine
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -95,5 +96,29 @@ func TestMutantEVFieldsAtMaxWidth(t *testing.T) {
 func TestMutantGenOrderNames(t *testing.T) {
 	if a, b := GenFirstFieldFastest.String(), GenLastFieldFastest.String(); a != "first-field-fastest" || b != "last-field-fastest" {
 		t.Errorf("orders print as %q and %q", a, b)
+	}
+}
+
+// TestMutantEVExpandTooWide: two 32-bit fields in format fields of 200 bits
+// each would expand past the 256 bits an EV holds: E2BIG, and the message
+// names that limit (CTL-EVX-3, CTL-EVX-4). So does the message for masks
+// taking 288 EV bits.
+func TestMutantEVExpandTooWide(t *testing.T) {
+	_, _, err := ExpandEV(widths(200, 200), rep(2, fld(32, 1, 0, 0, 0)), EVValue{})
+	if !errors.Is(err, E2BIG) || !strings.Contains(err.Error(), "exceeds 256 bits") {
+		t.Errorf("400 expanded bits: %v, want E2BIG naming 256 bits", err)
+	}
+	_, _, err = ExpandEV(widths(32, 32, 32, 32, 32, 32, 32, 32, 32), rep(9, fld(32, 0, 0, 0, 0xffffffff)), EVValue{})
+	if !errors.Is(err, E2BIG) || !strings.Contains(err.Error(), "an EV holds 256") {
+		t.Errorf("288 EV bits: %v, want E2BIG naming 256 bits", err)
+	}
+}
+
+// TestMutantEVStrayBitInByte: an EV with a bit set beyond those the masks
+// take is invalid wherever that bit falls, here inside the first byte,
+// below its most significant bit (CTL-EVX-5).
+func TestMutantEVStrayBitInByte(t *testing.T) {
+	if _, _, err := ExpandEV(widths(8), []EVField{fld(8, 0, 0, 0, 0xf0)}, evHex("04")); !errors.Is(err, EINVAL) {
+		t.Errorf("bit 5 set, masks take bits 0 to 3: %v, want EINVAL", err)
 	}
 }
