@@ -175,3 +175,26 @@ func TestPlantedResponderBugs(t *testing.T) {
 		t.Fatalf("the planted bugs' child test failed: %v", err)
 	}
 }
+
+// TestPlantedHuntsCoverPlants: every plant has exactly one hunt, whose
+// configuration gives the adversary the moves the plant needs, and every
+// hunt names a plant (TestPlantedChild, built only by
+// TestPlantedResponderBugs, runs them).
+func TestPlantedHuntsCoverPlants(t *testing.T) {
+	hunts := map[string]int{}
+	for _, h := range plantedHunts {
+		hunts[h.plant]++
+		if c := h.cfg(); c.AdversaryMoves == 0 || h.steps <= 0 || h.inv == "" {
+			t.Errorf("hunt for %s: moves %v, %d steps, invariant %q", h.plant, c.AdversaryMoves, h.steps, h.inv)
+		}
+	}
+	for _, p := range plants {
+		if hunts[p.name] != 1 {
+			t.Errorf("plant %s has %d hunts, want 1", p.name, hunts[p.name])
+		}
+		delete(hunts, p.name)
+	}
+	for name := range hunts {
+		t.Errorf("hunt for %s, which is no plant", name)
+	}
+}
