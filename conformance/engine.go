@@ -230,7 +230,7 @@ func (e *engine) ord() uint64 {
 // through row: one call fewer per observation.
 func (e *engine) count(cs caseID, pt *point, node string) *obsCount {
 	var o *obsCount
-	if m := &e.lastRow; m.pt == pt && len(m.node) == len(node) && unsafe.StringData(m.node) == unsafe.StringData(node) {
+	if m := &e.lastRow; m.holds(pt, node) {
 		o = &m.row[cs]
 	} else {
 		o = &e.rowSlow(pt, node)[cs]
@@ -243,7 +243,7 @@ func (e *engine) count(cs caseID, pt *point, node string) *obsCount {
 // call is kept apart (lastRow): a frame's hooks count observations of one
 // or two nodes, mostly the same one in a row, and rows do not move.
 func (e *engine) row(pt *point, node string) *obsRow {
-	if m := &e.lastRow; m.pt == pt && len(m.node) == len(node) && unsafe.StringData(m.node) == unsafe.StringData(node) {
+	if m := &e.lastRow; m.holds(pt, node) {
 		return m.row
 	}
 	return e.rowSlow(pt, node)
@@ -266,6 +266,14 @@ type rowMemo struct {
 	row  *obsRow
 }
 
+// holds reports whether m is the row of node at pt: the same point and
+// the same string, by data pointer and length. A node's name is one
+// string passed around, so this is its identity; another copy of the
+// name is only a miss, which rowSlow answers by value.
+func (m *rowMemo) holds(pt *point, node string) bool {
+	return m.pt == pt && len(m.node) == len(node) && unsafe.StringData(m.node) == unsafe.StringData(node)
+}
+
 // findRow fills in slot s's row (node at pt), made on first use.
 func (e *engine) findRow(s *rowSlot, pt *point, node string) {
 	k := nodePoint{node, pt.name}
@@ -282,7 +290,7 @@ func (e *engine) obsOf(k obsKey) *obsCount { return &e.rows[nodePoint{k.node, k.
 // frequent observation costs one call).
 func (e *engine) ok(cs caseID, pt *point, node string, timing bool) {
 	var o *obsCount
-	if m := &e.lastRow; m.pt == pt && len(m.node) == len(node) && unsafe.StringData(m.node) == unsafe.StringData(node) {
+	if m := &e.lastRow; m.holds(pt, node) {
 		o = &m.row[cs]
 	} else {
 		o = &e.rowSlow(pt, node)[cs]
