@@ -496,3 +496,34 @@ func TestSTEVHalvesOnTheWire(t *testing.T) {
 	}
 	check("endpoint", out.Packets[0])
 }
+
+// TestSRv6SettingsActedOn (WIRE-ENC-2, WIRE-EV-4): an SRv6 setting the QP
+// would not act on is refused: SRv6 paths on an IPv4 QP's node, and the
+// SRv6 EV mode with no profile holding paths. The same settings where
+// they apply are accepted.
+func TestSRv6SettingsActedOn(t *testing.T) {
+	newQP := func(c fieldsCase) error {
+		n, err := NewNode(c.Node)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = n.NewQP(c.QP)
+		return err
+	}
+	v6 := fieldsBaseV6()
+	v6.QP.Addr.EVMode = wire.EVModeSRv6
+	if err := newQP(v6); err != nil {
+		t.Errorf("IPv6 QP, SRv6 mode, profile with paths: %v", err)
+	}
+	noPaths := fieldsBaseV6()
+	noPaths.QP.Addr.EVMode = wire.EVModeSRv6
+	noPaths.Node.EVProfiles[0].SRv6 = nil
+	if err := newQP(noPaths); err == nil || !strings.Contains(err.Error(), "Addr.EVMode") {
+		t.Errorf("SRv6 mode with no paths: %v, want a configuration error naming Addr.EVMode", err)
+	}
+	v4 := fieldsBaseV4()
+	v4.Node.EVProfiles[0].SRv6 = fieldsBaseV6().Node.EVProfiles[0].SRv6
+	if err := newQP(v4); err == nil || !strings.Contains(err.Error(), "EVProfiles[id=7].SRv6") {
+		t.Errorf("IPv4 QP with SRv6 paths: %v, want a configuration error naming EVProfiles[id=7].SRv6", err)
+	}
+}

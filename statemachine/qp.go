@@ -172,6 +172,9 @@ func (n *Node) NewQP(qc QPConfig) (*QP, error) {
 			}
 		}
 	}
+	if err := checkSRv6(n.nd.evSets, st.v6, addr.EVMode); err != nil {
+		return nil, err
+	}
 	if st.v6 {
 		st.src, st.dst = addr.SrcIP.As16(), addr.DstIP.As16()
 	} else {
@@ -186,6 +189,26 @@ func (n *Node) NewQP(qc QPConfig) (*QP, error) {
 		st.pkey = 0xFFFF
 	}
 	return &QP{st: st, rng: newRNG(qc.Seed)}, nil
+}
+
+// checkSRv6 refuses an SRv6 setting the QP would not act on: SRv6 paths
+// only wrap an IPv6 QP's packets (WIRE-ENC-2), and the SRv6 EV mode
+// routes by those paths (WIRE-EV-4), so it needs a profile that has them.
+func checkSRv6(sets []*evSet, v6 bool, mode wire.EVMode) error {
+	paths := false
+	for _, s := range sets {
+		if s.srv6 == nil {
+			continue
+		}
+		if !v6 {
+			return cfgErr(fmt.Sprintf("EVProfiles[id=%d].SRv6", s.id), "SRv6 paths wrap only IPv6 packets, and this QP is IPv4 (WIRE-ENC-2)")
+		}
+		paths = true
+	}
+	if mode == wire.EVModeSRv6 && !paths {
+		return cfgErr("Addr.EVMode", "SRV6 routes by the SRv6 paths of an EV profile, and no profile has any (WIRE-EV-4)")
+	}
+	return nil
 }
 
 // New creates a QP in RESET from qc, on a Node of its own made from cfg.
