@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/openmrc/mrc/internal/testenv"
 )
 
 // Planted bugs of the responder that the adversary's trimmed, CE-marked
@@ -129,7 +131,7 @@ func TestPlantedChild(t *testing.T) {
 // -short it does not run: it compiles statemachine and this package again.
 func TestPlantedResponderBugs(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds a second test binary with the mutated responder (-overlay); not with -short")
+		testenv.Unavailable(t, "-short: it builds a second test binary with the mutated responder (-overlay)")
 	}
 	src, err := filepath.Abs("../statemachine/responder.go")
 	if err != nil {
