@@ -44,6 +44,7 @@ flags:
 `
 
 func runJudge(args []string, stdout, stderr io.Writer) int {
+	tuneGC()
 	cmd := cli.Command{Name: "mrc-conform judge", Stdout: stdout, Stderr: stderr}
 	var fl judgeFlags
 	fs := judgeFlagSet(&fl)
