@@ -1,37 +1,50 @@
 #!/usr/bin/env bash
 # Opt-in mutation testing of statemachine/ and wire/ (not part of CI).
 #
-#   scripts/mutate.sh                       # every non-test file of statemachine/ and wire/ (about an hour on 2 cores)
+#   scripts/mutate.sh                       # every non-test file of statemachine/ and wire/
 #   scripts/mutate.sh wire/psn.go           # one file, or several
 #
-# Stage 1: gremlins v0.6.0 mutates the file(s) and runs the package's own
-# tests (a per-mutant timeout of MUTATE_COEFF × the package's test time).
-# Stage 2: each mutant that lived is applied again, by this script, to a
-# copy of the tree and the rest of the killing suite runs with -short under
-# a per-mutant timeout of MUTATE_TIMEOUT (a timed-out mutant counts as
-# killed, and the report says how many did; MUTATE_RESUME tries them again). The report gives, per file, the efficacy killed / (killed +
-# lived), leaving out the mutants scripts/mutate-allow.txt lists as
-# equivalent (each with its reason), and the mutants that still live.
+# Run it with nice (nice -n 10 scripts/mutate.sh ...) on a shared machine.
 #
-# Stage 2 also re-runs the mutants gremlins calls NOT COVERED: its coverage
-# misses switch case expressions, which the package's tests do reach.
+# By default (MUTATE_SCHEMATA=1) the mutant-schemata runner
+# scripts/internal/mutschema does the work: every mutant of a package is
+# compiled into one test binary, each mutated expression a closure that
+# takes its mutated branch when $MUTSCHEMA_ID names it, and each mutant is
+# one run of that binary (one compile per package instead of one per
+# mutant: see modelcheck/README.md for the CPU times measured). Stage 1 runs
+# the package's own tests (MUTATE_STAGE1_TIMEOUT per mutant, default 60s);
+# stage 2 runs each survivor against the test binaries of the rest of the
+# killing suite (MUTATE_SUITE, -short, MUTATE_TIMEOUT per mutant and
+# binary, default 300s), built from the same rewritten tree. A timed-out
+# mutant runs once more with 3 × the timeout and is reported apart; it
+# counts as killed. MUTATE_JOBS mutants run at a time (default 2). The
+# report gives per-file efficacy, killed / (killed + lived), leaving out
+# the mutants scripts/mutate-allow.txt lists as equivalent (each with its
+# reason), and lists the mutants still alive; the work directory holds
+# results.tsv, one row a mutant.
 #
 #   MUTATE_RESUME=/tmp/mrc-mutate.X scripts/mutate.sh statemachine/window.go
 #
-# skips stage 1 and re-checks only the mutants an earlier run (its work
-# directory) left alive or uncovered, the package's own tests first: after
-# adding tests, a survivor check in minutes. Valid while the mutated files
-# are unchanged since that run (the script refuses otherwise).
+# re-runs only the survivors of an earlier run (its work directory), both
+# stages, carrying its other verdicts: after adding tests, a survivor check
+# in minutes. It refuses if a mutated file changed since that run.
 #
-# Environment: GREMLINS (the binary; default: gremlins on PATH, else
-# installed from the Go proxy into $MUTATE_DIR/bin), MUTATE_DIR (work
-# directory, default a fresh mktemp -d), MUTATE_TIMEOUT (stage 2, default
-# 300s), MUTATE_COEFF (stage 1, default 3), MUTATE_SUITE (stage 2 packages,
-# default ./modelcheck/ ./fabric/... ./conformance/active/... ./peer/...).
-#
+# MUTATE_SCHEMATA=0 uses gremlins v0.6.0 instead (one compile per mutant):
+# stage 1 by gremlins with the package's own tests (a per-mutant timeout of
+# MUTATE_COEFF × the package's test time, default 3), stage 2 by this
+# script, which applies each mutant that lived to a copy of the tree and
+# runs the package's tests and then the suite (a timed-out mutant counts as
+# killed; MUTATE_RESUME tries them again). Stage 2 also re-runs the mutants
+# gremlins calls NOT COVERED: its coverage misses switch case expressions,
+# which the package's tests do reach. GREMLINS names the binary (default:
+# gremlins on PATH, else installed from the Go proxy into $MUTATE_DIR/bin).
 # --test-cpu is not used: gremlins v0.6.0 passes "-cpu N" as one argument,
 # every test binary stops with "flag provided but not defined" and every
 # mutant looks killed.
+#
+# Environment: MUTATE_DIR (work directory, default a fresh mktemp -d),
+# MUTATE_SUITE (stage 2 packages, default ./modelcheck/ ./fabric/...
+# ./conformance/active/... ./peer/...).
 set -euo pipefail
 
 root=$(git rev-parse --show-toplevel)
@@ -42,6 +55,19 @@ coeff=${MUTATE_COEFF:-3}
 suite=${MUTATE_SUITE:-./modelcheck/ ./fabric/... ./conformance/active/... ./peer/...}
 allow="$root/scripts/mutate-allow.txt"
 mkdir -p "$dir"
+
+if [ "${MUTATE_SCHEMATA:-1}" != 0 ]; then
+	go build -o "$dir/mutschema" ./scripts/internal/mutschema
+	if [ $# -gt 0 ]; then
+		files=("$@")
+	else
+		mapfile -t files < <(ls statemachine/*.go wire/*.go | grep -v '_test\.go$')
+	fi
+	resume=()
+	[ -z "${MUTATE_RESUME:-}" ] || resume=(-resume "$MUTATE_RESUME")
+	exec "$dir/mutschema" -work "$dir" -allow "$allow" -suite "$suite" -suite-timeout "${timeout_s%s}s" \
+		-timeout "${MUTATE_STAGE1_TIMEOUT:-60s}" -jobs "${MUTATE_JOBS:-2}" "${resume[@]}" "${files[@]}"
+fi
 
 gremlins=${GREMLINS:-$(command -v gremlins || true)}
 if [ -z "$gremlins" ]; then

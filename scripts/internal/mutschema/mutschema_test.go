@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bytes"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tiny is a module with one mutated package and one suite package. Its
+// tests leave two mutants alive on purpose: Over's n > limit made >=
+// (Over(9) is never asked by tiny's own tests, but it is by use's, so
+// stage 2 kills it) and Abs's n < 0 made <= (equivalent: -0 is 0, no test
+// can kill it).
+var tiny = map[string]string{
+	"go.mod": "module example.com/tiny\n\ngo 1.22\n",
+	"tiny/tiny.go": `package tiny
+
+const limit = 10 - 1
+
+func Over(n int) bool {
+	return n > limit
+}
+
+func Abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+func Sum(xs []int) int {
+	s := 0
+	for i := 0; i < len(xs); i++ {
+		s += xs[i]
+	}
+	return s
+}
+`,
+	"tiny/tiny_test.go": `package tiny
+
+import "testing"
+
+func TestTiny(t *testing.T) {
+	if !Over(10) || Over(3) || Abs(-2) != 2 || Abs(3) != 3 || Sum([]int{1, 2, 3}) != 6 {
+		t.Fatal("wrong")
+	}
+}
+`,
+	"use/use.go": "package use\n",
+	"use/use_test.go": `package use
+
+import (
+	"testing"
+
+	"example.com/tiny/tiny"
+)
+
+func TestOverAtLimit(t *testing.T) {
+	if tiny.Over(9) {
+		t.Fatal("9 is not over the limit")
+	}
+}
+`,
+}
+
+func writeTiny(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range tiny {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// wantTiny is every mutant of tiny/tiny.go, as gremlins v0.6.0 lists them.
+var wantTiny = []string{
+	"tiny/tiny.go:3:18 ARITHMETIC_BASE", "tiny/tiny.go:3:18 INVERT_NEGATIVES",
+	"tiny/tiny.go:6:11 CONDITIONALS_BOUNDARY", "tiny/tiny.go:6:11 CONDITIONALS_NEGATION",
+	"tiny/tiny.go:10:7 CONDITIONALS_BOUNDARY", "tiny/tiny.go:10:7 CONDITIONALS_NEGATION",
+	"tiny/tiny.go:11:10 ARITHMETIC_BASE", "tiny/tiny.go:11:10 INVERT_NEGATIVES",
+	"tiny/tiny.go:18:16 CONDITIONALS_BOUNDARY", "tiny/tiny.go:18:16 CONDITIONALS_NEGATION",
+	"tiny/tiny.go:18:28 INCREMENT_DECREMENT",
+}
+
+func TestListMutants(t *testing.T) {
+	dir := writeTiny(t)
+	ms, err := listMutants(dir, []string{"tiny/tiny.go"}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i, m := range ms {
+		got = append(got, m.Key())
+		if m.ID != i+1 {
+			t.Errorf("%s: ID %d, want %d", m.Key(), m.ID, i+1)
+		}
+	}
+	if strings.Join(got, "\n") != strings.Join(wantTiny, "\n") {
+		t.Errorf("mutants:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantTiny, "\n"))
+	}
+}
+
+// TestRunTiny rewrites tiny, checks that the environment selects one
+// mutant by its number, and runs both stages: the planted equivalent
+// mutant lives, the one only the suite pins dies in stage 2, the constant
+// ones are compiled on their own.
+func TestRunTiny(t *testing.T) {
+	dir := writeTiny(t)
+	apply := t.TempDir()
+	if err := copyFiles(dir, apply, []string{"go.mod", "tiny/tiny.go", "tiny/tiny_test.go", "use/use.go", "use/use_test.go"}); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	work := t.TempDir()
+	o, err := run(config{Src: dir, Apply: apply, Work: work, Files: []string{"tiny/tiny.go"}, Suite: []string{"./use"},
+		Jobs: 2, Timeout: 20 * time.Second, SuiteTimeout: 20 * time.Second, Retry: 1, Log: &log,
+		Allow: map[string]string{"tiny/tiny.go:10:7 CONDITIONALS_BOUNDARY": "Abs(0) is 0 either way"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(log.String())
+	want := map[string]string{
+		"tiny/tiny.go:3:18 ARITHMETIC_BASE": "1 KILLED applied", "tiny/tiny.go:3:18 INVERT_NEGATIVES": "1 KILLED applied",
+		"tiny/tiny.go:6:11 CONDITIONALS_BOUNDARY": "2 KILLED", "tiny/tiny.go:10:7 CONDITIONALS_BOUNDARY": "1 LIVED",
+	}
+	for _, x := range o.Results {
+		got := fmtResult(x)
+		w, ok := want[x.Key()]
+		if !ok {
+			w = "1 KILLED"
+		}
+		if got != w {
+			t.Errorf("%s: %s, want %s (%s)", x.Key(), got, w, x.Detail)
+		}
+	}
+	var rep bytes.Buffer
+	report(&rep, o, nil)
+	if !strings.Contains(rep.String(), "| `tiny/tiny.go` | 11 | 10 (0): 9 in stage 1, 1 in stage 2 | 0 | 1 | 0 | 100.0 % |") {
+		t.Errorf("report:\n%s", rep.String())
+	}
+	// The schemata binary takes the mutated branch only for its number:
+	// Over's n > limit negated (mutant 4) fails the package's tests, its
+	// boundary (3, killed only by the suite) and Abs's (5) pass them.
+	bin := filepath.Join(work, "bin", binName(dir, "./tiny"))
+	for id, pass := range map[string]bool{"0": true, "3": true, "4": false, "5": true} {
+		cmd := exec.Command(bin)
+		cmd.Env = append(os.Environ(), envID+"="+id)
+		if err := cmd.Run(); (err == nil) != pass {
+			t.Errorf("%s=%s: passes %v, want %v", envID, id, err == nil, pass)
+		}
+	}
+}
+
+func fmtResult(x *Result) string {
+	s := x.Status
+	if x.Stage != 0 {
+		s = string(rune('0'+x.Stage)) + " " + s
+	}
+	if x.Applied != "" {
+		s += " applied"
+	}
+	return s
+}
+
+// TestRenderNested: a mutant inside another's operand keeps its own
+// switch in both branches of the outer one.
+func TestRenderNested(t *testing.T) {
+	src := []byte("x := a+b < c")
+	inner := &site{start: 5, end: 8, opOff: 6, op: token.ADD, typ: "int", n: 2,
+		muts: []*Mutant{{ID: 7, Repl: token.SUB}}}
+	outer := &site{start: 5, end: 12, opOff: 9, op: token.LSS, typ: "bool", n: 1,
+		muts: []*Mutant{{ID: 3, Repl: token.GEQ}}}
+	got := renderFile(src, []*site{outer, inner})
+	innerText := "/*site 2*/ func() int { switch mutschemaID { case 7: return /*mut 7*/ a-b /*end mut 7*/; }; return a+b }() /*end site 2*/"
+	want := "x := /*site 1*/ func() bool { switch mutschemaID { case 3: return /*mut 3*/ " + innerText + " >= c /*end mut 3*/; }; return " +
+		innerText + " < c }() /*end site 1*/"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
