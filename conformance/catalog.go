@@ -41,14 +41,14 @@ const (
 // statement test: requirement → assertion → topology → preconditions on the
 // implementation (PICS) → steps → verdict rules.
 type Case struct {
-	ID           string     `json:"id"`           // e.g. "MRC-LR-RTX-001"
-	Title        string     `json:"title"`        // one line
-	Assertion    string     `json:"assertion"`    // what must hold, in one or two sentences
-	Requirements []string   `json:"requirements"` // spec requirement IDs the case checks
-	Level        spec.Level `json:"level"`        // the strongest level among them (MUST NOT counts as MUST)
-	Mode         Mode       `json:"mode"`
-	View         View       `json:"view,omitempty"` // passive cases: where the packets are read
-	Topology     string     `json:"topology"`
+	ID           string          `json:"id"`           // e.g. "MRC-LR-RTX-001"
+	Title        string          `json:"title"`        // one line
+	Assertion    string          `json:"assertion"`    // what must hold, in one or two sentences
+	Requirements []RequirementID `json:"requirements"` // spec requirement IDs the case checks
+	Level        spec.Level      `json:"level"`        // the strongest level among them (MUST NOT counts as MUST)
+	Mode         Mode            `json:"mode"`
+	View         View            `json:"view,omitempty"` // passive cases: where the packets are read
+	Topology     string          `json:"topology"`
 	// Features are PICS features the implementation must declare for
 	// the case to apply; "!name" means the feature must not be declared.
 	// A case whose features do not hold is NOT-APPLICABLE.
@@ -74,13 +74,19 @@ func (c *Case) Strict() bool { return c.Level == spec.Must || c.Level == spec.Mu
 // CaseIDPattern is the shape of case IDs: MRC-AREA-TOPIC-nnn.
 var CaseIDPattern = regexp.MustCompile(`^MRC-[A-Z]+-[A-Z0-9]+-[0-9]{3}$`)
 
-// CatalogError reports a malformed case.
+// CatalogError reports a malformed case. Err, when set, is the typed
+// cause (an *UnknownRequirementError for a requirement ID the spec
+// registry does not define).
 type CatalogError struct {
 	Case string
 	Msg  string
+	Err  error
 }
 
 func (e *CatalogError) Error() string { return "conformance: case " + e.Case + ": " + e.Msg }
+
+// Unwrap returns the typed cause, if any.
+func (e *CatalogError) Unwrap() error { return e.Err }
 
 // Validate checks a case against the requirement registry: a well-formed
 // ID, at least one requirement, every requirement in the registry, a level
@@ -99,9 +105,9 @@ func (c *Case) Validate() error {
 	}
 	levelOK := false
 	for _, id := range c.Requirements {
-		r, ok := spec.Lookup(id)
+		r, ok := id.Requirement()
 		if !ok {
-			return bad("requirement %s is not in the registry", id)
+			return &CatalogError{Case: c.ID, Msg: "requirement " + string(id) + " is not in the registry", Err: &UnknownRequirementError{ID: string(id)}}
 		}
 		if normLevel(r.Level) == normLevel(c.Level) {
 			levelOK = true
@@ -154,21 +160,37 @@ var (
 
 func initCatalog() {
 	catInit.Do(func() {
+		catErr = checkCatalog(passiveCases)
 		for i := range passiveCases {
-			if err := register(&passiveCases[i]); err != nil && catErr == nil {
+			c := &passiveCases[i]
+			if catErr != nil && c.Validate() != nil {
+				continue
+			}
+			if err := addCase(c); err != nil && catErr == nil {
 				catErr = err
 			}
 		}
-		if err := checkCaseNames(passiveCases); err != nil && catErr == nil {
-			catErr = err
-		}
-		if err := checkChecks(passiveCases); err != nil && catErr == nil {
-			catErr = err
-		}
-		if err := checkJudgeRequirements(wireCaseMap(), discardReqs); err != nil && catErr == nil {
-			catErr = err
-		}
 	})
+}
+
+// checkCatalog checks the passive cases against the spec registry and the
+// judge: each case valid (Validate: a requirement ID the registry lacks is
+// an *UnknownRequirementError), the judge's caseIDs and checks naming
+// exactly these cases, and the requirement IDs the judge maps in the
+// registry. It returns the first error.
+func checkCatalog(cases []Case) error {
+	for i := range cases {
+		if err := cases[i].Validate(); err != nil {
+			return err
+		}
+	}
+	if err := checkCaseNames(cases); err != nil {
+		return err
+	}
+	if err := checkChecks(cases); err != nil {
+		return err
+	}
+	return checkJudgeRequirements(wireCaseMap(), discardReqs)
 }
 
 // checkJudgeRequirements checks that the requirement IDs the judge maps to
@@ -177,12 +199,12 @@ func initCatalog() {
 func checkJudgeRequirements(wire map[string]caseID, discard map[string]bool) error {
 	for _, id := range sortedKeys(wire) {
 		if _, ok := spec.Lookup(id); !ok {
-			return &CatalogError{Case: wire[id].String(), Msg: "the judge maps requirement " + id + ", which is not in the registry"}
+			return &CatalogError{Case: wire[id].String(), Msg: "the judge maps requirement " + id + ", which is not in the registry", Err: &UnknownRequirementError{ID: id}}
 		}
 	}
 	for _, id := range sortedKeys(discard) {
 		if _, ok := spec.Lookup(id); !ok {
-			return &CatalogError{Case: "(discard rules)", Msg: "requirement " + id + " is not in the registry"}
+			return &CatalogError{Case: "(discard rules)", Msg: "requirement " + id + " is not in the registry", Err: &UnknownRequirementError{ID: id}}
 		}
 	}
 	return nil
@@ -218,6 +240,11 @@ func register(c *Case) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
+	return addCase(c)
+}
+
+// addCase adds a copy of a validated case to the catalog.
+func addCase(c *Case) error {
 	catMu.Lock()
 	defer catMu.Unlock()
 	if _, dup := catalog[c.ID]; dup {
@@ -278,7 +305,7 @@ func LookupCase(id string) (Case, bool) {
 func CasesCovering(id string) []string {
 	var out []string
 	for _, c := range Catalog() {
-		if slices.Contains(c.Requirements, id) {
+		if slices.Contains(c.Requirements, RequirementID(id)) {
 			out = append(out, c.ID)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/openmrc/mrc/spec"
 	"github.com/openmrc/mrc/wire"
 )
 
@@ -192,12 +191,12 @@ func checkChecks(cases []Case) error {
 			return &CatalogError{Case: cat.ID, Msg: "its check cites no requirement"}
 		}
 		for _, r := range append(slices.Clone(c.reqs), c.codec...) {
-			if _, ok := spec.Lookup(string(r)); !ok {
-				return &CatalogError{Case: cat.ID, Msg: "its check cites requirement " + string(r) + ", which is not in the registry"}
+			if _, ok := r.Requirement(); !ok {
+				return &CatalogError{Case: cat.ID, Msg: "its check cites requirement " + string(r) + ", which is not in the registry", Err: &UnknownRequirementError{ID: string(r)}}
 			}
 		}
 		for _, r := range c.codec {
-			if !slices.Contains(cat.Requirements, string(r)) {
+			if !slices.Contains(cat.Requirements, r) {
 				return &CatalogError{Case: cat.ID, Msg: "its check judges codec requirement " + string(r) + ", which the case does not list"}
 			}
 		}

@@ -42,7 +42,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 			cv.Class = "deviated"
 		}
 		for _, id := range res.Case.Requirements {
-			cv.Reqs = append(cv.Reqs, requirementText(id))
+			cv.Reqs = append(cv.Reqs, requirementText(string(id)))
 		}
 		conns := map[string]bool{}
 		for _, f := range res.Findings {

@@ -188,7 +188,7 @@ func TestWireRequirementsMapped(t *testing.T) {
 				continue
 			}
 			c, _ := LookupCase(cs.String())
-			if !slices.Contains(c.Requirements, id) {
+			if !slices.Contains(c.Requirements, RequirementID(id)) {
 				t.Errorf("%s maps to %s, which does not list it", id, cs)
 			}
 		}

@@ -165,7 +165,7 @@ func Coverage(citations map[string][]spec.Citation) ([]RequirementCoverage, Cove
 	var sum CoverageSummary
 	for _, c := range cat {
 		for _, id := range c.Requirements {
-			byReq[id] = append(byReq[id], c.ID)
+			byReq[string(id)] = append(byReq[string(id)], c.ID)
 		}
 		if c.Mode == Passive {
 			sum.PassiveCases++

@@ -44,17 +44,17 @@ func (r *Report) Write(w io.Writer, f Format) error {
 // jsonCase is a result as the JSON report shows it: the case's catalog
 // entry and its outcome.
 type jsonCase struct {
-	ID           string     `json:"id"`
-	Title        string     `json:"title"`
-	Assertion    string     `json:"assertion"`
-	Requirements []string   `json:"requirements"`
-	Level        spec.Level `json:"level"`
-	Mode         Mode       `json:"mode"`
-	View         View       `json:"view,omitempty"`
-	Topology     string     `json:"topology"`
-	Features     []string   `json:"features"`
-	Parameters   []string   `json:"parameters"`
-	Timing       bool       `json:"timing"`
+	ID           string          `json:"id"`
+	Title        string          `json:"title"`
+	Assertion    string          `json:"assertion"`
+	Requirements []RequirementID `json:"requirements"`
+	Level        spec.Level      `json:"level"`
+	Mode         Mode            `json:"mode"`
+	View         View            `json:"view,omitempty"`
+	Topology     string          `json:"topology"`
+	Features     []string        `json:"features"`
+	Parameters   []string        `json:"parameters"`
+	Timing       bool            `json:"timing"`
 	Result
 	Deviated bool `json:"deviated"`
 }
@@ -64,9 +64,9 @@ type jsonReport struct {
 	Cases []jsonCase `json:"cases"`
 }
 
-func nonNil(s []string) []string {
+func nonNil[T any](s []T) []T {
 	if s == nil {
-		return []string{}
+		return []T{}
 	}
 	return s
 }
@@ -355,7 +355,7 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		jc := junitCase{Name: c.ID + " " + c.Title, ClassName: "mrc." + strings.ToLower(area[1]), Time: junitSeconds(res.DurationNs)}
 		total += res.DurationNs
 		st.Properties = append(st.Properties, junitProperty{"verdict:" + c.ID, res.Verdict.String()})
-		out := fmt.Sprintf("verdict %s; level %s; requirements %s\n%s\n", res.Verdict, c.Level, strings.Join(c.Requirements, " "), res.Reason)
+		out := fmt.Sprintf("verdict %s; level %s; requirements %s\n%s\n", res.Verdict, c.Level, JoinRequirements(c.Requirements, " "), res.Reason)
 		ev := r.evidence(res)
 		switch {
 		case res.Deviated():

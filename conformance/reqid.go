@@ -1,6 +1,10 @@
 package conformance
 
-import "github.com/openmrc/mrc/spec"
+import (
+	"strings"
+
+	"github.com/openmrc/mrc/spec"
+)
 
 // RequirementID is the ID of a requirement of the spec registry, as a
 // finding cites it ("WIRE-SETH-6"). The judge's checks declare the IDs
@@ -57,4 +61,17 @@ func CodecRequirement(s string) RequirementID {
 		return id
 	}
 	return "WIRE-BTH-1"
+}
+
+// JoinRequirements returns the IDs' text joined by sep, as reports and the
+// case listings show a case's requirements.
+func JoinRequirements(ids []RequirementID, sep string) string {
+	var b strings.Builder
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(string(id))
+	}
+	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -42,5 +43,33 @@ func TestRequirementIDText(t *testing.T) {
 	}
 	if got := CodecRequirement("WIRE-RETH-2"); got != "WIRE-RETH-2" {
 		t.Errorf("CodecRequirement(WIRE-RETH-2) = %s", got)
+	}
+}
+
+// TestCaseRequirementUnknown: a case's requirement IDs are looked up in
+// the spec registry when the catalog is loaded; a planted ID the registry
+// lacks fails the load (checkCatalog, which initCatalog runs) with an
+// *UnknownRequirementError naming it, and the unplanted catalog loads.
+func TestCaseRequirementUnknown(t *testing.T) {
+	if err := checkCatalog(passiveCases); err != nil {
+		t.Fatalf("the built-in catalog: %v", err)
+	}
+	unknown := RequirementID("WIRE-" + "XYZ-99") // split: not a citation
+	bad := slices.Clone(passiveCases)
+	bad[3].Requirements = append(slices.Clone(bad[3].Requirements), unknown)
+	err := checkCatalog(bad)
+	var ue *UnknownRequirementError
+	var ce *CatalogError
+	if !errors.As(err, &ue) || ue.ID != string(unknown) || !errors.As(err, &ce) || ce.Case != bad[3].ID {
+		t.Errorf("a case citing %s: checkCatalog = %v", unknown, err)
+	}
+	// An active case registered with such an ID is refused the same way.
+	c := bad[3]
+	c.ID, c.Mode = "MRC-WIRE-XYZ-999", Active
+	if err := Register(c); !errors.As(err, &ue) || ue.ID != string(unknown) {
+		t.Errorf("Register of a case citing %s = %v", unknown, err)
+	}
+	if _, ok := LookupCase(c.ID); ok {
+		t.Errorf("%s was registered", c.ID)
 	}
 }

@@ -28,11 +28,11 @@ flags:
 
 // caseJSON is one case in the JSON output.
 type caseJSON struct {
-	ID           string   `json:"id"`
-	Mode         string   `json:"mode"`
-	Level        string   `json:"level"`
-	Requirements []string `json:"requirements"`
-	Title        string   `json:"title"`
+	ID           string                      `json:"id"`
+	Mode         string                      `json:"mode"`
+	Level        string                      `json:"level"`
+	Requirements []conformance.RequirementID `json:"requirements"`
+	Title        string                      `json:"title"`
 }
 
 func runCases(args []string, stdout, stderr io.Writer) int {
@@ -81,7 +81,7 @@ func runCases(args []string, stdout, stderr io.Writer) int {
 	reqs := make([]string, len(list))
 	width := len("REQUIREMENTS")
 	for i, c := range list {
-		reqs[i] = strings.Join(c.Requirements, ",")
+		reqs[i] = conformance.JoinRequirements(c.Requirements, ",")
 		if len(reqs[i]) <= 60 { // a longer list pushes its title right
 			width = max(width, len(reqs[i]))
 		}

@@ -18,7 +18,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: ctlGenProfile, Case: conformance.Case{
 		ID: "MRC-CTL-GEN-101", Title: "A GEN-mode EV profile's EVs on the wire",
 		Assertion:    "An EV profile in GEN mode goes ONLINE without REPLACE_EV, and every data packet carries the expansion of one of its generated EVs: the field's init_val with the generated bits overlaid on its mask.",
-		Requirements: []string{"CTL-GEN-3", "CTL-GEN-1", "CTL-EVX-3", "CTL-PRF-5"},
+		Requirements: []conformance.RequirementID{"CTL-GEN-3", "CTL-GEN-1", "CTL-EVX-3", "CTL-PRF-5"},
 		Level:        spec.Must,
 		Steps: []string{"Put EV Format profile 13 ONLINE: STEV, one 16-bit field.",
 			"Put EV profile 1 ONLINE in GEN mode with one field: width 16, init_val 0xA500, min 0, max 255, mask 0x00FF, and ev_count 16 per port.",
@@ -29,7 +29,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: ctlReplaceEV, Case: conformance.Case{
 		ID: "MRC-CTL-OP-101", Title: "REPLACE_EV takes effect on an ONLINE profile",
 		Assertion:    "EVs put into an explicit profile by REPLACE_EV are the ones on the wire, and after REPLACE_EV with ALL_COPIES on the ONLINE profile (MRC_CTL_OPT_CAP_EV_PROFILE_MODIFY_ONLINE) no data packet carries a replaced EV.",
-		Requirements: []string{"CTL-OP-3", "CTL-OP-1", "CTL-OP-2", "CTL-PRF-4"},
+		Requirements: []conformance.RequirementID{"CTL-OP-3", "CTL-OP-1", "CTL-OP-2", "CTL-PRF-4"},
 		Level:        spec.Must,
 		Steps: []string{"Put EV Format profile 13 ONLINE: STEV, one 16-bit field.",
 			"Put EV profile 1 OFFLINE in EXP mode with four EVs per port, fill every unpopulated entry with REPLACE_EV (old set: entry k holds 0x5100 + k, one range), and put it ONLINE.",
@@ -41,7 +41,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: ctlPortAdmin, MinPlanes: 2, Case: conformance.Case{
 		ID: "MRC-CTL-PORT-101", Title: "An administratively disabled port sends nothing",
 		Assertion:    "After modify_port disables port 2, query_port reports it disabled, the IUT sends nothing on it and tells the tester it is down; enabled again, it carries data again.",
-		Requirements: []string{"CTL-PORT-2", "CTL-PORT-1", "CTL-AEV-2"},
+		Requirements: []conformance.RequirementID{"CTL-PORT-2", "CTL-PORT-1", "CTL-AEV-2"},
 		Level:        spec.Must,
 		Steps: []string{"Keep the IUT sending on a QP with EVs on every port.",
 			"Disable port 2 with modify_port; query_port must say disabled.",
@@ -239,7 +239,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: ctlSRv6Profile, IPv6: true, Case: conformance.Case{
 		ID: "MRC-CTL-EVX-101", Title: "An SRv6 EV profile's expansions as outer SRv6 destinations",
 		Assertion:    "With an explicit EV profile on an SRv6 EV Format profile, every data packet is SRv6-encapsulated with its EV's expansion (fixed locator, then the EV's four uSIDs) as the outer destination, and the inner EV names the same EV for feedback.",
-		Requirements: []string{"CTL-EVX-6", "CTL-EVX-3", "CTL-EVX-2"},
+		Requirements: []conformance.RequirementID{"CTL-EVX-6", "CTL-EVX-3", "CTL-EVX-2"},
 		Level:        spec.Must,
 		Steps: []string{"Put EV Format profile 14 ONLINE: SRV6, a 32-bit locator and four 16-bit uSIDs.",
 			"Put EV profile 1 ONLINE in EXP mode with fields: the locator fixed to fc00:7e57, four 16-bit uSIDs from the EV; four EVs per port, entry k's uSIDs 0x1000, 0x2000, 0x3000, 0x4000+k (one range); query it.",

@@ -20,7 +20,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: ctlSolicited, Case: conformance.Case{
 		ID: "MRC-CTL-CQ-101", Title: "Solicited events: the se flag and CQ notification",
 		Assertion:    "A WriteImm posted with IBV_SEND_SOLICITED carries se on its last packet only, one posted without carries none; a CQ armed for solicited events raises no event for an unsolicited WriteImm's receive completion and one for a solicited one.",
-		Requirements: []string{"CTL-CQ-2", "CTL-CQ-1", "WIRE-BTH-10"},
+		Requirements: []conformance.RequirementID{"CTL-CQ-2", "CTL-CQ-1", "WIRE-BTH-10"},
 		Level:        spec.Must,
 		Steps: []string{"The IUT posts a 3000-byte WriteImm with solicited and one without; record the se flag of every data packet.",
 			"Arm the IUT's CQ for solicited events (req_notify_cq solicited_only); the tester writes a WriteImm without se: no CQ event.",
@@ -30,7 +30,7 @@ func init() {
 	register(Case{Role: RoleControl, Run: ctlVersionsVendor, Case: conformance.Case{
 		ID: "MRC-CTL-VER-101", Title: "API versions and vendor_cfg through the control channel",
 		Assertion:    "query_version reports each API's current version at or above its last supported one, in the MAJOR<<24|MINOR<<16|SUBMINOR encoding; MRC_QP_VENDOR_CFG given at INIT is returned by query_qp.",
-		Requirements: []string{"CTL-VER-1", "CTL-QPH-3", "CTL-QPH-1"},
+		Requirements: []conformance.RequirementID{"CTL-VER-1", "CTL-QPH-3", "CTL-QPH-1"},
 		Level:        spec.Must,
 		Steps: []string{"Query the versions: current ≥ last supported, vendor current ≥ vendor last supported, for the MRC and the control API.",
 			"Create a QP hint and a QP naming it with vendor_cfg a5c3 at INIT; destroy_qp_hint must be refused while the QP names it; query_qp must return a5c3 (when the IUT accepts vendor_cfg)."},
@@ -39,7 +39,7 @@ func init() {
 	register(Case{Role: RoleEndpoint, Run: ctlBatch, Case: conformance.Case{
 		ID: "MRC-CTL-BAT-101", Title: "mrc_ctl_ep_batch_send_wait: arrival order, timeout, no mixing",
 		Assertion:    "A batch mixing operation types is refused before anything is sent; a batch of three EV probes returns, after the timeout, the two answered in the order the answers arrived, ETIMEDOUT for the third, and adj_svc_time 0.",
-		Requirements: []string{"CTL-BAT-3", "CTL-BAT-1", "CTL-BAT-4", "CTL-SVC-1"},
+		Requirements: []conformance.RequirementID{"CTL-BAT-3", "CTL-BAT-1", "CTL-BAT-4", "CTL-SVC-1"},
 		Level:        spec.Must, Features: []string{"endpoint_ops"},
 		Steps: []string{"ep_batch_send an EV probe with a PORT_STATUS_UPDATE: refused, no frame.",
 			"ep_batch_send probes 0x301, 0x302, 0x303 with a 2 ms timeout; the tester answers 0x303, then 0x301, and never 0x302.",

@@ -18,7 +18,7 @@ func init() {
 	register(Case{Role: RoleResponder, Run: ctlQPEvents, Case: conformance.Case{
 		ID: "MRC-CTL-AEV-101", Title: "IBV_EVENT_COMM_EST and IBV_EVENT_QP_FATAL",
 		Assertion:    "A QP in RTR raises IBV_EVENT_COMM_EST when the first request packet reaches it, once; in RTS with nothing outstanding, an AETH NAK moves it to ERROR and, no completion reporting the error, raises IBV_EVENT_QP_FATAL.",
-		Requirements: []string{"CTL-AEV-4", "CTL-AEV-5", "CTL-AEV-3"},
+		Requirements: []conformance.RequirementID{"CTL-AEV-4", "CTL-AEV-5", "CTL-AEV-3"},
 		Level:        spec.Must,
 		Steps: []string{"Bring the IUT's QP to RTR only; the tester writes 64 bytes twice.",
 			"get_async_events: exactly one COMM_EST naming the QP.",
@@ -29,7 +29,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: ctlCompChannel, Case: conformance.Case{
 		ID: "MRC-CTL-CQ-102", Title: "A completion channel shared by two CQs",
 		Assertion:    "The CQ events of two CQs created on one completion channel come out of get_cq_event in the order they were raised, each naming its CQ and counting on it only once got; the channel cannot be destroyed while CQs are on it.",
-		Requirements: []string{"CTL-CQ-5", "CTL-CQ-6", "CTL-CQ-1"},
+		Requirements: []conformance.RequirementID{"CTL-CQ-5", "CTL-CQ-6", "CTL-CQ-1"},
 		Level:        spec.Must,
 		Steps: []string{"Create a completion channel and the IUT's QP A on it; create QP B on it too, bring B to INIT and post a receive WR.",
 			"Arm both CQs; move B to ERROR (a flush completion: an event for B); then the IUT writes on A (a send completion: an event for A).",
@@ -41,7 +41,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: ctlSQD, Case: conformance.Case{
 		ID: "MRC-CTL-AEV-102", Title: "SQD drains the send queue and raises IBV_EVENT_SQ_DRAINED",
 		Assertion:    "A QP moved to SQD with IBV_QP_EN_SQD_ASYNC_NOTIFY finishes the message it started, starts none posted later, raises IBV_EVENT_SQ_DRAINED once the message is acknowledged, and sends the waiting message once back in RTS.",
-		Requirements: []string{"QP-ST-12", "CTL-AEV-6"},
+		Requirements: []conformance.RequirementID{"QP-ST-12", "CTL-AEV-6"},
 		Level:        spec.Must,
 		Steps: []string{"The IUT posts a 256 KiB write (twice its MPR window); while it is partly sent, move the QP to SQD with en_sqd_async_notify and post a 1 KiB write.",
 			"Until the first write completes and the IUT settles: every data packet belongs to the first write; only it completes.",
@@ -52,7 +52,7 @@ func init() {
 	register(Case{Role: RoleControl, Run: ctlContexts, Case: conformance.Case{
 		ID: "MRC-CTL-VER-102", Title: "Contexts: API version selection and query_device_ex",
 		Assertion:    "create_context with API version 0 uses the current one; a version beyond the current is refused; a context using 1.0.0 has no query_device_ex, one using 1.0.1 has it.",
-		Requirements: []string{"CTL-VER-2", "CTL-VER-3"},
+		Requirements: []conformance.RequirementID{"CTL-VER-2", "CTL-VER-3"},
 		Level:        spec.Must,
 		Steps: []string{"query_version; create_context with versions 0: the context must use the current MRC and vendor versions.",
 			"create_context with the current version's subminor plus one: invalid_argument.",

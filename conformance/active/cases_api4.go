@@ -18,7 +18,7 @@ func init() {
 	register(Case{Role: RoleControl, Run: ctlExplicitRange, Case: conformance.Case{
 		ID: "MRC-CTL-OP-102", Title: "An explicit EV array is one range where EXPLICIT_RANGE is advertised",
 		Assertion:    "On a device advertising MRC_CTL_OPT_CAP_EV_EXPLICIT_RANGE, REPLACE_EV into an EXP profile takes EVs forming one range (entry i = base + i), refuses with EINVAL, unapplied, an EV off the range or a range whose last value does not fit the EV bits, and the profile holding one range goes ONLINE.",
-		Requirements: []string{"CTL-OP-6", "CTL-OP-4"},
+		Requirements: []conformance.RequirementID{"CTL-OP-6", "CTL-OP-4"},
 		Level:        spec.Must,
 		Steps: []string{"query_device_ctl: NOT-SUPPORTED unless opt_attr has MRC_CTL_OPT_CAP_EV_EXPLICIT_RANGE.",
 			"Put EV Format profile 13 ONLINE (STEV, one 16-bit field) and EV profile 2 OFFLINE in EXP mode with four entries.",

@@ -16,7 +16,7 @@ import (
 // everything the IUT sends, and the responder under random impairments.
 
 // wireRequirements are the requirements the strict wire checks report.
-var wireRequirements = []string{
+var wireRequirements = []conformance.RequirementID{
 	"WIRE-ENC-1", "WIRE-ENC-5", "WIRE-LEN-1", "WIRE-UDP-1", "WIRE-UDP-3", "WIRE-BTH-1", "WIRE-BTH-2", "WIRE-BTH-3",
 	"WIRE-BTH-5", "WIRE-BTH-6", "WIRE-BTH-7", "WIRE-BTH-8", "WIRE-BTH-9", "WIRE-EP-1", "WIRE-TRIM-1", "WIRE-OP-1",
 	"WIRE-OP-2", "WIRE-ICRC-1", "WIRE-PAY-1", "WIRE-RETH-2", "WIRE-GEN-2", "WIRE-AETH-1", "WIRE-AETH-2", "WIRE-SETH-3",
@@ -27,7 +27,7 @@ func init() {
 	register(Case{Role: RoleControl, Run: ctlOpcodes, Case: conformance.Case{
 		ID: "MRC-REQ-OP-101", Title: "Only RDMA WRITE and WRITE WITH IMM are accepted",
 		Assertion:    "post_send refuses SEND, SEND_WITH_IMM, RDMA_READ and atomics, and nothing is sent for them.",
-		Requirements: []string{"REQ-OP-1"},
+		Requirements: []conformance.RequirementID{"REQ-OP-1"},
 		Level:        spec.Must,
 		Steps:        []string{"Post one work request of each unsupported opcode.", "Expect each refused and no packet; then post an RDMA WRITE and expect it to complete."},
 		Pass:         "every unsupported opcode refused", Fail: "an unsupported opcode accepted or sent",
@@ -35,7 +35,7 @@ func init() {
 	register(Case{Role: RoleControl, Run: ctlAttributes, Case: conformance.Case{
 		ID: "MRC-QP-ATTR-101", Title: "modify_qp enforces transitions and attribute limits",
 		Assertion:    "Transitions other than RESET→INIT→RTR→RTS are refused; mpr and mpr_dest of 0 or above max_mpr, timeout above 24, linear_cnt above 7 and exp_cnt above 25 are refused; send WRs are refused before RTS while receive WRs are accepted from INIT.",
-		Requirements: []string{"QP-ATTR-1", "MPR-WIN-3", "LR-TMR-1", "QP-ST-2", "QP-ST-9"},
+		Requirements: []conformance.RequirementID{"QP-ATTR-1", "MPR-WIN-3", "LR-TMR-1", "QP-ST-2", "QP-ST-9"},
 		Level:        spec.Must,
 		Steps: []string{"Create a QP; try RESET→RTS; move to INIT and post a receive WR.",
 			"Try RTR with mpr_dest 0 and max_mpr+1, then RTR correctly; try post_send in RTR.",
@@ -54,7 +54,7 @@ func init() {
 	register(Case{Role: RoleResponder, Run: rspStress, Case: conformance.Case{
 		ID: "MRC-RSP-RCV-104", Title: "The responder under random impairments",
 		Assertion:    "Under seeded random loss, duplication, reordering, trimming and ECN marks of the data and loss of its feedback, the responder places every message intact, never places a duplicate over newer data, and completes each WriteIMM exactly once, in order.",
-		Requirements: []string{"RSP-RCV-3", "RSP-DUP-1", "WIMM-RSP-1", "WIMM-RSP-2", "RSP-NACK-1"},
+		Requirements: []conformance.RequirementID{"RSP-RCV-3", "RSP-DUP-1", "WIMM-RSP-1", "WIMM-RSP-2", "RSP-NACK-1"},
 		Level:        spec.Must, Features: []string{"trim_nack"},
 		Steps: []string{"The tester's reference QP writes 16 messages (every fourth a WriteIMM) to the IUT.",
 			"The impairment stage drops 5 %, duplicates 5 %, delays 10 %, trims 5 % and CE-marks 5 % of the data, and drops 5 % of the IUT's feedback.",

@@ -18,7 +18,7 @@ func init() {
 	register(Case{Role: RoleControl, Run: ctlDenied, Case: conformance.Case{
 		ID: "MRC-EV-ST-101", Title: "A DENIED EV carries no data until the controller releases it",
 		Assertion:    "After MODIFY_EV_STATE sets an active EV to DENIED, the requester sends no data on it; probes and feedback do not change that.",
-		Requirements: []string{"EV-ST-9", "EV-SET-4"},
+		Requirements: []conformance.RequirementID{"EV-ST-9", "EV-SET-4"},
 		Level:        spec.Must,
 		Steps: []string{"Keep the IUT sending; set the first EV it uses to DENIED through modify_ev_state.",
 			"Watch that EV for data; query the EV's state when the IUT reports it."},
@@ -27,7 +27,7 @@ func init() {
 	register(Case{Role: RoleEndpoint, Run: ctlEPProbe, Case: conformance.Case{
 		ID: "MRC-EP-PRB-101", Title: "The IUT sends EV probes and reports their answers",
 		Assertion:    "An EV_PROBE endpoint request the controller issues leaves on the requested port with the requested EV and DSCP, carries the request id in psn bits 15:0 and consumes no PSN; its response is reported with the request id, the port it arrived on and an RTT.",
-		Requirements: []string{"EP-PRB-1", "EP-PRB-2", "EP-GEN-1", "EP-GEN-3", "EP-GEN-4", "WIRE-EP-1"},
+		Requirements: []conformance.RequirementID{"EP-PRB-1", "EP-PRB-2", "EP-GEN-1", "EP-GEN-3", "EP-GEN-4", "WIRE-EP-1"},
 		Level:        spec.Must, Features: []string{"endpoint_ops"},
 		Steps: []string{"Ask the IUT (ep_send) for an EV_PROBE to the tester on every port; the tester answers.",
 			"Check each request on the wire, then the responses the IUT reports (ep_poll)."},
@@ -36,7 +36,7 @@ func init() {
 	register(Case{Role: RoleResponder, Run: ctlResources, Case: conformance.Case{
 		ID: "MRC-RSP-NACK-104", Title: "A responder short of resources NACKs and does not place",
 		Assertion:    "A responder that cannot accept a new in-window packet for lack of tracking state, packet buffer or another resource sends NO_BITMAP, NO_PKT_BUFFER or NO_RESOURCE and places nothing.",
-		Requirements: []string{"RSP-NACK-3"},
+		Requirements: []conformance.RequirementID{"RSP-NACK-3"},
 		Level:        spec.Must,
 		Steps: []string{"Through set_resource_condition, make the IUT's QP short of each resource in turn and send a write.",
 			"Expect the matching NACK and no placement; restore the resources and expect the write accepted."},

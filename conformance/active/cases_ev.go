@@ -18,7 +18,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: evAlwaysSkip, Case: conformance.Case{
 		ID: "MRC-EV-BAD-101", Title: "ALWAYS_SKIP retires an EV until its probes are answered",
 		Assertion:    "After a SACK reflecting EV e with m = ALWAYS_SKIP, the requester sends no data on e, probes e at most once per probe interval, and once a probe is answered with m = NONE (probe_success_threshold 1) e is GOOD again and no longer probed.",
-		Requirements: []string{"EV-ST-4", "LR-SACK-3", "EV-SET-4", "EV-PRB-1", "EV-PRB-2", "EV-ST-7"},
+		Requirements: []conformance.RequirementID{"EV-ST-4", "LR-SACK-3", "EV-SET-4", "EV-PRB-1", "EV-PRB-2", "EV-ST-7"},
 		Level:        spec.Must,
 		Steps: []string{"Give the IUT a short probe interval and probe_success_threshold 1; keep it sending.",
 			"Rewrite the tester's first SACK to m = ALWAYS_SKIP for the EV it reflects.",
@@ -28,7 +28,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: evTimeout, Case: conformance.Case{
 		ID: "MRC-EV-BAD-102", Title: "A timeout retires the EV and the lost PSNs are resent elsewhere",
 		Assertion:    "When packets sent on an EV time out, the requester moves the EV to ASSUMED_BAD and stops sending data on it, and retransmits the lost PSNs on other EVs.",
-		Requirements: []string{"EV-ST-5", "LR-TMR-5", "LR-RTX-3"},
+		Requirements: []conformance.RequirementID{"EV-ST-5", "LR-TMR-5", "LR-RTX-3"},
 		Level:        spec.Must,
 		Steps: []string{"Keep the IUT sending; the tester black-holes every packet on the first EV it sees.",
 			"Watch data on that EV after one base timeout (plus half a timeout and the reaction time for scheduling).",
@@ -38,7 +38,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: evPortStatus, MinPlanes: 2, Case: conformance.Case{
 		ID: "MRC-EV-PORT-101", Title: "A peer's port status update removes and restores a plane",
 		Assertion:    "A node answers a PORT_STATUS_UPDATE, stops sending to the sender on the planes the mask reports down, and uses them again when a later update reports them up.",
-		Requirements: []string{"EP-PSU-3", "EV-PORT-2", "EV-PORT-3", "EP-GEN-5"},
+		Requirements: []conformance.RequirementID{"EP-PSU-3", "EV-PORT-2", "EV-PORT-3", "EP-GEN-5"},
 		Level:        spec.Must, Features: []string{"endpoint_ops"},
 		Steps: []string{"Keep the IUT sending over two planes.",
 			"Send a PORT_STATUS_UPDATE with port 2 down; expect the response.",
@@ -48,7 +48,7 @@ func init() {
 	register(Case{Role: RoleEndpoint, Run: epProbe, Case: conformance.Case{
 		ID: "MRC-EP-GEN-101", Title: "Endpoint requests are answered on the same port",
 		Assertion:    "Every EV_PROBE endpoint request is answered with one ENDPOINT_RESPONSE to QP 0x2 carrying the request id and op, reflecting its tx_timestamp, sent from the port the request arrived on with DSCP_CONTROL.",
-		Requirements: []string{"EP-GEN-5", "EP-GEN-6", "EP-GEN-4", "WIRE-EETH-1", "EP-GEN-1"},
+		Requirements: []conformance.RequirementID{"EP-GEN-5", "EP-GEN-6", "EP-GEN-4", "WIRE-EETH-1", "EP-GEN-1"},
 		Level:        spec.Must, Features: []string{"endpoint_ops"},
 		Steps: []string{"On every plane, send EV_PROBE requests with fresh request ids.", "Check each response."},
 		Pass:  "every request answered as required", Fail: "a request unanswered, or a wrong field, port or class",
@@ -56,7 +56,7 @@ func init() {
 	register(Case{Role: RoleEndpoint, Run: epPortStatus, MinPlanes: 2, Case: conformance.Case{
 		ID: "MRC-EP-PSU-101", Title: "A local port change is announced and the plane left",
 		Assertion:    "When a port goes down, the NIC stops sending on it and sends every peer it has QPs with a PORT_STATUS_UPDATE carrying its complete port state with DSCP_CONTROL; when it comes back, a new update says so and the plane is used again.",
-		Requirements: []string{"EP-PSU-1", "EP-PSU-2", "EV-PORT-1", "EV-PORT-3", "EP-GEN-4"},
+		Requirements: []conformance.RequirementID{"EP-PSU-1", "EP-PSU-2", "EV-PORT-1", "EV-PORT-3", "EP-GEN-4"},
 		Level:        spec.Must, Features: []string{"endpoint_ops"},
 		Steps: []string{"Keep the IUT sending over two planes.", "Set the IUT's port 2 down through the control channel (set_port_status).",
 			"Expect a PORT_STATUS_UPDATE with the new mask (the tester answers it) and no data on plane 1.",

@@ -19,7 +19,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: reqSelective, Case: conformance.Case{
 		ID: "MRC-LR-RTX-101", Title: "Selective retransmission: acknowledged PSNs are never resent",
 		Assertion:    "After losses, the requester retransmits the lost PSNs and never a PSN the responder acknowledged, cumulatively or selectively (no go-back-N).",
-		Requirements: []string{"LR-RTX-1", "LR-SACK-1", "LR-SACK-2", "LR-SACK-5", "LR-TMR-5"},
+		Requirements: []conformance.RequirementID{"LR-RTX-1", "LR-SACK-1", "LR-SACK-2", "LR-SACK-5", "LR-TMR-5"},
 		Level:        spec.Must,
 		Steps: []string{"Have the IUT write 16 packets; the tester drops the first transmission of the 4th and 10th and acknowledges the rest.",
 			"Wait for the completion.",
@@ -29,7 +29,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: reqRtxFlag, Case: conformance.Case{
 		ID: "MRC-LR-RTX-102", Title: "Retransmissions repeat the original with rtx and the retransmit class",
 		Assertion:    "A retransmission carries the original PSN, opcode, METH, RETH and payload, the BTH rtx flag and the DSCP of the profile's retransmit class; first transmissions carry rtx = 0 and DSCP_TRIMMABLE.",
-		Requirements: []string{"REQ-PSN-2", "WIRE-BTH-5", "LR-RTX-3", "WIRE-DSCP-1"},
+		Requirements: []conformance.RequirementID{"REQ-PSN-2", "WIRE-BTH-5", "LR-RTX-3", "WIRE-DSCP-1"},
 		Level:        spec.Must,
 		Steps: []string{"Have the IUT write 8 packets; the tester drops the first transmission of three of them.",
 			"Compare each retransmission with the original as received."},
@@ -38,7 +38,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: reqTrimNACK, Case: conformance.Case{
 		ID: "MRC-LR-NACK-101", Title: "A trim NACK is answered at once, on another EV",
 		Assertion:    "On a TRIMMED NACK for an outstanding PSN the requester retransmits it without waiting for its timer, and not on the EV the NACK reflects.",
-		Requirements: []string{"LR-NACK-1", "EV-ST-13"},
+		Requirements: []conformance.RequirementID{"LR-NACK-1", "EV-ST-13"},
 		Level:        spec.Must,
 		Steps: []string{"Have the IUT write 4 packets; the tester trims the first transmission of the second, so its reference QP answers TRIMMED.",
 			"Time the retransmission from the NACK (bound: the smaller of the answer time and half the base timeout) and note its EV.",
@@ -48,7 +48,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: reqResourceNACK, Case: conformance.Case{
 		ID: "MRC-LR-NACK-102", Title: "Resource NACKs are retried after base_rtt",
 		Assertion:    "On a NO_PKT_BUFFER NACK for an outstanding PSN the requester retransmits it no earlier than the CC profile's base_rtt after the NACK.",
-		Requirements: []string{"LR-NACK-2"},
+		Requirements: []conformance.RequirementID{"LR-NACK-2"},
 		Level:        spec.Must,
 		Steps: []string{"Give the IUT an NSCC profile with a known base_rtt; have it write 4 packets.",
 			"The tester drops the first transmission of the second and answers it with NO_PKT_BUFFER.",
@@ -58,7 +58,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: reqUnexp, Case: conformance.Case{
 		ID: "MRC-LR-NACK-103", Title: "UNEXP_EVENT fails the QP: no retry, error completions",
 		Assertion:    "On an UNEXP_EVENT NACK the requester retries nothing and moves the QP to ERROR; the oldest WR completes with REM_OP_ERR, the others (and later ones) with WR_FLUSH_ERR, in post order; the QP then sends nothing.",
-		Requirements: []string{"LR-NACK-4", "CMP-ERR-1", "CMP-ERR-2", "QP-ST-10", "QP-ST-11"},
+		Requirements: []conformance.RequirementID{"LR-NACK-4", "CMP-ERR-1", "CMP-ERR-2", "QP-ST-10", "QP-ST-11"},
 		Level:        spec.Must,
 		Steps: []string{"Have the IUT post three writes; answer the first data packet with UNEXP_EVENT.",
 			"Poll the completions, query the QP, post one more write, and watch for data."},
@@ -67,7 +67,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: reqStaleNACK, Case: conformance.Case{
 		ID: "MRC-LR-NACK-104", Title: "NACKs for PSNs not outstanding are ignored",
 		Assertion:    "A NACK whose nack_psn is already acknowledged or was never sent, UNEXP_EVENT included, causes no retransmission and leaves the QP usable.",
-		Requirements: []string{"LR-NACK-6"},
+		Requirements: []conformance.RequirementID{"LR-NACK-6"},
 		Level:        spec.Must,
 		Steps: []string{"Let a two-packet write complete.", "Send TRIMMED and UNEXP_EVENT NACKs for its first PSN and for a PSN 100 ahead.",
 			"Watch for data; then post another write and expect it to complete."},
@@ -76,7 +76,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: reqRetryExhaust, Case: conformance.Case{
 		ID: "MRC-LR-TMR-101", Title: "An exhausted retry counter fails the QP with RETRY_EXC_ERR",
 		Assertion:    "When timeouts exceed linear_cnt + exp_cnt the requester stops, moves the QP to ERROR, completes the WR with RETRY_EXC_ERR and sends nothing more.",
-		Requirements: []string{"LR-TMR-7", "LR-TMR-2", "QP-ST-10", "QP-ST-11"},
+		Requirements: []conformance.RequirementID{"LR-TMR-7", "LR-TMR-2", "QP-ST-10", "QP-ST-11"},
 		Level:        spec.Must,
 		Steps: []string{"Give the IUT retry linear_cnt 1, exp_cnt 1; the tester drops everything it sends to the QP.",
 			"Post one write and wait for its completion; query the QP; watch for data."},
@@ -90,7 +90,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: reqWindow, Case: conformance.Case{
 		ID: "MRC-MPR-WIN-101", Title: "The requester stays inside the MPR window",
 		Assertion:    "The requester sends a PSN, first transmission or retransmission, only when it is at most W = 128 × mpr beyond its cumulative acknowledgement.",
-		Requirements: []string{"MPR-WIN-1", "REQ-TX-1"},
+		Requirements: []conformance.RequirementID{"MPR-WIN-1", "REQ-TX-1"},
 		Level:        spec.Must,
 		Steps: []string{"With mpr = 1 and a 256-byte path MTU, have the IUT write 300 packets.",
 			"The tester drops the first transmission of the first PSN, so its cumulative acknowledgement stays put while it acknowledges the rest selectively.",
@@ -100,7 +100,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: reqWIMMLimit, Case: conformance.Case{
 		ID: "MRC-WIMM-REQ-101", Title: "WriteIMMs in flight stay within max_wimm, in post order",
 		Assertion:    "At most max_wimm WriteIMMs are in flight (first packet sent, not yet completed); a WriteIMM the limit does not admit waits with every later message, so PSNs stay in post order.",
-		Requirements: []string{"WIMM-REQ-1", "WIMM-REQ-3", "REQ-OP-3"},
+		Requirements: []conformance.RequirementID{"WIMM-REQ-1", "WIMM-REQ-3", "REQ-OP-3"},
 		Level:        spec.Must,
 		Steps: []string{"With max_wimm = 2, have the IUT post WriteIMM, WriteIMM, write, WriteIMM, WriteIMM, WriteIMM (two packets each).",
 			"The tester drops the first transmission of the first PSN, holding every completion back for a timeout.",
@@ -110,7 +110,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: reqCompletions, Case: conformance.Case{
 		ID: "MRC-CMP-SND-101", Title: "Send completions follow the cumulative ACK, in post order",
 		Assertion:    "A send WR completes only when the cumulative acknowledgement covers its last PSN (a selective acknowledgement is not enough), and send completions come in post order.",
-		Requirements: []string{"CMP-SND-1", "CMP-SND-2", "CMP-SND-3"},
+		Requirements: []conformance.RequirementID{"CMP-SND-1", "CMP-SND-2", "CMP-SND-3"},
 		Level:        spec.Must,
 		Steps: []string{"Have the IUT post a 4-packet write then a 1-packet write; the tester drops the first transmission of the first PSN.",
 			"Poll completions as the exchange runs; compare with the tester's cumulative acknowledgements."},
@@ -119,7 +119,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: reqStress, Case: conformance.Case{
 		ID: "MRC-LR-RTX-103", Title: "Transfers complete correctly under random impairments",
 		Assertion:    "Under seeded random loss, trimming and ECN marks of data and loss of feedback, every write completes successfully in post order with its data intact, and no acknowledged PSN is resent.",
-		Requirements: []string{"LR-RTX-1", "LR-NACK-1", "CMP-SND-1", "CMP-SND-2", "REQ-PSN-2"},
+		Requirements: []conformance.RequirementID{"LR-RTX-1", "LR-NACK-1", "CMP-SND-1", "CMP-SND-2", "REQ-PSN-2"},
 		Level:        spec.Must,
 		Steps: []string{"Have the IUT post 12 writes (some WriteIMMs) of 1 to 9 packets.",
 			"The tester drops 5 %, trims 5 % and CE-marks 5 % of the IUT's data, and drops 5 % of its own SACKs (seeded).",

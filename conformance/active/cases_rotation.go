@@ -28,7 +28,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: evSkipOnce, Case: conformance.Case{
 		ID: "MRC-EV-ST-102", Title: "SKIP_ONCE skips the EV until its rotation ends",
 		Assertion:    "A GOOD EV reflected by a SACK with m = SKIP_ONCE moves to SKIP: the requester sends no data on it for the rest of the current rotation, and it is GOOD again, carrying data, in the next rotation.",
-		Requirements: []string{"EV-ST-2", "EV-ST-6", "EV-SET-4", "LR-SACK-3"},
+		Requirements: []conformance.RequirementID{"EV-ST-2", "EV-ST-6", "EV-SET-4", "LR-SACK-3"},
 		Level:        spec.Must,
 		Steps: []string{rot, r0,
 			"Pick an EV f not yet used in rotation 1; the fabric duplicates f's packet of rotation 0 and marks the copy CE, so the tester's reference answers it with a SACK reflecting f, m = SKIP_ONCE.",
@@ -39,7 +39,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: evTrimSkip, Case: conformance.Case{
 		ID: "MRC-EV-ST-103", Title: "A TRIMMED NACK skips the EV until its rotation ends",
 		Assertion:    "A GOOD EV reflected by a TRIMMED NACK for an outstanding PSN moves to SKIP: the retransmission and the data after it avoid the EV for the rest of the current rotation, and it carries data again in the next.",
-		Requirements: []string{"EV-ST-3", "EV-ST-6", "EV-SET-4", "EV-ST-13"},
+		Requirements: []conformance.RequirementID{"EV-ST-3", "EV-ST-6", "EV-SET-4", "EV-ST-13"},
 		Level:        spec.Must,
 		Steps: []string{rot, r0 + " The fabric trims rotation 0's first packet (on EV f); the tester's reference answers TRIMMED, and the tester holds that NACK and every later answer back, so the IUT learns nothing of the loss.",
 			"Once rotation 1 has begun on an EV g other than f, release the NACK; drop the answers held back.",
@@ -50,7 +50,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: evProbeSkip, Case: conformance.Case{
 		ID: "MRC-EV-ST-104", Title: "A probe answered SKIP_ONCE moves a retired EV to SKIP",
 		Assertion:    "When a probe on an ASSUMED_BAD EV is answered by a SACK with m = SKIP_ONCE, the EV moves to SKIP: the requester stops probing it, and it carries data again once the rotation ends.",
-		Requirements: []string{"EV-ST-8", "EV-ST-6", "EV-PRB-1"},
+		Requirements: []conformance.RequirementID{"EV-ST-8", "EV-ST-6", "EV-PRB-1"},
 		Level:        spec.Must,
 		Steps: []string{"Give the IUT a short probe interval and two EVs per plane, all active (no backup to take the retired EV's place); keep it sending.",
 			"Rewrite the tester's first SACK to m = ALWAYS_SKIP for the EV e it reflects (e is ASSUMED_BAD).",
@@ -63,7 +63,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: evReplace, MinPlanes: 2, Case: conformance.Case{
 		ID: "MRC-EV-REP-101", Title: "A retired active EV is replaced from its plane's backup set",
 		Assertion:    "When an active EV leaves the usable states for good (here ASSUMED_BAD by ALWAYS_SKIP), the requester replaces it in the active set with a GOOD backup EV of the same plane, so that every plane keeps as many active EVs as the others.",
-		Requirements: []string{"EV-REP-1", "EV-SET-5", "EV-SET-2"},
+		Requirements: []conformance.RequirementID{"EV-REP-1", "EV-SET-5", "EV-SET-2"},
 		Level:        spec.Must,
 		Steps: []string{"Give the IUT an EV profile of four EVs per plane, two of them active (N = 4), and a probe interval longer than the case; have it send single-packet writes one at a time (step mode).",
 			"Rewrite the tester's SACK for the first packet on plane 0 to m = ALWAYS_SKIP for its EV x.",

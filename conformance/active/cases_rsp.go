@@ -19,7 +19,7 @@ func init() {
 	register(Case{Role: RoleResponder, Run: rspOutOfOrder, Case: conformance.Case{
 		ID: "MRC-RSP-RCV-101", Title: "Out-of-order placement, cumulative point and SACK bitmap",
 		Assertion:    "Write packets are placed when they arrive, in any PSN order; every SACK reports the current cack, the triggering PSN and EV, and a bitmap with exactly the PSNs received beyond cack.",
-		Requirements: []string{"RSP-RCV-3", "RSP-RCV-4", "RSP-RCV-5", "RSP-SACK-1", "RSP-SACK-2", "WIRE-SETH-6", "WIRE-EV-5"},
+		Requirements: []conformance.RequirementID{"RSP-RCV-3", "RSP-RCV-4", "RSP-RCV-5", "RSP-SACK-1", "RSP-SACK-2", "WIRE-SETH-6", "WIRE-EV-5"},
 		Level:        spec.Must,
 		Steps: []string{"Set up a QP pair (initial PSNs from the seed, some crossing 2^24).",
 			"Send six one-packet writes with distinct payloads in the order 2, 0, 4, 1, 5, 3, each on its own EV.",
@@ -30,7 +30,7 @@ func init() {
 	register(Case{Role: RoleResponder, Run: rspDuplicates, Case: conformance.Case{
 		ID: "MRC-RSP-DUP-101", Title: "Duplicates are re-acknowledged and never placed twice",
 		Assertion:    "A duplicate write packet (behind cack or already in the bitmap, with or without rtx) is answered with a SACK reflecting its EV, is not placed again, does not count in rcvd_bytes and completes no second WriteIMM.",
-		Requirements: []string{"RSP-DUP-1", "RSP-DUP-2", "RSP-DUP-3"},
+		Requirements: []conformance.RequirementID{"RSP-DUP-1", "RSP-DUP-2", "RSP-DUP-3"},
 		Level:        spec.Must,
 		Steps: []string{"Send a write at PSN p with payload A and a WriteIMM at p+1; let both complete.",
 			"Resend PSN p with payload B on another EV, once without and once with rtx; resend p+1 (the WriteIMM).",
@@ -41,7 +41,7 @@ func init() {
 	register(Case{Role: RoleResponder, Run: rspTrim, Case: conformance.Case{
 		ID: "MRC-RSP-NACK-101", Title: "Trimmed packets are NACKed and not placed",
 		Assertion:    "A trimmed write packet is answered with a TRIMMED (or TRIMMED_LASTHOP) NACK naming its PSN, reflecting its EV and TSETH timestamp, sent with DSCP_CONTROL; cack does not advance and nothing is placed until the full packet arrives.",
-		Requirements: []string{"RSP-NACK-1", "WIRE-NETH-3", "RSP-NACK-6", "WIRE-EV-5"},
+		Requirements: []conformance.RequirementID{"RSP-NACK-1", "WIRE-NETH-3", "RSP-NACK-6", "WIRE-EV-5"},
 		Level:        spec.Must, Features: []string{"trim_nack"},
 		Steps: []string{"Send a write at the next PSN, trimmed by the tester's impairment stage (DSCP_TRIMMED, no payload), with a TSETH.",
 			"Expect a TRIMMED NACK; repeat the trimmed packet when it is lost.",
@@ -52,7 +52,7 @@ func init() {
 	register(Case{Role: RoleResponder, Run: rspOutOfWindow, Case: conformance.Case{
 		ID: "MRC-RSP-NACK-102", Title: "Out-of-window PSNs get PSN_OOR_WINDOW and are not placed",
 		Assertion:    "A write PSN more than W = 128 × mpr_dest beyond cack (and less than 2^23 beyond) is answered with a PSN_OOR_WINDOW NACK and not placed; cack + W is still in the window.",
-		Requirements: []string{"RSP-NACK-4", "MPR-WIN-4", "RSP-RCV-6"},
+		Requirements: []conformance.RequirementID{"RSP-NACK-4", "MPR-WIN-4", "RSP-RCV-6"},
 		Level:        spec.Must,
 		Steps: []string{"With mpr_dest = 1 (W = 128), send writes at cack+W+1 and cack+2^23−1.",
 			"Expect a PSN_OOR_WINDOW NACK for each (repeating the packet when the NACK is lost).",
@@ -63,7 +63,7 @@ func init() {
 	register(Case{Role: RoleResponder, Run: rspECN, Case: conformance.Case{
 		ID: "MRC-RSP-SACK-101", Title: "ECN CE marks become SKIP_ONCE for the marked EV",
 		Assertion:    "A SACK answering a CE-marked packet or probe carries m = SKIP_ONCE (or ALWAYS_SKIP) for the packet's EV; a SACK answering an unmarked packet carries m = NONE.",
-		Requirements: []string{"RSP-SACK-3", "RSP-PRB-2", "CC-SIG-2"},
+		Requirements: []conformance.RequirementID{"RSP-SACK-3", "RSP-PRB-2", "CC-SIG-2"},
 		Level:        spec.Must,
 		Steps: []string{"Send a write unmarked, then one CE-marked on another EV, then a CE-marked probe.",
 			"Check m and entropy of each answer."},
@@ -72,7 +72,7 @@ func init() {
 	register(Case{Role: RoleResponder, Run: rspProbe, Case: conformance.Case{
 		ID: "MRC-RSP-PRB-101", Title: "Probes are answered and change nothing",
 		Assertion:    "A RELIABILITY_PROBE_REQ is answered with a SACK with pr = 1, the probe's probe_id in ack_psn_offset, the probe's EV and tx_timestamp reflected, and the current cack and bitmap; the probe places nothing and changes no tracking state.",
-		Requirements: []string{"RSP-PRB-1", "WIRE-SETH-7"},
+		Requirements: []conformance.RequirementID{"RSP-PRB-1", "WIRE-SETH-7"},
 		Level:        spec.Must,
 		Steps: []string{"Send writes at p and p+2 (p+1 missing).",
 			"Send probes on two EVs of every plane and check their answers.",
@@ -82,7 +82,7 @@ func init() {
 	register(Case{Role: RoleResponder, Run: rspDiscard, Case: conformance.Case{
 		ID: "MRC-RSP-RCV-102", Title: "Frames failing a wire check are discarded silently",
 		Assertion:    "A write with a wrong ICRC, an opcode outside the MRC table, a wrong P_Key, or a QP number that does not exist causes no SACK, NACK, placement or state change; the QP stays usable.",
-		Requirements: []string{"RSP-RCV-1", "WIRE-ICRC-5", "WIRE-BTH-2", "WIRE-BTH-12"},
+		Requirements: []conformance.RequirementID{"RSP-RCV-1", "WIRE-ICRC-5", "WIRE-BTH-2", "WIRE-BTH-12"},
 		Level:        spec.Must,
 		Steps: []string{"Send a write at the next PSN with a corrupted ICRC, then with opcode 0xC4, then with P_Key 0x7FFF, then to a QP number the IUT does not have.",
 			"Watch for any answer; probe the responder: cack unchanged, nothing placed.",
@@ -97,7 +97,7 @@ func init() {
 	register(Case{Role: RoleResponder, Run: rspWIMMOrder, Case: conformance.Case{
 		ID: "MRC-WIMM-RSP-101", Title: "WriteIMM completes after every earlier PSN, in RQMSN order",
 		Assertion:    "A WriteIMM's receive completion is delivered only when every PSN up to its last has arrived, WriteIMMs complete in RQMSN order with their immediate data and dma_length, each consuming the oldest receive WR, and plain writes complete nothing.",
-		Requirements: []string{"WIMM-RSP-1", "WIMM-RSP-2", "WIMM-RSP-3", "CMP-RCV-1", "WIMM-RSP-5"},
+		Requirements: []conformance.RequirementID{"WIMM-RSP-1", "WIMM-RSP-2", "WIMM-RSP-3", "CMP-RCV-1", "WIMM-RSP-5"},
 		Level:        spec.Must,
 		Steps: []string{"Send a two-packet plain write at p, p+1, then WriteIMMs at p+2 (rqmsn 0) and p+3 (rqmsn 1), in the order p+3, p+2, p+1.",
 			"Wait and poll: no completion may appear while p is missing.",
@@ -107,7 +107,7 @@ func init() {
 	register(Case{Role: RoleResponder, Run: rspWIMMLimit, Case: conformance.Case{
 		ID: "MRC-WIMM-RSP-102", Title: "A WriteIMM over max_wimm_dest is refused",
 		Assertion:    "With max_wimm_dest WriteIMMs held, one more is not placed, is answered as the profile's wimm_limit_signal says (AETH NAK invalid request, or UNEXP_EVENT NACK) and the QP enters ERROR.",
-		Requirements: []string{"WIMM-RSP-4", "QP-ST-10"},
+		Requirements: []conformance.RequirementID{"WIMM-RSP-4", "QP-ST-10"},
 		Level:        spec.Must,
 		Steps: []string{"With max_wimm_dest = 2, leave PSN p missing and send WriteIMMs at p+1 and p+2 (held).",
 			"Send a third WriteIMM at p+3.",
@@ -117,7 +117,7 @@ func init() {
 	register(Case{Role: RoleResponder, Run: rspAccess, Case: conformance.Case{
 		ID: "MRC-RSP-RCV-103", Title: "Writes outside a registered region are refused",
 		Assertion:    "A write whose r_key names no remotely writable region is answered with an AETH NAK remote access error, is not placed, and moves the QP to ERROR.",
-		Requirements: []string{"RSP-RCV-2", "QP-ST-10", "CTL-AEV-1"},
+		Requirements: []conformance.RequirementID{"RSP-RCV-2", "QP-ST-10", "CTL-AEV-1"},
 		Level:        spec.Must,
 		Steps:        []string{"Send a write at the next PSN with a wrong r_key.", "Expect the NAK; query the QP."},
 		Pass:         "NAK code 2 and ERROR", Fail: "accepted, or no ERROR",
@@ -125,7 +125,7 @@ func init() {
 	register(Case{Role: RoleResponder, Run: rspNoRecv, Case: conformance.Case{
 		ID: "MRC-RSP-NACK-103", Title: "A WriteIMM without a receive WR fails the QP",
 		Assertion:    "A WriteIMM that completes while no receive work request is posted is answered with an UNEXP_EVENT NACK and moves the QP to ERROR.",
-		Requirements: []string{"RSP-NACK-5", "WIMM-RSP-3", "CTL-AEV-1"},
+		Requirements: []conformance.RequirementID{"RSP-NACK-5", "WIMM-RSP-3", "CTL-AEV-1"},
 		Level:        spec.Must,
 		Steps: []string{"Set up the QP with no receive WR.", "Send a WriteIMM.", "Expect UNEXP_EVENT; query the QP.",
 			"get_async_events: IBV_EVENT_QP_REQ_ERR for the QP (when the IUT offers the method)."},
@@ -134,7 +134,7 @@ func init() {
 	register(Case{Role: RoleResponder, Run: rspTransportACK, Case: conformance.Case{
 		ID: "MRC-RSP-ACK-101", Title: "Transport ACK when cack passes an ack_req PSN",
 		Assertion:    "When cack reaches a PSN that carried ack_req, the responder sends an ACKNOWLEDGE whose BTH psn is cack, syndrome 0x1F and msn the number of complete messages.",
-		Requirements: []string{"RSP-ACK-1", "WIRE-AETH-2"},
+		Requirements: []conformance.RequirementID{"RSP-ACK-1", "WIRE-AETH-2"},
 		Level:        spec.Must,
 		Steps: []string{"Send a two-packet message (ack_req on the last) in reverse order, then a one-packet message.",
 			"Expect an ACKNOWLEDGE after each message is complete; check psn, syndrome and msn."},

@@ -15,7 +15,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: reqUnexpSACKed, Case: conformance.Case{
 		ID: "MRC-LR-NACK-105", Title: "UNEXP_EVENT naming a selectively acknowledged PSN fails the QP",
 		Assertion:    "An UNEXP_EVENT NACK whose nack_psn was sent and is not cumulatively acknowledged fails the QP even when a SACK's bitmap acknowledged that PSN: no retry, the WR completes with REM_OP_ERR.",
-		Requirements: []string{"LR-NACK-4", "CMP-ERR-2", "QP-ST-10"},
+		Requirements: []conformance.RequirementID{"LR-NACK-4", "CMP-ERR-2", "QP-ST-10"},
 		Level:        spec.Must,
 		Steps: []string{"Have the IUT post a two-packet write; drop its first packet, let the second through (the tester SACKs it by the bitmap).",
 			"Send an UNEXP_EVENT NACK naming the second packet's PSN.",

@@ -20,7 +20,7 @@ func init() {
 	register(Case{Role: RoleWire, Run: wireByteOrder, Case: conformance.Case{
 		ID: "MRC-WIRE-GEN-101", Title: "Multi-byte fields are sent most significant byte first",
 		Assertion:    "Every multi-byte header field whose value the tester knows in advance (QP numbers, PSNs, MSNs, the RETH, the immediate data, the SACK and probe-answer fields, reflected timestamps, the AETH MSN, the UDP destination port) reads as that value most significant byte first at its offset.",
-		Requirements: []string{"WIRE-GEN-1"},
+		Requirements: []conformance.RequirementID{"WIRE-GEN-1"},
 		Level:        spec.Must,
 		Steps: []string{"Have the IUT send a two-packet RDMA WRITE WITH IMM with immediate data 0xA1B2C3D4 to a known address and r_key of the tester; check dest_qp, psn, msn, va, r_key, dma_length and the immediate data of its packets.",
 			"Send the IUT a write with a TSETH timestamp 0x1A2B; check its SACK's psn, cack_psn, ack_psn_offset, spdcid, dpdcid, entropy, tx_timestamp and rcvd_bytes and its ACK's psn and msn.",
@@ -31,7 +31,7 @@ func init() {
 	register(Case{Role: RoleRequester, Run: wireSourcePort, Case: conformance.Case{
 		ID: "MRC-WIRE-UDP-101", Title: "The UDP source port carries the packet's EV",
 		Assertion:    "The UDP source port of every data packet and probe the IUT sends is EV[15:0] of one of the EVs its EV profile gives the port the packet leaves on, so it varies from packet to packet of one QP.",
-		Requirements: []string{"WIRE-UDP-2", "EV-SET-1"},
+		Requirements: []conformance.RequirementID{"WIRE-UDP-2", "EV-SET-1"},
 		Level:        spec.Must,
 		Steps: []string{"Give the IUT an EV profile of four EVs per plane, all active; keep it sending.",
 			"Compare the UDP source port of every data packet and probe with the EVs of its plane; count the distinct source ports."},
@@ -40,7 +40,7 @@ func init() {
 	register(Case{Role: RoleResponder, Run: wireSRv6, IPv6: true, Case: conformance.Case{
 		ID: "MRC-WIRE-ENC-101", Title: "SRv6-encapsulated packets are processed as the inner packet",
 		Assertion:    "A packet in SRv6 encapsulation (an outer IPv6 header to a uSID path, with or without an SRH, around an inner IPv6 header to the IUT's own address) is decapsulated and processed as the inner MRC packet: writes are placed and acknowledged, probes answered, reflecting the inner EV.",
-		Requirements: []string{"WIRE-ENC-3", "WIRE-EV-8"},
+		Requirements: []conformance.RequirementID{"WIRE-ENC-3", "WIRE-EV-8"},
 		Level:        spec.Must,
 		Steps: []string{"On an IPv6 IUT address (NOT-APPLICABLE over IPv4), send two writes in SRv6 encapsulation, the first without, the second with an SRH, and an SRv6-encapsulated probe.",
 			"Expect a SACK for each write reflecting the inner EV, the data placed, and the probe answered. An IUT without SRv6 support lists the case in the PICS's unsupported_cases."},

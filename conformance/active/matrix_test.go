@@ -144,7 +144,7 @@ func TestCaseTable(t *testing.T) {
 		if len(c.Features) > 0 {
 			feat = " (PICS: " + strings.Join(c.Features, ", ") + ")"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s%s |\n", c.ID, c.Role, c.Level, strings.Join(c.Requirements, ", "), c.Title, feat)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s%s |\n", c.ID, c.Role, c.Level, conformance.JoinRequirements(c.Requirements, ", "), c.Title, feat)
 	}
 	checkSection(t, "CASES", b.String())
 }
