@@ -92,22 +92,35 @@ func cli(args []string, w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(w, "mutschema: work directory %s\n", cfg.Work)
+	results := filepath.Join(cfg.Work, "results.tsv")
+	cfg.Checkpoint = func(res []*Result) {
+		if err := saveResults(results, res); err != nil {
+			fmt.Fprintln(w, "mutschema: stage 1's results not saved:", err)
+		}
+	}
 	o, err := run(cfg)
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(filepath.Join(cfg.Work, "results.tsv"))
-	if err != nil {
-		return err
-	}
-	if err := writeResults(f, o.Results); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
+	if err := saveResults(results, o.Results); err != nil {
 		return err
 	}
 	report(w, o, allow)
 	return nil
+}
+
+// saveResults writes results.tsv (after stage 1 too, so that a run
+// stopped in stage 2 can be resumed).
+func saveResults(path string, res []*Result) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := writeResults(f, res); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func workDir(dir string) (string, error) {

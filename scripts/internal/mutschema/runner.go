@@ -38,6 +38,7 @@ type config struct {
 	Allow        map[string]string
 	Resume       map[string]*Result // an earlier run's verdicts: only its survivors run again
 	Log          io.Writer
+	Checkpoint   func([]*Result) // called with the results after stage 1 (nil: not)
 }
 
 // Result is what became of one mutant.
@@ -119,6 +120,9 @@ func run(cfg config) (*outcome, error) {
 	r.each(res, func(x *Result) bool { return !x.Carried }, func(x *Result, retry int) {
 		r.stage1(x, pkgBins[filepath.Dir(filepath.FromSlash(x.File))], retry)
 	})
+	if cfg.Checkpoint != nil {
+		cfg.Checkpoint(res)
+	}
 	if len(cfg.Suite) > 0 {
 		if err := r.stage2(res); err != nil {
 			return nil, err
@@ -166,10 +170,32 @@ func (r *runner) each(res []*Result, keep func(*Result) bool, fn func(*Result, i
 	}
 }
 
+// parallel runs fn over todo: the mutants compiled on their own one at a
+// time (they share the Apply tree) beside cfg.Jobs - 1 workers (at least
+// one) taking the others.
 func (r *runner) parallel(todo []*Result, fn func(*Result)) {
-	ch := make(chan *Result)
+	var applied, schema []*Result
+	for _, x := range todo {
+		if x.Applied != "" {
+			applied = append(applied, x)
+		} else {
+			schema = append(schema, x)
+		}
+	}
+	workers := r.cfg.Jobs
+	if len(applied) > 0 {
+		workers--
+	}
 	var wg sync.WaitGroup
-	for range max(1, r.cfg.Jobs) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for _, x := range applied {
+			fn(x)
+		}
+	}()
+	ch := make(chan *Result)
+	for range max(1, workers) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -178,7 +204,7 @@ func (r *runner) parallel(todo []*Result, fn func(*Result)) {
 			}
 		}()
 	}
-	for _, x := range todo {
+	for _, x := range schema {
 		ch <- x
 	}
 	close(ch)
