@@ -236,6 +236,18 @@ var (
 				return rules{}.duplicate(r, p, d) || r.ring.get(p.BTH.PSN&wire.PSNMask)
 			}
 		})
+	// FaultTrimBeforeWindow answers a trimmed packet for its trim before
+	// classing its PSN: a trimmed duplicate or out-of-window PSN gets a
+	// TRIMMED NACK (breaks RSP-DUP-2 too).
+	FaultTrimBeforeWindow = NewFault("trim-before-window", "RSP-SM-3", "NACKs a trimmed packet TRIMMED before classing its PSN as duplicate or out of window",
+		func(b *ruleSet) { b.classesTrimmed = func() bool { return false } })
+	// FaultCEDupUnmarked answers a CE-marked duplicate with m = NONE.
+	FaultCEDupUnmarked = NewFault("ce-dup-unmarked", "RSP-SACK-3", "answers a CE-marked duplicate with m = NONE",
+		func(b *ruleSet) { b.dupVerdict = func(wire.Multipath) wire.Multipath { return wire.MNone } })
+	// FaultWIMMConflictPlaced places a WriteIMM whose RQMSN is already
+	// held as a WRITE instead of discarding it.
+	FaultWIMMConflictPlaced = NewFault("wimm-conflict-placed", "WIMM-SM-1", "places a WriteIMM whose RQMSN is already held as a WRITE",
+		func(b *ruleSet) { b.placesIMMAgain = func() bool { return true } })
 )
 
 // goBackN is FaultGoBackN's loss: everything after a lost PSN is resent,

@@ -13,7 +13,8 @@ var allFaults = []Faults{FaultGoBackN, FaultIgnoreTrim, FaultReuseNACKedEV, Faul
 	FaultBeyondMPR, FaultNoRestore, FaultNoHoldOff, FaultNoStallTimer, FaultPlaceShifted,
 	FaultFatalRecoverableNACK, FaultResponderWindowOffByOne, FaultNoBackoff, FaultStallTimerKept, FaultStallDequeues,
 	FaultSQDrainedEarly, FaultSQDStartsNew, FaultSQDrainedAtMoveOnly, FaultIgnoreSACKedUnexp,
-	FaultCommEstRepeated, FaultRtxTakenAsNew, FaultHalfSpaceOffByOne, FaultRingAlias}
+	FaultCommEstRepeated, FaultRtxTakenAsNew, FaultHalfSpaceOffByOne, FaultRingAlias,
+	FaultTrimBeforeWindow, FaultCEDupUnmarked, FaultWIMMConflictPlaced}
 
 // TestFaultNames: every seeded fault is one bit with a name and a
 // description of its own, found again by its name; a set names its faults

@@ -142,6 +142,9 @@ func (q *QP) onData(port int, p *wire.Packet) {
 	dup := q.st.rules.duplicate(r, p, d)
 	oor := !dup && q.st.rules.beyondWindow(d, r.win)
 	if trimmed, lastHop := q.isTrimmed(p); trimmed {
+		if !q.st.rules.classesTrimmed() {
+			dup, oor = false, false
+		}
 		switch {
 		case q.st.cfg.Device.NoTrimNACK:
 			q.ignore(IgnoreTrimmed, psn, ev)
@@ -176,7 +179,7 @@ func (q *QP) onData(port int, p *wire.Packet) {
 			q.sackFor(psn, ev, ts, pl, q.verdict(ev, ce), true)
 			return
 		}
-		q.sendSACK(psn, ev, ts, pl, q.verdict(ev, ce))
+		q.sendSACK(psn, ev, ts, pl, q.st.rules.dupVerdict(q.verdict(ev, ce)))
 		return
 	case oor:
 		q.sendNACK(psn, ev, ts, pl, wire.NACKPSNOutOfWindow)
@@ -287,7 +290,7 @@ func (q *QP) stashIMM(p *wire.Packet, psn, ev uint32, ts uint16, pl int8) bool {
 	for ; k > 0 && r.slot(k-1).rqmsn-r.expRQMSN >= off; k-- {
 		if r.slot(k-1).rqmsn == rqmsn {
 			q.ignore(IgnoreWIMMConflict, psn, ev)
-			return false
+			return q.st.rules.placesIMMAgain()
 		}
 	}
 	for j := r.n; j > k; j-- {

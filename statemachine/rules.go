@@ -34,6 +34,9 @@ type ruleSet struct {
 	placementVA     func(p *wire.Packet) uint64
 	immAtArrival    func() bool
 	commEst         func(first bool) bool
+	classesTrimmed  func() bool
+	dupVerdict      func(m wire.Multipath) wire.Multipath
+	placesIMMAgain  func() bool
 }
 
 // specRules are the specification's rules: the methods of rules with
@@ -45,7 +48,8 @@ var specRules = ruleSet{
 	unexpCounts: rules{}.unexpCounts, heedsNACK: rules{}.heedsNACK, recoverable: rules{}.recoverable,
 	holdOff: rules{}.holdOff, restoresEV: rules{}.restoresEV, duplicate: rules{}.duplicate,
 	beyondWindow: rules{}.beyondWindow, placesAgain: rules{}.placesAgain, placementVA: rules{}.placementVA,
-	immAtArrival: rules{}.immAtArrival, commEst: rules{}.commEst,
+	immAtArrival: rules{}.immAtArrival, commEst: rules{}.commEst, classesTrimmed: rules{}.classesTrimmed,
+	dupVerdict: rules{}.dupVerdict, placesIMMAgain: rules{}.placesIMMAgain,
 }
 
 // The requester's rules.
@@ -232,4 +236,33 @@ func (r rules) commEst(first bool) bool {
 		return r.broken.commEst(first)
 	}
 	return first
+}
+
+// classesTrimmed: a trimmed packet's PSN is classed before its trim is
+// answered, so a trimmed duplicate is re-acknowledged and a trimmed PSN
+// out of window is NACKed PSN_OOR_WINDOW, as the untrimmed packet would
+// be (RSP-DUP-2, RSP-SM-3).
+func (r rules) classesTrimmed() bool {
+	if r.broken != nil {
+		return r.broken.classesTrimmed()
+	}
+	return true
+}
+
+// dupVerdict is the m of the SACK that answers a duplicate: m, the
+// verdict of its CE mark, as for any packet (RSP-SACK-3, RSP-DUP-2).
+func (r rules) dupVerdict(m wire.Multipath) wire.Multipath {
+	if r.broken != nil {
+		return r.broken.dupVerdict(m)
+	}
+	return m
+}
+
+// placesIMMAgain: a WriteIMM whose RQMSN is already held is discarded
+// without a response, never placed (WIMM-SM-1).
+func (r rules) placesIMMAgain() bool {
+	if r.broken != nil {
+		return r.broken.placesIMMAgain()
+	}
+	return false
 }
