@@ -272,14 +272,18 @@ func (m *merger) flush(emit func(*pcap.Frame, *pcap.Interface)) {
 }
 
 // releaseStep is how far the judge reads a retaining capture Reader (a
-// capture file) before it releases the frames nobody holds any more.
+// capture file) before it releases the frames nobody holds any more: one
+// chunk (pcap's 256 KiB), so that the chunks in use stay about as many
+// as the frames held need, each one reused as soon as it is free, not
+// four megabytes of fresh pages later. A release visits the frames held,
+// a few hundred at most in a capture in time order, once a chunk.
 // pinSpan is how far behind the frame just read a frame stays held by
 // reference: at each release, an older one waiting in the merger is
 // copied, a worker's batch holding one is sent, and the reader waits for
 // a worker judging one. The Reader's chunks then stay within about
 // pinSpan+releaseStep and a block, below pcap.MaxRetained.
 const (
-	releaseStep = 4 << 20
+	releaseStep = 256 << 10
 	pinSpan     = 8 << 20
 )
 
