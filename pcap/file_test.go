@@ -473,3 +473,56 @@ func TestReaderFileCut(t *testing.T) {
 		t.Errorf("Each: %v after %d frames, want ErrFileChanged after some", err, n)
 	}
 }
+
+// lateInterfaces is a pcapng file whose second interface is declared
+// after the first frame: frames 1 and 3 on interface 0, 2 on interface 1.
+func lateInterfaces() []byte {
+	le := binary.LittleEndian
+	out := ngSHB(le)
+	out = append(out, ngIDB(le, 0, ngOption(le, 2, []byte("a/plane0")))...)
+	out = append(out, ngEPB(le, 0, 1, bytes.Repeat([]byte{1}, 60))...)
+	out = append(out, ngIDB(le, 0, ngOption(le, 2, []byte("a/plane1")))...)
+	out = append(out, ngEPB(le, 1, 2, bytes.Repeat([]byte{2}, 60))...)
+	return append(out, ngEPB(le, 0, 3, bytes.Repeat([]byte{3}, 60))...)
+}
+
+// TestReaderSeekBackInterfaces: a Reader that seeks back before an
+// interface description reads it again as the same interface, not as one
+// more, retaining or not.
+func TestReaderSeekBackInterfaces(t *testing.T) {
+	for _, retain := range []bool{false, true} {
+		r := mustOpen(t, writeTemp(t, lateInterfaces()))
+		if retain {
+			r.Retain()
+		}
+		seekBackInterfaces(t, r)
+	}
+}
+
+func seekBackInterfaces(t *testing.T, r *pcap.Reader) {
+	t.Helper()
+	var f pcap.Frame
+	if err := r.Next(&f); err != nil {
+		t.Fatal(err)
+	}
+	second := r.Mark()
+	for r.Next(&f) == nil {
+	}
+	if n := len(r.Interfaces()); n != 2 {
+		t.Fatalf("%d interfaces, want 2", n)
+	}
+	if !r.Seek(second) {
+		t.Fatal("Seek refused")
+	}
+	for n := 2; n <= 3; n++ {
+		if err := r.Next(&f); err != nil {
+			t.Fatal(err)
+		}
+		if f.Number != n || f.Data[0] != byte(n) || f.Interface != (n+1)%2 {
+			t.Errorf("after the seek back: frame %d (data %d, interface %d), want frame %d", f.Number, f.Data[0], f.Interface, n)
+		}
+	}
+	if ifs := r.Interfaces(); len(ifs) != 2 || ifs[1].Name != "a/plane1" {
+		t.Errorf("after reading the file again: %d interfaces (%v), want 2", len(ifs), ifs)
+	}
+}

@@ -364,12 +364,15 @@ func (r *Reader) Mark() Mark {
 // this Reader or of another over the same file, and reports whether it
 // did: it does not for a stream, nor when the Reader is in another section
 // than m, or has not read the interfaces declared before m (read a frame
-// of the section first). The frames after m are numbered on from m.
-// Frames a retaining Reader returned before stay valid until released.
+// of the section first). The frames after m are numbered on from m, and
+// the interfaces declared after m are forgotten until they are read
+// again. Frames a retaining Reader returned before stay valid until
+// released.
 func (r *Reader) Seek(m Mark) bool {
 	if r.file == nil || m.section != r.section || m.ifaces > len(r.ifaces) || m.off < 0 {
 		return false
 	}
+	r.ifaces = r.ifaces[:m.ifaces]
 	if !r.retain && m.off >= r.base && m.off <= r.base+int64(r.w) {
 		r.r, r.frameNo = int(m.off-r.base), m.frames // in the chunk
 		return true
