@@ -230,12 +230,11 @@ func appendIPv6(b []byte, ip *IPv6) []byte {
 // IPv4Checksum returns the header checksum of the 20-byte IPv4 header h,
 // computed with h's checksum field taken as zero.
 func IPv4Checksum(h []byte) uint16 {
-	var s uint32
-	for i := 0; i < 20; i += 2 {
-		if i != 10 {
-			s += uint32(h[i])<<8 | uint32(h[i+1])
-		}
-	}
+	h = h[:20]
+	be := binary.BigEndian
+	s := uint32(be.Uint16(h[0:])) + uint32(be.Uint16(h[2:])) + uint32(be.Uint16(h[4:])) + uint32(be.Uint16(h[6:])) +
+		uint32(be.Uint16(h[8:])) + uint32(be.Uint16(h[12:])) + uint32(be.Uint16(h[14:])) + uint32(be.Uint16(h[16:])) +
+		uint32(be.Uint16(h[18:]))
 	for s>>16 != 0 {
 		s = s&0xFFFF + s>>16
 	}

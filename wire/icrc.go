@@ -58,12 +58,14 @@ const maxICRCHdr = 40 + 8 + BTHLen
 
 // icrc computes the ICRC over b[ipOff:end] (end excludes the ICRC itself).
 // The headers are copied to the stack with their variant bits forced to
-// one, rounded up to whole 8-byte words with the bytes that follow them,
-// and go through a slicing-by-8 loop; the rest through crc32.Update, which
-// is vectorised. The stack copy is never handed to crc32, so nothing
-// escapes.
+// one, followed by as many of the next bytes as leave the rest a whole
+// number of 16-byte blocks, and go through a slicing-by-8 loop; the rest
+// through crc32.Update, whose vectorised loop then takes it all, with no
+// byte-by-byte tail. A rest too short for that loop goes through the
+// slicing-by-8 loop too. The stack copy is never handed to crc32, so
+// nothing escapes.
 func icrc(b []byte, ipOff, udpOff, bthOff, end int, v6, maskSrcPort bool) uint32 {
-	var m [maxICRCHdr + 8]byte
+	var m [maxICRCHdr + 16]byte
 	n := copy(m[:maxICRCHdr], b[ipOff:bthOff+BTHLen])
 	if v6 {
 		m[0] |= 0x0f                                    // traffic class, high half
@@ -78,10 +80,18 @@ func icrc(b []byte, ipOff, udpOff, bthOff, end int, v6, maskSrcPort bool) uint32
 	}
 	m[u+8+4] = 0xff // BTH byte 4: FECN, BECN, reserved
 	rest := b[bthOff+BTHLen : end]
-	k := copy(m[n:n+(8-n%8)%8], rest)
+	k := copy(m[n:n+len(rest)%16], rest)
 	c := update8(slicing8, ^crcAfterPrefix, m[:n+k])
-	return crc32.Update(^c, crc32.IEEETable, rest[k:])
+	if rest = rest[k:]; len(rest) < minCLMUL {
+		return ^update8(slicing8, c, rest)
+	}
+	return crc32.Update(^c, crc32.IEEETable, rest)
 }
+
+// minCLMUL is the shortest input crc32.Update runs through its vectorised
+// loop on amd64; a shorter one goes through its own table loop, which
+// update8 is.
+const minCLMUL = 64
 
 // emuTable is the table of EMU's ICRC (AMB-90): the bitwise reflected
 // loop run with 0x1EDC6F41, CRC-32C's polynomial in its non-reflected
