@@ -36,12 +36,17 @@ type check struct {
 	// applicable frame the hook did not fail is a passing observation).
 	frame func(e *engine, x *frameCtx) bool
 	// frameOps are the opcodes whose frames the frame hook judges (none:
-	// every opcode); the hook is not called for others (hooks.frameOp).
+	// every opcode); the hook is not called for others (hooks.frameBy).
 	frameOps []wire.Opcode
-	// everyFrame: every decoded frame is a passing observation of the
-	// case unless the codec found one of its violations (codec), with no
-	// hook to call (hooks.everyFrame).
+	// frameOn are the kinds a frame must all be of for the frame hook to
+	// judge it (none: every frame); the hook is not called for others
+	// (hooks.frameBy).
+	frameOn frameKind
+	// everyFrame: every decoded frame (of the kinds everyOn, when set) is
+	// a passing observation of the case unless the codec found one of its
+	// violations (codec), with no hook to call (hooks.everyBy).
 	everyFrame bool
+	everyOn    frameKind
 	// sent judges a write as its requester sent it.
 	sent func(e *engine, x *sentCtx)
 	// resent judges a write as its requester sent it again (not a first
@@ -72,6 +77,55 @@ type check struct {
 	// connection; finishPoint, at a capture point.
 	finish      func(e *engine, pt *point, fl *flow)
 	finishPoint func(e *engine, pt *point)
+}
+
+// frameKind is a set of kinds of decoded frame: a frame hook declares the
+// kinds it judges (check.frameOn) and wireChecks calls it for frames of
+// those kinds only, found once per frame (kindOf).
+type frameKind uint8
+
+const (
+	kTrimmed   frameKind = 1 << iota // trimmed (wire.Packet.Trimmed)
+	kUntrimmed                       // not trimmed
+	kIPv6                            // IPv6 (inner header, under SRv6)
+	kSRv6                            // SRv6-encapsulated
+	kTSETH                           // carries a TSETH
+	numKinds   = 1 << iota
+)
+
+// kindOf returns the kinds of a decoded frame.
+func kindOf(p *wire.Packet) frameKind {
+	k := kUntrimmed
+	if p.Trimmed {
+		k = kTrimmed
+	}
+	if p.IsIPv6 {
+		k |= kIPv6
+	}
+	if p.SRv6 {
+		k |= kSRv6
+	}
+	if p.Decoded&wire.HasTSETH != 0 {
+		k |= kTSETH
+	}
+	return k
+}
+
+// is reports whether k holds every kind of want.
+func (k frameKind) is(want frameKind) bool { return k&want == want }
+
+// opSlots is the number of opcode slots of the frame hook lists: one per
+// MRC opcode (the low five bits of 0xC0-0xDF), one for every other.
+const opSlots = 33
+
+// opSlot returns the frame hook lists' slot of op. The frames the frame
+// hooks see decoded, so their opcode is an MRC one, each in a slot of its
+// own.
+func opSlot(op wire.Opcode) int {
+	if op&0xE0 != 0xC0 {
+		return opSlots - 1
+	}
+	return int(op & 0x1F)
 }
 
 // caseID is a passive case of the catalog, as the checks record it: a
@@ -108,9 +162,9 @@ var (
 	checks [maxCases]*check
 	hooks  struct {
 		frame, msg, arrived, feedback, answer, probe, endpoint, event, finish, finishPoint []*check
-		frameOp                                                                            [256][]*check // the frame hooks by opcode
-		feedbackOp                                                                         [256][]*check // the feedback hooks by opcode
-		everyFrame                                                                         []caseID      // check.everyFrame
+		frameBy                                                                            [numKinds][opSlots][]*check // the frame hooks by frame kind and opcode (opSlot)
+		feedbackOp                                                                         [256][]*check               // the feedback hooks by opcode
+		everyBy                                                                            [numKinds][]caseID          // the everyFrame cases by frame kind
 		// sentNew are the sent hooks, run for a first transmission;
 		// sentAgain, the sent and resent hooks, run for a resend.
 		sentNew, sentAgain []func(e *engine, x *sentCtx)
@@ -131,13 +185,18 @@ func addChecks(cs ...check) {
 		}
 		checks[c.cs] = c
 		h := &hooks
-		if c.everyFrame {
-			h.everyFrame = append(h.everyFrame, c.cs)
-		}
-		if c.frame != nil {
-			for op := range h.frameOp {
-				if len(c.frameOps) == 0 || slices.Contains(c.frameOps, wire.Opcode(op)) {
-					h.frameOp[op] = append(h.frameOp[op], c)
+		for k := range frameKind(numKinds) {
+			if c.everyFrame && k.is(c.everyOn) {
+				h.everyBy[k] = append(h.everyBy[k], c.cs)
+			}
+			if c.frame == nil || !k.is(c.frameOn) {
+				continue
+			}
+			for s := range opSlots {
+				// The last slot, of the opcodes that are not MRC's, is
+				// a hook's only when it declares no opcodes.
+				if len(c.frameOps) == 0 || s < opSlots-1 && slices.Contains(c.frameOps, wire.Opcode(0xC0|s)) {
+					h.frameBy[k][s] = append(h.frameBy[k][s], c)
 				}
 			}
 		}

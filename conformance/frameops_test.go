@@ -46,6 +46,55 @@ func TestFrameOpsDeclared(t *testing.T) {
 	}
 }
 
+// TestFrameOnDeclared checks the frame kinds a check's frame hook declares
+// (check.frameOn, by which wireChecks skips it): on a frame of each other
+// kind and each opcode it judges, with every field set to a value its
+// checks would reject, the hook records nothing, and reports that the case
+// applies exactly when the check counts such frames as passing without
+// it (everyFrame, everyOn), so skipping it cannot change a verdict.
+func TestFrameOnDeclared(t *testing.T) {
+	n := 0
+	for _, c := range checks[:numCases] {
+		if c == nil || c.frame == nil || c.frameOn == 0 {
+			continue
+		}
+		n++
+		for k := range frameKind(numKinds) {
+			valid := k.is(kTrimmed) != k.is(kUntrimmed) && (!k.is(kSRv6) || k.is(kIPv6))
+			if !valid || k.is(c.frameOn) {
+				continue
+			}
+			for op := range 256 {
+				if len(c.frameOps) > 0 && !slices.Contains(c.frameOps, wire.Opcode(op)) || !wire.Opcode(op).Valid() {
+					continue
+				}
+				e := newEngine(DefaultPICS())
+				pt := newPoint("p")
+				var r pcap.Record
+				p := &r.Packet
+				p.Trimmed, p.IsIPv6, p.SRv6 = k.is(kTrimmed), k.is(kIPv6), k.is(kSRv6)
+				if k.is(kTSETH) {
+					p.Decoded |= wire.HasTSETH
+				}
+				p.BTH.Opcode, p.BTH.PKey, p.BTH.DestQP, p.BTH.Variant = wire.Opcode(op), 0x1234, 0x12345, 0x55
+				p.BTH.AckReq, p.BTH.SE, p.BTH.M = !wire.Opcode(op).IsLast(), true, true
+				p.IP4.TOS, p.IP6.TrafficClass, p.Outer.TrafficClass, p.IP6.FlowLabel = 0xfd, 0xfd, 0x01, 0xfffff
+				p.TSETH = wire.TSETH{TSR: true, FType: 3}
+				x := &frameCtx{pt: pt, src: "n", r: &r, p: p, op: wire.Opcode(op), atSender: true,
+					control: op == int(wire.OpSACK) || op == int(wire.OpNACK) || op == int(wire.OpAcknowledge) || op == int(wire.OpEndpointResp)}
+				want := c.everyFrame && k.is(c.everyOn)
+				if got := c.frame(e, x); got != want || len(e.failedCases) > 0 || len(e.rows) > 0 {
+					t.Errorf("%s: its frame hook judges a frame of kinds %05b, opcode %s, outside its frameOn %05b (applies %v, want %v; %d failures, %d rows)",
+						c.cs, k, wire.Opcode(op), c.frameOn, got, want, len(e.failedCases), len(e.rows))
+				}
+			}
+		}
+	}
+	if n < 5 {
+		t.Fatalf("%d checks declare frameOn, want the kind-specific ones (at least 5)", n)
+	}
+}
+
 // TestResentSkipsFirstTransmissions checks the checks whose hook is
 // resent (not called for first transmissions, by which sendWrite skips
 // them for most writes): shown a first transmission, on a connection with

@@ -105,6 +105,8 @@ func ipDst(b []byte) (netip.Addr, bool) {
 	return dst, ok
 }
 
+// mqueue is a ring of slot indices. Its length is a power of two (16,
+// then doubled), so that a position wraps with a mask, not a division.
 type mqueue struct {
 	idx        []int // slot indices, ring
 	head, size int
@@ -114,11 +116,11 @@ func (q *mqueue) push(i int) {
 	if q.size == len(q.idx) {
 		n := make([]int, max(16, 2*len(q.idx)))
 		for k := 0; k < q.size; k++ {
-			n[k] = q.idx[(q.head+k)%len(q.idx)]
+			n[k] = q.idx[(q.head+k)&(len(q.idx)-1)]
 		}
 		q.idx, q.head = n, 0
 	}
-	q.idx[(q.head+q.size)%len(q.idx)] = i
+	q.idx[(q.head+q.size)&(len(q.idx)-1)] = i
 	q.size++
 }
 
@@ -126,7 +128,7 @@ func (q *mqueue) front() int { return q.idx[q.head] }
 
 func (q *mqueue) pop() int {
 	i := q.idx[q.head]
-	q.head = (q.head + 1) % len(q.idx)
+	q.head = (q.head + 1) & (len(q.idx) - 1)
 	q.size--
 	return i
 }
@@ -188,7 +190,7 @@ func (m *merger) oldest(limit int64) int64 {
 	for id := range m.queues {
 		q := &m.queues[id]
 		for k := 0; k < q.size; k++ {
-			if s := &m.slots[q.idx[(q.head+k)%len(q.idx)]]; !s.own {
+			if s := &m.slots[q.idx[(q.head+k)&(len(q.idx)-1)]]; !s.own {
 				limit = min(limit, s.f.Offset)
 			}
 		}
@@ -205,7 +207,7 @@ func (m *merger) unpin(off int64) {
 	for id := range m.queues {
 		q := &m.queues[id]
 		for k := 0; k < q.size; k++ {
-			if s := &m.slots[q.idx[(q.head+k)%len(q.idx)]]; !s.own && s.f.Offset < off {
+			if s := &m.slots[q.idx[(q.head+k)&(len(q.idx)-1)]]; !s.own && s.f.Offset < off {
 				s.f.Data, s.own = bytes.Clone(s.f.Data), true
 			}
 		}

@@ -289,7 +289,7 @@ func (t *psnMap[V]) heldBitsBounded(base uint32, bm uint64) (h uint64, ok bool) 
 	w, off := s>>6, s&63
 	x := t.occ[w] >> off
 	if off != 0 {
-		x |= t.occ[(int(w)+1)%len(t.occ)] << (64 - off)
+		x |= t.occ[(int(w)+1)&(len(t.occ)-1)] << (64 - off) // len(t.occ) is a power of two
 	}
 	return bm & in & x, true
 }

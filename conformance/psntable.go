@@ -100,7 +100,7 @@ func (t *psnTable) openFrom(base uint32) uint64 {
 	w, off := s>>6, s&63
 	x := t.open[w] >> off
 	if off != 0 {
-		x |= t.open[(int(w)+1)%len(t.open)] << (64 - off)
+		x |= t.open[(int(w)+1)&(len(t.open)-1)] << (64 - off) // len(t.open) is a power of two
 	}
 	return x
 }

@@ -75,7 +75,7 @@ func (e *engine) frameFailed(cs caseID) bool {
 // wireChecks judges the per-packet wire rules of a decoded frame, as its
 // sender sent it: the codec's findings, each under the case whose check
 // declares it (check.codec), then the frame hook of every check that
-// judges the frame's opcode.
+// judges the frame's kind and opcode.
 func (e *engine) wireChecks(pt *point, src string, r *pcap.Record) {
 	p := &r.Packet
 	op := p.BTH.Opcode
@@ -93,14 +93,15 @@ func (e *engine) wireChecks(pt *point, src string, r *pcap.Record) {
 		})
 	}
 	row := e.row(pt, src)
-	for _, cs := range hooks.everyFrame {
+	k := kindOf(p)
+	for _, cs := range hooks.everyBy[k] {
 		if !e.frameFailed(cs) {
 			o := &row[cs]
 			o.used = true
 			o.ok++
 		}
 	}
-	for _, c := range hooks.frameOp[op] {
+	for _, c := range hooks.frameBy[k][opSlot(op)] {
 		if c.frame(e, x) && !e.frameFailed(c.cs) {
 			o := &row[c.cs] // e.ok without finding the row again
 			o.used = true
