@@ -105,11 +105,11 @@ func (c *Case) Validate() error {
 	}
 	levelOK := false
 	for _, id := range c.Requirements {
-		r, ok := id.Requirement()
+		level, ok := id.Level()
 		if !ok {
 			return &CatalogError{Case: c.ID, Msg: "requirement " + string(id) + " is not in the registry", Err: &UnknownRequirementError{ID: string(id)}}
 		}
-		if normLevel(r.Level) == normLevel(c.Level) {
+		if normLevel(level) == normLevel(c.Level) {
 			levelOK = true
 		}
 	}
@@ -198,12 +198,12 @@ func checkCatalog(cases []Case) error {
 // spec registry and, for the mapped ones, listed by their case.
 func checkJudgeRequirements(wire map[string]caseID, discard map[string]bool) error {
 	for _, id := range sortedKeys(wire) {
-		if _, ok := spec.Lookup(id); !ok {
+		if _, ok := spec.LevelOf(id); !ok {
 			return &CatalogError{Case: wire[id].String(), Msg: "the judge maps requirement " + id + ", which is not in the registry", Err: &UnknownRequirementError{ID: id}}
 		}
 	}
 	for _, id := range sortedKeys(discard) {
-		if _, ok := spec.Lookup(id); !ok {
+		if _, ok := spec.LevelOf(id); !ok {
 			return &CatalogError{Case: "(discard rules)", Msg: "requirement " + id + " is not in the registry", Err: &UnknownRequirementError{ID: id}}
 		}
 	}

@@ -250,7 +250,7 @@ func checkChecks(cases []Case) error {
 			return &CatalogError{Case: cat.ID, Msg: "its check cites no requirement"}
 		}
 		for _, r := range append(slices.Clone(c.reqs), c.codec...) {
-			if _, ok := r.Requirement(); !ok {
+			if _, ok := r.Level(); !ok {
 				return &CatalogError{Case: cat.ID, Msg: "its check cites requirement " + string(r) + ", which is not in the registry", Err: &UnknownRequirementError{ID: string(r)}}
 			}
 		}

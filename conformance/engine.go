@@ -979,7 +979,7 @@ func (e *engine) report(capInfo *CaptureInfo, devs *Deviations, today time.Time)
 	near, how := e.nearPoints()
 	rep := &Report{
 		SchemaVersion: SchemaVersion,
-		Tool:          ToolInfo{Name: "mrc-conform", Version: Version, Requirements: len(spec.Requirements())},
+		Tool:          ToolInfo{Name: "mrc-conform", Version: Version, Requirements: spec.NumRequirements()},
 		Mode:          Passive,
 		Timestamp:     time.Now(),
 		Capture:       capInfo,

@@ -19,7 +19,7 @@ type RequirementID string
 // ParseRequirementID returns s as a RequirementID, or an
 // *UnknownRequirementError when the spec registry has no requirement s.
 func ParseRequirementID(s string) (RequirementID, error) {
-	if _, ok := spec.Lookup(s); !ok {
+	if _, ok := spec.LevelOf(s); !ok {
 		return "", &UnknownRequirementError{ID: s}
 	}
 	return RequirementID(s), nil
@@ -43,6 +43,12 @@ func (r *RequirementID) UnmarshalText(b []byte) error {
 
 // Requirement returns the requirement r names in the spec registry.
 func (r RequirementID) Requirement() (spec.Requirement, bool) { return spec.Lookup(string(r)) }
+
+// Level returns the level of the requirement r names, and whether the spec
+// registry defines it, from the registry's level index (spec.LevelOf):
+// looking IDs up as the catalog loads does not parse the whole
+// specification.
+func (r RequirementID) Level() (spec.Level, bool) { return spec.LevelOf(string(r)) }
 
 // UnknownRequirementError is a requirement ID the spec registry does not
 // define.

@@ -119,7 +119,7 @@ func Run(ctx context.Context, tgt Target, opts Options) (*conformance.Report, er
 	}
 	rep := &conformance.Report{
 		SchemaVersion: conformance.SchemaVersion,
-		Tool:          conformance.ToolInfo{Name: "mrc-conform", Version: conformance.Version, Requirements: len(spec.Requirements())},
+		Tool:          conformance.ToolInfo{Name: "mrc-conform", Version: conformance.Version, Requirements: spec.NumRequirements()},
 		Mode:          conformance.Active,
 		Timestamp:     started,
 		Capture:       capInfo,
