@@ -25,13 +25,14 @@ const minEchoes = 4
 // AMB-90). Feed it every Record a Decoder produced with the selected
 // codec, then ask Advice.
 type Fit struct {
-	sel    *wire.Codec
-	mode   wire.EVMode
-	alts   []fitAlt
-	frames int
-	selBad int // rule violations under the selected profile
-	pkt    wire.Packet
-	viol   []wire.Violation // CheckHeaders' scratch
+	sel     *wire.Codec
+	mode    wire.EVMode
+	alts    []fitAlt
+	frames  int
+	selBad  int // rule violations under the selected profile
+	selICRC int // frames whose ICRC the selected profile finds wrong
+	pkt     wire.Packet
+	viol    []wire.Violation // CheckHeaders' scratch
 	// EVs of data packets as read in the selected order and swapped.
 	evs, swapped   map[uint32]struct{}
 	echo, echoSwap int // feedback entropy values found in evs, swapped
@@ -74,11 +75,35 @@ func samePresetAs(a, b spec.Profile) bool {
 
 // Add takes one record decoded with the selected codec (Check included).
 func (f *Fit) Add(r *Record) {
-	if r.Err != nil || r.Packet.Trimmed {
+	if !f.addSelected(r) {
 		return
+	}
+	f.addAlts(r)
+	f.addEcho(r)
+}
+
+// addSelected counts r under the selected profile, and reports whether
+// Fit compares it (a record that decoded, untrimmed).
+func (f *Fit) addSelected(r *Record) bool {
+	if r.Err != nil || r.Packet.Trimmed {
+		return false
 	}
 	f.frames++
 	f.selBad += len(r.Violations)
+	if !r.ICRCOK {
+		f.selICRC++
+	}
+	return true
+}
+
+// altsMatter reports whether the other presets' counts can change Advice:
+// a preset is preferred for the ICRCs it accepts where the selected
+// profile finds them wrong, or for fewer rule violations than the
+// selected profile's, so with neither so far they cannot.
+func (f *Fit) altsMatter() bool { return f.selBad > 0 || f.selICRC > 0 }
+
+// addAlts decodes and checks r under every other preset.
+func (f *Fit) addAlts(r *Record) {
 	for i := range f.alts {
 		a := &f.alts[i]
 		if err := a.c.Decode(r.Data, &f.pkt); err != nil {
@@ -105,7 +130,6 @@ func (f *Fit) Add(r *Record) {
 			a.bad++
 		}
 	}
-	f.addEcho(r)
 }
 
 // addEcho matches feedback entropy against the data packets' EVs in both
@@ -178,17 +202,38 @@ func (f *Fit) Advice() []string {
 // with sel in EV mode mode and returns Fit's advice. A hint needs no more:
 // the judge has read the whole capture already, and a second full decode
 // cost more CPU than judging it.
+//
+// The frames are first read under the selected profile alone: the other
+// presets are decoded only when a frame shows a rule violation or a wrong
+// ICRC (altsMatter), reading the frames again; on a capture that fits
+// the selected profile, that halves the cost.
 func AdviseFile(name string, sel *wire.Codec, mode wire.EVMode) ([]string, error) {
+	f := NewFit(sel, mode)
+	err := f.readFile(name, sel, mode, func(rec *Record) bool {
+		if f.addSelected(rec) {
+			f.addEcho(rec)
+		}
+		return !f.altsMatter()
+	})
+	if err == nil && f.altsMatter() {
+		f = NewFit(sel, mode)
+		err = f.readFile(name, sel, mode, func(rec *Record) bool { f.Add(rec); return true })
+	}
+	return f.Advice(), err
+}
+
+// readFile decodes the frames of the capture name with sel and hands
+// each record to add, until add returns false or MaxAdviseFrames frames
+// were compared.
+func (f *Fit) readFile(name string, sel *wire.Codec, mode wire.EVMode, add func(*Record) bool) error {
 	r, err := Open(name)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer r.Close()
 	d := &Decoder{Codec: sel, EVMode: mode}
-	f := NewFit(sel, mode)
 	err = d.Each(r, func(rec *Record) error {
-		f.Add(rec)
-		if f.frames >= MaxAdviseFrames {
+		if !add(rec) || f.frames >= MaxAdviseFrames {
 			return errEnough
 		}
 		return nil
@@ -196,7 +241,7 @@ func AdviseFile(name string, sel *wire.Codec, mode wire.EVMode) ([]string, error
 	if err == errEnough {
 		err = nil
 	}
-	return f.Advice(), err
+	return err
 }
 
 // MaxAdviseFrames bounds the frames AdviseFile reads: enough for a

@@ -2,6 +2,9 @@ package pcap_test
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -72,22 +75,75 @@ func TestFitNeedsEvidence(t *testing.T) {
 	if f := fitOf(t, few, wire.Default); f.HalvesSwapped() {
 		t.Error("three echoes were taken as evidence of swapped halves")
 	}
+	frames := defaultFrames(t, 8)
+	if adv := fitOf(t, emuCapture(t, frames), wire.Default).Advice(); len(adv) != 0 {
+		t.Errorf("the default profile's own frames drew advice: %q", adv)
+	}
+}
+
+// defaultFrames returns n RDMA WRITE frames of the default profile, with
+// EVs in STEV mode.
+func defaultFrames(t *testing.T, n int) [][]byte {
+	t.Helper()
+	return writeFrames(t, wire.Default, n)
+}
+
+// writeFrames returns n RDMA WRITE frames encoded by c, with EVs in STEV
+// mode.
+func writeFrames(t *testing.T, c *wire.Codec, n int) [][]byte {
+	t.Helper()
 	var frames [][]byte
-	for i := range 8 {
+	for i := range n {
 		p := &wire.Packet{IsIPv6: true}
 		p.IP6.Src, p.IP6.Dst = emuclient.HostA.IP.As16(), emuclient.HostB.IP.As16()
 		p.BTH.Opcode, p.BTH.DestQP, p.BTH.PSN, p.BTH.PKey = wire.OpWriteOnly, 0x22, uint32(i), 0xFFFF
 		p.RETH.DMALength = 64
 		p.Payload = make([]byte, 64)
-		wire.Default.SetEV(p, 0x00010002+uint32(i), wire.EVModeSTEV)
-		b, err := wire.Default.Append(nil, p)
+		c.SetEV(p, 0x00010002+uint32(i), wire.EVModeSTEV)
+		b, err := c.Append(nil, p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		frames = append(frames, b)
 	}
-	if adv := fitOf(t, emuCapture(t, frames), wire.Default).Advice(); len(adv) != 0 {
-		t.Errorf("the default profile's own frames drew advice: %q", adv)
+	return frames
+}
+
+// TestAdviseFileAsFit: AdviseFile, which decodes the other presets only
+// once a frame fits the selected profile badly, advises as a Fit fed every
+// frame does: on an emulator capture under the default profile and under
+// its own, on the default profile's frames, and on the default profile's
+// frames followed by an emulator session (its frames found wrong only
+// after clean ones), and on the emu preset's writes (their ICRC alone is
+// wrong under the default profile).
+func TestAdviseFileAsFit(t *testing.T) {
+	emu, err := wire.NewCodec(spec.EmuProfile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := emuclient.Session(emuclient.HostA, emuclient.HostB, 12)
+	for _, c := range []struct {
+		name   string
+		frames [][]byte
+		codec  *wire.Codec
+		advice bool
+	}{
+		{"emu session, default profile", session, wire.Default, true},
+		{"emu session, emu preset", session, emu, false},
+		{"default frames", defaultFrames(t, 8), wire.Default, false},
+		{"default frames then emu session", append(defaultFrames(t, 8), session...), wire.Default, true},
+		{"emu preset's writes, default profile", writeFrames(t, emu, 8), wire.Default, true},
+	} {
+		capture := emuCapture(t, c.frames)
+		name := filepath.Join(t.TempDir(), "c.pcapng")
+		if err := os.WriteFile(name, capture, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := pcap.AdviseFile(name, c.codec, wire.EVModeSTEV)
+		want := fitOf(t, capture, c.codec).Advice()
+		if err != nil || !slices.Equal(got, want) || (len(got) > 0) != c.advice {
+			t.Errorf("%s: AdviseFile %q, %v; Fit %q", c.name, got, err, want)
+		}
 	}
 }
 
