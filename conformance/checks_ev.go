@@ -127,7 +127,7 @@ func echoPath(e *engine, x *sentCtx) {
 	} else if e.roomIn(len(fl.echo), MaxEVsPerFlow) {
 		fl.echo[ev] = p.Outer.Dst
 	}
-	e.ok(cEcho, x.pt, x.req, false)
+	x.pass(cEcho, false)
 }
 
 // reflectEV checks WIRE-EV-5: feedback carries its trigger's EV.
@@ -143,7 +143,7 @@ func reflectEV(e *engine, x *answerCtx) {
 		}
 	case a == nil:
 	case x.kind == ansProbe || x.evSeen || x.ev == a.ev:
-		e.ok(cEVReflect, x.pt, x.rsp, false)
+		x.pass(cEVReflect, false)
 	default:
 		e.failWhy(cEVReflect, x.pt, x.rsp, 0, "WIRE-EV-5", func(f *Finding) {
 			f.PSN, f.EV, f.Related = u32p(a.psn), u32p(x.ev), []int{a.frame}
@@ -206,7 +206,7 @@ func afterFatal(e *engine, x *sentCtx) {
 			x.fill(f, "no packet after the fatal NACK/NAK of frame "+itoa(fl.fatalFrame), "a write sent after it", fl.fatalFrame)
 		})
 	} else {
-		e.ok(cFatal, x.pt, x.req, true)
+		x.pass(cFatal, true)
 	}
 }
 

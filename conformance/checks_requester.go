@@ -46,7 +46,7 @@ func init() {
 // tsethInEveryWrite checks REQ-HDR-1 (SHOULD): a TSETH in every write.
 func tsethInEveryWrite(e *engine, x *sentCtx) {
 	if x.p.Decoded&wire.HasTSETH != 0 {
-		e.ok(cTSETHAll, x.pt, x.req, false)
+		x.pass(cTSETHAll, false)
 		return
 	}
 	e.failWhy(cTSETHAll, x.pt, x.req, 0, "REQ-HDR-1", func(f *Finding) { x.at(f, "a TSETH in every write", "no TSETH") })
@@ -92,7 +92,7 @@ func mprWindow(e *engine, x *sentCtx) {
 		})
 		return
 	}
-	e.ok(cMPR, x.pt, x.req, false)
+	x.pass(cMPR, false)
 }
 
 // retransmitFirst checks REQ-TX-2: a PSN NACKed as trimmed is resent
@@ -102,7 +102,7 @@ func retransmitFirst(e *engine, x *sentCtx) {
 	fl, t := x.fl, x.t
 	if !x.isNew {
 		if pn := x.nack; pn.frame != 0 && pn.trim() && t >= pn.ns+e.grace && !pn.overtaken {
-			e.ok(cRtxFirst, x.pt, x.req, true)
+			x.pass(cRtxFirst, true)
 		}
 		return
 	}
@@ -159,7 +159,7 @@ func retransmitFlag(e *engine, x *sentCtx) {
 			x.at(f, "rtx = 1 on a retransmission", "rtx = 0 on a resend of PSN "+itoa(int(x.psn))+firstNote(first), nonZero(first)...)
 		})
 	default:
-		e.ok(cRtxFlag, x.pt, x.req, false)
+		x.pass(cRtxFlag, false)
 	}
 }
 
@@ -170,7 +170,7 @@ func psnNext(e *engine, x *sentCtx) {
 		return
 	}
 	if !fl.anchored {
-		e.ok(cPSN, x.pt, x.req, false)
+		x.pass(cPSN, false)
 		return
 	}
 	if want := wire.PSNAdd(fl.maxSent, 1); x.psn != want {
@@ -181,13 +181,13 @@ func psnNext(e *engine, x *sentCtx) {
 		})
 		return
 	}
-	e.ok(cPSN, x.pt, x.req, false)
+	x.pass(cPSN, false)
 }
 
 // nackRecovered: a PSN a NACK named is resent (LR-NACK-1, LR-NACK-3).
 func nackRecovered(e *engine, x *sentCtx) {
 	if x.nack.frame != 0 {
-		e.ok(cNackRecov, x.pt, x.req, false)
+		x.pass(cNackRecov, false)
 	}
 }
 
@@ -236,7 +236,7 @@ func retransmitOrder(e *engine, x *sentCtx) {
 		})
 		return
 	}
-	e.ok(cRtxOrder, x.pt, x.req, true)
+	x.pass(cRtxOrder, true)
 }
 
 // resendAcked checks LR-RTX-1 and LR-SACK-2: never resend what was
@@ -250,7 +250,7 @@ func resendAcked(e *engine, x *sentCtx) {
 	case x.acked:
 		ae := x.fl.ackOf(x.psn)
 		if ae.frame != 0 && t-ae.ns < e.grace {
-			e.ok(cRtxAcked, x.pt, x.req, true) // the acknowledgement may not have reached it yet
+			x.pass(cRtxAcked, true) // the acknowledgement may not have reached it yet
 		} else {
 			e.failWhy(cRtxAcked, x.pt, x.req, onTiming, "LR-RTX-1", func(f *Finding) {
 				x.at(f, fmt.Sprintf("no resend: cumulatively acknowledged (cack %d) in frame %d", ae.una, ae.frame),
@@ -259,7 +259,7 @@ func resendAcked(e *engine, x *sentCtx) {
 		}
 	case st != nil && st.ackSel:
 		if t-st.ackNs < e.grace {
-			e.ok(cRtxAcked, x.pt, x.req, true)
+			x.pass(cRtxAcked, true)
 		} else {
 			e.failWhy(cRtxAcked, x.pt, x.req, onTiming, "LR-SACK-2", func(f *Finding) {
 				x.at(f, fmt.Sprintf("no resend: selectively acknowledged in the SACK bitmap of frame %d", st.ackFrame),
@@ -267,7 +267,7 @@ func resendAcked(e *engine, x *sentCtx) {
 			})
 		}
 	default:
-		e.ok(cRtxAcked, x.pt, x.req, false)
+		x.pass(cRtxAcked, false)
 	}
 }
 
@@ -289,7 +289,7 @@ func resendSame(e *engine, x *sentCtx) {
 			x.at(f, "the payload of frame "+itoa(st.firstFrame), "a different payload", st.firstFrame)
 		})
 	default:
-		e.ok(cRtxSame, x.pt, x.req, false)
+		x.pass(cRtxSame, false)
 	}
 	if !id.ok && !p.Trimmed {
 		id.keep(x.r)
@@ -305,7 +305,7 @@ func resendOffNACKedEV(e *engine, x *sentCtx) {
 	n, t := x.st.nack, x.t
 	switch {
 	case x.ev != n.ev:
-		e.ok(cNackEV, x.pt, x.req, false)
+		x.pass(cNackEV, false)
 	case t-n.ns < e.grace:
 		e.undecidedWhy(cNackEV, x.pt, x.req, "retransmitted on the NACKed EV within the reaction time of the NACK", "EV-ST-13", func(f *Finding) {
 			f.PSN, f.EV, f.Related = u32p(x.psn), u32p(x.ev), []int{n.frame}
@@ -353,7 +353,7 @@ func resendHold(e *engine, x *sentCtx) {
 		return
 	}
 	if t-n.ns >= *rtt-e.tol {
-		e.ok(cNackHold, x.pt, x.req, true)
+		x.pass(cNackHold, true)
 		return
 	}
 	e.failWhy(cNackHold, x.pt, x.req, onTiming, "LR-NACK-2", func(f *Finding) {
@@ -371,11 +371,11 @@ func resendWhy(e *engine, x *sentCtx) {
 	st := x.st
 	switch to := e.pics.Parameters.Timeout; {
 	case st.loss.kind != 0:
-		e.ok(cRtxWhy, x.pt, x.req, false)
+		x.pass(cRtxWhy, false)
 	case to == nil:
 		e.undecided(cRtxWhy, x.pt, x.req, "no NACK or SACK gap; timeout not declared")
 	case x.timedOut:
-		e.ok(cRtxWhy, x.pt, x.req, true)
+		x.pass(cRtxWhy, true)
 	default:
 		T := baseTimeout(*to)
 		e.failWhy(cRtxWhy, x.pt, x.req, onTiming, "LR-RTX-1", func(f *Finding) {

@@ -210,7 +210,7 @@ func sackCurrent(e *engine, x *fbCtx) {
 		})
 		return
 	}
-	e.ok(cCurrent, x.pt, x.rsp, true)
+	x.pass(cCurrent, true)
 }
 
 // sackTrigger checks the fields a SACK takes from the packet that
@@ -261,7 +261,7 @@ func sackTrigger(e *engine, x *answerCtx) {
 		})
 	}
 	if okT {
-		e.ok(cTrigger, x.pt, x.rsp, false)
+		x.pass(cTrigger, false)
 	}
 }
 
@@ -273,7 +273,7 @@ func mVerdict(e *engine, x *answerCtx) {
 	}
 	s, a := x.s, x.a
 	if mFits(s.M, a.ce) {
-		e.ok(cMVerdict, x.pt, x.rsp, false)
+		x.pass(cMVerdict, false)
 		return
 	}
 	exp := "m = NONE (trigger not CE-marked)"
@@ -348,13 +348,13 @@ func sackCounters(e *engine, x *fbCtx) {
 			return
 		}
 	}
-	e.ok(cCounters, x.pt, x.rsp, false)
+	x.pass(cCounters, false)
 }
 
 // answeredAtOnce: a SACK answers an arrival that needed one (RSP-SACK-5).
 func answeredAtOnce(e *engine, x *answerCtx) {
 	if x.kind == ansTrigger && x.neededAnswer {
-		e.ok(cImmediate, x.pt, x.rsp, false)
+		x.pass(cImmediate, false)
 	}
 }
 
@@ -407,7 +407,7 @@ func trimNACK(e *engine, x *fbCtx) {
 		})
 	}
 	if okN {
-		e.ok(cTrimNACK, x.pt, x.rsp, false)
+		x.pass(cTrimNACK, false)
 	}
 }
 
@@ -451,7 +451,7 @@ func oorNACK(e *engine, x *fbCtx) {
 	fl, psn := x.fl, x.p.NETH.NACKPSN
 	switch {
 	case x.hasPend, x.oorOut:
-		e.ok(cOOR, x.pt, x.rsp, false)
+		x.pass(cOOR, false)
 	case !fl.rKnown || !fl.haveCack:
 		// No cumulative point reported yet (an out-of-window PSN before
 		// any in-window one): the window is unknown, nothing to judge.
@@ -471,7 +471,7 @@ func oorNotNACKed(e *engine, pt *point, fl *flow) {
 // (RSP-ACK-1).
 func ackCovers(e *engine, x *fbCtx) {
 	for range x.acksCovered {
-		e.ok(cACK, x.pt, x.rsp, false)
+		x.pass(cACK, false)
 	}
 }
 
@@ -509,7 +509,7 @@ func probeAnswered(e *engine, x *answerCtx) {
 				f.Expected, f.Observed = fmt.Sprintf("tx_timestamp %d reflected from the probe", a.ts), fmt.Sprintf("tx_timestamp %d", x.s.CC.TxTimestamp)
 			})
 		} else {
-			e.ok(cProbeAns, x.pt, x.rsp, false)
+			x.pass(cProbeAns, false)
 		}
 	case ansProbeUnmatched:
 		if x.other == nil {
@@ -536,7 +536,7 @@ func probeNotAnswered(e *engine, pt *point, fl *flow) {
 // an UNEXP_EVENT NACK or an AETH NAK invalid request (WIMM-RSP-4).
 func wimmRefused(e *engine, x *fbCtx) {
 	for range x.wimmRefused {
-		e.ok(cWIMMRsp, x.pt, x.rsp, false)
+		x.pass(cWIMMRsp, false)
 	}
 }
 

@@ -302,6 +302,23 @@ func (e *engine) ok(cs caseID, pt *point, node string, timing bool) {
 	}
 }
 
+// judgedRow is the observation row of the node a hook context judges at
+// its capture point (sentCtx: the requester; fbCtx and answerCtx: the
+// responder, the frame's sender), found once by the hook runner, so that a
+// hook's passing observation of that node finds no row (pass).
+type judgedRow struct{ row *obsRow }
+
+// pass records a passing observation of case cs about the judged node: ok
+// without finding the row, inlined.
+func (j judgedRow) pass(cs caseID, timing bool) {
+	o := &j.row[cs]
+	o.used = true
+	o.ok++
+	if timing {
+		o.okT++
+	}
+}
+
 // failHow qualifies a failing observation.
 type failHow uint8
 

@@ -122,9 +122,9 @@ func TestResentSkipsFirstTransmissions(t *testing.T) {
 		pk := &r.Packet
 		pk.BTH.Opcode, pk.BTH.PSN, pk.BTH.Retransmit = wire.OpWriteOnly, 100, true
 		e.now, e.frameNo = 1<<40, 5
-		x := &sentCtx{pt: pt, fl: fl, req: "a", r: &r, p: pk, psn: 100, ev: 7, t: e.now, isNew: true}
+		x := &sentCtx{judgedRow: judgedRow{new(obsRow)}, pt: pt, fl: fl, req: "a", r: &r, p: pk, psn: 100, ev: 7, t: e.now, isNew: true}
 		c.resent(e, x)
-		if len(e.rows) > 0 || e.lastRow.row != nil {
+		if len(e.rows) > 0 || e.lastRow.row != nil || rowUsed(x.row) {
 			t.Errorf("%s: its resent hook judged a first transmission", c.cs)
 		}
 	}
@@ -159,9 +159,9 @@ func TestFeedbackOpsDeclared(t *testing.T) {
 			pk.BTH.Opcode = op
 			pk.NETH = wire.NETH{NACKPSN: 12, Reason: wire.NACKTrimmed}
 			pk.SETH = wire.SETH{CACKPSN: 10}
-			x := &fbCtx{pt: pt, fl: fl, rsp: "b", p: pk, op: op, judged: true, pend: &arrival{psn: 12, trimmed: true}, hasPend: true, acksCovered: 1, wimmRefused: 1}
+			x := &fbCtx{judgedRow: judgedRow{new(obsRow)}, pt: pt, fl: fl, rsp: "b", p: pk, op: op, judged: true, pend: &arrival{psn: 12, trimmed: true}, hasPend: true, acksCovered: 1, wimmRefused: 1}
 			c.feedback(e, x)
-			if len(e.rows) > 0 || e.lastRow.row != nil {
+			if len(e.rows) > 0 || e.lastRow.row != nil || rowUsed(x.row) {
 				t.Errorf("%s: its feedback hook judges %s, which its feedbackOps %v leave out", c.cs, op, c.feedbackOps)
 			}
 		}
@@ -169,4 +169,15 @@ func TestFeedbackOpsDeclared(t *testing.T) {
 	if n < 3 {
 		t.Fatalf("%d checks declare feedbackOps, want the NACK-only ones (at least 3)", n)
 	}
+}
+
+// rowUsed reports whether a hook recorded an observation in row (the
+// judged node's row of its context, judgedRow.pass).
+func rowUsed(row *obsRow) bool {
+	for i := range row {
+		if row[i].used {
+			return true
+		}
+	}
+	return false
 }

@@ -463,12 +463,13 @@ func (e *engine) wimmArrive(pt *point, fl *flow, rsp string, a arrival) {
 // ACKNOWLEDGE, once both views of the connection took it in, but for the
 // responder's cumulative point it reports (fl.lastCack is the one before).
 type fbCtx struct {
-	pt       *point
-	fl       *flow
-	rsp      string // the node that sent the feedback
-	p        *wire.Packet
-	op       wire.Opcode
-	mismatch bool // a SACK's or NACK's spdcid disagrees with the connection's QP
+	judgedRow // the responder's
+	pt        *point
+	fl        *flow
+	rsp       string // the node that sent the feedback
+	p         *wire.Packet
+	op        wire.Opcode
+	mismatch  bool // a SACK's or NACK's spdcid disagrees with the connection's QP
 	// judged: the responder's view had its baseline before this feedback
 	// (the first feedback is the baseline, not judged).
 	judged bool
@@ -487,15 +488,16 @@ type fbCtx struct {
 // answerCtx is what the answer hook of a check sees: feedback answering an
 // arrival.
 type answerCtx struct {
-	kind  answerKind
-	pt    *point
-	fl    *flow
-	rsp   string
-	s     *wire.SETH // the SACK (ansTrigger, ansProbe, ansProbeUnmatched)
-	ev    uint32     // the feedback's entropy
-	what  string     // "SACK" or "NACK"
-	a     *arrival   // the arrival answered (when it left the model, a copy in the engine's ansArr); nil when a SACK's trigger never arrived
-	other *arrival   // ansProbeUnmatched: a probe with the answer's id on another EV
+	judgedRow // the responder's
+	kind      answerKind
+	pt        *point
+	fl        *flow
+	rsp       string
+	s         *wire.SETH // the SACK (ansTrigger, ansProbe, ansProbeUnmatched)
+	ev        uint32     // the feedback's entropy
+	what      string     // "SACK" or "NACK"
+	a         *arrival   // the arrival answered (when it left the model, a copy in the engine's ansArr); nil when a SACK's trigger never arrived
+	other     *arrival   // ansProbeUnmatched: a probe with the answer's id on another EV
 	// evSeen: some arrival of the trigger's PSN carried the SACK's EV;
 	// neededAnswer: the trigger was waiting for an immediate SACK.
 	evSeen, neededAnswer bool
@@ -526,7 +528,7 @@ func (e *engine) runAnswer(x *answerCtx) {
 // feedbackAt starts the feedback context of a frame on fl.
 func (e *engine) feedbackAt(pt *point, fl *flow, rsp string, p *wire.Packet, mismatch bool) *fbCtx {
 	x := &e.fbx
-	*x = fbCtx{pt: pt, fl: fl, rsp: rsp, p: p, op: p.BTH.Opcode, mismatch: mismatch}
+	*x = fbCtx{judgedRow: judgedRow{e.row(pt, rsp)}, pt: pt, fl: fl, rsp: rsp, p: p, op: p.BTH.Opcode, mismatch: mismatch}
 	return x
 }
 
@@ -597,7 +599,7 @@ func (e *engine) trigger(x *fbCtx) {
 	fl, s := x.fl, &x.p.SETH
 	trig := s.AckPSN()
 	ax := &e.ansx
-	*ax = answerCtx{kind: ansTrigger, pt: x.pt, fl: fl, rsp: x.rsp, s: s, ev: s.Entropy, what: "SACK"}
+	*ax = answerCtx{judgedRow: x.judgedRow, kind: ansTrigger, pt: x.pt, fl: fl, rsp: x.rsp, s: s, ev: s.Entropy, what: "SACK"}
 	ax.a, ax.evSeen = fl.findTrigger(trig, s)
 	ax.neededAnswer = fl.needSACK.del(trig).frame != 0
 	e.runAnswer(ax)
@@ -609,7 +611,7 @@ func (e *engine) probeAnswer(x *fbCtx) {
 	fl, s := x.fl, &x.p.SETH
 	id := uint16(s.AckPSNOffset)
 	ax := &e.ansx
-	*ax = answerCtx{kind: ansProbeUnmatched, pt: x.pt, fl: fl, rsp: x.rsp, s: s, ev: s.Entropy, what: "SACK"}
+	*ax = answerCtx{judgedRow: x.judgedRow, kind: ansProbeUnmatched, pt: x.pt, fl: fl, rsp: x.rsp, s: s, ev: s.Entropy, what: "SACK"}
 	for i := len(fl.probes) - 1; i >= 0; i-- {
 		if a := fl.probes[i]; a.probeID == id && a.ev == s.Entropy {
 			fl.probes = append(fl.probes[:i], fl.probes[i+1:]...)
@@ -676,7 +678,7 @@ func (e *engine) nackAtResponder(x *fbCtx) {
 	if x.hasPend {
 		ax := &e.ansx
 		e.ansArr = *x.pend
-		*ax = answerCtx{kind: ansTrim, pt: x.pt, fl: fl, rsp: x.rsp, ev: n.Entropy, what: "NACK", a: &e.ansArr}
+		*ax = answerCtx{judgedRow: x.judgedRow, kind: ansTrim, pt: x.pt, fl: fl, rsp: x.rsp, ev: n.Entropy, what: "NACK", a: &e.ansArr}
 		if n.Reason == wire.NACKPSNOutOfWindow {
 			ax.kind = ansOOR
 		}

@@ -37,6 +37,7 @@ func (e *engine) write(pt *point, src, dst string, r *pcap.Record) {
 // the write, but for the fields sendWrite updates first (lastWriteNs,
 // lastNewNs, retransmits, the PSN's pending NACK taken out of nackPend).
 type sentCtx struct {
+	judgedRow  // the requester's
 	pt         *point
 	fl         *flow
 	req        string
@@ -69,7 +70,7 @@ func (x *sentCtx) at(f *Finding, exp, obs string, related ...int) {
 func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 	p := &r.Packet
 	x := &e.sx
-	*x = sentCtx{pt: pt, fl: fl, req: req, r: r, p: p, psn: p.BTH.PSN, ev: r.EV, t: e.now}
+	*x = sentCtx{judgedRow: judgedRow{e.row(pt, req)}, pt: pt, fl: fl, req: req, r: r, p: p, psn: p.BTH.PSN, ev: r.EV, t: e.now}
 	psn, t := x.psn, x.t
 	x.st = fl.psns.get(psn)
 	x.acked = fl.haveUna && !psnAfter(psn, fl.una)
