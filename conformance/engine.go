@@ -829,6 +829,11 @@ func (e *engine) countNode(pt *point, src, dst string, p *wire.Packet) {
 		return
 	}
 	c := e.slot(pt, src)
+	if c.row != nil {
+		// The sender's row is the one the frame's hooks want first
+		// (wireChecks): found here, it costs them no second slot lookup.
+		e.lastRow = rowMemo{pt: pt, node: src, row: c.row}
+	}
 	st := c.st
 	if st == nil {
 		k := nodePoint{src, pt.name}
