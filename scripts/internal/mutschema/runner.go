@@ -410,10 +410,6 @@ func (r *runner) logf(format string, a ...any) {
 // that the allowlist does not name: the suite's test binaries are built
 // once from the rewritten tree, so they hold every mutant too.
 func (r *runner) stage2(res []*Result) error {
-	bins, err := r.suiteBinaries()
-	if err != nil {
-		return err
-	}
 	keep := func(x *Result) bool {
 		_, allowed := r.cfg.Allow[x.Key()]
 		return !x.Carried && x.Status == Lived && !allowed
@@ -423,6 +419,14 @@ func (r *runner) stage2(res []*Result) error {
 		if keep(x) {
 			n++
 		}
+	}
+	if n == 0 {
+		r.logf("== stage 2: no survivor left for %s", strings.Join(r.cfg.Suite, " "))
+		return nil
+	}
+	bins, err := r.suiteBinaries()
+	if err != nil {
+		return err
 	}
 	r.logf("== stage 2: %d survivors, %d test binaries of %s (-short, %s each)", n, len(bins), strings.Join(r.cfg.Suite, " "), r.cfg.SuiteTimeout)
 	r.each(res, keep, func(x *Result, retry int) {
