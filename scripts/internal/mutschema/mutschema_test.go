@@ -189,3 +189,57 @@ func TestRenderNested(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestResumeCarries: results.tsv read back gives each mutant its verdict;
+// a resumed run carries the killed ones and runs the survivors again; a
+// mutated file that changed since refuses the resume.
+func TestResumeCarries(t *testing.T) {
+	dir := t.TempDir()
+	ms := []*Mutant{{ID: 1, File: "p/a.go", Line: 3, Col: 7, Type: ConditionalsBoundary},
+		{ID: 2, File: "p/a.go", Line: 3, Col: 7, Type: ConditionalsNegation}, {ID: 3, File: "p/a.go", Line: 9, Col: 2, Type: IncrementDecrement}}
+	old := []*Result{{Mutant: ms[0], Stage: 1, Status: Lived}, {Mutant: ms[1], Stage: 1, Status: Killed, Detail: "--- FAIL: TestX (0.00s)"},
+		{Mutant: ms[2], Stage: 2, Status: TimedOut, Retried: TimedOut, Detail: "after 3m0s"}}
+	if err := saveResults(filepath.Join(dir, "results.tsv"), old); err != nil {
+		t.Fatal(err)
+	}
+	prev, err := readResults(filepath.Join(dir, "results.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &runner{cfg: config{Resume: prev}}
+	var now []*Result
+	for _, m := range ms {
+		now = append(now, &Result{Mutant: &Mutant{File: m.File, Line: m.Line, Col: m.Col, Type: m.Type}})
+	}
+	r.carry(now)
+	if now[0].Carried || !now[1].Carried || now[1].Status != Killed || now[1].Detail != old[1].Detail || !now[2].Carried || now[2].Status != TimedOut {
+		t.Errorf("carried: %+v %+v %+v", *now[0], *now[1], *now[2])
+	}
+	if err := copyFiles(".", filepath.Join(dir, "orig"), []string{"mutants.go"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := resumeFrom(dir, []string{"mutants.go"}); err != nil {
+		t.Errorf("unchanged file: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "orig", "mutants.go"), []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := resumeFrom(dir, []string{"mutants.go"}); err == nil || !strings.Contains(err.Error(), "changed since") {
+		t.Errorf("changed file: %v, want a refusal", err)
+	}
+}
+
+// TestReadAllow: an entry needs its reason.
+func TestReadAllow(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "allow.txt")
+	for text, ok := range map[string]bool{"# comment\n\na.go:1:2 CONDITIONALS_BOUNDARY # n == 0 never reaches it\n": true,
+		"a.go:1:2 CONDITIONALS_BOUNDARY\n": false, "a.go:1:2 # why\n": false} {
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := readAllow(p)
+		if (err == nil) != ok || (ok && m["a.go:1:2 CONDITIONALS_BOUNDARY"] != "n == 0 never reaches it") {
+			t.Errorf("%q: %v %v", text, m, err)
+		}
+	}
+}
