@@ -32,3 +32,14 @@ func Timestamp(tsresol uint8, ticks uint64) time.Time {
 	}
 	return (&Reader{}).ts(&in, ticks)
 }
+
+// PooledChunks returns how many pooled chunks a Reader holds, and how
+// many the pool has free.
+func (r *Reader) PooledChunks() (held, free int) {
+	pool.Lock()
+	defer pool.Unlock()
+	if r.chunks == nil {
+		return 0, len(pool.free)
+	}
+	return len(r.chunks.held), len(pool.free)
+}

@@ -184,6 +184,9 @@ type Reader struct {
 	used   []chunk
 	free   [][]byte
 	total  int
+	// chunks holds the pooled chunks of a Reader Open made (chunkpool.go),
+	// which Close gives back; nil: chunks come from the Go heap.
+	chunks *chunkSet
 }
 
 // A chunk holds frames a retaining Reader keeps valid: every block in it
@@ -216,12 +219,13 @@ func Open(name string) (*Reader, error) {
 		f.Close()
 		return nil, &fs.PathError{Op: "open", Path: name, Err: errIsDir}
 	}
-	rd := &Reader{src: f}
+	rd := &Reader{src: f, chunks: &chunkSet{}}
 	if err == nil && st.Mode().IsRegular() {
 		rd.file, rd.size = f, st.Size()
 	}
 	r, err := rd.start()
 	if err != nil {
+		rd.chunks.putAll()
 		f.Close()
 		if _, named := errors.AsType[*fs.PathError](err); named {
 			return nil, err
@@ -323,6 +327,7 @@ func (r *Reader) Interface(i int) *Interface {
 // Reader's chunks: the frames it read are no longer valid after it.
 func (r *Reader) Close() error {
 	r.buf, r.r, r.w, r.used, r.free, r.total = nil, 0, 0, nil, nil, 0
+	r.chunks.putAll()
 	if r.closer != nil {
 		c := r.closer
 		r.closer = nil
@@ -415,7 +420,8 @@ func (r *Reader) retire() {
 	case r.retain:
 		r.free = append(r.free, r.buf)
 	default:
-		r.total -= len(r.buf) // garbage
+		r.total -= len(r.buf) // no frame in it is valid any more
+		r.chunks.put(r.buf)
 	}
 }
 
@@ -433,6 +439,7 @@ func (r *Reader) take(size int) ([]byte, error) {
 	}
 	for len(r.free) > 0 && r.total+size > MaxRetained {
 		r.total -= len(r.free[len(r.free)-1])
+		r.chunks.put(r.free[len(r.free)-1])
 		r.free[len(r.free)-1] = nil
 		r.free = r.free[:len(r.free)-1]
 	}
@@ -440,7 +447,7 @@ func (r *Reader) take(size int) ([]byte, error) {
 		return nil, ErrRetainLimit
 	}
 	r.total += size
-	return make([]byte, size), nil
+	return r.chunks.get(size), nil
 }
 
 // Next reads the next frame into f. It returns io.EOF at the clean end of
