@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -64,7 +65,7 @@ func (e *DeviationError) Error() string {
 	return fmt.Sprintf("%s:%d: %s", f, e.Line, e.Msg)
 }
 
-var devNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var devNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`) })
 
 // LoadDeviations reads a deviations file (format in formats.md).
 func LoadDeviations(name string) (*Deviations, error) {
@@ -108,7 +109,7 @@ func ParseDeviations(b []byte) (*Deviations, error) {
 		if len(f) < 4 {
 			return nil, bad("want NAME CASES EXPIRES REASON, got %d fields", len(f))
 		}
-		if !devNameRE.MatchString(f[0]) {
+		if !devNameRE().MatchString(f[0]) {
 			return nil, bad("bad deviation name %q", f[0])
 		}
 		if seen[f[0]] {

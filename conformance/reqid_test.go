@@ -73,3 +73,20 @@ func TestCaseRequirementUnknown(t *testing.T) {
 		t.Errorf("%s was registered", c.ID)
 	}
 }
+
+// TestValidCaseIDAsPattern: validCaseID, which Validate uses, agrees with
+// CaseIDPattern on every case ID of the catalog and on IDs at each edge
+// of the pattern.
+func TestValidCaseIDAsPattern(t *testing.T) {
+	ids := []string{"", "MRC-", "MRC-A-B-001", "MRC-A-B-01", "MRC-A-B-0011", "MRC-a-B-001", "MRC-A-b-001", "MRC--B-001",
+		"MRC-A--001", "MRC-A1-B-001", "MRC-A-B1-001", "MRC-A-B-00x", "MRC-A-B-C-001", "XMRC-A-B-001", "MRC-A-B-001\n",
+		"MRC-A-B-001-", "MRC-AB-9Z-123", "mrc-A-B-001", "MRC-É-B-001"}
+	for _, c := range Catalog() {
+		ids = append(ids, c.ID)
+	}
+	for _, id := range ids {
+		if got, want := validCaseID(id), CaseIDPattern().MatchString(id); got != want {
+			t.Errorf("validCaseID(%q) = %v, CaseIDPattern %v", id, got, want)
+		}
+	}
+}

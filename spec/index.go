@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"io/fs"
-	"strings"
 	"sync"
 )
 
@@ -56,25 +55,20 @@ func indexLevels(fsys fs.FS) map[string]Level {
 
 // lineIndexer follows one file's lines: whether it is inside a code
 // fence, and the requirement item being read (its first line, and the
-// continuation lines only when the first line lacks the level).
+// continuation lines only while the level is not read yet).
 type lineIndexer struct {
 	inFence, inItem bool
-	item            string
+	item            []byte
 }
 
-// line reads one line. Only a list item's line becomes a string (to be
-// matched by reqCandidate): the other lines of the files allocate nothing.
+// line reads one line. It allocates nothing: a requirement's ID becomes a
+// string as finish indexes it.
 func (ix *lineIndexer) line(line []byte, m map[string]Level) {
 	trimmed := bytes.TrimSpace(line)
-	var item string
-	if len(trimmed) > 0 && strings.IndexByte("-*+", trimmed[0]) >= 0 {
-		if s := string(line); reqCandidate(s) {
-			item = s
-		}
-	}
-	if bytes.HasPrefix(line, []byte("  ")) && len(trimmed) > 0 && item == "" {
-		if ix.inItem && !strings.Contains(ix.item, ";") {
-			ix.item += " " + string(trimmed)
+	cand := reqCandidate(line)
+	if bytes.HasPrefix(line, []byte("  ")) && len(trimmed) > 0 && !cand {
+		if ix.inItem && bytes.IndexByte(ix.item, ';') < 0 {
+			ix.item = append(append(ix.item, ' '), trimmed...)
 		}
 		if ix.inItem {
 			return
@@ -85,8 +79,8 @@ func (ix *lineIndexer) line(line []byte, m map[string]Level) {
 		ix.inFence = !ix.inFence
 		return
 	}
-	if !ix.inFence && item != "" {
-		ix.item, ix.inItem = item, true
+	if !ix.inFence && cand {
+		ix.item, ix.inItem = append(ix.item[:0], line...), true
 	}
 }
 
@@ -97,22 +91,24 @@ func (ix *lineIndexer) finish(m map[string]Level) {
 		return
 	}
 	ix.inItem = false
-	rest, ok := strings.CutPrefix(ix.item, "- **")
+	rest, ok := bytes.CutPrefix(ix.item, []byte("- **"))
 	if !ok {
 		return
 	}
-	id, rest, ok := strings.Cut(rest, "** (")
-	if !ok || strings.Contains(id, "*") {
+	id, rest, ok := bytes.Cut(rest, []byte("** ("))
+	if !ok || bytes.IndexByte(id, '*') >= 0 {
 		return
 	}
-	level, _, ok := strings.Cut(rest, ";")
-	if !ok || strings.ContainsAny(level, "()") {
+	level, _, ok := bytes.Cut(rest, []byte(";"))
+	if !ok || bytes.ContainsAny(level, "()") {
 		return
 	}
-	switch l := Level(level); l {
-	case Must, MustNot, Should, ShouldNot, May:
-		if _, dup := m[id]; !dup {
-			m[strings.Clone(id)] = l
+	for _, l := range [...]Level{Must, MustNot, Should, ShouldNot, May} {
+		if string(level) != string(l) {
+			continue
+		}
+		if _, dup := m[string(id)]; !dup {
+			m[string(id)] = l
 		}
 	}
 }

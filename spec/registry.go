@@ -107,11 +107,18 @@ func (r *Registry) LookupAmbiguity(id string) (Ambiguity, bool) {
 	return a, true
 }
 
+// The patterns of Parse, compiled on first use (a program that only looks
+// IDs up through LevelOf never compiles them).
 var (
-	reqIDRE       = regexp.MustCompile(`^[A-Z][A-Z0-9]*-[A-Z][A-Z0-9]*-[0-9]+$`)
-	ambHeadingRE  = regexp.MustCompile(`^### (AMB-[1-9][0-9]*): (\S.*)$`)
-	profileNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$`)
+	reqIDRE       = lazyRegexp(`^[A-Z][A-Z0-9]*-[A-Z][A-Z0-9]*-[0-9]+$`)
+	ambHeadingRE  = lazyRegexp(`^### (AMB-[1-9][0-9]*): (\S.*)$`)
+	profileNameRE = lazyRegexp(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$`)
 )
+
+// lazyRegexp returns a function that compiles expr on its first call.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 var ambFieldOrder = []string{"Options", "Default", "Reason", "Profile"}
 
@@ -255,7 +262,7 @@ func (p *fileParser) heading(ln int, line, title string) error {
 	if !strings.HasPrefix(title, "AMB-") && !strings.HasPrefix(title, "AMB ") {
 		return nil
 	}
-	am := ambHeadingRE.FindStringSubmatch(line)
+	am := ambHeadingRE().FindStringSubmatch(line)
 	if am == nil {
 		return &parseError{p.name, ln, fmt.Sprintf("malformed ambiguity heading %q (want \"### AMB-n: Title\")", line)}
 	}
@@ -368,25 +375,38 @@ func isWord(c byte) bool  { return isUpper(c) || isDigit(c) || 'a' <= c && c <= 
 
 // reqCandidate reports whether line is meant to be a requirement: a list
 // item opening with a bold upper-case word followed by a hyphen.
-func reqCandidate(line string) bool {
-	t := strings.TrimLeft(line, spaces)
-	if t == "" || strings.IndexByte("-*+", t[0]) < 0 {
+// It takes the line as a string or as bytes (the level index reads the
+// files' lines as bytes).
+func reqCandidate[T ~string | ~[]byte](line T) bool {
+	i := skipSpaces(line, 0)
+	if i == len(line) || line[i] != '-' && line[i] != '*' && line[i] != '+' {
 		return false
 	}
-	u := strings.TrimLeft(t[1:], spaces)
-	if len(u) == len(t)-1 {
+	j := skipSpaces(line, i+1)
+	if j == i+1 {
 		return false // no space after the marker
 	}
-	u, ok := strings.CutPrefix(u, "**")
-	if !ok || u == "" || !isUpper(u[0]) {
+	if j+2 >= len(line) || line[j] != '*' || line[j+1] != '*' || !isUpper(line[j+2]) {
 		return false
 	}
-	i := 1
-	for i < len(u) && (isUpper(u[i]) || isDigit(u[i])) {
+	k := j + 3
+	for k < len(line) && (isUpper(line[k]) || isDigit(line[k])) {
+		k++
+	}
+	return k < len(line) && line[k] == '-'
+}
+
+// skipSpaces returns the index of the first character of s at or after i
+// that is not in spaces.
+func skipSpaces[T ~string | ~[]byte](s T, i int) int {
+	for i < len(s) && isSpace(s[i]) {
 		i++
 	}
-	return i < len(u) && u[i] == '-'
+	return i
 }
+
+// isSpace reports whether c is in spaces.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
 
 // headingTitle returns the title of a Markdown heading line: one to six
 // '#', white space, and the title, less the white space and closing '#'s
@@ -492,7 +512,7 @@ func parseRequirement(line string) (Requirement, error) {
 		return Requirement{}, fmt.Errorf("malformed requirement line %q (want \"- **ID** (LEVEL; provenance: ...; confidence: ...) text\")", line)
 	}
 	id, level, prov, conf, text := m[1], Level(m[2]), strings.TrimSpace(m[3]), Confidence(m[4]), m[5]
-	if !reqIDRE.MatchString(id) {
+	if !reqIDRE().MatchString(id) {
 		return Requirement{}, fmt.Errorf("malformed requirement ID %q (want PREFIX-TOPIC-n)", id)
 	}
 	switch level {
@@ -540,7 +560,7 @@ func ambAppend(a *Ambiguity, field, text string) error {
 		}
 		for _, f := range strings.Split(text, ",") {
 			f = strings.TrimSpace(f)
-			if f == "none" || !profileNameRE.MatchString(f) {
+			if f == "none" || !profileNameRE().MatchString(f) {
 				return fmt.Errorf("%s: bad profile field %q (want json names separated by commas, or none)", a.ID, f)
 			}
 			a.ProfileFields = append(a.ProfileFields, f)
