@@ -243,3 +243,72 @@ func TestReadAllow(t *testing.T) {
 		}
 	}
 }
+
+// TestMemCapKillsRunaway plants a mutant that allocates without bound
+// (Grow's i++ made i--: the loop never reaches n and keeps 64 MiB more
+// each turn) and shows the memory cap kill it with the runtime's
+// out-of-memory error within seconds, reported as such, while the
+// unmutated binary passes under the same cap.
+func TestMemCapKillsRunaway(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/grow\n\ngo 1.22\n",
+		"grow/grow.go": `package grow
+
+func Grow(n int) int {
+	var keep [][]byte
+	for i := 0; i != n; i++ {
+		keep = append(keep, make([]byte, 64<<20))
+	}
+	return len(keep)
+}
+`,
+		"grow/grow_test.go": `package grow
+
+import "testing"
+
+func TestGrow(t *testing.T) {
+	if Grow(2) != 2 {
+		t.Fatal("wrong")
+	}
+}
+`,
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log bytes.Buffer
+	o, err := run(config{Src: dir, Work: t.TempDir(), Files: []string{"grow/grow.go"}, Jobs: 1,
+		Timeout: 120 * time.Second, Retry: 1, MemCap: 2 << 30, Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runaway *Result
+	for _, x := range o.Results {
+		if x.Key() == "grow/grow.go:5:23 INCREMENT_DECREMENT" {
+			runaway = x
+		}
+	}
+	if runaway == nil {
+		t.Fatalf("no mutant grow/grow.go:5:23 INCREMENT_DECREMENT:\n%s", log.String())
+	}
+	if runaway.Status != Killed || !strings.HasPrefix(runaway.Detail, oomPrefix) {
+		t.Errorf("runaway mutant: %s [%s], want %s [%s ...]", runaway.Status, runaway.Detail, Killed, oomPrefix)
+	}
+	// Without the cap it would run for the whole timeout; under it, the
+	// 2 GiB address space is gone after some 15 allocations.
+	if runaway.CPU > 10*time.Second {
+		t.Errorf("runaway mutant took %s CPU, want the cap to stop it in seconds", runaway.CPU)
+	}
+	var rep bytes.Buffer
+	report(&rep, o, nil)
+	if !strings.Contains(rep.String(), "Killed by the memory cap") || !strings.Contains(rep.String(), "grow/grow.go:5:23 INCREMENT_DECREMENT KILLED") {
+		t.Errorf("report does not list the runaway mutant as killed by the cap:\n%s", rep.String())
+	}
+}
