@@ -73,6 +73,11 @@ type rowSlot struct {
 	st   *npStat
 	to   int  // frames addressed to the node at the point, not yet in toNode
 	toIn bool // toNode holds the pair
+	// every counts, by frame kind, the frames the node sent at the point
+	// that are passing observations of the everyFrame cases of their
+	// kind (hooks.everyBy), not yet in row; anyEvery: some is not zero.
+	every    [numKinds]int32
+	anyEvery bool
 }
 
 // slot returns the cache slot of node at pt, emptied for them when it held
@@ -158,20 +163,23 @@ type engine struct {
 	views                              []ifaceView // by interface ID
 	lastNs                             int64
 
-	rows     map[nodePoint]*obsRow
-	slots    [rowSlots]rowSlot // rows and nodes entries by point and node
-	lastRow  rowMemo           // the pair row returned last
-	viewPts  []viewPoint       // the point and plane of each interface's frames, by interface ID (pointOf)
-	points   map[string]*point
-	nodes    map[nodePoint]*npStat
-	toNode   map[nodePoint]int // frames addressed to a node, per point
-	toPend   int               // slots whose pending counts are of pairs toNode lacks (countTo)
-	notes    []string
-	noteOrd  []uint64 // ord of each note
-	noteSeen map[string]bool
-	seq      int  // ord's position within the current frame
-	idx      int  // the current frame's place in judging order (ord)
-	external bool // idx is set by the caller (a worker of a parallel judge)
+	rows    map[nodePoint]*obsRow
+	slots   [rowSlots]rowSlot // rows and nodes entries by point and node
+	lastRow rowMemo           // the pair row returned last
+	// senderSlot is the slot countNode found for the current frame's
+	// sender; another pair's, once reused (wireChecks checks).
+	senderSlot *rowSlot
+	viewPts    []viewPoint // the point and plane of each interface's frames, by interface ID (pointOf)
+	points     map[string]*point
+	nodes      map[nodePoint]*npStat
+	toNode     map[nodePoint]int // frames addressed to a node, per point
+	toPend     int               // slots whose pending counts are of pairs toNode lacks (countTo)
+	notes      []string
+	noteOrd    []uint64 // ord of each note
+	noteSeen   map[string]bool
+	seq        int  // ord's position within the current frame
+	idx        int  // the current frame's place in judging order (ord)
+	external   bool // idx is set by the caller (a worker of a parallel judge)
 
 	flowsTotal int  // connections tracked, all points
 	entries    int  // entries of all connections' maps, recounted every 1024 frames
@@ -829,6 +837,7 @@ func (e *engine) countNode(pt *point, src, dst string, p *wire.Packet) {
 		return
 	}
 	c := e.slot(pt, src)
+	e.senderSlot = c
 	if c.row != nil {
 		// The sender's row is the one the frame's hooks want first
 		// (wireChecks): found here, it costs them no second slot lookup.
@@ -868,8 +877,11 @@ func (e *engine) countTo(pt *point, node string) {
 	c.to++
 }
 
-// flushTo adds a slot's pending count to toNode.
+// flushTo adds a slot's pending counts to toNode and its row.
 func (e *engine) flushTo(c *rowSlot) {
+	if c.anyEvery {
+		e.flushEvery(c)
+	}
 	if c.to == 0 {
 		return
 	}
@@ -880,8 +892,27 @@ func (e *engine) flushTo(c *rowSlot) {
 	c.to, c.toIn = 0, true
 }
 
-// flushToNode adds the pending counts to toNode; readers of toNode call it
-// first.
+// flushEvery adds a slot's pending everyFrame observations to its row.
+func (e *engine) flushEvery(c *rowSlot) {
+	if c.row == nil {
+		e.findRow(c, c.pt, c.node)
+	}
+	for k, n := range c.every {
+		if n == 0 {
+			continue
+		}
+		for _, cs := range hooks.everyBy[k] {
+			o := &c.row[cs]
+			o.used = true
+			o.ok += int(n)
+		}
+		c.every[k] = 0
+	}
+	c.anyEvery = false
+}
+
+// flushToNode adds the pending counts to toNode and the rows; readers of
+// toNode and of the rows' counts call it first.
 func (e *engine) flushToNode() {
 	for i := range e.slots {
 		e.flushTo(&e.slots[i])

@@ -94,12 +94,22 @@ func (e *engine) wireChecks(pt *point, src string, r *pcap.Record) {
 	}
 	row := e.row(pt, src)
 	k := kindOf(p)
-	failed := e.failedCases // the codec's findings: counting adds none
-	for _, cs := range hooks.everyBy[k] {
-		if len(failed) == 0 || !slices.Contains(failed, cs) {
-			o := &row[cs]
-			o.used = true
-			o.ok++
+	if failed := e.failedCases; len(failed) == 0 {
+		// Most frames: a count in the pair's slot, added to each case's
+		// row when the slot is flushed (flushEvery).
+		s := e.senderSlot
+		if s == nil || s.pt != pt || !sameString(s.node, src) {
+			s = e.slot(pt, src)
+		}
+		s.every[k]++
+		s.anyEvery = true
+	} else {
+		for _, cs := range hooks.everyBy[k] {
+			if !slices.Contains(failed, cs) {
+				o := &row[cs]
+				o.used = true
+				o.ok++
+			}
 		}
 	}
 	for _, c := range hooks.frameBy[k][opSlot(op)] {
