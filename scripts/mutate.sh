@@ -17,10 +17,10 @@
 # killing suite (MUTATE_SUITE, -short, MUTATE_TIMEOUT per mutant and
 # binary, default 300s), built from the same rewritten tree. A timed-out
 # mutant runs once more with 3 × the timeout and is reported apart; it
-# counts as killed. Each mutant's test binary runs with its address space
-# capped (RLIMIT_AS, MUTATE_MEM MiB, default 4096; 0: no cap): a mutant
-# allocating without bound dies with the runtime's out-of-memory error,
-# counts as killed and is reported as such. MUTATE_JOBS mutants run at a time (default 2). The
+# counts as killed. Each mutant's test binary runs with its resident
+# memory watched (MUTATE_MEM MiB, default 3072; 0: no cap): past it the
+# binary is killed (a mutant allocating without bound), counts as killed
+# and is reported as such. MUTATE_JOBS mutants run at a time (default 2). The
 # report gives per-file efficacy, killed / (killed + lived), leaving out
 # the mutants scripts/mutate-allow.txt lists as equivalent (each with its
 # reason), and lists the mutants still alive; the work directory holds
@@ -69,7 +69,7 @@ if [ "${MUTATE_SCHEMATA:-1}" != 0 ]; then
 	resume=()
 	[ -z "${MUTATE_RESUME:-}" ] || resume=(-resume "$MUTATE_RESUME")
 	exec "$dir/mutschema" -work "$dir" -allow "$allow" -suite "$suite" -suite-timeout "${timeout_s%s}s" \
-		-timeout "${MUTATE_STAGE1_TIMEOUT:-60s}" -mem "${MUTATE_MEM:-4096}" -jobs "${MUTATE_JOBS:-2}" "${resume[@]}" "${files[@]}"
+		-timeout "${MUTATE_STAGE1_TIMEOUT:-60s}" -mem "${MUTATE_MEM:-3072}" -jobs "${MUTATE_JOBS:-2}" "${resume[@]}" "${files[@]}"
 fi
 
 gremlins=${GREMLINS:-$(command -v gremlins || true)}

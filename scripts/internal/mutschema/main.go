@@ -22,10 +22,10 @@
 // every mutant too (-test.short, -suite-timeout per binary, cheapest
 // first). A mutant that times out runs once more with -retry × the timeout
 // and is reported apart; a timeout counts as killed. Every test binary is
-// first run without a mutant and must pass. Every run of a mutant has its
-// address space capped (-mem, RLIMIT_AS): a mutant that allocates without
-// bound dies with the runtime's out-of-memory error in seconds and counts
-// as killed, listed apart in the report. The report gives per-file
+// first run without a mutant and must pass. Every test binary run of a
+// mutant has its resident memory watched (-mem): past the cap it is
+// killed, so that a mutant that allocates without bound dies in seconds;
+// it counts as killed and the report lists it apart. The report gives per-file
 // efficacy, killed / (killed + lived), leaving out the mutants the
 // allowlist names as equivalent, then the mutants still alive.
 //
@@ -59,7 +59,7 @@ func cli(args []string, w io.Writer) error {
 	jobs := fs.Int("jobs", 2, "mutants run at a time")
 	timeout := fs.Duration("timeout", 60*time.Second, "stage 1 timeout per mutant")
 	suiteTimeout := fs.Duration("suite-timeout", 300*time.Second, "stage 2 timeout per mutant and test binary")
-	memCap := fs.Int("mem", 4096, "address space (RLIMIT_AS) of each run of a mutant, MiB (0: no cap)")
+	memCap := fs.Int("mem", 3072, "resident memory of each test binary run of a mutant, MiB (0: no cap)")
 	retry := fs.Int("retry", 3, "a timed-out mutant runs once more with this many times the timeout (1: not again)")
 	allowPath := fs.String("allow", "scripts/mutate-allow.txt", "the equivalent mutants")
 	resume := fs.String("resume", "", "an earlier run's work directory: re-run its survivors only")

@@ -246,9 +246,9 @@ func TestReadAllow(t *testing.T) {
 
 // TestMemCapKillsRunaway plants a mutant that allocates without bound
 // (Grow's i++ made i--: the loop never reaches n and keeps 64 MiB more
-// each turn) and shows the memory cap kill it with the runtime's
-// out-of-memory error within seconds, reported as such, while the
-// unmutated binary passes under the same cap.
+// each turn, each page touched) and shows the memory cap kill it within
+// seconds, reported as such, while the unmutated binary passes under the
+// same cap, an untouched 1 GiB slice not counting against it.
 func TestMemCapKillsRunaway(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
@@ -258,17 +258,31 @@ func TestMemCapKillsRunaway(t *testing.T) {
 func Grow(n int) int {
 	var keep [][]byte
 	for i := 0; i != n; i++ {
-		keep = append(keep, make([]byte, 64<<20))
+		keep = append(keep, touched(64<<20))
 	}
 	return len(keep)
+}
+`,
+		"grow/touch.go": `package grow
+
+// touched is n bytes, one in each page written.
+func touched(n int) []byte {
+	b := make([]byte, n)
+	for j := 0; j < n; j += 4096 {
+		b[j] = 1
+	}
+	return b
 }
 `,
 		"grow/grow_test.go": `package grow
 
 import "testing"
 
+var big []byte
+
 func TestGrow(t *testing.T) {
-	if Grow(2) != 2 {
+	big = make([]byte, 1<<30)
+	if Grow(2) != 2 || len(big) != 1<<30 {
 		t.Fatal("wrong")
 	}
 }
@@ -285,9 +299,9 @@ func TestGrow(t *testing.T) {
 	}
 	var log bytes.Buffer
 	o, err := run(config{Src: dir, Work: t.TempDir(), Files: []string{"grow/grow.go"}, Jobs: 1,
-		Timeout: 120 * time.Second, Retry: 1, MemCap: 2 << 30, Log: &log})
+		Timeout: 120 * time.Second, Retry: 1, MemCap: 512 << 20, Log: &log})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v\n%s", err, log.String())
 	}
 	var runaway *Result
 	for _, x := range o.Results {
@@ -301,8 +315,8 @@ func TestGrow(t *testing.T) {
 	if runaway.Status != Killed || !strings.HasPrefix(runaway.Detail, oomPrefix) {
 		t.Errorf("runaway mutant: %s [%s], want %s [%s ...]", runaway.Status, runaway.Detail, Killed, oomPrefix)
 	}
-	// Without the cap it would run for the whole timeout; under it, the
-	// 2 GiB address space is gone after some 15 allocations.
+	// Without the cap it would run for the whole timeout; under it, it
+	// stops after some 8 allocations of 64 MiB.
 	if runaway.CPU > 10*time.Second {
 		t.Errorf("runaway mutant took %s CPU, want the cap to stop it in seconds", runaway.CPU)
 	}
@@ -311,4 +325,5 @@ func TestGrow(t *testing.T) {
 	if !strings.Contains(rep.String(), "Killed by the memory cap") || !strings.Contains(rep.String(), "grow/grow.go:5:23 INCREMENT_DECREMENT KILLED") {
 		t.Errorf("report does not list the runaway mutant as killed by the cap:\n%s", rep.String())
 	}
+	t.Logf("runaway mutant: %s CPU, %s", runaway.CPU, runaway.Detail)
 }

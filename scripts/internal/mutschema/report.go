@@ -116,7 +116,7 @@ func report(w io.Writer, o *outcome, allow map[string]string) {
 		func(x *Result) bool { return x.Status == TimedOut })
 	section(w, "Timed out once, then decided with the longer timeout:", o.Results,
 		func(x *Result) bool { return x.Retried == TimedOut && x.Status != TimedOut })
-	section(w, "Killed by the memory cap (their address space ran out):", o.Results,
+	section(w, "Killed by the memory cap (resident memory past -mem):", o.Results,
 		func(x *Result) bool { return x.Status == Killed && strings.HasPrefix(x.Detail, oomPrefix) })
 	section(w, "Still alive (kill each with a test citing its requirement, or allowlist it with why it is equivalent):",
 		o.Results, func(x *Result) bool { return x.Status == Lived && x.Allowed == "" })
