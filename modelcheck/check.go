@@ -122,7 +122,10 @@ func check(cfg Config, visit func(*checker, *world), keepGoing bool) (*Result, e
 	defer func() { res.Reached = x.st.reached() }()
 	for len(frontier) > 0 {
 		var next []node
-		for _, n := range frontier {
+		for i, n := range frontier {
+			// An expanded state is no longer needed: dropping it here lets
+			// the collector free this level while the next one grows.
+			frontier[i] = node{}
 			var stop bool
 			if next, stop, err = x.expand(n, next); err != nil {
 				return nil, err
