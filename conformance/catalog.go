@@ -176,23 +176,48 @@ var (
 	catalog  = map[string]*Case{}
 	catOrder []string // sorted IDs
 	catInit  sync.Once
-	catErr   error
+	// later are the registrations deferred with RegisterLater, not run
+	// yet; laterMu is held while they run.
+	laterMu sync.Mutex
+	later   []func()
+	// catErr is checkCatalog's verdict on the built-in passive cases.
+	catErr = sync.OnceValue(func() error { return checkCatalog(passiveCases) })
 )
 
+// initCatalog adds the passive cases to the catalog. It does not check
+// them: they are compiled in, and CatalogErr, which the package's tests
+// and mrc-conform's cases and requirements commands call, checks them
+// against the spec registry and the judge. Checking them at every start
+// would read the whole specification's requirement lines for each judge
+// run.
 func initCatalog() {
 	catInit.Do(func() {
-		catErr = checkCatalog(passiveCases)
 		for i := range passiveCases {
-			c := &passiveCases[i]
-			if catErr != nil && c.Validate() != nil {
-				continue
-			}
-			if err := addCase(c); err != nil && catErr == nil {
-				catErr = err
-			}
+			addCase(&passiveCases[i]) // a second case with one ID: checkCatalog reports it
 		}
 	})
 }
+
+// loadCatalog adds the passive cases, then runs the registrations other
+// packages deferred with RegisterLater.
+func loadCatalog() {
+	initCatalog()
+	laterMu.Lock()
+	defer laterMu.Unlock()
+	for len(later) > 0 {
+		f := later[0]
+		later = later[1:]
+		f()
+	}
+}
+
+// passiveSorted returns the passive cases sorted by ID, as a judge report
+// lists them, without loading the catalog.
+var passiveSorted = sync.OnceValue(func() []Case {
+	out := slices.Clone(passiveCases)
+	slices.SortFunc(out, func(a, b Case) int { return strings.Compare(a.ID, b.ID) })
+	return out
+})
 
 // checkCatalog checks the passive cases against the spec registry and the
 // judge: each case valid (Validate: a requirement ID the registry lacks is
@@ -236,6 +261,9 @@ func checkJudgeRequirements(wire map[string]caseID, discard map[string]bool) err
 func checkCaseNames(cases []Case) error {
 	want := map[string]bool{}
 	for _, c := range cases {
+		if want[c.ID] {
+			return &CatalogError{Case: c.ID, Msg: "registered twice"}
+		}
 		if c.Mode == Passive {
 			want[c.ID] = true
 		}
@@ -283,23 +311,37 @@ func addCase(c *Case) error {
 }
 
 // Register adds a case to the catalog, after Validate. Packages that
-// implement other modes (conformance/active) call it from init so that
-// mrc-conform requirements counts their coverage.
+// implement other modes (conformance/active) call it from the function
+// they give RegisterLater, so that mrc-conform requirements counts their
+// coverage.
 func Register(c Case) error {
 	initCatalog()
 	return register(&c)
 }
 
-// CatalogErr returns the first error met while loading the built-in
-// cases; the package tests fail on it.
+// RegisterLater adds a function that registers a package's cases with
+// Register. It runs once, when the whole catalog is first used (Catalog,
+// LookupCase, CasesCovering, CatalogErr, Coverage, ParseDeviations): a
+// program that only judges captures builds, checks and stores none of
+// those cases. Packages call it from init; register must not call it.
+func RegisterLater(register func()) {
+	laterMu.Lock()
+	defer laterMu.Unlock()
+	later = append(later, register)
+}
+
+// CatalogErr returns the first error of the built-in passive cases
+// against the spec registry and the judge (checkCatalog), after loading
+// the whole catalog; the package tests fail on it, and mrc-conform's
+// cases and requirements commands report it.
 func CatalogErr() error {
-	initCatalog()
-	return catErr
+	loadCatalog()
+	return catErr()
 }
 
 // Catalog returns every case, passive and registered, sorted by ID.
 func Catalog() []Case {
-	initCatalog()
+	loadCatalog()
 	catMu.RLock()
 	defer catMu.RUnlock()
 	out := make([]Case, 0, len(catOrder))
@@ -311,7 +353,7 @@ func Catalog() []Case {
 
 // LookupCase returns the case with the given ID.
 func LookupCase(id string) (Case, bool) {
-	initCatalog()
+	loadCatalog()
 	catMu.RLock()
 	defer catMu.RUnlock()
 	c, ok := catalog[id]

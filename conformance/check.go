@@ -8,8 +8,8 @@ import (
 )
 
 // reqID is RequirementID as the checks spell it. Every check declares the
-// IDs it cites; initCatalog looks each up in the registry at start-up
-// (checkChecks) and a test checks that every finding the judge writes
+// IDs it cites; CatalogErr looks each up in the registry (checkChecks:
+// the package's tests and mrc-conform's cases command fail on it) and a test checks that every finding the judge writes
 // cites one its check declared (TestFindingsCiteDeclaredRequirements).
 type reqID = RequirementID
 

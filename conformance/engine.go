@@ -1074,7 +1074,7 @@ func (e *engine) report(capInfo *CaptureInfo, devs *Deviations, today time.Time)
 			}
 		}
 	}
-	for _, c := range Catalog() {
+	for _, c := range passiveSorted() {
 		if c.Mode != Passive {
 			continue
 		}

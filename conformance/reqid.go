@@ -8,8 +8,8 @@ import (
 
 // RequirementID is the ID of a requirement of the spec registry, as a
 // finding cites it ("WIRE-SETH-6"). The judge's checks declare the IDs
-// they cite, and initCatalog looks each up in the registry at start-up
-// (checkChecks); every ID written in the module's sources is looked up by
+// they cite, and CatalogErr looks each up in the registry (checkChecks;
+// the package's tests fail on it); every ID written in the module's sources is looked up by
 // spec's TestCitedIDsExist. An ID that comes as a string from elsewhere
 // (the codec's violations, a report read back) becomes one through
 // ParseRequirementID or CodecRequirement, which look it up. In reports it

@@ -47,8 +47,8 @@ func TestRequirementIDText(t *testing.T) {
 }
 
 // TestCaseRequirementUnknown: a case's requirement IDs are looked up in
-// the spec registry when the catalog is loaded; a planted ID the registry
-// lacks fails the load (checkCatalog, which initCatalog runs) with an
+// the spec registry when the catalog is checked; a planted ID the registry
+// lacks fails the check (checkCatalog, which CatalogErr runs) with an
 // *UnknownRequirementError naming it, and the unplanted catalog loads.
 func TestCaseRequirementUnknown(t *testing.T) {
 	if err := checkCatalog(passiveCases); err != nil {
@@ -88,5 +88,33 @@ func TestValidCaseIDAsPattern(t *testing.T) {
 		if got, want := validCaseID(id), CaseIDPattern().MatchString(id); got != want {
 			t.Errorf("validCaseID(%q) = %v, CaseIDPattern %v", id, got, want)
 		}
+	}
+}
+
+// TestRegisterLaterOnUse: a registration deferred with RegisterLater runs
+// once, on the first use of the whole catalog; judging a capture, which
+// reads only the passive cases, does not run it.
+func TestRegisterLaterOnUse(t *testing.T) {
+	c := passiveCases[0]
+	c.ID, c.Mode, c.View = "MRC-WIRE-LATER-901", Active, ""
+	runs := 0
+	RegisterLater(func() {
+		runs++
+		if err := Register(c); err != nil {
+			t.Errorf("Register(%s): %v", c.ID, err)
+		}
+	})
+	rep, err := JudgeFile("testdata/good.pcapng", Options{Today: testDay})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs != 0 || len(rep.Results) != len(passiveCases) {
+		t.Errorf("judging ran the deferred registration %d times; %d results for %d passive cases", runs, len(rep.Results), len(passiveCases))
+	}
+	if _, ok := LookupCase(c.ID); !ok || runs != 1 {
+		t.Errorf("LookupCase(%s) = %v after %d runs", c.ID, ok, runs)
+	}
+	if !slices.ContainsFunc(Catalog(), func(x Case) bool { return x.ID == c.ID }) || runs != 1 {
+		t.Errorf("Catalog() lacks %s, or the registration ran %d times", c.ID, runs)
 	}
 }

@@ -47,11 +47,34 @@ var (
 	regMu  sync.Mutex
 	reg    []*Case
 	regErr error
+	// caseSets build and register the built-in cases, one function per
+	// group of cases (each cases_*.go file's init adds its own with
+	// addCases); registerAll runs them once.
+	caseSets []func()
+	regOnce  sync.Once
 )
 
+// The cases are built, checked against the spec registry and added to the
+// conformance catalog on first use (Cases, Select, Run, RegistrationErr,
+// or conformance's whole catalog), not at the start of every program that
+// imports the package: mrc-conform judge uses none of them.
+func init() { conformance.RegisterLater(registerAll) }
+
+// addCases adds a function that registers a group of cases. It is called
+// from init functions.
+func addCases(group func()) { caseSets = append(caseSets, group) }
+
+func registerAll() {
+	regOnce.Do(func() {
+		for _, group := range caseSets {
+			group()
+		}
+	})
+}
+
 // register adds a case to the active suite and to the conformance catalog.
-// It is called from init functions; the first error is kept and returned
-// by Run and RegistrationErr.
+// It is called from the functions given to addCases; the first error is
+// kept and returned by Run and RegistrationErr.
 func register(c Case) {
 	c.Mode = conformance.Active
 	if c.Topology == "" {
@@ -70,6 +93,7 @@ func register(c Case) {
 // RegistrationErr returns the first error met while registering the
 // built-in cases (a malformed case: a bug).
 func RegistrationErr() error {
+	registerAll()
 	regMu.Lock()
 	defer regMu.Unlock()
 	return regErr
@@ -77,6 +101,7 @@ func RegistrationErr() error {
 
 // Cases returns the active cases, sorted by ID.
 func Cases() []Case {
+	registerAll()
 	regMu.Lock()
 	defer regMu.Unlock()
 	out := make([]Case, len(reg))

@@ -14,7 +14,9 @@ import (
 // profile generates, REPLACE_EV on an ONLINE profile, and a port disabled
 // administratively (spec/36-api-objects.md).
 
-func init() {
+func init() { addCases(apiCases) }
+
+func apiCases() {
 	register(Case{Role: RoleRequester, Run: ctlGenProfile, Case: conformance.Case{
 		ID: "MRC-CTL-GEN-101", Title: "A GEN-mode EV profile's EVs on the wire",
 		Assertion:    "An EV profile in GEN mode goes ONLINE without REPLACE_EV, and every data packet carries the expansion of one of its generated EVs: the field's init_val with the generated bits overlaid on its mask.",
@@ -235,7 +237,9 @@ func ctlPortAdmin(t *T) {
 	c.WaitSends(len(c.posted), tim.Transfer)
 }
 
-func init() {
+func init() { addCases(apiSRv6Cases) }
+
+func apiSRv6Cases() {
 	register(Case{Role: RoleRequester, Run: ctlSRv6Profile, IPv6: true, Case: conformance.Case{
 		ID: "MRC-CTL-EVX-101", Title: "An SRv6 EV profile's expansions as outer SRv6 destinations",
 		Assertion:    "With an explicit EV profile on an SRv6 EV Format profile, every data packet is SRv6-encapsulated with its EV's expansion (fixed locator, then the EV's four uSIDs) as the outer destination, and the inner EV names the same EV for feedback.",

@@ -16,7 +16,9 @@ import (
 // API versions, vendor_cfg, and mrc_ctl_ep_batch_send_wait
 // (spec/36-api-objects.md).
 
-func init() {
+func init() { addCases(api2Cases) }
+
+func api2Cases() {
 	register(Case{Role: RoleRequester, Run: ctlSolicited, Case: conformance.Case{
 		ID: "MRC-CTL-CQ-101", Title: "Solicited events: the se flag and CQ notification",
 		Assertion:    "A WriteImm posted with IBV_SEND_SOLICITED carries se on its last packet only, one posted without carries none; a CQ armed for solicited events raises no event for an unsolicited WriteImm's receive completion and one for a solicited one.",

@@ -14,7 +14,9 @@ import (
 // QP asynchronous events and contexts through the control channel
 // (spec/36-api-objects.md: CTL-AEV-4, CTL-AEV-5, CTL-VER-2, CTL-VER-3).
 
-func init() {
+func init() { addCases(api3Cases) }
+
+func api3Cases() {
 	register(Case{Role: RoleResponder, Run: ctlQPEvents, Case: conformance.Case{
 		ID: "MRC-CTL-AEV-101", Title: "IBV_EVENT_COMM_EST and IBV_EVENT_QP_FATAL",
 		Assertion:    "A QP in RTR raises IBV_EVENT_COMM_EST when the first request packet reaches it, once; in RTS with nothing outstanding, an AETH NAK moves it to ERROR and, no completion reporting the error, raises IBV_EVENT_QP_FATAL.",

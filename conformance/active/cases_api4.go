@@ -14,7 +14,9 @@ import (
 // (spec/36-api-objects.md CTL-OP-6). The reference advertises it only
 // with mrc-peer --explicit-range (peer.Config.ExplicitRange).
 
-func init() {
+func init() { addCases(api4Cases) }
+
+func api4Cases() {
 	register(Case{Role: RoleControl, Run: ctlExplicitRange, Case: conformance.Case{
 		ID: "MRC-CTL-OP-102", Title: "An explicit EV array is one range where EXPLICIT_RANGE is advertised",
 		Assertion:    "On a device advertising MRC_CTL_OPT_CAP_EV_EXPLICIT_RANGE, REPLACE_EV into an EXP profile takes EVs forming one range (entry i = base + i), refuses with EINVAL, unapplied, an EV off the range or a range whose last value does not fit the EV bits, and the profile holding one range goes ONLINE.",

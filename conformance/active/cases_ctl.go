@@ -23,7 +23,9 @@ var wireRequirements = []conformance.RequirementID{
 	"WIRE-SETH-10", "WIRE-NETH-2", "WIRE-NETH-4", "WIRE-PETH-2", "WIRE-ERTH-1", "WIRE-EETH-1",
 }
 
-func init() {
+func init() { addCases(ctlCases) }
+
+func ctlCases() {
 	register(Case{Role: RoleControl, Run: ctlOpcodes, Case: conformance.Case{
 		ID: "MRC-REQ-OP-101", Title: "Only RDMA WRITE and WRITE WITH IMM are accepted",
 		Assertion:    "post_send refuses SEND, SEND_WITH_IMM, RDMA_READ and atomics, and nothing is sent for them.",

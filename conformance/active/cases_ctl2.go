@@ -14,7 +14,9 @@ import (
 // Cases that drive the IUT's controller interface: EV state, endpoint
 // requests the IUT sends, and responder resource conditions.
 
-func init() {
+func init() { addCases(ctl2Cases) }
+
+func ctl2Cases() {
 	register(Case{Role: RoleControl, Run: ctlDenied, Case: conformance.Case{
 		ID: "MRC-EV-ST-101", Title: "A DENIED EV carries no data until the controller releases it",
 		Assertion:    "After MODIFY_EV_STATE sets an active EV to DENIED, the requester sends no data on it; probes and feedback do not change that.",

@@ -14,7 +14,9 @@ import (
 // Paths and endpoint operations: EV states driven by the tester's
 // feedback, port status updates both ways, and endpoint requests.
 
-func init() {
+func init() { addCases(evCases) }
+
+func evCases() {
 	register(Case{Role: RoleRequester, Run: evAlwaysSkip, Case: conformance.Case{
 		ID: "MRC-EV-BAD-101", Title: "ALWAYS_SKIP retires an EV until its probes are answered",
 		Assertion:    "After a SACK reflecting EV e with m = ALWAYS_SKIP, the requester sends no data on e, probes e at most once per probe interval, and once a probe is answered with m = NONE (probe_success_threshold 1) e is GOOD again and no longer probed.",

@@ -13,9 +13,11 @@ import (
 // The IUT as requester: the tester's reference QP answers the IUT's data,
 // and the impairment stage drops, trims or NACKs chosen packets.
 
+func init() { addCases(reqLossCases) }
+
 // Loss recovery: selective retransmission, NACKs by reason, and the retry
 // budget.
-func init() {
+func reqLossCases() {
 	register(Case{Role: RoleRequester, Run: reqSelective, Case: conformance.Case{
 		ID: "MRC-LR-RTX-101", Title: "Selective retransmission: acknowledged PSNs are never resent",
 		Assertion:    "After losses, the requester retransmits the lost PSNs and never a PSN the responder acknowledged, cumulatively or selectively (no go-back-N).",
@@ -84,9 +86,11 @@ func init() {
 	}})
 }
 
+func init() { addCases(reqWindowCases) }
+
 // The send window, WriteIMMs in flight, send completions, and whole
 // transfers under random impairments.
-func init() {
+func reqWindowCases() {
 	register(Case{Role: RoleRequester, Run: reqWindow, Case: conformance.Case{
 		ID: "MRC-MPR-WIN-101", Title: "The requester stays inside the MPR window",
 		Assertion:    "The requester sends a PSN, first transmission or retransmission, only when it is at most W = 128 × mpr beyond its cumulative acknowledgement.",

@@ -20,7 +20,9 @@ import (
 // order happens to hide the fault.
 const rotationTrials = 6
 
-func init() {
+func init() { addCases(rotationCases) }
+
+func rotationCases() {
 	rot := "Give the IUT an EV profile of two EVs per plane, all active (N = 4 in the active set), and have it send single-packet writes one at a time (step mode), so that feedback reaches it between any two packets."
 	r0 := "The first N packets use each active EV once: rotation 0 (otherwise INCONCLUSIVE: no rotation to follow). The next packet, on EV g, opens rotation 1."
 	after := "After it, the next N − 2 packets must use exactly the EVs of rotation 1 not yet used other than f (f carries no data while SKIP); the N packets after them (rotation 2) must include f (SKIP ends with the rotation) and use no EV twice."

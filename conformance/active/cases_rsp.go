@@ -13,9 +13,11 @@ import (
 // The IUT as responder: the tester crafts the data packets and judges the
 // answers, the memory and the receive completions.
 
+func init() { addCases(rspReceiveCases) }
+
 // Reception: placement in any order, duplicates, NACKs for trimmed and
 // out-of-window packets, ECN marks, probes, and frames failing a wire check.
-func init() {
+func rspReceiveCases() {
 	register(Case{Role: RoleResponder, Run: rspOutOfOrder, Case: conformance.Case{
 		ID: "MRC-RSP-RCV-101", Title: "Out-of-order placement, cumulative point and SACK bitmap",
 		Assertion:    "Write packets are placed when they arrive, in any PSN order; every SACK reports the current cack, the triggering PSN and EV, and a bitmap with exactly the PSNs received beyond cack.",
@@ -91,9 +93,11 @@ func init() {
 	}})
 }
 
+func init() { addCases(rspCompleteCases) }
+
 // What the responder completes or refuses: WriteIMM ordering and its limit,
 // memory access, a WriteIMM without a receive WR, and the transport ACK.
-func init() {
+func rspCompleteCases() {
 	register(Case{Role: RoleResponder, Run: rspWIMMOrder, Case: conformance.Case{
 		ID: "MRC-WIMM-RSP-101", Title: "WriteIMM completes after every earlier PSN, in RQMSN order",
 		Assertion:    "A WriteIMM's receive completion is delivered only when every PSN up to its last has arrived, WriteIMMs complete in RQMSN order with their immediate data and dma_length, each consuming the oldest receive WR, and plain writes complete nothing.",

@@ -11,7 +11,9 @@ import (
 // AMB-100): a responder that finds no receive WR names the WriteIMM whose
 // delivery failed, which the requester may hold SACKed already.
 
-func init() {
+func init() { addCases(unexpCases) }
+
+func unexpCases() {
 	register(Case{Role: RoleRequester, Run: reqUnexpSACKed, Case: conformance.Case{
 		ID: "MRC-LR-NACK-105", Title: "UNEXP_EVENT naming a selectively acknowledged PSN fails the QP",
 		Assertion:    "An UNEXP_EVENT NACK whose nack_psn was sent and is not cumulatively acknowledged fails the QP even when a SACK's bitmap acknowledged that PSN: no retry, the WR completes with REM_OP_ERR.",

@@ -16,7 +16,9 @@ import (
 // Wire rules that need the tester to know what a field must hold: byte
 // order, the UDP source port as the EV, SRv6 decapsulation.
 
-func init() {
+func init() { addCases(wireCases) }
+
+func wireCases() {
 	register(Case{Role: RoleWire, Run: wireByteOrder, Case: conformance.Case{
 		ID: "MRC-WIRE-GEN-101", Title: "Multi-byte fields are sent most significant byte first",
 		Assertion:    "Every multi-byte header field whose value the tester knows in advance (QP numbers, PSNs, MSNs, the RETH, the immediate data, the SACK and probe-answer fields, reflected timestamps, the AETH MSN, the UDP destination port) reads as that value most significant byte first at its offset.",
