@@ -29,8 +29,11 @@
 #   MUTATE_RESUME=/tmp/mrc-mutate.X scripts/mutate.sh statemachine/window.go
 #
 # re-runs only the survivors of an earlier run (its work directory), both
-# stages, carrying its other verdicts: after adding tests, a survivor check
-# in minutes. It refuses if a mutated file changed since that run.
+# stages, and the mutants it had not decided, carrying its other verdicts:
+# after adding tests, a survivor check in minutes; after a run was stopped,
+# the rest of it (results.tsv is rewritten after every verdict; MUTATE_DIR
+# may name the same directory). It refuses if a mutated file changed since
+# that run.
 #
 # MUTATE_SCHEMATA=0 uses gremlins v0.6.0 instead (one compile per mutant):
 # stage 1 by gremlins with the package's own tests (a per-mutant timeout of

@@ -29,9 +29,11 @@
 // efficacy, killed / (killed + lived), leaving out the mutants the
 // allowlist names as equivalent, then the mutants still alive.
 //
+// results.tsv in the work directory is rewritten after every verdict.
 // -resume DIR re-runs only the survivors of the run in DIR (after adding
-// tests), carrying its other verdicts; it refuses if a mutated file
-// changed since.
+// tests) and the mutants it had not decided (a run stopped part way),
+// carrying its other verdicts; it refuses if a mutated file changed since.
+// DIR may be the work directory itself.
 package main
 
 import (
@@ -62,7 +64,7 @@ func cli(args []string, w io.Writer) error {
 	memCap := fs.Int("mem", 3072, "resident memory of each test binary run of a mutant, MiB (0: no cap)")
 	retry := fs.Int("retry", 3, "a timed-out mutant runs once more with this many times the timeout (1: not again)")
 	allowPath := fs.String("allow", "scripts/mutate-allow.txt", "the equivalent mutants")
-	resume := fs.String("resume", "", "an earlier run's work directory: re-run its survivors only")
+	resume := fs.String("resume", "", "an earlier run's work directory: re-run its survivors and undecided mutants only")
 	list := fs.Bool("list", false, "list the mutants and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -100,7 +102,7 @@ func cli(args []string, w io.Writer) error {
 	results := filepath.Join(cfg.Work, "results.tsv")
 	cfg.Checkpoint = func(res []*Result) {
 		if err := saveResults(results, res); err != nil {
-			fmt.Fprintln(w, "mutschema: stage 1's results not saved:", err)
+			fmt.Fprintln(w, "mutschema: results not saved:", err)
 		}
 	}
 	o, err := run(cfg)
@@ -114,10 +116,11 @@ func cli(args []string, w io.Writer) error {
 	return nil
 }
 
-// saveResults writes results.tsv (after stage 1 too, so that a run
-// stopped in stage 2 can be resumed).
+// saveResults writes results.tsv, through a temporary file renamed over
+// it so that a run stopped while writing leaves the last whole one (it is
+// written after every verdict, so that a stopped run can be resumed).
 func saveResults(path string, res []*Result) error {
-	f, err := os.Create(path)
+	f, err := os.Create(path + ".tmp")
 	if err != nil {
 		return err
 	}
@@ -125,7 +128,10 @@ func saveResults(path string, res []*Result) error {
 		f.Close()
 		return err
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(path+".tmp", path)
 }
 
 func workDir(dir string) (string, error) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"go/token"
 	"os"
 	"os/exec"
@@ -326,4 +327,63 @@ func TestGrow(t *testing.T) {
 		t.Errorf("report does not list the runaway mutant as killed by the cap:\n%s", rep.String())
 	}
 	t.Logf("runaway mutant: %s CPU, %s", runaway.CPU, runaway.Detail)
+}
+
+// TestCheckpointEachVerdict: every verdict reaches the checkpoint as soon
+// as it is decided, a first timeout only after its second run; a run
+// stopped there and resumed from the saved results.tsv carries what was
+// decided and runs the survivor and the mutant never reached.
+func TestCheckpointEachVerdict(t *testing.T) {
+	var res []*Result
+	for i := 1; i <= 4; i++ {
+		res = append(res, &Result{Mutant: &Mutant{ID: i, File: "p/a.go", Line: i, Col: 1, Type: ConditionalsBoundary}})
+	}
+	path := filepath.Join(t.TempDir(), "results.tsv")
+	var seen []string
+	ck := func(l []*Result) {
+		var s []string
+		for _, x := range l {
+			s = append(s, fmt.Sprintf("%d %s", x.ID, x.Status))
+		}
+		seen = append(seen, strings.Join(s, ", "))
+		if err := saveResults(path, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := &runner{cfg: config{Jobs: 1, Retry: 3, Checkpoint: ck}}
+	r.track(res)
+	r.each(res, func(x *Result) bool { return x.ID != 4 }, func(x *Result, retry int) {
+		switch {
+		case x.ID == 2 && retry == 1:
+			x.Status = TimedOut
+		case x.ID == 3:
+			x.Status = Lived
+		default:
+			x.Status = Killed
+		}
+	})
+	want := []string{"1 KILLED", "1 KILLED, 3 LIVED", "1 KILLED, 2 KILLED, 3 LIVED"}
+	if strings.Join(seen, "; ") != strings.Join(want, "; ") {
+		t.Errorf("checkpoints %q, want %q", seen, want)
+	}
+	prev, err := readResults(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var now []*Result
+	for _, x := range res {
+		now = append(now, &Result{Mutant: &Mutant{ID: x.ID, File: x.File, Line: x.Line, Col: x.Col, Type: x.Type}})
+	}
+	seen = nil
+	r = &runner{cfg: config{Jobs: 1, Retry: 3, Resume: prev, Checkpoint: ck}}
+	r.carry(now)
+	r.track(now)
+	var ran []int
+	r.each(now, func(x *Result) bool { return !x.Carried }, func(x *Result, _ int) {
+		ran = append(ran, x.ID)
+		x.Status = Killed
+	})
+	if fmt.Sprint(ran) != "[3 4]" || strings.Join(seen, "; ") != "1 KILLED, 2 KILLED, 3 KILLED; 1 KILLED, 2 KILLED, 3 KILLED, 4 KILLED" {
+		t.Errorf("resumed: ran %v, checkpoints %q", ran, seen)
+	}
 }

@@ -39,7 +39,7 @@ type config struct {
 	Allow        map[string]string
 	Resume       map[string]*Result // an earlier run's verdicts: only its survivors run again
 	Log          io.Writer
-	Checkpoint   func([]*Result) // called with the results after stage 1 (nil: not)
+	Checkpoint   func([]*Result) // called with the decided results each time a verdict is decided (nil: not)
 }
 
 // Result is what became of one mutant.
@@ -68,6 +68,42 @@ type runner struct {
 	applyMu  sync.Mutex
 	cpu      time.Duration // the mutants' runs and compiles
 	buildCPU time.Duration // the schemata test binaries' compiles
+
+	ckMu sync.Mutex
+	pos  map[*Result]int // each result's place in the run
+	done []*Result       // copies of the decided results, by place (nil: undecided)
+}
+
+// track makes res the results decided copies to cfg.Checkpoint.
+func (r *runner) track(res []*Result) {
+	r.pos, r.done = make(map[*Result]int, len(res)), make([]*Result, len(res))
+	for i, x := range res {
+		r.pos[x] = i
+		if x.Carried {
+			c := *x
+			r.done[i] = &c
+		}
+	}
+}
+
+// decided hands cfg.Checkpoint every verdict decided so far, x's the
+// latest, so that a run stopped part way can be resumed from them. It
+// copies x: other workers are still writing the results they run.
+func (r *runner) decided(x *Result) {
+	if r.cfg.Checkpoint == nil {
+		return
+	}
+	r.ckMu.Lock()
+	defer r.ckMu.Unlock()
+	c := *x
+	r.done[r.pos[x]] = &c
+	var list []*Result
+	for _, d := range r.done {
+		if d != nil {
+			list = append(list, d)
+		}
+	}
+	r.cfg.Checkpoint(list)
 }
 
 func (r *runner) addCPU(d time.Duration) {
@@ -117,13 +153,11 @@ func run(cfg config) (*outcome, error) {
 		pkgBins[pkg] = b
 	}
 	r.carry(res)
+	r.track(res)
 	r.logf("== stage 1: %d mutants, the package's own tests (%s each)", len(res), cfg.Timeout)
 	r.each(res, func(x *Result) bool { return !x.Carried }, func(x *Result, retry int) {
 		r.stage1(x, pkgBins[filepath.Dir(filepath.FromSlash(x.File))], retry)
 	})
-	if cfg.Checkpoint != nil {
-		cfg.Checkpoint(res)
-	}
 	if len(cfg.Suite) > 0 {
 		if err := r.stage2(res); err != nil {
 			return nil, err
@@ -139,18 +173,20 @@ func run(cfg config) (*outcome, error) {
 	return &outcome{Results: res, BuildCPU: r.buildCPU, RunCPU: r.cpu}, nil
 }
 
-// carry takes the verdicts of an earlier run: its survivors run again.
+// carry takes the verdicts of an earlier run: its survivors, and the
+// mutants it had not decided when it stopped, run again.
 func (r *runner) carry(res []*Result) {
 	for _, x := range res {
 		old, ok := r.cfg.Resume[x.Key()]
-		if ok && old.Status != Lived {
+		if ok && (old.Status == Killed || old.Status == TimedOut || old.Status == NotViable) {
 			x.Carried, x.Status, x.Original, x.Detail, x.Stage = true, old.Status, old.Status, old.Detail, 0
 		}
 	}
 }
 
 // each runs fn over the results keep selects, cfg.Jobs at a time, then
-// runs the timed-out ones again with the longer timeout.
+// runs the timed-out ones again with the longer timeout. Each verdict is
+// checkpointed once decided: a first timeout only after its second run.
 func (r *runner) each(res []*Result, keep func(*Result) bool, fn func(*Result, int)) {
 	var todo []*Result
 	for _, x := range res {
@@ -158,7 +194,12 @@ func (r *runner) each(res []*Result, keep func(*Result) bool, fn func(*Result, i
 			todo = append(todo, x)
 		}
 	}
-	r.parallel(todo, func(x *Result) { fn(x, 1) })
+	r.parallel(todo, func(x *Result) {
+		fn(x, 1)
+		if x.Status != TimedOut || r.cfg.Retry <= 1 {
+			r.decided(x)
+		}
+	})
 	var again []*Result
 	for _, x := range todo {
 		if x.Status == TimedOut {
@@ -167,7 +208,11 @@ func (r *runner) each(res []*Result, keep func(*Result) bool, fn func(*Result, i
 	}
 	if len(again) > 0 && r.cfg.Retry > 1 {
 		r.logf("   %d timed out: once more with %d × the timeout", len(again), r.cfg.Retry)
-		r.parallel(again, func(x *Result) { x.Retried = TimedOut; fn(x, r.cfg.Retry) })
+		r.parallel(again, func(x *Result) {
+			x.Retried = TimedOut
+			fn(x, r.cfg.Retry)
+			r.decided(x)
+		})
 	}
 }
 
