@@ -80,3 +80,24 @@ func TestMutantBatchBounds(t *testing.T) {
 		t.Errorf("both answered, the second at the deadline: %d responses, %v; want 2 and no error", len(rsps), err)
 	}
 }
+
+// TestMutantBatchTimeoutPositive (CTL-BAT-3): a batch waits for its
+// responses until rsp_timeout elapses, so a timeout of 0, which would
+// elapse before any request could be answered, is EINVAL and sends
+// nothing; the shortest positive one, 1 ns, is accepted.
+func TestMutantBatchTimeoutPositive(t *testing.T) {
+	_, _, _, pb := endpoints(t)
+	e, err := NewEndpoint(EndpointConfig{SrcIP: netip.AddrFrom4([4]byte{10, 0, 0, 3})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := []EPRequest{{ReqID: 1, Op: wire.EPEVProbe, Dst: pb, Port: 1}}
+	var out Output
+	if _, err := e.SendBatch(0, wire.EPEVProbe, reqs, 0, &out); !errors.Is(err, EINVAL) || len(out.Packets) != 0 {
+		t.Errorf("timeout 0: %v, %d packets sent; want EINVAL and none", err, len(out.Packets))
+	}
+	b, err := e.SendBatch(0, wire.EPEVProbe, reqs, 1, &out)
+	if err != nil || len(out.Packets) != 1 || b.Deadline() != 1 {
+		t.Errorf("timeout 1 ns: %v, %d packets sent; want the request sent with deadline 1", err, len(out.Packets))
+	}
+}

@@ -285,3 +285,51 @@ func TestMutantCwndEventOnChange(t *testing.T) {
 		t.Errorf("cwnd events %+v without congestion control", es)
 	}
 }
+
+// TestMutantRetransmissionAtShrunkWindowEdge (MPR-DYN-3): after a SACK
+// shrinks the dynamic window to [una, una + 128), a NACKed PSN at
+// una + 127 is retransmitted at once and one at una + 128, outstanding
+// but now outside the window, waits until a SACK moves una so that the
+// window covers it.
+func TestMutantRetransmissionAtShrunkWindowEdge(t *testing.T) {
+	o := newOne(t, func(c *testCfg, a *Attr) {
+		a.MPR, a.MPRDest, a.Cap = 2, 2, CapDynamicMPR
+	})
+	o.write(1, 256*1024, false)
+	ps := o.take()
+	if len(ps) != 256 {
+		t.Fatalf("sent %d, want 256 (W = 128 × MPR 2)", len(ps))
+	}
+	sack := sackPkt(99, 99, 100, 0, 0x100, wire.MNone) // una 100, the window [100, 228)
+	sack.SETH.MPR = 1
+	o.recv(1, sack)
+	o.take()
+	resent := func(psn uint32) []uint32 {
+		o.recv(1, nackPkt(psn, ps[psn].EV(wire.EVModeSTEV), wire.NACKTrimmed))
+		var got []uint32
+		for _, p := range o.take() {
+			if p.BTH.Opcode.IsWrite() {
+				got = append(got, p.BTH.PSN)
+			}
+		}
+		return got
+	}
+	if got := resent(227); len(got) != 1 || got[0] != 227 {
+		t.Errorf("NACK of PSN 227, inside the window: retransmitted %v, want [227]", got)
+	}
+	if got := resent(228); len(got) != 0 {
+		t.Errorf("NACK of PSN 228, una + the window of 128: retransmitted %v, want nothing until the window covers it", got)
+	}
+	sack = sackPkt(100, 100, 101, 0, 0x100, wire.MNone) // una 101, the window [101, 229)
+	sack.SETH.MPR = 1
+	o.recv(1, sack)
+	var got []uint32
+	for _, p := range o.take() {
+		if p.BTH.Opcode.IsWrite() {
+			got = append(got, p.BTH.PSN)
+		}
+	}
+	if len(got) != 1 || got[0] != 228 {
+		t.Errorf("after una moved to 101: retransmitted %v, want [228]", got)
+	}
+}
