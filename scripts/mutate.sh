@@ -20,7 +20,11 @@
 # counts as killed. Each mutant's test binary runs with its resident
 # memory watched (MUTATE_MEM MiB, default 3072; 0: no cap): past it the
 # binary is killed (a mutant allocating without bound), counts as killed
-# and is reported as such. MUTATE_JOBS mutants run at a time (default 2). The
+# and is reported as such. Its CPU time is watched too (MUTATE_CPU × the
+# unmutated run's, at least 10 s; default 10; 0: no cap): past it the
+# binary is killed and counts as timed out, without the second run a wall
+# clock timeout gets (its CPU time does not depend on the machine's load,
+# the wall clock does). MUTATE_JOBS mutants run at a time (default 2). The
 # report gives per-file efficacy, killed / (killed + lived), leaving out
 # the mutants scripts/mutate-allow.txt lists as equivalent (each with its
 # reason), and lists the mutants still alive; the work directory holds
@@ -72,7 +76,7 @@ if [ "${MUTATE_SCHEMATA:-1}" != 0 ]; then
 	resume=()
 	[ -z "${MUTATE_RESUME:-}" ] || resume=(-resume "$MUTATE_RESUME")
 	exec "$dir/mutschema" -work "$dir" -allow "$allow" -suite "$suite" -suite-timeout "${timeout_s%s}s" \
-		-timeout "${MUTATE_STAGE1_TIMEOUT:-60s}" -mem "${MUTATE_MEM:-3072}" -jobs "${MUTATE_JOBS:-2}" "${resume[@]}" "${files[@]}"
+		-timeout "${MUTATE_STAGE1_TIMEOUT:-60s}" -mem "${MUTATE_MEM:-3072}" -cpu "${MUTATE_CPU:-10}" -jobs "${MUTATE_JOBS:-2}" "${resume[@]}" "${files[@]}"
 fi
 
 gremlins=${GREMLINS:-$(command -v gremlins || true)}

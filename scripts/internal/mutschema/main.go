@@ -25,7 +25,10 @@
 // first run without a mutant and must pass. Every test binary run of a
 // mutant has its resident memory watched (-mem): past the cap it is
 // killed, so that a mutant that allocates without bound dies in seconds;
-// it counts as killed and the report lists it apart. The report gives per-file
+// it counts as killed and the report lists it apart. Its CPU time is
+// watched too (-cpu, a multiple of the unmutated run's): past the cap it
+// is killed and counts as timed out, without the second run a wall clock
+// timeout gets, since its CPU time does not depend on the machine's load. The report gives per-file
 // efficacy, killed / (killed + lived), leaving out the mutants the
 // allowlist names as equivalent, then the mutants still alive.
 //
@@ -62,7 +65,8 @@ func cli(args []string, w io.Writer) error {
 	timeout := fs.Duration("timeout", 60*time.Second, "stage 1 timeout per mutant")
 	suiteTimeout := fs.Duration("suite-timeout", 300*time.Second, "stage 2 timeout per mutant and test binary")
 	memCap := fs.Int("mem", 3072, "resident memory of each test binary run of a mutant, MiB (0: no cap)")
-	retry := fs.Int("retry", 3, "a timed-out mutant runs once more with this many times the timeout (1: not again)")
+	retry := fs.Int("retry", 3, "a mutant timed out by the wall clock runs once more with this many times the timeout (1: not again)")
+	cpuCap := fs.Int("cpu", 10, "CPU time of each test binary run of a mutant, as a multiple of the unmutated run's, at least 10 s (0: no cap)")
 	allowPath := fs.String("allow", "scripts/mutate-allow.txt", "the equivalent mutants")
 	resume := fs.String("resume", "", "an earlier run's work directory: re-run its survivors and undecided mutants only")
 	list := fs.Bool("list", false, "list the mutants and exit")
@@ -86,6 +90,7 @@ func cli(args []string, w io.Writer) error {
 	}
 	cfg := config{Files: files, Suite: strings.Fields(*suite), Jobs: *jobs, Timeout: *timeout,
 		SuiteTimeout: *suiteTimeout, Retry: *retry, MemCap: uint64(max(0, *memCap)) << 20,
+		CPUCap: *cpuCap, CPUMin: 10 * time.Second,
 		Allow: allow, Log: w}
 	if cfg.Work, err = workDir(*work); err != nil {
 		return err

@@ -387,3 +387,71 @@ func TestCheckpointEachVerdict(t *testing.T) {
 		t.Errorf("resumed: ran %v, checkpoints %q", ran, seen)
 	}
 }
+
+// TestCPUCapStopsSpin plants a mutant that loops for ever without
+// allocating (i++ made i-- in a loop to n) and shows the CPU cap stop it
+// once past the cap, long before the wall clock timeout: it counts as
+// timed out, is listed with the cap in its detail and does not run a
+// second time, its CPU time not depending on the machine's load.
+func TestCPUCapStopsSpin(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/spin\n\ngo 1.22\n",
+		"spin/spin.go": `package spin
+
+func Count(n int) int {
+	c := 0
+	for i := 0; i != n; i++ {
+		c++
+	}
+	return c
+}
+`,
+		"spin/spin_test.go": `package spin
+
+import "testing"
+
+func TestCount(t *testing.T) {
+	if Count(3) != 3 {
+		t.Fatal("wrong")
+	}
+}
+`,
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log bytes.Buffer
+	o, err := run(config{Src: dir, Work: t.TempDir(), Files: []string{"spin/spin.go"}, Jobs: 1,
+		Timeout: 300 * time.Second, Retry: 3, CPUCap: 10, CPUMin: time.Second, Log: &log})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	var spin *Result
+	for _, x := range o.Results {
+		if x.Key() == "spin/spin.go:5:23 INCREMENT_DECREMENT" {
+			spin = x
+		}
+	}
+	if spin == nil {
+		t.Fatalf("no mutant spin/spin.go:5:23 INCREMENT_DECREMENT:\n%s", log.String())
+	}
+	if spin.Status != TimedOut || !strings.HasPrefix(spin.Detail, cpuPrefix) || spin.Retried != "" {
+		t.Errorf("spinning mutant: %s [%s], retried %q; want %s [%s ...], not run again", spin.Status, spin.Detail, spin.Retried, TimedOut, cpuPrefix)
+	}
+	if spin.CPU < time.Second || spin.CPU > 10*time.Second {
+		t.Errorf("spinning mutant took %s CPU, want the cap of 1 s and at most a few polls more", spin.CPU)
+	}
+	var rep bytes.Buffer
+	report(&rep, o, nil)
+	if !strings.Contains(rep.String(), "spin/spin.go:5:23 INCREMENT_DECREMENT TIMED OUT") {
+		t.Errorf("report does not list the spinning mutant as timed out:\n%s", rep.String())
+	}
+	t.Logf("spinning mutant: %s CPU, %s", spin.CPU, spin.Detail)
+}

@@ -112,7 +112,7 @@ func report(w io.Writer, o *outcome, allow map[string]string) {
 	}
 	fmt.Fprintf(w, "\nCPU time: %s building the schemata test binaries, %s running the mutants.\n",
 		o.BuildCPU.Round(time.Second), o.RunCPU.Round(time.Second))
-	section(w, "Timed out (counted as killed; each ran twice, the second time with the longer timeout):", o.Results,
+	section(w, "Timed out (counted as killed: past the CPU cap, or past the wall clock timeout twice, the second time with the longer timeout):", o.Results,
 		func(x *Result) bool { return x.Status == TimedOut })
 	section(w, "Timed out once, then decided with the longer timeout:", o.Results,
 		func(x *Result) bool { return x.Retried == TimedOut && x.Status != TimedOut })

@@ -36,6 +36,8 @@ type config struct {
 	SuiteTimeout time.Duration // stage 2, per mutant and package
 	Retry        int           // a timed-out mutant runs once more with Retry × the timeout
 	MemCap       uint64        // the resident memory of each run of a mutant's test binary, in bytes (0: no cap)
+	CPUCap       int           // each run of a mutant's test binary may use this many times its unmutated run's CPU time (0: no cap) ...
+	CPUMin       time.Duration // ... and at least this much
 	Allow        map[string]string
 	Resume       map[string]*Result // an earlier run's verdicts: only its survivors run again
 	Log          io.Writer
@@ -196,13 +198,13 @@ func (r *runner) each(res []*Result, keep func(*Result) bool, fn func(*Result, i
 	}
 	r.parallel(todo, func(x *Result) {
 		fn(x, 1)
-		if x.Status != TimedOut || r.cfg.Retry <= 1 {
+		if !wallTimeout(x) || r.cfg.Retry <= 1 {
 			r.decided(x)
 		}
 	})
 	var again []*Result
 	for _, x := range todo {
-		if x.Status == TimedOut {
+		if wallTimeout(x) {
 			again = append(again, x)
 		}
 	}
@@ -214,6 +216,14 @@ func (r *runner) each(res []*Result, keep func(*Result) bool, fn func(*Result, i
 			r.decided(x)
 		})
 	}
+}
+
+// wallTimeout reports whether x timed out by the wall clock, which the
+// machine's load can cause: it runs again with a longer timeout. A run
+// stopped by the CPU cap is not run again: its CPU time does not depend on
+// the load.
+func wallTimeout(x *Result) bool {
+	return x.Status == TimedOut && !strings.Contains(x.Detail, cpuPrefix)
 }
 
 // parallel runs fn over todo: the mutants compiled on their own one at a
@@ -261,7 +271,7 @@ func (r *runner) parallel(todo []*Result, fn func(*Result)) {
 func (r *runner) stage1(x *Result, b *binary, retry int) {
 	x.Stage = 1
 	if x.Applied != "" {
-		r.applied(x, retry)
+		r.applied(x, retry, b.base)
 		return
 	}
 	st, detail, cpu := r.exec(b, x.ID, false, r.cfg.Timeout*time.Duration(retry))
@@ -272,8 +282,9 @@ func (r *runner) stage1(x *Result, b *binary, retry int) {
 
 // applied compiles a mutant the schemata binary does not hold on its own:
 // the mutated operator written into the Apply tree, the package's test
-// binary built and run, the file restored.
-func (r *runner) applied(x *Result, retry int) {
+// binary built and run (its CPU cap from base, the CPU time of the
+// package's unmutated tests), the file restored.
+func (r *runner) applied(x *Result, retry int, base time.Duration) {
 	r.applyMu.Lock()
 	defer r.applyMu.Unlock()
 	if r.cfg.Apply == "" {
@@ -294,6 +305,7 @@ func (r *runner) applied(x *Result, retry int) {
 		r.logf("   %s %s (compiled on its own: %s)", x.Status, x, x.Detail)
 		return
 	}
+	b.base = base
 	st, detail, cpu := r.exec(b, 0, false, r.cfg.Timeout*time.Duration(retry))
 	x.Status, x.Detail, x.CPU = st, detail, x.CPU+cpu
 	r.addCPU(cpu)
@@ -375,7 +387,8 @@ func (r *runner) baseline(b *binary, short bool) error {
 }
 
 // exec runs test binary b with mutant id selected: Lived if it passes.
-// The test binary's own timeout is timeout; it is killed 30 s later.
+// The test binary's own timeout is timeout; it is killed 30 s later, or
+// once past the CPU cap (cpuCap) or the memory cap.
 func (r *runner) exec(b *binary, id int, short bool, timeout time.Duration) (string, string, time.Duration) {
 	args := []string{"-test.failfast", "-test.timeout=" + timeout.String()}
 	if short {
@@ -390,14 +403,20 @@ func (r *runner) exec(b *binary, id int, short bool, timeout time.Duration) (str
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var out capped
 	cmd.Stdout, cmd.Stderr = &out, &out
-	over, err := r.runCapped(cmd)
+	cpuCap := r.cpuCap(b)
+	over, err := r.runCapped(cmd, cpuCap)
 	var cpu time.Duration
 	if cmd.ProcessState != nil {
 		cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
-	switch {
-	case over:
+	switch over {
+	case overMem:
 		return Killed, r.oomDetail(), cpu
+	case overCPU:
+		return TimedOut, fmt.Sprintf("%s of %s (%d × the unmutated run's %s)", cpuPrefix, cpuCap.Round(10*time.Millisecond),
+			r.cfg.CPUCap, b.base.Round(10*time.Millisecond)), cpu
+	}
+	switch {
 	case err == nil:
 		return Lived, "", cpu
 	case ctx.Err() != nil || bytes.Contains(out.b, []byte("panic: test timed out")):
@@ -410,33 +429,60 @@ func (r *runner) exec(b *binary, id int, short bool, timeout time.Duration) (str
 	return Killed, failure(out.b), cpu
 }
 
-// runCapped runs cmd (the leader of its process group) and watches its
-// resident memory every memPoll: past cfg.MemCap the group is killed, so
-// that a mutant allocating without bound dies in seconds instead of
-// taking the machine's memory. It reports whether the cap killed it. The
-// resident set, not the address space, is watched: statemachine's tests
-// allocate 2 GiB slices they never touch (TestMutantLongestMessage).
-func (r *runner) runCapped(cmd *exec.Cmd) (bool, error) {
-	if err := cmd.Start(); err != nil {
-		return false, err
+// cpuCap is the CPU time a mutant's run of b may use (0: no cap): cfg.CPUCap
+// times b's unmutated run's, at least cfg.CPUMin. The unmutated runs
+// themselves (b.base still 0) have none.
+func (r *runner) cpuCap(b *binary) time.Duration {
+	if r.cfg.CPUCap <= 0 || b.base == 0 {
+		return 0
 	}
-	if r.cfg.MemCap == 0 {
-		return false, cmd.Wait()
+	return max(r.cfg.CPUMin, time.Duration(r.cfg.CPUCap)*b.base)
+}
+
+// Which cap stopped a run.
+const (
+	overNone = iota
+	overMem
+	overCPU
+)
+
+// runCapped runs cmd (the leader of its process group) and watches its
+// resident memory and CPU time every memPoll: past cfg.MemCap or cpuCap
+// the group is killed, so that a mutant allocating without bound dies in
+// seconds instead of taking the machine's memory, and one looping for ever
+// after the CPU time its tests need, however loaded the machine (a wall
+// clock timeout comes later the more loaded it is). It reports which cap
+// killed it. The resident set, not the address space, is watched:
+// statemachine's tests allocate 2 GiB slices they never touch
+// (TestMutantLongestMessage).
+func (r *runner) runCapped(cmd *exec.Cmd, cpuCap time.Duration) (int, error) {
+	if err := cmd.Start(); err != nil {
+		return overNone, err
+	}
+	if r.cfg.MemCap == 0 && cpuCap == 0 {
+		return overNone, cmd.Wait()
 	}
 	done := make(chan struct{})
-	over := make(chan bool, 1)
+	over := make(chan int, 1)
 	go func() {
 		t := time.NewTicker(memPoll)
 		defer t.Stop()
+		pid := cmd.Process.Pid
 		for {
 			select {
 			case <-done:
-				over <- false
+				over <- overNone
 				return
 			case <-t.C:
-				if n, err := residentBytes(cmd.Process.Pid); err == nil && n > r.cfg.MemCap {
-					_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-					over <- true
+				why := overNone
+				if n, err := residentBytes(pid); err == nil && r.cfg.MemCap != 0 && n > r.cfg.MemCap {
+					why = overMem
+				} else if c, err := cpuTime(pid); err == nil && cpuCap != 0 && c > cpuCap {
+					why = overCPU
+				}
+				if why != overNone {
+					_ = syscall.Kill(-pid, syscall.SIGKILL)
+					over <- why
 					return
 				}
 			}
@@ -459,6 +505,9 @@ func (r *runner) oomDetail() string {
 
 // oomPrefix begins the Detail of every mutant the memory cap killed.
 const oomPrefix = "out of memory: killed over the cap"
+
+// cpuPrefix is in the Detail of every mutant the CPU cap stopped.
+const cpuPrefix = "past the CPU cap"
 
 // failure is the first failing test's line, else the output's last line.
 func failure(out []byte) string {
