@@ -45,8 +45,8 @@ func (r *RequirementID) UnmarshalText(b []byte) error {
 func (r RequirementID) Requirement() (spec.Requirement, bool) { return spec.Lookup(string(r)) }
 
 // Level returns the level of the requirement r names, and whether the spec
-// registry defines it, from the registry's level index (spec.LevelOf):
-// looking IDs up as the catalog loads does not parse the whole
+// registry defines it, from the registry's generated level table
+// (spec.LevelOf): looking an ID up neither parses nor reads the
 // specification.
 func (r RequirementID) Level() (spec.Level, bool) { return spec.LevelOf(string(r)) }
 

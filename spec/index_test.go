@@ -1,33 +1,51 @@
 package spec
 
 import (
-	"maps"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
-	"testing/fstest"
 )
 
-// TestLevelIndexMatchesRegistry: the level index (LevelOf,
-// NumRequirements) holds exactly the registry's requirements with their
-// levels.
-func TestLevelIndexMatchesRegistry(t *testing.T) {
+// levelTableDiff lists how table differs from the requirements reqs: an
+// ID missing, extra, out of order or with another level.
+func levelTableDiff(table []levelEntry, reqs []Requirement) []string {
+	var out []string
 	want := map[string]Level{}
-	for _, q := range Requirements() {
+	for _, q := range reqs {
 		want[q.ID] = q.Level
 	}
-	if got := levelIndex(); !maps.Equal(got, want) {
-		for id, l := range want {
-			if got[id] != l {
-				t.Errorf("%s: index %q, registry %q", id, got[id], l)
-			}
+	for i, e := range table {
+		if i > 0 && strings.Compare(table[i-1].id, e.id) >= 0 {
+			out = append(out, fmt.Sprintf("%s: after %s, not sorted or twice", e.id, table[i-1].id))
 		}
-		for id := range got {
-			if _, ok := want[id]; !ok {
-				t.Errorf("%s: in the index, not in the registry", id)
-			}
+		switch l, ok := want[e.id]; {
+		case !ok:
+			out = append(out, e.id+": in the table, not in the registry")
+		case l != e.level:
+			out = append(out, fmt.Sprintf("%s: table %q, registry %q", e.id, e.level, l))
 		}
+		delete(want, e.id)
 	}
-	if n := NumRequirements(); n != len(want) || n < 150 {
-		t.Errorf("NumRequirements() = %d, registry %d", n, len(want))
+	for id := range want {
+		out = append(out, id+": in the registry, not in the table")
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestLevelTableMatchesRegistry: the generated level table (LevelOf,
+// NumRequirements) holds exactly the registry's requirements with their
+// levels, sorted by ID; `go generate ./spec` rewrites it. The comparison
+// catches a table missing a requirement, holding a removed one, one with
+// another level and one out of order.
+func TestLevelTableMatchesRegistry(t *testing.T) {
+	reqs := Requirements()
+	for _, d := range levelTableDiff(levelTable[:], reqs) {
+		t.Errorf("%s (run go generate ./spec)", d)
+	}
+	if n := NumRequirements(); n != len(reqs) || n < 150 {
+		t.Errorf("NumRequirements() = %d, registry %d", n, len(reqs))
 	}
 	if l, ok := LevelOf("WIRE-BTH-1"); !ok || l != Must {
 		t.Errorf("LevelOf(WIRE-BTH-1) = %q, %v", l, ok)
@@ -35,35 +53,15 @@ func TestLevelIndexMatchesRegistry(t *testing.T) {
 	if _, ok := LevelOf("WIRE-" + "XYZ-99"); ok {
 		t.Error("LevelOf found an ID the specification does not define")
 	}
-}
-
-// TestIndexLevelsAsParse: on Markdown that puts requirement-like lines in
-// code fences and continuation lines, a level after a line break, a fence
-// in a continuation line, CRLF
-// line ends and two files, the index reads the requirements Parse reads.
-func TestIndexLevelsAsParse(t *testing.T) {
-	files := map[string]string{
-		"a.md": "# A\n\n- **AA-X-1** (MUST NOT; provenance: p; confidence: primary) one\n" +
-			"  continued, with - **AA-X-9** (MAY; inside) text\n" +
-			"```\n- **AA-X-2** (MUST; provenance: p; confidence: primary) fenced\n```\n" +
-			"- **AA-X-3**\r\n  (SHOULD; provenance: p; confidence: secondary) level on the next line\r\n" +
-			"  ```\n- **AA-X-4** (MAY; provenance: p; confidence: primary) after an indented fence\n" +
-			"  ```\n",
-		"b.md": "## B\n* not a requirement\n- **BB-Y-1** (SHOULD NOT; provenance: q; confidence: primary) two\n",
+	stale := slices.Clone(levelTable[:])
+	stale = slices.Delete(stale, 3, 4)                    // a requirement missing
+	stale = append(stale, levelEntry{"ZZ-" + "X-1", May}) // one the registry lacks
+	stale[0].level = May                                  // another level
+	if levelTable[0].level == May {
+		stale[0].level = Must
 	}
-	fsys := fstest.MapFS{}
-	for n, s := range files {
-		fsys[n] = &fstest.MapFile{Data: []byte(s)}
-	}
-	r, err := Parse(files)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]Level{}
-	for _, q := range r.Requirements() {
-		want[q.ID] = q.Level
-	}
-	if got := indexLevels(fsys); !maps.Equal(got, want) || len(want) != 4 {
-		t.Errorf("index %v\nParse %v", got, want)
+	stale[1], stale[2] = stale[2], stale[1] // out of order
+	if d := levelTableDiff(stale, reqs); len(d) != 4 {
+		t.Errorf("a stale table: %d differences, want 4:\n%s", len(d), strings.Join(d, "\n"))
 	}
 }

@@ -375,9 +375,7 @@ func isWord(c byte) bool  { return isUpper(c) || isDigit(c) || 'a' <= c && c <= 
 
 // reqCandidate reports whether line is meant to be a requirement: a list
 // item opening with a bold upper-case word followed by a hyphen.
-// It takes the line as a string or as bytes (the level index reads the
-// files' lines as bytes).
-func reqCandidate[T ~string | ~[]byte](line T) bool {
+func reqCandidate(line string) bool {
 	i := skipSpaces(line, 0)
 	if i == len(line) || line[i] != '-' && line[i] != '*' && line[i] != '+' {
 		return false
@@ -398,7 +396,7 @@ func reqCandidate[T ~string | ~[]byte](line T) bool {
 
 // skipSpaces returns the index of the first character of s at or after i
 // that is not in spaces.
-func skipSpaces[T ~string | ~[]byte](s T, i int) int {
+func skipSpaces(s string, i int) int {
 	for i < len(s) && isSpace(s[i]) {
 		i++
 	}
