@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/openmrc/mrc/spec"
+	"github.com/openmrc/mrc/wire"
 )
 
 // Mode says how a case is run.
@@ -236,21 +237,31 @@ func checkCatalog(cases []Case) error {
 	if err := checkChecks(cases); err != nil {
 		return err
 	}
-	return checkJudgeRequirements(wireCaseMap(), discardReqs)
+	return checkJudgeRequirements(codecNames(), hooks.codecJudged)
 }
 
-// checkJudgeRequirements checks that the requirement IDs the judge maps to
-// cases, or treats as making a responder discard a packet, are in the
-// spec registry and, for the mapped ones, listed by their case.
-func checkJudgeRequirements(wire map[string]caseID, discard map[string]bool) error {
-	for _, id := range sortedKeys(wire) {
-		if _, ok := spec.LevelOf(id); !ok {
-			return &CatalogError{Case: wire[id].String(), Msg: "the judge maps requirement " + id + ", which is not in the registry", Err: &UnknownRequirementError{ID: id}}
-		}
+// codecNames returns the text of every wire.ReqID, by ReqID.
+func codecNames() (names [wire.NumReqs]string) {
+	for r := range wire.NumReqs {
+		names[r] = r.String()
 	}
-	for _, id := range sortedKeys(discard) {
+	return names
+}
+
+// checkJudgeRequirements checks the requirements the codec reports
+// (wire.ReqID; names, their text by ReqID): each in the spec registry and
+// judged by a check (judged, by ReqID: check.codec), so that a codec
+// finding is cited as its own requirement under its own case
+// (codecCase). The requirements that make a responder discard a packet
+// (discardReqs) are ReqIDs too.
+func checkJudgeRequirements(names [wire.NumReqs]string, judged [wire.NumReqs]bool) error {
+	for r := wire.NoReq + 1; r < wire.NumReqs; r++ {
+		id := names[r]
 		if _, ok := spec.LevelOf(id); !ok {
-			return &CatalogError{Case: "(discard rules)", Msg: "requirement " + id + " is not in the registry", Err: &UnknownRequirementError{ID: id}}
+			return &CatalogError{Case: "(codec requirements)", Msg: "the codec reports requirement " + id + ", which is not in the registry", Err: &UnknownRequirementError{ID: id}}
+		}
+		if !judged[r] {
+			return &CatalogError{Case: "(codec requirements)", Msg: "the codec reports requirement " + id + ", which no check judges (check.codec)"}
 		}
 	}
 	return nil

@@ -28,8 +28,8 @@ type reqID = RequirementID
 // TestEveryPassiveCaseHasOneCheck fail when they disagree.
 type check struct {
 	cs    caseID
-	reqs  []reqID // the requirements the check's findings cite
-	codec []reqID // the codec's violations (wire.Violation) judged under this case
+	reqs  []reqID      // the requirements the check's findings cite
+	codec []wire.ReqID // the codec's findings (wire.Violation, wire.Error) judged under this case
 
 	// frame judges the wire rules of every decoded frame, as its sender
 	// sent it; it reports whether the case applies to the frame (an
@@ -165,6 +165,11 @@ var (
 		frameBy                                                                            [numKinds][opSlots][]*check // the frame hooks by frame kind and opcode (opSlot)
 		feedbackOp                                                                         [256][]*check               // the feedback hooks by opcode
 		everyBy                                                                            [numKinds][]caseID          // the everyFrame cases by frame kind
+		// codecCase is, by wire.ReqID, the case whose check judges the
+		// codec's findings of that requirement (check.codec);
+		// codecJudged, whether one does.
+		codecCase   [wire.NumReqs]caseID
+		codecJudged [wire.NumReqs]bool
 		// sentNew are the sent hooks, run for a first transmission;
 		// sentAgain, the sent and resent hooks, run for a resend.
 		sentNew, sentAgain []func(e *engine, x *sentCtx)
@@ -185,6 +190,15 @@ func addChecks(cs ...check) {
 		}
 		checks[c.cs] = c
 		h := &hooks
+		for _, r := range c.codec {
+			if r >= wire.NumReqs || h.codecJudged[r] {
+				if checksErr == nil {
+					checksErr = &CatalogError{Case: c.cs.String(), Msg: "its check judges codec requirement " + r.String() + ", which is no wire.ReqID or another check judges"}
+				}
+				continue
+			}
+			h.codecCase[r], h.codecJudged[r] = c.cs, true
+		}
 		for k := range frameKind(numKinds) {
 			if c.everyFrame && k.is(c.everyOn) {
 				h.everyBy[k] = append(h.everyBy[k], c.cs)
@@ -249,14 +263,14 @@ func checkChecks(cases []Case) error {
 		if len(c.reqs) == 0 && len(c.codec) == 0 {
 			return &CatalogError{Case: cat.ID, Msg: "its check cites no requirement"}
 		}
-		for _, r := range append(slices.Clone(c.reqs), c.codec...) {
+		for _, r := range c.reqs {
 			if _, ok := r.Level(); !ok {
 				return &CatalogError{Case: cat.ID, Msg: "its check cites requirement " + string(r) + ", which is not in the registry", Err: &UnknownRequirementError{ID: string(r)}}
 			}
 		}
 		for _, r := range c.codec {
-			if !slices.Contains(cat.Requirements, r) {
-				return &CatalogError{Case: cat.ID, Msg: "its check judges codec requirement " + string(r) + ", which the case does not list"}
+			if !slices.Contains(cat.Requirements, RequirementID(r.String())) {
+				return &CatalogError{Case: cat.ID, Msg: "its check judges codec requirement " + r.String() + ", which the case does not list"}
 			}
 		}
 	}
@@ -275,5 +289,5 @@ func findCase(cases []Case, id string) (Case, bool) {
 // cites reports whether case cs's check declares requirement r.
 func (c caseID) cites(r RequirementID) bool {
 	k := checks[c]
-	return k != nil && (slices.Contains(k.reqs, r) || slices.Contains(k.codec, r))
+	return k != nil && (slices.Contains(k.reqs, r) || slices.ContainsFunc(k.codec, func(c wire.ReqID) bool { return c.String() == string(r) }))
 }

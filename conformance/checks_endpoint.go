@@ -17,7 +17,7 @@ var (
 // answers, and the port status updates they carry.
 func init() {
 	addChecks(
-		check{cs: cWireEP, codec: []reqID{"WIRE-ERTH-1", "WIRE-EETH-1"}, reqs: []reqID{"WIRE-ERTH-2", "WIRE-EETH-1"}, endpoint: endpointHeaders},
+		check{cs: cWireEP, codec: []wire.ReqID{wire.ReqERTH1, wire.ReqEETH1}, reqs: []reqID{"WIRE-ERTH-2", "WIRE-EETH-1"}, endpoint: endpointHeaders},
 		check{cs: cEPAnswer, reqs: []reqID{"EP-GEN-5"}, endpoint: endpointAnswered, finishPoint: endpointNotAnswered},
 		check{cs: cPSU, reqs: []reqID{"EP-PSU-3"}, sent: writeOnLivePlane, probe: probeOnLivePlane},
 	)

@@ -65,25 +65,25 @@ func (e *engine) bad(cs caseID, x *frameCtx, req reqID, text func() (exp, obs st
 // classes, flags, EV encoding).
 func init() {
 	addChecks(
-		check{cs: cWireENC, codec: []reqID{"WIRE-ENC-1", "WIRE-ENC-2", "WIRE-ENC-5", "WIRE-LEN-1", "WIRE-UDP-1", "WIRE-GEN-3"}, everyFrame: true},
-		check{cs: cWireUDP, codec: []reqID{"WIRE-UDP-3"}, everyFrame: true},
-		check{cs: cWireICRC, codec: []reqID{"WIRE-ICRC-1"}, reqs: []reqID{"WIRE-ICRC-1"}, everyFrame: true, everyOn: kUntrimmed},
-		check{cs: cWireGEN, codec: []reqID{"WIRE-GEN-2", "WIRE-BTH-7"}, reqs: []reqID{"WIRE-BTH-13"}, frame: variantZero},
-		check{cs: cWireBTH1, codec: []reqID{"WIRE-BTH-1", "WIRE-BTH-2", "WIRE-BTH-3", "WIRE-OP-1", "WIRE-METH-1", "WIRE-TSETH-1", "WIRE-RETH-1", "WIRE-IMM-1"}, everyFrame: true},
-		check{cs: cWireBTH2, codec: []reqID{"WIRE-BTH-8", "WIRE-EP-1"}, everyFrame: true},
-		check{cs: cWireBTH3, codec: []reqID{"WIRE-BTH-9"}, everyFrame: true},
-		check{cs: cWireBTH4, codec: []reqID{"WIRE-BTH-6"}, everyFrame: true},
-		check{cs: cWireFlags, codec: []reqID{"WIRE-BTH-5"}, reqs: []reqID{"WIRE-BTH-14", "WIRE-BTH-10", "WIRE-BTH-11"}, frame: flags},
-		check{cs: cWireOP, codec: []reqID{"WIRE-OP-2"}, frame: func(_ *engine, x *frameCtx) bool { return !x.p.Trimmed && !x.op.IsWrite() }, frameOn: kUntrimmed},
+		check{cs: cWireENC, codec: []wire.ReqID{wire.ReqENC1, wire.ReqENC2, wire.ReqENC5, wire.ReqLEN1, wire.ReqUDP1}, everyFrame: true},
+		check{cs: cWireUDP, codec: []wire.ReqID{wire.ReqUDP3}, everyFrame: true},
+		check{cs: cWireICRC, codec: []wire.ReqID{wire.ReqICRC1}, reqs: []reqID{"WIRE-ICRC-1"}, everyFrame: true, everyOn: kUntrimmed},
+		check{cs: cWireGEN, codec: []wire.ReqID{wire.ReqGEN2, wire.ReqBTH7}, reqs: []reqID{"WIRE-BTH-13"}, frame: variantZero},
+		check{cs: cWireBTH1, codec: []wire.ReqID{wire.ReqBTH1, wire.ReqBTH2, wire.ReqBTH3, wire.ReqOP1, wire.ReqMETH1, wire.ReqTSETH1, wire.ReqRETH1, wire.ReqIMM1}, everyFrame: true},
+		check{cs: cWireBTH2, codec: []wire.ReqID{wire.ReqBTH8, wire.ReqEP1}, everyFrame: true},
+		check{cs: cWireBTH3, codec: []wire.ReqID{wire.ReqBTH9}, everyFrame: true},
+		check{cs: cWireBTH4, codec: []wire.ReqID{wire.ReqBTH6}, everyFrame: true},
+		check{cs: cWireFlags, codec: []wire.ReqID{wire.ReqBTH5}, reqs: []reqID{"WIRE-BTH-14", "WIRE-BTH-10", "WIRE-BTH-11"}, frame: flags},
+		check{cs: cWireOP, codec: []wire.ReqID{wire.ReqOP2}, frame: func(_ *engine, x *frameCtx) bool { return !x.p.Trimmed && !x.op.IsWrite() }, frameOn: kUntrimmed},
 		check{cs: cECN, reqs: []reqID{"WIRE-DSCP-3"}, frame: ecn, frameOn: kUntrimmed},
-		check{cs: cDSCPTrim, codec: []reqID{"WIRE-TRIM-1", "WIRE-DSCP-2"}, reqs: []reqID{"WIRE-DSCP-4"}, frame: trimmedCodePoint, frameOn: kTrimmed, everyFrame: true, everyOn: kUntrimmed},
+		check{cs: cDSCPTrim, codec: []wire.ReqID{wire.ReqTRIM1, wire.ReqDSCP2}, reqs: []reqID{"WIRE-DSCP-4"}, frame: trimmedCodePoint, frameOn: kTrimmed, everyFrame: true, everyOn: kUntrimmed},
 		check{cs: cDSCPSRv6, reqs: []reqID{"WIRE-DSCP-6"}, frame: srv6Class, frameOn: kSRv6},
 		check{cs: cEVEnc, reqs: []reqID{"WIRE-EV-2", "WIRE-EV-6"}, frame: evEncoding, frameOn: kIPv6},
 		check{cs: cWireTSETH, reqs: []reqID{"WIRE-TSETH-2"}, frame: tseth, frameOn: kTSETH},
-		check{cs: cWireAETH, codec: []reqID{"WIRE-AETH-1", "WIRE-AETH-2"}, reqs: []reqID{"WIRE-AETH-1", "WIRE-AETH-3"}, frame: aethSyndrome, frameOps: []wire.Opcode{wire.OpAcknowledge}},
-		check{cs: cWireSETH, codec: []reqID{"WIRE-SETH-1", "WIRE-SETH-3", "WIRE-SETH-10"}, reqs: []reqID{"WIRE-SETH-8", "MPR-DYN-2", "WIRE-SETH-4"}, frame: sethFields, frameOps: []wire.Opcode{wire.OpSACK}},
-		check{cs: cWireNETH, codec: []reqID{"WIRE-NETH-1", "WIRE-NETH-2", "WIRE-NETH-4"}, reqs: []reqID{"WIRE-SETH-8"}, frame: nethFields, frameOps: []wire.Opcode{wire.OpNACK}},
-		check{cs: cWirePETH, codec: []reqID{"WIRE-PETH-1", "WIRE-PETH-2"}, reqs: []reqID{"WIRE-SETH-8", "WIRE-PETH-1"}, frame: pethFields, frameOps: []wire.Opcode{wire.OpProbe}},
+		check{cs: cWireAETH, codec: []wire.ReqID{wire.ReqAETH1, wire.ReqAETH2}, reqs: []reqID{"WIRE-AETH-1", "WIRE-AETH-3"}, frame: aethSyndrome, frameOps: []wire.Opcode{wire.OpAcknowledge}},
+		check{cs: cWireSETH, codec: []wire.ReqID{wire.ReqSETH1, wire.ReqSETH3, wire.ReqSETH10}, reqs: []reqID{"WIRE-SETH-8", "MPR-DYN-2", "WIRE-SETH-4"}, frame: sethFields, frameOps: []wire.Opcode{wire.OpSACK}},
+		check{cs: cWireNETH, codec: []wire.ReqID{wire.ReqNETH1, wire.ReqNETH2, wire.ReqNETH4}, reqs: []reqID{"WIRE-SETH-8"}, frame: nethFields, frameOps: []wire.Opcode{wire.OpNACK}},
+		check{cs: cWirePETH, codec: []wire.ReqID{wire.ReqPETH1, wire.ReqPETH2}, reqs: []reqID{"WIRE-SETH-8", "WIRE-PETH-1"}, frame: pethFields, frameOps: []wire.Opcode{wire.OpProbe}},
 	)
 }
 
@@ -360,11 +360,11 @@ func endpointPKey(e *engine, x *frameCtx) bool {
 // connection's frames.
 func init() {
 	addChecks(
-		check{cs: cWirePAY, codec: []reqID{"WIRE-PAY-1"}, reqs: []reqID{"WIRE-PAY-1"}, sent: payloadSize},
+		check{cs: cWirePAY, codec: []wire.ReqID{wire.ReqPAY1}, reqs: []reqID{"WIRE-PAY-1"}, sent: payloadSize},
 		check{cs: cDSCP, reqs: []reqID{"WIRE-DSCP-1", "WIRE-DSCP-5", "EP-GEN-4"}, frame: controlClass, frameOn: kUntrimmed, frameOps: []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpAcknowledge, wire.OpEndpointResp, wire.OpProbe}, sent: dscpWrite},
 		check{cs: cWireDCID, reqs: []reqID{"WIRE-SETH-9", "RSP-SACK-6"}, frame: dpdcid, frameOps: []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpProbe}, feedback: feedbackDCID, probe: probeDCID},
 		check{cs: cWirePKey, reqs: []reqID{"WIRE-BTH-12"}, frame: endpointPKey, frameOps: []wire.Opcode{wire.OpEndpointReq, wire.OpEndpointResp}, sent: writePKey, feedback: feedbackPKey, probe: probePKey},
-		check{cs: cWireMSG, codec: []reqID{"WIRE-RETH-2"}, reqs: []reqID{"REQ-SEG-2", "WIRE-RETH-2", "WIRE-PAY-2"}, msg: messageShape},
+		check{cs: cWireMSG, codec: []wire.ReqID{wire.ReqRETH2}, reqs: []reqID{"REQ-SEG-2", "WIRE-RETH-2", "WIRE-PAY-2"}, msg: messageShape},
 		check{cs: cWireMETH, reqs: []reqID{"WIRE-METH-2", "REQ-PSN-3"}, msg: messageMSN},
 		check{cs: cWIMMOrd, reqs: []reqID{"WIRE-METH-3"}, msg: messageRQMSN},
 	)

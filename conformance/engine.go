@@ -196,7 +196,6 @@ type engine struct {
 	scratch    []byte      // a frame rebuilt to compare payloads (samePayload)
 	scratchPkt wire.Packet // its decode
 	flowIDs    map[flowKey]string
-	mapCase    map[string]caseID // wire requirement → case
 }
 
 func newEngine(p *PICS) *engine {
@@ -205,7 +204,6 @@ func newEngine(p *PICS) *engine {
 		grace: p.reaction(), tol: p.tolerance(), dynMPR: p.Has("dynamic_mpr"),
 		rows: map[nodePoint]*obsRow{}, points: map[string]*point{}, nodes: map[nodePoint]*npStat{},
 		toNode: map[nodePoint]int{}, noteSeen: map[string]bool{}, nodeNames: map[string]bool{},
-		mapCase: wireCaseMap(),
 	}
 	e.dec = pcap.Decoder{Codec: e.codec, EVMode: e.mode}
 	prof := e.codec.Profile()
@@ -728,13 +726,13 @@ func (e *engine) decodeError(pt *point, f *pcap.Frame, r *pcap.Record) {
 	if !ok {
 		return
 	}
-	if we.Req == "WIRE-BTH-2" && !pt.knownQP(p.BTH.DestQP) {
+	if we.Req == wire.ReqBTH2 && !pt.knownQP(p.BTH.DestQP) {
 		// Not an MRC opcode on a QP the capture shows no MRC traffic
 		// for: plain RoCE sharing the port, not judged.
 		e.notMRC++
 		return
 	}
-	cs, req := e.codecCase(we.Req)
+	cs, req := codecCase(we.Req)
 	e.failWhy(cs, pt, src, 0, req, func(f *Finding) {
 		f.Expected, f.Observed = "a frame that decodes", r.Err.Error()
 		if p.BTH.Opcode.Valid() {
@@ -761,7 +759,7 @@ func (e *engine) decodeErrorBeforeUDP(pt *point, f *pcap.Frame, r *pcap.Record, 
 	}
 	src := e.senderOf(pt, &r.Packet)
 	e.countNode(pt, src, "", &r.Packet)
-	cs, req := e.codecCase(we.Req)
+	cs, req := codecCase(we.Req)
 	e.failWhy(cs, pt, src, 0, req, func(f *Finding) { f.Expected, f.Observed = "a frame that decodes", r.Err.Error() })
 }
 
@@ -920,30 +918,16 @@ func (e *engine) flushToNode() {
 }
 
 // codecCase maps a requirement the codec reports (wire.Violation,
-// wire.Error) to its case and its ID. The mapped IDs are the checks'
-// codec IDs, each looked up in the registry at start-up
-// (checkJudgeRequirements); another is judged under MRC-WIRE-BTH-001 as
-// CodecRequirement names it.
-func (e *engine) codecCase(req string) (caseID, RequirementID) {
-	if c, ok := e.mapCase[req]; ok {
-		return c, RequirementID(req)
+// wire.Error) to the case whose check judges it (check.codec) and its ID.
+// checkJudgeRequirements makes sure at start-up that every wire.ReqID is
+// in the registry and judged by a check; wire.NoReq (an error that names
+// no requirement) is judged under MRC-WIRE-BTH-001 as CodecRequirement
+// names it.
+func codecCase(r wire.ReqID) (caseID, RequirementID) {
+	if r < wire.NumReqs && hooks.codecJudged[r] {
+		return hooks.codecCase[r], RequirementID(r.String())
 	}
-	return cWireBTH1, CodecRequirement(req)
-}
-
-// wireCaseMap maps each requirement ID the codec's Decode and Check can
-// report to the case whose check judges it (check.codec).
-func wireCaseMap() map[string]caseID {
-	m := map[string]caseID{}
-	for _, c := range checks {
-		if c == nil {
-			continue
-		}
-		for _, r := range c.codec {
-			m[string(r)] = c.cs
-		}
-	}
-	return m
+	return cWireBTH1, CodecRequirement(r)
 }
 
 // nearPoints decides, for every node, the capture points whose view of it

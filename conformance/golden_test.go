@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/openmrc/mrc/spec"
+	"github.com/openmrc/mrc/wire"
 )
 
 var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/golden from the current engine (excepted cases keep their frozen verdicts)")
@@ -268,12 +270,27 @@ func TestEveryCaptureDeterministic(t *testing.T) {
 
 // TestJudgeRequirementsExist: every requirement ID the judge's checks cite
 // in a finding (a string literal in conformance's sources) is in the spec
-// registry, and the start-up check rejects an unknown one.
+// registry, and the start-up check of the codec's requirements (every
+// wire.ReqID in the registry and judged by a check) passes, and rejects a
+// planted ID the registry lacks and a planted one no check judges.
 func TestJudgeRequirementsExist(t *testing.T) {
+	if err := checkJudgeRequirements(codecNames(), hooks.codecJudged); err != nil {
+		t.Errorf("the codec's requirements: %v", err)
+	}
 	// The unknown ID is split so that spec's TestCitedIDsExist does not
 	// take it for a citation.
-	if err := checkJudgeRequirements(map[string]caseID{"WIRE-" + "XYZ-99": cWireENC}, nil); err == nil {
-		t.Error("checkJudgeRequirements accepted an unknown requirement")
+	unknown := "WIRE-" + "XYZ-99"
+	names := codecNames()
+	names[wire.ReqRETH2] = unknown
+	var ue *UnknownRequirementError
+	if err := checkJudgeRequirements(names, hooks.codecJudged); !errors.As(err, &ue) || ue.ID != unknown {
+		t.Errorf("a codec requirement %s: checkJudgeRequirements = %v", unknown, err)
+	}
+	judged := hooks.codecJudged
+	judged[wire.ReqUDP3] = false
+	var ce *CatalogError
+	if err := checkJudgeRequirements(codecNames(), judged); !errors.As(err, &ce) || !strings.Contains(ce.Msg, "WIRE-UDP-3") {
+		t.Errorf("WIRE-UDP-3 judged by no check: checkJudgeRequirements = %v", err)
 	}
 	if err := CatalogErr(); err != nil {
 		t.Fatal(err)

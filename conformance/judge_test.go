@@ -3,13 +3,13 @@ package conformance
 import (
 	"bytes"
 	"errors"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/openmrc/mrc/conformance/internal/capgen"
+	"github.com/openmrc/mrc/wire"
 )
 
 // testDay is the date deviations expire against in the tests.
@@ -171,26 +171,25 @@ func TestCatalogValid(t *testing.T) {
 	}
 }
 
-// TestWireRequirementsMapped checks that every requirement ID the codec's
-// Decode and Check can report maps to a case listing it.
+// TestWireRequirementsMapped: every requirement the codec can report
+// (each wire.ReqID) maps to the case whose check judges it, which lists
+// it, and is cited as itself; an error that names none (wire.NoReq) and a
+// value that is no ReqID are cited as WIRE-BTH-1 under MRC-WIRE-BTH-001.
 func TestWireRequirementsMapped(t *testing.T) {
-	m := wireCaseMap()
-	for _, file := range []string{"../wire/check.go", "../wire/packet.go"} {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
+	for r := wire.NoReq + 1; r < wire.NumReqs; r++ {
+		cs, req := codecCase(r)
+		if !hooks.codecJudged[r] || req != RequirementID(r.String()) {
+			t.Errorf("%s maps to %s as %s (judged %v)", r, cs, req, hooks.codecJudged[r])
+			continue
 		}
-		for _, id := range wireIDs.FindAllString(string(b), -1) {
-			id = strings.Trim(id, `"`)
-			cs, ok := m[id]
-			if !ok {
-				t.Errorf("%s (reported in %s) maps to no case", id, file)
-				continue
-			}
-			c, _ := LookupCase(cs.String())
-			if !slices.Contains(c.Requirements, RequirementID(id)) {
-				t.Errorf("%s maps to %s, which does not list it", id, cs)
-			}
+		c, _ := LookupCase(cs.String())
+		if !slices.Contains(c.Requirements, req) {
+			t.Errorf("%s maps to %s, which does not list it", r, cs)
+		}
+	}
+	for _, r := range []wire.ReqID{wire.NoReq, wire.NumReqs, 255} {
+		if cs, req := codecCase(r); cs != cWireBTH1 || req != "WIRE-BTH-1" {
+			t.Errorf("codecCase(%d) = %s, %s", r, cs, req)
 		}
 	}
 }
@@ -222,8 +221,6 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
-
-var wireIDs = regexpMust(`"WIRE-[A-Z0-9]+-[0-9]+"`)
 
 // TestAbsenceNeedsTapAtDUT: a finding whose evidence is a packet not seen
 // (here: RSP-PRB-1, a probe the responder never answered) is a FAIL when

@@ -11,9 +11,9 @@ import (
 // discardReqs are the strict findings that make a responder discard a
 // packet (RSP-RCV-1, WIRE-PAY-1, WIRE-BTH-3, WIRE-LEN-1, ...): such a
 // packet must cause no SACK, NACK or state change.
-var discardReqs = map[string]bool{
-	"WIRE-ICRC-1": true, "WIRE-BTH-3": true, "WIRE-LEN-1": true, "WIRE-OP-2": true, "WIRE-BTH-9": true,
-	"WIRE-PAY-1": true, "WIRE-BTH-8": true, "WIRE-ENC-1": true, "WIRE-TRIM-1": true,
+var discardReqs = [wire.NumReqs]bool{
+	wire.ReqICRC1: true, wire.ReqBTH3: true, wire.ReqLEN1: true, wire.ReqOP2: true, wire.ReqBTH9: true,
+	wire.ReqPAY1: true, wire.ReqBTH8: true, wire.ReqENC1: true, wire.ReqTRIM1: true,
 }
 
 func discarded(r *pcap.Record) (bool, string) {
@@ -21,8 +21,8 @@ func discarded(r *pcap.Record) (bool, string) {
 		return true, "a bad ICRC"
 	}
 	for _, v := range r.Violations {
-		if discardReqs[v.Req] {
-			return true, "a " + v.Req + " violation"
+		if v.Req < wire.NumReqs && discardReqs[v.Req] {
+			return true, "a " + v.Req.String() + " violation"
 		}
 	}
 	return false, ""

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/openmrc/mrc/spec"
+	"github.com/openmrc/mrc/wire"
 )
 
 // RequirementID is the ID of a requirement of the spec registry, as a
@@ -59,12 +60,13 @@ func (e *UnknownRequirementError) Error() string {
 }
 
 // CodecRequirement returns the requirement a codec violation or error
-// names (wire.Violation.Req, wire.Error.Req) as a finding cites it: the
-// ID when the registry defines it, else WIRE-BTH-1 (the frame's header
-// stack), the codec's own ID staying in the finding's text.
-func CodecRequirement(s string) RequirementID {
-	if id, err := ParseRequirementID(s); err == nil {
-		return id
+// names (wire.Violation.Req, wire.Error.Req) as a finding cites it: its
+// ID (every wire.ReqID is in the registry: checkJudgeRequirements, at
+// start-up), or WIRE-BTH-1 (the frame's header stack) for wire.NoReq and
+// a value that is no wire.ReqID.
+func CodecRequirement(r wire.ReqID) RequirementID {
+	if r.Valid() {
+		return RequirementID(r.String())
 	}
 	return "WIRE-BTH-1"
 }

@@ -7,12 +7,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/openmrc/mrc/wire"
 )
 
 // TestRequirementIDText: a finding's requirement is written as the ID's
 // text in JSON and in text (the text, JUnit and HTML reports), and read back only when the spec registry defines
-// it; an ID the registry lacks is a typed error, and CodecRequirement
-// cites it as WIRE-BTH-1.
+// it; an ID the registry lacks is a typed error. CodecRequirement cites
+// a wire.ReqID as its text, and wire.NoReq as WIRE-BTH-1.
 func TestRequirementIDText(t *testing.T) {
 	b, err := json.Marshal(Finding{Verdict: Fail, Requirement: "WIRE-SETH-6"})
 	if err != nil || !strings.HasPrefix(string(b), `{"verdict":"FAIL","requirement":"WIRE-SETH-6",`) {
@@ -38,11 +40,14 @@ func TestRequirementIDText(t *testing.T) {
 	if id, err := ParseRequirementID("WIRE-ICRC-1"); err != nil || id != "WIRE-ICRC-1" {
 		t.Errorf("ParseRequirementID(WIRE-ICRC-1) = %q, %v", id, err)
 	}
-	if got := CodecRequirement(unknown); got != "WIRE-BTH-1" {
-		t.Errorf("CodecRequirement(%s) = %s", unknown, got)
+	if got := CodecRequirement(wire.NoReq); got != "WIRE-BTH-1" {
+		t.Errorf("CodecRequirement(NoReq) = %s", got)
 	}
-	if got := CodecRequirement("WIRE-RETH-2"); got != "WIRE-RETH-2" {
-		t.Errorf("CodecRequirement(WIRE-RETH-2) = %s", got)
+	if got := CodecRequirement(wire.NumReqs); got != "WIRE-BTH-1" {
+		t.Errorf("CodecRequirement(NumReqs) = %s", got)
+	}
+	if got := CodecRequirement(wire.ReqRETH2); got != "WIRE-RETH-2" {
+		t.Errorf("CodecRequirement(ReqRETH2) = %s", got)
 	}
 }
 

@@ -57,7 +57,7 @@ func sortedEP(m map[epKey]*epReq) []epKey {
 	return out
 }
 
-func dupViolation(vs []wire.Violation, req string) bool {
+func dupViolation(vs []wire.Violation, req wire.ReqID) bool {
 	for _, v := range vs {
 		if v.Req == req {
 			return true
@@ -87,9 +87,9 @@ func (e *engine) wireChecks(pt *point, src string, r *pcap.Record) {
 		if dupViolation(r.Violations[:i], v.Req) {
 			continue // one finding per violated requirement and frame
 		}
-		cs, req := e.codecCase(v.Req)
+		cs, req := codecCase(v.Req)
 		e.bad(cs, x, req, func() (string, string) {
-			return "no " + v.Req + " violation", fmt.Sprintf("%s field %s: %s", v.Header, v.Field, v.Msg)
+			return "no " + v.Req.String() + " violation", fmt.Sprintf("%s field %s: %s", v.Header, v.Field, v.Msg)
 		})
 	}
 	row := e.row(pt, src)

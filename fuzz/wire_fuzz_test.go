@@ -109,7 +109,7 @@ func checkDecode(t *testing.T, b []byte) {
 	err := wire.Default.Decode(b, &p)
 	if err != nil {
 		var we *wire.Error
-		if !errors.As(err, &we) || we.Header == "" || we.Req == "" {
+		if !errors.As(err, &we) || we.Header == "" || !we.Req.Valid() {
 			t.Fatalf("untyped or anonymous error %T %v", err, err)
 		}
 		return

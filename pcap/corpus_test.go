@@ -87,7 +87,7 @@ func decodeReqs(c *wire.Codec, frame []byte) []string {
 		ids = append(ids, reqRE.FindString(r.Err.Error()))
 	}
 	for _, v := range r.Violations {
-		ids = append(ids, v.Req)
+		ids = append(ids, v.Req.String())
 	}
 	slices.Sort(ids)
 	return slices.Compact(ids)

@@ -108,15 +108,15 @@ func getReq(e *fenv, i int) (fval, bool) {
 		return fval{}, false
 	}
 	if r := e.r; r.Malformed() {
-		if we := errOf(r.Err); we != nil && we.Req != "" {
+		if we := errOf(r.Err); we != nil && we.Req != wire.NoReq {
 			if i == 0 {
-				return fval{s: we.Req}, true
+				return fval{s: we.Req.String()}, true
 			}
 			i--
 		}
 	}
 	if i < len(e.r.Violations) {
-		return fval{s: e.r.Violations[i].Req}, true
+		return fval{s: e.r.Violations[i].Req.String()}, true
 	}
 	return fval{}, false
 }

@@ -204,7 +204,7 @@ func (p *Printer) appendText(b []byte, r *Record) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, v.Req...)
+			b = append(b, v.Req.String()...)
 		}
 	}
 	return append(b, '\n')
@@ -307,9 +307,9 @@ func appendErrText(b []byte, r *Record) []byte {
 	b = append(b, we.Kind.Error()...)
 	b = append(b, ": "...)
 	b = append(b, we.Msg...)
-	if we.Req != "" {
+	if we.Req != wire.NoReq {
 		b = append(b, " ["...)
-		b = append(b, we.Req...)
+		b = append(b, we.Req.String()...)
 		b = append(b, ']')
 	}
 	return b
@@ -475,7 +475,7 @@ func appendProblemsV(b []byte, r *Record) []byte {
 		b = append(b, "    Violations:\n"...)
 		for _, v := range r.Violations {
 			b = append(b, "        "...)
-			b = append(b, v.Req...)
+			b = append(b, v.Req.String()...)
 			b = append(b, ": "...)
 			b = append(b, v.Header...)
 			b = append(b, '@')
@@ -646,7 +646,7 @@ func (o *jsonObj) problems(r *Record) {
 	if r.Err != nil {
 		o.open("error")
 		if we := errOf(r.Err); we != nil {
-			o.str("req", we.Req)
+			o.str("req", we.Req.String())
 			o.str("kind", we.Kind.Error())
 			o.str("header", we.Header)
 			o.int("offset", int64(we.Offset))
@@ -670,7 +670,7 @@ func (o *jsonObj) problems(r *Record) {
 			}
 			o.b = append(o.b, '{')
 			o.first = true
-			o.str("req", v.Req)
+			o.str("req", v.Req.String())
 			o.str("header", v.Header)
 			o.int("offset", int64(v.Offset))
 			if v.Field != "" {

@@ -176,7 +176,7 @@ func (b *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	}
 	s := stackOf(&b.BTH)
 	if s == nil {
-		return &wire.Error{Kind: wire.ErrInvalid, Header: "BTH", Field: "opcode", Req: "WIRE-BTH-2",
+		return &wire.Error{Kind: wire.ErrInvalid, Header: "BTH", Field: "opcode", Req: wire.ReqBTH2,
 			Msg: fmt.Sprintf("opcode 0x%02X is not an MRC opcode", uint8(b.Opcode))}
 	}
 	rest := data[wire.BTHLen:]
@@ -186,7 +186,7 @@ func (b *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		b.Trimmed = true
 	case len(rest) < need+wire.ICRCLen:
 		df.SetTruncated()
-		return &wire.Error{Kind: wire.ErrTruncated, Header: "ICRC", Offset: len(data), Req: "WIRE-ICRC-1",
+		return &wire.Error{Kind: wire.ErrTruncated, Header: "ICRC", Offset: len(data), Req: wire.ReqICRC1,
 			Msg: fmt.Sprintf("need %d bytes of headers and ICRC after the BTH, have %d", need+wire.ICRCLen, len(rest))}
 	default:
 		b.ICRC = binary.LittleEndian.Uint32(rest[len(rest)-wire.ICRCLen:])
@@ -249,7 +249,7 @@ func (e *ext) split(name string, data []byte, n int, df gopacket.DecodeFeedback)
 	e.Contents, e.Payload = data[:n], data[n:]
 	if e.st.isLast(name) && e.st.stack.payload {
 		if e.st.pad > len(e.Payload) {
-			return &wire.Error{Kind: wire.ErrInvalid, Header: "BTH", Field: "pad_count", Req: "WIRE-BTH-9",
+			return &wire.Error{Kind: wire.ErrInvalid, Header: "BTH", Field: "pad_count", Req: wire.ReqBTH9,
 				Msg: fmt.Sprintf("pad count %d exceeds the %d payload bytes", e.st.pad, len(e.Payload))}
 		}
 		e.Payload = e.Payload[:len(e.Payload)-e.st.pad]

@@ -111,7 +111,7 @@ func decodeReq(c *wire.Codec, f []byte) string {
 	var p wire.Packet
 	var we *wire.Error
 	if errors.As(c.Decode(f, &p), &we) {
-		return we.Req
+		return we.Req.String()
 	}
 	return ""
 }
@@ -126,7 +126,7 @@ func checkReq(c *wire.Codec, f []byte, header, field string) string {
 	vs := c.Check(f, &p, nil)
 	for _, v := range vs {
 		if (header == "" || v.Header == header) && v.Field == field {
-			return v.Req
+			return v.Req.String()
 		}
 	}
 	// Field names in Check's messages may be renamed; a lone finding
@@ -138,7 +138,7 @@ func checkReq(c *wire.Codec, f []byte, header, field string) string {
 		}
 	}
 	if len(other) == 1 {
-		return other[0].Req
+		return other[0].Req.String()
 	}
 	return ""
 }
@@ -391,7 +391,7 @@ func truncReq(c *wire.Codec, h string) string {
 	}
 	var we *wire.Error
 	if errors.As(err, &we) {
-		return we.Req
+		return we.Req.String()
 	}
 	return ""
 }

@@ -48,14 +48,14 @@ func (s *SRH) NextLayerType() gopacket.LayerType { return s.NextHeader.LayerType
 func (s *SRH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	if len(data) < 8 {
 		df.SetTruncated()
-		return &wire.Error{Kind: wire.ErrTruncated, Header: "SRH", Req: "WIRE-ENC-2", Msg: fmt.Sprintf("need 8 bytes, have %d", len(data))}
+		return &wire.Error{Kind: wire.ErrTruncated, Header: "SRH", Req: wire.ReqENC2, Msg: fmt.Sprintf("need 8 bytes, have %d", len(data))}
 	}
 	s.NextHeader, s.HdrExtLen, s.RoutingType, s.SegmentsLeft = layers.IPProtocol(data[0]), data[1], data[2], data[3]
 	s.LastEntry, s.Flags, s.Tag = data[4], data[5], uint16(data[6])<<8|uint16(data[7])
 	n := 8 + 8*int(s.HdrExtLen)
 	if len(data) < n {
 		df.SetTruncated()
-		return &wire.Error{Kind: wire.ErrTruncated, Header: "SRH", Field: "hdr_ext_len", Req: "WIRE-ENC-2",
+		return &wire.Error{Kind: wire.ErrTruncated, Header: "SRH", Field: "hdr_ext_len", Req: wire.ReqENC2,
 			Msg: fmt.Sprintf("need %d bytes, have %d", n, len(data))}
 	}
 	s.NSegments = 0

@@ -73,16 +73,42 @@ type Stats struct {
 	MRC        int
 	Malformed  int
 	NotMRC     int
-	Violations map[string]int // strict findings by requirement ID
-	Errors     map[string]int // decode errors by requirement ID
+	Violations ReqCounts // strict findings by requirement
+	Errors     ReqCounts // decode errors by requirement; wire.NoReq: one that names none
 	QPs        map[uint32]*QPStats
 	EVs        map[uint32]*EVStats
 }
 
 // NewStats returns empty statistics.
 func NewStats() *Stats {
-	return &Stats{Violations: map[string]int{}, Errors: map[string]int{},
-		QPs: map[uint32]*QPStats{}, EVs: map[uint32]*EVStats{}}
+	return &Stats{QPs: map[uint32]*QPStats{}, EVs: map[uint32]*EVStats{}}
+}
+
+// ReqCounts counts frames by the requirement the codec reports, indexed
+// by wire.ReqID.
+type ReqCounts [wire.NumReqs]int
+
+// add counts one frame under r; a value that is no wire.ReqID counts as
+// wire.NoReq.
+func (c *ReqCounts) add(r wire.ReqID) {
+	if r >= wire.NumReqs {
+		r = wire.NoReq
+	}
+	c[r]++
+}
+
+// each calls f with the text and count of every requirement counted, in
+// the order of the text (that of wire.ReqID); wire.NoReq's text is "-".
+func (c *ReqCounts) each(f func(req string, n int)) {
+	for r, n := range c {
+		switch {
+		case n == 0:
+		case r == int(wire.NoReq):
+			f("-", n)
+		default:
+			f(wire.ReqID(r).String(), n)
+		}
+	}
 }
 
 func (s *Stats) qp(n uint32) *QPStats {
@@ -118,16 +144,16 @@ func (e *EVStats) move(frame int, to evstate.State, cause string) {
 func (s *Stats) Add(r *Record) {
 	s.Frames++
 	for _, v := range r.Violations {
-		s.Violations[v.Req]++
+		s.Violations.add(v.Req)
 	}
 	if r.Err != nil {
-		req := "-"
-		if we := errOf(r.Err); we != nil && we.Req != "" {
+		req := wire.NoReq
+		if we := errOf(r.Err); we != nil {
 			req = we.Req
 		}
 		if r.Malformed() {
 			s.Malformed++
-			s.Errors[req]++
+			s.Errors.add(req)
 		} else {
 			s.NotMRC++
 		}
@@ -259,14 +285,14 @@ func nackText(m map[wire.NACKReason]int) string {
 	return s
 }
 
-func countText(m map[string]int) string {
+func countText(c *ReqCounts) string {
 	s := ""
-	for _, k := range sortedKeys(m) {
+	c.each(func(k string, n int) {
 		if s != "" {
 			s += " "
 		}
-		s += k + ":" + strconv.Itoa(m[k])
-	}
+		s += k + ":" + strconv.Itoa(n)
+	})
 	if s == "" {
 		return "none"
 	}
@@ -277,8 +303,8 @@ func countText(m map[string]int) string {
 func (s *Stats) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "Frames: %d  MRC: %d  malformed: %d  not MRC: %d\n", s.Frames, s.MRC, s.Malformed, s.NotMRC)
-	fmt.Fprintf(bw, "Decode errors: %s\n", countText(s.Errors))
-	fmt.Fprintf(bw, "Violations: %s\n", countText(s.Violations))
+	fmt.Fprintf(bw, "Decode errors: %s\n", countText(&s.Errors))
+	fmt.Fprintf(bw, "Violations: %s\n", countText(&s.Violations))
 	fmt.Fprintf(bw, "\nPer QP (dest_qp):\n")
 	fmt.Fprintf(bw, "  %-8s %7s %7s %10s %5s %5s %5s %6s %6s %8s %6s %4s  %s\n",
 		"qp", "packets", "writes", "bytes", "rtx", "trim", "acks", "sacks", "holes", "missing", "probes", "ep", "nacks")
@@ -321,11 +347,9 @@ func (s *Stats) WriteJSON(w io.Writer) error {
 	o.int("mrc", int64(s.MRC))
 	o.int("malformed", int64(s.Malformed))
 	o.int("not_mrc", int64(s.NotMRC))
-	counts := func(k string, m map[string]int) {
+	counts := func(k string, c *ReqCounts) {
 		o.open(k)
-		for _, x := range sortedKeys(m) {
-			o.int(x, int64(m[x]))
-		}
+		c.each(func(x string, n int) { o.int(x, int64(n)) })
 		o.close()
 	}
 	nacks := func(m map[wire.NACKReason]int) {
@@ -335,8 +359,8 @@ func (s *Stats) WriteJSON(w io.Writer) error {
 		}
 		o.close()
 	}
-	counts("errors", s.Errors)
-	counts("violations", s.Violations)
+	counts("errors", &s.Errors)
+	counts("violations", &s.Violations)
 	o.key("qps")
 	o.b = append(o.b, '[')
 	for i, k := range sortedKeys(s.QPs) {

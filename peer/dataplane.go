@@ -74,7 +74,7 @@ func (a *Agent) Receive(now statemachine.Time, plane int, frame []byte) {
 	}
 	a.viol = a.codec.Check(frame, p, a.viol[:0])
 	for _, v := range a.viol {
-		if v.Req == "WIRE-ICRC-1" {
+		if v.Req == wire.ReqICRC1 {
 			a.node.RxBadICRC++
 			if a.rules.acceptsBadICRC() {
 				continue

@@ -21,7 +21,7 @@ type BTH struct {
 // DecodeBTH reads a BTH from the start of b using c's flag layout.
 func (c *Codec) DecodeBTH(b []byte, h *BTH) error {
 	if len(b) < BTHLen {
-		return truncated("BTH", 0, BTHLen, len(b), "WIRE-BTH-1")
+		return truncated("BTH", 0, BTHLen, len(b), ReqBTH1)
 	}
 	c.decodeBTH(b, h)
 	return nil

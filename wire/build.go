@@ -56,19 +56,19 @@ func (c *Codec) derive(p *Packet) (Stack, error) {
 	op := p.BTH.Opcode
 	p.Trimmed, p.TrimmedLastHop = c.IsTrimmedDSCP(p.DSCP())
 	if !op.Valid() {
-		return 0, errAt(ErrInvalid, "BTH", 0, "opcode", "WIRE-BTH-2", "opcode 0x%02X is not an MRC opcode", uint8(op))
+		return 0, errAt(ErrInvalid, "BTH", 0, "opcode", ReqBTH2, "opcode 0x%02X is not an MRC opcode", uint8(op))
 	}
 	st := op.Stack()
 	tlen := BTHLen + stackLen(st, p.BTH.TSPresent)
 	p.BTH.PadCount = 0
 	if st&HasPayload != 0 {
 		if p.Trimmed && len(p.Payload) > 0 {
-			return 0, errAt(ErrInvalid, "payload", 0, "", "WIRE-DSCP-2", "a trimmed packet carries no payload, got %d bytes", len(p.Payload))
+			return 0, errAt(ErrInvalid, "payload", 0, "", ReqDSCP2, "a trimmed packet carries no payload, got %d bytes", len(p.Payload))
 		}
 		p.BTH.PadCount = uint8(-len(p.Payload) & 3)
 		tlen += len(p.Payload) + int(p.BTH.PadCount)
 	} else if len(p.Payload) > 0 {
-		return 0, errAt(ErrInvalid, "payload", 0, "", "WIRE-OP-1", "%s carries no payload, got %d bytes", op, len(p.Payload))
+		return 0, errAt(ErrInvalid, "payload", 0, "", ReqOP1, "%s carries no payload, got %d bytes", op, len(p.Payload))
 	}
 	if !p.Trimmed {
 		tlen += ICRCLen
@@ -76,13 +76,13 @@ func (c *Codec) derive(p *Packet) (Stack, error) {
 	p.UDP.Length = uint16(8 + tlen)
 	p.UDP.DstPort = c.prof.UDPDstPort
 	if 8+tlen > 0xFFFF-60 {
-		return 0, errAt(ErrInvalid, "UDP", 0, "length", "WIRE-LEN-1", "datagram of %d bytes does not fit", 8+tlen)
+		return 0, errAt(ErrInvalid, "UDP", 0, "length", ReqLEN1, "datagram of %d bytes does not fit", 8+tlen)
 	}
 	if p.IsIPv6 {
 		p.IP6.PayloadLength, p.IP6.NextHeader = p.UDP.Length, ProtoUDP
 	} else {
 		if p.SRv6 {
-			return 0, errAt(ErrInvalid, "IPv4", 0, "", "WIRE-ENC-2", "SRv6 encapsulation needs an inner IPv6 header")
+			return 0, errAt(ErrInvalid, "IPv4", 0, "", ReqENC2, "SRv6 encapsulation needs an inner IPv6 header")
 		}
 		p.IP4.TotalLength, p.IP4.Protocol = uint16(20)+p.UDP.Length, ProtoUDP
 	}
@@ -91,7 +91,7 @@ func (c *Codec) derive(p *Packet) (Stack, error) {
 		p.Outer.NextHeader = ProtoIPv6
 		if p.HasSRH {
 			if int(p.SRH.LastEntry) >= MaxSRHSegments {
-				return 0, errAt(ErrInvalid, "SRH", 0, "last_entry", "WIRE-ENC-2", "%d segments, at most %d", int(p.SRH.LastEntry)+1, MaxSRHSegments)
+				return 0, errAt(ErrInvalid, "SRH", 0, "last_entry", ReqENC2, "%d segments, at most %d", int(p.SRH.LastEntry)+1, MaxSRHSegments)
 			}
 			p.Outer.NextHeader = ProtoRouting
 			p.SRH.NextHeader, p.SRH.RoutingType = ProtoIPv6, SRHType

@@ -31,7 +31,7 @@ func (c *Codec) SameICRC(d *Codec) bool {
 }
 
 func (c *Codec) check(b []byte, p *Packet, dst []Violation, withICRC, computed bool, icrc uint32) []Violation {
-	add := func(req, hdr string, off int, field, format string, args ...any) {
+	add := func(req ReqID, hdr string, off int, field, format string, args ...any) {
 		dst = append(dst, Violation{Req: req, Header: hdr, Offset: off, Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
 	ipEnd := p.ipOff + int(p.IP4.TotalLength)
@@ -39,17 +39,17 @@ func (c *Codec) check(b []byte, p *Packet, dst []Violation, withICRC, computed b
 		ipEnd = p.ipOff + 40 + int(p.IP6.PayloadLength)
 	} else {
 		if got := IPv4Checksum(b[p.ipOff:]); got != p.IP4.Checksum {
-			add("WIRE-ENC-1", "IPv4", p.ipOff+10, "checksum", "header checksum 0x%04x, want 0x%04x", p.IP4.Checksum, got)
+			add(ReqENC1, "IPv4", p.ipOff+10, "checksum", "header checksum 0x%04x, want 0x%04x", p.IP4.Checksum, got)
 		}
 		if p.IP4.FlagsFrag&0x3FFF != 0 {
-			add("WIRE-ENC-1", "IPv4", p.ipOff+6, "flags", "fragmented datagram (flags/offset 0x%04x)", p.IP4.FlagsFrag)
+			add(ReqENC1, "IPv4", p.ipOff+6, "flags", "fragmented datagram (flags/offset 0x%04x)", p.IP4.FlagsFrag)
 		}
 		if p.IP4.FlagsFrag&0x4000 == 0 {
-			add("WIRE-ENC-5", "IPv4", p.ipOff+6, "flags", "DF is clear; MRC sends IPv4 with DF set")
+			add(ReqENC5, "IPv4", p.ipOff+6, "flags", "DF is clear; MRC sends IPv4 with DF set")
 		}
 	}
 	if p.end != ipEnd && !p.Trimmed {
-		add("WIRE-LEN-1", "UDP", p.udpOff+4, "length", "UDP length %d leaves %d bytes of the IP datagram unused", p.UDP.Length, ipEnd-p.end)
+		add(ReqLEN1, "UDP", p.udpOff+4, "length", "UDP length %d leaves %d bytes of the IP datagram unused", p.UDP.Length, ipEnd-p.end)
 	}
 	if p.SRv6 && !p.Trimmed {
 		outer := p.ipOff - 40
@@ -57,59 +57,59 @@ func (c *Codec) check(b []byte, p *Packet, dst []Violation, withICRC, computed b
 			outer -= 8 + 8*int(p.SRH.HdrExtLen)
 		}
 		if outerEnd := outer + 40 + int(p.Outer.PayloadLength); outerEnd != ipEnd {
-			add("WIRE-LEN-1", "IPv6", outer+4, "payload_length", "outer payload length %d leaves %d bytes after the inner datagram",
+			add(ReqLEN1, "IPv6", outer+4, "payload_length", "outer payload length %d leaves %d bytes after the inner datagram",
 				p.Outer.PayloadLength, outerEnd-ipEnd)
 		}
 	}
 	if p.UDP.Checksum != 0 {
-		add("WIRE-UDP-3", "UDP", p.udpOff+6, "checksum", "checksum 0x%04x, MRC sends 0", p.UDP.Checksum)
+		add(ReqUDP3, "UDP", p.udpOff+6, "checksum", "checksum 0x%04x, MRC sends 0", p.UDP.Checksum)
 	}
 	h := &p.BTH
 	op := h.Opcode
 	if h.TVer != 0 {
-		add("WIRE-BTH-3", "BTH", p.bthOff+1, "tver", "transport version %d, want 0", h.TVer)
+		add(ReqBTH3, "BTH", p.bthOff+1, "tver", "transport version %d, want 0", h.TVer)
 	}
 	if h.Rsvd != 0 {
-		add("WIRE-BTH-7", "BTH", p.bthOff+8, "reserved", "reserved bits 0x%02x set in byte 8", h.Rsvd)
+		add(ReqBTH7, "BTH", p.bthOff+8, "reserved", "reserved bits 0x%02x set in byte 8", h.Rsvd)
 	}
 	ep := op == OpEndpointReq || op == OpEndpointResp
 	if ep != (h.DestQP == EndpointQPN) && (ep || h.DestQP == EndpointQPN) {
-		add("WIRE-BTH-8", "BTH", p.bthOff+5, "dest_qp", "%s to QPN 0x%06x: QPN 0x2 is for endpoint operations only", op, h.DestQP)
+		add(ReqBTH8, "BTH", p.bthOff+5, "dest_qp", "%s to QPN 0x%06x: QPN 0x2 is for endpoint operations only", op, h.DestQP)
 	}
 	if ep && h.PSN>>16 != 0 {
-		add("WIRE-EP-1", "BTH", p.bthOff+9, "psn", "endpoint operation PSN 0x%06x: bits 23-16 must be 0", h.PSN)
+		add(ReqEP1, "BTH", p.bthOff+9, "psn", "endpoint operation PSN 0x%06x: bits 23-16 must be 0", h.PSN)
 	}
 	if p.Trimmed && !op.IsWrite() {
-		add("WIRE-TRIM-1", op.String(), p.ipOff+1, "dscp", "a %s carries a trimmed DSCP; only write packets are trimmed", op)
+		add(ReqTRIM1, op.String(), p.ipOff+1, "dscp", "a %s carries a trimmed DSCP; only write packets are trimmed", op)
 	}
 	switch op {
 	case OpSACK:
 		if h.PSN != p.SETH.CACKPSN || h.AckReq || h.Retransmit || h.TSPresent {
-			add("WIRE-SETH-10", "BTH", p.bthOff+8, "psn", "SACK BTH psn %d (cack_psn %d), ack_req/rtx/ts %v/%v/%v: want psn = cack_psn and flags clear",
+			add(ReqSETH10, "BTH", p.bthOff+8, "psn", "SACK BTH psn %d (cack_psn %d), ack_req/rtx/ts %v/%v/%v: want psn = cack_psn and flags clear",
 				h.PSN, p.SETH.CACKPSN, h.AckReq, h.Retransmit, h.TSPresent)
 		}
 	case OpNACK:
 		if h.PSN != p.NETH.NACKPSN {
-			add("WIRE-NETH-4", "BTH", p.bthOff+9, "psn", "NACK BTH psn %d, nack_psn %d: want them equal", h.PSN, p.NETH.NACKPSN)
+			add(ReqNETH4, "BTH", p.bthOff+9, "psn", "NACK BTH psn %d, nack_psn %d: want them equal", h.PSN, p.NETH.NACKPSN)
 		}
 	case OpProbe:
 		if h.PSN != 0 {
-			add("WIRE-PETH-2", "BTH", p.bthOff+9, "psn", "probe BTH psn %d, want 0: probes consume no PSN", h.PSN)
+			add(ReqPETH2, "BTH", p.bthOff+9, "psn", "probe BTH psn %d, want 0: probes consume no PSN", h.PSN)
 		}
 	}
 	if h.TSPresent && !op.IsWrite() {
-		add("WIRE-BTH-6", "BTH", p.bthOff+8, "ts", "TS flag on %s, which carries no TSETH", op)
+		add(ReqBTH6, "BTH", p.bthOff+8, "ts", "TS flag on %s, which carries no TSETH", op)
 	}
 	if h.Retransmit && !op.IsWrite() {
-		add("WIRE-BTH-5", "BTH", p.bthOff+8, "rtx", "RTX flag on %s, which is never retransmitted", op)
+		add(ReqBTH5, "BTH", p.bthOff+8, "rtx", "RTX flag on %s, which is never retransmitted", op)
 	}
 	if op.IsWrite() {
 		c.checkWrite(b, p, add)
 	} else if p.padEnd != p.hdrEnd && !p.Trimmed {
-		add("WIRE-OP-2", op.String(), p.hdrEnd, "", "%d bytes follow the last header", p.padEnd-p.hdrEnd)
+		add(ReqOP2, op.String(), p.hdrEnd, "", "%d bytes follow the last header", p.padEnd-p.hdrEnd)
 	}
 	if h.PadCount != 0 && !op.IsWrite() {
-		add("WIRE-BTH-9", "BTH", p.bthOff+1, "pad_cnt", "pad count %d on %s, which has no payload", h.PadCount, op)
+		add(ReqBTH9, "BTH", p.bthOff+1, "pad_cnt", "pad count %d on %s, which has no payload", h.PadCount, op)
 	}
 	c.checkExt(p, add)
 	if withICRC && !p.Trimmed {
@@ -118,13 +118,13 @@ func (c *Codec) check(b []byte, p *Packet, dst []Violation, withICRC, computed b
 			want = c.ComputeICRC(b, p)
 		}
 		if want != p.ICRC {
-			add("WIRE-ICRC-1", "ICRC", p.end-ICRCLen, "icrc", "ICRC 0x%08x, computed 0x%08x", p.ICRC, want)
+			add(ReqICRC1, "ICRC", p.end-ICRCLen, "icrc", "ICRC 0x%08x, computed 0x%08x", p.ICRC, want)
 		}
 	}
 	return dst
 }
 
-type addFunc func(req, hdr string, off int, field, format string, args ...any)
+type addFunc func(req ReqID, hdr string, off int, field, format string, args ...any)
 
 func (c *Codec) checkWrite(b []byte, p *Packet, add addFunc) {
 	h, op := &p.BTH, p.BTH.Opcode
@@ -133,25 +133,25 @@ func (c *Codec) checkWrite(b []byte, p *Packet, add addFunc) {
 	}
 	n := len(p.Payload)
 	if (n+int(h.PadCount))%4 != 0 || (n > 0 && int(h.PadCount) != -n&3) {
-		add("WIRE-BTH-9", "BTH", p.bthOff+1, "pad_cnt", "pad count %d with %d payload bytes, want %d", h.PadCount, n, -n&3)
+		add(ReqBTH9, "BTH", p.bthOff+1, "pad_cnt", "pad count %d with %d payload bytes, want %d", h.PadCount, n, -n&3)
 	}
 	for i := p.hdrEnd + n; i < p.padEnd; i++ {
 		if b[i] != 0 {
-			add("WIRE-BTH-9", "payload", i, "pad", "pad byte 0x%02x, want 0", b[i])
+			add(ReqBTH9, "payload", i, "pad", "pad byte 0x%02x, want 0", b[i])
 			break
 		}
 	}
 	if n == 0 && (op == OpWriteFirst || op == OpWriteMiddle) {
-		add("WIRE-PAY-1", "payload", p.hdrEnd, "", "%s with no payload", op)
+		add(ReqPAY1, "payload", p.hdrEnd, "", "%s with no payload", op)
 	}
 	if (op == OpWriteOnly || op == OpWriteOnlyImm) && int64(p.RETH.DMALength) != int64(n) {
-		add("WIRE-RETH-2", "RETH", p.bthOff+BTHLen+METHLen, "dma_length", "%s dma_length %d, payload %d bytes", op, p.RETH.DMALength, n)
+		add(ReqRETH2, "RETH", p.bthOff+BTHLen+METHLen, "dma_length", "%s dma_length %d, payload %d bytes", op, p.RETH.DMALength, n)
 	}
 	if int64(n) > int64(p.RETH.DMALength) {
-		add("WIRE-RETH-2", "RETH", p.bthOff+BTHLen+METHLen, "dma_length", "payload %d bytes exceeds dma_length %d", n, p.RETH.DMALength)
+		add(ReqRETH2, "RETH", p.bthOff+BTHLen+METHLen, "dma_length", "payload %d bytes exceeds dma_length %d", n, p.RETH.DMALength)
 	}
 	if p.TSETH.Rsvd != 0 {
-		add("WIRE-GEN-2", "TSETH", p.bthOff+BTHLen+METHLen, "reserved", "reserved bits 0x%03x set", p.TSETH.Rsvd)
+		add(ReqGEN2, "TSETH", p.bthOff+BTHLen+METHLen, "reserved", "reserved bits 0x%03x set", p.TSETH.Rsvd)
 	}
 }
 
@@ -159,29 +159,29 @@ func (c *Codec) checkExt(p *Packet, add addFunc) {
 	off := p.bthOff + BTHLen
 	rsvd := func(hdr string, v uint64) {
 		if v != 0 {
-			add("WIRE-GEN-2", hdr, off, "reserved", "reserved bits set (0x%x)", v)
+			add(ReqGEN2, hdr, off, "reserved", "reserved bits set (0x%x)", v)
 		}
 	}
 	switch {
 	case p.Decoded&HasAETH != 0:
 		a := &p.AETH
 		if a.Syndrome&0x80 != 0 {
-			add("WIRE-AETH-1", "AETH", off, "syndrome", "syndrome 0x%02x: bit 7 is reserved", a.Syndrome)
+			add(ReqAETH1, "AETH", off, "syndrome", "syndrome 0x%02x: bit 7 is reserved", a.Syndrome)
 		}
 		if a.Type() == AETHTypeACK && a.Value() != AETHNoCredit {
-			add("WIRE-AETH-2", "AETH", off, "syndrome", "ACK credit %d, MRC sends 0x1F (no credit)", a.Value())
+			add(ReqAETH2, "AETH", off, "syndrome", "ACK credit %d, MRC sends 0x1F (no credit)", a.Value())
 		}
 	case p.Decoded&HasSETH != 0:
 		s := &p.SETH
 		rsvd("SETH", uint64(s.Rsvd1)|uint64(s.Rsvd2)<<8|uint64(s.CC.Rsvd)<<16)
 		if s.M > MAlwaysSkip {
-			add("WIRE-SETH-3", "SETH", off+1, "m", "m = 3 is reserved")
+			add(ReqSETH3, "SETH", off+1, "m", "m = 3 is reserved")
 		}
 	case p.Decoded&HasNETH != 0:
 		n := &p.NETH
 		rsvd("NETH", uint64(n.Rsvd1)|uint64(n.Rsvd2)<<8|uint64(n.Rsvd3)<<16)
 		if !n.Reason.Valid() {
-			add("WIRE-NETH-2", "NETH", off+2, "nack_reason", "unknown NACK reason 0x%02x", uint8(n.Reason))
+			add(ReqNETH2, "NETH", off+2, "nack_reason", "unknown NACK reason 0x%02x", uint8(n.Reason))
 		}
 	case p.Decoded&HasPETH != 0:
 		q := &p.PETH
@@ -190,7 +190,7 @@ func (c *Codec) checkExt(p *Packet, add addFunc) {
 		e := &p.ERTH
 		rsvd("ERTH", uint64(e.Rsvd1)|uint64(e.Rsvd2)<<8|uint64(e.Rsvd3)<<16|uint64(e.Rsvd4)<<48)
 		if e.Op > EPEVProbe {
-			add("WIRE-ERTH-1", "ERTH", off+1, "op", "op %d is reserved", e.Op)
+			add(ReqERTH1, "ERTH", off+1, "op", "op %d is reserved", e.Op)
 		}
 	case p.Decoded&HasEETH != 0:
 		e := &p.EETH
@@ -200,7 +200,7 @@ func (c *Codec) checkExt(p *Packet, add addFunc) {
 		}
 		rsvd("EETH", uint64(e.Rsvd1)|uint64(e.Rsvd2)<<1|uint64(e.Rsvd3)<<8|uint64(any4)<<16|uint64(e.Rsvd5)<<24|uint64(e.Rsvd6)<<40)
 		if e.Op > EPEVProbe {
-			add("WIRE-EETH-1", "EETH", off+1, "op", "op %d is reserved", e.Op)
+			add(ReqEETH1, "EETH", off+1, "op", "op %d is reserved", e.Op)
 		}
 	}
 }

@@ -23,7 +23,7 @@ type Error struct {
 	Header string // "BTH", "IPv6", ...
 	Offset int    // byte offset of the header (or field) in the input
 	Field  string // field name as in the spec's tables, or "" for the header
-	Req    string // requirement ID, e.g. "WIRE-BTH-2"
+	Req    ReqID  // the requirement broken, e.g. ReqBTH2 (WIRE-BTH-2)
 	Msg    string // what was wrong / expected
 }
 
@@ -33,8 +33,8 @@ func (e *Error) Error() string {
 		f = " field " + e.Field + ":"
 	}
 	r := ""
-	if e.Req != "" {
-		r = " (" + e.Req + ")"
+	if e.Req != NoReq {
+		r = " (" + e.Req.String() + ")"
 	}
 	return fmt.Sprintf("wire: %s at offset %d:%s %s: %s%s", e.Header, e.Offset, f, e.Kind, e.Msg, r)
 }
@@ -42,7 +42,7 @@ func (e *Error) Error() string {
 // Unwrap returns the error kind.
 func (e *Error) Unwrap() error { return e.Kind }
 
-func truncated(hdr string, off, need, have int, req string) *Error {
+func truncated(hdr string, off, need, have int, req ReqID) *Error {
 	return &Error{Kind: ErrTruncated, Header: hdr, Offset: off, Req: req,
 		Msg: fmt.Sprintf("need %d bytes, have %d", need, have)}
 }
@@ -50,7 +50,7 @@ func truncated(hdr string, off, need, have int, req string) *Error {
 // Violation is one strict-mode finding: a decoded packet that breaks a
 // requirement without being undecodable.
 type Violation struct {
-	Req    string // requirement ID
+	Req    ReqID // the requirement broken
 	Header string
 	Offset int // byte offset in the frame
 	Field  string

@@ -45,7 +45,7 @@ type METH struct {
 // Decode reads a METH from the start of b.
 func (h *METH) Decode(b []byte) error {
 	if len(b) < METHLen {
-		return truncated("METH", 0, METHLen, len(b), "WIRE-METH-1")
+		return truncated("METH", 0, METHLen, len(b), ReqMETH1)
 	}
 	h.RQMSN, h.MSN = be.Uint16(b), be.Uint16(b[2:])
 	return nil
@@ -67,7 +67,7 @@ type TSETH struct {
 // Decode reads a TSETH from the start of b.
 func (h *TSETH) Decode(b []byte) error {
 	if len(b) < TSETHLen {
-		return truncated("TSETH", 0, TSETHLen, len(b), "WIRE-TSETH-1")
+		return truncated("TSETH", 0, TSETHLen, len(b), ReqTSETH1)
 	}
 	h.decode(b)
 	return nil
@@ -105,7 +105,7 @@ type RETH struct {
 // Decode reads a RETH from the start of b.
 func (h *RETH) Decode(b []byte) error {
 	if len(b) < RETHLen {
-		return truncated("RETH", 0, RETHLen, len(b), "WIRE-RETH-1")
+		return truncated("RETH", 0, RETHLen, len(b), ReqRETH1)
 	}
 	h.VA, h.RKey, h.DMALength = be.Uint64(b), be.Uint32(b[8:]), be.Uint32(b[12:])
 	return nil
@@ -144,7 +144,7 @@ func (h *AETH) Value() uint8 { return h.Syndrome & 0x1F }
 // Decode reads an AETH from the start of b.
 func (h *AETH) Decode(b []byte) error {
 	if len(b) < AETHLen {
-		return truncated("AETH", 0, AETHLen, len(b), "WIRE-AETH-1")
+		return truncated("AETH", 0, AETHLen, len(b), ReqAETH1)
 	}
 	h.Syndrome, h.MSN = b[0], u24(b[1:])
 	return nil
@@ -202,7 +202,7 @@ type SETH struct {
 // Decode reads a SETH and its CC_STATE from the start of b.
 func (h *SETH) Decode(b []byte) error {
 	if len(b) < SETHLen+CCStateLen {
-		return truncated("SETH", 0, SETHLen+CCStateLen, len(b), "WIRE-SETH-1")
+		return truncated("SETH", 0, SETHLen+CCStateLen, len(b), ReqSETH1)
 	}
 	h.decode(b)
 	return nil
@@ -261,7 +261,7 @@ type NETH struct {
 // Decode reads a NETH from the start of b.
 func (h *NETH) Decode(b []byte) error {
 	if len(b) < NETHLen {
-		return truncated("NETH", 0, NETHLen, len(b), "WIRE-NETH-1")
+		return truncated("NETH", 0, NETHLen, len(b), ReqNETH1)
 	}
 	h.decode(b)
 	return nil
@@ -309,7 +309,7 @@ type PETH struct {
 // Decode reads a PETH from the start of b.
 func (h *PETH) Decode(b []byte) error {
 	if len(b) < PETHLen {
-		return truncated("PETH", 0, PETHLen, len(b), "WIRE-PETH-1")
+		return truncated("PETH", 0, PETHLen, len(b), ReqPETH1)
 	}
 	h.decode(b)
 	return nil
@@ -355,7 +355,7 @@ type ERTH struct {
 // Decode reads an ERTH from the start of b.
 func (h *ERTH) Decode(b []byte) error {
 	if len(b) < ERTHLen {
-		return truncated("ERTH", 0, ERTHLen, len(b), "WIRE-ERTH-1")
+		return truncated("ERTH", 0, ERTHLen, len(b), ReqERTH1)
 	}
 	h.decode(b)
 	return nil
@@ -398,7 +398,7 @@ type EETH struct {
 // Decode reads an EETH from the start of b.
 func (h *EETH) Decode(b []byte) error {
 	if len(b) < EETHLen {
-		return truncated("EETH", 0, EETHLen, len(b), "WIRE-EETH-1")
+		return truncated("EETH", 0, EETHLen, len(b), ReqEETH1)
 	}
 	h.decode(b)
 	return nil

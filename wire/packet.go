@@ -204,7 +204,7 @@ func (p *Packet) clean(prevParts uint16, prevHdrs Stack) {
 	}
 }
 
-func errAt(kind error, hdr string, off int, field, req, format string, args ...any) *Error {
+func errAt(kind error, hdr string, off int, field string, req ReqID, format string, args ...any) *Error {
 	return &Error{Kind: kind, Header: hdr, Offset: off, Field: field, Req: req, Msg: fmt.Sprintf(format, args...)}
 }
 
@@ -225,7 +225,7 @@ func (c *Codec) decodeGeneral(b []byte, p *Packet) error {
 
 func (c *Codec) decode(b []byte, p *Packet) error {
 	if len(b) < 14 {
-		return truncated("Ethernet", 0, 14, len(b), "WIRE-ENC-1")
+		return truncated("Ethernet", 0, 14, len(b), ReqENC1)
 	}
 	p.Eth.EtherType = 0
 	copy(p.Eth.Dst[:], b[0:6])
@@ -233,7 +233,7 @@ func (c *Codec) decode(b []byte, p *Packet) error {
 	off, et := 14, be.Uint16(b[12:])
 	if et == EtherTypeVLAN {
 		if len(b) < 18 {
-			return truncated("Ethernet", 12, 18, len(b), "WIRE-ENC-1")
+			return truncated("Ethernet", 12, 18, len(b), ReqENC1)
 		}
 		p.Eth.HasVLAN, p.Eth.VLANTCI, et, off = true, be.Uint16(b[14:]), be.Uint16(b[16:]), 18
 		p.parts |= partVLAN
@@ -247,7 +247,7 @@ func (c *Codec) decode(b []byte, p *Packet) error {
 	case EtherTypeIPv6:
 		end, err = p.decodeIPv6Stack(c, b, off)
 	default:
-		return errAt(ErrUnsupported, "Ethernet", 12, "ether_type", "WIRE-ENC-1", "EtherType 0x%04x is neither IPv4 nor IPv6", et)
+		return errAt(ErrUnsupported, "Ethernet", 12, "ether_type", ReqENC1, "EtherType 0x%04x is neither IPv4 nor IPv6", et)
 	}
 	if err != nil {
 		return err
@@ -257,15 +257,15 @@ func (c *Codec) decode(b []byte, p *Packet) error {
 
 func (p *Packet) decodeIPv4(c *Codec, b []byte, off int) (end int, err error) {
 	if len(b) < off+20 {
-		return 0, truncated("IPv4", off, 20, len(b)-off, "WIRE-ENC-1")
+		return 0, truncated("IPv4", off, 20, len(b)-off, ReqENC1)
 	}
 	h := b[off:]
 	p.parts |= partIP4
 	if h[0]>>4 != 4 {
-		return 0, errAt(ErrInvalid, "IPv4", off, "version", "WIRE-ENC-1", "version %d, want 4", h[0]>>4)
+		return 0, errAt(ErrInvalid, "IPv4", off, "version", ReqENC1, "version %d, want 4", h[0]>>4)
 	}
 	if h[0]&0xF != 5 {
-		return 0, errAt(ErrUnsupported, "IPv4", off, "ihl", "WIRE-ENC-1", "IHL %d: IPv4 options are not used by MRC", h[0]&0xF)
+		return 0, errAt(ErrUnsupported, "IPv4", off, "ihl", ReqENC1, "IHL %d: IPv4 options are not used by MRC", h[0]&0xF)
 	}
 	ip := &p.IP4
 	*ip = IPv4{}
@@ -277,13 +277,13 @@ func (p *Packet) decodeIPv4(c *Codec, b []byte, off int) (end int, err error) {
 	end = off + int(ip.TotalLength)
 	if int(ip.TotalLength) < 20 || end > len(b) {
 		if trimmed, _ := c.IsTrimmedDSCP(ip.TOS >> 2); !trimmed || int(ip.TotalLength) < 20 {
-			return 0, errAt(ErrTruncated, "IPv4", off, "total_length", "WIRE-LEN-1",
+			return 0, errAt(ErrTruncated, "IPv4", off, "total_length", ReqLEN1,
 				"total length %d, frame has %d bytes from the IP header", ip.TotalLength, len(b)-off)
 		}
 		end = len(b) // a trim may keep the original length (WIRE-TRIM-2)
 	}
 	if ip.Protocol != ProtoUDP {
-		return 0, errAt(ErrUnsupported, "IPv4", off, "protocol", "WIRE-ENC-1", "protocol %d, want UDP (17)", ip.Protocol)
+		return 0, errAt(ErrUnsupported, "IPv4", off, "protocol", ReqENC1, "protocol %d, want UDP (17)", ip.Protocol)
 	}
 	p.udpOff = off + 20
 	return end, nil
@@ -295,13 +295,13 @@ func (p *Packet) decodeIPv4(c *Codec, b []byte, off int) (end int, err error) {
 func decodeIPv6(b []byte, off int, ip *IPv6, trimmed func(tc uint8) bool) (end int, err error) {
 	if len(b) < off+40 {
 		*ip = IPv6{}
-		return 0, truncated("IPv6", off, 40, len(b)-off, "WIRE-ENC-1")
+		return 0, truncated("IPv6", off, 40, len(b)-off, ReqENC1)
 	}
 	h := b[off:]
 	w := be.Uint32(h)
 	if w>>28 != 6 {
 		*ip = IPv6{}
-		return 0, errAt(ErrInvalid, "IPv6", off, "version", "WIRE-ENC-1", "version %d, want 6", w>>28)
+		return 0, errAt(ErrInvalid, "IPv6", off, "version", ReqENC1, "version %d, want 6", w>>28)
 	}
 	ip.TrafficClass, ip.FlowLabel = uint8(w>>20), w&0xFFFFF
 	ip.PayloadLength, ip.NextHeader, ip.HopLimit = be.Uint16(h[4:]), h[6], h[7]
@@ -312,7 +312,7 @@ func decodeIPv6(b []byte, off int, ip *IPv6, trimmed func(tc uint8) bool) (end i
 		end = len(b)
 	}
 	if end > len(b) {
-		return 0, errAt(ErrTruncated, "IPv6", off, "payload_length", "WIRE-LEN-1",
+		return 0, errAt(ErrTruncated, "IPv6", off, "payload_length", ReqLEN1,
 			"payload length %d, frame has %d bytes after the IPv6 header", ip.PayloadLength, len(b)-off-40)
 	}
 	return end, nil
@@ -340,7 +340,7 @@ func (p *Packet) decodeIPv6Stack(c *Codec, b []byte, off int) (end int, err erro
 		return end, nil
 	case ProtoIPv6, ProtoRouting:
 	default:
-		return 0, errAt(ErrUnsupported, "IPv6", off, "next_header", "WIRE-ENC-1",
+		return 0, errAt(ErrUnsupported, "IPv6", off, "next_header", ReqENC1,
 			"next header %d, want UDP (17), IPv6 (41) or routing (43)", p.IP6.NextHeader)
 	}
 	p.SRv6, p.Outer, p.IP6 = true, p.IP6, IPv6{}
@@ -357,7 +357,7 @@ func (p *Packet) decodeIPv6Stack(c *Codec, b []byte, off int) (end int, err erro
 		return 0, err
 	}
 	if p.IP6.NextHeader != ProtoUDP {
-		return 0, errAt(ErrUnsupported, "IPv6", inner, "next_header", "WIRE-ENC-2",
+		return 0, errAt(ErrUnsupported, "IPv6", inner, "next_header", ReqENC2,
 			"inner next header %d, want UDP (17)", p.IP6.NextHeader)
 	}
 	p.ipOff, p.udpOff = inner, inner+40
@@ -366,7 +366,7 @@ func (p *Packet) decodeIPv6Stack(c *Codec, b []byte, off int) (end int, err erro
 
 func (p *Packet) decodeSRH(b []byte, off int) (int, error) {
 	if len(b) < off+8 {
-		return 0, truncated("SRH", off, 8, len(b)-off, "WIRE-ENC-2")
+		return 0, truncated("SRH", off, 8, len(b)-off, ReqENC2)
 	}
 	h, s := b[off:], &p.SRH
 	*s = SRH{}
@@ -376,20 +376,20 @@ func (p *Packet) decodeSRH(b []byte, off int) (int, error) {
 	s.LastEntry, s.Flags, s.Tag = h[4], h[5], be.Uint16(h[6:])
 	n := 8 + 8*int(s.HdrExtLen)
 	if s.RoutingType != SRHType {
-		return 0, errAt(ErrUnsupported, "SRH", off, "routing_type", "WIRE-ENC-2", "routing type %d, want 4 (SRH)", s.RoutingType)
+		return 0, errAt(ErrUnsupported, "SRH", off, "routing_type", ReqENC2, "routing type %d, want 4 (SRH)", s.RoutingType)
 	}
 	if int(s.LastEntry) >= MaxSRHSegments {
-		return 0, errAt(ErrUnsupported, "SRH", off, "last_entry", "WIRE-ENC-2", "%d segments, at most %d", int(s.LastEntry)+1, MaxSRHSegments)
+		return 0, errAt(ErrUnsupported, "SRH", off, "last_entry", ReqENC2, "%d segments, at most %d", int(s.LastEntry)+1, MaxSRHSegments)
 	}
 	if want := 2 * (int(s.LastEntry) + 1); int(s.HdrExtLen) != want {
-		return 0, errAt(ErrInvalid, "SRH", off, "hdr_ext_len", "WIRE-ENC-2",
+		return 0, errAt(ErrInvalid, "SRH", off, "hdr_ext_len", ReqENC2,
 			"hdr ext len %d, want %d for %d segments and no TLVs", s.HdrExtLen, want, int(s.LastEntry)+1)
 	}
 	if len(b) < off+n {
-		return 0, truncated("SRH", off, n, len(b)-off, "WIRE-ENC-2")
+		return 0, truncated("SRH", off, n, len(b)-off, ReqENC2)
 	}
 	if s.NextHeader != ProtoIPv6 {
-		return 0, errAt(ErrUnsupported, "SRH", off, "next_header", "WIRE-ENC-2", "next header %d, want IPv6 (41)", s.NextHeader)
+		return 0, errAt(ErrUnsupported, "SRH", off, "next_header", ReqENC2, "next header %d, want IPv6 (41)", s.NextHeader)
 	}
 	for i := 0; i <= int(s.LastEntry); i++ {
 		copy(s.Segments[i][:], h[8+16*i:])
@@ -399,7 +399,7 @@ func (p *Packet) decodeSRH(b []byte, off int) (int, error) {
 
 func (c *Codec) decodeUDP(b []byte, off, ipEnd int, p *Packet) error {
 	if ipEnd < off+8 {
-		return truncated("UDP", off, 8, ipEnd-off, "WIRE-ENC-1")
+		return truncated("UDP", off, 8, ipEnd-off, ReqENC1)
 	}
 	h := b[off:]
 	p.parts |= partUDP
@@ -409,12 +409,12 @@ func (c *Codec) decodeUDP(b []byte, off, ipEnd int, p *Packet) error {
 	p.end = off + int(u.Length)
 	if int(u.Length) < 8 || p.end > ipEnd {
 		if !p.Trimmed || int(u.Length) < 8 {
-			return errAt(ErrTruncated, "UDP", off, "length", "WIRE-LEN-1", "length %d, IP datagram leaves %d bytes", u.Length, ipEnd-off)
+			return errAt(ErrTruncated, "UDP", off, "length", ReqLEN1, "length %d, IP datagram leaves %d bytes", u.Length, ipEnd-off)
 		}
 		p.end = ipEnd // the original length, kept by the trim (WIRE-TRIM-2)
 	}
 	if !c.AcceptsPort(u.DstPort) {
-		return errAt(ErrUnsupported, "UDP", off, "dst_port", "WIRE-UDP-1", "destination port %d is not MRC under profile %q", u.DstPort, c.prof.Name)
+		return errAt(ErrUnsupported, "UDP", off, "dst_port", ReqUDP1, "destination port %d is not MRC under profile %q", u.DstPort, c.prof.Name)
 	}
 	return c.decodeTransport(b[:p.end], off+8, p)
 }
@@ -424,18 +424,18 @@ func (c *Codec) decodeUDP(b []byte, off, ipEnd int, p *Packet) error {
 func (c *Codec) decodeTransport(b []byte, off int, p *Packet) error {
 	p.bthOff = off
 	if len(b) < off+BTHLen {
-		return truncated("BTH", off, BTHLen, len(b)-off, "WIRE-BTH-1")
+		return truncated("BTH", off, BTHLen, len(b)-off, ReqBTH1)
 	}
 	c.decodeBTH(b[off:], &p.BTH)
 	p.parts |= partBTH
 	op := p.BTH.Opcode
 	if !op.Valid() {
-		return errAt(ErrInvalid, "BTH", off, "opcode", "WIRE-BTH-2", "opcode 0x%02X is not an MRC opcode", uint8(op))
+		return errAt(ErrInvalid, "BTH", off, "opcode", ReqBTH2, "opcode 0x%02X is not an MRC opcode", uint8(op))
 	}
 	end := len(b)
 	if !p.Trimmed {
 		if end-off-BTHLen < ICRCLen {
-			return truncated("ICRC", end, ICRCLen, end-off-BTHLen, "WIRE-ICRC-1")
+			return truncated("ICRC", end, ICRCLen, end-off-BTHLen, ReqICRC1)
 		}
 		end -= ICRCLen
 		p.ICRC = c.carriedICRC(b[end:])
@@ -445,20 +445,21 @@ func (c *Codec) decodeTransport(b []byte, off int, p *Packet) error {
 		return c.decodeWrite(b[:end], off, p)
 	}
 	var n int
-	var hdr, req string
+	var hdr string
+	var req ReqID
 	switch op {
 	case OpAcknowledge:
-		n, hdr, req = AETHLen, "AETH", "WIRE-AETH-1"
+		n, hdr, req = AETHLen, "AETH", ReqAETH1
 	case OpSACK:
-		n, hdr, req = SETHLen+CCStateLen, "SETH", "WIRE-SETH-1"
+		n, hdr, req = SETHLen+CCStateLen, "SETH", ReqSETH1
 	case OpNACK:
-		n, hdr, req = NETHLen, "NETH", "WIRE-NETH-1"
+		n, hdr, req = NETHLen, "NETH", ReqNETH1
 	case OpProbe:
-		n, hdr, req = PETHLen, "PETH", "WIRE-PETH-1"
+		n, hdr, req = PETHLen, "PETH", ReqPETH1
 	case OpEndpointReq:
-		n, hdr, req = ERTHLen, "ERTH", "WIRE-ERTH-1"
+		n, hdr, req = ERTHLen, "ERTH", ReqERTH1
 	default: // OpEndpointResp
-		n, hdr, req = EETHLen, "EETH", "WIRE-EETH-1"
+		n, hdr, req = EETHLen, "EETH", ReqEETH1
 	}
 	if end-off < n {
 		return truncated(hdr, off, n, end-off, req)
@@ -521,7 +522,7 @@ func (c *Codec) decodeWrite(b []byte, off int, p *Packet) error {
 	}
 	pad := int(p.BTH.PadCount)
 	if len(b)-off < pad {
-		return errAt(ErrInvalid, "BTH", p.bthOff+1, "pad_cnt", "WIRE-BTH-9", "pad count %d exceeds the %d payload bytes", pad, len(b)-off)
+		return errAt(ErrInvalid, "BTH", p.bthOff+1, "pad_cnt", ReqBTH9, "pad count %d exceeds the %d payload bytes", pad, len(b)-off)
 	}
 	p.Payload = b[off : len(b)-pad : len(b)-pad]
 	p.padEnd = len(b)
@@ -532,24 +533,24 @@ func (c *Codec) decodeWrite(b []byte, off int, p *Packet) error {
 // first header that does not.
 func (c *Codec) truncatedWrite(b []byte, off int, p *Packet) error {
 	if len(b)-off < METHLen {
-		return truncated("METH", off, METHLen, len(b)-off, "WIRE-METH-1")
+		return truncated("METH", off, METHLen, len(b)-off, ReqMETH1)
 	}
 	_ = p.METH.Decode(b[off:])
 	p.Decoded |= HasMETH
 	off += METHLen
 	if p.BTH.TSPresent {
 		if len(b)-off < TSETHLen {
-			return truncated("TSETH", off, TSETHLen, len(b)-off, "WIRE-TSETH-1")
+			return truncated("TSETH", off, TSETHLen, len(b)-off, ReqTSETH1)
 		}
 		p.TSETH.decode(b[off:])
 		p.Decoded |= HasTSETH
 		off += TSETHLen
 	}
 	if len(b)-off < RETHLen {
-		return truncated("RETH", off, RETHLen, len(b)-off, "WIRE-RETH-1")
+		return truncated("RETH", off, RETHLen, len(b)-off, ReqRETH1)
 	}
 	_ = p.RETH.Decode(b[off:])
 	p.Decoded |= HasRETH
 	off += RETHLen
-	return truncated("ImmDt", off, ImmDtLen, len(b)-off, "WIRE-IMM-1")
+	return truncated("ImmDt", off, ImmDtLen, len(b)-off, ReqIMM1)
 }

@@ -258,7 +258,7 @@ func TestDecodeErrors(t *testing.T) {
 			if !errors.As(err, &e) {
 				t.Fatalf("error %v is not a *wire.Error", err)
 			}
-			if !errors.Is(err, c.kind) || e.Header != c.hdr || e.Field != c.field || e.Req != c.req {
+			if !errors.Is(err, c.kind) || e.Header != c.hdr || e.Field != c.field || e.Req.String() != c.req {
 				t.Errorf("got %v (kind %v header %s field %s req %s), want %v %s %s %s", err, e.Kind, e.Header, e.Field, e.Req, c.kind, c.hdr, c.field, c.req)
 			}
 			if !strings.Contains(err.Error(), c.req) || !strings.Contains(err.Error(), c.hdr) {
@@ -353,7 +353,7 @@ func TestCheckViolations(t *testing.T) {
 			v := Default.Check(b, &d, nil)
 			found := false
 			for _, x := range v {
-				found = found || x.Req == c.req
+				found = found || x.Req.String() == c.req
 			}
 			if !found {
 				t.Errorf("want a %s violation, got %v", c.req, v)

@@ -193,7 +193,7 @@ func (t *T) Recv(deadline Time) (*RxFrame, bool) {
 		for _, v := range rf.Viol {
 			psn, ev := p.BTH.PSN, rf.EV
 			s.wire.fail(conformance.Finding{Verdict: conformance.Fail, Requirement: conformance.CodecRequirement(v.Req), Node: "iut", Frame: f.Seq,
-				TimeNs: int64(f.At), Plane: f.Plane, PSN: &psn, EV: &ev, Expected: "a frame that passes " + v.Req,
+				TimeNs: int64(f.At), Plane: f.Plane, PSN: &psn, EV: &ev, Expected: "a frame that passes " + v.Req.String(),
 				Observed: fmt.Sprintf("%s (%s) in %s", v.Msg, v.Field, p.BTH.Opcode)})
 		}
 		return rf, true
@@ -201,9 +201,9 @@ func (t *T) Recv(deadline Time) (*RxFrame, bool) {
 }
 
 func (s *session) wireFinding(rf *RxFrame, err error) {
-	req := conformance.RequirementID("WIRE-BTH-1")
+	req := conformance.CodecRequirement(wire.NoReq)
 	var we *wire.Error
-	if errors.As(err, &we) && we.Req != "" {
+	if errors.As(err, &we) {
 		req = conformance.CodecRequirement(we.Req)
 	}
 	s.wire.fail(conformance.Finding{Verdict: conformance.Fail, Requirement: req, Node: "iut", Frame: rf.Seq,
