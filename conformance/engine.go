@@ -919,10 +919,10 @@ func (e *engine) flushToNode() {
 
 // codecCase maps a requirement the codec reports (wire.Violation,
 // wire.Error) to the case whose check judges it (check.codec) and its ID.
-// checkJudgeRequirements makes sure at start-up that every wire.ReqID is
-// in the registry and judged by a check; wire.NoReq (an error that names
-// no requirement) is judged under MRC-WIRE-BTH-001 as CodecRequirement
-// names it.
+// checkJudgeRequirements (CatalogErr: the package's tests) makes sure
+// that every wire.ReqID is in the registry and judged by a check;
+// wire.NoReq (an error that names no requirement) is judged under
+// MRC-WIRE-BTH-001 as CodecRequirement names it.
 func codecCase(r wire.ReqID) (caseID, RequirementID) {
 	if r < wire.NumReqs && hooks.codecJudged[r] {
 		return hooks.codecCase[r], RequirementID(r.String())

@@ -12,9 +12,9 @@ import (
 // they cite, and CatalogErr looks each up in the registry (checkChecks;
 // the package's tests fail on it); every ID written in the module's sources is looked up by
 // spec's TestCitedIDsExist. An ID that comes as a string from elsewhere
-// (the codec's violations, a report read back) becomes one through
-// ParseRequirementID or CodecRequirement, which look it up. In reports it
-// is the ID's text.
+// (a report read back) becomes one through ParseRequirementID, which
+// looks it up; the codec's (wire.ReqID) through CodecRequirement. In
+// reports it is the ID's text.
 type RequirementID string
 
 // ParseRequirementID returns s as a RequirementID, or an
@@ -61,9 +61,9 @@ func (e *UnknownRequirementError) Error() string {
 
 // CodecRequirement returns the requirement a codec violation or error
 // names (wire.Violation.Req, wire.Error.Req) as a finding cites it: its
-// ID (every wire.ReqID is in the registry: checkJudgeRequirements, at
-// start-up), or WIRE-BTH-1 (the frame's header stack) for wire.NoReq and
-// a value that is no wire.ReqID.
+// ID (every wire.ReqID is in the registry: checkJudgeRequirements, which
+// CatalogErr runs), or WIRE-BTH-1 (the frame's header stack) for
+// wire.NoReq and a value that is no wire.ReqID.
 func CodecRequirement(r wire.ReqID) RequirementID {
 	if r.Valid() {
 		return RequirementID(r.String())

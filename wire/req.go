@@ -9,7 +9,8 @@ package wire
 // Each ID is declared once, below, with its text in reqText. The texts
 // are in string order, so that ReqID order is the order of the IDs' text;
 // TestReqIDsInRegistry checks the order and that the spec registry defines
-// every one, and the conformance catalog looks each up again at start-up.
+// every one; conformance.CatalogErr, that one of the judge's checks judges
+// each.
 type ReqID uint8
 
 // The requirements the codec reports. NoReq is the zero value: an error
