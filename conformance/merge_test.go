@@ -85,3 +85,47 @@ func TestMergerTiesKeepFileOrder(t *testing.T) {
 		t.Error("an ordered file was taken for one written in runs")
 	}
 }
+
+// TestMergerSilentStartByReference: a capture file whose second interface
+// is silent for its first 12 MiB (the incast simulator capture: receivers
+// see nothing until the first frames cross the fabric) keeps every frame
+// the merger holds meanwhile by reference, through the judge's releases:
+// copied, they would be 12 MiB of fresh memory before any frame is judged.
+func TestMergerSilentStartByReference(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var in [2]pcap.Interface
+	emitted := 0
+	emit := func(*pcap.Frame, *pcap.Interface) { emitted++ }
+	m := merger{stable: true}
+	const size = 4 << 10
+	data := make([]byte, size)
+	var rl releaser
+	var off int64
+	n := 0
+	for ; off < 12<<20; off += size {
+		n++
+		f := pcap.Frame{Number: n, Timestamp: t0.Add(time.Duration(n)), Interface: 0, Data: data, Offset: off}
+		m.push(&f, &in[0], 2, emit)
+		if off >= rl.next { // as judgeSequential releases
+			m.unpin(off - pinSpan)
+			rl.next = off + releaseStep
+		}
+	}
+	if emitted != 0 || m.held != n {
+		t.Fatalf("%d frames emitted, %d held, before the second interface's first: want 0 and %d", emitted, m.held, n)
+	}
+	copied := 0
+	for i := range m.slots {
+		if m.slots[i].own {
+			copied++
+		}
+	}
+	if copied != 0 {
+		t.Errorf("%d of the %d frames held were copied", copied, n)
+	}
+	f := pcap.Frame{Number: n + 1, Timestamp: t0.Add(time.Duration(n + 1)), Interface: 1, Data: data, Offset: off}
+	m.push(&f, &in[1], 2, emit)
+	if emitted != n {
+		t.Errorf("%d frames emitted once both interfaces had one, want %d", emitted, n)
+	}
+}
