@@ -1,11 +1,13 @@
 package conformance
 
 import (
-	"bytes"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/wire"
@@ -281,14 +283,73 @@ func annotation(rep *Report) map[int][]string {
 	return out
 }
 
+// frameSummary returns the fields of the printer's line from the fourth
+// on (number, relative time and interface, which Frame carries apart;
+// every field when there are three or fewer), joined by single spaces:
+// strings.Join(strings.Fields(line)[3:], " ") without the slice of
+// fields.
+func frameSummary(line []byte) string {
+	from, fields := 0, 0
+	for i, inField := 0, false; i < len(line) && fields < 4; {
+		space, n := spaceAt(line, i)
+		if !space && !inField {
+			if fields++; fields == 4 {
+				from = i
+			}
+		}
+		inField = !space
+		i += n
+	}
+	if fields < 4 {
+		from = 0
+	}
+	var b strings.Builder
+	b.Grow(len(line) - from)
+	start := -1 // of the field being read
+	for i := from; i <= len(line); {
+		space, n := true, 1
+		if i < len(line) {
+			space, n = spaceAt(line, i)
+		}
+		switch {
+		case !space && start < 0:
+			start = i
+		case space && start >= 0:
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.Write(line[start:i])
+			start = -1
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// asciiSpace marks the ASCII characters unicode.IsSpace reports.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// spaceAt reports whether b[i:], not empty, starts with white space
+// (unicode.IsSpace), and the length of its first character.
+func spaceAt(b []byte, i int) (bool, int) {
+	if c := b[i]; c < utf8.RuneSelf {
+		return asciiSpace[c], 1
+	}
+	r, n := utf8.DecodeRune(b[i:])
+	return unicode.IsSpace(r), n
+}
+
 // enrich reads the capture again: it records the one-line decode of every
 // frame the evidence names and, when w is set, writes the annotated
 // pcapng.
 func enrich(rep *Report, rd *pcap.Reader, c *wire.Codec, mode wire.EVMode, w *pcap.Writer, ifaces []pcap.Interface, sk *seeker) error {
 	want := evidenceFrames(rep)
-	notes := annotation(rep)
-	var buf bytes.Buffer
-	pr := pcap.NewPrinter(&buf, pcap.OutputText, c, mode)
+	var notes map[int][]string
+	if w != nil {
+		notes = annotation(rep)
+	}
+	var line []byte
+	pr := pcap.NewPrinter(io.Discard, pcap.OutputText, c, mode)
 	dec := pcap.Decoder{Codec: c, EVMode: mode}
 	var rec pcap.Record
 	var f pcap.Frame
@@ -309,22 +370,13 @@ func enrich(rep *Report, rd *pcap.Reader, c *wire.Codec, mode wire.EVMode, w *pc
 		in := rd.Interface(f.Interface)
 		if want[f.Number] {
 			dec.Decode(&f, in, &rec)
-			buf.Reset()
-			if err := pr.Print(&rec); err == nil {
-				_ = pr.Flush()
-			}
+			line = pr.Append(line[:0], &rec)
 			pt, pl := "", -1
 			if in != nil {
 				pt, pl = in.Point, in.Plane
 			}
-			// The printer's line starts with its own number and relative
-			// time, which Frame carries separately.
-			line := strings.Fields(strings.TrimSpace(buf.String()))
-			if len(line) > 3 {
-				line = line[3:] // number, time, interface
-			}
 			rep.Frames = append(rep.Frames, Frame{Number: f.Number, TimeNs: f.Timestamp.Sub(first).Nanoseconds(), Point: pt, Plane: pl,
-				Summary: strings.Join(line, " ")})
+				Summary: frameSummary(line)})
 		}
 		if w != nil {
 			out := f

@@ -306,3 +306,22 @@ func TestNACKedEVAfterBaseTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestFrameSummaryAsFields: frameSummary agrees with joining
+// strings.Fields from the fourth field on (or every field, for three or
+// fewer), on Unicode white space, arrows, tabs, invalid UTF-8 and short
+// lines.
+func TestFrameSummaryAsFields(t *testing.T) {
+	for _, s := range []string{
+		"", " ", "1", "1 2 3", " 1\t2  3 \n", "1 2 3 4", "   12  0.000001  tx  10.0.0.1 → 10.0.0.2  128  EV 0x12\n",
+		"1 2 3 a\u00a0b\u2003c\u3000 d", "1 2 3 \xff\xfe x \xc3", "a\u0085b\u2028c d e", "1 2 3 4 5 6 7 8 9 10\r\n",
+	} {
+		f := strings.Fields(s)
+		if len(f) > 3 {
+			f = f[3:]
+		}
+		if got, want := frameSummary([]byte(s)), strings.Join(f, " "); got != want {
+			t.Errorf("frameSummary(%q) = %q, want %q", s, got, want)
+		}
+	}
+}

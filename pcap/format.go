@@ -34,7 +34,8 @@ const (
 // Printer writes Records in one OutputFormat. It reuses one buffer and
 // does not allocate per record in the common case.
 type Printer struct {
-	w      *bufio.Writer
+	out    io.Writer
+	w      *bufio.Writer // on out, made by the first Print
 	format OutputFormat
 	codec  *wire.Codec
 	mode   wire.EVMode
@@ -52,7 +53,7 @@ func NewPrinter(w io.Writer, format OutputFormat, c *wire.Codec, mode wire.EVMod
 	if c == nil {
 		c = wire.Default
 	}
-	p := &Printer{w: bufio.NewWriterSize(w, 64<<10), format: format, codec: c, mode: mode,
+	p := &Printer{out: w, format: format, codec: c, mode: mode,
 		fx: map[string][]fieldX{}}
 	for _, h := range c.Headers() {
 		p.fx[h.Name] = extractors(&h)
@@ -64,18 +65,25 @@ func NewPrinter(w io.Writer, format OutputFormat, c *wire.Codec, mode wire.EVMod
 
 // Print writes one record.
 func (p *Printer) Print(r *Record) error {
-	b := p.b[:0]
+	p.b = p.Append(p.b[:0], r)
+	if p.w == nil {
+		p.w = bufio.NewWriterSize(p.out, 64<<10)
+	}
+	_, err := p.w.Write(p.b)
+	return err
+}
+
+// Append appends what Print writes for one record to b and returns the
+// extended buffer; a Printer used only through Append writes nothing and
+// holds no write buffer.
+func (p *Printer) Append(b []byte, r *Record) []byte {
 	switch p.format {
 	case OutputVerbose:
-		b = p.appendVerbose(b, r)
+		return p.appendVerbose(b, r)
 	case OutputJSON:
-		b = p.appendJSON(b, r)
-	default:
-		b = p.appendText(b, r)
+		return p.appendJSON(b, r)
 	}
-	p.b = b
-	_, err := p.w.Write(b)
-	return err
+	return p.appendText(b, r)
 }
 
 // header returns the extractors of h, which belongs to the codec's
@@ -88,7 +96,12 @@ func (p *Printer) header(h *wire.Header) []fieldX {
 }
 
 // Flush writes out buffered output.
-func (p *Printer) Flush() error { return p.w.Flush() }
+func (p *Printer) Flush() error {
+	if p.w == nil {
+		return nil
+	}
+	return p.w.Flush()
+}
 
 func appendRel(b []byte, d time.Duration) []byte {
 	if d < 0 {

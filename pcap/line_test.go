@@ -60,3 +60,36 @@ func TestTextLineEndsAgreeWithTshark(t *testing.T) {
 		}
 	}
 }
+
+// TestPrinterAppendAsPrint: Append gives, record by record, the bytes
+// Print writes, in every output format, on the valid and malformed
+// corpus captures.
+func TestPrinterAppendAsPrint(t *testing.T) {
+	for _, c := range []string{filepath.Join("testdata", "valid.pcapng"), filepath.Join("testdata", "malformed.pcapng")} {
+		for _, format := range []pcap.OutputFormat{pcap.OutputText, pcap.OutputVerbose, pcap.OutputJSON} {
+			rd, err := pcap.Open(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var printed, appended bytes.Buffer
+			p := pcap.NewPrinter(&printed, format, nil, 0)
+			a := pcap.NewPrinter(nil, format, nil, 0)
+			var b []byte
+			n := 0
+			var d pcap.Decoder
+			err = d.Each(rd, func(r *pcap.Record) error {
+				n++
+				b = a.Append(b[:0], r)
+				appended.Write(b)
+				return p.Print(r)
+			})
+			rd.Close()
+			if err != nil || p.Flush() != nil || a.Flush() != nil {
+				t.Fatalf("%s: %v", c, err)
+			}
+			if n < 10 || printed.Len() == 0 || !bytes.Equal(printed.Bytes(), appended.Bytes()) {
+				t.Errorf("%s, format %d: %d records, Print wrote %d bytes, Append gave %d, not the same", c, format, n, printed.Len(), appended.Len())
+			}
+		}
+	}
+}
