@@ -20,9 +20,14 @@ const MaxReorder = 4096
 // declares: the earliest frame held is judged once every declared
 // interface has a frame waiting (or the window is full), so runs of one
 // interface written before another's earlier frames are put back in
-// order. Steady state allocates nothing: slot buffers are reused.
+// order. Steady state allocates nothing: slots and their buffers are
+// reused.
 type merger struct {
-	slots  []mslot
+	// blocks hold the slots, slotBlock each: slot i is blocks[i/slotBlock]
+	// [i%slotBlock], and nslots are in use or free. A block never moves, so
+	// the pool grows without copying what it holds.
+	blocks [][]mslot
+	nslots int
 	free   []int
 	queues []mqueue // by interface ID
 	held   int
@@ -151,7 +156,7 @@ func (m *merger) push(f *pcap.Frame, in *pcap.Interface, declared int, emit func
 		m.queues = append(m.queues, mqueue{})
 	}
 	i := m.slot()
-	s := &m.slots[i]
+	s := m.at(i)
 	s.f = *f
 	s.f.Comments = nil
 	if s.own = !m.stable; s.own {
@@ -190,7 +195,7 @@ func (m *merger) oldest(limit int64) int64 {
 	for id := range m.queues {
 		q := &m.queues[id]
 		for k := 0; k < q.size; k++ {
-			if s := &m.slots[q.idx[(q.head+k)&(len(q.idx)-1)]]; !s.own {
+			if s := m.at(q.idx[(q.head+k)&(len(q.idx)-1)]); !s.own {
 				limit = min(limit, s.f.Offset)
 			}
 		}
@@ -207,7 +212,7 @@ func (m *merger) unpin(off int64) {
 	for id := range m.queues {
 		q := &m.queues[id]
 		for k := 0; k < q.size; k++ {
-			if s := &m.slots[q.idx[(q.head+k)&(len(q.idx)-1)]]; !s.own && s.f.Offset < off {
+			if s := m.at(q.idx[(q.head+k)&(len(q.idx)-1)]); !s.own && s.f.Offset < off {
 				s.f.Data, s.own = bytes.Clone(s.f.Data), true
 			}
 		}
@@ -220,9 +225,22 @@ func (m *merger) slot() int {
 		m.free = m.free[:n-1]
 		return i
 	}
-	m.slots = append(m.slots, mslot{})
-	return len(m.slots) - 1
+	if m.nslots == len(m.blocks)*slotBlock {
+		m.blocks = append(m.blocks, make([]mslot, slotBlock))
+	}
+	m.nslots++
+	return m.nslots - 1
 }
+
+// slotBlock is how many slots the merger adds at a time. One slice of
+// slots (168 bytes each) doubled as a capture's first frames wait would
+// write each slot again at every doubling, into fresh pages (about 15 us
+// each on this VM): 1.4 MB for the 2,940 frames the incast capture holds
+// before its receivers' first frame, against 0.5 MB in blocks.
+const slotBlock = 128
+
+// at returns slot i.
+func (m *merger) at(i int) *mslot { return &m.blocks[i/slotBlock][i%slotBlock] }
 
 // emitOne emits the earliest head; false when nothing is held.
 func (m *merger) emitOne(emit func(*pcap.Frame, *pcap.Interface)) bool {
@@ -232,7 +250,7 @@ func (m *merger) emitOne(emit func(*pcap.Frame, *pcap.Interface)) bool {
 	var bs *mslot
 	var bq *mqueue
 	if !m.interleaved {
-		bs = &m.slots[m.order.pop()]
+		bs = m.at(m.order.pop())
 		bq = &m.queues[bs.f.Interface]
 	} else {
 		for id := range m.queues {
@@ -240,7 +258,7 @@ func (m *merger) emitOne(emit func(*pcap.Frame, *pcap.Interface)) bool {
 			if q.size == 0 {
 				continue
 			}
-			if s := &m.slots[q.front()]; bs == nil || m.before(s, bs) {
+			if s := m.at(q.front()); bs == nil || m.before(s, bs) {
 				bs, bq = s, q
 			}
 		}

@@ -115,8 +115,8 @@ func TestMergerSilentStartByReference(t *testing.T) {
 		t.Fatalf("%d frames emitted, %d held, before the second interface's first: want 0 and %d", emitted, m.held, n)
 	}
 	copied := 0
-	for i := range m.slots {
-		if m.slots[i].own {
+	for i := range m.nslots {
+		if m.at(i).own {
 			copied++
 		}
 	}
