@@ -3,6 +3,7 @@ package conformance
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/openmrc/mrc/wire"
 )
@@ -156,11 +157,14 @@ func passiveCase(name string) caseID {
 
 func (c caseID) String() string { return caseNames[c] }
 
-// checks are the passive checks by case; hooks, the checks of each hook in
-// registration order.
+// checks are the passive checks by case, order the same in registration
+// order; hooks, the checks of each hook in registration order (buildHooks,
+// but codecCase and codecJudged, which addChecks fills).
 var (
-	checks [maxCases]*check
-	hooks  struct {
+	checks    [maxCases]*check
+	order     []*check
+	hooksOnce sync.Once
+	hooks     struct {
 		frame, msg, arrived, feedback, answer, probe, endpoint, event, finish, finishPoint []*check
 		frameBy                                                                            [numKinds][opSlots][]*check // the frame hooks by frame kind and opcode (opSlot)
 		feedbackOp                                                                         [256][]*check               // the feedback hooks by opcode
@@ -178,7 +182,8 @@ var (
 )
 
 // addChecks registers the checks of one area (each checks_*.go file's
-// init).
+// init). It maps the codec's requirements to their cases; buildHooks makes
+// the hook lists.
 func addChecks(cs ...check) {
 	for i := range cs {
 		c := &cs[i]
@@ -199,47 +204,100 @@ func addChecks(cs ...check) {
 			}
 			h.codecCase[r], h.codecJudged[r] = c.cs, true
 		}
+		order = append(order, c)
+	}
+}
+
+// buildHooks fills the hook lists from the checks, in registration order,
+// once, as the first engine is made: the lists by frame kind and opcode
+// slot, by feedback opcode and the everyFrame cases by kind, over two
+// thousand, are cut from one array each, counted first, instead of each
+// growing by appends at start-up.
+func buildHooks() {
+	hooksOnce.Do(func() {
+		h := &hooks
+		var nFrame [numKinds][opSlots]int
+		var nFeedback [256]int
+		var nEvery [numKinds]int
+		total := [2]int{} // *check entries, caseID entries
+		for _, c := range order {
+			placeCheck(c, func(k frameKind, s int) { nFrame[k][s]++; total[0]++ },
+				func(op int) { nFeedback[op]++; total[0]++ }, func(k frameKind) { nEvery[k]++; total[1]++ })
+		}
+		lists, cases := make([]*check, total[0]), make([]caseID, total[1])
+		cut := func(n int) []*check { l := lists[:0:n]; lists = lists[n:]; return l }
 		for k := range frameKind(numKinds) {
-			if c.everyFrame && k.is(c.everyOn) {
-				h.everyBy[k] = append(h.everyBy[k], c.cs)
-			}
-			if c.frame == nil || !k.is(c.frameOn) {
-				continue
-			}
 			for s := range opSlots {
-				// The last slot, of the opcodes that are not MRC's, is
-				// a hook's only when it declares no opcodes.
-				if len(c.frameOps) == 0 || s < opSlots-1 && slices.Contains(c.frameOps, wire.Opcode(0xC0|s)) {
-					h.frameBy[k][s] = append(h.frameBy[k][s], c)
-				}
+				h.frameBy[k][s] = cut(nFrame[k][s])
+			}
+			h.everyBy[k], cases = cases[:0:nEvery[k]], cases[nEvery[k]:]
+		}
+		for op := range h.feedbackOp {
+			h.feedbackOp[op] = cut(nFeedback[op])
+		}
+		for _, c := range order {
+			placeCheck(c, func(k frameKind, s int) { h.frameBy[k][s] = append(h.frameBy[k][s], c) },
+				func(op int) { h.feedbackOp[op] = append(h.feedbackOp[op], c) },
+				func(k frameKind) { h.everyBy[k] = append(h.everyBy[k], c.cs) })
+			addHooks(c)
+		}
+	})
+}
+
+// placeCheck calls frame with each frame kind and opcode slot whose frame
+// hook list holds c, feedback with each feedback opcode whose list holds
+// it, and every with each frame kind whose everyFrame list holds its case.
+func placeCheck(c *check, frame func(k frameKind, s int), feedback func(op int), every func(k frameKind)) {
+	var slots [opSlots]bool
+	for s := range opSlots {
+		// The last slot, of the opcodes that are not MRC's, is a hook's
+		// only when it declares no opcodes.
+		slots[s] = len(c.frameOps) == 0 || s < opSlots-1 && slices.Contains(c.frameOps, wire.Opcode(0xC0|s))
+	}
+	for k := range frameKind(numKinds) {
+		if c.everyFrame && k.is(c.everyOn) {
+			every(k)
+		}
+		if c.frame == nil || !k.is(c.frameOn) {
+			continue
+		}
+		for s, ok := range slots {
+			if ok {
+				frame(k, s)
 			}
 		}
-		if c.feedback != nil {
-			for op := range h.feedbackOp {
-				if len(c.feedbackOps) == 0 || slices.Contains(c.feedbackOps, wire.Opcode(op)) {
-					h.feedbackOp[op] = append(h.feedbackOp[op], c)
-				}
+	}
+	if c.feedback != nil {
+		for op := range 256 {
+			if len(c.feedbackOps) == 0 || slices.Contains(c.feedbackOps, wire.Opcode(op)) {
+				feedback(op)
 			}
 		}
-		if c.sent != nil {
-			h.sentNew = append(h.sentNew, c.sent)
-			h.sentAgain = append(h.sentAgain, c.sent)
-		}
-		if c.resent != nil {
-			h.sentAgain = append(h.sentAgain, c.resent)
-		}
-		for _, a := range []struct {
-			set  bool
-			list *[]*check
-		}{
-			{c.frame != nil, &h.frame}, {c.msg != nil, &h.msg},
-			{c.arrived != nil, &h.arrived}, {c.feedback != nil, &h.feedback}, {c.answer != nil, &h.answer},
-			{c.probe != nil, &h.probe}, {c.endpoint != nil, &h.endpoint}, {c.event != nil, &h.event},
-			{c.finish != nil, &h.finish}, {c.finishPoint != nil, &h.finishPoint},
-		} {
-			if a.set {
-				*a.list = append(*a.list, c)
-			}
+	}
+}
+
+// addHooks appends c to the lists of the hooks it has, and its sent and
+// resent hooks to sentNew and sentAgain.
+func addHooks(c *check) {
+	h := &hooks
+	if c.sent != nil {
+		h.sentNew = append(h.sentNew, c.sent)
+		h.sentAgain = append(h.sentAgain, c.sent)
+	}
+	if c.resent != nil {
+		h.sentAgain = append(h.sentAgain, c.resent)
+	}
+	for _, a := range []struct {
+		set  bool
+		list *[]*check
+	}{
+		{c.frame != nil, &h.frame}, {c.msg != nil, &h.msg},
+		{c.arrived != nil, &h.arrived}, {c.feedback != nil, &h.feedback}, {c.answer != nil, &h.answer},
+		{c.probe != nil, &h.probe}, {c.endpoint != nil, &h.endpoint}, {c.event != nil, &h.event},
+		{c.finish != nil, &h.finish}, {c.finishPoint != nil, &h.finishPoint},
+	} {
+		if a.set {
+			*a.list = append(*a.list, c)
 		}
 	}
 }

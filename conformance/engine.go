@@ -199,6 +199,7 @@ type engine struct {
 }
 
 func newEngine(p *PICS) *engine {
+	buildHooks()
 	e := &engine{
 		pics: p, codec: p.Codec(), mode: p.EVModeValue(),
 		grace: p.reaction(), tol: p.tolerance(), dynMPR: p.Has("dynamic_mpr"),
