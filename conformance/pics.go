@@ -294,11 +294,15 @@ func (p *PICS) finish() error {
 			return bad("features", "unknown feature %q (known: %s)", f, strings.Join(sortedKeys(FeatureDocs), ", "))
 		}
 	}
-	c, err := wire.NewCodec(*spec.OrDefault(p.Profile))
-	if err != nil {
-		return bad("profile", "%v", err)
+	p.codec = wire.Default // the default profile's codec, made once
+	if p.Profile != nil {
+		c, err := wire.NewCodec(*p.Profile)
+		if err != nil {
+			return bad("profile", "%v", err)
+		}
+		p.codec = c
 	}
-	p.codec = c
+	var err error
 	if p.EVMode == "" {
 		p.mode = wire.EVModeSTEV
 		if p.Has("srv6") {

@@ -12,8 +12,8 @@ import (
 )
 
 func TestFieldKeysFound(t *testing.T) {
-	if pcap.DefaultKeysErr != nil {
-		t.Fatal(pcap.DefaultKeysErr)
+	if err := pcap.DefaultKeysErr(); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -4,7 +4,7 @@ import "time"
 
 // DefaultKeysErr exposes, to tests, whether the field keys the printers
 // interpret could be found in wire.Default's header descriptions.
-var DefaultKeysErr = defaultKeysErr
+func DefaultKeysErr() error { _, err := defaultKeys(); return err }
 
 // SetChunkSize sets the size of the chunks Readers read into and returns
 // a function that restores it.

@@ -36,7 +36,7 @@ func WiresharkField(header, key string) string {
 
 // fieldNote returns the symbolic meaning of a field value, or "".
 func fieldNote(header, key string, v uint64) string {
-	k := &defaultKeys
+	k, _ := defaultKeys() // TestFieldKeysFound checks the error
 	switch {
 	case header == "BTH" && key == k.Opcode:
 		return wire.Opcode(v).String()

@@ -3,6 +3,7 @@ package pcap
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/openmrc/mrc/wire"
 )
@@ -74,8 +75,9 @@ func deriveKeys(c *wire.Codec) (semKeys, error) {
 	return k, errors.Join(errs...)
 }
 
-// keys for wire.Default, for fieldNote.
-var defaultKeys, defaultKeysErr = deriveKeys(wire.Default)
+// defaultKeys returns the keys for wire.Default, for fieldNote, derived
+// on first use.
+var defaultKeys = sync.OnceValues(func() (semKeys, error) { return deriveKeys(wire.Default) })
 
 // ruleReqs are the requirement IDs of the rules the dissector applies,
 // each found by decoding or checking a frame that breaks the rule.

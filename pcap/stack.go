@@ -1,6 +1,8 @@
 package pcap
 
 import (
+	"sync"
+
 	"github.com/openmrc/mrc/wire"
 )
 
@@ -16,8 +18,10 @@ type opStack struct {
 	payload bool           // a write: payload (and pad) follow
 }
 
-// stacks[op][ts] for valid opcodes; headers is nil for invalid ones.
-var stacks = buildStacks(wire.Default)
+// stacks returns stacks[op][ts] for valid opcodes, headers nil for
+// invalid ones, built on first use (the gopacket layers, the Lua
+// generator): the judge and the printers need none.
+var stacks = sync.OnceValue(func() *[256][2]opStack { return buildStacks(wire.Default) })
 
 func buildStacks(c *wire.Codec) *[256][2]opStack {
 	var t [256][2]opStack
@@ -55,7 +59,7 @@ func stackOf(h *wire.BTH) *opStack {
 	if h.TSPresent {
 		ts = 1
 	}
-	s := &stacks[h.Opcode][ts]
+	s := &stacks()[h.Opcode][ts]
 	if s.headers == nil {
 		return nil
 	}
