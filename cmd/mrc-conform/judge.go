@@ -188,6 +188,7 @@ func judgeOne(cmd cli.Command, file string, opts conformance.Options, fl *judgeF
 	if isTerminal(stderr) {
 		opts.Progress = func(n int) { fmt.Fprintf(stderr, "\rjudging: %d frames", n) }
 	}
+	advice := startAdvice(file, opts.PICS)
 	rep, err := conformance.JudgeFile(file, opts)
 	if opts.Progress != nil {
 		fmt.Fprint(stderr, "\r\033[K")
@@ -213,7 +214,7 @@ func judgeOne(cmd cli.Command, file string, opts conformance.Options, fl *judgeF
 	if err != nil {
 		return fail("%v", err)
 	}
-	adviseProfile(file, opts.PICS, map[bool]io.Writer{true: w, false: stderr}[f == conformance.FormatText])
+	writeProfileAdvice(<-advice, map[bool]io.Writer{true: w, false: stderr}[f == conformance.FormatText])
 	if fl.out != "" {
 		if err := os.WriteFile(fl.out, buf.Bytes(), 0o644); err != nil {
 			return fail("%v", err)

@@ -36,13 +36,28 @@ func loadProfileArg(v string) (spec.Profile, error) {
 	return spec.Preset(v)
 }
 
-// adviseProfile notes, after a judge's summary, a preset the capture fits
-// better than the PICS's profile (pcap.Fit).
-func adviseProfile(name string, p *conformance.PICS, w io.Writer) {
+// startAdvice works out, on a goroutine of its own, the presets the
+// capture name fits better than the PICS's profile (pcap.Fit), noted after
+// a judge's report (writeProfileAdvice). It reads the capture's first
+// frames apart from the judge and needs nothing the judge finds, so a
+// judge run starts it first: it then runs while the judge reads the
+// frames it holds before judging any (about 12 ms on the incast capture,
+// the workers idle) or on the core one worker leaves free, rather than
+// after the report (3-4 ms).
+func startAdvice(name string, p *conformance.PICS) <-chan []string {
 	if p == nil {
 		p = conformance.DefaultPICS()
 	}
-	advice, _ := pcap.AdviseFile(name, p.Codec(), p.EVModeValue()) // the judge has reported read errors already
+	out := make(chan []string, 1)
+	go func() {
+		advice, _ := pcap.AdviseFile(name, p.Codec(), p.EVModeValue()) // the judge reports read errors
+		out <- advice
+	}()
+	return out
+}
+
+// writeProfileAdvice writes the notes of startAdvice's advice.
+func writeProfileAdvice(advice []string, w io.Writer) {
 	for _, a := range advice {
 		fmt.Fprintln(w, "note: "+a)
 	}

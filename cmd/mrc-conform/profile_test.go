@@ -63,6 +63,10 @@ func TestProfilePresetEmu(t *testing.T) {
 	if !strings.Contains(out, "note: the capture fits the emu preset better") {
 		t.Errorf("judge gives no advice:\n%s", out)
 	}
+	// The advice, worked out while the judge runs, follows the report.
+	if a, r := strings.Index(out, "note: the capture fits"), strings.Index(out, "RESULT "); r < 0 || a < r {
+		t.Errorf("judge's advice is not after its RESULT line:\n%s", out)
+	}
 	out, _, st = run(t, "judge", "--pics", "default", "--profile", "emu", name)
 	want := "failed MRC-WIRE-BTH-005, MRC-WIRE-BTH-006, MRC-WIRE-DSCP-001, MRC-WIRE-DSCP-002\n"
 	if st != 1 || !strings.Contains(out, want) || strings.Contains(out, "note:") {
