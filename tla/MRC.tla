@@ -932,6 +932,21 @@ Len212  == <<2, 1, 2>>              Imm212  == <<FALSE, TRUE, TRUE>>
 (* permuting them maps behaviours to behaviours.                                          *)
 EVSymmetry == Permutations(EVs)
 
+(* View for the larger models (VIEW DeadVarsView): TLC identifies states that differ only  *)
+(* in variables no guard, no other variable's next value and no checked property reads,    *)
+(* under these constants.  With ReorderGuard = 0 the reorder rule queues nothing (rl = {}  *)
+(* in ReqRecvSACK: lim = ls0), so lossScan and retx are read nowhere else (InferredLossOn   *)
+(* needs a SACK step that moves a PSN from inflight to lost, which only rl does); with      *)
+(* ProbeSuccesses = 1 a good probe answer restores its EV whatever probeOK holds, and only  *)
+(* probeOK is computed from probeOK.  Such states have the same successors up to those     *)
+(* variables and the same verdicts, so checking one of them checks all.  Other constants:  *)
+(* every variable.                                                                         *)
+DeadVarsView ==
+    IF ReorderGuard = 0 /\ ProbeSuccesses = 1
+    THEN <<qpState, posted, nxt, una, inflight, sacked, lost, txEV, retries, sndOK,
+           evState, probing, rspVars, envVars, ghostVars, owed>>
+    ELSE vars
+
 (* State constraint for the larger models: bound the bag.                  *)
 MaxBag == 8
 BagBound == BagSize(net) <= MaxBag
