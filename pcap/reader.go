@@ -740,22 +740,43 @@ func pow10(n uint8) uint64 {
 
 // options walks a pcapng option list. Values alias the buffer.
 func (r *Reader) options(off int, b []byte, fn func(code uint16, v []byte) error) error {
-	for len(b) >= 4 {
-		code, n := r.u16(b), int(r.u16(b[2:]))
-		if code == ngOptEnd {
-			return nil
+	for {
+		code, v, rest, more := r.option(b)
+		if !more {
+			return r.optionErr(off, b)
 		}
-		if 4+n > len(b) {
-			return r.ferr(off, fmt.Sprintf("option %d of %d bytes overruns its block", code, n), nil)
-		}
-		if err := fn(code, b[4:4+n]); err != nil {
+		if err := fn(code, v); err != nil {
 			return err
 		}
-		adv := 4 + (n+3)&^3
-		if adv > len(b) {
-			adv = len(b)
-		}
-		b = b[adv:]
+		b = rest
+	}
+}
+
+// option splits the first option off the option list b: its code, its
+// value (aliasing b) and the list after it. more is false at the end of
+// the list (opt_endofopt, or fewer than 4 bytes left) and when the option
+// overruns the list (optionErr tells which). Small enough to inline: a
+// packet block's options are walked for every frame.
+func (r *Reader) option(b []byte) (code uint16, v, rest []byte, more bool) {
+	if len(b) < 4 {
+		return
+	}
+	code, end := r.u16(b), 4+int(r.u16(b[2:]))
+	if code == ngOptEnd || end > len(b) {
+		return
+	}
+	return code, b[4:end:end], b[min(end+(-end&3), len(b)):], true
+}
+
+// optionErr returns the error of the option list b where option found no
+// next option: nil at its end, a *FormatError when its first option
+// overruns it.
+func (r *Reader) optionErr(off int, b []byte) error {
+	if len(b) < 4 {
+		return nil
+	}
+	if code, n := r.u16(b), int(r.u16(b[2:])); code != ngOptEnd && 4+n > len(b) {
+		return r.ferr(off, fmt.Sprintf("option %d of %d bytes overruns its block", code, n), nil)
 	}
 	return nil
 }
@@ -812,17 +833,18 @@ func (r *Reader) packet(off int, f *Frame, in *Interface, id int, ts uint64, cap
 }
 
 func (r *Reader) packetOptions(off int, f *Frame, opts []byte) error {
-	if len(opts) < 4 || r.u16(opts) == ngOptEnd {
-		return nil // no options, or only their end: f.Comments is empty
-	}
-	err := r.options(off, opts, func(code uint16, v []byte) error {
-		if code == ngOptComment {
-			f.Comments = append(f.Comments, v[:len(v):len(v)])
+	for {
+		code, v, rest, more := r.option(opts)
+		if !more {
+			break
 		}
-		return nil
-	})
+		if code == ngOptComment {
+			f.Comments = append(f.Comments, v)
+		}
+		opts = rest
+	}
 	r.comments = f.Comments[:0]
-	return err
+	return r.optionErr(off, opts)
 }
 
 func (r *Reader) readEPB(off int, body []byte, f *Frame) (bool, error) {
