@@ -355,7 +355,9 @@ func (e *engine) failWhy(cs caseID, pt *point, node string, how failHow, req req
 		f.Verdict, f.timing, f.absent = Fail, how&onTiming != 0, how&onAbsence != 0
 		e.placeFinding(f, pt, node)
 	}
-	e.failSnapshot(pt)
+	if fl := pt.curFlow; fl != nil && e.snapRoom(fl) {
+		e.snapshot(pt, fl) // the connection's timeline around the failure
+	}
 }
 
 // failCount counts a failing observation.
@@ -375,12 +377,16 @@ func (e *engine) failCount(cs caseID, pt *point, node string, how failHow) *obsC
 	return o
 }
 
-// failSnapshot keeps the timeline of the current frame's connection
-// around a failure.
-func (e *engine) failSnapshot(pt *point) {
-	if fl := pt.curFlow; fl != nil && (fl.tl != nil && fl.tl.snap != nil || len(e.snaps) < maxSnapshots) {
-		e.snapshot(pt, fl)
+// snapRoom reports whether a failure on connection fl at the current
+// frame's point adds to a timeline snapshot: its own while that has room,
+// or a new one while the engine keeps fewer than maxSnapshots. A point
+// away from a failing node may fail an observation of every frame, and
+// its snapshot is soon full: then the failure costs this test alone.
+func (e *engine) snapRoom(fl *flow) bool {
+	if s := fl.tl; s != nil && s.snap != nil {
+		return len(s.snap.events) < timelineEvents
 	}
+	return len(e.snaps) < maxSnapshots
 }
 
 // undecided records an observation the judge could not decide, with no
