@@ -85,6 +85,9 @@ func probeOnLivePlane(e *engine, x *probeCtx) { e.psuCheck(x.pt, x.fl, x.req, "a
 // psuCheck checks that nothing goes to a peer on a plane it reported down
 // (EP-PSU-3, EV-PORT-2). Plane n − 1 carries port n.
 func (e *engine) psuCheck(pt *point, fl *flow, node, what string) {
+	if len(pt.psu) == 0 {
+		return // no port status update seen at the point: no names hashed
+	}
 	u, ok := pt.psu[[2]string{fl.key.rsp, node}]
 	if !ok || e.now < u.ns+e.grace || pt.curPlane < 0 || pt.curPlane > 30 {
 		return

@@ -325,8 +325,8 @@ func newFlow(k flowKey, frame int) *flow {
 // tracks too many flows.
 func (e *engine) dataFlow(pt *point, req, rsp string, qpn uint32) *flow {
 	k := flowKey{req: req, rsp: rsp, qpn: qpn}
-	if f := pt.lastData; f != nil && f.key == k {
-		return f // the previous data packet's flow: no key hashed
+	if f := pt.lastData; f != nil && f.key.qpn == qpn && !f.key.partial && sameString(f.key.req, req) && sameString(f.key.rsp, rsp) {
+		return f // the previous data packet's flow: no key hashed, names compared by pointer first
 	}
 	if f := pt.flows[k]; f != nil {
 		pt.lastData = f
@@ -363,8 +363,8 @@ func (e *engine) addFlow(pt *point, k flowKey) *flow {
 // req answers. spdcid (when has) is the responder's QPN bits 15:0. The
 // second result reports whether spdcid disagreed with the flow found.
 func (e *engine) feedbackFlow(pt *point, rsp, req string, reqQPN uint32, spdcid uint16, has bool) (*flow, bool) {
-	pr := [2]string{req, rsp}
-	if pt.lastPair != pr || pt.lastPairGen != pt.pairsGen || pt.lastCands == nil {
+	if !sameString(pt.lastPair[0], req) || !sameString(pt.lastPair[1], rsp) || pt.lastPairGen != pt.pairsGen || pt.lastCands == nil {
+		pr := [2]string{req, rsp}
 		pt.lastPair, pt.lastCands, pt.lastPairGen = pr, pt.pairs[pr], pt.pairsGen
 	}
 	cands := pt.lastCands
