@@ -106,6 +106,9 @@ func retransmitFirst(e *engine, x *sentCtx) {
 		}
 		return
 	}
+	if len(fl.nackPend) == 0 {
+		return // no NACK waiting: no map walked
+	}
 	due := false // a trim NACK waiting beyond the reaction time: only then sort (sortedPSNs allocates)
 	for _, pn := range fl.nackPend {
 		if pn.trim() && !pn.overtaken && t >= pn.ns+e.grace {

@@ -165,9 +165,11 @@ func sackCurrent(e *engine, x *fbCtx) {
 	if !ok || fl.arrived.len() > 4096 {
 		return
 	}
-	for q := range fl.refused {
-		if !psnAfter(q, at.rcum) {
-			return // refused after it was counted: the reconstruction is unsure
+	if len(fl.refused) > 0 {
+		for q := range fl.refused {
+			if !psnAfter(q, at.rcum) {
+				return // refused after it was counted: the reconstruction is unsure
+			}
 		}
 	}
 	if psnAfter(at.rcum, s.CACKPSN) {
@@ -435,7 +437,7 @@ func trimNACKUndeclared(e *engine, x *fbCtx) {
 	if n.Reason != wire.NACKTrimmed && n.Reason != wire.NACKTrimmedLastHop {
 		return
 	}
-	if v, _ := e.pics.Declared("trim_nack"); !v {
+	if !e.trimNack {
 		e.failWhy(cNoTrimNak, x.pt, x.rsp, 0, "RSP-NACK-2", func(f *Finding) {
 			f.PSN, f.Expected, f.Observed = u32p(n.NACKPSN), "trimmed packets discarded silently (no trim-NACK support declared)", n.Reason.String()+" NACK"
 		})

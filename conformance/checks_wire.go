@@ -448,7 +448,7 @@ func dscpWrite(e *engine, x *sentCtx) {
 	// overtaken on another plane.
 	reordered := resend && x.st == nil
 	absent := !resend && p.BTH.Retransmit && got == rtxClass || reordered && !p.BTH.Retransmit
-	switch v, declared := e.pics.Declared("trim_nack"); {
+	switch v, declared := e.trimNack, e.trimNackDeclared; {
 	case declared && !v:
 		want, class, req = prof.DSCP.NoTrim, "DSCP_NO_TRIM (peer without trim NACKs)", "WIRE-DSCP-5"
 	case !declared && got == prof.DSCP.NoTrim:
@@ -463,7 +463,7 @@ func dscpWrite(e *engine, x *sentCtx) {
 		how = onAbsence
 	}
 	e.failWhy(cDSCP, x.pt, x.req, how, reqID(req), func(f *Finding) {
-		if _, declared := e.pics.Declared("trim_nack"); !declared {
+		if !e.trimNackDeclared {
 			class += " or DSCP_NO_TRIM (trim_nack not declared)"
 		}
 		f.PSN, f.EV = u32p(p.BTH.PSN), u32p(x.ev)

@@ -137,6 +137,9 @@ type engine struct {
 	grace  int64 // reaction time, ns
 	tol    int64 // timer tolerance, ns
 	dynMPR bool  // the PICS declares dynamic_mpr (looked up once, not per SACK)
+	// trimNack and trimNackDeclared are the PICS's trim_nack feature
+	// (Declared), looked up once, not per write.
+	trimNack, trimNackDeclared bool
 
 	dec pcap.Decoder
 	rec pcap.Record
@@ -206,6 +209,7 @@ func newEngine(p *PICS) *engine {
 		rows: map[nodePoint]*obsRow{}, points: map[string]*point{}, nodes: map[nodePoint]*npStat{},
 		toNode: map[nodePoint]int{}, noteSeen: map[string]bool{}, nodeNames: map[string]bool{},
 	}
+	e.trimNack, e.trimNackDeclared = p.Declared("trim_nack")
 	e.dec = pcap.Decoder{Codec: e.codec, EVMode: e.mode}
 	prof := e.codec.Profile()
 	e.prof = &prof

@@ -352,9 +352,11 @@ func (e *engine) advanceUna(fl *flow, cack uint32) {
 	fl.unaHist = append(fl.unaHist, unaEvent{una: cack, ns: e.now, frame: e.frameNo})
 	// Drop the PSNs now cumulatively acknowledged.
 	fl.psns.dropThrough(cack)
-	for q := range fl.nackPend {
-		if !psnAfter(q, cack) {
-			delete(fl.nackPend, q)
+	if len(fl.nackPend) > 0 {
+		for q := range fl.nackPend {
+			if !psnAfter(q, cack) {
+				delete(fl.nackPend, q)
+			}
 		}
 	}
 	for i := range fl.wimm {
