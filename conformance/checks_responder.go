@@ -480,8 +480,8 @@ func ackCovers(e *engine, x *fbCtx) {
 // ackMissing: ACKs due when the cumulative point stepped onto an ack_req
 // PSN (RSP-ACK-1).
 func ackMissing(e *engine, pt *point, fl *flow) {
-	for _, q := range sortedPSNs(fl.ackReq) {
-		a := fl.ackReq[q]
+	for _, q := range sortedPSNs(fl.ackReq.m) {
+		a := fl.ackReq.m[q]
 		due, ok := fl.ackDue[q]
 		if !ok {
 			continue // cack never reached it

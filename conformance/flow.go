@@ -275,7 +275,7 @@ type flow struct {
 	needSACK   psnMap[needSACK] // arrivals a SACK must answer at once (RSP-SACK-5), by PSN: no hash per arrival
 	trimPend   map[uint32]arrival
 	oorPend    map[uint32]arrival
-	ackReq     map[uint32]arrival
+	ackReq     ackReqSet
 	ackDue     map[uint32]int64 // ack_req PSNs the cumulative point stepped over, and when
 	rGuess     bool             // the baseline is a guess from the QP's first message, not yet confirmed
 	rBase      uint32           // the baseline cumulative point
@@ -315,7 +315,7 @@ func newFlow(k flowKey, frame int) *flow {
 		nackPend: map[uint32]pendingNACK{},
 		refused:  map[uint32]int{}, badArr: map[uint32]int{}, trimArr: map[uint32]int{},
 		trimPend: map[uint32]arrival{}, oorPend: map[uint32]arrival{},
-		ackReq: map[uint32]arrival{}, ackDue: map[uint32]int64{}, wimmExcess: map[uint32]arrival{}, preBase: map[uint32]bool{},
+		ackReq: ackReqSet{m: map[uint32]arrival{}}, ackDue: map[uint32]int64{}, wimmExcess: map[uint32]arrival{}, preBase: map[uint32]bool{},
 		arrived: arrTable{bounded: true},
 	}
 }

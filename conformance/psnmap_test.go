@@ -147,3 +147,38 @@ func TestHeldBitsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestAckReqSetCounts drives ackReqSet with puts (new PSNs and PSNs held
+// already), deletes (held and not) and resets, and checks after each step
+// that mayHold is true for every PSN held (advanceRcum skips a PSN it is
+// false for) and that the counts are those of the map's PSNs, so that it
+// is false again for a low byte once none of its PSNs is held.
+func TestAckReqSetCounts(t *testing.T) {
+	const seed = 3
+	r := rand.New(rand.NewPCG(seed, 0))
+	s := ackReqSet{m: map[uint32]arrival{}}
+	for i := 0; i < 20000; i++ {
+		q := uint32(r.IntN(1 << 10)) // four PSNs share each low byte
+		switch k := r.IntN(100); {
+		case k < 50:
+			s.put(q, arrival{psn: q})
+		case k < 99:
+			s.del(q)
+		default:
+			s.reset()
+		}
+		var want [256]uint16
+		for p := range s.m {
+			want[p&0xFF]++
+			if !s.mayHold(p) {
+				t.Fatalf("seed %d step %d: mayHold(%d) false for a PSN held", seed, i, p)
+			}
+		}
+		if s.n != want {
+			t.Fatalf("seed %d step %d: counts by low byte differ from the map's PSNs", seed, i)
+		}
+		if b := q & 0xFF; want[b] == 0 && s.mayHold(q) {
+			t.Fatalf("seed %d step %d: mayHold(%d) true with no PSN of its low byte held", seed, i, q)
+		}
+	}
+}

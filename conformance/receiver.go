@@ -245,8 +245,8 @@ func (e *engine) advanceRcum(fl *flow) {
 		}
 		fl.freeArrival(a)
 		fl.rcum = q
-		if len(fl.ackReq) > 0 {
-			if _, ok := fl.ackReq[q]; ok {
+		if fl.ackReq.mayHold(q) {
+			if _, ok := fl.ackReq.m[q]; ok {
 				fl.ackDue[q] = e.now // cack reaches an ack_req PSN (RSP-ACK-1)
 			}
 		}
@@ -335,8 +335,8 @@ func (e *engine) arrive(pt *point, fl *flow, rsp string, r *pcap.Record) {
 			a.needAnswer = true
 			fl.needAnswer(e, a)
 		}
-		if p.BTH.AckReq && e.roomIn(len(fl.ackReq), MaxPending) {
-			fl.ackReq[psn] = *a
+		if p.BTH.AckReq && e.roomIn(fl.ackReq.len(), MaxPending) {
+			fl.ackReq.put(psn, *a)
 		}
 		if op.HasImm() {
 			e.wimmArrive(pt, fl, rsp, *a)
@@ -397,6 +397,40 @@ func (e *engine) rspPKeySeen(fl *flow, k uint16) {
 	}
 }
 
+// ackReqSet holds the ack_req PSNs that arrived and that no ACK covered
+// yet, with their arrivals (RSP-ACK-1), and counts them by their PSN's low
+// byte: advanceRcum, which steps the cumulative point one PSN at a time,
+// then hashes only a PSN that may be one of them. put, del and reset keep
+// the counts; m is read directly.
+type ackReqSet struct {
+	m map[uint32]arrival
+	n [256]uint16 // entries of m by PSN & 0xFF (at most MaxPending)
+}
+
+func (s *ackReqSet) len() int { return len(s.m) }
+
+// mayHold reports whether q may be an entry: false means it is not.
+func (s *ackReqSet) mayHold(q uint32) bool { return s.n[q&0xFF] != 0 }
+
+func (s *ackReqSet) put(q uint32, a arrival) {
+	if _, ok := s.m[q]; !ok {
+		s.n[q&0xFF]++
+	}
+	s.m[q] = a
+}
+
+func (s *ackReqSet) del(q uint32) {
+	if _, ok := s.m[q]; ok {
+		delete(s.m, q)
+		s.n[q&0xFF]--
+	}
+}
+
+func (s *ackReqSet) reset() {
+	clear(s.m)
+	s.n = [256]uint16{}
+}
+
 // unarrive forgets an arrival the responder refused (a NACK or NAK for it).
 func (e *engine) unarrive(fl *flow, psn uint32) {
 	if e.roomIn(len(fl.refused), MaxPending) {
@@ -407,7 +441,7 @@ func (e *engine) unarrive(fl *flow, psn uint32) {
 		fl.freeArrival(a)
 	}
 	fl.needSACK.del(psn)
-	delete(fl.ackReq, psn)
+	fl.ackReq.del(psn)
 	delete(fl.ackDue, psn)
 }
 
@@ -430,7 +464,7 @@ func (e *engine) confirmBaseline(fl *flow, cack uint32) {
 	fl.needSACK.reset()
 	clear(fl.trimPend)
 	clear(fl.oorPend)
-	clear(fl.ackReq)
+	fl.ackReq.reset()
 	clear(fl.ackDue)
 	clear(fl.wimmExcess)
 	fl.held, fl.rcumHist, fl.rcumBack, fl.rcumLast, fl.bytes = nil, nil, 0, 0, 0
@@ -719,12 +753,12 @@ func (e *engine) aeth(pt *point, src, dst string, r *pcap.Record) {
 			break
 		}
 		x.judged = true
-		for q := range fl.ackReq {
+		for q := range fl.ackReq.m {
 			// An ACK covers the ack_req PSNs at or behind its psn, within
 			// half the PSN space: one 2^23 or more away covers nothing
 			// (24-bit serial arithmetic, RSP-RCV-6).
 			if psnDist(psn, q) < 1<<23 {
-				delete(fl.ackReq, q)
+				fl.ackReq.del(q)
 				delete(fl.ackDue, q)
 				x.acksCovered++
 			}
