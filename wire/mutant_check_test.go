@@ -4,6 +4,8 @@ package wire
 // tests let live (scripts/mutate.sh; modelcheck/README "Mutation testing").
 
 import (
+	"encoding/binary"
+	"strings"
 	"testing"
 
 	"github.com/openmrc/mrc/spec"
@@ -76,6 +78,96 @@ func TestMutantIPv4ViolationOffsets(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("%s: no WIRE-ENC-1 violation of the %s field", tc.field, tc.field)
+		}
+	}
+}
+
+// violationCase is a header rule broken on purpose (op 0: the SRv6 sample)
+// and the violation expected.
+type violationCase struct {
+	name  string
+	op    Opcode
+	edit  func(p *Packet)
+	raw   func(b []byte) []byte
+	req   ReqID
+	hdr   string
+	off   int
+	field string
+	msg   string
+}
+
+// TestMutantViolationOffsets: each header rule's violation names the
+// header and points at the field it judges, as a frame offset (an IPv4
+// frame without VLAN tags: IPv4 at 14, UDP at 34, BTH at 42), so that a
+// report leads to the byte at fault; the length rules name by how much
+// the lengths disagree.
+func TestMutantViolationOffsets(t *testing.T) {
+	find := func(op Opcode) Packet {
+		for _, s := range samplePackets() {
+			if s.BTH.Opcode == op && !s.IsIPv6 && !s.Eth.HasVLAN {
+				return s
+			}
+		}
+		t.Fatalf("no IPv4 sample of %s", op)
+		return Packet{}
+	}
+	grow := func(b []byte) []byte { // 4 more bytes in the IPv4 datagram than UDP says
+		binary.BigEndian.PutUint16(b[16:], binary.BigEndian.Uint16(b[16:])+4)
+		return append(b, 0, 0, 0, 0)
+	}
+	cases := []violationCase{
+		{"DF clear", OpWriteOnly, func(p *Packet) { p.IP4.FlagsFrag = 0 }, nil, ReqENC5, "IPv4", 20, "flags", ""},
+		{"UDP length short", OpWriteOnly, nil, grow, ReqLEN1, "UDP", 38, "length", "leaves 4 bytes"},
+		{"UDP checksum", OpWriteOnly, func(p *Packet) { p.UDP.Checksum = 0x1234 }, nil, ReqUDP3, "UDP", 40, "checksum", ""},
+		{"tver", OpWriteOnly, func(p *Packet) { p.BTH.TVer = 1 }, nil, ReqBTH3, "BTH", 43, "tver", ""},
+		{"BTH reserved", OpWriteOnly, func(p *Packet) { p.BTH.Rsvd = 1 }, nil, ReqBTH7, "BTH", 50, "reserved", ""},
+		{"QPN 2 for data", OpWriteOnly, func(p *Packet) { p.BTH.DestQP = EndpointQPN }, nil, ReqBTH8, "BTH", 47, "dest_qp", ""},
+		{"endpoint PSN high bits", OpEndpointReq, func(p *Packet) { p.BTH.PSN = 0x010000 }, nil, ReqEP1, "BTH", 51, "psn", ""},
+		{"trimmed SACK", OpSACK, func(p *Packet) { p.IP4.TOS = Default.Profile().DSCP.Trimmed << 2 }, nil, ReqTRIM1, OpSACK.String(), 15, "dscp", ""},
+		{"SACK PSN not cack", OpSACK, func(p *Packet) { p.BTH.PSN = 1 }, nil, ReqSETH10, "BTH", 50, "psn", ""},
+		{"NACK PSN not nack_psn", OpNACK, func(p *Packet) { p.BTH.PSN = 1 }, nil, ReqNETH4, "BTH", 51, "psn", ""},
+		{"probe PSN", OpProbe, func(p *Packet) { p.BTH.PSN = 9 }, nil, ReqPETH2, "BTH", 51, "psn", ""},
+		{"TS on SACK", OpSACK, func(p *Packet) { p.BTH.TSPresent = true }, nil, ReqBTH6, "BTH", 50, "ts", ""},
+		{"RTX on ACK", OpAcknowledge, func(p *Packet) { p.BTH.Retransmit = true }, nil, ReqBTH5, "BTH", 50, "rtx", ""},
+		{"pad count on ACK", OpAcknowledge, nil, func(b []byte) []byte { b[43] |= 0x30; return b }, ReqBTH9, "BTH", 43, "pad_cnt", ""},
+	}
+	var srv6 Packet // SRv6 without an SRH: the outer IPv6 header at 14, the inner at 54
+	for _, s := range samplePackets() {
+		if s.SRv6 && !s.HasSRH {
+			srv6 = s
+		}
+	}
+	cases = append(cases, violationCase{"outer payload length long", 0, nil, func(b []byte) []byte {
+		binary.BigEndian.PutUint16(b[18:], binary.BigEndian.Uint16(b[18:])+4)
+		return append(b, 0, 0, 0, 0)
+	}, ReqLEN1, "IPv6", 18, "payload_length", "leaves 4 bytes after"})
+	for _, tc := range cases {
+		p := srv6
+		if tc.op != 0 {
+			p = find(tc.op)
+		}
+		if tc.edit != nil {
+			tc.edit(&p)
+		}
+		b, err := Default.Append(nil, &p)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if tc.raw != nil {
+			b = tc.raw(b)
+		}
+		var d Packet
+		if err := Default.Decode(b, &d); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		var got []Violation
+		for _, v := range Default.CheckHeaders(b, &d, nil) {
+			if v.Req == tc.req {
+				got = append(got, v)
+			}
+		}
+		if len(got) != 1 || got[0].Header != tc.hdr || got[0].Offset != tc.off || got[0].Field != tc.field || !strings.Contains(got[0].Msg, tc.msg) {
+			t.Errorf("%s: %v; want one %s violation of %s.%s at offset %d saying %q", tc.name, got, tc.req, tc.hdr, tc.field, tc.off, tc.msg)
 		}
 	}
 }
