@@ -770,15 +770,20 @@ func (r *Reader) option(b []byte) (code uint16, v, rest []byte, more bool) {
 
 // optionErr returns the error of the option list b where option found no
 // next option: nil at its end, a *FormatError when its first option
-// overruns it.
+// overruns it (overrun). Small enough to inline: a packet block's list
+// ends well on every frame.
 func (r *Reader) optionErr(off int, b []byte) error {
-	if len(b) < 4 {
+	if len(b) < 4 || b[0]|b[1] == 0 { // opt_endofopt: code 0 in either byte order
 		return nil
 	}
-	if code, n := r.u16(b), int(r.u16(b[2:])); code != ngOptEnd && 4+n > len(b) {
-		return r.ferr(off, fmt.Sprintf("option %d of %d bytes overruns its block", code, n), nil)
-	}
-	return nil
+	return r.overrun(off, b)
+}
+
+// overrun returns the *FormatError of an option list whose first option
+// overruns it.
+func (r *Reader) overrun(off int, b []byte) error {
+	code, n := r.u16(b), int(r.u16(b[2:]))
+	return r.ferr(off, fmt.Sprintf("option %d of %d bytes overruns its block", code, n), nil)
 }
 
 func (r *Reader) ts(in *Interface, ticks uint64) time.Time {
