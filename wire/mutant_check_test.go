@@ -130,6 +130,28 @@ func TestMutantViolationOffsets(t *testing.T) {
 		{"TS on SACK", OpSACK, func(p *Packet) { p.BTH.TSPresent = true }, nil, ReqBTH6, "BTH", 50, "ts", ""},
 		{"RTX on ACK", OpAcknowledge, func(p *Packet) { p.BTH.Retransmit = true }, nil, ReqBTH5, "BTH", 50, "rtx", ""},
 		{"pad count on ACK", OpAcknowledge, nil, func(b []byte) []byte { b[43] |= 0x30; return b }, ReqBTH9, "BTH", 43, "pad_cnt", ""},
+		{"bytes after the ACK's headers", OpAcknowledge, nil, func(b []byte) []byte {
+			binary.BigEndian.PutUint16(b[16:], binary.BigEndian.Uint16(b[16:])+4) // IPv4 total length
+			binary.BigEndian.PutUint16(b[38:], binary.BigEndian.Uint16(b[38:])+4) // UDP length
+			n := len(b) - ICRCLen
+			return append(b[:n:n], append([]byte{0, 0, 0, 0}, b[n:]...)...)
+		}, ReqOP2, OpAcknowledge.String(), 58, "", "4 bytes follow"},
+		{"write pad count", OpWriteOnly, nil, func(b []byte) []byte { // pad_cnt 0, one byte more before the ICRC
+			b[43] &^= 0x30
+			binary.BigEndian.PutUint16(b[16:], binary.BigEndian.Uint16(b[16:])+1)
+			binary.BigEndian.PutUint16(b[38:], binary.BigEndian.Uint16(b[38:])+1)
+			n := len(b) - ICRCLen
+			return append(b[:n:n], append([]byte{0}, b[n:]...)...)
+		}, ReqBTH9, "BTH", 43, "pad_cnt", "pad count 0 with 1025 payload bytes, want 3"},
+		{"empty middle", OpWriteMiddle, func(p *Packet) { p.Payload = nil }, nil, ReqPAY1, "payload", 74, "", ""},
+		{"dma_length of an only", OpWriteOnly, func(p *Packet) { p.RETH.DMALength = 5000 }, nil, ReqRETH2, "RETH", 58, "dma_length", "dma_length 5000, payload 1021"},
+		{"payload past dma_length", OpWriteFirst, func(p *Packet) { p.RETH.DMALength = 1000 }, nil, ReqRETH2, "RETH", 58, "dma_length", "exceeds"},
+		{"TSETH reserved", OpWriteMiddle, func(p *Packet) { p.BTH.TSPresent, p.TSETH.Rsvd = true, 1 }, nil, ReqGEN2, "TSETH", 58, "reserved", ""},
+		{"AETH bit 7", OpAcknowledge, func(p *Packet) { p.AETH.Syndrome = 0x9F }, nil, ReqAETH1, "AETH", 54, "syndrome", ""},
+		{"SACK m = 3", OpSACK, func(p *Packet) { p.SETH.M = 3 }, nil, ReqSETH3, "SETH", 55, "m", ""},
+		{"NACK reason", OpNACK, func(p *Packet) { p.NETH.Reason = 0x55 }, nil, ReqNETH2, "NETH", 56, "nack_reason", ""},
+		{"ERTH op", OpEndpointReq, func(p *Packet) { p.ERTH.Op = 3 }, nil, ReqERTH1, "ERTH", 55, "op", ""},
+		{"EETH op", OpEndpointResp, func(p *Packet) { p.EETH.Op = 3 }, nil, ReqEETH1, "EETH", 55, "op", ""},
 	}
 	var srv6 Packet // SRv6 without an SRH: the outer IPv6 header at 14, the inner at 54
 	for _, s := range samplePackets() {
@@ -169,5 +191,65 @@ func TestMutantViolationOffsets(t *testing.T) {
 		if len(got) != 1 || got[0].Header != tc.hdr || got[0].Offset != tc.off || got[0].Field != tc.field || !strings.Contains(got[0].Msg, tc.msg) {
 			t.Errorf("%s: %v; want one %s violation of %s.%s at offset %d saying %q", tc.name, got, tc.req, tc.hdr, tc.field, tc.off, tc.msg)
 		}
+	}
+}
+
+// TestMutantSACKAlwaysSkipValid (WIRE-SETH-3): m = 2 (ALWAYS_SKIP) is a
+// valid SACK m; only 3 is reserved.
+func TestMutantSACKAlwaysSkipValid(t *testing.T) {
+	for _, p := range samplePackets() {
+		if p.BTH.Opcode != OpSACK {
+			continue
+		}
+		p.SETH.M = MAlwaysSkip
+		b, err := Default.Append(nil, &p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d Packet
+		if err := Default.Decode(b, &d); err != nil {
+			t.Fatal(err)
+		}
+		if v := Default.Check(b, &d, nil); len(v) != 0 {
+			t.Errorf("SACK with m = ALWAYS_SKIP: %v, want no violation", v)
+		}
+	}
+}
+
+// TestMutantICRCViolationOffset (WIRE-ICRC-1): a wrong ICRC is reported at
+// the ICRC, the frame's last 4 bytes.
+func TestMutantICRCViolationOffset(t *testing.T) {
+	p := samplePackets()[0]
+	b, err := Default.Append(nil, &p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)-1] ^= 1
+	var d Packet
+	if err := Default.Decode(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	v := Default.Check(b, &d, nil)
+	if len(v) != 1 || v[0].Req != ReqICRC1 || v[0].Offset != len(b)-ICRCLen {
+		t.Errorf("%v; want one WIRE-ICRC-1 violation at offset %d", v, len(b)-ICRCLen)
+	}
+}
+
+// TestMutantAcceptPortsLimit (WIRE-UDP-1): a codec holds up to 8 accepted
+// UDP destination ports, the 8th decoded as MRC; a profile with 9 is
+// refused.
+func TestMutantAcceptPortsLimit(t *testing.T) {
+	p := spec.DefaultProfile()
+	p.AcceptUDPDstPorts = []uint16{4791, 4971, 5001, 5002, 5003, 5004, 5005, 5006}
+	c, err := NewCodec(p)
+	if err != nil {
+		t.Fatalf("8 accepted ports: %v", err)
+	}
+	if !c.AcceptsPort(5006) {
+		t.Error("the 8th accepted port is not accepted")
+	}
+	p.AcceptUDPDstPorts = append(p.AcceptUDPDstPorts, 5007)
+	if _, err := NewCodec(p); err == nil {
+		t.Error("9 accepted ports: no error")
 	}
 }
