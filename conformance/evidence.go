@@ -289,39 +289,27 @@ func annotation(rep *Report) map[int][]string {
 // strings.Join(strings.Fields(line)[3:], " ") without the slice of
 // fields.
 func frameSummary(line []byte) string {
-	from, fields := 0, 0
-	for i, inField := 0, false; i < len(line) && fields < 4; {
-		space, n := spaceAt(line, i)
-		if !space && !inField {
-			if fields++; fields == 4 {
-				from = i
-			}
+	from, end := 0, 0
+	for n := 0; n < 4; n++ {
+		start, e := nextField(line, end)
+		if start == len(line) {
+			from = 0 // three fields or fewer: all of them
+			break
 		}
-		inField = !space
-		i += n
-	}
-	if fields < 4 {
-		from = 0
+		from, end = start, e
 	}
 	var b strings.Builder
 	b.Grow(len(line) - from)
-	start := -1 // of the field being read
-	for i := from; i <= len(line); {
-		space, n := true, 1
-		if i < len(line) {
-			space, n = spaceAt(line, i)
+	for i := from; ; {
+		start, end := nextField(line, i)
+		if start == len(line) {
+			break
 		}
-		switch {
-		case !space && start < 0:
-			start = i
-		case space && start >= 0:
-			if b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			b.Write(line[start:i])
-			start = -1
+		if b.Len() > 0 {
+			b.WriteByte(' ')
 		}
-		i += n
+		b.Write(line[start:end])
+		i = end
 	}
 	return b.String()
 }
@@ -329,14 +317,36 @@ func frameSummary(line []byte) string {
 // asciiSpace marks the ASCII characters unicode.IsSpace reports.
 var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
-// spaceAt reports whether b[i:], not empty, starts with white space
-// (unicode.IsSpace), and the length of its first character.
-func spaceAt(b []byte, i int) (bool, int) {
-	if c := b[i]; c < utf8.RuneSelf {
-		return asciiSpace[c], 1
+// nextField returns where the first field of line at or after i starts
+// and ends (start is len(line) when there is none): fields are separated
+// by white space (unicode.IsSpace).
+func nextField(line []byte, i int) (start, end int) {
+	for i < len(line) {
+		if c := line[i]; c < utf8.RuneSelf {
+			if !asciiSpace[c] {
+				break
+			}
+			i++
+		} else if r, n := utf8.DecodeRune(line[i:]); unicode.IsSpace(r) {
+			i += n
+		} else {
+			break
+		}
 	}
-	r, n := utf8.DecodeRune(b[i:])
-	return unicode.IsSpace(r), n
+	start = i
+	for i < len(line) {
+		if c := line[i]; c < utf8.RuneSelf {
+			if asciiSpace[c] {
+				break
+			}
+			i++
+		} else if r, n := utf8.DecodeRune(line[i:]); !unicode.IsSpace(r) {
+			i += n
+		} else {
+			break
+		}
+	}
+	return start, i
 }
 
 // enrich reads the capture again: it records the one-line decode of every
