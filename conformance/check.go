@@ -247,6 +247,8 @@ func buildHooks() {
 // placeCheck calls frame with each frame kind and opcode slot whose frame
 // hook list holds c, feedback with each feedback opcode whose list holds
 // it, and every with each frame kind whose everyFrame list holds its case.
+// The lists of kinds kindOf never gives (trimmed and untrimmed, or
+// neither) stay empty.
 func placeCheck(c *check, frame func(k frameKind, s int), feedback func(op int), every func(k frameKind)) {
 	var slots [opSlots]bool
 	for s := range opSlots {
@@ -255,6 +257,9 @@ func placeCheck(c *check, frame func(k frameKind, s int), feedback func(op int),
 		slots[s] = len(c.frameOps) == 0 || s < opSlots-1 && slices.Contains(c.frameOps, wire.Opcode(0xC0|s))
 	}
 	for k := range frameKind(numKinds) {
+		if k.is(kTrimmed) == k.is(kUntrimmed) {
+			continue // no frame is of this kind: kindOf gives one of the two
+		}
 		if c.everyFrame && k.is(c.everyOn) {
 			every(k)
 		}
