@@ -72,7 +72,14 @@ func TestOverAtLimit(t *testing.T) {
 func writeTiny(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	for name, text := range tiny {
+	writeTree(t, dir, tiny)
+	return dir
+}
+
+// writeTree writes files (path relative to dir: content) under dir.
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -81,7 +88,6 @@ func writeTiny(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	return dir
 }
 
 // wantTiny is every mutant of tiny/tiny.go, as gremlins v0.6.0 lists them.
@@ -289,15 +295,7 @@ func TestGrow(t *testing.T) {
 }
 `,
 	}
-	for name, text := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, dir, files)
 	var log bytes.Buffer
 	o, err := run(config{Src: dir, Work: t.TempDir(), Files: []string{"grow/grow.go"}, Jobs: 1,
 		Timeout: 120 * time.Second, Retry: 1, MemCap: 512 << 20, Log: &log})
@@ -418,15 +416,7 @@ func TestCount(t *testing.T) {
 }
 `,
 	}
-	for name, text := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, dir, files)
 	var log bytes.Buffer
 	o, err := run(config{Src: dir, Work: t.TempDir(), Files: []string{"spin/spin.go"}, Jobs: 1,
 		Timeout: 300 * time.Second, Retry: 3, CPUCap: 10, CPUMin: time.Second, Log: &log})
