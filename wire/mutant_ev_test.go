@@ -58,3 +58,32 @@ func TestMutantSETHDecodeShort(t *testing.T) {
 		t.Errorf("35 bytes: %v, want need 36 bytes, have 35", err)
 	}
 }
+
+// TestMutantExpandEVFullWidth (WIRE-EV-11, WIRE-EV-12): fields may total
+// exactly 64 bits, one 64-bit field or two of 32.
+func TestMutantExpandEVFullWidth(t *testing.T) {
+	for _, c := range []struct {
+		fields []EVField
+		g      uint64
+		want   uint64
+	}{
+		{[]EVField{{Width: 64, Init: 0x0123456789abcdef}}, 0, 0x0123456789abcdef},
+		{[]EVField{{Width: 32, Init: 0x01234567}, {Width: 32, Init: 0x89abcdef, Mask: 1}}, 0, 0x0123456789abcdee},
+	} {
+		got, err := ExpandEV(c.fields, c.g)
+		if err != nil || got != c.want {
+			t.Errorf("ExpandEV(%+v, %d): %#x, %v; want %#x", c.fields, c.g, got, err, c.want)
+		}
+	}
+}
+
+// TestMutantExpandEVBitsPastWidth (WIRE-EV-11): Init and Mask bits at or
+// past a field's width are not part of the field: they neither appear in
+// the EV nor take generated bits.
+func TestMutantExpandEVBitsPastWidth(t *testing.T) {
+	fields := []EVField{{Width: 4, Init: 0xf4, Mask: 0xf1}, {Width: 4, Init: 0x30}}
+	got, err := ExpandEV(fields, 1)
+	if err != nil || got != 0x50 {
+		t.Errorf("ExpandEV(%+v, 1): %#x, %v; want 0x50", fields, got, err)
+	}
+}
