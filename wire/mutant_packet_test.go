@@ -12,11 +12,12 @@ import (
 
 // cutFrame returns b's first n bytes with the IP and UDP lengths, where
 // the cut keeps them, rewritten to end at the cut, so that the decoder
-// reaches the header the cut falls in. p is b decoded.
+// reaches the header the cut falls in (an SRv6 frame's outer IPv6 header
+// too). p is b decoded.
 func cutFrame(b []byte, n int, p *Packet) []byte {
 	c := bytes.Clone(b[:n])
-	if p.SRv6 {
-		return c
+	if p.SRv6 && n >= fastIP+40 { // the outer IPv6 header, before the SRH
+		be.PutUint16(c[fastIP+4:], uint16(n-fastIP-40))
 	}
 	switch {
 	case p.IsIPv6 && n >= p.ipOff+40:
