@@ -36,16 +36,22 @@ func cutFrame(b []byte, n int, p *Packet) []byte {
 // decoder reports as a header cut short names a header that does not fit: the
 // bytes it says the frame has from that header on are fewer than the
 // header needs, and not negative. A frame cut exactly at a header's end
-// is not reported as truncating that header.
+// is not reported as truncating that header. An IP or UDP length that
+// overruns the cut frame (the UDP length left whole, the IP length cut)
+// is reported with the bytes the frame has from that header on (WIRE-LEN-1).
 func TestMutantTruncationCounts(t *testing.T) {
-	n := 0
+	n, seen := 0, [3]int{}
 	for _, b := range fastFrames(t, Default) {
 		var p Packet
 		if err := Default.decodeGeneral(b, &p); err != nil {
 			t.Fatalf("%x: %v", b, err)
 		}
 		for cut := 0; cut < len(b); cut++ {
-			for _, c := range [][]byte{b[:cut], cutFrame(b, cut, &p)} {
+			ipOnly := cutFrame(b, cut, &p)
+			if cut >= p.udpOff+8 && !p.SRv6 {
+				copy(ipOnly[p.udpOff+4:p.udpOff+6], b[p.udpOff+4:])
+			}
+			for _, c := range [][]byte{b[:cut], cutFrame(b, cut, &p), ipOnly} {
 				var q Packet
 				var e *Error
 				if err := Default.Decode(c, &q); !errors.As(err, &e) || e.Kind != ErrTruncated {
@@ -53,7 +59,10 @@ func TestMutantTruncationCounts(t *testing.T) {
 				}
 				var need, have int
 				if _, err := fmt.Sscanf(e.Msg, "need %d bytes, have %d", &need, &have); err != nil {
-					continue // a length field that overruns the frame, not a header cut short
+					if k := checkOverrun(t, c, e); k >= 0 {
+						seen[k]++
+					}
+					continue
 				}
 				if have < 0 || have >= need {
 					t.Errorf("%x: %s at %d: need %d bytes, have %d", c, e.Header, e.Offset, need, have)
@@ -62,7 +71,33 @@ func TestMutantTruncationCounts(t *testing.T) {
 			}
 		}
 	}
-	if n == 0 {
-		t.Fatal("no truncation reported")
+	if n == 0 || seen[0] == 0 || seen[1] == 0 || seen[2] == 0 {
+		t.Fatalf("%d truncations, %v overrunning IPv4, IPv6 and UDP lengths", n, seen)
 	}
 }
+
+// checkOverrun checks the byte count in the message of a length field that
+// overruns frame c: the bytes the frame has from the header on (after the
+// fixed IPv6 header for its payload length). It returns the index of the
+// message's format (IPv4, IPv6, UDP), or -1 for another message.
+func checkOverrun(t *testing.T, c []byte, e *Error) int {
+	t.Helper()
+	for i, f := range []struct {
+		format string
+		after  int
+	}{
+		{"total length %d, frame has %d bytes from the IP header", 0},
+		{"payload length %d, frame has %d bytes after the IPv6 header", 40},
+		{"length %d, IP datagram leaves %d bytes", 0},
+	} {
+		var length, have int
+		if _, err := fmt.Sscanf(e.Msg, f.format, &length, &have); err == nil {
+			if want := len(c) - e.Offset - f.after; have != want {
+				t.Errorf("%x: %s at %d: %q, want %d bytes", c, e.Header, e.Offset, e.Msg, want)
+			}
+			return i
+		}
+	}
+	return -1
+}
+
