@@ -100,4 +100,3 @@ func checkOverrun(t *testing.T, c []byte, e *Error) int {
 	}
 	return -1
 }
-
