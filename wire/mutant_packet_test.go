@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -99,4 +100,29 @@ func checkOverrun(t *testing.T, c []byte, e *Error) int {
 		}
 	}
 	return -1
+}
+
+// TestMutantPadCountExceeds (WIRE-BTH-9): a write with no payload bytes
+// and a pad count of 3 is refused at the BTH's pad_cnt byte, one past the
+// opcode, naming the 0 payload bytes it has.
+func TestMutantPadCountExceeds(t *testing.T) {
+	n := 0
+	for _, b := range fastFrames(t, Default) {
+		var p Packet
+		if err := Default.Decode(b, &p); err != nil || p.Trimmed || !p.BTH.Opcode.IsWrite() || len(p.Payload) != 0 || p.BTH.PadCount != 0 {
+			continue
+		}
+		c := bytes.Clone(b)
+		c[p.bthOff+1] |= 0x30
+		var q Packet
+		var e *Error
+		if err := Default.Decode(c, &q); !errors.As(err, &e) || e.Field != "pad_cnt" || e.Offset != p.bthOff+1 ||
+			!strings.HasSuffix(e.Msg, "exceeds the 0 payload bytes") {
+			t.Errorf("%x: %v, want pad_cnt at %d exceeding the 0 payload bytes", c, err, p.bthOff+1)
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatal("no write without payload")
+	}
 }
