@@ -126,3 +126,35 @@ func TestMutantPadCountExceeds(t *testing.T) {
 		t.Fatal("no write without payload")
 	}
 }
+
+// TestMutantSRHSegmentCount (WIRE-ENC-2): an SRH of 9 segments (last_entry
+// 8, hdr_ext_len 18 to match) is refused at last_entry as more than
+// MaxSRHSegments; one whose hdr_ext_len does not match its last_entry is
+// refused naming its segment count, last_entry + 1.
+func TestMutantSRHSegmentCount(t *testing.T) {
+	n := 0
+	for _, b := range fastFrames(t, Default) {
+		if b[12] != 0x86 || b[13] != 0xDD || b[fastIP+6] != 43 {
+			continue
+		}
+		srh := fastIP + 40
+		c := bytes.Clone(b)
+		c[srh+4], c[srh+1] = MaxSRHSegments, 2*(MaxSRHSegments+1)
+		var e *Error
+		if err := Default.Decode(c, &Packet{}); !errors.As(err, &e) || e.Field != "last_entry" ||
+			e.Msg != fmt.Sprintf("%d segments, at most %d", MaxSRHSegments+1, MaxSRHSegments) {
+			t.Errorf("%x: %v, want last_entry refused", c, err)
+		}
+		c = bytes.Clone(b)
+		c[srh+1] += 2
+		segs := int(c[srh+4]) + 1
+		if err := Default.Decode(c, &Packet{}); !errors.As(err, &e) || e.Field != "hdr_ext_len" ||
+			!strings.HasSuffix(e.Msg, fmt.Sprintf("for %d segments and no TLVs", segs)) {
+			t.Errorf("%x: %v, want hdr_ext_len refused for %d segments", c, err, segs)
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatal("no SRv6 frame")
+	}
+}
