@@ -58,17 +58,9 @@ func TestMutantIPv4ViolationOffsets(t *testing.T) {
 		{"flags", 20, func(b []byte) { b[21] = 1 }}, // fragment offset 1, DF still set
 	} {
 		q := p
-		b, err := Default.Append(nil, &q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tc.edit(b)
-		var d Packet
-		if err := Default.Decode(b, &d); err != nil {
-			t.Fatal(err)
-		}
+		b, d := frameOf(t, &q, func(b []byte) []byte { tc.edit(b); return b })
 		found := false
-		for _, v := range Default.CheckHeaders(b, &d, nil) {
+		for _, v := range Default.CheckHeaders(b, d, nil) {
 			if v.Req == ReqENC1 && v.Field == tc.field {
 				found = true
 				if v.Header != "IPv4" || v.Offset != tc.off {
@@ -171,19 +163,10 @@ func TestMutantViolationOffsets(t *testing.T) {
 		if tc.edit != nil {
 			tc.edit(&p)
 		}
-		b, err := Default.Append(nil, &p)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		if tc.raw != nil {
-			b = tc.raw(b)
-		}
-		var d Packet
-		if err := Default.Decode(b, &d); err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
+		t.Logf("case %s", tc.name)
+		b, d := frameOf(t, &p, tc.raw)
 		var got []Violation
-		for _, v := range Default.CheckHeaders(b, &d, nil) {
+		for _, v := range Default.CheckHeaders(b, d, nil) {
 			if v.Req == tc.req {
 				got = append(got, v)
 			}
@@ -202,15 +185,8 @@ func TestMutantSACKAlwaysSkipValid(t *testing.T) {
 			continue
 		}
 		p.SETH.M = MAlwaysSkip
-		b, err := Default.Append(nil, &p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var d Packet
-		if err := Default.Decode(b, &d); err != nil {
-			t.Fatal(err)
-		}
-		if v := Default.Check(b, &d, nil); len(v) != 0 {
+		b, d := frameOf(t, &p, nil)
+		if v := Default.Check(b, d, nil); len(v) != 0 {
 			t.Errorf("SACK with m = ALWAYS_SKIP: %v, want no violation", v)
 		}
 	}
@@ -220,16 +196,8 @@ func TestMutantSACKAlwaysSkipValid(t *testing.T) {
 // the ICRC, the frame's last 4 bytes.
 func TestMutantICRCViolationOffset(t *testing.T) {
 	p := samplePackets()[0]
-	b, err := Default.Append(nil, &p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b[len(b)-1] ^= 1
-	var d Packet
-	if err := Default.Decode(b, &d); err != nil {
-		t.Fatal(err)
-	}
-	v := Default.Check(b, &d, nil)
+	b, d := frameOf(t, &p, func(b []byte) []byte { b[len(b)-1] ^= 1; return b })
+	v := Default.Check(b, d, nil)
 	if len(v) != 1 || v[0].Req != ReqICRC1 || v[0].Offset != len(b)-ICRCLen {
 		t.Errorf("%v; want one WIRE-ICRC-1 violation at offset %d", v, len(b)-ICRCLen)
 	}
@@ -252,4 +220,22 @@ func TestMutantAcceptPortsLimit(t *testing.T) {
 	if _, err := NewCodec(p); err == nil {
 		t.Error("9 accepted ports: no error")
 	}
+}
+
+// frameOf encodes p with Default, passes the bytes through edit when it is
+// not nil, and decodes the result: the frame and packet a check is given.
+func frameOf(t *testing.T, p *Packet, edit func([]byte) []byte) ([]byte, *Packet) {
+	t.Helper()
+	b, err := Default.Append(nil, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edit != nil {
+		b = edit(b)
+	}
+	var d Packet
+	if err := Default.Decode(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	return b, &d
 }
