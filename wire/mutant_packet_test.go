@@ -158,3 +158,108 @@ func TestMutantSRHSegmentCount(t *testing.T) {
 		t.Fatal("no SRv6 frame")
 	}
 }
+
+// ipv4Writes returns the IPv4 write frames of samplePackets, encoded.
+func ipv4Writes(t *testing.T) [][]byte {
+	var out [][]byte
+	for _, sp := range samplePackets() {
+		if sp.IsIPv6 || sp.Eth.HasVLAN || !sp.BTH.Opcode.IsWrite() {
+			continue
+		}
+		b, err := Default.Append(nil, &sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	if len(out) == 0 {
+		t.Fatal("no IPv4 write")
+	}
+	return out
+}
+
+// TestMutantIPv4HeaderOnly (WIRE-LEN-1): an IPv4 total length of 20, the
+// header alone, in a frame that holds all of it leaves the UDP header no
+// bytes: the decoder reports the UDP header truncated with 0 bytes, with a
+// trimmed DSCP or not, rather than the total length as overrunning.
+func TestMutantIPv4HeaderOnly(t *testing.T) {
+	for _, b := range ipv4Writes(t) {
+		for _, dscp := range []uint8{b[fastIP+1] >> 2, Default.Profile().DSCP.Trimmed} {
+			b[fastIP+1] = dscp << 2
+			be.PutUint16(b[fastIP+2:], 20)
+			var e *Error
+			if err := Default.Decode(b, &Packet{}); !errors.As(err, &e) || e.Kind != ErrTruncated || e.Header != "UDP" ||
+				e.Offset != fastV4UDP || e.Msg != "need 8 bytes, have 0" {
+				t.Errorf("DSCP %d, total length 20: %v, want the UDP header truncated to 0 bytes", dscp, err)
+			}
+		}
+	}
+}
+
+// TestMutantTrimmedIPv4Lengths (WIRE-TRIM-2): a trimmed IPv4 write whose
+// total and UDP lengths are the original packet's, longer than the frame
+// cut after its headers, decodes as trimmed; one whose total length is
+// under the IPv4 header's 20 bytes is refused at total_length.
+func TestMutantTrimmedIPv4Lengths(t *testing.T) {
+	prof := Default.Profile()
+	for _, b := range ipv4Writes(t) {
+		var full Packet
+		if err := Default.Decode(b, &full); err != nil {
+			t.Fatal(err)
+		}
+		for _, dscp := range []uint8{prof.DSCP.Trimmed, prof.DSCP.TrimmedLastHop} {
+			cut := bytes.Clone(b[:full.hdrEnd+3])
+			cut[fastIP+1] = dscp<<2 | 1
+			var p Packet
+			if err := Default.Decode(cut, &p); err != nil || !p.Trimmed || p.RETH != full.RETH || len(p.Payload) != 0 ||
+				p.IP4.TotalLength != full.IP4.TotalLength {
+				t.Errorf("DSCP %d, original lengths: %v, trimmed %v, RETH %+v, want %+v", dscp, err, p.Trimmed, p.RETH, full.RETH)
+			}
+			for tl := range 20 {
+				be.PutUint16(cut[fastIP+2:], uint16(tl))
+				var e *Error
+				if err := Default.Decode(cut, &Packet{}); !errors.As(err, &e) || e.Header != "IPv4" || e.Field != "total_length" {
+					t.Errorf("DSCP %d, total length %d: %v, want total_length refused", dscp, tl, err)
+				}
+			}
+		}
+	}
+}
+
+// TestSRv6InnerLengthOuterDSCP (WIRE-DSCP-6, WIRE-TRIM-2, WIRE-LEN-1): the
+// outermost DSCP alone says whether an SRv6 packet is trimmed, for the
+// inner IPv6 header's payload length as for the rest. An untrimmed packet
+// whose inner payload length overruns the frame is refused there, even
+// with a trimmed DSCP in the inner traffic class; a trimmed one whose
+// outer length is the trimmed packet's and whose inner length is the
+// original's decodes as trimmed, whatever the inner traffic class.
+func TestSRv6InnerLengthOuterDSCP(t *testing.T) {
+	trimmedTC := Default.Profile().DSCP.Trimmed << 2
+	n := 0
+	for _, s := range samplePackets() {
+		if !s.SRv6 {
+			continue
+		}
+		s.IP6.TrafficClass = trimmedTC
+		b, d := frameOf(t, &s, nil)
+		be.PutUint16(b[d.ipOff+4:], d.IP6.PayloadLength+64)
+		var e *Error
+		if err := Default.Decode(b, &Packet{}); !errors.As(err, &e) || e.Kind != ErrTruncated || e.Header != "IPv6" ||
+			e.Field != "payload_length" || e.Offset != d.ipOff {
+			t.Errorf("SRH %v, untrimmed outer, inner length overrunning: %v, want the inner payload_length refused", s.HasSRH, err)
+		}
+
+		s.Outer.TrafficClass, s.IP6.TrafficClass, s.Payload = trimmedTC, 0, nil
+		b, d = frameOf(t, &s, nil)
+		be.PutUint16(b[d.ipOff+4:], d.IP6.PayloadLength+1024)
+		be.PutUint16(b[d.udpOff+4:], d.UDP.Length+1024)
+		var p Packet
+		if err := Default.Decode(b, &p); err != nil || !p.Trimmed || p.RETH != d.RETH {
+			t.Errorf("SRH %v, trimmed, inner lengths the original's: %v, trimmed %v", s.HasSRH, err, p.Trimmed)
+		}
+		n++
+	}
+	if n != 2 {
+		t.Fatalf("%d SRv6 samples, want 2", n)
+	}
+}

@@ -289,9 +289,9 @@ func (p *Packet) decodeIPv4(c *Codec, b []byte, off int) (end int, err error) {
 	return end, nil
 }
 
-// decodeIPv6 decodes an IPv6 header. When trimDSCP reports the outermost
-// DSCP as trimmed, a payload length beyond the frame is taken as the
-// original packet's and clamped (WIRE-TRIM-2).
+// decodeIPv6 decodes an IPv6 header. When trimmed reports the packet
+// trimmed, given the header's traffic class, a payload length beyond the
+// frame is taken as the original packet's and clamped (WIRE-TRIM-2).
 func decodeIPv6(b []byte, off int, ip *IPv6, trimmed func(tc uint8) bool) (end int, err error) {
 	if len(b) < off+40 {
 		*ip = IPv6{}
@@ -323,12 +323,10 @@ func decodeIPv6(b []byte, off int, ip *IPv6, trimmed func(tc uint8) bool) (end i
 func (p *Packet) decodeIPv6Stack(c *Codec, b []byte, off int) (end int, err error) {
 	p.IsIPv6 = true
 	p.parts |= partIP6
-	outerTC := -1 // the outermost traffic class decides trimming
+	// The outermost traffic class decides trimming (WIRE-DSCP-6): the
+	// outer header's own, and the outer's for the inner header.
 	trimmed := func(tc uint8) bool {
-		if outerTC < 0 {
-			outerTC = int(tc)
-		}
-		t, _ := c.IsTrimmedDSCP(uint8(outerTC) >> 2)
+		t, _ := c.IsTrimmedDSCP(tc >> 2)
 		return t
 	}
 	if end, err = decodeIPv6(b, off, &p.IP6, trimmed); err != nil {
@@ -353,7 +351,8 @@ func (p *Packet) decodeIPv6Stack(c *Codec, b []byte, off int) (end int, err erro
 		}
 		inner += n
 	}
-	if end, err = decodeIPv6(b[:outerEnd], inner, &p.IP6, trimmed); err != nil {
+	outerTrimmed := trimmed(p.Outer.TrafficClass)
+	if end, err = decodeIPv6(b[:outerEnd], inner, &p.IP6, func(uint8) bool { return outerTrimmed }); err != nil {
 		return 0, err
 	}
 	if p.IP6.NextHeader != ProtoUDP {
