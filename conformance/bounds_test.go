@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gopacket/gopacket/layers"
-
 	"github.com/openmrc/mrc/conformance/internal/longconn"
 	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/wire"
@@ -36,7 +34,7 @@ func TestStateBounded(t *testing.T) {
 	}
 	_, _, bth := p.Offsets()
 	e := newEngine(referencePICS(t))
-	in := &pcap.Interface{Point: "A", Plane: 0, LinkType: layers.LinkTypeEthernet}
+	in := &pcap.Interface{Point: "A", Plane: 0, LinkType: pcap.LinkTypeEthernet}
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	n := MaxPSNsPerFlow + 2000
 	for i := 0; i < n+MaxFlows+10; i++ {

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gopacket/gopacket/layers"
-
 	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/wire"
 )
@@ -16,7 +14,7 @@ import (
 // onPlane makes the scene's next frames those of interface id, plane id
 // of the scene's capture point.
 func (s *scene) onPlane(id int) {
-	s.in = &pcap.Interface{Point: s.in.Point, Plane: id, LinkType: layers.LinkTypeEthernet}
+	s.in = &pcap.Interface{Point: s.in.Point, Plane: id, LinkType: pcap.LinkTypeEthernet}
 	s.iface = id
 }
 

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gopacket/gopacket/layers"
-
 	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/wire"
 )
@@ -41,7 +39,7 @@ func newSceneAt(t *testing.T, picsJSON, point string) *scene {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &scene{t: t, e: newEngine(p), in: &pcap.Interface{Point: point, Plane: 0, LinkType: layers.LinkTypeEthernet},
+	return &scene{t: t, e: newEngine(p), in: &pcap.Interface{Point: point, Plane: 0, LinkType: pcap.LinkTypeEthernet},
 		start: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 }
 

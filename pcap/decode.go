@@ -6,8 +6,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/gopacket/gopacket/layers"
-
 	"github.com/openmrc/mrc/wire"
 )
 
@@ -50,7 +48,7 @@ func (r *Record) Malformed() bool {
 
 // LinkError reports a frame whose link type the decoder does not handle.
 type LinkError struct {
-	LinkType layers.LinkType
+	LinkType LinkType
 }
 
 func (e *LinkError) Error() string {
@@ -108,7 +106,7 @@ func (d *Decoder) decode(f *Frame, in *Interface, r *Record, computed bool, icrc
 	r.Rel = Since(f.Timestamp, d.first)
 	r.Err, r.ICRCOK, r.EV = nil, false, 0
 	r.Violations = r.Violations[:0]
-	if in != nil && in.LinkType != layers.LinkTypeEthernet {
+	if in != nil && in.LinkType != LinkTypeEthernet {
 		r.Packet = wire.Packet{}
 		r.Err = &LinkError{LinkType: in.LinkType}
 		return

@@ -11,8 +11,6 @@ import (
 	"runtime"
 	"testing"
 	"time"
-
-	"github.com/gopacket/gopacket/layers"
 )
 
 // readerSlack is what reading any capture may allocate beyond its bytes:
@@ -87,7 +85,7 @@ func readerSeeds(f *testing.F, name string) [][]byte {
 	_, err1 := zw.Write(b)
 	err2 := zw.Close()
 	r, err3 := NewReader(bytes.NewReader(b))
-	w, err4 := NewPcapWriter(&p, layers.LinkTypeEthernet, 0)
+	w, err4 := NewPcapWriter(&p, LinkTypeEthernet, 0)
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		f.Fatal(err)
 		return nil

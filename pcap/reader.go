@@ -13,8 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/gopacket/gopacket/layers"
 )
 
 // FileFormat is a capture file format.
@@ -91,7 +89,7 @@ func (e *FormatError) Unwrap() error { return e.Err }
 type Interface struct {
 	Name        string // if_name
 	Description string // if_description
-	LinkType    layers.LinkType
+	LinkType    LinkType
 	SnapLen     uint32 // 0: unlimited
 	// Point and Plane are parsed from Name when it has the form
 	// "<point>/plane<N>"; otherwise Point is Name and Plane is -1.
@@ -296,7 +294,7 @@ func (rd *Reader) start() (*Reader, error) {
 	rd.snapLen = rd.u32(h[16:])
 	lt := rd.u32(h[20:])
 	point, plane := ParseInterfaceName("")
-	rd.ifaces = []Interface{{LinkType: layers.LinkType(lt & 0xFFFF), SnapLen: rd.snapLen,
+	rd.ifaces = []Interface{{LinkType: LinkType(lt & 0xFFFF), SnapLen: rd.snapLen,
 		Point: point, Plane: plane}}
 	rd.r += 24
 	return rd, nil
@@ -689,7 +687,7 @@ func (r *Reader) readIDB(off int, body []byte) error {
 	if len(r.ifaces) >= 1<<16 {
 		return r.ferr(off, "more than 65536 interfaces in a section", nil)
 	}
-	in := Interface{LinkType: layers.LinkType(r.u16(body)), SnapLen: r.u32(body[4:]), tsUnits: 1e6}
+	in := Interface{LinkType: LinkType(r.u16(body)), SnapLen: r.u32(body[4:]), tsUnits: 1e6}
 	err := r.options(off, body[8:], func(code uint16, v []byte) error {
 		switch code {
 		case ngOptIfName:

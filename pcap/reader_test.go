@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/openmrc/mrc/pcap"
@@ -65,7 +64,7 @@ func gz(t testing.TB, b []byte) []byte {
 
 func toPcap(t testing.TB, frames []frameCopy) []byte {
 	var buf bytes.Buffer
-	w, err := pcap.NewPcapWriter(&buf, layers.LinkTypeEthernet, 0)
+	w, err := pcap.NewPcapWriter(&buf, pcap.LinkTypeEthernet, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +119,7 @@ func TestReaderAgreesWithPcapgo(t *testing.T) {
 		}
 		for i, in := range rd.Interfaces() {
 			want := pcap.InterfaceName([]string{"tx", "rx"}[i/4], i%4)
-			if in.Name != want || in.Plane != i%4 || in.LinkType != layers.LinkTypeEthernet {
+			if in.Name != want || in.Plane != i%4 || in.LinkType != pcap.LinkTypeEthernet {
 				t.Errorf("interface %d = %+v, want %s on plane %d", i, in, want, i%4)
 			}
 		}

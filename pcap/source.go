@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/gopacket/gopacket"
-	"github.com/gopacket/gopacket/layers"
 )
 
 // The Reader is a gopacket packet source, so gopacket.NewPacketSource
@@ -35,11 +34,12 @@ func (r *Reader) ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error) 
 		Length: max(f.Length, len(f.Data)), InterfaceIndex: f.Interface}, nil
 }
 
-// LinkType returns the link type of the capture's first interface, the
-// decoder to hand gopacket.NewPacketSource. A pcapng file declares its
-// interfaces in blocks that the first read reaches, so before it
-// LinkType is 0: pass layers.LinkTypeEthernet, the link MRC runs on.
-func (r *Reader) LinkType() layers.LinkType {
+// LinkType returns the link type of the capture's first interface
+// (gopacket.NewPacketSource takes it as layers.LinkType(r.LinkType())).
+// A pcapng file declares its interfaces in blocks that the first read
+// reaches, so before it LinkType is 0: pass LinkTypeEthernet, the link
+// MRC runs on.
+func (r *Reader) LinkType() LinkType {
 	if len(r.ifaces) == 0 {
 		return 0
 	}

@@ -41,7 +41,7 @@ func NewWriter(w io.Writer, ifaces ...Interface) (*Writer, error) {
 	var ng *pcapgo.NgWriter
 	for i, in := range ifaces {
 		ngi := pcapgo.NgInterface{Name: in.Name, Description: in.Description,
-			LinkType: in.LinkType, SnapLength: in.SnapLen, TimestampResolution: 9}
+			LinkType: layers.LinkType(in.LinkType), SnapLength: in.SnapLen, TimestampResolution: 9}
 		if ngi.Name == "" && in.Point != "" {
 			ngi.Name = InterfaceName(in.Point, in.Plane)
 		}
@@ -63,16 +63,16 @@ func NewWriter(w io.Writer, ifaces ...Interface) (*Writer, error) {
 
 // NewPcapWriter starts a classic pcap file (nanosecond timestamps) with
 // one interface. It cannot record planes or comments.
-func NewPcapWriter(w io.Writer, linkType layers.LinkType, snapLen uint32) (*Writer, error) {
+func NewPcapWriter(w io.Writer, linkType LinkType, snapLen uint32) (*Writer, error) {
 	if linkType == 0 {
-		linkType = layers.LinkTypeEthernet
+		linkType = LinkTypeEthernet
 	}
 	if snapLen == 0 {
 		snapLen = 262144
 	}
 	bw := bufio.NewWriter(w)
 	pc := pcapgo.NewWriterNanos(bw)
-	if err := pc.WriteFileHeader(snapLen, linkType); err != nil {
+	if err := pc.WriteFileHeader(snapLen, layers.LinkType(linkType)); err != nil {
 		return nil, err
 	}
 	return &Writer{format: FormatPcap, pc: pc, bw: bw, nIf: 1}, nil

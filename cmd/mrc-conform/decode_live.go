@@ -11,8 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gopacket/gopacket/layers"
-
 	"github.com/openmrc/mrc/netio"
 	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/wire"
@@ -83,7 +81,7 @@ func decodeLive(d *pcap.Decoder, format pcap.OutputFormat, fl *decodeFlags, stdo
 	defer conn.Close()
 	ifs := make([]pcap.Interface, len(fl.ifaces))
 	for i, n := range fl.ifaces {
-		ifs[i] = pcap.Interface{Name: n, LinkType: layers.LinkTypeEthernet, SnapLen: netio.MaxFrame, Plane: -1}
+		ifs[i] = pcap.Interface{Name: n, LinkType: pcap.LinkTypeEthernet, SnapLen: netio.MaxFrame, Plane: -1}
 	}
 	quoted := make([]string, len(fl.ifaces))
 	for i, n := range fl.ifaces {
