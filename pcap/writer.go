@@ -2,14 +2,12 @@ package pcap
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"time"
-
-	"github.com/gopacket/gopacket"
-	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 )
 
 // ErrNoComments is returned when a packet comment is written to a classic
@@ -17,92 +15,122 @@ import (
 var ErrNoComments = errors.New("pcap: classic pcap files cannot hold packet comments; use pcapng")
 
 // Writer writes a pcapng capture (one interface per plane and capture
-// point, per-packet comments) or a classic pcap capture. Call Flush
-// before closing the underlying file.
+// point, per-packet comments) or a classic pcap capture, little-endian,
+// with nanosecond timestamps. Call Flush before closing the underlying
+// file.
 type Writer struct {
 	format FileFormat
-	ng     *pcapgo.NgWriter
-	pc     *pcapgo.Writer
 	bw     *bufio.Writer
 	nIf    int
-	strs   []string // reused comment conversions
+	blk    []byte // the block or record being built, reused
 }
+
+// application is the shb_userappl option of the pcapng section header.
+const application = "openmrc"
+
+// pcap and pcapng constants the Writer needs beyond the Reader's.
+const (
+	ngOptSHBUserAppl = 4          // shb_userappl
+	ngTSResolNanos   = 9          // if_tsresol: 10^-9 s
+	pcapMagicNanos   = 0xA1B23C4D // classic pcap, nanosecond timestamps
+	pcapDefaultSnap  = 262144     // NewPcapWriter's snap length for 0
+	ngOptMaxLen      = math.MaxUint16
+)
 
 // NewWriter starts a pcapng file on w with one section declaring ifaces
 // in order, so the interface IDs of WriteFrame are their indices. An
 // interface with an empty Name but a Point gets InterfaceName(Point,
 // Plane). LinkType 0 is written as Ethernet, the only link MRC uses.
-// Timestamps are written with nanosecond resolution.
+// Timestamps are written with nanosecond resolution (if_tsresol 9).
 func NewWriter(w io.Writer, ifaces ...Interface) (*Writer, error) {
 	if len(ifaces) == 0 {
 		return nil, errors.New("pcap: a pcapng file needs at least one interface")
 	}
-	opts := pcapgo.NgWriterOptions{SectionInfo: pcapgo.NgSectionInfo{Application: "openmrc"}}
-	var ng *pcapgo.NgWriter
-	for i, in := range ifaces {
-		ngi := pcapgo.NgInterface{Name: in.Name, Description: in.Description,
-			LinkType: layers.LinkType(in.LinkType), SnapLength: in.SnapLen, TimestampResolution: 9}
-		if ngi.Name == "" && in.Point != "" {
-			ngi.Name = InterfaceName(in.Point, in.Plane)
+	wr := &Writer{format: FormatPcapNG, bw: bufio.NewWriter(w), nIf: len(ifaces)}
+	wr.blk = appendSHB(wr.blk[:0])
+	for _, in := range ifaces {
+		name := in.Name
+		if name == "" && in.Point != "" {
+			name = InterfaceName(in.Point, in.Plane)
 		}
-		if ngi.LinkType == 0 {
-			ngi.LinkType = layers.LinkTypeEthernet
+		if in.LinkType == 0 {
+			in.LinkType = LinkTypeEthernet
 		}
-		var err error
-		if i == 0 {
-			ng, err = pcapgo.NewNgWriterInterface(w, ngi, opts)
-		} else {
-			_, err = ng.AddInterface(ngi)
+		if len(name) > ngOptMaxLen || len(in.Description) > ngOptMaxLen {
+			return nil, fmt.Errorf("pcap: interface %q: name or description longer than %d bytes", name, ngOptMaxLen)
 		}
-		if err != nil {
-			return nil, err
-		}
+		wr.blk = appendIDB(wr.blk, name, in.Description, in.LinkType, in.SnapLen)
 	}
-	return &Writer{format: FormatPcapNG, ng: ng, nIf: len(ifaces)}, nil
+	if _, err := wr.bw.Write(wr.blk); err != nil {
+		return nil, err
+	}
+	return wr, nil
 }
 
 // NewPcapWriter starts a classic pcap file (nanosecond timestamps) with
-// one interface. It cannot record planes or comments.
+// one interface. It cannot record planes or comments. LinkType 0 is
+// written as Ethernet, snapLen 0 as 262144.
 func NewPcapWriter(w io.Writer, linkType LinkType, snapLen uint32) (*Writer, error) {
 	if linkType == 0 {
 		linkType = LinkTypeEthernet
 	}
 	if snapLen == 0 {
-		snapLen = 262144
+		snapLen = pcapDefaultSnap
 	}
+	var h [24]byte
+	le := binary.LittleEndian
+	le.PutUint32(h[0:], pcapMagicNanos)
+	le.PutUint16(h[4:], 2) // version 2.4
+	le.PutUint16(h[6:], 4)
+	// 8:16 are thiszone and sigfigs, 0.
+	le.PutUint32(h[16:], snapLen)
+	le.PutUint32(h[20:], uint32(linkType))
 	bw := bufio.NewWriter(w)
-	pc := pcapgo.NewWriterNanos(bw)
-	if err := pc.WriteFileHeader(snapLen, layers.LinkType(linkType)); err != nil {
+	if _, err := bw.Write(h[:]); err != nil {
 		return nil, err
 	}
-	return &Writer{format: FormatPcap, pc: pc, bw: bw, nIf: 1}, nil
+	return &Writer{format: FormatPcap, bw: bw, nIf: 1}, nil
 }
 
 // Format returns the file format being written.
 func (w *Writer) Format() FileFormat { return w.format }
 
 // WriteFrame writes f: its Timestamp, Interface, Length (0 means
-// len(Data)), Data and Comments. Number is ignored.
+// len(Data)), Data and Comments. Number is ignored. In a classic pcap
+// file a zero Timestamp is written as the time of writing.
 func (w *Writer) WriteFrame(f *Frame) error {
 	if f.Interface < 0 || f.Interface >= w.nIf {
 		return fmt.Errorf("pcap: frame on interface %d, the file declares %d", f.Interface, w.nIf)
 	}
-	n := f.Length
-	if n < len(f.Data) {
-		n = len(f.Data)
+	n := max(f.Length, len(f.Data))
+	if uint64(n) > math.MaxUint32 || uint64(epbLen(f)) > math.MaxUint32 {
+		return fmt.Errorf("pcap: frame of %d bytes and %d comments: longer than a capture block can be", n, len(f.Comments))
 	}
-	ci := gopacket.CaptureInfo{Timestamp: f.Timestamp, CaptureLength: len(f.Data), Length: n, InterfaceIndex: f.Interface}
 	if w.format == FormatPcap {
 		if len(f.Comments) > 0 {
 			return ErrNoComments
 		}
-		return w.pc.WritePacket(ci, f.Data)
+		w.blk = appendRecord(w.blk[:0], f.Timestamp, len(f.Data), n)
+	} else {
+		for _, c := range f.Comments {
+			if len(c) > ngOptMaxLen {
+				return fmt.Errorf("pcap: packet comment of %d bytes, pcapng holds at most %d", len(c), ngOptMaxLen)
+			}
+		}
+		w.blk = appendEPBHead(w.blk[:0], f, n)
 	}
-	w.strs = w.strs[:0]
-	for _, c := range f.Comments {
-		w.strs = append(w.strs, string(c))
+	if _, err := w.bw.Write(w.blk); err != nil {
+		return err
 	}
-	return w.ng.WritePacketWithOptions(ci, f.Data, pcapgo.NgPacketOptions{Comments: w.strs})
+	if _, err := w.bw.Write(f.Data); err != nil {
+		return err
+	}
+	if w.format == FormatPcapNG {
+		w.blk = appendEPBTail(w.blk[:0], f)
+		_, err := w.bw.Write(w.blk)
+		return err
+	}
+	return nil
 }
 
 // WritePacket writes one packet captured at ts on interface iface, with
@@ -122,9 +150,136 @@ func (w *Writer) WritePacket(ts time.Time, iface int, data []byte, comments ...s
 }
 
 // Flush writes buffered data to the underlying writer.
-func (w *Writer) Flush() error {
-	if w.ng != nil {
-		return w.ng.Flush()
+func (w *Writer) Flush() error { return w.bw.Flush() }
+
+// pad4 returns the zero bytes that align n to 4.
+func pad4(n int) int { return -n & 3 }
+
+// optionsLen returns the length of pcapng options with values of the
+// given lengths, end-of-options included (0 for none).
+func optionsLen(lens ...int) int {
+	if len(lens) == 0 {
+		return 0
 	}
-	return w.bw.Flush()
+	n := 4 // opt_endofopt
+	for _, l := range lens {
+		n += 4 + l + pad4(l)
+	}
+	return n
+}
+
+func appendOption(b []byte, code uint16, v []byte) []byte {
+	b = binary.LittleEndian.AppendUint16(b, code)
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(v)))
+	b = append(b, v...)
+	return append(b, make([]byte, pad4(len(v)))...)
+}
+
+func appendStrOption(b []byte, code uint16, v string) []byte {
+	b = binary.LittleEndian.AppendUint16(b, code)
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(v)))
+	b = append(b, v...)
+	return append(b, make([]byte, pad4(len(v)))...)
+}
+
+// appendEndOfOptions appends opt_endofopt.
+func appendEndOfOptions(b []byte) []byte { return append(b, 0, 0, 0, 0) }
+
+// appendSHB appends a Section Header Block: byte-order magic, version
+// 1.0, section length unspecified, and the shb_userappl option.
+func appendSHB(b []byte) []byte {
+	le := binary.LittleEndian
+	n := uint32(24 + optionsLen(len(application)) + 4)
+	b = le.AppendUint32(b, ngSHB)
+	b = le.AppendUint32(b, n)
+	b = le.AppendUint32(b, ngByteOrderMagic)
+	b = le.AppendUint16(b, 1)
+	b = le.AppendUint16(b, 0)
+	b = le.AppendUint64(b, math.MaxUint64) // section length: unspecified
+	b = appendStrOption(b, ngOptSHBUserAppl, application)
+	b = appendEndOfOptions(b)
+	return le.AppendUint32(b, n)
+}
+
+// appendIDB appends an Interface Description Block with the if_name and
+// if_description options when they are set, and if_tsresol 9.
+func appendIDB(b []byte, name, desc string, lt LinkType, snapLen uint32) []byte {
+	le := binary.LittleEndian
+	var lens []int
+	if name != "" {
+		lens = append(lens, len(name))
+	}
+	if desc != "" {
+		lens = append(lens, len(desc))
+	}
+	lens = append(lens, 1)
+	n := uint32(16 + optionsLen(lens...) + 4)
+	b = le.AppendUint32(b, ngIDB)
+	b = le.AppendUint32(b, n)
+	b = le.AppendUint16(b, uint16(lt))
+	b = le.AppendUint16(b, 0) // reserved
+	b = le.AppendUint32(b, snapLen)
+	if name != "" {
+		b = appendStrOption(b, ngOptIfName, name)
+	}
+	if desc != "" {
+		b = appendStrOption(b, ngOptIfDesc, desc)
+	}
+	b = appendOption(b, ngOptIfTSResol, []byte{ngTSResolNanos})
+	b = appendEndOfOptions(b)
+	return le.AppendUint32(b, n)
+}
+
+// epbLen returns the total length of f's Enhanced Packet Block.
+func epbLen(f *Frame) int {
+	n := 28 + len(f.Data) + pad4(len(f.Data)) + 4
+	if len(f.Comments) > 0 {
+		n += 4
+		for _, c := range f.Comments {
+			n += 4 + len(c) + pad4(len(c))
+		}
+	}
+	return n
+}
+
+// appendEPBHead appends the part of f's Enhanced Packet Block before
+// its data: block type and length, interface, nanosecond timestamp,
+// captured and original lengths.
+func appendEPBHead(b []byte, f *Frame, origLen int) []byte {
+	le := binary.LittleEndian
+	ts := f.Timestamp.UnixNano()
+	b = le.AppendUint32(b, ngEPB)
+	b = le.AppendUint32(b, uint32(epbLen(f)))
+	b = le.AppendUint32(b, uint32(f.Interface))
+	b = le.AppendUint32(b, uint32(ts>>32))
+	b = le.AppendUint32(b, uint32(ts))
+	b = le.AppendUint32(b, uint32(len(f.Data)))
+	return le.AppendUint32(b, uint32(origLen))
+}
+
+// appendEPBTail appends the part of f's Enhanced Packet Block after its
+// data: padding, one opt_comment per comment, and the trailing length.
+func appendEPBTail(b []byte, f *Frame) []byte {
+	b = append(b, make([]byte, pad4(len(f.Data)))...)
+	for _, c := range f.Comments {
+		b = appendOption(b, ngOptComment, c)
+	}
+	if len(f.Comments) > 0 {
+		b = appendEndOfOptions(b)
+	}
+	return binary.LittleEndian.AppendUint32(b, uint32(epbLen(f)))
+}
+
+// appendRecord appends a classic pcap record header (seconds,
+// nanoseconds, captured and original lengths) for a frame captured at
+// ts, or now when ts is zero.
+func appendRecord(b []byte, ts time.Time, capLen, origLen int) []byte {
+	if ts.IsZero() {
+		ts = time.Now()
+	}
+	le := binary.LittleEndian
+	b = le.AppendUint32(b, uint32(ts.Unix()))
+	b = le.AppendUint32(b, uint32(ts.Nanosecond()))
+	b = le.AppendUint32(b, uint32(capLen))
+	return le.AppendUint32(b, uint32(origLen))
 }
