@@ -67,6 +67,7 @@ type Decoder struct {
 
 	first time.Time // timestamp of the first frame, for Record.Rel
 	seen  bool
+	icrc  wire.ICRCScratch
 }
 
 // Reset makes the next frame the first one again, for Record.Rel. Each
@@ -114,11 +115,10 @@ func (d *Decoder) decode(f *Frame, in *Interface, r *Record, computed bool, icrc
 	if err := c.Decode(f.Data, &r.Packet); err != nil {
 		r.Err = err
 	} else if !d.NoCheck {
-		if computed {
-			r.Violations = c.CheckComputed(f.Data, &r.Packet, r.Violations, icrc)
-		} else {
-			r.Violations = c.Check(f.Data, &r.Packet, r.Violations)
+		if !computed && !r.Packet.Trimmed {
+			icrc = c.ComputeICRCScratch(f.Data, &r.Packet, &d.icrc)
 		}
+		r.Violations = c.CheckComputed(f.Data, &r.Packet, r.Violations, icrc)
 		// Check computes the ICRC already: read its verdict rather than
 		// computing it a second time.
 		r.ICRCOK = !r.Packet.Trimmed

@@ -56,6 +56,22 @@ func update8(t *[8][256]uint32, c uint32, p []byte) uint32 {
 // and the BTH.
 const maxICRCHdr = 40 + 8 + BTHLen
 
+// maskVariant forces to one the variant bits of the headers m holds: the
+// IP header at 0, UDP at u and the BTH after it.
+func maskVariant(m []byte, u int, v6, maskSrcPort bool) {
+	if v6 {
+		m[0] |= 0x0f                                    // traffic class, high half
+		m[1], m[2], m[3], m[7] = 0xff, 0xff, 0xff, 0xff // traffic class, flow label, hop limit
+	} else {
+		m[1], m[8], m[10], m[11] = 0xff, 0xff, 0xff, 0xff // TOS, TTL, checksum
+	}
+	m[u+6], m[u+7] = 0xff, 0xff // UDP checksum
+	if maskSrcPort {
+		m[u], m[u+1] = 0xff, 0xff // EV[15:0] as a variant field (WIRE-ICRC-4)
+	}
+	m[u+8+4] = 0xff // BTH byte 4: FECN, BECN, reserved
+}
+
 // icrc computes the ICRC over b[ipOff:end] (end excludes the ICRC itself).
 // The headers are copied to the stack with their variant bits forced to
 // one, followed by as many of the next bytes as leave the rest a whole
@@ -67,18 +83,7 @@ const maxICRCHdr = 40 + 8 + BTHLen
 func icrc(b []byte, ipOff, udpOff, bthOff, end int, v6, maskSrcPort bool) uint32 {
 	var m [maxICRCHdr + 16]byte
 	n := copy(m[:maxICRCHdr], b[ipOff:bthOff+BTHLen])
-	if v6 {
-		m[0] |= 0x0f                                    // traffic class, high half
-		m[1], m[2], m[3], m[7] = 0xff, 0xff, 0xff, 0xff // traffic class, flow label, hop limit
-	} else {
-		m[1], m[8], m[10], m[11] = 0xff, 0xff, 0xff, 0xff // TOS, TTL, checksum
-	}
-	u := udpOff - ipOff
-	m[u+6], m[u+7] = 0xff, 0xff // UDP checksum
-	if maskSrcPort {
-		m[u], m[u+1] = 0xff, 0xff // EV[15:0] as a variant field (WIRE-ICRC-4)
-	}
-	m[u+8+4] = 0xff // BTH byte 4: FECN, BECN, reserved
+	maskVariant(m[:], udpOff-ipOff, v6, maskSrcPort)
 	rest := b[bthOff+BTHLen : end]
 	k := copy(m[n:n+len(rest)%16], rest)
 	c := update8(slicing8, ^crcAfterPrefix, m[:n+k])
@@ -86,6 +91,53 @@ func icrc(b []byte, ipOff, udpOff, bthOff, end int, v6, maskSrcPort bool) uint32
 		return ^update8(slicing8, c, rest)
 	}
 	return crc32.Update(^c, crc32.IEEETable, rest)
+}
+
+// ICRCScratch is working space for ComputeICRCScratch. One must not be
+// used by two computations at once.
+type ICRCScratch struct {
+	b [icrcZeros + icrcWindow]byte
+}
+
+// icrcZeros is the length of an ICRCScratch's leading bytes, which are
+// never written and so stay zero; icrcWindow is the most bytes it copies
+// from a frame: the headers (maxICRCHdr) and up to minCLMUL+15 more, as
+// a fixed-size copy, which takes no call, when the frame has them.
+const (
+	icrcZeros  = 32
+	icrcWindow = 144
+)
+
+// icrcScratch is icrc with the masked headers in s, so that they go
+// through crc32.Update's vectorised loop as well (a stack copy handed to
+// crc32 would escape to the heap). The CRC register after the ones
+// prefix is folded into the headers' first four bytes, as the CRC step
+// itself XORs them into the register, and zero bytes led in from a
+// register of zero leave it zero: so s holds, from register zero, zero
+// bytes, then the folded headers, then the first bytes of the rest, a
+// block of at least minCLMUL bytes in whole 16-byte blocks whose end
+// leaves the rest whole 16-byte blocks too, minCLMUL of them or none.
+func icrcScratch(s *ICRCScratch, b []byte, ipOff, udpOff, bthOff, end int, v6, maskSrcPort bool) uint32 {
+	restOff := bthOff + BTHLen
+	k := (end - restOff) & 15
+	if end-restOff-k < minCLMUL {
+		k = end - restOff
+	}
+	n := restOff - ipOff + k // bytes copied: the headers and k more
+	m := s.b[icrcZeros:]
+	if len(b)-ipOff >= icrcWindow {
+		*(*[icrcWindow]byte)(m) = [icrcWindow]byte(b[ipOff:])
+	} else {
+		copy(m, b[ipOff:ipOff+n])
+	}
+	maskVariant(m, udpOff-ipOff, v6, maskSrcPort)
+	binary.LittleEndian.PutUint32(m, binary.LittleEndian.Uint32(m)^^crcAfterPrefix)
+	size := max(minCLMUL, (n+15)&^15)
+	c := crc32.Update(^uint32(0), crc32.IEEETable, s.b[icrcZeros+n-size:icrcZeros+n])
+	if restOff+k == end {
+		return c
+	}
+	return crc32.Update(c, crc32.IEEETable, b[restOff+k:end])
 }
 
 // minCLMUL is the shortest input crc32.Update runs through its vectorised
@@ -115,6 +167,16 @@ func (c *Codec) ComputeICRC(b []byte, p *Packet) uint32 {
 		return emuICRC(b, p.bthOff, p.end-ICRCLen)
 	}
 	return icrc(b, p.ipOff, p.udpOff, p.bthOff, p.end-ICRCLen, p.IsIPv6, c.prof.ICRCMaskUDPSrcPort)
+}
+
+// ComputeICRCScratch is ComputeICRC with working space s, in which it
+// takes fewer steps (icrcScratch). s must not be in use by another
+// goroutine.
+func (c *Codec) ComputeICRCScratch(b []byte, p *Packet, s *ICRCScratch) uint32 {
+	if c.prof.ICRC == spec.ICRCEmu {
+		return emuICRC(b, p.bthOff, p.end-ICRCLen)
+	}
+	return icrcScratch(s, b, p.ipOff, p.udpOff, p.bthOff, p.end-ICRCLen, p.IsIPv6, c.prof.ICRCMaskUDPSrcPort)
 }
 
 // VerifyICRC reports whether the ICRC carried by frame b (decoded into p)

@@ -10,11 +10,13 @@ import (
 // fields in a copy of the headers and hands the rest to hash/crc32, equals
 // refICRC's byte-by-byte statement of the rule for IPv4 and IPv6 frames
 // with random header bytes, every length from a bare BTH to past
-// hash/crc32's vectorised cut-offs, and the source port covered or masked
-// (WIRE-ICRC-1, WIRE-ICRC-2, WIRE-ICRC-4).
+// hash/crc32's vectorised cut-offs and some longer ones, and the source
+// port covered or masked (WIRE-ICRC-1, WIRE-ICRC-2, WIRE-ICRC-4); so does
+// its computation in an ICRCScratch, one reused for every frame.
 func TestICRCMatchesReference(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	rng := rand.New(rand.NewPCG(seed, 0))
+	var s ICRCScratch
 	for _, v6 := range []bool{false, true} {
 		ipOff, ipLen := 14, 20
 		if v6 {
@@ -22,13 +24,19 @@ func TestICRCMatchesReference(t *testing.T) {
 		}
 		udpOff := ipOff + ipLen
 		bthOff := udpOff + 8
-		for n := bthOff + BTHLen; n <= bthOff+BTHLen+300; n++ {
+		for n := bthOff + BTHLen; n <= bthOff+BTHLen+4200; n++ {
+			if n > bthOff+BTHLen+300 && n%61 != 0 {
+				continue
+			}
 			frame := make([]byte, n+ICRCLen)
 			for i := range frame {
 				frame[i] = byte(rng.Uint32())
 			}
 			for _, maskPort := range []bool{false, true} {
 				got := icrc(frame, ipOff, udpOff, bthOff, n, v6, maskPort)
+				if sc := icrcScratch(&s, frame, ipOff, udpOff, bthOff, n, v6, maskPort); sc != got {
+					t.Fatalf("seed %d: v6=%v length %d masked source port=%v: ICRC 0x%08x in a scratch, 0x%08x without", seed, v6, n, maskPort, sc, got)
+				}
 				want := refICRC(frame, ipOff, udpOff, bthOff, v6)
 				if maskPort {
 					g := append([]byte(nil), frame...)

@@ -29,6 +29,9 @@ func TestICRCHardwareVector(t *testing.T) {
 	if ref := refICRC(b, 14, 34, 42, false); ref != got {
 		t.Fatalf("reference ICRC 0x%08x differs from codec 0x%08x", ref, got)
 	}
+	if sc := icrcScratch(new(ICRCScratch), b, 14, 34, 42, len(b)-4, false, false); sc != got {
+		t.Fatalf("ICRC 0x%08x in a scratch, 0x%08x without", sc, got)
+	}
 }
 
 // refICRC is an independent, allocating statement of the RoCEv2 rule:
