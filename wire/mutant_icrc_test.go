@@ -8,6 +8,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"testing"
+
+	"github.com/openmrc/mrc/spec"
 )
 
 // verifyPartial runs VerifyICRC on frame b decoded into p, with a panic
@@ -67,6 +69,39 @@ func TestMutantVerifyICRCPartial(t *testing.T) {
 						sp.BTH.Opcode, sp.IsIPv6, k, bad, ok, err)
 				}
 			}
+		}
+	}
+}
+
+// TestMutantComputeICRCScratch (WIRE-ICRC-1): ComputeICRCScratch, with one
+// ICRCScratch reused, gives ComputeICRC's ICRC on every frame shape, under
+// the default profile and under the emu preset (EMU's own CRC over the UDP
+// payload, AMB-90), and that ICRC is the one the codec's encoder wrote.
+func TestMutantComputeICRCScratch(t *testing.T) {
+	emu, err := NewCodec(spec.EmuProfile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s ICRCScratch
+	for _, c := range []*Codec{Default, emu} {
+		n := 0
+		for _, sp := range samplePackets() {
+			b, err := c.Append(nil, &sp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var p Packet
+			if err := c.Decode(b, &p); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := c.ComputeICRCScratch(b, &p, &s), c.ComputeICRC(b, &p); got != want || got != p.ICRC {
+				t.Errorf("%s, %v: ComputeICRCScratch 0x%08x, ComputeICRC 0x%08x, carried 0x%08x",
+					c.Profile().Name, sp.BTH.Opcode, got, want, p.ICRC)
+			}
+			n++
+		}
+		if n == 0 {
+			t.Fatal("no sample packet")
 		}
 	}
 }
