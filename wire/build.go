@@ -228,17 +228,19 @@ func appendIPv6(b []byte, ip *IPv6) []byte {
 }
 
 // IPv4Checksum returns the header checksum of the 20-byte IPv4 header h,
-// computed with h's checksum field taken as zero.
+// computed with h's checksum field taken as zero. The one's complement sum
+// does not depend on byte order (RFC 1071): it sums the header's words as
+// read little-endian, 32 bits at a time, and swaps the result's bytes.
 func IPv4Checksum(h []byte) uint16 {
 	h = h[:20]
-	be := binary.BigEndian
-	s := uint32(be.Uint16(h[0:])) + uint32(be.Uint16(h[2:])) + uint32(be.Uint16(h[4:])) + uint32(be.Uint16(h[6:])) +
-		uint32(be.Uint16(h[8:])) + uint32(be.Uint16(h[12:])) + uint32(be.Uint16(h[14:])) + uint32(be.Uint16(h[16:])) +
-		uint32(be.Uint16(h[18:]))
+	le := binary.LittleEndian
+	s := uint64(le.Uint32(h[0:])) + uint64(le.Uint32(h[4:])) + uint64(le.Uint16(h[8:])) +
+		uint64(le.Uint32(h[12:])) + uint64(le.Uint32(h[16:]))
 	for s>>16 != 0 {
 		s = s&0xFFFF + s>>16
 	}
-	return ^uint16(s)
+	x := uint16(s)
+	return ^(x<<8 | x>>8)
 }
 
 // String gives a one-line summary of the packet, for logs and test failures.
