@@ -174,8 +174,7 @@ func judgeSequential(r *pcap.Reader, name string, opts Options, p *PICS) (*engin
 		la.release(p, e.place, push)
 		push(&f, in)
 		if rl.due(f.Offset) {
-			m.unpin(f.Offset - pinSpan)
-			rl.release(f.Offset, m.oldest(f.Offset))
+			rl.release(f.Offset, m.unpinOldest(f.Offset-pinSpan, f.Offset))
 		}
 	}
 	la.release(p, e.place, push)

@@ -61,7 +61,7 @@ type mslot struct {
 	ns  int64           // f.Timestamp in Unix nanoseconds
 	in  *pcap.Interface // as push was given it
 	buf []byte          // the copy of f.Data when frames are not stable
-	// own is set when f.Data is not the reader's (a copy): oldest skips
+	// own is set when f.Data is not the reader's (a copy): unpinOldest skips
 	// it.
 	own bool
 	// arrival: addressed to the node the capture point is at; point: the
@@ -188,35 +188,29 @@ func (m *merger) push(f *pcap.Frame, in *pcap.Interface, declared int, emit func
 	}
 }
 
-// oldest returns the smallest file offset of a waiting frame held by
+// unpinOldest copies the waiting frames held by reference that start
+// before pin, so that the reader can release them (see pinSpan), and
+// returns the smallest file offset of a waiting frame still held by
 // reference, or limit when none is smaller: the reader may release what
-// is before it.
-func (m *merger) oldest(limit int64) int64 {
+// is before it. The copy is the frame's own: a worker's batch may hold it
+// after the slot is reused. A frame waits that long only when its
+// interface's clock is far ahead of the others'. One pass over the
+// frames held, a few hundred in a capture in time order, once a chunk.
+func (m *merger) unpinOldest(pin, limit int64) int64 {
 	for id := range m.queues {
 		q := &m.queues[id]
 		for k := 0; k < q.size; k++ {
-			if s := m.at(q.idx[(q.head+k)&(len(q.idx)-1)]); !s.own {
+			s := m.at(q.idx[(q.head+k)&(len(q.idx)-1)])
+			switch {
+			case s.own:
+			case s.f.Offset < pin:
+				s.f.Data, s.own = bytes.Clone(s.f.Data), true
+			default:
 				limit = min(limit, s.f.Offset)
 			}
 		}
 	}
 	return limit
-}
-
-// unpin copies the waiting frames held by reference that start before
-// off, so that the reader can release them (see pinSpan). The copy is the
-// frame's own: a worker's batch may hold it after the slot is reused. A
-// frame waits that long only when its interface's clock is far ahead of
-// the others'.
-func (m *merger) unpin(off int64) {
-	for id := range m.queues {
-		q := &m.queues[id]
-		for k := 0; k < q.size; k++ {
-			if s := m.at(q.idx[(q.head+k)&(len(q.idx)-1)]); !s.own && s.f.Offset < off {
-				s.f.Data, s.own = bytes.Clone(s.f.Data), true
-			}
-		}
-	}
 }
 
 func (m *merger) slot() int {
@@ -240,7 +234,7 @@ func (m *merger) slot() int {
 const slotBlock = 128
 
 // at returns slot i.
-func (m *merger) at(i int) *mslot { return &m.blocks[i/slotBlock][i%slotBlock] }
+func (m *merger) at(i int) *mslot { return &m.blocks[uint(i)/slotBlock][uint(i)%slotBlock] }
 
 // emitOne emits the earliest head; false when nothing is held.
 func (m *merger) emitOne(emit func(*pcap.Frame, *pcap.Interface)) bool {

@@ -107,7 +107,7 @@ func TestMergerSilentStartByReference(t *testing.T) {
 		f := pcap.Frame{Number: n, Timestamp: t0.Add(time.Duration(n)), Interface: 0, Data: data, Offset: off}
 		m.push(&f, &in[0], 2, emit)
 		if off >= rl.next { // as judgeSequential releases
-			m.unpin(off - pinSpan)
+			m.unpinOldest(off-pinSpan, off)
 			rl.next = off + releaseStep
 		}
 	}

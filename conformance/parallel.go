@@ -573,13 +573,12 @@ func (j *parallel) shutdown() {
 // pinSpan before off: a batch holding such a frame is sent, and the reader
 // waits for a worker judging one.
 func (j *parallel) oldest(m *merger, off int64) int64 {
-	m.unpin(off - pinSpan)
+	lim := m.unpinOldest(off-pinSpan, off)
 	for w, b := range j.pending {
 		if b != nil && b.n > 0 && b.minOff < off-pinSpan {
 			j.send(w)
 		}
 	}
-	lim := m.oldest(off)
 	for _, b := range j.pending {
 		if b != nil && b.n > 0 {
 			lim = min(lim, b.minOff)
