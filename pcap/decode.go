@@ -119,14 +119,7 @@ func (d *Decoder) decode(f *Frame, in *Interface, r *Record, computed bool, icrc
 			icrc = c.ComputeICRCScratch(f.Data, &r.Packet, &d.icrc)
 		}
 		r.Violations = c.CheckComputed(f.Data, &r.Packet, r.Violations, icrc)
-		// Check computes the ICRC already: read its verdict rather than
-		// computing it a second time.
-		r.ICRCOK = !r.Packet.Trimmed
-		for i := range r.Violations {
-			if r.Violations[i].Header == "ICRC" {
-				r.ICRCOK = false
-			}
-		}
+		r.ICRCOK = !r.Packet.Trimmed && icrc == r.Packet.ICRC // CheckComputed's ICRC verdict
 	}
 	r.EV = c.EV(&r.Packet, d.EVMode)
 }

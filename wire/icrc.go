@@ -108,7 +108,7 @@ const (
 	icrcWindow = 144
 )
 
-// icrcScratch is icrc with the masked headers in s, so that they go
+// icrcScratch is ComputeICRC with the masked headers in s, so that they go
 // through crc32.Update's vectorised loop as well (a stack copy handed to
 // crc32 would escape to the heap). The CRC register after the ones
 // prefix is folded into the headers' first four bytes, as the CRC step
@@ -117,8 +117,11 @@ const (
 // bytes, then the folded headers, then the first bytes of the rest, a
 // block of at least minCLMUL bytes in whole 16-byte blocks whose end
 // leaves the rest whole 16-byte blocks too, minCLMUL of them or none.
-func icrcScratch(s *ICRCScratch, b []byte, ipOff, udpOff, bthOff, end int, v6, maskSrcPort bool) uint32 {
-	restOff := bthOff + BTHLen
+func (c *Codec) icrcScratch(s *ICRCScratch, b []byte, p *Packet) uint32 {
+	if c.prof.ICRC == spec.ICRCEmu {
+		return emuICRC(b, p.bthOff, p.end-ICRCLen)
+	}
+	ipOff, restOff, end := p.ipOff, p.bthOff+BTHLen, p.end-ICRCLen
 	k := (end - restOff) & 15
 	if end-restOff-k < minCLMUL {
 		k = end - restOff
@@ -130,14 +133,14 @@ func icrcScratch(s *ICRCScratch, b []byte, ipOff, udpOff, bthOff, end int, v6, m
 	} else {
 		copy(m, b[ipOff:ipOff+n])
 	}
-	maskVariant(m, udpOff-ipOff, v6, maskSrcPort)
+	maskVariant(m, p.udpOff-ipOff, p.IsIPv6, c.prof.ICRCMaskUDPSrcPort)
 	binary.LittleEndian.PutUint32(m, binary.LittleEndian.Uint32(m)^^crcAfterPrefix)
 	size := max(minCLMUL, (n+15)&^15)
-	c := crc32.Update(^uint32(0), crc32.IEEETable, s.b[icrcZeros+n-size:icrcZeros+n])
+	crc := crc32.Update(^uint32(0), crc32.IEEETable, s.b[icrcZeros+n-size:icrcZeros+n])
 	if restOff+k == end {
-		return c
+		return crc
 	}
-	return crc32.Update(c, crc32.IEEETable, b[restOff+k:end])
+	return crc32.Update(crc, crc32.IEEETable, b[restOff+k:end])
 }
 
 // minCLMUL is the shortest input crc32.Update runs through its vectorised
@@ -171,12 +174,9 @@ func (c *Codec) ComputeICRC(b []byte, p *Packet) uint32 {
 
 // ComputeICRCScratch is ComputeICRC with working space s, in which it
 // takes fewer steps (icrcScratch). s must not be in use by another
-// goroutine.
+// goroutine. Small enough to inline.
 func (c *Codec) ComputeICRCScratch(b []byte, p *Packet, s *ICRCScratch) uint32 {
-	if c.prof.ICRC == spec.ICRCEmu {
-		return emuICRC(b, p.bthOff, p.end-ICRCLen)
-	}
-	return icrcScratch(s, b, p.ipOff, p.udpOff, p.bthOff, p.end-ICRCLen, p.IsIPv6, c.prof.ICRCMaskUDPSrcPort)
+	return c.icrcScratch(s, b, p)
 }
 
 // VerifyICRC reports whether the ICRC carried by frame b (decoded into p)

@@ -17,6 +17,13 @@ func TestICRCMatchesReference(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	rng := rand.New(rand.NewPCG(seed, 0))
 	var s ICRCScratch
+	prof := Default.Profile()
+	prof.ICRCMaskUDPSrcPort = true
+	masked, err := NewCodec(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	codecs := map[bool]*Codec{false: Default, true: masked}
 	for _, v6 := range []bool{false, true} {
 		ipOff, ipLen := 14, 20
 		if v6 {
@@ -34,7 +41,8 @@ func TestICRCMatchesReference(t *testing.T) {
 			}
 			for _, maskPort := range []bool{false, true} {
 				got := icrc(frame, ipOff, udpOff, bthOff, n, v6, maskPort)
-				if sc := icrcScratch(&s, frame, ipOff, udpOff, bthOff, n, v6, maskPort); sc != got {
+				pk := Packet{ipOff: ipOff, udpOff: udpOff, bthOff: bthOff, end: n + ICRCLen, IsIPv6: v6}
+				if sc := codecs[maskPort].ComputeICRCScratch(frame, &pk, &s); sc != got {
 					t.Fatalf("seed %d: v6=%v length %d masked source port=%v: ICRC 0x%08x in a scratch, 0x%08x without", seed, v6, n, maskPort, sc, got)
 				}
 				want := refICRC(frame, ipOff, udpOff, bthOff, v6)

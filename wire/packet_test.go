@@ -29,7 +29,7 @@ func TestICRCHardwareVector(t *testing.T) {
 	if ref := refICRC(b, 14, 34, 42, false); ref != got {
 		t.Fatalf("reference ICRC 0x%08x differs from codec 0x%08x", ref, got)
 	}
-	if sc := icrcScratch(new(ICRCScratch), b, 14, 34, 42, len(b)-4, false, false); sc != got {
+	if sc := Default.ComputeICRCScratch(b, &Packet{ipOff: 14, udpOff: 34, bthOff: 42, end: len(b)}, new(ICRCScratch)); sc != got {
 		t.Fatalf("ICRC 0x%08x in a scratch, 0x%08x without", sc, got)
 	}
 }
