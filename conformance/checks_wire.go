@@ -74,7 +74,8 @@ func init() {
 		check{cs: cWireBTH3, codec: []wire.ReqID{wire.ReqBTH9}, everyFrame: true},
 		check{cs: cWireBTH4, codec: []wire.ReqID{wire.ReqBTH6}, everyFrame: true},
 		check{cs: cWireFlags, codec: []wire.ReqID{wire.ReqBTH5}, reqs: []reqID{"WIRE-BTH-14", "WIRE-BTH-10", "WIRE-BTH-11"}, frame: flags},
-		check{cs: cWireOP, codec: []wire.ReqID{wire.ReqOP2}, frame: func(_ *engine, x *frameCtx) bool { return !x.p.Trimmed && !x.op.IsWrite() }, frameOn: kUntrimmed},
+		check{cs: cWireOP, codec: []wire.ReqID{wire.ReqOP2}, frame: func(_ *engine, x *frameCtx) bool { return !x.p.Trimmed && x.op.Valid() && !x.op.IsWrite() }, frameOn: kUntrimmed,
+			frameOps: []wire.Opcode{wire.OpAcknowledge, wire.OpEndpointReq, wire.OpEndpointResp, wire.OpSACK, wire.OpNACK, wire.OpProbe}}, // the opcodes without a payload
 		check{cs: cECN, reqs: []reqID{"WIRE-DSCP-3"}, frame: ecn, frameOn: kUntrimmed},
 		check{cs: cDSCPTrim, codec: []wire.ReqID{wire.ReqTRIM1, wire.ReqDSCP2}, reqs: []reqID{"WIRE-DSCP-4"}, frame: trimmedCodePoint, frameOn: kTrimmed, everyFrame: true, everyOn: kUntrimmed},
 		check{cs: cDSCPSRv6, reqs: []reqID{"WIRE-DSCP-6"}, frame: srv6Class, frameOn: kSRv6},
