@@ -349,7 +349,8 @@ const (
 // MaxKeptFindings), so that a steady stream of failures builds no text
 // and allocates nothing. why may be nil.
 func (e *engine) failWhy(cs caseID, pt *point, node string, how failHow, req reqID, why func(f *Finding)) {
-	o := e.failCount(cs, pt, node, how)
+	o := e.count(cs, pt, node)
+	o.fail(how)
 	o.total++
 	if e.keepable(o) {
 		f := o.newFinding(req)
@@ -364,9 +365,8 @@ func (e *engine) failWhy(cs caseID, pt *point, node string, how failHow, req req
 	}
 }
 
-// failCount counts a failing observation.
-func (e *engine) failCount(cs caseID, pt *point, node string, how failHow) *obsCount {
-	o := e.count(cs, pt, node)
+// fail counts a failing observation in o.
+func (o *obsCount) fail(how failHow) {
 	o.bad++
 	timing := how&onTiming != 0
 	if timing {
@@ -378,7 +378,6 @@ func (e *engine) failCount(cs caseID, pt *point, node string, how failHow) *obsC
 			o.badTA++
 		}
 	}
-	return o
 }
 
 // snapRoom reports whether a failure on connection fl at the current
