@@ -690,7 +690,7 @@ func (r *Reader) nextEPB(f *Frame) bool {
 		return false
 	}
 	opts := rest[min((int(capLen)+3)&^3, len(rest)):]
-	f.Comments = r.comments[:0]
+	comments := r.comments[:0]
 	for len(opts) >= 4 {
 		code, end := binary.LittleEndian.Uint16(opts), 4+int(binary.LittleEndian.Uint16(opts[2:]))
 		if code == ngOptEnd {
@@ -700,11 +700,14 @@ func (r *Reader) nextEPB(f *Frame) bool {
 			return false // an overrun: nextNG's error
 		}
 		if code == ngOptComment {
-			f.Comments = append(f.Comments, opts[4:end:end])
+			comments = append(comments, opts[4:end:end])
 		}
-		opts = opts[min(end+(-end&3), len(opts)):]
+		if end = (end + 3) &^ 3; end >= len(opts) {
+			break // the padding runs to the end, or past it
+		}
+		opts = opts[end:]
 	}
-	r.comments = f.Comments[:0]
+	f.Comments, r.comments = comments, comments[:0]
 	in := &r.ifaces[id]
 	f.Timestamp = r.ts(in, uint64(binary.LittleEndian.Uint32(b[4:]))<<32|uint64(binary.LittleEndian.Uint32(b[8:])))
 	f.Interface = int(id)
