@@ -8,8 +8,7 @@
 //     frame; a file Open opens can keep frames valid until released and
 //     go back to a frame (Retain, Release, Mark, Seek). Frames carry their pcapng interface, which MRC captures use
 //     for the fabric plane and capture point (InterfaceName), and their
-//     comments, where tools record verdicts. It is also a gopacket
-//     PacketDataSource (ReadPacketData).
+//     comments, where tools record verdicts.
 //   - Writer: pcapng with one interface per plane and capture point and
 //     per-packet comments, or classic pcap.
 //   - Decoder, Printer and Stats: decode frames with wire.Codec (lenient
@@ -21,19 +20,18 @@
 //   - CompileFilter: display filters over the dissector's field names
 //     (mrc.bth.psn == 5 && mrc.ev == 0x10001) with tshark's semantics,
 //     compiled once; Filter.Match allocates nothing.
-//   - gopacket layers for every MRC header (LayerTypeBTH, ...), built on
-//     wire's header codecs, registered for the profile's UDP ports by
-//     Register, usable with gopacket.NewPacket and, through Layers, with
-//     gopacket.DecodingLayerParser; SRH lets the parser cross SRv6.
+//   - SetICRC: zeroes the UDP checksum of a frame and writes its ICRC.
 //   - WriteLua: a Wireshark dissector generated from the same header
 //     descriptions (wireshark/mrc.lua is the one for wire.Default).
 //
-// Nothing here parses MRC headers on its own: the layers call wire's
-// Decode and Append methods, the printers walk wire's field descriptions,
-// and the dissector is generated from them, so all of them agree with the
-// codec bit for bit. The corpus under testdata/ and the dissector are
-// generated; `go generate ./pcap` rewrites them and the tests fail when a
-// checked-in copy is stale.
+// The gopacket layers and packet source are in package pcap/gopkt, so
+// that reading captures does not link gopacket.
+//
+// Nothing here parses MRC headers on its own: the printers walk wire's
+// field descriptions, and the dissector is generated from them, so both
+// agree with the codec bit for bit. The corpus under testdata/ and the
+// dissector are generated; `go generate ./pcap` rewrites them and the
+// tests fail when a checked-in copy is stale.
 package pcap
 
 //go:generate go run ./internal/gen

@@ -7,11 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gopacket/gopacket"
-	"github.com/gopacket/gopacket/layers"
-
 	"github.com/openmrc/mrc/pcap"
-	"github.com/openmrc/mrc/spec"
 	"github.com/openmrc/mrc/wire"
 )
 
@@ -81,29 +77,6 @@ func ExampleNewWriter() {
 	// nic-a/plane1 plane 1: 2 bytes, "verdict: WIRE-BTH-7 violated"
 }
 
-// Register the MRC layers for the profile's UDP ports, then decode a
-// frame with gopacket.
-func ExampleRegister() {
-	if _, err := pcap.Register(spec.DefaultProfile()); err != nil {
-		panic(err)
-	}
-	p := &wire.Packet{}
-	p.BTH = wire.BTH{Opcode: wire.OpWriteOnly, DestQP: 0x11, PSN: 42}
-	p.IP4.FlagsFrag = 0x4000
-	p.RETH.DMALength = 3
-	p.Payload = []byte("abc")
-	frame, err := wire.Default.Append(nil, p)
-	if err != nil {
-		panic(err)
-	}
-	pk := gopacket.NewPacket(frame, layers.LayerTypeEthernet, gopacket.Default)
-	bth := pk.Layer(pcap.LayerTypeBTH).(*pcap.BTH)
-	reth := pk.Layer(pcap.LayerTypeRETH).(*pcap.RETH)
-	fmt.Println(bth.Opcode, bth.PSN, reth.DMALength, string(pk.ApplicationLayer().Payload()))
-	// Output:
-	// RDMA_WRITE_ONLY 42 3 abc
-}
-
 // Summarise a capture per QP and per EV.
 func ExampleStats() {
 	r, err := pcap.Open("testdata/valid.pcapng")
@@ -146,67 +119,6 @@ func ExampleWriteLua() {
 	}
 	// Output:
 	// local PORTS = {4791, 4971}
-}
-
-// Decode frames with a reusable DecodingLayerParser: Layers links the MRC
-// layers to their BTH, and its SRH layer crosses SRv6 outer headers.
-func ExampleNewLayers() {
-	var (
-		eth     layers.Ethernet
-		ip4     layers.IPv4
-		ip6     layers.IPv6
-		udp     layers.UDP
-		payload gopacket.Payload
-	)
-	l := pcap.NewLayers(nil)
-	parser := gopacket.NewDecodingLayerParser(layers.LayerTypeEthernet,
-		append([]gopacket.DecodingLayer{&eth, &ip4, &ip6, &udp, &payload}, l.DecodingLayers()...)...)
-
-	p := &wire.Packet{IsIPv6: true, SRv6: true, HasSRH: true}
-	p.BTH = wire.BTH{Opcode: wire.OpWriteOnlyImm, TSPresent: true, DestQP: 0x11, PSN: 7}
-	p.METH.RQMSN, p.ImmDt, p.RETH.DMALength, p.Payload = 1, 0xfeed, 2, []byte("hi")
-	frame, err := wire.Default.Append(nil, p)
-	if err != nil {
-		panic(err)
-	}
-	var decoded []gopacket.LayerType
-	if err := parser.DecodeLayers(frame, &decoded); err != nil {
-		panic(err)
-	}
-	fmt.Println(decoded)
-	fmt.Printf("psn %d imm %#x payload %q\n", l.BTH.PSN, l.ImmDt.Imm, payload.Payload())
-	// Output:
-	// [Ethernet IPv6 IPv6Routing IPv6 UDP MRC-BTH MRC-METH MRC-TSETH MRC-RETH MRC-ImmDt Payload]
-	// psn 7 imm 0xfeed payload "hi"
-}
-
-// Read a capture with gopacket: the Reader is a PacketDataSource, so
-// gopacket.NewPacketSource decodes pcap, pcapng and gzip-compressed
-// files through it, and the registered MRC layers decode each frame.
-func ExampleReader_ReadPacketData() {
-	if _, err := pcap.Register(spec.DefaultProfile()); err != nil {
-		panic(err)
-	}
-	r, err := pcap.Open("testdata/valid.pcapng")
-	if err != nil {
-		panic(err)
-	}
-	defer r.Close()
-	src := gopacket.NewPacketSource(r, layers.LinkTypeEthernet)
-	n, naks := 0, 0
-	for pk := range src.Packets() {
-		n++
-		if bth, ok := pk.Layer(pcap.LayerTypeBTH).(*pcap.BTH); ok && bth.Opcode == wire.OpNACK {
-			naks++
-		}
-		if n == 1 {
-			fmt.Println(pk.Metadata().Length, pk.Layer(pcap.LayerTypeBTH).(*pcap.BTH).Opcode)
-		}
-	}
-	fmt.Println(n, "frames,", naks, "NACKs, link type", r.LinkType())
-	// Output:
-	// 142 RDMA_WRITE_FIRST
-	// 32 frames, 7 NACKs, link type Ethernet
 }
 
 // Select frames with a display filter, as tshark -Y does, and show a bad

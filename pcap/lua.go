@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/openmrc/mrc/pcap/internal/opstack"
 	"github.com/openmrc/mrc/wire"
 )
 
@@ -156,9 +157,9 @@ func WriteLua(w io.Writer, c *wire.Codec) error {
 		if !wire.Opcode(op).Valid() {
 			continue
 		}
-		ls := luaStack{Op: op, Payload: stacks()[op][0].payload}
+		ls := luaStack{Op: op, Payload: opstack.Get(wire.Opcode(op), false).Payload}
 		for ts := 0; ts < 2; ts++ {
-			for _, h := range stacks()[op][ts].headers[1:] {
+			for _, h := range opstack.Get(wire.Opcode(op), ts == 1).Headers[1:] {
 				if h.Name == "CC_STATE" {
 					// wire.SETH decodes SETH and CC_STATE as one unit.
 					g := &ls.Stacks[ts][len(ls.Stacks[ts])-1]

@@ -171,8 +171,6 @@ type Reader struct {
 	frameNo  int
 	section  int // section headers read
 
-	gp Frame // the frame ReadPacketData reads into
-
 	// retain is set by Retain: a chunk the Reader has read past goes to
 	// used, where its frames stay valid until Release passes its end;
 	// otherwise it is reused at once. free holds the chunks released, for
@@ -319,6 +317,16 @@ func (r *Reader) Interface(i int) *Interface {
 		return nil
 	}
 	return &r.ifaces[i]
+}
+
+// LinkType returns the link type of the capture's first interface. A
+// pcapng file declares its interfaces in blocks that the first read
+// reaches, so before it LinkType is 0.
+func (r *Reader) LinkType() LinkType {
+	if len(r.ifaces) == 0 {
+		return 0
+	}
+	return r.ifaces[0].LinkType
 }
 
 // Close closes the file if the Reader was made by Open, and drops the

@@ -11,6 +11,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/openmrc/mrc/pcap"
+	"github.com/openmrc/mrc/pcap/gopkt"
 	"github.com/openmrc/mrc/pcap/internal/corpus"
 	"github.com/openmrc/mrc/wire"
 )
@@ -58,7 +59,7 @@ func FuzzDecodeFrame(f *testing.F) {
 
 		pk := gopacket.NewPacket(frame, layers.LayerTypeEthernet, gopacket.Default)
 		_ = pk.Layers()
-		l := pcap.NewLayers(nil)
+		l := gopkt.NewLayers(nil)
 		var (
 			eth     layers.Ethernet
 			ip4     layers.IPv4

@@ -1,4 +1,4 @@
-package pcap
+package gopkt
 
 import (
 	"fmt"
@@ -73,7 +73,7 @@ func (s *SRH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 // gets LastEntry and HdrExtLen from NSegments.
 func (s *SRH) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOptions) error {
 	if s.NSegments < 0 || s.NSegments > wire.MaxSRHSegments {
-		return fmt.Errorf("pcap: SRH with %d segments, at most %d", s.NSegments, wire.MaxSRHSegments)
+		return fmt.Errorf("gopkt: SRH with %d segments, at most %d", s.NSegments, wire.MaxSRHSegments)
 	}
 	if opts.FixLengths {
 		s.HdrExtLen = uint8(2 * s.NSegments)

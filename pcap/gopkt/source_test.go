@@ -1,4 +1,4 @@
-package pcap_test
+package gopkt_test
 
 import (
 	"bytes"
@@ -9,14 +9,15 @@ import (
 	"testing"
 
 	"github.com/openmrc/mrc/pcap"
+	"github.com/openmrc/mrc/pcap/gopkt"
 )
 
-// TestReadPacketData checks the Reader as a gopacket PacketDataSource:
+// TestReadPacketData checks the Source as a gopacket PacketDataSource:
 // the same frames, lengths, timestamps and interfaces as Next, copies
 // that later reads do not overwrite, io.EOF at the end, and a
 // *FormatError for a capture cut inside a block.
 func TestReadPacketData(t *testing.T) {
-	name := filepath.Join("testdata", "malformed.pcapng")
+	name := filepath.Join("..", "testdata", "malformed.pcapng")
 	b, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
@@ -25,10 +26,11 @@ func TestReadPacketData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := pcap.NewReader(bytes.NewReader(b))
+	sr, err := pcap.NewReader(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
+	src := gopkt.NewSource(sr)
 	var kept [][]byte
 	var frames [][]byte
 	for {
@@ -53,10 +55,11 @@ func TestReadPacketData(t *testing.T) {
 			t.Fatalf("frame %d changed after later reads: ReadPacketData must return a copy", i+1)
 		}
 	}
-	cut, err := pcap.NewReader(bytes.NewReader(b[:len(b)-7]))
+	cr, err := pcap.NewReader(bytes.NewReader(b[:len(b)-7]))
 	if err != nil {
 		t.Fatal(err)
 	}
+	cut := gopkt.NewSource(cr)
 	for {
 		_, _, err := cut.ReadPacketData()
 		var fe *pcap.FormatError

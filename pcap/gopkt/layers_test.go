@@ -1,4 +1,4 @@
-package pcap_test
+package gopkt_test
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
-	"github.com/openmrc/mrc/pcap"
+	"github.com/openmrc/mrc/pcap/gopkt"
 	"github.com/openmrc/mrc/pcap/internal/corpus"
 	"github.com/openmrc/mrc/spec"
 	"github.com/openmrc/mrc/wire"
@@ -17,7 +17,7 @@ import (
 func init() {
 	// The layers are registered explicitly, never by gopacket's default
 	// port table (WIRE-UDP-1: the profile's ports).
-	if _, err := pcap.Register(spec.DefaultProfile()); err != nil {
+	if _, err := gopkt.Register(spec.DefaultProfile()); err != nil {
 		panic(err)
 	}
 }
@@ -84,27 +84,27 @@ func packetView(pk gopacket.Packet) layerView {
 	var v layerView
 	for _, l := range pk.Layers() {
 		switch x := l.(type) {
-		case *pcap.BTH:
+		case *gopkt.BTH:
 			v.BTH, v.ICRC, v.Trimmed = x.BTH, x.ICRC, x.Trimmed
-		case *pcap.METH:
+		case *gopkt.METH:
 			v.METH = &x.METH
-		case *pcap.TSETH:
+		case *gopkt.TSETH:
 			v.TSETH = &x.TSETH
-		case *pcap.RETH:
+		case *gopkt.RETH:
 			v.RETH = &x.RETH
-		case *pcap.ImmDt:
+		case *gopkt.ImmDt:
 			v.ImmDt = &x.Imm
-		case *pcap.AETH:
+		case *gopkt.AETH:
 			v.AETH = &x.AETH
-		case *pcap.SETH:
+		case *gopkt.SETH:
 			v.SETH = &x.SETH
-		case *pcap.NETH:
+		case *gopkt.NETH:
 			v.NETH = &x.NETH
-		case *pcap.PETH:
+		case *gopkt.PETH:
 			v.PETH = &x.PETH
-		case *pcap.ERTH:
+		case *gopkt.ERTH:
 			v.ERTH = &x.ERTH
-		case *pcap.EETH:
+		case *gopkt.EETH:
 			v.EETH = &x.EETH
 		case *gopacket.Payload:
 			v.Payload = x.Payload()
@@ -131,7 +131,7 @@ func TestGopacketNewPacket(t *testing.T) {
 			t.Errorf("%s: %v", e.Name, el.Error())
 			continue
 		}
-		if pk.Layer(pcap.LayerTypeBTH) == nil {
+		if pk.Layer(gopkt.LayerTypeBTH) == nil {
 			t.Errorf("%s: no BTH layer; layers %v", e.Name, pk.Layers())
 			continue
 		}
@@ -156,7 +156,7 @@ func TestDecodingLayerParser(t *testing.T) {
 		udp     layers.UDP
 		payload gopacket.Payload
 	)
-	l := pcap.NewLayers(nil)
+	l := gopkt.NewLayers(nil)
 	dl := append([]gopacket.DecodingLayer{&eth, &dot1q, &ip4, &ip6, &udp, &payload}, l.DecodingLayers()...)
 	parser := gopacket.NewDecodingLayerParser(layers.LayerTypeEthernet, dl...)
 	var decoded []gopacket.LayerType
@@ -172,25 +172,25 @@ func TestDecodingLayerParser(t *testing.T) {
 		v := layerView{BTH: l.BTH.BTH, ICRC: l.BTH.ICRC, Trimmed: l.BTH.Trimmed}
 		for _, typ := range decoded {
 			switch typ {
-			case pcap.LayerTypeMETH:
+			case gopkt.LayerTypeMETH:
 				v.METH = &l.METH.METH
-			case pcap.LayerTypeTSETH:
+			case gopkt.LayerTypeTSETH:
 				v.TSETH = &l.TSETH.TSETH
-			case pcap.LayerTypeRETH:
+			case gopkt.LayerTypeRETH:
 				v.RETH = &l.RETH.RETH
-			case pcap.LayerTypeImmDt:
+			case gopkt.LayerTypeImmDt:
 				v.ImmDt = &l.ImmDt.Imm
-			case pcap.LayerTypeAETH:
+			case gopkt.LayerTypeAETH:
 				v.AETH = &l.AETH.AETH
-			case pcap.LayerTypeSETH:
+			case gopkt.LayerTypeSETH:
 				v.SETH = &l.SETH.SETH
-			case pcap.LayerTypeNETH:
+			case gopkt.LayerTypeNETH:
 				v.NETH = &l.NETH.NETH
-			case pcap.LayerTypePETH:
+			case gopkt.LayerTypePETH:
 				v.PETH = &l.PETH.PETH
-			case pcap.LayerTypeERTH:
+			case gopkt.LayerTypeERTH:
 				v.ERTH = &l.ERTH.ERTH
-			case pcap.LayerTypeEETH:
+			case gopkt.LayerTypeEETH:
 				v.EETH = &l.EETH.EETH
 			case gopacket.LayerTypePayload:
 				v.Payload = payload.Payload()
@@ -234,7 +234,7 @@ func TestSerializeFrame(t *testing.T) {
 				net = x
 			case *layers.IPv6Routing:
 				// gopacket's routing layer cannot rebuild an SRH; ours can.
-				var s pcap.SRH
+				var s gopkt.SRH
 				if err := s.DecodeFromBytes(x.Contents, gopacket.NilDecodeFeedback); err != nil {
 					t.Fatal(err)
 				}
@@ -253,7 +253,7 @@ func TestSerializeFrame(t *testing.T) {
 		}
 		buf := gopacket.NewSerializeBuffer()
 		opts := gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}
-		if err := pcap.SerializeFrame(nil, buf, opts, sl...); err != nil {
+		if err := gopkt.SerializeFrame(nil, buf, opts, sl...); err != nil {
 			t.Errorf("%s: %v", e.Name, err)
 			continue
 		}
@@ -270,7 +270,7 @@ func TestLayersOnMalformed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := pcap.NewLayers(nil)
+	l := gopkt.NewLayers(nil)
 	var (
 		eth     layers.Ethernet
 		ip4     layers.IPv4
@@ -292,7 +292,7 @@ func TestLayersOnMalformed(t *testing.T) {
 // TestUnlinkedLayersStop checks that METH declared on its own (outside
 // Layers) stops the parser rather than guessing what follows it.
 func TestUnlinkedLayersStop(t *testing.T) {
-	var m pcap.METH
+	var m gopkt.METH
 	if err := m.DecodeFromBytes(make([]byte, 40), gopacket.NilDecodeFeedback); err != nil {
 		t.Fatal(err)
 	}

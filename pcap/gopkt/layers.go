@@ -1,4 +1,4 @@
-package pcap
+package gopkt
 
 import (
 	"encoding/binary"
@@ -8,6 +8,7 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
+	"github.com/openmrc/mrc/pcap/internal/opstack"
 	"github.com/openmrc/mrc/spec"
 	"github.com/openmrc/mrc/wire"
 )
@@ -83,7 +84,7 @@ func registeredCodec() *wire.Codec {
 // stackState links the layers of one packet: which header follows METH
 // and RETH, and how much of the payload is pad, depend on the BTH.
 type stackState struct {
-	stack *opStack
+	stack *opstack.Stack
 	pad   int
 }
 
@@ -93,7 +94,7 @@ func (s *stackState) next(name string, rest []byte) gopacket.LayerType {
 		// Without a BTH we cannot know what follows (see Layers).
 		return gopacket.LayerTypeZero
 	}
-	h := s.stack.headers
+	h := s.stack.Headers
 	for i, x := range h {
 		if x.Name != name {
 			continue
@@ -116,7 +117,7 @@ func (s *stackState) isLast(name string) bool {
 	if s == nil || s.stack == nil {
 		return false
 	}
-	h := s.stack.headers
+	h := s.stack.Headers
 	last := h[len(h)-1].Name
 	if last == "CC_STATE" {
 		last = "SETH"
@@ -174,13 +175,13 @@ func (b *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		df.SetTruncated()
 		return err
 	}
-	s := stackOf(&b.BTH)
+	s := opstack.Of(&b.BTH)
 	if s == nil {
 		return &wire.Error{Kind: wire.ErrInvalid, Header: "BTH", Field: "opcode", Req: wire.ReqBTH2,
 			Msg: fmt.Sprintf("opcode 0x%02X is not an MRC opcode", uint8(b.Opcode))}
 	}
 	rest := data[wire.BTHLen:]
-	need := s.hdrLen - wire.BTHLen
+	need := s.HdrLen - wire.BTHLen
 	switch {
 	case len(rest) == need:
 		b.Trimmed = true
@@ -200,12 +201,12 @@ func (b *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 // SerializeTo prepends the BTH and appends the pad bytes and ICRC. With
 // opts.FixLengths the pad count is set from the payload length
 // (WIRE-BTH-9). The ICRC covers the IP header, which is not serialized
-// yet: use SerializeFrame, or SetICRC afterwards, to compute it.
+// yet: use SerializeFrame, or pcap.SetICRC afterwards, to compute it.
 func (b *BTH) SerializeTo(buf gopacket.SerializeBuffer, opts gopacket.SerializeOptions) error {
 	c := b.codec()
-	if s := stackOf(&b.BTH); s != nil && s.payload {
+	if s := opstack.Of(&b.BTH); s != nil && s.Payload {
 		if opts.FixLengths {
-			n := len(buf.Bytes()) - (s.hdrLen - wire.BTHLen)
+			n := len(buf.Bytes()) - (s.HdrLen - wire.BTHLen)
 			if n < 0 {
 				n = 0
 			}
@@ -247,7 +248,7 @@ func (e *ext) split(name string, data []byte, n int, df gopacket.DecodeFeedback)
 		return &wire.Error{Kind: wire.ErrTruncated, Header: name, Msg: fmt.Sprintf("need %d bytes, have %d", n, len(data))}
 	}
 	e.Contents, e.Payload = data[:n], data[n:]
-	if e.st.isLast(name) && e.st.stack.payload {
+	if e.st.isLast(name) && e.st.stack.Payload {
 		if e.st.pad > len(e.Payload) {
 			return &wire.Error{Kind: wire.ErrInvalid, Header: "BTH", Field: "pad_count", Req: wire.ReqBTH9,
 				Msg: fmt.Sprintf("pad count %d exceeds the %d payload bytes", e.st.pad, len(e.Payload))}
