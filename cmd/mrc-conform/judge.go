@@ -74,6 +74,7 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
+	hugeHeap(judgeHeap)
 	if len(files) > 1 {
 		return judgeSeveral(cmd, files, opts, &fl, f)
 	}
