@@ -577,7 +577,7 @@ func (e *engine) recount() {
 		n += len(pt.ep) + len(pt.psu)
 		for _, f := range pt.flows {
 			n += f.psns.len() + f.arrived.len() + len(f.refused) + len(f.badArr) + len(f.trimArr) + f.needSACK.len() +
-				len(f.trimPend) + len(f.oorPend) + f.ackReq.len() + len(f.ackDue) + len(f.wimmExcess) + len(f.nackPend) + len(f.bad) + len(f.maybeBad) +
+				len(f.trimPend) + len(f.oorPend) + f.ackReq.len() + len(f.ackDue) + len(f.wimmExcess) + len(f.nackPend) + len(f.bad) + f.maybeBad.len() +
 				len(f.probeNs) + len(f.evs) + len(f.echo) + len(f.held) + len(f.wimm) + len(f.probes)
 		}
 	}

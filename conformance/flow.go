@@ -237,7 +237,7 @@ type flow struct {
 	una          uint32
 	unaHist      []unaEvent
 	bad          map[uint32]badEV
-	maybeBad     map[uint32]int64 // EVs whose packets SACK gaps show lost, and when: a requester may retire them on that inference too
+	maybeBad     evTimes // EVs whose packets SACK gaps show lost, and when: a requester may retire them on that inference too
 	probeNs      map[uint32]int64
 	wimm         []wimmOpen
 	fatalNs      int64
@@ -311,7 +311,7 @@ const recentArrivals = 1024
 func newFlow(k flowKey, frame int) *flow {
 	return &flow{key: k, firstFrame: frame, lastFrame: frame,
 		planes: map[int]bool{}, evs: map[uint32]bool{},
-		bad: map[uint32]badEV{}, maybeBad: map[uint32]int64{}, probeNs: map[uint32]int64{},
+		bad: map[uint32]badEV{}, probeNs: map[uint32]int64{},
 		nackPend: map[uint32]pendingNACK{},
 		refused:  map[uint32]int{}, badArr: map[uint32]int{}, trimArr: map[uint32]int{},
 		trimPend: map[uint32]arrival{}, oorPend: map[uint32]arrival{},

@@ -82,8 +82,8 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 		x.preCapture = true // behind the highest PSN sent, first seen now
 	}
 	fl.lastWriteNs = t
-	if at, ok := fl.maybeBad[x.ev]; ok && t >= at+e.grace {
-		delete(fl.maybeBad, x.ev) // in use after the loss was inferred
+	if at, ok := fl.maybeBad.get(x.ev); ok && t >= at+e.grace {
+		fl.maybeBad.del(x.ev) // in use after the loss was inferred
 	}
 	if x.isNew {
 		fl.lastNewNs = t
@@ -213,11 +213,11 @@ func (e *engine) retire(pt *point, fl *flow, ev uint32, since int64, frame int, 
 		// bitmap (not only on timeouts): those the judge has not retired
 		// may have used up the floor (EV-SET-6).
 		out := len(fl.bad)
-		for v := range fl.maybeBad {
+		fl.maybeBad.each(func(v uint32) {
 			if _, b := fl.bad[v]; !b && v != ev {
 				out++
 			}
-		}
+		})
 		unsure = evstate.FloorHolds(c, len(fl.evs), out, *m)
 	}
 	fl.bad[ev] = badEV{since: since, frame: frame, cause: c, cs: cs, unsure: unsure}
@@ -393,8 +393,8 @@ func (e *engine) sackAtRequester(pt *point, fl *flow, s *wire.SETH) {
 				continue
 			}
 			st.loss = signal{kind: sigGap, frame: e.frameNo, ns: t}
-			if _, ok := fl.maybeBad[st.lastEV]; !ok && e.roomIn(len(fl.maybeBad), MaxEVsPerFlow) {
-				fl.maybeBad[st.lastEV] = t
+			if _, ok := fl.maybeBad.get(st.lastEV); !ok && e.roomIn(fl.maybeBad.len(), MaxEVsPerFlow) {
+				fl.maybeBad.put(st.lastEV, t)
 			}
 		}
 		to := wire.PSNAdd(high, -1)
@@ -417,7 +417,7 @@ func (e *engine) sackAtRequester(pt *point, fl *flow, s *wire.SETH) {
 	switch c := evstate.OfSACK(s.M, s.PR); {
 	case evstate.Revives(c):
 		delete(fl.bad, s.Entropy) // a probe answer revives the EV (EV-ST-7, EV-ST-8)
-		delete(fl.maybeBad, s.Entropy)
+		fl.maybeBad.del(s.Entropy)
 	case evstate.Retires(c):
 		e.retire(pt, fl, s.Entropy, t+e.grace, e.frameNo, c, cEVBad)
 	}
