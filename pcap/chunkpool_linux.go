@@ -2,9 +2,6 @@ package pcap
 
 import "syscall"
 
-// madvHugePage is MADV_HUGEPAGE.
-const madvHugePage = 14
-
 // mapRegion maps n bytes of anonymous memory advised to use transparent
 // huge pages, or returns nil when it cannot map them. The advice is a
 // hint: refused (THP "never", or no kernel support), the region is used
@@ -14,6 +11,6 @@ func mapRegion(n int) []byte {
 	if err != nil {
 		return nil
 	}
-	_ = syscall.Madvise(b, madvHugePage)
+	_ = syscall.Madvise(b, syscall.MADV_HUGEPAGE)
 	return b
 }

@@ -13,9 +13,6 @@ import (
 // page size; advice on a range smaller than one is a no-op.
 const hugePageSize = 2 << 20
 
-// madvHugePage is MADV_HUGEPAGE.
-const madvHugePage = 14
-
 // hugeHeap makes the Go heap, and the next n bytes it grows into,
 // eligible for transparent huge pages where the kernel's THP setting is
 // "madvise" (the default of most distributions) or "always".
@@ -70,5 +67,5 @@ func adviseHuge(lo, hi uintptr) {
 	if end <= start {
 		return
 	}
-	_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, start, end-start, madvHugePage)
+	_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, start, end-start, syscall.MADV_HUGEPAGE)
 }
