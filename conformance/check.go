@@ -54,6 +54,11 @@ type check struct {
 	// transmission, sentCtx.isNew): it is not called for first
 	// transmissions, most writes. With sent it runs after it.
 	resent func(e *engine, x *sentCtx)
+	// sentOn are the kinds of write the sent hook acts on, any of them
+	// (none: every write); resentOn, the resent hook's. A hook is not
+	// called for a write of none of its kinds (hooks.sentBy): it would
+	// return at once.
+	sentOn, resentOn writeKind
 	// msg judges a first transmission's place in its message (the MSN
 	// window): the message the write starts, continues or ends.
 	msg func(e *engine, x *msgCtx)
@@ -129,6 +134,34 @@ func opSlot(op wire.Opcode) int {
 	return int(op & 0x1F)
 }
 
+// writeKind is a set of kinds of write, as its requester sent it (kindOfWrite):
+// a sent or resent hook declares the kinds it acts on (check.sentOn,
+// resentOn) and sendWrite calls it for writes of at least one of them only.
+// A hook keeps its own tests; the kinds spare the calls of hooks that would
+// return at once, such as most resend hooks on a write a point sees out of
+// order.
+type writeKind uint16
+
+const (
+	wNew     writeKind = 1 << iota // a first transmission (sentCtx.isNew)
+	wResend                        // not a first transmission
+	wTracked                       // a resend of an outstanding PSN (sentCtx.tracked)
+	wNACKed                        // a resend of a PSN a NACK was pending for (sentCtx.nack)
+	wMPR                           // the PICS declares an MPR
+	// The kinds below are rare: a write of any of them runs every hook
+	// (hooks.sentAll), and hooks.sentBy has no lists for them.
+	wNACKPend // NACKs are pending on the connection (flow.nackPend)
+	wRetired  // the connection has a retired EV (flow.bad)
+	wFatal    // the connection is fatal (flow.fatal)
+	wPSU      // the point saw a port status update (point.psu)
+	wSRv6     // SRv6-encapsulated
+)
+
+const (
+	numSentLists = int(wMPR) << 1 // hooks.sentBy's lists: by the common kinds
+	rareWrites   = wNACKPend | wRetired | wFatal | wPSU | wSRv6
+)
+
 // caseID is a passive case of the catalog, as the checks record it: a
 // typed index, so that an observation costs no string hashing. Each
 // checks_*.go file declares the caseIDs of its checks with passiveCase;
@@ -174,9 +207,12 @@ var (
 		// codecJudged, whether one does.
 		codecCase   [wire.NumReqs]caseID
 		codecJudged [wire.NumReqs]bool
-		// sentNew are the sent hooks, run for a first transmission;
-		// sentAgain, the sent and resent hooks, run for a resend.
-		sentNew, sentAgain []func(e *engine, x *sentCtx)
+		// sentAll are the hooks a write of rare kinds runs: the sent
+		// hooks for a first transmission, the sent and resent hooks for a
+		// resend (by wResend). sentBy, those a write of common kinds runs,
+		// by its kinds: sentAll's that act on one of them.
+		sentAll [2][]func(e *engine, x *sentCtx)
+		sentBy  [numSentLists][]func(e *engine, x *sentCtx)
 	}
 	checksErr error
 )
@@ -241,7 +277,40 @@ func buildHooks() {
 				func(k frameKind) { h.everyBy[k] = append(h.everyBy[k], c.cs) })
 			addHooks(c)
 		}
+		buildSentBy()
 	})
+}
+
+// buildSentBy fills the sent hook lists by write kind (hooks.sentBy), in
+// registration order.
+func buildSentBy() {
+	h := &hooks
+	for k := range writeKind(numSentLists) {
+		if k&wNew != 0 == (k&wResend != 0) {
+			continue // no write is of this kind: a write is new or resent
+		}
+		l := []func(e *engine, x *sentCtx){}
+		for _, c := range order {
+			if c.sent != nil && (c.sentOn == 0 || c.sentOn&k != 0) {
+				l = append(l, c.sent)
+			}
+			if c.resent != nil && k&wResend != 0 && (c.resentOn == 0 || c.resentOn&k != 0) {
+				l = append(l, c.resent)
+			}
+		}
+		h.sentBy[k] = l
+	}
+}
+
+// sentHooks returns the hooks a write of kinds k runs.
+func sentHooks(k writeKind) []func(e *engine, x *sentCtx) {
+	if k&rareWrites != 0 {
+		if k&wResend != 0 {
+			return hooks.sentAll[1]
+		}
+		return hooks.sentAll[0]
+	}
+	return hooks.sentBy[k]
 }
 
 // placeCheck calls frame with each frame kind and opcode slot whose frame
@@ -282,15 +351,15 @@ func placeCheck(c *check, frame func(k frameKind, s int), feedback func(op int),
 }
 
 // addHooks appends c to the lists of the hooks it has, and its sent and
-// resent hooks to sentNew and sentAgain.
+// resent hooks to sentAll.
 func addHooks(c *check) {
 	h := &hooks
 	if c.sent != nil {
-		h.sentNew = append(h.sentNew, c.sent)
-		h.sentAgain = append(h.sentAgain, c.sent)
+		h.sentAll[0] = append(h.sentAll[0], c.sent)
+		h.sentAll[1] = append(h.sentAll[1], c.sent)
 	}
 	if c.resent != nil {
-		h.sentAgain = append(h.sentAgain, c.resent)
+		h.sentAll[1] = append(h.sentAll[1], c.resent)
 	}
 	for _, a := range []struct {
 		set  bool

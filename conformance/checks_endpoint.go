@@ -19,7 +19,7 @@ func init() {
 	addChecks(
 		check{cs: cWireEP, codec: []wire.ReqID{wire.ReqERTH1, wire.ReqEETH1}, reqs: []reqID{"WIRE-ERTH-2", "WIRE-EETH-1"}, endpoint: endpointHeaders},
 		check{cs: cEPAnswer, reqs: []reqID{"EP-GEN-5"}, endpoint: endpointAnswered, finishPoint: endpointNotAnswered},
-		check{cs: cPSU, reqs: []reqID{"EP-PSU-3"}, sent: writeOnLivePlane, probe: probeOnLivePlane},
+		check{cs: cPSU, reqs: []reqID{"EP-PSU-3"}, sent: writeOnLivePlane, sentOn: wPSU, probe: probeOnLivePlane},
 	)
 }
 

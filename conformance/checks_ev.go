@@ -19,13 +19,13 @@ var (
 // EV and plane.
 func init() {
 	addChecks(
-		check{cs: cEVBad, reqs: []reqID{"EV-ST-4"}, sent: retiredEV(cEVBad), event: evRetiredOK(cEVBad)},
-		check{cs: cEVTimeout, reqs: []reqID{"EV-ST-5"}, sent: retiredEV(cEVTimeout), event: evRetiredOK(cEVTimeout)},
+		check{cs: cEVBad, reqs: []reqID{"EV-ST-4"}, sent: retiredEV(cEVBad), sentOn: wRetired, event: evRetiredOK(cEVBad)},
+		check{cs: cEVTimeout, reqs: []reqID{"EV-ST-5"}, sent: retiredEV(cEVTimeout), sentOn: wRetired, event: evRetiredOK(cEVTimeout)},
 		check{cs: cProbePace, reqs: []reqID{"EV-PRB-2"}, probe: probePace},
-		check{cs: cEcho, reqs: []reqID{"WIRE-EV-9"}, sent: echoPath},
+		check{cs: cEcho, reqs: []reqID{"WIRE-EV-9"}, sent: echoPath, sentOn: wSRv6},
 		check{cs: cEVReflect, reqs: []reqID{"WIRE-EV-5"}, answer: reflectEV},
 		check{cs: cRevPlane, reqs: []reqID{"EV-REV-4", "EP-GEN-6"}, answer: answerPlane, endpoint: endpointPlane},
-		check{cs: cFatal, reqs: []reqID{"QP-ST-11"}, sent: afterFatal, probe: probeAfterFatal, event: fatalSeen},
+		check{cs: cFatal, reqs: []reqID{"QP-ST-11"}, sent: afterFatal, sentOn: wFatal, probe: probeAfterFatal, event: fatalSeen},
 		check{cs: cWIMMReq, reqs: []reqID{"WIMM-REQ-1"}, msg: wimmInFlight},
 	)
 }

@@ -28,18 +28,18 @@ var (
 func init() {
 	addChecks(
 		check{cs: cTSETHAll, reqs: []reqID{"REQ-HDR-1"}, sent: tsethInEveryWrite},
-		check{cs: cMPR, reqs: []reqID{"MPR-WIN-1"}, sent: mprWindow},
-		check{cs: cRtxFirst, reqs: []reqID{"REQ-TX-2"}, sent: retransmitFirst},
+		check{cs: cMPR, reqs: []reqID{"MPR-WIN-1"}, sent: mprWindow, sentOn: wMPR},
+		check{cs: cRtxFirst, reqs: []reqID{"REQ-TX-2"}, sent: retransmitFirst, sentOn: wNACKed | wNACKPend},
 		check{cs: cRtxFlag, reqs: []reqID{"WIRE-BTH-5"}, sent: retransmitFlag},
-		check{cs: cPSN, reqs: []reqID{"REQ-PSN-1"}, sent: psnNext},
-		check{cs: cNackRecov, reqs: []reqID{"LR-NACK-1", "LR-NACK-3"}, resent: nackRecovered, finish: nackNotRecovered},
-		check{cs: cRtxOrder, reqs: []reqID{"LR-RTX-2"}, resent: retransmitOrder},
+		check{cs: cPSN, reqs: []reqID{"REQ-PSN-1"}, sent: psnNext, sentOn: wNew},
+		check{cs: cNackRecov, reqs: []reqID{"LR-NACK-1", "LR-NACK-3"}, resent: nackRecovered, resentOn: wNACKed, finish: nackNotRecovered},
+		check{cs: cRtxOrder, reqs: []reqID{"LR-RTX-2"}, resent: retransmitOrder, resentOn: wNACKed},
 		check{cs: cRtxAcked, reqs: []reqID{"LR-RTX-1", "LR-SACK-2"}, resent: resendAcked},
-		check{cs: cRtxSame, reqs: []reqID{"REQ-PSN-2"}, resent: resendSame},
-		check{cs: cNackEV, reqs: []reqID{"EV-ST-13"}, resent: resendOffNACKedEV},
-		check{cs: cNackHold, reqs: []reqID{"LR-NACK-2"}, resent: resendHold},
-		check{cs: cRtxWhy, reqs: []reqID{"LR-RTX-1"}, resent: resendWhy},
-		check{cs: cRetryLim, reqs: []reqID{"LR-TMR-7"}, resent: retryLimit, finish: retryLimitReached},
+		check{cs: cRtxSame, reqs: []reqID{"REQ-PSN-2"}, resent: resendSame, resentOn: wTracked},
+		check{cs: cNackEV, reqs: []reqID{"EV-ST-13"}, resent: resendOffNACKedEV, resentOn: wTracked},
+		check{cs: cNackHold, reqs: []reqID{"LR-NACK-2"}, resent: resendHold, resentOn: wTracked},
+		check{cs: cRtxWhy, reqs: []reqID{"LR-RTX-1"}, resent: resendWhy, resentOn: wTracked},
+		check{cs: cRetryLim, reqs: []reqID{"LR-TMR-7"}, resent: retryLimit, resentOn: wTracked, finish: retryLimitReached},
 	)
 }
 

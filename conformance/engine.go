@@ -140,6 +140,8 @@ type engine struct {
 	// trimNack and trimNackDeclared are the PICS's trim_nack feature
 	// (Declared), looked up once, not per write.
 	trimNack, trimNackDeclared bool
+	// sentKinds are the kinds of every write the PICS decides (wMPR).
+	sentKinds writeKind
 
 	dec pcap.Decoder
 	rec pcap.Record
@@ -210,6 +212,9 @@ func newEngine(p *PICS) *engine {
 		toNode: map[nodePoint]int{}, noteSeen: map[string]bool{}, nodeNames: map[string]bool{},
 	}
 	e.trimNack, e.trimNackDeclared = p.Declared("trim_nack")
+	if p.Parameters.MPR != nil {
+		e.sentKinds = wMPR
+	}
 	e.dec = pcap.Decoder{Codec: e.codec, EVMode: e.mode}
 	prof := e.codec.Profile()
 	e.prof = &prof

@@ -98,20 +98,35 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 			x.timedOut = t-x.st.lastNs >= baseTimeout(*to)-e.tol
 		}
 	}
-	if x.isNew {
-		for _, h := range hooks.sentNew {
-			h(e, x)
-		}
-	} else {
-		for _, h := range hooks.sentAgain {
-			h(e, x)
-		}
+	for _, h := range sentHooks(e.writeKinds(x)) {
+		h(e, x)
 	}
 	if x.isNew {
 		e.sentNew(x)
 	} else {
 		e.sentAgain(x)
 	}
+}
+
+// writeKinds returns the kinds of the write x (writeKind).
+func (e *engine) writeKinds(x *sentCtx) writeKind {
+	k := e.sentKinds // wMPR
+	switch {
+	case x.isNew:
+		k |= wNew
+	case x.tracked:
+		k |= wResend | wTracked
+	default:
+		k |= wResend
+	}
+	if x.nack.frame != 0 {
+		k |= wNACKed
+	}
+	fl := x.fl
+	if len(fl.nackPend) > 0 || len(fl.bad) > 0 || fl.fatal || len(x.pt.psu) > 0 || x.p.SRv6 {
+		k |= rareWrites // any of them: every hook runs
+	}
+	return k
 }
 
 // sentNew updates the requester's view after a first transmission.

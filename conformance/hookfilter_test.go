@@ -1,0 +1,68 @@
+package conformance
+
+import (
+	"bytes"
+	"testing"
+)
+
+// unfilterHooks makes the engine call every hook of a kind for every
+// frame of the kind, as if no hook declared the kinds it acts on, until
+// the returned function restores the filtered lists.
+func unfilterHooks(t *testing.T) (restore func()) {
+	t.Helper()
+	buildHooks()
+	saved := hooks.sentBy
+	for k := range hooks.sentBy {
+		hooks.sentBy[k] = hooks.sentAll[0]
+		if writeKind(k)&wResend != 0 {
+			hooks.sentBy[k] = hooks.sentAll[1]
+		}
+	}
+	return func() { hooks.sentBy = saved }
+}
+
+// TestFilteredHooksIdentical: the hooks the engine skips for a frame, by
+// the kinds each declares it acts on (check.sentOn, resentOn), are hooks
+// that would have done nothing: every golden capture under every PICS gives
+// byte-identical text and JSON reports (observation counts included) with
+// the filtered lists and with every hook called.
+func TestFilteredHooksIdentical(t *testing.T) {
+	report := func(c, pics string) [][]byte {
+		rep, err := judgeGolden(t, c, pics)
+		if err != nil {
+			return nil
+		}
+		var out [][]byte
+		for _, f := range []Format{FormatText, FormatJSON} {
+			var b bytes.Buffer
+			if err := rep.Write(&b, f); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, b.Bytes())
+		}
+		return out
+	}
+	n := 0
+	for _, c := range goldenCaptures(t) {
+		for _, pics := range picsFor(c) {
+			filtered := report(c, pics)
+			restore := unfilterHooks(t)
+			all := report(c, pics)
+			restore()
+			if len(filtered) != len(all) {
+				t.Errorf("%s under the %s PICS: judged with filtered hooks and not with all, or the reverse", c, pics)
+				continue
+			}
+			for i := range filtered {
+				if !bytes.Equal(filtered[i], all[i]) {
+					t.Errorf("%s under the %s PICS: the report with filtered hooks differs from the one with every hook called:\n%s", c, pics, firstDiff(all[i], filtered[i]))
+					break
+				}
+			}
+			n++
+		}
+	}
+	if n < 40 {
+		t.Errorf("only %d capture and PICS pairs judged", n)
+	}
+}
