@@ -32,20 +32,25 @@ type check struct {
 	reqs  []reqID      // the requirements the check's findings cite
 	codec []wire.ReqID // the codec's findings (wire.Violation, wire.Error) judged under this case
 
-	// frame judges the wire rules of every decoded frame, as its sender
-	// sent it; it reports whether the case applies to the frame (an
-	// applicable frame the hook did not fail is a passing observation).
-	frame func(e *engine, x *frameCtx) bool
-	// frameOps are the opcodes whose frames the frame hook judges (none:
-	// every opcode); the hook is not called for others (hooks.frameBy).
+	// frame judges the wire rules of every decoded frame of its kinds
+	// and opcodes (frameOn, frameOps), as its sender sent it: each such
+	// frame it does not fail (bad) is a passing observation of the case,
+	// counted by the engine (hooks.passBy), unless frameSelf: then the
+	// hook records its observations itself.
+	frame     func(e *engine, x *frameCtx)
+	frameSelf bool
+	// frameOps are the opcodes whose frames the frame hook judges and
+	// everyFrame counts (none: every opcode); the hook is not called for
+	// others (hooks.frameBy).
 	frameOps []wire.Opcode
 	// frameOn are the kinds a frame must all be of for the frame hook to
 	// judge it (none: every frame); the hook is not called for others
 	// (hooks.frameBy).
 	frameOn frameKind
-	// everyFrame: every decoded frame (of the kinds everyOn, when set) is
-	// a passing observation of the case unless the codec found one of its
-	// violations (codec), with no hook to call (hooks.everyBy).
+	// everyFrame: every decoded frame (of the kinds everyOn and the
+	// opcodes frameOps, when set) is a passing observation of the case
+	// unless the codec found one of its violations (codec), with no hook
+	// to call (hooks.passBy).
 	everyFrame bool
 	everyOn    frameKind
 	// sent judges a write as its requester sent it.
@@ -201,7 +206,12 @@ var (
 		frame, msg, arrived, feedback, answer, probe, endpoint, event, finish, finishPoint []*check
 		frameBy                                                                            [numKinds][opSlots][]*check // the frame hooks by frame kind and opcode (opSlot)
 		feedbackOp                                                                         [256][]*check               // the feedback hooks by opcode
-		everyBy                                                                            [numKinds][]caseID          // the everyFrame cases by frame kind
+		// passAt are, by frame kind and opcode slot, where in passCases
+		// the cases are of which a frame is a passing observation unless
+		// it failed them (passBy): the everyFrame cases and those of the
+		// frame hooks it is shown to (but frameSelf's).
+		passAt    [numKinds][opSlots]struct{ off, n uint32 }
+		passCases []caseID
 		// codecCase is, by wire.ReqID, the case whose check judges the
 		// codec's findings of that requirement (check.codec);
 		// codecJudged, whether one does.
@@ -246,27 +256,28 @@ func addChecks(cs ...check) {
 
 // buildHooks fills the hook lists from the checks, in registration order,
 // once, as the first engine is made: the lists by frame kind and opcode
-// slot, by feedback opcode and the everyFrame cases by kind, over two
-// thousand, are cut from one array each, counted first, instead of each
-// growing by appends at start-up.
+// slot and by feedback opcode, over two thousand, are cut from one array
+// each, counted first, instead of each growing by appends at start-up.
 func buildHooks() {
 	hooksOnce.Do(func() {
 		h := &hooks
-		var nFrame [numKinds][opSlots]int
+		var nFrame, nPass [numKinds][opSlots]int
 		var nFeedback [256]int
-		var nEvery [numKinds]int
 		total := [2]int{} // *check entries, caseID entries
 		for _, c := range order {
 			placeCheck(c, func(k frameKind, s int) { nFrame[k][s]++; total[0]++ },
-				func(op int) { nFeedback[op]++; total[0]++ }, func(k frameKind) { nEvery[k]++; total[1]++ })
+				func(op int) { nFeedback[op]++; total[0]++ }, func(k frameKind, s int) { nPass[k][s]++; total[1]++ })
 		}
-		lists, cases := make([]*check, total[0]), make([]caseID, total[1])
+		lists := make([]*check, total[0])
+		h.passCases = make([]caseID, total[1])
 		cut := func(n int) []*check { l := lists[:0:n]; lists = lists[n:]; return l }
+		off := 0
 		for k := range frameKind(numKinds) {
 			for s := range opSlots {
 				h.frameBy[k][s] = cut(nFrame[k][s])
+				h.passAt[k][s].off = uint32(off)
+				off += nPass[k][s]
 			}
-			h.everyBy[k], cases = cases[:0:nEvery[k]], cases[nEvery[k]:]
 		}
 		for op := range h.feedbackOp {
 			h.feedbackOp[op] = cut(nFeedback[op])
@@ -274,11 +285,67 @@ func buildHooks() {
 		for _, c := range order {
 			placeCheck(c, func(k frameKind, s int) { h.frameBy[k][s] = append(h.frameBy[k][s], c) },
 				func(op int) { h.feedbackOp[op] = append(h.feedbackOp[op], c) },
-				func(k frameKind) { h.everyBy[k] = append(h.everyBy[k], c.cs) })
+				func(k frameKind, s int) { a := &h.passAt[k][s]; h.passCases[int(a.off)+int(a.n)] = c.cs; a.n++ })
 			addHooks(c)
 		}
 		buildSentBy()
 	})
+}
+
+// placeCheck calls frame with each frame kind and opcode slot whose frame
+// hook list holds c, feedback with each feedback opcode whose list holds
+// it, and pass with each frame kind and opcode slot whose passBy list
+// holds its case. The lists of kinds kindOf never gives (trimmed and
+// untrimmed, or neither) stay empty.
+func placeCheck(c *check, frame func(k frameKind, s int), feedback func(op int), pass func(k frameKind, s int)) {
+	if c.frame != nil || c.everyFrame {
+		placeFrames(c, frame, pass)
+	}
+	if c.feedback != nil {
+		for op := range 256 {
+			if len(c.feedbackOps) == 0 || slices.Contains(c.feedbackOps, wire.Opcode(op)) {
+				feedback(op)
+			}
+		}
+	}
+}
+
+// placeFrames is placeCheck's part for the frame hook and everyFrame.
+func placeFrames(c *check, frame, pass func(k frameKind, s int)) {
+	var slots [opSlots]bool
+	for s := range opSlots {
+		// The last slot, of the opcodes that are not MRC's, is a hook's
+		// only when it declares no opcodes.
+		slots[s] = len(c.frameOps) == 0 || s < opSlots-1 && slices.Contains(c.frameOps, wire.Opcode(0xC0|s))
+	}
+	for k := range frameKind(numKinds) {
+		if k.is(kTrimmed) == k.is(kUntrimmed) {
+			continue // no frame is of this kind: kindOf gives one of the two
+		}
+		every := c.everyFrame && k.is(c.everyOn)
+		hook := c.frame != nil && k.is(c.frameOn)
+		if !every && !hook {
+			continue
+		}
+		for s, ok := range slots {
+			if !ok {
+				continue
+			}
+			if hook {
+				frame(k, s)
+			}
+			if every || hook && !c.frameSelf {
+				pass(k, s)
+			}
+		}
+	}
+}
+
+// passBy returns the cases of which a frame of kinds k and opcode slot s
+// is a passing observation unless it failed them (hooks.passAt).
+func passBy(k frameKind, s int) []caseID {
+	a := hooks.passAt[k][s]
+	return hooks.passCases[a.off : a.off+a.n]
 }
 
 // buildSentBy fills the sent hook lists by write kind (hooks.sentBy), in
@@ -311,43 +378,6 @@ func sentHooks(k writeKind) []func(e *engine, x *sentCtx) {
 		return hooks.sentAll[0]
 	}
 	return hooks.sentBy[k]
-}
-
-// placeCheck calls frame with each frame kind and opcode slot whose frame
-// hook list holds c, feedback with each feedback opcode whose list holds
-// it, and every with each frame kind whose everyFrame list holds its case.
-// The lists of kinds kindOf never gives (trimmed and untrimmed, or
-// neither) stay empty.
-func placeCheck(c *check, frame func(k frameKind, s int), feedback func(op int), every func(k frameKind)) {
-	var slots [opSlots]bool
-	for s := range opSlots {
-		// The last slot, of the opcodes that are not MRC's, is a hook's
-		// only when it declares no opcodes.
-		slots[s] = len(c.frameOps) == 0 || s < opSlots-1 && slices.Contains(c.frameOps, wire.Opcode(0xC0|s))
-	}
-	for k := range frameKind(numKinds) {
-		if k.is(kTrimmed) == k.is(kUntrimmed) {
-			continue // no frame is of this kind: kindOf gives one of the two
-		}
-		if c.everyFrame && k.is(c.everyOn) {
-			every(k)
-		}
-		if c.frame == nil || !k.is(c.frameOn) {
-			continue
-		}
-		for s, ok := range slots {
-			if ok {
-				frame(k, s)
-			}
-		}
-	}
-	if c.feedback != nil {
-		for op := range 256 {
-			if len(c.feedbackOps) == 0 || slices.Contains(c.feedbackOps, wire.Opcode(op)) {
-				feedback(op)
-			}
-		}
-	}
 }
 
 // addHooks appends c to the lists of the hooks it has, and its sent and

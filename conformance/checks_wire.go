@@ -74,10 +74,10 @@ func init() {
 		check{cs: cWireBTH3, codec: []wire.ReqID{wire.ReqBTH9}, everyFrame: true},
 		check{cs: cWireBTH4, codec: []wire.ReqID{wire.ReqBTH6}, everyFrame: true},
 		check{cs: cWireFlags, codec: []wire.ReqID{wire.ReqBTH5}, reqs: []reqID{"WIRE-BTH-14", "WIRE-BTH-10", "WIRE-BTH-11"}, frame: flags},
-		check{cs: cWireOP, codec: []wire.ReqID{wire.ReqOP2}, frame: func(_ *engine, x *frameCtx) bool { return !x.p.Trimmed && x.op.Valid() && !x.op.IsWrite() }, frameOn: kUntrimmed,
+		check{cs: cWireOP, codec: []wire.ReqID{wire.ReqOP2}, everyFrame: true, everyOn: kUntrimmed,
 			frameOps: []wire.Opcode{wire.OpAcknowledge, wire.OpEndpointReq, wire.OpEndpointResp, wire.OpSACK, wire.OpNACK, wire.OpProbe}}, // the opcodes without a payload
-		check{cs: cECN, reqs: []reqID{"WIRE-DSCP-3"}, frame: ecn, frameOn: kUntrimmed},
-		check{cs: cDSCPTrim, codec: []wire.ReqID{wire.ReqTRIM1, wire.ReqDSCP2}, reqs: []reqID{"WIRE-DSCP-4"}, frame: trimmedCodePoint, frameOn: kTrimmed, everyFrame: true, everyOn: kUntrimmed},
+		check{cs: cECN, reqs: []reqID{"WIRE-DSCP-3"}, frame: ecn, frameOn: kUntrimmed, frameOps: ecnOps},
+		check{cs: cDSCPTrim, codec: []wire.ReqID{wire.ReqTRIM1, wire.ReqDSCP2}, reqs: []reqID{"WIRE-DSCP-4"}, frame: trimmedCodePoint, frameOn: kTrimmed, frameSelf: true, everyFrame: true, everyOn: kUntrimmed},
 		check{cs: cDSCPSRv6, reqs: []reqID{"WIRE-DSCP-6"}, frame: srv6Class, frameOn: kSRv6},
 		check{cs: cEVEnc, reqs: []reqID{"WIRE-EV-2", "WIRE-EV-6"}, frame: evEncoding, frameOn: kIPv6},
 		check{cs: cWireTSETH, reqs: []reqID{"WIRE-TSETH-2"}, frame: tseth, frameOn: kTSETH},
@@ -88,19 +88,23 @@ func init() {
 	)
 }
 
+// ecnOps are the opcodes whose ECN codepoint WIRE-DSCP-3 sets: control
+// packets, probes and writes.
+var ecnOps = []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpAcknowledge, wire.OpEndpointResp, wire.OpProbe,
+	wire.OpWriteFirst, wire.OpWriteMiddle, wire.OpWriteLast, wire.OpWriteLastImm, wire.OpWriteOnly, wire.OpWriteOnlyImm}
+
 // variantZero: the variant byte is 0 as sent; switches may change it
 // (WIRE-BTH-13).
-func variantZero(e *engine, x *frameCtx) bool {
+func variantZero(e *engine, x *frameCtx) {
 	if x.atSender && x.p.BTH.Variant != 0 {
 		e.bad(cWireGEN, x, "WIRE-BTH-13", func() (string, string) {
 			return "reserved_variant 0 as sent", fmt.Sprintf("reserved_variant 0x%02x", x.p.BTH.Variant)
 		})
 	}
-	return true
 }
 
 // flags checks WIRE-BTH-14, WIRE-BTH-10 and WIRE-BTH-11.
-func flags(e *engine, x *frameCtx) bool {
+func flags(e *engine, x *frameCtx) {
 	p, op := x.p, x.op
 	switch {
 	case op.IsWrite() && p.BTH.AckReq != op.IsLast():
@@ -118,14 +122,13 @@ func flags(e *engine, x *frameCtx) bool {
 	if p.BTH.M {
 		e.bad(cWireFlags, x, "WIRE-BTH-11", func() (string, string) { return "m = 0 (MRC has no path migration)", "m = 1" })
 	}
-	return true
 }
 
 // controlClass checks the traffic class of control packets and probes
 // (WIRE-DSCP-1, EP-GEN-4); dscpWrite judges writes'.
-func controlClass(e *engine, x *frameCtx) bool {
+func controlClass(e *engine, x *frameCtx) {
 	if x.p.Trimmed {
-		return false
+		return
 	}
 	prof := e.prof
 	switch d := x.p.DSCP(); {
@@ -139,23 +142,20 @@ func controlClass(e *engine, x *frameCtx) bool {
 				return fmt.Sprintf("DSCP %d (DSCP_CONTROL) on %s", prof.DSCP.Control, x.op), fmt.Sprintf("DSCP %d", d)
 			})
 		}
-		return true
 	case x.op == wire.OpProbe:
 		if d != prof.DSCP.NoTrim {
 			e.bad(cDSCP, x, "WIRE-DSCP-1", func() (string, string) {
 				return fmt.Sprintf("DSCP %d (DSCP_NO_TRIM) on a probe", prof.DSCP.NoTrim), fmt.Sprintf("DSCP %d", d)
 			})
 		}
-		return true
 	}
-	return false
 }
 
 // ecn checks WIRE-DSCP-3: Not-ECT on control packets, ECT(0) on probes
 // and writes.
-func ecn(e *engine, x *frameCtx) bool {
+func ecn(e *engine, x *frameCtx) {
 	if x.p.Trimmed {
-		return false
+		return
 	}
 	switch c := x.p.ECN(); {
 	case x.control:
@@ -170,17 +170,14 @@ func ecn(e *engine, x *frameCtx) bool {
 		if c < 2 {
 			e.bad(cECN, x, "WIRE-DSCP-3", func() (string, string) { return "ECT(0) (10) on a write", fmt.Sprintf("ECN %02b", c) })
 		}
-	default:
-		return false
 	}
-	return true
 }
 
 // trimmedCodePoint: trimmed code points come from switches only
 // (WIRE-DSCP-4).
-func trimmedCodePoint(e *engine, x *frameCtx) bool {
+func trimmedCodePoint(e *engine, x *frameCtx) {
 	if !x.p.Trimmed {
-		return true
+		return
 	}
 	if x.atSender {
 		e.bad(cDSCPTrim, x, "WIRE-DSCP-4", func() (string, string) {
@@ -189,28 +186,26 @@ func trimmedCodePoint(e *engine, x *frameCtx) bool {
 	} else if !e.frameFailed(cDSCPTrim) {
 		e.undecided(cDSCPTrim, x.pt, x.src, "a trimmed frame at a capture point the PICS does not place at its sender")
 	}
-	return false
 }
 
 // srv6Class: the inner traffic class equals the outer (WIRE-DSCP-6).
-func srv6Class(e *engine, x *frameCtx) bool {
+func srv6Class(e *engine, x *frameCtx) {
 	p := x.p
 	if !p.SRv6 {
-		return false
+		return
 	}
 	if p.Outer.TrafficClass != p.IP6.TrafficClass {
 		e.bad(cDSCPSRv6, x, "WIRE-DSCP-6", func() (string, string) {
 			return fmt.Sprintf("inner traffic class 0x%02x equal to the outer", p.Outer.TrafficClass), fmt.Sprintf("0x%02x", p.IP6.TrafficClass)
 		})
 	}
-	return true
 }
 
 // evEncoding checks the EV encoding in the flow label (WIRE-EV-6,
 // WIRE-EV-2).
-func evEncoding(e *engine, x *frameCtx) bool {
+func evEncoding(e *engine, x *frameCtx) {
 	if !x.p.IsIPv6 {
-		return false
+		return
 	}
 	fl := x.p.IP6.FlowLabel
 	switch e.mode {
@@ -223,27 +218,25 @@ func evEncoding(e *engine, x *frameCtx) bool {
 			e.bad(cEVEnc, x, "WIRE-EV-6", func() (string, string) { return "flow label bits 19:16 zero", fmt.Sprintf("flow label 0x%05x", fl) })
 		}
 	}
-	return true
 }
 
 // tseth checks WIRE-TSETH-2.
-func tseth(e *engine, x *frameCtx) bool {
+func tseth(e *engine, x *frameCtx) {
 	p := x.p
 	if p.Decoded&wire.HasTSETH == 0 {
-		return false
+		return
 	}
 	if p.TSETH.TSR || p.TSETH.FType != 1 {
 		e.bad(cWireTSETH, x, "WIRE-TSETH-2", func() (string, string) {
 			return "tsr = 0, ftype = 1", fmt.Sprintf("tsr = %v, ftype = %d", p.TSETH.TSR, p.TSETH.FType)
 		})
 	}
-	return true
 }
 
 // aethSyndrome checks an ACKNOWLEDGE's syndrome (WIRE-AETH-1, WIRE-AETH-3).
-func aethSyndrome(e *engine, x *frameCtx) bool {
+func aethSyndrome(e *engine, x *frameCtx) {
 	if x.op != wire.OpAcknowledge {
-		return false
+		return
 	}
 	a := &x.p.AETH
 	switch t, v := a.Type(), a.Value(); {
@@ -258,14 +251,13 @@ func aethSyndrome(e *engine, x *frameCtx) bool {
 			return "syndrome type ACK or NAK", fmt.Sprintf("reserved type in syndrome 0x%02x", a.Syndrome)
 		})
 	}
-	return true
 }
 
 // sethFields checks a SACK's fixed fields and its mpr (WIRE-SETH-8,
 // WIRE-SETH-4, MPR-DYN-2).
-func sethFields(e *engine, x *frameCtx) bool {
+func sethFields(e *engine, x *frameCtx) {
 	if x.op != wire.OpSACK {
-		return false
+		return
 	}
 	s := &x.p.SETH
 	if s.Type != 0 || s.NextHeader != 0 || s.CCType != 0 || s.CCFlags != 0 {
@@ -286,13 +278,12 @@ func sethFields(e *engine, x *frameCtx) bool {
 	} else if s.MPR != 0 {
 		e.bad(cWireSETH, x, "WIRE-SETH-4", func() (string, string) { return "mpr 0 without dynamic MPR", fmt.Sprintf("mpr %d", s.MPR) })
 	}
-	return true
 }
 
 // nethFields checks a NACK's fixed fields; cc_type per profile (AMB-34).
-func nethFields(e *engine, x *frameCtx) bool {
+func nethFields(e *engine, x *frameCtx) {
 	if x.op != wire.OpNACK {
-		return false
+		return
 	}
 	n, prof := &x.p.NETH, e.prof
 	if n.Type != 0 || n.NextHeader != 0 || n.CCType != prof.NETHCCType || n.CCFlags != 0 {
@@ -300,13 +291,12 @@ func nethFields(e *engine, x *frameCtx) bool {
 			return fmt.Sprintf("type, next_header 0, cc_type %d, cc_flags 0", prof.NETHCCType), fmt.Sprintf("%d, %d, %d, %d", n.Type, n.NextHeader, n.CCType, n.CCFlags)
 		})
 	}
-	return true
 }
 
 // pethFields checks a probe's fixed fields (WIRE-SETH-8, WIRE-PETH-1).
-func pethFields(e *engine, x *frameCtx) bool {
+func pethFields(e *engine, x *frameCtx) {
 	if x.op != wire.OpProbe {
-		return false
+		return
 	}
 	q := &x.p.PETH
 	if q.Type != 0 || q.NextHeader != 0 {
@@ -317,12 +307,11 @@ func pethFields(e *engine, x *frameCtx) bool {
 			return "tsr = 0, ftype = 1", fmt.Sprintf("tsr = %v, ftype = %d", q.TSR, q.FType)
 		})
 	}
-	return true
 }
 
 // dpdcid checks that feedback and probes name their destination QP's low
 // 16 bits in dpdcid (WIRE-SETH-9).
-func dpdcid(e *engine, x *frameCtx) bool {
+func dpdcid(e *engine, x *frameCtx) {
 	var got uint16
 	switch x.op {
 	case wire.OpSACK:
@@ -332,20 +321,19 @@ func dpdcid(e *engine, x *frameCtx) bool {
 	case wire.OpProbe:
 		got = x.p.PETH.DPDCID
 	default:
-		return false
+		return
 	}
 	if want := uint16(x.p.BTH.DestQP); got != want {
 		e.bad(cWireDCID, x, "WIRE-SETH-9", func() (string, string) {
 			return fmt.Sprintf("dpdcid 0x%04x (dest_qp bits 15:0)", want), fmt.Sprintf("dpdcid 0x%04x", got)
 		})
 	}
-	return true
 }
 
 // endpointPKey: endpoint operations carry P_Key 0xFFFF (WIRE-BTH-12).
-func endpointPKey(e *engine, x *frameCtx) bool {
+func endpointPKey(e *engine, x *frameCtx) {
 	if x.op != wire.OpEndpointReq && x.op != wire.OpEndpointResp {
-		return false
+		return
 	}
 	if x.p.BTH.PKey != 0xFFFF {
 		e.failWhy(cWirePKey, x.pt, x.src, 0, "WIRE-BTH-12", func(f *Finding) {
@@ -354,7 +342,6 @@ func endpointPKey(e *engine, x *frameCtx) bool {
 	} else {
 		e.ok(cWirePKey, x.pt, x.src, false)
 	}
-	return false
 }
 
 // The wire rules judged on a write as sent, on its message, or on the
@@ -364,7 +351,7 @@ func init() {
 		check{cs: cWirePAY, codec: []wire.ReqID{wire.ReqPAY1}, reqs: []reqID{"WIRE-PAY-1"}, sent: payloadSize},
 		check{cs: cDSCP, reqs: []reqID{"WIRE-DSCP-1", "WIRE-DSCP-5", "EP-GEN-4"}, frame: controlClass, frameOn: kUntrimmed, frameOps: []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpAcknowledge, wire.OpEndpointResp, wire.OpProbe}, sent: dscpWrite},
 		check{cs: cWireDCID, reqs: []reqID{"WIRE-SETH-9", "RSP-SACK-6"}, frame: dpdcid, frameOps: []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpProbe}, feedback: feedbackDCID, probe: probeDCID},
-		check{cs: cWirePKey, reqs: []reqID{"WIRE-BTH-12"}, frame: endpointPKey, frameOps: []wire.Opcode{wire.OpEndpointReq, wire.OpEndpointResp}, sent: writePKey, feedback: feedbackPKey, probe: probePKey},
+		check{cs: cWirePKey, reqs: []reqID{"WIRE-BTH-12"}, frame: endpointPKey, frameSelf: true, frameOps: []wire.Opcode{wire.OpEndpointReq, wire.OpEndpointResp}, sent: writePKey, feedback: feedbackPKey, probe: probePKey},
 		check{cs: cWireMSG, codec: []wire.ReqID{wire.ReqRETH2}, reqs: []reqID{"REQ-SEG-2", "WIRE-RETH-2", "WIRE-PAY-2"}, msg: messageShape},
 		check{cs: cWireMETH, reqs: []reqID{"WIRE-METH-2", "REQ-PSN-3"}, msg: messageMSN},
 		check{cs: cWIMMOrd, reqs: []reqID{"WIRE-METH-3"}, msg: messageRQMSN},

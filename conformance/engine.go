@@ -73,11 +73,43 @@ type rowSlot struct {
 	st   *npStat
 	to   int  // frames addressed to the node at the point, not yet in toNode
 	toIn bool // toNode holds the pair
-	// every counts, by frame kind, the frames the node sent at the point
-	// that are passing observations of the everyFrame cases of their
-	// kind (hooks.everyBy), not yet in row; anyEvery: some is not zero.
-	every    [numKinds]int32
-	anyEvery bool
+	// passes counts, by pass list (engine.passList), the frames the node
+	// sent at the point that failed no case, passing observations of
+	// their list's cases (passBy) not yet in row; anyPass: some is not
+	// zero.
+	passes  [maxPassLists]int32
+	anyPass bool
+}
+
+// maxPassLists bounds the (frame kind, opcode slot) pairs whose passing
+// observations an engine counts in its row slots (passList); a frame of
+// another pair counts them in its row at once.
+const maxPassLists = 16
+
+// passListLimit is maxPassLists; tests lower it to have every frame
+// counted in its row at once.
+var passListLimit = maxPassLists
+
+// passList returns the index in rowSlot.passes of the pass list of frame
+// kinds k and opcode slot s, numbering the pairs in the order frames show
+// them; false once maxPassLists pairs are numbered and this is another.
+func (e *engine) passList(k frameKind, s int) (int, bool) {
+	if i := e.passIdx[k][s]; i != 0 {
+		return int(i) - 1, true
+	}
+	if e.nPass >= passListLimit {
+		return 0, false
+	}
+	e.passOf[e.nPass] = passPair{k, uint8(s)}
+	e.nPass++
+	e.passIdx[k][s] = uint8(e.nPass)
+	return e.nPass - 1, true
+}
+
+// passPair is a frame kind and opcode slot with a pass list (passList).
+type passPair struct {
+	k frameKind
+	s uint8
 }
 
 // slot returns the cache slot of node at pt, emptied for them when it held
@@ -168,9 +200,15 @@ type engine struct {
 	views                              []ifaceView // by interface ID
 	lastNs                             int64
 
-	rows    map[nodePoint]*obsRow
-	slots   [rowSlots]rowSlot // rows and nodes entries by point and node
-	lastRow rowMemo           // the pair row returned last
+	rows  map[nodePoint]*obsRow
+	slots [rowSlots]rowSlot // rows and nodes entries by point and node
+	// passIdx numbers the (frame kind, opcode slot) pairs whose passing
+	// observations the slots count (1 + their index in rowSlot.passes; 0:
+	// none yet), passOf lists them by index and nPass counts them.
+	passIdx [numKinds][opSlots]uint8
+	passOf  [maxPassLists]passPair
+	nPass   int
+	lastRow rowMemo // the pair row returned last
 	// senderSlot is the slot countNode found for the current frame's
 	// sender; another pair's, once reused (wireChecks checks).
 	senderSlot *rowSlot
@@ -892,8 +930,8 @@ func (e *engine) countTo(pt *point, node string) {
 
 // flushTo adds a slot's pending counts to toNode and its row.
 func (e *engine) flushTo(c *rowSlot) {
-	if c.anyEvery {
-		e.flushEvery(c)
+	if c.anyPass {
+		e.flushPasses(c)
 	}
 	if c.to == 0 {
 		return
@@ -905,23 +943,24 @@ func (e *engine) flushTo(c *rowSlot) {
 	c.to, c.toIn = 0, true
 }
 
-// flushEvery adds a slot's pending everyFrame observations to its row.
-func (e *engine) flushEvery(c *rowSlot) {
+// flushPasses adds a slot's pending passing observations to its row.
+func (e *engine) flushPasses(c *rowSlot) {
 	if c.row == nil {
 		e.findRow(c, c.pt, c.node)
 	}
-	for k, n := range c.every {
+	for i, n := range c.passes[:e.nPass] {
 		if n == 0 {
 			continue
 		}
-		for _, cs := range hooks.everyBy[k] {
+		l := e.passOf[i]
+		for _, cs := range passBy(l.k, int(l.s)) {
 			o := &c.row[cs]
 			o.used = true
 			o.ok += int(n)
 		}
-		c.every[k] = 0
+		c.passes[i] = 0
 	}
-	c.anyEvery = false
+	c.anyPass = false
 }
 
 // flushToNode adds the pending counts to toNode and the rows; readers of

@@ -11,8 +11,7 @@ import (
 // TestFrameOpsDeclared checks the opcodes a check's frame hook declares
 // (check.frameOps, by which wireChecks skips it): on a frame of any other
 // opcode, with every field set to a value its checks would reject, the
-// hook reports that the case does not apply and records nothing, so
-// skipping it cannot change a verdict.
+// hook records nothing, so skipping it cannot change a verdict.
 func TestFrameOpsDeclared(t *testing.T) {
 	n := 0
 	for _, c := range checks[:numCases] {
@@ -36,7 +35,7 @@ func TestFrameOpsDeclared(t *testing.T) {
 			p.AETH.Syndrome = 0x20
 			x := &frameCtx{pt: pt, src: "n", r: &r, p: p, op: wire.Opcode(op),
 				control: op == int(wire.OpSACK) || op == int(wire.OpNACK) || op == int(wire.OpAcknowledge) || op == int(wire.OpEndpointResp)}
-			if c.frame(e, x) || len(e.failedCases) > 0 || len(e.rows) > 0 {
+			if c.frame(e, x); len(e.failedCases) > 0 || len(e.rows) > 0 {
 				t.Errorf("%s: its frame hook judges opcode %d, which its frameOps %v leave out", c.cs, op, c.frameOps)
 			}
 		}
@@ -49,9 +48,8 @@ func TestFrameOpsDeclared(t *testing.T) {
 // TestFrameOnDeclared checks the frame kinds a check's frame hook declares
 // (check.frameOn, by which wireChecks skips it): on a frame of each other
 // kind and each opcode it judges, with every field set to a value its
-// checks would reject, the hook records nothing, and reports that the case
-// applies exactly when the check counts such frames as passing without
-// it (everyFrame, everyOn), so skipping it cannot change a verdict.
+// checks would reject, the hook records nothing, so skipping it cannot
+// change a verdict.
 func TestFrameOnDeclared(t *testing.T) {
 	n := 0
 	for _, c := range checks[:numCases] {
@@ -82,10 +80,9 @@ func TestFrameOnDeclared(t *testing.T) {
 				p.TSETH = wire.TSETH{TSR: true, FType: 3}
 				x := &frameCtx{pt: pt, src: "n", r: &r, p: p, op: wire.Opcode(op), atSender: true,
 					control: op == int(wire.OpSACK) || op == int(wire.OpNACK) || op == int(wire.OpAcknowledge) || op == int(wire.OpEndpointResp)}
-				want := c.everyFrame && k.is(c.everyOn)
-				if got := c.frame(e, x); got != want || len(e.failedCases) > 0 || len(e.rows) > 0 {
-					t.Errorf("%s: its frame hook judges a frame of kinds %05b, opcode %s, outside its frameOn %05b (applies %v, want %v; %d failures, %d rows)",
-						c.cs, k, wire.Opcode(op), c.frameOn, got, want, len(e.failedCases), len(e.rows))
+				if c.frame(e, x); len(e.failedCases) > 0 || len(e.rows) > 0 {
+					t.Errorf("%s: its frame hook judges a frame of kinds %05b, opcode %s, outside its frameOn %05b (%d failures, %d rows)",
+						c.cs, k, wire.Opcode(op), c.frameOn, len(e.failedCases), len(e.rows))
 				}
 			}
 		}

@@ -5,27 +5,30 @@ import (
 	"testing"
 )
 
-// unfilterHooks makes the engine call every hook of a kind for every
-// frame of the kind, as if no hook declared the kinds it acts on, until
-// the returned function restores the filtered lists.
+// unfilterHooks makes the engine call every sent hook for every write,
+// as if no hook declared the kinds it acts on, and count each frame's
+// passing observations in its row at once rather than in a row slot
+// (passList), until the returned function restores both.
 func unfilterHooks(t *testing.T) (restore func()) {
 	t.Helper()
 	buildHooks()
-	saved := hooks.sentBy
+	saved, limit := hooks.sentBy, passListLimit
 	for k := range hooks.sentBy {
 		hooks.sentBy[k] = hooks.sentAll[0]
 		if writeKind(k)&wResend != 0 {
 			hooks.sentBy[k] = hooks.sentAll[1]
 		}
 	}
-	return func() { hooks.sentBy = saved }
+	passListLimit = 0
+	return func() { hooks.sentBy, passListLimit = saved, limit }
 }
 
 // TestFilteredHooksIdentical: the hooks the engine skips for a frame, by
 // the kinds each declares it acts on (check.sentOn, resentOn), are hooks
-// that would have done nothing: every golden capture under every PICS gives
-// byte-identical text and JSON reports (observation counts included) with
-// the filtered lists and with every hook called.
+// that would have done nothing, and the passing observations counted in
+// row slots (rowSlot.passes) are those counted frame by frame: every
+// golden capture under every PICS gives byte-identical text and JSON
+// reports (observation counts included) both ways.
 func TestFilteredHooksIdentical(t *testing.T) {
 	report := func(c, pics string) [][]byte {
 		rep, err := judgeGolden(t, c, pics)

@@ -75,7 +75,8 @@ func (e *engine) frameFailed(cs caseID) bool {
 // wireChecks judges the per-packet wire rules of a decoded frame, as its
 // sender sent it: the codec's findings, each under the case whose check
 // declares it (check.codec), then the frame hook of every check that
-// judges the frame's kind and opcode.
+// judges the frame's kind and opcode. The frame is a passing observation
+// of each case of its kind and opcode it did not fail (passBy).
 func (e *engine) wireChecks(pt *point, src string, r *pcap.Record) {
 	p := &r.Packet
 	op := p.BTH.Opcode
@@ -92,29 +93,27 @@ func (e *engine) wireChecks(pt *point, src string, r *pcap.Record) {
 			return "no " + v.Req.String() + " violation", fmt.Sprintf("%s field %s: %s", v.Header, v.Field, v.Msg)
 		})
 	}
-	row := e.row(pt, src)
-	k := kindOf(p)
-	if failed := e.failedCases; len(failed) == 0 {
+	k, os := kindOf(p), opSlot(op)
+	for _, c := range hooks.frameBy[k][os] {
+		c.frame(e, x)
+	}
+	if len(e.failedCases) == 0 {
 		// Most frames: a count in the pair's slot, added to each case's
-		// row when the slot is flushed (flushEvery).
-		s := e.senderSlot
-		if s == nil || s.pt != pt || !sameString(s.node, src) {
-			s = e.slot(pt, src)
-		}
-		s.every[k]++
-		s.anyEvery = true
-	} else {
-		for _, cs := range hooks.everyBy[k] {
-			if !slices.Contains(failed, cs) {
-				o := &row[cs]
-				o.used = true
-				o.ok++
+		// row when the slot is flushed (flushPasses).
+		if i, ok := e.passList(k, os); ok {
+			s := e.senderSlot
+			if s == nil || s.pt != pt || !sameString(s.node, src) {
+				s = e.slot(pt, src)
 			}
+			s.passes[i]++
+			s.anyPass = true
+			return
 		}
 	}
-	for _, c := range hooks.frameBy[k][opSlot(op)] {
-		if c.frame(e, x) && !e.frameFailed(c.cs) {
-			o := &row[c.cs] // e.ok without finding the row again
+	row := e.row(pt, src)
+	for _, cs := range passBy(k, os) {
+		if !e.frameFailed(cs) {
+			o := &row[cs]
 			o.used = true
 			o.ok++
 		}
