@@ -164,20 +164,20 @@ func answerPlane(e *engine, x *answerCtx) {
 	if x.kind == ansProbe {
 		what = "probe answer"
 	}
-	e.samePlane(x.pt, x.rsp, x.a.plane, x.a.frame, "EV-REV-4", what)
+	e.samePlane(x.judgedRow, x.pt, x.rsp, x.a.plane, x.a.frame, "EV-REV-4", what)
 }
 
 // endpointPlane checks EP-GEN-6: an endpoint response leaves on its
 // request's plane.
 func endpointPlane(e *engine, x *epCtx) {
 	if x.req != nil {
-		e.samePlane(x.pt, x.src, x.req.plane, x.req.frame, "EP-GEN-6", "endpoint response")
+		e.samePlane(judgedRow{e.row(x.pt, x.src)}, x.pt, x.src, x.req.plane, x.req.frame, "EP-GEN-6", "endpoint response")
 	}
 }
 
 // samePlane checks that an answer leaves on its trigger's plane (EV-REV-4,
 // EP-GEN-6).
-func (e *engine) samePlane(pt *point, node string, plane, frame int, req reqID, what string) {
+func (e *engine) samePlane(j judgedRow, pt *point, node string, plane, frame int, req reqID, what string) {
 	if plane < 0 || pt.curPlane < 0 {
 		return
 	}
@@ -192,7 +192,7 @@ func (e *engine) samePlane(pt *point, node string, plane, frame int, req reqID, 
 		})
 		return
 	}
-	e.ok(cRevPlane, pt, node, false)
+	j.pass(cRevPlane, false)
 }
 
 // afterFatal checks QP-ST-11: a QP in ERROR sends nothing (LR-NACK-4).

@@ -67,7 +67,7 @@ func claimsOnlyArrivals(e *engine, x *fbCtx) {
 	default:
 		return
 	}
-	e.holdOrJudge(x.pt, fl, &t, held)
+	e.holdOrJudge(x.judgedRow, x.pt, fl, &t, held)
 }
 
 // sackClaims fills t with what a SACK claims that has not arrived, and

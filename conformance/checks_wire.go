@@ -460,8 +460,9 @@ func dscpWrite(e *engine, x *sentCtx) {
 }
 
 // pkeyCheck checks WIRE-BTH-12: a connection's packets carry one P_Key,
-// the responder's QP's. Its state: flow.pkey, the connection's P_Key.
-func (e *engine) pkeyCheck(pt *point, fl *flow, node string, p *wire.Packet) {
+// the responder's QP's. Its state: flow.pkey, the connection's P_Key. j is
+// node's row at pt.
+func (e *engine) pkeyCheck(j judgedRow, pt *point, fl *flow, node string, p *wire.Packet) {
 	if !fl.havePKey {
 		// A P_Key the responder discards (a tester's crafted frame, say)
 		// cannot be the connection's: it is judged against the
@@ -473,7 +474,7 @@ func (e *engine) pkeyCheck(pt *point, fl *flow, node string, p *wire.Packet) {
 			return
 		}
 		fl.pkey, fl.havePKey, fl.pkeyFrame = p.BTH.PKey, true, e.frameNo
-		e.ok(cWirePKey, pt, node, false)
+		j.pass(cWirePKey, false)
 		return
 	}
 	if p.BTH.PKey != fl.pkey {
@@ -484,12 +485,14 @@ func (e *engine) pkeyCheck(pt *point, fl *flow, node string, p *wire.Packet) {
 		})
 		return
 	}
-	e.ok(cWirePKey, pt, node, false)
+	j.pass(cWirePKey, false)
 }
 
-func writePKey(e *engine, x *sentCtx)  { e.pkeyCheck(x.pt, x.fl, x.req, x.p) }
-func feedbackPKey(e *engine, x *fbCtx) { e.pkeyCheck(x.pt, x.fl, x.rsp, x.p) }
-func probePKey(e *engine, x *probeCtx) { e.pkeyCheck(x.pt, x.fl, x.req, x.p) }
+func writePKey(e *engine, x *sentCtx)  { e.pkeyCheck(x.judgedRow, x.pt, x.fl, x.req, x.p) }
+func feedbackPKey(e *engine, x *fbCtx) { e.pkeyCheck(x.judgedRow, x.pt, x.fl, x.rsp, x.p) }
+func probePKey(e *engine, x *probeCtx) {
+	e.pkeyCheck(judgedRow{e.row(x.pt, x.req)}, x.pt, x.fl, x.req, x.p)
+}
 func probeDCID(e *engine, x *probeCtx) { e.probeQP(x.pt, x.fl, x.req, x.p.PETH.SPDCID) }
 
 // feedbackDCID checks the QP numbers of a SACK or NACK: its dest_qp
@@ -499,10 +502,10 @@ func feedbackDCID(e *engine, x *fbCtx) {
 	switch x.op {
 	case wire.OpSACK:
 		e.feedbackQP(x.pt, x.fl, x.rsp, x.p.BTH.DestQP, "RSP-SACK-6", "SACK")
-		e.dcid(x.pt, x.fl, x.rsp, x.mismatch, x.p.SETH.SPDCID)
+		e.dcid(x.judgedRow, x.pt, x.fl, x.rsp, x.mismatch, x.p.SETH.SPDCID)
 	case wire.OpNACK:
 		e.feedbackQP(x.pt, x.fl, x.rsp, x.p.BTH.DestQP, "WIRE-SETH-9", "NACK")
-		e.dcid(x.pt, x.fl, x.rsp, x.mismatch, x.p.NETH.SPDCID)
+		e.dcid(x.judgedRow, x.pt, x.fl, x.rsp, x.mismatch, x.p.NETH.SPDCID)
 	}
 }
 

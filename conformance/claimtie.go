@@ -77,11 +77,11 @@ func (t *claimTie) clear(q uint32) {
 // planes (another of its interfaces may hold the claimed arrivals in the
 // same tick) and the connection has room; otherwise it judges t now.
 // held: t could be held in full (a cumulative claim reaching beyond 64
-// PSNs is not).
-func (e *engine) holdOrJudge(pt *point, fl *flow, t *claimTie, held bool) {
+// PSNs is not). j is t.rsp's row at pt.
+func (e *engine) holdOrJudge(j judgedRow, pt *point, fl *flow, t *claimTie, held bool) {
 	if t.cumMiss|t.bitMiss == 0 {
 		if !t.failed {
-			e.ok(cClaims, pt, t.rsp, false)
+			j.pass(cClaims, false)
 		}
 		return
 	}

@@ -32,7 +32,7 @@ func (e *engine) probeQP(pt *point, fl *flow, src string, spdcid uint16) {
 		})
 		return
 	}
-	e.dcid(pt, fl, src, uint16(fl.reqQPN) != spdcid, spdcid)
+	e.dcid(judgedRow{e.row(pt, src)}, pt, fl, src, uint16(fl.reqQPN) != spdcid, spdcid)
 }
 
 // feedbackQP judges the dest_qp of a SACK or NACK against the QP the

@@ -593,7 +593,7 @@ func (e *engine) sack(pt *point, src, dst string, r *pcap.Record) {
 	e.rspPKeySeen(fl, p.BTH.PKey)
 }
 
-func (e *engine) dcid(pt *point, fl *flow, node string, mismatch bool, spdcid uint16) {
+func (e *engine) dcid(j judgedRow, pt *point, fl *flow, node string, mismatch bool, spdcid uint16) {
 	if e.frameFailed(cWireDCID) {
 		return // the frame's dpdcid finding covers WIRE-SETH-9 already
 	}
@@ -604,7 +604,7 @@ func (e *engine) dcid(pt *point, fl *flow, node string, mismatch bool, spdcid ui
 		})
 		return
 	}
-	e.ok(cWireDCID, pt, node, false)
+	j.pass(cWireDCID, false)
 }
 
 // sackBaseline takes a SACK into the responder's view before it is
