@@ -37,9 +37,9 @@ func init() {
 		check{cs: cTrimNACK, reqs: []reqID{"RSP-NACK-1", "WIRE-NETH-3"}, feedback: trimNACK, feedbackOps: []wire.Opcode{wire.OpNACK}, finish: trimNotNACKed},
 		check{cs: cNoTrimNak, reqs: []reqID{"RSP-NACK-2"}, arrived: trimmedKept, feedback: trimNACKUndeclared, feedbackOps: []wire.Opcode{wire.OpNACK}},
 		check{cs: cOOR, reqs: []reqID{"RSP-NACK-4"}, feedback: oorNACK, feedbackOps: []wire.Opcode{wire.OpNACK}, finish: oorNotNACKed},
-		check{cs: cACK, reqs: []reqID{"RSP-ACK-1"}, feedback: ackCovers, finish: ackMissing},
+		check{cs: cACK, reqs: []reqID{"RSP-ACK-1"}, feedback: ackCovers, feedbackOps: []wire.Opcode{wire.OpAcknowledge}, finish: ackMissing},
 		check{cs: cProbeAns, reqs: []reqID{"RSP-PRB-1", "WIRE-SETH-7"}, answer: probeAnswered, finish: probeNotAnswered},
-		check{cs: cWIMMRsp, reqs: []reqID{"WIMM-RSP-4"}, feedback: wimmRefused, finish: wimmNotRefused},
+		check{cs: cWIMMRsp, reqs: []reqID{"WIMM-RSP-4"}, feedback: wimmRefused, feedbackOps: []wire.Opcode{wire.OpNACK, wire.OpAcknowledge}, finish: wimmNotRefused},
 	)
 }
 

@@ -133,7 +133,10 @@ func TestResentSkipsFirstTransmissions(t *testing.T) {
 // TestFeedbackOpsDeclared checks the opcodes a check's feedback hook
 // declares (check.feedbackOps, by which runFeedback skips it): shown
 // feedback of another opcode, judged, on a connection with arrivals
-// pending, each records nothing, so skipping it cannot change a verdict.
+// pending, with the ack_req PSNs and WriteIMMs it answers that the engine
+// finds for that opcode (an ACK covers PSNs, a NACK or NAK refuses
+// WriteIMMs), each records nothing, so skipping it cannot change a
+// verdict.
 func TestFeedbackOpsDeclared(t *testing.T) {
 	n := 0
 	for _, c := range checks[:numCases] {
@@ -156,15 +159,21 @@ func TestFeedbackOpsDeclared(t *testing.T) {
 			pk.BTH.Opcode = op
 			pk.NETH = wire.NETH{NACKPSN: 12, Reason: wire.NACKTrimmed}
 			pk.SETH = wire.SETH{CACKPSN: 10}
-			x := &fbCtx{judgedRow: judgedRow{new(obsRow)}, pt: pt, fl: fl, rsp: "b", p: pk, op: op, judged: true, pend: &arrival{psn: 12, trimmed: true}, hasPend: true, acksCovered: 1, wimmRefused: 1}
+			x := &fbCtx{judgedRow: judgedRow{new(obsRow)}, pt: pt, fl: fl, rsp: "b", p: pk, op: op, judged: true, pend: &arrival{psn: 12, trimmed: true}, hasPend: true}
+			if op == wire.OpAcknowledge {
+				x.acksCovered = 1
+			}
+			if op == wire.OpAcknowledge || op == wire.OpNACK {
+				x.wimmRefused = 1
+			}
 			c.feedback(e, x)
 			if len(e.rows) > 0 || e.lastRow.row != nil || rowUsed(x.row) {
 				t.Errorf("%s: its feedback hook judges %s, which its feedbackOps %v leave out", c.cs, op, c.feedbackOps)
 			}
 		}
 	}
-	if n < 3 {
-		t.Fatalf("%d checks declare feedbackOps, want the NACK-only ones (at least 3)", n)
+	if n < 5 {
+		t.Fatalf("%d checks declare feedbackOps, want the NACK-only and ACK-only ones (at least 5)", n)
 	}
 }
 
