@@ -67,8 +67,11 @@ type check struct {
 	// msg judges a first transmission's place in its message (the MSN
 	// window): the message the write starts, continues or ends.
 	msg func(e *engine, x *msgCtx)
-	// arrived judges a write as it reached the responder.
-	arrived func(e *engine, x *arriveCtx)
+	// arrived judges a write as it reached the responder; arrivedOn are
+	// the kinds of arrival it acts on, any of them (none: every
+	// arrival): it is not called for others (hooks.arrivedBy).
+	arrived   func(e *engine, x *arriveCtx)
+	arrivedOn arriveKind
 	// feedback judges a SACK, NACK or ACKNOWLEDGE (either view).
 	feedback func(e *engine, x *fbCtx)
 	// feedbackOps are the opcodes whose feedback the feedback hook
@@ -167,6 +170,17 @@ const (
 	rareWrites   = wNACKPend | wRetired | wFatal | wPSU | wSRv6
 )
 
+// arriveKind is a set of kinds of arrival at the responder (arrive): an
+// arrived hook declares the kinds it acts on (check.arrivedOn), and the
+// engine calls it for arrivals of at least one of them only.
+type arriveKind uint8
+
+const (
+	aTrimmed       arriveKind  = 1 << iota // a new PSN that arrived trimmed (arrTrimmed)
+	aTies                                  // the connection holds SACK claims not judged yet (flow.ties)
+	numArriveLists = 1 << iota             // hooks.arrivedBy's lists: by the kinds above
+)
+
 // caseID is a passive case of the catalog, as the checks record it: a
 // typed index, so that an observation costs no string hashing. Each
 // checks_*.go file declares the caseIDs of its checks with passiveCase;
@@ -217,6 +231,9 @@ var (
 		// codecJudged, whether one does.
 		codecCase   [wire.NumReqs]caseID
 		codecJudged [wire.NumReqs]bool
+		// arrivedBy are the arrived hooks an arrival of each set of
+		// kinds runs (check.arrivedOn).
+		arrivedBy [numArriveLists][]*check
 		// sentAll are the hooks a write of rare kinds runs: the sent
 		// hooks for a first transmission, the sent and resent hooks for a
 		// resend (by wResend). sentBy, those a write of common kinds runs,
@@ -289,6 +306,13 @@ func buildHooks() {
 			addHooks(c)
 		}
 		buildSentBy()
+		for k := range arriveKind(numArriveLists) {
+			for _, c := range h.arrived {
+				if c.arrivedOn == 0 || c.arrivedOn&k != 0 {
+					h.arrivedBy[k] = append(h.arrivedBy[k], c)
+				}
+			}
+		}
 	})
 }
 

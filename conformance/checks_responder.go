@@ -28,14 +28,14 @@ var (
 // judged against the arrivals the capture shows.
 func init() {
 	addChecks(
-		check{cs: cClaims, reqs: []reqID{"RSP-RCV-4", "WIRE-SETH-6"}, feedback: claimsOnlyArrivals, arrived: claimTieArrival, finish: claimTiesAtEnd},
+		check{cs: cClaims, reqs: []reqID{"RSP-RCV-4", "WIRE-SETH-6"}, feedback: claimsOnlyArrivals, arrived: claimTieArrival, arrivedOn: aTies, finish: claimTiesAtEnd},
 		check{cs: cCurrent, reqs: []reqID{"RSP-SACK-1"}, feedback: sackCurrent},
 		check{cs: cTrigger, reqs: []reqID{"RSP-SACK-1", "RSP-SACK-2", "WIRE-CCS-2"}, answer: sackTrigger},
 		check{cs: cMVerdict, reqs: []reqID{"RSP-SACK-3", "RSP-PRB-2"}, answer: mVerdict},
 		check{cs: cCounters, reqs: []reqID{"WIRE-CCS-1", "RSP-SACK-7"}, feedback: sackCounters},
 		check{cs: cImmediate, reqs: []reqID{"RSP-SACK-5"}, answer: answeredAtOnce, finish: notAnsweredAtOnce},
 		check{cs: cTrimNACK, reqs: []reqID{"RSP-NACK-1", "WIRE-NETH-3"}, feedback: trimNACK, feedbackOps: []wire.Opcode{wire.OpNACK}, finish: trimNotNACKed},
-		check{cs: cNoTrimNak, reqs: []reqID{"RSP-NACK-2"}, arrived: trimmedKept, feedback: trimNACKUndeclared, feedbackOps: []wire.Opcode{wire.OpNACK}},
+		check{cs: cNoTrimNak, reqs: []reqID{"RSP-NACK-2"}, arrived: trimmedKept, arrivedOn: aTrimmed, feedback: trimNACKUndeclared, feedbackOps: []wire.Opcode{wire.OpNACK}},
 		check{cs: cOOR, reqs: []reqID{"RSP-NACK-4"}, feedback: oorNACK, feedbackOps: []wire.Opcode{wire.OpNACK}, finish: oorNotNACKed},
 		check{cs: cACK, reqs: []reqID{"RSP-ACK-1"}, feedback: ackCovers, feedbackOps: []wire.Opcode{wire.OpAcknowledge}, finish: ackMissing},
 		check{cs: cProbeAns, reqs: []reqID{"RSP-PRB-1", "WIRE-SETH-7"}, answer: probeAnswered, finish: probeNotAnswered},

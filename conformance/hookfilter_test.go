@@ -5,26 +5,30 @@ import (
 	"testing"
 )
 
-// unfilterHooks makes the engine call every sent hook for every write,
-// as if no hook declared the kinds it acts on, and count each frame's
+// unfilterHooks makes the engine call every sent hook for every write and
+// every arrived hook for every arrival, as if no hook declared the kinds
+// it acts on, and count each frame's
 // passing observations in its row at once rather than in a row slot
 // (passList), until the returned function restores both.
 func unfilterHooks(t *testing.T) (restore func()) {
 	t.Helper()
 	buildHooks()
-	saved, limit := hooks.sentBy, passListLimit
+	saved, arrived, limit := hooks.sentBy, hooks.arrivedBy, passListLimit
 	for k := range hooks.sentBy {
 		hooks.sentBy[k] = hooks.sentAll[0]
 		if writeKind(k)&wResend != 0 {
 			hooks.sentBy[k] = hooks.sentAll[1]
 		}
 	}
+	for k := range hooks.arrivedBy {
+		hooks.arrivedBy[k] = hooks.arrived
+	}
 	passListLimit = 0
-	return func() { hooks.sentBy, passListLimit = saved, limit }
+	return func() { hooks.sentBy, hooks.arrivedBy, passListLimit = saved, arrived, limit }
 }
 
 // TestFilteredHooksIdentical: the hooks the engine skips for a frame, by
-// the kinds each declares it acts on (check.sentOn, resentOn), are hooks
+// the kinds each declares it acts on (check.sentOn, resentOn, arrivedOn), are hooks
 // that would have done nothing, and the passing observations counted in
 // row slots (rowSlot.passes) are those counted frame by frame: every
 // golden capture under every PICS gives byte-identical text and JSON

@@ -345,7 +345,14 @@ func (e *engine) arrive(pt *point, fl *flow, rsp string, r *pcap.Record) {
 		fl.pushRcum(e.now, fl.rcum, fl.bytes)
 	}
 	x.pt, x.fl, x.rsp, x.class = pt, fl, rsp, class
-	for _, c := range hooks.arrived {
+	k := arriveKind(0)
+	if class == arrTrimmed {
+		k |= aTrimmed
+	}
+	if len(fl.ties) > 0 {
+		k |= aTies
+	}
+	for _, c := range hooks.arrivedBy[k] {
 		c.arrived(e, x)
 	}
 }
