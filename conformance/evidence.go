@@ -115,14 +115,22 @@ func tlKindOf(p *wire.Packet, ev uint32) (k tlKind, tev, psn uint32, ok bool) {
 
 // tlPacket records the current frame's packet on its flow's timeline.
 func (e *engine) tlPacket(pt *point, fl *flow, r *pcap.Record) {
+	if e.tlDone(fl) {
+		return
+	}
 	if k, ev, psn, ok := tlKindOf(&r.Packet, r.EV); ok {
 		e.tlEvent(pt, fl, k, ev, psn)
 	}
 }
 
+// tlDone reports whether fl's timeline can no longer reach a snapshot
+// (snapRoom): its own is full, or it has none and the engine keeps
+// maxSnapshots. Its events are then not recorded.
+func (e *engine) tlDone(fl *flow) bool { return !e.snapRoom(fl) }
+
 // tlEvent records a timeline event for the current frame.
 func (e *engine) tlEvent(pt *point, fl *flow, kind tlKind, ev, psn uint32) {
-	if fl == nil {
+	if fl == nil || e.tlDone(fl) {
 		return
 	}
 	if fl.tl == nil {
