@@ -2,6 +2,7 @@ package wire
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/openmrc/mrc/spec"
 )
@@ -13,8 +14,9 @@ type Codec struct {
 	seMask, mMask, rtxMask, tsMask, rsvdMask byte
 	ports                                    [8]uint16
 	nports                                   int
-	hdrs                                     []Header
-	trimDSCP                                 uint64 // bit d set: DSCP d marks a trimmed packet
+	hdrsOnce                                 sync.Once
+	hdrs                                     []Header // built by headers, on first use
+	trimDSCP                                 uint64   // bit d set: DSCP d marks a trimmed packet
 }
 
 // NewCodec returns a Codec for p, or an error naming the bad setting.
@@ -34,7 +36,6 @@ func NewCodec(p spec.Profile) (*Codec, error) {
 	c.nports = copy(c.ports[:], p.AcceptUDPDstPorts)
 	c.trimDSCP = 1<<p.DSCP.Trimmed | 1<<p.DSCP.TrimmedLastHop // Validate: DSCPs are at most 63
 	c.prof.AcceptUDPDstPorts = append([]uint16(nil), p.AcceptUDPDstPorts...)
-	c.hdrs = c.buildHeaders()
 	return c, nil
 }
 

@@ -80,7 +80,18 @@ func cat(a []Field, b ...Field) []Field { return append(append([]Field(nil), a..
 // Headers returns the field descriptions of every MRC transport header
 // under c's profile (only the BTH flag positions depend on it). The
 // result is shared: do not modify it.
-func (c *Codec) Headers() []Header { return c.hdrs }
+func (c *Codec) Headers() []Header { return c.headers() }
+
+// headers returns c's header descriptions, built on first use: most
+// codecs never describe a field (Default is made when the program
+// starts; pcap.Fit makes one per preset), and building them is about
+// half of NewCodec's CPU and allocations.
+func (c *Codec) headers() []Header {
+	c.hdrsOnce.Do(c.setHeaders)
+	return c.hdrs
+}
+
+func (c *Codec) setHeaders() { c.hdrs = c.buildHeaders() }
 
 func (c *Codec) buildHeaders() []Header {
 	bit := func(mask byte) int { // bit offset of a one-bit mask within a byte
@@ -143,7 +154,7 @@ func (c *Codec) buildHeaders() []Header {
 
 // Header returns the description of the named header, or false.
 func (c *Codec) Header(name string) (Header, bool) {
-	for _, h := range c.hdrs {
+	for _, h := range c.headers() {
 		if h.Name == name {
 			return h, true
 		}
@@ -159,8 +170,9 @@ func (c *Codec) Walk(p *Packet, f func(h *Header, off int)) {
 		return
 	}
 	off := p.bthOff
-	for i := range c.hdrs {
-		h := &c.hdrs[i]
+	hdrs := c.headers()
+	for i := range hdrs {
+		h := &hdrs[i]
 		var has bool
 		switch h.Name {
 		case "BTH":

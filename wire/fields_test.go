@@ -3,9 +3,12 @@ package wire
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/openmrc/mrc/spec"
 	"pgregory.net/rapid"
 )
 
@@ -199,5 +202,44 @@ func TestParseEVMode(t *testing.T) {
 	}
 	if _, err := ParseEVMode("stev2"); !errors.Is(err, ErrUnknownEVMode) || !strings.Contains(err.Error(), `"stev2"`) {
 		t.Errorf("ParseEVMode(stev2) = %v, want ErrUnknownEVMode naming it", err)
+	}
+}
+
+// TestHeadersBuiltOnFirstUse: NewCodec leaves the field descriptions
+// unbuilt; Headers, Header and Walk, called at once from several
+// goroutines, all see the descriptions buildHeaders makes, for every
+// preset (the swapped BTH flag order moves se and m).
+func TestHeadersBuiltOnFirstUse(t *testing.T) {
+	for _, name := range spec.PresetNames() {
+		p, err := spec.Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := NewCodec(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.hdrs != nil {
+			t.Fatalf("%s: NewCodec built the field descriptions", name)
+		}
+		want := c.buildHeaders()
+		var wg sync.WaitGroup
+		got := make([][]Header, 4)
+		for i := range got {
+			wg.Go(func() {
+				if i%2 == 1 {
+					if _, ok := c.Header("BTH"); !ok {
+						t.Errorf("%s: no BTH description", name)
+					}
+				}
+				got[i] = c.Headers()
+			})
+		}
+		wg.Wait()
+		for i, g := range got {
+			if !reflect.DeepEqual(g, want) {
+				t.Errorf("%s: goroutine %d: Headers() = %v, want %v", name, i, g, want)
+			}
+		}
 	}
 }
