@@ -1,6 +1,10 @@
 package pcap
 
-import "time"
+import (
+	"time"
+
+	"github.com/openmrc/mrc/wire"
+)
 
 // DefaultKeysErr exposes, to tests, whether the field keys the printers
 // interpret could be found in wire.Default's header descriptions.
@@ -43,3 +47,23 @@ func (r *Reader) PooledChunks() (held, free int) {
 	}
 	return len(r.chunks.held), len(pool.free)
 }
+
+// NewFitEager is NewFit with the other presets' codecs made at once, as
+// NewFit made them before they were made on first use.
+func NewFitEager(sel *wire.Codec, mode wire.EVMode) *Fit {
+	f := NewFit(sel, mode)
+	f.makeAlts()
+	return f
+}
+
+// AddSelected feeds r as AdviseFile's first pass does: counted under the
+// selected profile and matched for echoes, never compared under the other
+// presets.
+func (f *Fit) AddSelected(r *Record) {
+	if f.addSelected(r) {
+		f.addEcho(r)
+	}
+}
+
+// AltsMade reports whether f made the other presets' codecs.
+func (f *Fit) AltsMade() bool { return f.altsOK }

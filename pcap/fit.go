@@ -27,7 +27,8 @@ const minEchoes = 4
 type Fit struct {
 	sel     *wire.Codec
 	mode    wire.EVMode
-	alts    []fitAlt
+	alts    []fitAlt // every other preset's, made by makeAlts on first use
+	altsOK  bool     // makeAlts ran
 	frames  int
 	selBad  int // rule violations under the selected profile
 	selICRC int // frames whose ICRC the selected profile finds wrong
@@ -52,10 +53,22 @@ func NewFit(sel *wire.Codec, mode wire.EVMode) *Fit {
 	if sel == nil {
 		sel = wire.Default
 	}
-	f := &Fit{sel: sel, mode: mode, evs: map[uint32]struct{}{}, swapped: map[uint32]struct{}{}}
+	return &Fit{sel: sel, mode: mode, evs: map[uint32]struct{}{}, swapped: map[uint32]struct{}{}}
+}
+
+// makeAlts makes the other presets' codecs, once. Fit makes them when a
+// record is compared under them (addAlts) or Advice names them: AdviseFile
+// reads a capture that fits the selected profile without either, and
+// making them (a codec per preset, each preset compared by its printed
+// form) was about as much CPU as reading a small capture's frames.
+func (f *Fit) makeAlts() {
+	if f.altsOK {
+		return
+	}
+	f.altsOK = true
 	for _, n := range spec.PresetNames() {
 		p, _ := spec.Preset(n)
-		if samePresetAs(p, sel.Profile()) {
+		if samePresetAs(p, f.sel.Profile()) {
 			continue
 		}
 		c, err := wire.NewCodec(p)
@@ -64,7 +77,6 @@ func NewFit(sel *wire.Codec, mode wire.EVMode) *Fit {
 		}
 		f.alts = append(f.alts, fitAlt{name: n, c: c})
 	}
-	return f
 }
 
 // samePresetAs reports whether a and b make the same wire choices.
@@ -104,6 +116,7 @@ func (f *Fit) altsMatter() bool { return f.selBad > 0 || f.selICRC > 0 }
 
 // addAlts decodes and checks r under every other preset.
 func (f *Fit) addAlts(r *Record) {
+	f.makeAlts()
 	for i := range f.alts {
 		a := &f.alts[i]
 		if err := a.c.Decode(r.Data, &f.pkt); err != nil {
@@ -175,6 +188,11 @@ func (f *Fit) HalvesSwapped() bool {
 // Advice says, one line per preset, why the capture fits it better than
 // the selected profile; nothing when it does not.
 func (f *Fit) Advice() []string {
+	if f.selBad > 0 || f.HalvesSwapped() {
+		// Only these name a preset whose counts are all zero, as they
+		// are when no record was compared under the other presets.
+		f.makeAlts()
+	}
 	var out []string
 	selHalves := f.sel.Profile().STEVHalves
 	for _, a := range f.alts {

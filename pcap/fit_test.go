@@ -169,3 +169,56 @@ func BenchmarkFit(b *testing.B) {
 		})
 	}
 }
+
+// TestFitAltsOnFirstUse: a Fit makes the other presets' codecs only when
+// a record is compared under them or Advice names one, and advises as a
+// Fit that made them at once, whether fed as AdviseFile's first pass
+// (AddSelected) or every record (Add): on captures with swapped EV halves
+// and wrong ICRCs, with the emu preset's ICRC only, and that fit.
+func TestFitAltsOnFirstUse(t *testing.T) {
+	emu, err := wire.NewCodec(spec.EmuProfile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := emuclient.Session(emuclient.HostA, emuclient.HostB, 12)
+	for _, c := range []struct {
+		name  string
+		cap   []byte
+		codec *wire.Codec
+		fits  bool // the first pass finds nothing that names another preset
+	}{
+		{"emu session, default profile", emuCapture(t, session), wire.Default, false},
+		{"emu session, emu preset", emuCapture(t, session), emu, true},
+		{"default frames", emuCapture(t, defaultFrames(t, 8)), wire.Default, true},
+		{"emu preset's writes, default profile", emuCapture(t, writeFrames(t, emu, 8)), wire.Default, false},
+	} {
+		for _, firstPass := range []bool{true, false} {
+			lazy, eager := pcap.NewFit(c.codec, wire.EVModeSTEV), pcap.NewFitEager(c.codec, wire.EVModeSTEV)
+			r, err := pcap.NewReader(bytes.NewReader(c.cap))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &pcap.Decoder{Codec: c.codec, EVMode: wire.EVModeSTEV}
+			err = d.Each(r, func(rec *pcap.Record) error {
+				if firstPass {
+					lazy.AddSelected(rec)
+					eager.AddSelected(rec)
+				} else {
+					lazy.Add(rec)
+					eager.Add(rec)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, want := lazy.Advice(), eager.Advice()
+			if !slices.Equal(got, want) {
+				t.Errorf("%s, first pass %v: advice %q, made at once %q", c.name, firstPass, got, want)
+			}
+			if made := !(firstPass && c.fits); lazy.AltsMade() != made {
+				t.Errorf("%s, first pass %v: other presets' codecs made: %v", c.name, firstPass, lazy.AltsMade())
+			}
+		}
+	}
+}
