@@ -27,7 +27,7 @@
 #                                    re-render from an earlier run's outputs
 #
 # Tools it uses when present: tshark, editcap, mergecap (apt package
-# tshark / wireshark-common), /usr/bin/time. A missing one leaves its figure
+# tshark / wireshark-common). A missing one leaves its figure
 # "not measured" in the section, never a made-up number.
 set -euo pipefail
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
@@ -43,6 +43,7 @@ COUNT=${BENCH_COUNT:-5}
 # Rounds of --jobs 1 against --jobs 2 (about 1.2 s each): the ratio is the
 # median of the rounds' own ratios, which one slow round does not move.
 JOBS_ROUNDS=${BENCH_JOBS_ROUNDS:-7}
+CLI_ROUNDS=${BENCH_CLI_ROUNDS:-5} # judge, decode and tshark on the loss capture
 STEP=${BENCH_STEP_TIMEOUT:-600} # seconds per step
 LONG_FRAMES=${BENCH_LONG_FRAMES:-2000000}
 OUT=${BENCH_DIR:-$(mktemp -d /tmp/mrc-bench.XXXXXX)}
@@ -84,11 +85,11 @@ timed() { # timed NAME FILE CMD... : appends "NAME USER SYS MAXRSS_KB EXIT" to F
 	shift 2
 	t=$(mktemp)
 	set +e
-	timeout "$STEP" /usr/bin/time -f '%U %S %M' -o "$t" "$@" >/dev/null 2>&1
+	timeout "$STEP" "$OUT/benchfmt" time "$t" "$@" >/dev/null 2>&1
 	local code=$?
 	set -e
-	if [ -s "$t" ] && [ "$(wc -w <"$t")" -ge 3 ]; then
-		echo "$name $(tail -1 "$t") $code" >>"$file"
+	if [ -s "$t" ] && [ "$(wc -w <"$t")" -ge 4 ]; then
+		echo "$name $(cut -d' ' -f2- "$t") $code" >>"$file"
 	else
 		echo "error $name: no timing (exit $code)" >>"$file"
 	fi
@@ -145,15 +146,15 @@ read -r FRAMES SPAN < <("$OUT/benchfmt" count "$OUT/loss.pcapng")
 
 : >"$OUT/cpu.txt"
 : >"$OUT/rss.txt"
-if [ ! -x /usr/bin/time ]; then
-	echo "missing /usr/bin/time" | tee -a "$OUT/cpu.txt" >>"$OUT/rss.txt"
-else
+{
 	echo "capture \`mrc-sim run -scenario loss -seed 1 -pcap\`, $FRAMES frames, $(($(stat -c %s "$OUT/loss.pcapng") >> 20)) MB" >>"$OUT/cpu.txt"
 	echo "frames $FRAMES" >>"$OUT/cpu.txt"
 	have_tshark=$(command -v tshark || true)
 	[ -n "$have_tshark" ] || echo "tshark not installed (apt package tshark)" >>"$OUT/cpu.txt"
-	for i in $(seq 3); do
-		say "CPU time, round $i of 3"
+	# A round runs the three one after another; the judge / tshark ratio
+	# is the median of the rounds' own ratios.
+	for ((i = 1; i <= CLI_ROUNDS; i++)); do
+		say "CPU time, round $i of $CLI_ROUNDS"
 		timed judge "$OUT/cpu.txt" $NICE "$OUT/mrc-conform" judge --pics default --jobs 1 "$OUT/loss.pcapng"
 		timed decode "$OUT/cpu.txt" $NICE "$OUT/mrc-conform" decode "$OUT/loss.pcapng"
 		[ -z "$have_tshark" ] || timed tshark "$OUT/cpu.txt" $NICE tshark -n -r "$OUT/loss.pcapng" -T fields -e infiniband.bth.psn
@@ -186,20 +187,22 @@ else
 	else
 		echo "long the generator failed or timed out" >>"$OUT/rss.txt"
 	fi
-fi
+}
 rm -f "$OUT/loss.pcapng"
 
-# walltimed NAME FILE CMD...: appends "NAME WALL CPU EXIT" to FILE.
+# walltimed NAME FILE CMD...: appends "NAME WALL CPU EXIT" to FILE. Only
+# the command runs under FIFO's policy: a Go process waiting under
+# SCHED_FIFO for a SCHED_FIFO child on two cores can starve it.
 walltimed() {
 	local name=$1 file=$2 t
 	shift 2
 	t=$(mktemp)
 	set +e
-	timeout "$STEP" /usr/bin/time -f '%e %U %S' -o "$t" "$@" >/dev/null 2>&1
+	timeout "$STEP" "$OUT/benchfmt" time "$t" "${FIFO[@]}" "$@" >/dev/null 2>&1
 	local code=$?
 	set -e
-	if [ -s "$t" ] && [ "$(tail -1 "$t" | wc -w)" -ge 3 ]; then
-		tail -1 "$t" | awk -v n="$name" -v c="$code" '{ print n, $1, $2 + $3, c }' >>"$file"
+	if [ -s "$t" ] && [ "$(wc -w <"$t")" -ge 4 ]; then
+		awk -v n="$name" -v c="$code" '{ printf "%s %.6f %.6f %s\n", n, $1, $2 + $3, c }' "$t" >>"$file"
 	else
 		echo "error $name: no timing (exit $code)" >>"$file"
 	fi
@@ -207,7 +210,7 @@ walltimed() {
 }
 
 : >"$OUT/jobs.txt"
-if [ -x /usr/bin/time ]; then
+{
 	say "writing the incast capture; --jobs 1 against --jobs 2, $JOBS_ROUNDS rounds"
 	timeout "$STEP" $NICE "$OUT/mrc-sim" run -scenario incast -seed 1 -pcap "$OUT/incast.pcapng" >/dev/null
 	read -r FI _ < <("$OUT/benchfmt" count "$OUT/incast.pcapng")
@@ -225,13 +228,11 @@ if [ -x /usr/bin/time ]; then
 		echo "sched SCHED_FIFO" >>"$OUT/jobs.txt"
 	fi
 	for ((i = 0; i < JOBS_ROUNDS; i++)); do
-		walltimed jobs1 "$OUT/jobs.txt" "${FIFO[@]}" "$OUT/mrc-conform" judge --pics default --jobs 1 "$OUT/incast.pcapng"
-		walltimed jobs2 "$OUT/jobs.txt" "${FIFO[@]}" "$OUT/mrc-conform" judge --pics default --jobs 2 "$OUT/incast.pcapng"
+		walltimed jobs1 "$OUT/jobs.txt" "$OUT/mrc-conform" judge --pics default --jobs 1 "$OUT/incast.pcapng"
+		walltimed jobs2 "$OUT/jobs.txt" "$OUT/mrc-conform" judge --pics default --jobs 2 "$OUT/incast.pcapng"
 	done
 	rm -f "$OUT/incast.pcapng"
-else
-	echo "missing /usr/bin/time" >>"$OUT/jobs.txt"
-fi
+}
 
 echo "load_after: $(load)" >>"$OUT/meta.txt"
 "$OUT/benchfmt" write "$OUT" README.md

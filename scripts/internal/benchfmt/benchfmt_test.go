@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -97,7 +98,12 @@ BenchmarkJudgeJobs/jobs=2-2         	       3	1000000000 ns/op	       950.0 cpu-
 `)
 	write("wirecpu.txt", "decode-mrc_n 20000000\ndecode-gopacket_n 20000000\ndecode-mrc 0.22 0 5000 0\ndecode-gopacket 0.9 0 5000 0\n")
 	write("smcpu.txt", "lossless_n 2000000\nloss_n 2000000\nlossless 0.36 0.02 9000 0\nloss 0.68 0.02 9000 0\nlossless 0.38 0.02 9000 0\nloss 0.70 0.02 9000 0\n")
-	write("cpu.txt", "capture loss, 1000 frames, 2 MB\nframes 1000\njudge 0.9 0.1 50000 0\njudge 1.1 0.1 50000 0\ndecode 0.05 0.02 9000 0\ntshark 1.6 0.1 90000 0\n")
+	// Three rounds: the judge / tshark ratios are 17, 10 and 16, so their
+	// median (16) differs from the ratio of the medians (2.0 / 0.15).
+	write("cpu.txt", "capture loss, 1000 frames, 2 MB\nframes 1000\n"+
+		"judge 0.09 0.01 50000 0\ndecode 0.05 0.02 9000 0\ntshark 1.6 0.1 90000 0\n"+
+		"judge 0.19 0.01 50000 0\ndecode 0.05 0.02 9000 0\ntshark 1.9 0.1 90000 0\n"+
+		"judge 0.14 0.01 50000 0\ndecode 0.05 0.02 9000 0\ntshark 2.3 0.1 90000 0\n")
 	write("jobs.txt", "frames 310208\nsched SCHED_FIFO\njobs1 3.0 2.9 0\njobs2 2.0 2.1 0\njobs1 3.2 3.0 0\njobs2 1.6 2.0 0\njobs1 2.8 2.8 0\njobs2 1.5 1.9 0\n")
 	write("rss.txt", "loss1_frames 1000\nloss1 1 0 20480 0\nloss4 editcap or mergecap not installed\nlong_frames 2000000\nlong 20 1 104448 0\n")
 	got, err := render(dir)
@@ -112,11 +118,11 @@ BenchmarkJudgeJobs/jobs=2-2         	       3	1000000000 ns/op	       950.0 cpu-
 		"`nextEV` (the rotation) 30%, of which `shuffle` 22%",
 		"475 k frames per CPU second (2.11 µs of CPU per frame; wall time 171 k frames/s, 5.83 µs/frame; 4843 allocations per capture judged); target ≥ 1 M frames/s per core: **not met**",
 		"one worker 2000 ms, two workers 1000 ms of wall time per capture, 2.00×; from each thread's CPU time (the reader's, each worker's), two free cores would take at least 450 ms, against 900 ms of CPU for one worker: 2.00× at best",
-		"| `mrc-conform judge --pics default --jobs 1` | 1.10 | 1100.00 µs/frame | 1/1.5 |",
+		"| `mrc-conform judge --pics default --jobs 1` | 0.150 | 150.00 µs/frame | 1/16.0 |",
 		"310208 frames, 3 rounds: `--jobs 1` 3.00 s (2.90 s CPU), `--jobs 2` 1.60 s (2.00 s CPU) (medians): **1.87×** faster with two workers (median of the rounds' ratios, 1.50× to 2.00×; target ≥ 1.7× on this 2-core machine: **met**)",
 		"with two workers the judge ran on 1.25 cores on average (CPU / wall), with one on 0.97",
 		"both ran under SCHED_FIFO (chrt): the machine's other sessions waited while they ran, so the ratio is that of two free cores",
-		"The judge: 1 k frames per CPU second (target ≥ 1 M: **not met**). Judge / tshark: 1/1.5 of tshark's CPU time (target ≤ 1/15: **not met**)",
+		"The judge: 7 k frames per CPU second (target ≥ 1 M: **not met**). Judge / tshark: 1/16.0 of tshark's CPU time in the median round of 3 (1/10.0 to 1/17.0; target ≤ 1/15: **met**)",
 		"the `loss` capture: 20.0 MB; four-fold replay not measured (editcap or mergecap not installed)",
 		"one connection of 2000000 frames, nine in ten of them 256-byte writes", "102.0 MB, 21.0 s CPU (target < 64 MB: **not met**)",
 		"**pcap**", "not measured (the pcap benchmarks did not run)",
@@ -175,5 +181,39 @@ func TestRenderJobsRoundRatios(t *testing.T) {
 	want := "10 frames, 4 rounds: `--jobs 1` 0.60 s (0.60 s CPU), `--jobs 2` 0.36 s (0.60 s CPU) (medians): **1.81×** faster"
 	if got := s.String(); !strings.Contains(got, want) || !strings.Contains(got, "1.55× to 2.00×") {
 		t.Errorf("renderJobs:\n%s\nlacks %q or the range 1.55× to 2.00×", got, want)
+	}
+}
+
+// TestTimeCmd: benchfmt time passes the command's exit status on and
+// writes its wall, user and system time and peak RSS, to the microsecond
+// (not /usr/bin/time's 10 ms steps).
+func TestTimeCmd(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "t")
+	code, err := timeCmd(out, []string{"sh", "-c", "i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done; exit 3"})
+	if err != nil || code != 3 {
+		t.Fatalf("timeCmd = %d, %v; want exit status 3", code, err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 4 {
+		t.Fatalf("line %q: want wall user sys maxrss", b)
+	}
+	var v [4]float64
+	for i, s := range f {
+		if v[i], err = strconv.ParseFloat(s, 64); err != nil {
+			t.Fatalf("field %d of %q: %v", i, b, err)
+		}
+	}
+	if v[0] <= 0 || v[1]+v[2] <= 0 || v[3] <= 0 || v[1]+v[2] > v[0]*4 {
+		t.Errorf("line %q: want positive wall, CPU and RSS, CPU within the wall time's bounds", b)
+	}
+	if !strings.Contains(f[1], ".") || len(f[1][strings.Index(f[1], ".")+1:]) != 6 {
+		t.Errorf("user time %q: want microseconds", f[1])
+	}
+	if _, err := timeCmd(out, []string{filepath.Join(t.TempDir(), "absent")}); err == nil {
+		t.Error("timeCmd of a missing command: no error")
 	}
 }

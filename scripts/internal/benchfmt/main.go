@@ -7,6 +7,9 @@
 //	benchfmt count FILE           frames and span (seconds) of a capture
 //	benchfmt render DIR           the section, on standard output
 //	benchfmt write DIR README     replace the section in README
+//	benchfmt time OUT CMD...      run CMD; write its wall, user and system
+//	                              time and peak RSS (KiB) to OUT; exit
+//	                              with its status
 package main
 
 import (
@@ -20,6 +23,14 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 3 && os.Args[1] == "time" {
+		code, err := timeCmd(os.Args[2], os.Args[3:])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchfmt:", err)
+			os.Exit(125)
+		}
+		os.Exit(code)
+	}
 	if err := run(os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "benchfmt:", err)
 		os.Exit(1)
@@ -57,7 +68,7 @@ func run(args []string, w io.Writer) error {
 		}
 		return os.WriteFile(args[2], []byte(out), 0o644)
 	}
-	return errors.New("usage: benchfmt count FILE | render DIR | write DIR README")
+	return errors.New("usage: benchfmt count FILE | render DIR | write DIR README | time OUT CMD [ARG]")
 }
 
 // count returns a capture's frames and its time span in whole seconds,
