@@ -179,11 +179,15 @@ type engine struct {
 	rec pcap.Record
 	// pre is the next frame's record when a parallel worker decoded it
 	// already (record).
-	pre     *pcap.Record
-	start   time.Time
-	started bool
-	now     int64 // current frame time since the first frame
-	frameNo int
+	pre   *pcap.Record
+	start time.Time
+	// epoch is start split once for the frames' times (pcap.Epoch),
+	// made at the first frame judged (haveEpoch), start being set by then.
+	epoch     pcap.Epoch
+	haveEpoch bool
+	started   bool
+	now       int64 // current frame time since the first frame
+	frameNo   int
 
 	frames, mrcFrames, snapped, notMRC int
 	fragments                          int      // IP fragments, discarded
@@ -691,7 +695,10 @@ func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 	if !e.started {
 		e.start, e.started = f.Timestamp, true
 	}
-	e.now = int64(pcap.Since(f.Timestamp, e.start))
+	if !e.haveEpoch {
+		e.epoch, e.haveEpoch = pcap.NewEpoch(e.start), true
+	}
+	e.now = int64(e.epoch.Since(f.Timestamp))
 	if e.now > e.lastNs {
 		e.lastNs = e.now
 	}

@@ -65,7 +65,7 @@ type Decoder struct {
 	EVMode  wire.EVMode // how EVs are read from the frame (WIRE-EV-1..4)
 	NoCheck bool        // skip Check and the ICRC (faster, no Violations)
 
-	first time.Time // timestamp of the first frame, for Record.Rel
+	first Epoch // timestamp of the first frame, for Record.Rel
 	seen  bool
 	icrc  wire.ICRCScratch
 }
@@ -77,7 +77,7 @@ func (d *Decoder) Reset() { d.seen = false }
 // Start makes Record.Rel count from t rather than from the first frame:
 // a live capture counts from its start, so that frames of several
 // interfaces, read by one reader each, never show negative times.
-func (d *Decoder) Start(t time.Time) { d.first, d.seen = t, true }
+func (d *Decoder) Start(t time.Time) { d.first, d.seen = NewEpoch(t), true }
 
 func (d *Decoder) codec() *wire.Codec {
 	if d.Codec != nil {
@@ -102,9 +102,9 @@ func (d *Decoder) decode(f *Frame, in *Interface, r *Record, computed bool, icrc
 	c := d.codec()
 	r.Frame, r.Iface = *f, in
 	if !d.seen {
-		d.first, d.seen = f.Timestamp, true
+		d.first, d.seen = NewEpoch(f.Timestamp), true
 	}
-	r.Rel = Since(f.Timestamp, d.first)
+	r.Rel = d.first.Since(f.Timestamp)
 	r.Err, r.ICRCOK, r.EV = nil, false, 0
 	r.Violations = r.Violations[:0]
 	if in != nil && in.LinkType != LinkTypeEthernet {
@@ -184,11 +184,33 @@ func (d *Decoder) Each(r *Reader, fn func(*Record) error) error {
 
 // Since returns t.Sub(start), computed from seconds and nanoseconds while
 // they are less than 2^32 s apart (no overflow), without Sub's overflow
-// test (an Add and an Equal): a decoder and the judge take it for every
-// frame. Beyond, it is Sub's saturated value.
+// test (an Add and an Equal). Beyond, it is Sub's saturated value.
 func Since(t, start time.Time) time.Duration {
-	if ds := t.Unix() - start.Unix(); ds > -1<<32 && ds < 1<<32 {
-		return time.Duration(ds*1e9 + int64(t.Nanosecond()-start.Nanosecond()))
-	}
-	return t.Sub(start)
+	e := NewEpoch(start)
+	return e.Since(t)
 }
+
+// Epoch is a start time split into Unix seconds and nanoseconds once: a
+// decoder and the judge measure every frame's time from one (Since).
+type Epoch struct {
+	start time.Time
+	sec   int64
+	nsec  int
+}
+
+// NewEpoch returns the epoch of start.
+func NewEpoch(start time.Time) Epoch {
+	return Epoch{start: start, sec: start.Unix(), nsec: start.Nanosecond()}
+}
+
+// Since returns t.Sub(start) for the epoch's start (pcap.Since); small
+// enough to inline, but for times 2^32 s or more apart (far).
+func (s *Epoch) Since(t time.Time) time.Duration {
+	if ds := t.Unix() - s.sec; ds > -1<<32 && ds < 1<<32 {
+		return time.Duration(ds*1e9 + int64(t.Nanosecond()-s.nsec))
+	}
+	return s.far(t)
+}
+
+// far is Since for times 2^32 s or more apart: Sub's saturated value.
+func (s *Epoch) far(t time.Time) time.Duration { return t.Sub(s.start) }

@@ -185,3 +185,10 @@ func ExampleReader_Retain() {
 	// kept 4 frames; frame 1 still holds 142 bytes
 	// back at frame 3 of 110 bytes
 }
+
+// Measure frames' times from a start split once (the first frame's, say).
+func ExampleEpoch() {
+	e := pcap.NewEpoch(time.Unix(100, 500))
+	fmt.Println(e.Since(time.Unix(101, 400)))
+	// Output: 999.9999ms
+}
