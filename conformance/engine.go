@@ -396,7 +396,13 @@ const (
 // MaxKeptFindings), so that a steady stream of failures builds no text
 // and allocates nothing. why may be nil.
 func (e *engine) failWhy(cs caseID, pt *point, node string, how failHow, req reqID, why func(f *Finding)) {
-	o := e.count(cs, pt, node)
+	var o *obsCount // count's work done here, as ok's: a failure of every frame costs one call
+	if m := &e.lastRow; m.holds(pt, node) {
+		o = &m.row[cs]
+	} else {
+		o = &e.rowSlow(pt, node)[cs]
+	}
+	o.used = true
 	o.fail(how)
 	o.total++
 	if e.keepable(o) {
