@@ -3,6 +3,8 @@
 package main
 
 import (
+	"bytes"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"syscall"
@@ -32,14 +34,22 @@ const hugePageSize = 2 << 20
 // runtime reuses the lowest free addresses first). The collection is
 // cheap here: the heap is nearly empty and mrc-conform's globals are
 // small.
+//
+// Those lowest addresses are in the 2 MiB the program's start-up already
+// touched in 4 KiB pages, and a range that has 4 KiB pages gets more 4 KiB
+// pages, advice or not: the judge of a small capture took about 350 faults
+// there. collapseHuge moves the heap's touched 2 MiB ranges to huge pages
+// at once (blackhole.pcapng: 946 -> 630 faults, 35.2 -> 31.4 ms CPU).
 func hugeHeap(n int) {
 	old := debug.SetGCPercent(-1)
 	first := new([64]byte) // somewhere in the heap mapped so far
 	b := make([]byte, n)   // the runtime maps n more bytes for it
 	lo := uintptr(unsafe.Pointer(first)) &^ (heapArena - 1)
 	blo := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	used := lo + heapArena // the heap in use before the block
 	if blo >= lo && blo-lo < 2*heapArena {
 		adviseHuge(lo, blo+uintptr(n)) // one run of the runtime's arenas
+		used = blo
 	} else {
 		adviseHuge(lo, lo+heapArena) // the block went to a distant arena
 		adviseHuge(blo, blo+uintptr(n))
@@ -49,6 +59,9 @@ func hugeHeap(n int) {
 	b = nil
 	runtime.GC()
 	debug.SetGCPercent(old)
+	if thpEnabled() {
+		collapseHuge(lo, used)
+	}
 }
 
 // heapArena is the runtime's heap arena on 64-bit Linux (heapArenaBytes,
@@ -68,4 +81,30 @@ func adviseHuge(lo, hi uintptr) {
 		return
 	}
 	_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, start, end-start, syscall.MADV_HUGEPAGE)
+}
+
+// madvCollapse is MADV_COLLAPSE (Linux 6.1, include/uapi/asm-generic/
+// mman-common.h; package syscall predates it): back a range that has
+// 4 KiB pages with huge pages now, copying the pages it has.
+const madvCollapse = 25
+
+// collapseHuge collapses each 2 MiB range from lo up to the one holding
+// hi into a huge page. The kernel skips a range nothing touched yet (its
+// first touch takes a huge page under the advice) and refuses reserved
+// address space and older kernels (EINVAL): errors leave 4 KiB pages.
+// Ranges go one at a time because a refused range fails the whole call.
+// Collapsing keeps memory's contents, and the runtime has mapped these
+// ranges for good.
+func collapseHuge(lo, hi uintptr) {
+	for a := lo &^ (hugePageSize - 1); a < hi; a += hugePageSize {
+		_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, a, hugePageSize, madvCollapse)
+	}
+}
+
+// thpEnabled reports whether the system's THP setting is "always" or
+// "madvise": MADV_COLLAPSE ignores the setting, and "never" is the
+// administrator's choice to keep.
+func thpEnabled() bool {
+	b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	return err == nil && !bytes.Contains(b, []byte("[never]"))
 }

@@ -4,12 +4,17 @@ package main
 
 import (
 	"bufio"
+	"encoding/binary"
+	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/openmrc/mrc/internal/testenv"
 )
 
 // TestHugeHeapAdvisesNextAllocations: after hugeHeap, the heap's next
@@ -85,4 +90,75 @@ func mappingRange(line string) (lo, hi uintptr, ok bool) {
 		return 0, 0, false
 	}
 	return uintptr(x), uintptr(y), true
+}
+
+// collapseChild names the test TestHugeHeapCollapsesTouchedHeap runs in a
+// fresh process: its heap is as the program starts, not as earlier tests
+// left it.
+const collapseChild = "MRC_TEST_HUGEHEAP_CHILD"
+
+// TestHugeHeapCollapsesTouchedHeap: memory the heap held in 4 KiB pages
+// before hugeHeap (a live 64 KiB object) is in a huge page after it.
+func TestHugeHeapCollapsesTouchedHeap(t *testing.T) {
+	if os.Getenv(collapseChild) == "" {
+		testenv.Root(t) // page frame numbers in /proc/self/pagemap
+		if !thpEnabled() {
+			testenv.Unavailable(t, "transparent huge pages are disabled ([never])")
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHugeHeapCollapsesTouchedHeap$", "-test.v")
+		cmd.Env = append(os.Environ(), collapseChild+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS") {
+			t.Fatalf("in a fresh process: %v\n%s", err, out)
+		}
+		return
+	}
+	x := make([]byte, 64<<10)
+	for i := range x {
+		x[i] = byte(i)
+	}
+	addr := uintptr(unsafe.Pointer(unsafe.SliceData(x)))
+	if inTHP(t, addr) {
+		t.Fatalf("%#x was in a huge page before hugeHeap: nothing to show", addr)
+	}
+	hugeHeap(16 << 20)
+	if !inTHP(t, addr) {
+		t.Errorf("%#x, touched before hugeHeap, is not in a huge page after it", addr)
+	}
+	for i := range x {
+		if x[i] != byte(i) {
+			t.Fatalf("byte %d changed: %d", i, x[i])
+		}
+	}
+}
+
+// inTHP reports whether the page holding addr is part of a transparent
+// huge page (/proc/self/pagemap's frame number, /proc/kpageflags' KPF_THP).
+func inTHP(t *testing.T, addr uintptr) bool {
+	t.Helper()
+	const pageSize, kpfTHP = 4096, 22
+	e := read8(t, "/proc/self/pagemap", int64(addr/pageSize)*8)
+	if e>>63 == 0 {
+		t.Fatalf("%#x is not present", addr)
+	}
+	pfn := e & (1<<55 - 1)
+	if pfn == 0 {
+		t.Fatal("no page frame numbers in /proc/self/pagemap (needs CAP_SYS_ADMIN)")
+	}
+	return read8(t, "/proc/kpageflags", int64(pfn)*8)>>kpfTHP&1 == 1
+}
+
+// read8 reads the little-endian 64-bit word at off in file name.
+func read8(t *testing.T, name string, off int64) uint64 {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var b [8]byte
+	if _, err := f.ReadAt(b[:], off); err != nil {
+		t.Fatal(fmt.Errorf("%s at %d: %w", name, off, err))
+	}
+	return binary.LittleEndian.Uint64(b[:])
 }
