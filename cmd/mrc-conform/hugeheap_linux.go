@@ -64,6 +64,29 @@ func hugeHeap(n int) {
 	}
 }
 
+// hugeHeapNow puts the heap mapped so far on transparent huge pages:
+// the arena holding it is advised and its touched 2 MiB ranges collapsed,
+// without hugeHeap's block and collection. A small capture's judge fits
+// in the heap the runtime mapped at start (4 MiB at a time); memory it
+// maps later, a fresh mapping, is not advised. The collection, its sweep
+// and the new span sets it fills are most of hugeHeap's cost there.
+func hugeHeapNow() {
+	first := new([64]byte)
+	a := uintptr(unsafe.Pointer(first))
+	lo := a &^ (heapArena - 1)
+	adviseHuge(lo, lo+heapArena)
+	if thpEnabled() {
+		// The heap mapped so far (4 MiB, holding first) is within 4 MiB
+		// of first.
+		collapseHuge(max(lo, a-heapChunk), a+heapChunk)
+	}
+	runtime.KeepAlive(first)
+}
+
+// heapChunk is how much heap the runtime maps at a time (at least 512 of
+// its 8 KiB pages).
+const heapChunk = 4 << 20
+
 // heapArena is the runtime's heap arena on 64-bit Linux (heapArenaBytes,
 // 64 MiB): it reserves heap address space in aligned arenas of this size,
 // so the arena holding a heap object is the runtime's alone.

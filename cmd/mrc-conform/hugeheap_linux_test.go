@@ -98,18 +98,23 @@ func mappingRange(line string) (lo, hi uintptr, ok bool) {
 const collapseChild = "MRC_TEST_HUGEHEAP_CHILD"
 
 // TestHugeHeapCollapsesTouchedHeap: memory the heap held in 4 KiB pages
-// before hugeHeap (a live 64 KiB object) is in a huge page after it.
+// before hugeHeap, or hugeHeapNow, (a live 64 KiB object) is in a huge
+// page after it.
 func TestHugeHeapCollapsesTouchedHeap(t *testing.T) {
-	if os.Getenv(collapseChild) == "" {
+	ways := map[string]func(){"hugeHeap": func() { hugeHeap(16 << 20) }, "hugeHeapNow": hugeHeapNow}
+	way := os.Getenv(collapseChild)
+	if way == "" {
 		testenv.Root(t) // page frame numbers in /proc/self/pagemap
 		if !thpEnabled() {
 			testenv.Unavailable(t, "transparent huge pages are disabled ([never])")
 		}
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHugeHeapCollapsesTouchedHeap$", "-test.v")
-		cmd.Env = append(os.Environ(), collapseChild+"=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "--- PASS") {
-			t.Fatalf("in a fresh process: %v\n%s", err, out)
+		for w := range ways {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestHugeHeapCollapsesTouchedHeap$", "-test.v")
+			cmd.Env = append(os.Environ(), collapseChild+"="+w)
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "--- PASS") {
+				t.Errorf("%s, in a fresh process: %v\n%s", w, err, out)
+			}
 		}
 		return
 	}
@@ -119,11 +124,11 @@ func TestHugeHeapCollapsesTouchedHeap(t *testing.T) {
 	}
 	addr := uintptr(unsafe.Pointer(unsafe.SliceData(x)))
 	if inTHP(t, addr) {
-		t.Fatalf("%#x was in a huge page before hugeHeap: nothing to show", addr)
+		t.Fatalf("%#x was in a huge page before %s: nothing to show", addr, way)
 	}
-	hugeHeap(16 << 20)
+	ways[way]()
 	if !inTHP(t, addr) {
-		t.Errorf("%#x, touched before hugeHeap, is not in a huge page after it", addr)
+		t.Errorf("%#x, touched before %s, is not in a huge page after it", addr, way)
 	}
 	for i := range x {
 		if x[i] != byte(i) {

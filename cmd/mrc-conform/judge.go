@@ -74,7 +74,11 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
-	hugeHeap(judgeHeap)
+	if captureBytes(files) <= smallCapture {
+		hugeHeapNow()
+	} else {
+		hugeHeap(judgeHeap)
+	}
 	if len(files) > 1 {
 		return judgeSeveral(cmd, files, opts, &fl, f)
 	}
