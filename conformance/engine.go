@@ -179,8 +179,11 @@ type engine struct {
 	rec pcap.Record
 	// pre is the next frame's record when a parallel worker decoded it
 	// already (record).
-	pre   *pcap.Record
-	start time.Time
+	pre *pcap.Record
+	// preICRC is the next frame's ICRC when the parallel reader computed
+	// it (batch.judge; computeAhead).
+	preICRC wire.PreICRC
+	start   time.Time
 	// epoch is start split once for the frames' times (pcap.Epoch),
 	// made at the first frame judged (haveEpoch), start being set by then.
 	epoch     pcap.Epoch

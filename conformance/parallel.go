@@ -41,6 +41,8 @@ type batch struct {
 	ins    [batchFrames]*pcap.Interface // an ifaceTable's copies
 	idx    [batchFrames]int
 	bufs   [batchFrames][]byte
+	// pre holds the ICRCs the reader computed (parallel.ahead).
+	pre [batchFrames]wire.PreICRC
 	// minOff is the smallest file offset of the frames; seq numbers the
 	// batch as sent, and done is set to seq once the worker is through.
 	minOff int64
@@ -87,7 +89,7 @@ func (b *batch) help(seq uint64, d *pcap.Decoder) {
 		if !b.state[i].CompareAndSwap(frameFree, frameClaimed) {
 			return
 		}
-		d.Decode(&b.frames[i], b.ins[i], &b.recs[i])
+		d.DecodePre(&b.frames[i], b.ins[i], &b.recs[i], b.pre[i])
 		b.state[i].Store(frameDecoded)
 	}
 }
@@ -104,10 +106,10 @@ func (b *batch) judge(e *engine) {
 			}
 			e.pre = &b.recs[i]
 		}
-		e.idx = b.idx[i]
+		e.idx, e.preICRC = b.idx[i], b.pre[i]
 		e.frame(&b.frames[i], b.ins[i])
 	}
-	e.pre = nil
+	e.pre, e.preICRC = nil, wire.PreICRC{}
 	b.live.Store(false)
 	for b.helpers.Load() != 0 {
 		runtime.Gosched()
@@ -125,11 +127,12 @@ func (e *engine) record(f *pcap.Frame, in *pcap.Interface) *pcap.Record {
 		e.pre = nil
 		return r
 	}
-	e.dec.Decode(f, in, &e.rec)
+	e.dec.DecodePre(f, in, &e.rec, e.preICRC)
 	return &e.rec
 }
 
-func (b *batch) add(f *pcap.Frame, in *pcap.Interface, idx int, stable bool) {
+func (b *batch) add(f *pcap.Frame, in *pcap.Interface, idx int, stable bool, pre wire.PreICRC) {
+	b.pre[b.n] = pre
 	g := &b.frames[b.n]
 	*g = *f
 	g.Comments = nil
@@ -342,6 +345,7 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 			j.shutdown()
 			return nil, &CaptureError{File: name, Err: err}
 		}
+		j.computeAhead(&f)
 		in := ifaces.get(r, f.Interface)
 		if la.hold(r, &f, in) {
 			continue
@@ -407,6 +411,11 @@ type parallel struct {
 	clocks     map[string]*pointClock
 	views      []ifaceView
 	viewClocks []*pointClock
+	// ahead holds the ICRCs the reader computed as it read the frames,
+	// by frame number (computeAhead).
+	ahead      [aheadFrames]aheadICRC
+	codec      *wire.Codec
+	preScratch wire.PreScratch
 	idx        int // frames emitted
 	lastNo     int
 	t0         int64
@@ -417,7 +426,7 @@ func startParallel(r *pcap.Reader, opts Options, p *PICS, jobs int) *parallel {
 	j := &parallel{opts: opts, p: p, workers: make([]*engine, jobs), chans: make([]chan *batch, jobs),
 		free: make(chan *batch, 4*jobs), help: make(chan helpMsg, 4*jobs), stable: r.Retain(),
 		pending: make([]*batch, jobs), shard: sharder{p: p, jobs: jobs, assigned: map[uint64]int{}},
-		clocks: map[string]*pointClock{}}
+		clocks: map[string]*pointClock{}, codec: p.Codec()}
 	for w := range j.workers {
 		e := newEngine(p)
 		e.loc, e.external = opts.CaptureLocation, true
@@ -525,7 +534,7 @@ func (j *parallel) emit(f *pcap.Frame, in *pcap.Interface) {
 	if j.pending[w] == nil {
 		j.pending[w] = j.get()
 	}
-	j.pending[w].add(f, in, j.idx, j.stable)
+	j.pending[w].add(f, in, j.idx, j.stable, j.aheadOf(f))
 	if j.pending[w].n == batchFrames {
 		j.send(w)
 	}
@@ -821,4 +830,40 @@ func (e *engine) mergeViews(w *engine) {
 			e.views[id] = v
 		}
 	}
+}
+
+// The reader computes each frame's ICRC as it reads it (computeAhead),
+// while the frame's bytes are in its core's cache from the read, and the
+// worker's decode takes it (batch.pre, wire.Codec.ComputeICRCPre): the
+// payload, which only the ICRC reads, then stays on the reader's core.
+// The frame is emitted later, after the merger has held it (at most
+// MaxReorder frames of other interfaces, and the lookahead's), so the
+// ICRCs wait in a ring by frame number; a frame whose entry was
+// overwritten, or that was read before the first emit (while the workers
+// wait for the merger's first frame, the reader alone is busy), has its
+// ICRC computed by its worker.
+const aheadFrames = 8192
+
+// aheadICRC is the ICRC computed for frame number n.
+type aheadICRC struct {
+	n   int
+	pre wire.PreICRC
+}
+
+// computeAhead computes frame f's ICRC once frames are being emitted.
+func (j *parallel) computeAhead(f *pcap.Frame) {
+	if j.idx > 0 && f.Number > 0 {
+		j.ahead[f.Number%aheadFrames] = aheadICRC{f.Number, j.codec.PreICRC(f.Data, &j.preScratch)}
+	}
+}
+
+// aheadOf returns the ICRC computed for frame f, or none.
+func (j *parallel) aheadOf(f *pcap.Frame) wire.PreICRC {
+	if f.Number <= 0 {
+		return wire.PreICRC{}
+	}
+	if a := &j.ahead[f.Number%aheadFrames]; a.n == f.Number {
+		return a.pre
+	}
+	return wire.PreICRC{}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/openmrc/mrc/pcap"
+	"github.com/openmrc/mrc/wire"
 )
 
 // TestJobsIdentical judges every golden capture under every PICS with 1,
@@ -55,8 +56,10 @@ func firstDiff(a, b []byte) string {
 }
 
 // TestBatchHelpedDecode: frames a helping worker decoded (batch.help, from
-// the back of a batch) and frames its own worker decodes are judged alike: an engine fed batches that helpers took all or
-// half of reports what an engine judging the frames one by one does, on a
+// the back of a batch) and frames its own worker decodes, with their ICRCs
+// computed ahead (every other frame) or not, are judged alike: an engine
+// fed batches that helpers took all or half of reports what an engine
+// judging the frames one by one does, on a
 // capture whose ICRCs are good and on one with bad ones (WIRE-ICRC-1).
 func TestBatchHelpedDecode(t *testing.T) {
 	for _, c := range []string{"../pcap/testdata/scenarios/perplane-loss.pcapng", "testdata/fault-bad-icrc.pcapng"} {
@@ -103,9 +106,19 @@ func batchHelped(t *testing.T, capture string) {
 		d := pcap.Decoder{Codec: p.Codec(), EVMode: p.EVModeValue()}
 		b := new(batch)
 		var seq uint64
+		var ps wire.PreScratch
+		ahead := 0
 		for i := 0; i < len(frames); {
 			for ; b.n < batchFrames && i < len(frames); i++ {
-				b.add(&frames[i], ifs[i], i+1, true)
+				// Every other frame with its ICRC computed ahead, as the
+				// reader computes it (parallel.computeAhead).
+				var pre wire.PreICRC
+				if i%2 == 0 {
+					if pre = p.Codec().PreICRC(frames[i].Data, &ps); pre.Computed() {
+						ahead++
+					}
+				}
+				b.add(&frames[i], ifs[i], i+1, true, pre)
 			}
 			seq++
 			b.seq = seq
@@ -133,6 +146,9 @@ func batchHelped(t *testing.T, capture string) {
 		}
 		if got := report(e); got != want {
 			t.Errorf("%s: helped %d frames per batch: the report differs:\n%s", capture, helped, firstDiff([]byte(want), []byte(got)))
+		}
+		if ahead < len(frames)/4 {
+			t.Errorf("%s: %d of %d frames had an ICRC computed ahead", capture, ahead, len(frames))
 		}
 	}
 }

@@ -89,16 +89,23 @@ func (d *Decoder) codec() *wire.Codec {
 // Decode decodes f, captured on in (may be nil), into r. It does not
 // allocate when the frame decodes cleanly; r.Data aliases f.Data.
 func (d *Decoder) Decode(f *Frame, in *Interface, r *Record) {
-	d.decode(f, in, r, false, 0)
+	d.decode(f, in, r, false, 0, wire.PreICRC{})
+}
+
+// DecodePre is Decode for a frame whose ICRC may have been computed
+// before (wire.Codec.PreICRC, with this Decoder's Codec): the decode uses
+// it when it was computed at the offsets the decode finds.
+func (d *Decoder) DecodePre(f *Frame, in *Interface, r *Record, pre wire.PreICRC) {
+	d.decode(f, in, r, false, 0, pre)
 }
 
 // DecodeComputed is Decode for a caller that computed the frame's ICRC
 // already (wire.Codec.CheckComputed): icrc is that value.
 func (d *Decoder) DecodeComputed(f *Frame, in *Interface, r *Record, icrc uint32) {
-	d.decode(f, in, r, true, icrc)
+	d.decode(f, in, r, true, icrc, wire.PreICRC{})
 }
 
-func (d *Decoder) decode(f *Frame, in *Interface, r *Record, computed bool, icrc uint32) {
+func (d *Decoder) decode(f *Frame, in *Interface, r *Record, computed bool, icrc uint32, pre wire.PreICRC) {
 	c := d.codec()
 	r.Frame, r.Iface = *f, in
 	if !d.seen {
@@ -115,7 +122,11 @@ func (d *Decoder) decode(f *Frame, in *Interface, r *Record, computed bool, icrc
 	if err := c.Decode(f.Data, &r.Packet); err != nil {
 		r.Err = err
 	} else if !d.NoCheck {
-		if !computed && !r.Packet.Trimmed {
+		switch {
+		case computed || r.Packet.Trimmed:
+		case pre.Computed():
+			icrc = c.ComputeICRCPre(f.Data, &r.Packet, pre, &d.icrc)
+		default:
 			icrc = c.ComputeICRCScratch(f.Data, &r.Packet, &d.icrc)
 		}
 		r.Violations = c.CheckComputed(f.Data, &r.Packet, r.Violations, icrc)
