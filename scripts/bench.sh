@@ -192,13 +192,15 @@ rm -f "$OUT/loss.pcapng"
 
 # walltimed NAME FILE CMD...: appends "NAME WALL CPU EXIT" to FILE. Only
 # the command runs under FIFO's policy: a Go process waiting under
-# SCHED_FIFO for a SCHED_FIFO child on two cores can starve it.
+# SCHED_FIFO for a SCHED_FIFO child on two cores can starve it. A run
+# is killed after two minutes (about a second is normal): two Go programs
+# under SCHED_FIFO at once, this and another session's, can livelock.
 walltimed() {
 	local name=$1 file=$2 t
 	shift 2
 	t=$(mktemp)
 	set +e
-	timeout "$STEP" "$OUT/benchfmt" time "$t" "${FIFO[@]}" "$@" >/dev/null 2>&1
+	timeout -s KILL 120 "$OUT/benchfmt" time "$t" "${FIFO[@]}" "$@" >/dev/null 2>&1
 	local code=$?
 	set -e
 	if [ -s "$t" ] && [ "$(wc -w <"$t")" -ge 4 ]; then
