@@ -140,3 +140,48 @@ func preFrames(t *testing.T, c *Codec, rng *rand.Rand) [][]byte {
 	}
 	return frames
 }
+
+// TestPreICRCTaken (WIRE-ICRC-1): ComputeICRCPre takes the value computed
+// ahead, without computing again, when Decode found the offsets PreICRC
+// assumed (a value altered after PreICRC comes back as altered), and
+// PreICRC computes one for a UDP datagram just long enough for a BTH and
+// an ICRC, none for one a byte shorter.
+func TestPreICRCTaken(t *testing.T) {
+	var ps PreScratch
+	var s ICRCScratch
+	var p Packet
+	taken := 0
+	for _, sp := range samplePackets() {
+		if sp.SRv6 || sp.Eth.HasVLAN {
+			continue
+		}
+		b, err := Default.Append(nil, &sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pre := Default.PreICRC(b, &ps)
+		if Default.Decode(b, &p) != nil || p.Trimmed || !pre.Computed() {
+			continue
+		}
+		pre.icrc ^= 0x5a5a5a5a
+		if got := Default.ComputeICRCPre(b, &p, pre, &s); got != pre.icrc {
+			t.Errorf("%v IPv6=%v: ComputeICRCPre = 0x%08x, want the value computed ahead 0x%08x", sp.BTH.Opcode, sp.IsIPv6, got, pre.icrc)
+		}
+		taken++
+
+		udp := fastV4UDP
+		if sp.IsIPv6 {
+			udp = fastUDP
+		}
+		short := append([]byte(nil), b...)
+		for _, n := range []int{8 + BTHLen + ICRCLen, 8 + BTHLen + ICRCLen - 1} {
+			be.PutUint16(short[udp+4:], uint16(n))
+			if got, want := Default.PreICRC(short, &ps).Computed(), n == 8+BTHLen+ICRCLen; got != want {
+				t.Errorf("%v IPv6=%v, UDP length %d: PreICRC computed %v, want %v", sp.BTH.Opcode, sp.IsIPv6, n, got, want)
+			}
+		}
+	}
+	if taken < 2 {
+		t.Fatalf("only %d sample packets had an ICRC computed ahead", taken)
+	}
+}
