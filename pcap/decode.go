@@ -214,8 +214,8 @@ func NewEpoch(start time.Time) Epoch {
 	return Epoch{start: start, sec: start.Unix(), nsec: start.Nanosecond()}
 }
 
-// Since returns t.Sub(start) for the epoch's start (pcap.Since); small
-// enough to inline, but for times 2^32 s or more apart (far).
+// Since returns t.Sub(start) for the epoch's start (pcap.Since); times
+// 2^32 s or more apart take far, Sub's saturated value.
 func (s *Epoch) Since(t time.Time) time.Duration {
 	if ds := t.Unix() - s.sec; ds > -1<<32 && ds < 1<<32 {
 		return time.Duration(ds*1e9 + int64(t.Nanosecond()-s.nsec))
