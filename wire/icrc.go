@@ -76,7 +76,7 @@ func maskVariant(m []byte, u int, v6, maskSrcPort bool) {
 // The headers are copied to the stack with their variant bits forced to
 // one, followed by as many of the next bytes as leave the rest a whole
 // number of 16-byte blocks, and go through a slicing-by-8 loop; the rest
-// through crc32.Update, whose vectorised loop then takes it all, with no
+// through updateIEEE, whose vectorised loops then take it all, with no
 // byte-by-byte tail. A rest too short for that loop goes through the
 // slicing-by-8 loop too. The stack copy is never handed to crc32, so
 // nothing escapes.
@@ -90,7 +90,7 @@ func icrc(b []byte, ipOff, udpOff, bthOff, end int, v6, maskSrcPort bool) uint32
 	if rest = rest[k:]; len(rest) < minCLMUL {
 		return ^update8(slicing8, c, rest)
 	}
-	return crc32.Update(^c, crc32.IEEETable, rest)
+	return updateIEEE(^c, rest)
 }
 
 // ICRCScratch is working space for ComputeICRCScratch. One must not be
@@ -116,7 +116,8 @@ const (
 // register of zero leave it zero: so s holds, from register zero, zero
 // bytes, then the folded headers, then the first bytes of the rest, a
 // block of at least minCLMUL bytes in whole 16-byte blocks whose end
-// leaves the rest whole 16-byte blocks too, minCLMUL of them or none.
+// leaves the rest whole 16-byte blocks too, minCLMUL of them or none,
+// which go through updateIEEE.
 func (c *Codec) icrcScratch(s *ICRCScratch, b []byte, p *Packet) uint32 {
 	if c.prof.ICRC == spec.ICRCEmu {
 		return emuICRC(b, p.bthOff, p.end-ICRCLen)
@@ -140,7 +141,7 @@ func (c *Codec) icrcScratch(s *ICRCScratch, b []byte, p *Packet) uint32 {
 	if restOff+k == end {
 		return crc
 	}
-	return crc32.Update(crc, crc32.IEEETable, b[restOff+k:end])
+	return updateIEEE(crc, b[restOff+k:end])
 }
 
 // minCLMUL is the shortest input crc32.Update runs through its vectorised

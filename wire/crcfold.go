@@ -1,0 +1,50 @@
+package wire
+
+import (
+	"hash/crc32"
+	"math/bits"
+)
+
+// foldMin is the shortest input updateIEEE folds with foldYMM: below it
+// the fold and the 16 bytes it leaves cost more than crc32.Update saves
+// (BenchmarkUpdateIEEE).
+const foldMin = 512
+
+// updateIEEE is crc32.Update(crc, crc32.IEEETable, p). Where useFold
+// holds, p's whole 128-byte blocks go through foldYMM first, the 16 bytes
+// it leaves through update8 (handed to crc32.Update, out would escape to
+// the heap), and the rest of p through crc32.Update.
+func updateIEEE(crc uint32, p []byte) uint32 {
+	if useFold && len(p) >= foldMin {
+		n := len(p) &^ 127
+		var out [16]byte
+		foldYMM(^crc, p[:n], &out, &foldK)
+		crc = ^update8(slicing8, 0, out[:])
+		p = p[n:]
+	}
+	return crc32.Update(crc, crc32.IEEETable, p)
+}
+
+// foldK holds foldYMM's constants for moving a 128-bit lane on by 1024,
+// 256 and 128 bits: for a distance d, the lane's low quadword is
+// multiplied by foldConst(d+32), its high one by foldConst(d-32).
+var foldK = [6]uint64{
+	foldConst(1024 + 32), foldConst(1024 - 32),
+	foldConst(256 + 32), foldConst(256 - 32),
+	foldConst(128 + 32), foldConst(128 - 32),
+}
+
+// foldConst is x^e mod P for CRC-32 (IEEE), bit-reflected and shifted
+// left by one: a carry-less product of two reflected operands comes out
+// one bit short.
+func foldConst(e int) uint64 {
+	const p = 0x104C11DB7
+	r := uint64(1)
+	for range e {
+		r <<= 1
+		if r>>32 != 0 {
+			r ^= p
+		}
+	}
+	return uint64(bits.Reverse32(uint32(r))) << 1
+}

@@ -1,0 +1,91 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// func foldYMM(s uint32, p []byte, out *[16]byte, k *[6]uint64)
+//
+// Folds p (len(p) >= 256, a multiple of 128) with the CRC register s
+// XORed into its first four bytes: four YMM accumulators of 32 bytes,
+// each 128-bit lane moved 128 bytes on per step, then folded into one
+// lane. out gets its 16 bytes, whose CRC from a register of zero is p's
+// from s. k holds the constants (foldK).
+TEXT ·foldYMM(SB), NOSPLIT, $0-48
+	MOVL s+0(FP), AX
+	MOVQ p_base+8(FP), SI
+	MOVQ p_len+16(FP), CX
+	MOVQ out+32(FP), DI
+	MOVQ k+40(FP), R8
+
+	VMOVDQU 0(SI), Y0
+	VMOVDQU 32(SI), Y1
+	VMOVDQU 64(SI), Y2
+	VMOVDQU 96(SI), Y3
+	VMOVD   AX, X4
+	VPXOR   Y4, Y0, Y0
+	VBROADCASTI128 0(R8), Y8
+	ADDQ    $128, SI
+	SUBQ    $128, CX
+
+loop:
+	VPCLMULQDQ $0x00, Y8, Y0, Y4
+	VPCLMULQDQ $0x11, Y8, Y0, Y0
+	VPCLMULQDQ $0x00, Y8, Y1, Y5
+	VPCLMULQDQ $0x11, Y8, Y1, Y1
+	VPCLMULQDQ $0x00, Y8, Y2, Y6
+	VPCLMULQDQ $0x11, Y8, Y2, Y2
+	VPCLMULQDQ $0x00, Y8, Y3, Y7
+	VPCLMULQDQ $0x11, Y8, Y3, Y3
+	VPXOR   0(SI), Y4, Y4
+	VPXOR   32(SI), Y5, Y5
+	VPXOR   64(SI), Y6, Y6
+	VPXOR   96(SI), Y7, Y7
+	VPXOR   Y4, Y0, Y0
+	VPXOR   Y5, Y1, Y1
+	VPXOR   Y6, Y2, Y2
+	VPXOR   Y7, Y3, Y3
+	ADDQ    $128, SI
+	SUBQ    $128, CX
+	JNZ     loop
+
+	// Y0 onto Y1, that onto Y2, that onto Y3 (256 bits on each time),
+	// then Y3's low lane onto its high one (128 bits on).
+	VBROADCASTI128 16(R8), Y8
+	VPCLMULQDQ $0x00, Y8, Y0, Y4
+	VPCLMULQDQ $0x11, Y8, Y0, Y0
+	VPXOR   Y4, Y0, Y0
+	VPXOR   Y0, Y1, Y1
+	VPCLMULQDQ $0x00, Y8, Y1, Y4
+	VPCLMULQDQ $0x11, Y8, Y1, Y1
+	VPXOR   Y4, Y1, Y1
+	VPXOR   Y1, Y2, Y2
+	VPCLMULQDQ $0x00, Y8, Y2, Y4
+	VPCLMULQDQ $0x11, Y8, Y2, Y2
+	VPXOR   Y4, Y2, Y2
+	VPXOR   Y2, Y3, Y3
+	VMOVDQU 32(R8), X8
+	VEXTRACTI128 $1, Y3, X1
+	VPCLMULQDQ $0x00, X8, X3, X4
+	VPCLMULQDQ $0x11, X8, X3, X3
+	VPXOR   X4, X3, X3
+	VPXOR   X1, X3, X3
+	VMOVDQU X3, 0(DI)
+	VZEROUPPER
+	RET
+
+// func cpuid(leaf, sub uint32) (a, b, c, d uint32)
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL leaf+0(FP), AX
+	MOVL sub+4(FP), CX
+	CPUID
+	MOVL AX, a+8(FP)
+	MOVL BX, b+12(FP)
+	MOVL CX, c+16(FP)
+	MOVL DX, d+20(FP)
+	RET
+
+// func xgetbv() (lo uint32)
+TEXT ·xgetbv(SB), NOSPLIT, $0-4
+	MOVL $0, CX
+	XGETBV
+	MOVL AX, lo+0(FP)
+	RET

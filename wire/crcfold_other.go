@@ -1,0 +1,7 @@
+//go:build !amd64 || purego
+
+package wire
+
+const useFold = false
+
+func foldYMM(s uint32, p []byte, out *[16]byte, k *[6]uint64) { panic("wire: foldYMM without amd64") }
