@@ -10,19 +10,25 @@ import (
 // (BenchmarkUpdateIEEE).
 const foldMin = 512
 
-// updateIEEE is crc32.Update(crc, crc32.IEEETable, p). Where useFold
-// holds, p's whole 128-byte blocks go through foldYMM first, the 16 bytes
-// it leaves through update8 (handed to crc32.Update, out would escape to
-// the heap), and the rest of p through crc32.Update.
+// updateIEEE is crc32.Update(crc, crc32.IEEETable, p), through
+// foldUpdate where useFold holds.
 func updateIEEE(crc uint32, p []byte) uint32 {
 	if useFold && len(p) >= foldMin {
-		n := len(p) &^ 127
-		var out [16]byte
-		foldYMM(^crc, p[:n], &out, &foldK)
-		crc = ^update8(slicing8, 0, out[:])
-		p = p[n:]
+		return foldUpdate(crc, p)
 	}
 	return crc32.Update(crc, crc32.IEEETable, p)
+}
+
+// foldUpdate is crc32.Update(crc, crc32.IEEETable, p) for len(p) >= 256
+// where canFold holds: p's whole 128-byte blocks go through foldYMM, the
+// 16 bytes it leaves through update8 (handed to crc32.Update, out would
+// escape to the heap), and the rest of p through crc32.Update.
+func foldUpdate(crc uint32, p []byte) uint32 {
+	n := len(p) &^ 127
+	var out [16]byte
+	foldYMM(^crc, p[:n], &out, &foldK)
+	crc = ^update8(slicing8, 0, out[:])
+	return crc32.Update(crc, crc32.IEEETable, p[n:])
 }
 
 // foldK holds foldYMM's constants for moving a 128-bit lane on by 1024,

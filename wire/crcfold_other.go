@@ -2,6 +2,6 @@
 
 package wire
 
-const useFold = false
+const canFold, useFold = false, false
 
 func foldYMM(s uint32, p []byte, out *[16]byte, k *[6]uint64) { panic("wire: foldYMM without amd64") }

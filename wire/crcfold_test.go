@@ -20,10 +20,12 @@ func TestFoldConstants(t *testing.T) {
 	}
 }
 
-// TestUpdateIEEE: updateIEEE is crc32.Update for every length to 4 KiB
-// and past it, at every alignment mod 32, from random registers.
+// TestUpdateIEEE: updateIEEE, and foldUpdate wherever the CPU runs
+// foldYMM (whether or not updateIEEE uses it), are crc32.Update for every
+// length to 4 KiB and past it, at every alignment mod 32, from random
+// registers.
 func TestUpdateIEEE(t *testing.T) {
-	t.Logf("useFold %v", useFold)
+	t.Logf("canFold %v, useFold %v", canFold, useFold)
 	seed := rand.Uint64()
 	rng := rand.New(rand.NewPCG(seed, 1))
 	buf := make([]byte, 9000+32)
@@ -39,8 +41,14 @@ func TestUpdateIEEE(t *testing.T) {
 		off := int(rng.Uint32() % 32)
 		p := buf[off : off+n]
 		c := rng.Uint32()
-		if got, want := updateIEEE(c, p), crc32.Update(c, crc32.IEEETable, p); got != want {
+		want := crc32.Update(c, crc32.IEEETable, p)
+		if got := updateIEEE(c, p); got != want {
 			t.Fatalf("seed %d: length %d at offset %d from %#x: %#x, crc32.Update %#x", seed, n, off, c, got, want)
+		}
+		if canFold && n >= 256 {
+			if got := foldUpdate(c, p); got != want {
+				t.Fatalf("seed %d: foldUpdate, length %d at offset %d from %#x: %#x, crc32.Update %#x", seed, n, off, c, got, want)
+			}
 		}
 	}
 }
