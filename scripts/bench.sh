@@ -7,8 +7,9 @@
 #              profile of the lossy run), memory per QP
 #   judge      BenchmarkJudge and BenchmarkJudgeJobs (one worker against two,
 #              in wall time and in each thread's CPU time), when the tree has them
-#   CPU time   mrc-conform judge (one worker), mrc-conform decode and
-#              tshark -T fields on the same simulator capture, as ratios
+#   CPU time   mrc-conform judge (one worker), mrc-conform decode,
+#              tshark -T fields and the judge as issue 12 measured it
+#              (built at 9c73972) on the same simulator capture, as ratios
 #   jobs       wall time of mrc-conform judge --jobs 1 and --jobs 2 on the
 #              incast capture (several node pairs), alternating rounds, under
 #              SCHED_FIFO where permitted (BENCH_FIFO=0: not)
@@ -140,6 +141,18 @@ fi
 say "building mrc-sim and mrc-conform; writing the loss capture"
 go build -o "$OUT/mrc-sim" ./cmd/mrc-sim
 go build -o "$OUT/mrc-conform" ./cmd/mrc-conform
+# The judge as issue 12 measured it (main at FILED, its "today" of "10×
+# today"), built from this repository's history, so that the bar's ratio
+# is measured on this machine in the same rounds; a clone without that
+# commit leaves the figure "not measured".
+FILED=9c73972
+if git cat-file -e "$FILED^{commit}" 2>/dev/null; then
+	say "building mrc-conform at $FILED (the judge issue 12 measured)"
+	mkdir -p "$OUT/filed"
+	git archive "$FILED" | tar -x -C "$OUT/filed"
+	(cd "$OUT/filed" && go build -o "$OUT/mrc-conform-filed" ./cmd/mrc-conform) || say "building the judge at $FILED failed"
+	rm -rf "$OUT/filed"
+fi
 timeout "$STEP" $NICE "$OUT/mrc-sim" run -scenario loss -seed 1 -pcap "$OUT/loss.pcapng" >/dev/null
 read -r FRAMES SPAN < <("$OUT/benchfmt" count "$OUT/loss.pcapng")
 
@@ -158,7 +171,9 @@ read -r FRAMES SPAN < <("$OUT/benchfmt" count "$OUT/loss.pcapng")
 		timed judge "$OUT/cpu.txt" $NICE "$OUT/mrc-conform" judge --pics default --jobs 1 "$OUT/loss.pcapng"
 		timed decode "$OUT/cpu.txt" $NICE "$OUT/mrc-conform" decode "$OUT/loss.pcapng"
 		[ -z "$have_tshark" ] || timed tshark "$OUT/cpu.txt" $NICE tshark -n -r "$OUT/loss.pcapng" -T fields -e infiniband.bth.psn
+		[ ! -x "$OUT/mrc-conform-filed" ] || timed filed "$OUT/cpu.txt" $NICE "$OUT/mrc-conform-filed" judge --pics default "$OUT/loss.pcapng"
 	done
+	[ -x "$OUT/mrc-conform-filed" ] && echo "filed_commit $FILED" >>"$OUT/cpu.txt" || echo "filed the judge at $FILED could not be built (a clone without that commit?)" >>"$OUT/cpu.txt"
 
 	say "peak RSS: loss, loss replayed four times, one long connection"
 	echo "loss1_frames $FRAMES" >>"$OUT/rss.txt"
