@@ -2,7 +2,7 @@
 
 package wire
 
-// foldYMM folds p (len(p) >= 256, a multiple of 128) from the CRC register
+// foldYMM folds p (len(p) >= 256, a multiple of 16) from the CRC register
 // s into the 16 bytes out, whose CRC from a register of zero is p's,
 // with the constants k (foldK).
 //

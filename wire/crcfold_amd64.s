@@ -4,17 +4,21 @@
 
 // func foldYMM(s uint32, p []byte, out *[16]byte, k *[6]uint64)
 //
-// Folds p (len(p) >= 256, a multiple of 128) with the CRC register s
+// Folds p (len(p) >= 256, a multiple of 16) with the CRC register s
 // XORed into its first four bytes: four YMM accumulators of 32 bytes,
 // each 128-bit lane moved 128 bytes on per step, then folded into one
-// lane. out gets its 16 bytes, whose CRC from a register of zero is p's
-// from s. k holds the constants (foldK).
+// lane, which takes the last 16-byte blocks one at a time. out gets its
+// 16 bytes, whose CRC from a register of zero is p's from s. k holds the
+// constants (foldK).
 TEXT ·foldYMM(SB), NOSPLIT, $0-48
 	MOVL s+0(FP), AX
 	MOVQ p_base+8(FP), SI
 	MOVQ p_len+16(FP), CX
 	MOVQ out+32(FP), DI
 	MOVQ k+40(FP), R8
+	MOVQ CX, R9
+	ANDQ $127, R9 // the last blocks, after the 128-byte steps
+	ANDQ $~127, CX
 
 	VMOVDQU 0(SI), Y0
 	VMOVDQU 32(SI), Y1
@@ -68,6 +72,19 @@ loop:
 	VPCLMULQDQ $0x11, X8, X3, X3
 	VPXOR   X4, X3, X3
 	VPXOR   X1, X3, X3
+
+tail:
+	TESTQ   R9, R9
+	JZ      done
+	VPCLMULQDQ $0x00, X8, X3, X4
+	VPCLMULQDQ $0x11, X8, X3, X3
+	VPXOR   X4, X3, X3
+	VPXOR   0(SI), X3, X3
+	ADDQ    $16, SI
+	SUBQ    $16, R9
+	JMP     tail
+
+done:
 	VMOVDQU X3, 0(DI)
 	VZEROUPPER
 	RET
