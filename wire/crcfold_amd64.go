@@ -18,25 +18,49 @@ func xgetbv() (lo uint32)
 // updateIEEE uses it: the CPU also lacks AVX-512, with which crc32.Update's
 // own loop is as fast (on AMD Zen 3, for one, crc32.Update runs 128-bit
 // PCLMULQDQ at about 10 GB/s; foldYMM about twice that).
-var canFold, useFold = foldable()
+var canFold, useFold = foldable(readCPU(cpuid, xgetbv))
 
-func foldable() (can, use bool) {
-	maxLeaf, _, _, _ := cpuid(0, 0)
-	if maxLeaf < 7 {
+// cpuFeatures is what foldable reads: the highest CPUID leaf, ECX of leaf
+// 1, EBX and ECX of leaf 7, and XCR0 (the state the OS saves).
+type cpuFeatures struct{ maxLeaf, ecx1, ebx7, ecx7, xcr0 uint32 }
+
+// CPUID and XCR0 bits foldable reads.
+const (
+	osxsave    = 1 << 27 // leaf 1 ECX: XGETBV is enabled
+	avx        = 1 << 28 // leaf 1 ECX
+	avx2       = 1 << 5  // leaf 7 EBX
+	avx512f    = 1 << 16 // leaf 7 EBX
+	vpclmulqdq = 1 << 10 // leaf 7 ECX
+	xmmYMM     = 6       // XCR0: SSE and AVX state
+	zmmState   = 0xe0    // XCR0: opmask and the ZMM halves
+)
+
+// readCPU reads the features with the instructions cpuid and xgetbv: a
+// leaf only where the CPU has it, XCR0 only where XGETBV is enabled (it
+// faults otherwise).
+func readCPU(cpuid func(leaf, sub uint32) (a, b, c, d uint32), xgetbv func() uint32) cpuFeatures {
+	var f cpuFeatures
+	f.maxLeaf, _, _, _ = cpuid(0, 0)
+	if f.maxLeaf < 1 {
+		return f
+	}
+	_, _, f.ecx1, _ = cpuid(1, 0)
+	if f.maxLeaf >= 7 {
+		_, f.ebx7, f.ecx7, _ = cpuid(7, 0)
+	}
+	if f.ecx1&osxsave != 0 {
+		f.xcr0 = xgetbv()
+	}
+	return f
+}
+
+// foldable reports whether a CPU with features f can run foldYMM, and
+// whether updateIEEE should.
+func foldable(f cpuFeatures) (can, use bool) {
+	if f.maxLeaf < 7 || f.ecx1&osxsave == 0 || f.ecx1&avx == 0 || f.xcr0&xmmYMM != xmmYMM {
 		return false, false
 	}
-	_, _, c1, _ := cpuid(1, 0)
-	const osxsave, avx = 1 << 27, 1 << 28
-	if c1&osxsave == 0 || c1&avx == 0 {
-		return false, false
-	}
-	xcr0 := xgetbv()
-	if xcr0&6 != 6 { // XMM and YMM state
-		return false, false
-	}
-	_, b7, c7, _ := cpuid(7, 0)
-	const avx2, avx512f, vpclmulqdq = 1 << 5, 1 << 16, 1 << 10
-	zmm := xcr0&0xe0 == 0xe0 && b7&avx512f != 0
-	can = b7&avx2 != 0 && c7&vpclmulqdq != 0
+	zmm := f.xcr0&zmmState == zmmState && f.ebx7&avx512f != 0
+	can = f.ebx7&avx2 != 0 && f.ecx7&vpclmulqdq != 0
 	return can, can && !zmm
 }
