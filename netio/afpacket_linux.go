@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -44,6 +45,15 @@ type AFPacket struct {
 	done   chan struct{}
 	once   sync.Once
 	wg     sync.WaitGroup
+	// held counts the frames out of the sockets that the caller of
+	// ReadFrame has not finished with (Pending): from just before a
+	// reader's recvmsg until the ReadFrame call after the one that
+	// returned the frame. handed counts the frames ReadFrame returned
+	// that no later call has released: at most one when one goroutine
+	// calls it; a count rather than a flag, so that goroutines calling at
+	// once cannot leave held counting a frame for good.
+	held   atomic.Int64
+	handed atomic.Int64
 }
 
 // PermissionError reports that raw sockets need privileges this process
@@ -144,7 +154,13 @@ func (a *AFPacket) read(plane int, in *afIf) {
 		var from syscall.Sockaddr
 		var rerr error
 		err := in.recv.Read(func(fd uintptr) bool {
+			// Counted before the frame leaves the socket, so that it
+			// is never out of Pending's sight on its way to the caller.
+			a.held.Add(1)
 			n, oobn, _, from, rerr = syscall.Recvmsg(int(fd), buf, oob, 0)
+			if rerr != nil {
+				a.held.Add(-1)
+			}
 			return rerr != syscall.EAGAIN
 		})
 		if err == nil {
@@ -162,28 +178,38 @@ func (a *AFPacket) read(plane int, in *afIf) {
 		if ll, ok := from.(*syscall.SockaddrLinklayer); ok {
 			out = ll.Pkttype == packetOutgoing
 		}
-		if (out && !a.tap) || n > MaxFrame {
+		f, ok := a.frame(plane, buf[:n], oob[:oobn], out)
+		if !ok {
+			a.held.Add(-1)
 			continue
 		}
-		data := buf[:n]
-		if tpid, tci, ok := vlanTag(oob[:oobn]); ok {
-			if n+4 > MaxFrame {
-				continue // longer than MaxFrame as it was on the wire
-			}
-			data = withVLAN(data, tpid, tci) // as it was on the wire
-		} else {
-			data = slices.Clone(data)
-		}
-		if _, ok := IsMRC(data, a.ports); !ok {
-			continue
-		}
-		f := Frame{Plane: plane, Out: out, Data: data, At: arrival(oob[:oobn])}
 		select {
 		case a.frames <- f:
 		case <-a.done:
 			return
 		}
 	}
+}
+
+// frame returns the Frame a reader passes on for data, the bytes one
+// recvmsg read into its buffer (one byte longer than MaxFrame, so a longer
+// frame shows as such), or false for a frame it drops.
+func (a *AFPacket) frame(plane int, data, oob []byte, out bool) (Frame, bool) {
+	if (out && !a.tap) || len(data) > MaxFrame {
+		return Frame{}, false
+	}
+	if tpid, tci, ok := vlanTag(oob); ok {
+		if len(data)+4 > MaxFrame {
+			return Frame{}, false // longer than MaxFrame as it was on the wire
+		}
+		data = withVLAN(data, tpid, tci) // as it was on the wire
+	} else {
+		data = slices.Clone(data)
+	}
+	if _, ok := IsMRC(data, a.ports); !ok {
+		return Frame{}, false
+	}
+	return Frame{Plane: plane, Out: out, Data: data, At: arrival(oob)}, true
 }
 
 // Planes implements Conn.
@@ -224,10 +250,18 @@ func (a *AFPacket) WriteFrame(plane int, frame []byte) error {
 	return err
 }
 
-// ReadFrame implements Conn.
+// ReadFrame implements Conn. Calling it again tells Pending that the
+// caller is done with the frame it returned last.
 func (a *AFPacket) ReadFrame() (Frame, error) {
+	for h := a.handed.Load(); h > 0; h = a.handed.Load() {
+		if a.handed.CompareAndSwap(h, h-1) {
+			a.held.Add(-1)
+			break
+		}
+	}
 	select {
 	case f := <-a.frames:
+		a.handed.Add(1)
 		return f, nil
 	case err := <-a.errc:
 		return Frame{}, err
@@ -236,12 +270,18 @@ func (a *AFPacket) ReadFrame() (Frame, error) {
 	}
 }
 
-// Pending reports whether frames reached the transport that ReadFrame has
-// not returned yet: queued ones, or ones still in a socket's receive
-// buffer because its reader has not run (a loaded host deschedules it). A
-// caller about to act on an expired timer can let them in first.
+// Pending reports whether frames reached the transport that its caller has
+// not finished with: ones still in a socket's receive buffer because its
+// reader has not run (a loaded host deschedules it), ones a reader has
+// taken out of the socket or queued, and the one ReadFrame returned last,
+// until ReadFrame is called again. A caller about to act on an expired
+// timer can let them in first. One that calls ReadFrame again only once
+// it has applied the last frame is never told "nothing" while a frame it
+// has not applied is on its way, even one that ReadFrame has handed to a
+// goroutine not yet running. A reader's recvmsg counts from just before
+// the call, so one that finds nothing shows as pending while it runs.
 func (a *AFPacket) Pending() bool {
-	if len(a.frames) > 0 {
+	if a.held.Load() > 0 {
 		return true
 	}
 	var b [1]byte

@@ -67,11 +67,13 @@ func TestAFPacketReadBounds(t *testing.T) {
 }
 
 // TestAFPacketPending: Pending reports a frame that reached the socket
-// before the reader took it, and nothing once it was read; a transport
-// that is not a tap asks the kernel not to queue its own transmissions
-// (PACKET_IGNORE_OUTGOING, where the kernel has it).
+// before the reader took it, and still once ReadFrame returned it, until
+// the caller calls ReadFrame again (it has applied the frame by then);
+// then nothing. A transport that is not a tap asks the kernel not to queue
+// its own transmissions (PACKET_IGNORE_OUTGOING, where the kernel has it).
 // The peer's runner lets such frames in before it acts on an expired
-// timer (LR-RTX-1). Root.
+// timer (LR-RTX-1): a SACK its reader goroutine holds, not yet applied,
+// must stop the retransmission as one in the socket does. Root.
 func TestAFPacketPending(t *testing.T) {
 	n := testenv.NewNetnsPair(t, 1)
 	var tx, rx *AFPacket
@@ -101,9 +103,17 @@ func TestAFPacketPending(t *testing.T) {
 	if _, err := rx.ReadFrame(); err != nil {
 		t.Fatal(err)
 	}
+	for range 3 {
+		if !rx.Pending() {
+			t.Fatal("nothing pending while the caller holds the frame ReadFrame returned")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	next := make(chan error, 1)
+	go func() { _, err := rx.ReadFrame(); next <- err }()
 	for rx.Pending() {
 		if time.Now().After(deadline) {
-			t.Fatal("still pending once the only frame was read")
+			t.Fatal("still pending once the caller asked for the next frame")
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -114,5 +124,9 @@ func TestAFPacketPending(t *testing.T) {
 	})
 	if gerr == nil && v != 1 {
 		t.Errorf("PACKET_IGNORE_OUTGOING %d on a transport that is not a tap, want 1", v)
+	}
+	rx.Close()
+	if err := <-next; err == nil {
+		t.Error("ReadFrame waiting on a closed transport returned a frame")
 	}
 }

@@ -33,8 +33,10 @@ type Runner struct {
 	heldSince statemachine.Time
 }
 
-// pender is a transport that tells whether frames wait to be read
-// (netio.AFPacket).
+// pender is a transport that tells whether frames wait to be read, or
+// were read and not yet applied (netio.AFPacket): it counts the frame
+// ReadFrame returned last until ReadFrame is called again, and Run's
+// reader calls it again only once it has applied that frame.
 type pender interface{ Pending() bool }
 
 // maxFramesFirst bounds how long an expired timer waits for frames that
@@ -52,8 +54,11 @@ const (
 // starved. A loaded host deschedules the peer for tens of milliseconds;
 // when it runs again, Go's scheduler wakes the timer's goroutine before it
 // polls the sockets for the reader's, so without the wait the peer resent
-// PSNs whose SACK had been waiting in its socket all along. The wait
-// ends when the transport holds nothing, or after maxFramesFirst.
+// PSNs whose SACK had been waiting in its socket all along. A frame the
+// reader goroutine holds, out of the socket but not yet applied (taken
+// by ReadFrame, waiting for r.mu or to be scheduled), counts as held too.
+// The wait ends when the transport holds nothing, or after
+// maxFramesFirst.
 func (r *Runner) framesFirst(now statemachine.Time) bool {
 	p, ok := r.conn.(pender)
 	if !ok || !p.Pending() {
@@ -150,6 +155,8 @@ func (r *Runner) announce(params json.RawMessage) error {
 func (r *Runner) Run(ctx context.Context) error {
 	errc := make(chan error, 1)
 	go func() {
+		// ReadFrame is called again only once the frame it returned is
+		// applied: that call tells a pender the frame is done (framesFirst).
 		for {
 			f, err := r.conn.ReadFrame()
 			if err != nil {
