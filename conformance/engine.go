@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"net/netip"
 	"slices"
 	"strings"
@@ -237,7 +238,7 @@ type engine struct {
 	nodeNames  map[string]bool
 	addrNode   map[netip.Addr]string // node of an address, cached
 	lastAddr   [2]addrName           // the last two addresses addrNode named
-	pairs      [2]pairName           // the last two address pairs nodeAddr named
+	pairs      [pairSlots]pairName   // address pairs nodeAddr named, by pairKey.slot
 	kept       int                   // findings kept
 
 	snaps  []snapshot // timeline snapshots around failures
@@ -516,9 +517,10 @@ func (e *engine) placeFinding(f *Finding, pt *point, node string) {
 }
 
 // nodeAddr returns the node names of a decoded packet's inner source and
-// destination addresses. The last two address pairs named are kept by
-// their bytes (pairs): a connection's frames alternate between its two
-// directions, so most frames are named without building an address.
+// destination addresses. The address pairs named are kept by their bytes
+// (pairs), one per slot of their hash: a connection's frames alternate
+// between its two directions, and a capture's connections take turns, so
+// most frames are named without building an address.
 func (e *engine) nodeAddr(p *wire.Packet) (src, dst string, ok bool) {
 	_, udp, _ := p.Offsets()
 	if udp == 0 {
@@ -531,10 +533,9 @@ func (e *engine) nodeAddr(p *wire.Packet) (src, dst string, ok bool) {
 	} else {
 		k.a = uint64(binary.LittleEndian.Uint32(p.IP4.Src[:])) | uint64(binary.LittleEndian.Uint32(p.IP4.Dst[:]))<<32
 	}
-	for i := range e.pairs {
-		if c := &e.pairs[i]; c.ok && c.k.a == k.a && c.k.b == k.b && c.k.c == k.c && c.k.d == k.d && c.k.v6 == k.v6 {
-			return c.src, c.dst, true
-		}
+	c := &e.pairs[k.slot()]
+	if c.ok && c.k == k {
+		return c.src, c.dst, true
 	}
 	if p.IsIPv6 {
 		src, dst = e.node(netip.AddrFrom16(p.IP6.Src)), e.node(netip.AddrFrom16(p.IP6.Dst))
@@ -544,7 +545,7 @@ func (e *engine) nodeAddr(p *wire.Packet) (src, dst string, ok bool) {
 	// Only while every address named is in addrNode: named (planes.go)
 	// then does not depend on lastAddr, which a kept pair skips.
 	if len(e.addrNode) < MaxNodes {
-		e.pairs[1], e.pairs[0] = e.pairs[0], pairName{k: k, src: src, dst: dst, ok: true}
+		*c = pairName{k: k, src: src, dst: dst, ok: true}
 	}
 	return src, dst, true
 }
@@ -554,6 +555,19 @@ func (e *engine) nodeAddr(p *wire.Packet) (src, dst string, ok bool) {
 type pairKey struct {
 	a, b, c, d uint64
 	v6         bool
+}
+
+// pairSlots is how many address pairs nodeAddr keeps named, one per slot
+// of their hash: an incast capture's frames take turns among its node
+// pairs (eight in the simulator's), which two most recent ones missed.
+const pairSlots = 16
+
+// slot is k's slot in engine.pairs. The source's bytes are rotated
+// against the destination's, so that a pair's two directions do not
+// always share a slot.
+func (k pairKey) slot() int {
+	h := k.a ^ bits.RotateLeft64(k.b, 13) ^ bits.RotateLeft64(k.c, 29) ^ bits.RotateLeft64(k.d, 43)
+	return int(h * 0x9e3779b97f4a7c15 >> 60)
 }
 
 // pairName is an address pair nodeAddr named.

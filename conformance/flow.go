@@ -40,8 +40,8 @@ type point struct {
 	nonMonotonic bool
 	curPlane     int
 	curFlow      *flow
-	lastData     *flow  // the flow dataFlow returned last
-	atNode       string // the node capture.points places the point at ("" none)
+	lastData     [dataSlots]*flow // flows dataFlow returned, by their QPN's low bits
+	atNode       string           // the node capture.points places the point at ("" none)
 	atNodeSet    bool
 
 	flows map[flowKey]*flow
@@ -325,11 +325,12 @@ func newFlow(k flowKey, frame int) *flow {
 // tracks too many flows.
 func (e *engine) dataFlow(pt *point, req, rsp string, qpn uint32) *flow {
 	k := flowKey{req: req, rsp: rsp, qpn: qpn}
-	if f := pt.lastData; f != nil && f.key.qpn == qpn && !f.key.partial && sameString(f.key.req, req) && sameString(f.key.rsp, rsp) {
-		return f // the previous data packet's flow: no key hashed, names compared by pointer first
+	slot := &pt.lastData[qpn%dataSlots]
+	if f := *slot; f != nil && f.key.qpn == qpn && !f.key.partial && sameString(f.key.req, req) && sameString(f.key.rsp, rsp) {
+		return f // a recent data packet's flow: no key hashed, names compared by pointer first
 	}
 	if f := pt.flows[k]; f != nil {
-		pt.lastData = f
+		*slot = f
 		return f
 	}
 	pk := flowKey{req: req, rsp: rsp, qpn: qpn & 0xFFFF, partial: true}
@@ -341,6 +342,12 @@ func (e *engine) dataFlow(pt *point, req, rsp string, qpn uint32) *flow {
 	}
 	return e.addFlow(pt, k)
 }
+
+// dataSlots is how many flows a point keeps for dataFlow to find without
+// a map lookup, one per QPN modulo dataSlots: a capture's connections
+// take turns (an incast capture's seven), which the last flow alone
+// missed.
+const dataSlots = 8
 
 func (e *engine) addFlow(pt *point, k flowKey) *flow {
 	if len(pt.flows) >= MaxFlowsPerPoint || e.flowsTotal >= MaxFlows {
