@@ -9,8 +9,8 @@ import (
 	"github.com/openmrc/mrc/wire"
 )
 
-// TestNodeAddrPairsAgree checks nodeAddr, which keeps the last two address
-// pairs it named by their bytes, against naming each address anew, frame
+// TestNodeAddrPairsAgree checks nodeAddr, which keeps the address pairs it
+// named by their bytes (engine.pairs), against naming each address anew, frame
 // by frame over captures of IPv4 and IPv6 frames (and frames of both in
 // one capture, whose address bytes may agree in their first four).
 func TestNodeAddrPairsAgree(t *testing.T) {
