@@ -101,6 +101,7 @@ build_targets() {
 	target pcap/internal/pcapfuzz   FuzzFilter       pcap_filter
 	target peer                     FuzzAgent        peer_agent
 	target wire                     FuzzFastPath     wire_fastpath
+	target wire                     FuzzUpdateIEEE   wire_update_ieee
 }
 
 if [ -n "${CFLITE_ONLY:-}" ]; then

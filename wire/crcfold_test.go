@@ -70,3 +70,21 @@ func BenchmarkUpdateIEEE(b *testing.B) {
 		})
 	}
 }
+
+// FuzzUpdateIEEE: updateIEEE and, where the CPU runs foldYMM, foldUpdate
+// agree with crc32.Update on any input from any register.
+func FuzzUpdateIEEE(f *testing.F) {
+	f.Add(uint32(0), make([]byte, 256))
+	f.Add(^uint32(0), make([]byte, 4157))
+	f.Fuzz(func(t *testing.T, c uint32, p []byte) {
+		want := crc32.Update(c, crc32.IEEETable, p)
+		if got := updateIEEE(c, p); got != want {
+			t.Fatalf("updateIEEE, length %d from %#x: %#x, crc32.Update %#x", len(p), c, got, want)
+		}
+		if canFold && len(p) >= 256 {
+			if got := foldUpdate(c, p); got != want {
+				t.Fatalf("foldUpdate, length %d from %#x: %#x, crc32.Update %#x", len(p), c, got, want)
+			}
+		}
+	})
+}
