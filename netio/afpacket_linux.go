@@ -45,15 +45,16 @@ type AFPacket struct {
 	done   chan struct{}
 	once   sync.Once
 	wg     sync.WaitGroup
-	// held counts the frames out of the sockets that the caller of
-	// ReadFrame has not finished with (Pending): from just before a
-	// reader's recvmsg until the ReadFrame call after the one that
-	// returned the frame. handed counts the frames ReadFrame returned
-	// that no later call has released: at most one when one goroutine
-	// calls it; a count rather than a flag, so that goroutines calling at
-	// once cannot leave held counting a frame for good.
-	held   atomic.Int64
-	handed atomic.Int64
+	// held counts, per plane, the frames out of its socket that the
+	// caller of ReadFrame has not finished with (Pending, PendingOn):
+	// from just before a reader's recvmsg until the ReadFrame call after
+	// the one that returned the frame. handed counts, per plane, the
+	// frames ReadFrame returned that no later call has released: at most
+	// one in all when one goroutine calls it; counts rather than a flag,
+	// so that goroutines calling at once cannot leave held counting a
+	// frame for good.
+	held   []atomic.Int64
+	handed []atomic.Int64
 }
 
 // PermissionError reports that raw sockets need privileges this process
@@ -138,6 +139,7 @@ func OpenAFPacket(ifaces []string, ports []uint16, tap bool) (*AFPacket, error) 
 		}
 		a.ifs = append(a.ifs, in)
 	}
+	a.held, a.handed = make([]atomic.Int64, len(a.ifs)), make([]atomic.Int64, len(a.ifs))
 	for i, in := range a.ifs {
 		a.wg.Add(1)
 		go a.read(i, in)
@@ -156,10 +158,10 @@ func (a *AFPacket) read(plane int, in *afIf) {
 		err := in.recv.Read(func(fd uintptr) bool {
 			// Counted before the frame leaves the socket, so that it
 			// is never out of Pending's sight on its way to the caller.
-			a.held.Add(1)
+			a.held[plane].Add(1)
 			n, oobn, _, from, rerr = syscall.Recvmsg(int(fd), buf, oob, 0)
 			if rerr != nil {
-				a.held.Add(-1)
+				a.held[plane].Add(-1)
 			}
 			return rerr != syscall.EAGAIN
 		})
@@ -180,7 +182,7 @@ func (a *AFPacket) read(plane int, in *afIf) {
 		}
 		f, ok := a.frame(plane, buf[:n], oob[:oobn], out)
 		if !ok {
-			a.held.Add(-1)
+			a.held[plane].Add(-1)
 			continue
 		}
 		select {
@@ -253,20 +255,28 @@ func (a *AFPacket) WriteFrame(plane int, frame []byte) error {
 // ReadFrame implements Conn. Calling it again tells Pending that the
 // caller is done with the frame it returned last.
 func (a *AFPacket) ReadFrame() (Frame, error) {
-	for h := a.handed.Load(); h > 0; h = a.handed.Load() {
-		if a.handed.CompareAndSwap(h, h-1) {
-			a.held.Add(-1)
-			break
-		}
-	}
+	a.release()
 	select {
 	case f := <-a.frames:
-		a.handed.Add(1)
+		a.handed[f.Plane].Add(1)
 		return f, nil
 	case err := <-a.errc:
 		return Frame{}, err
 	case <-a.done:
 		return Frame{}, ErrClosed
+	}
+}
+
+// release tells Pending that the caller is done with a frame ReadFrame
+// returned: with one goroutine calling, the only one handed out.
+func (a *AFPacket) release() {
+	for p := range a.handed {
+		for h := a.handed[p].Load(); h > 0; h = a.handed[p].Load() {
+			if a.handed[p].CompareAndSwap(h, h-1) {
+				a.held[p].Add(-1)
+				return
+			}
+		}
 	}
 }
 
@@ -281,21 +291,33 @@ func (a *AFPacket) ReadFrame() (Frame, error) {
 // goroutine not yet running. A reader's recvmsg counts from just before
 // the call, so one that finds nothing shows as pending while it runs.
 func (a *AFPacket) Pending() bool {
-	if a.held.Load() > 0 {
-		return true
-	}
-	var b [1]byte
-	for _, in := range a.ifs {
-		ready := false
-		_ = in.recv.Control(func(fd uintptr) {
-			_, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-			ready = err == nil
-		})
-		if ready {
+	for p := range a.ifs {
+		if a.PendingOn(p) {
 			return true
 		}
 	}
 	return false
+}
+
+// PendingOn is Pending for the frames of one plane. A plane's frames reach
+// a caller of ReadFrame in the order they reached its socket (one reader
+// per socket, one queue), so a caller that knows when the last frame it
+// applied from plane arrived (Frame.At) knows that the pending ones did
+// not arrive earlier.
+func (a *AFPacket) PendingOn(plane int) bool {
+	if plane < 0 || plane >= len(a.ifs) {
+		return false
+	}
+	if a.held[plane].Load() > 0 {
+		return true
+	}
+	var b [1]byte
+	ready := false
+	_ = a.ifs[plane].recv.Control(func(fd uintptr) {
+		_, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		ready = err == nil
+	})
+	return ready
 }
 
 // Close implements Conn.

@@ -130,3 +130,63 @@ func TestAFPacketPending(t *testing.T) {
 		t.Error("ReadFrame waiting on a closed transport returned a frame")
 	}
 }
+
+// TestAFPacketPendingOn: PendingOn tells a plane's frames from another's,
+// from the socket until the caller's next ReadFrame, as Pending does for
+// all: the peer's runner holds an expired timer for the planes whose
+// reader is behind its deadline only. Root.
+func TestAFPacketPendingOn(t *testing.T) {
+	n := testenv.NewNetnsPair(t, 2)
+	var tx, rx *AFPacket
+	if err := testenv.InNetns(n.NsA, func() (err error) { tx, err = OpenAFPacket(n.IfA, []uint16{4791}, false); return }); err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Close()
+	if err := testenv.InNetns(n.NsB, func() (err error) { rx, err = OpenAFPacket(n.IfB, []uint16{4791}, false); return }); err != nil {
+		t.Fatal(err)
+	}
+	defer rx.Close()
+	if rx.PendingOn(-1) || rx.PendingOn(2) {
+		t.Error("a plane the transport does not have is pending")
+	}
+	f := frame(netip.MustParseAddr("10.0.0.2"), 4791, false, false)
+	copy(f, rx.MACs()[1][:])
+	if err := tx.WriteFrame(1, f); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !rx.PendingOn(1) {
+		if time.Now().After(deadline) {
+			t.Fatal("the frame sent on plane 1 never showed as pending there")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if rx.PendingOn(0) {
+		t.Error("plane 0 pending with a frame on plane 1 only")
+	}
+	got, err := rx.ReadFrame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Plane != 1 {
+		t.Fatalf("read a frame of plane %d, want 1", got.Plane)
+	}
+	if !rx.PendingOn(1) || rx.PendingOn(0) {
+		t.Errorf("while the caller holds plane 1's frame: plane 1 pending %v (want true), plane 0 %v (want false)", rx.PendingOn(1), rx.PendingOn(0))
+	}
+	next := make(chan error, 1)
+	go func() { _, err := rx.ReadFrame(); next <- err }()
+	for rx.PendingOn(1) {
+		if time.Now().After(deadline) {
+			t.Fatal("plane 1 still pending once the caller asked for the next frame")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if rx.Pending() {
+		t.Error("pending with every frame released")
+	}
+	rx.Close()
+	if err := <-next; err == nil {
+		t.Error("ReadFrame waiting on a closed transport returned a frame")
+	}
+}
