@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"net"
 	"sync"
 	"time"
@@ -31,7 +32,15 @@ type Runner struct {
 	// since heldSince (framesFirst).
 	holding   bool
 	heldSince statemachine.Time
+	// arrived is, per plane, when the last frame the reader applied from
+	// it reached the transport, on r's clock (arrival); noArrival before
+	// the first.
+	arrived []statemachine.Time
 }
+
+// noArrival is arrived's value for a plane none of whose frames was
+// applied yet: its pending frames may have arrived at any time.
+const noArrival = statemachine.Time(math.MinInt64)
 
 // pender is a transport that tells whether frames wait to be read, or
 // were read and not yet applied (netio.AFPacket): it counts the frame
@@ -39,36 +48,74 @@ type Runner struct {
 // reader calls it again only once it has applied that frame.
 type pender interface{ Pending() bool }
 
-// maxFramesFirst bounds how long an expired timer waits for frames that
-// reached the transport before it fired; framesPoll is how often it looks
-// again meanwhile.
+// planePender is a pender that also tells per plane, and stamps each
+// frame with when it reached the transport (Frame.At; netio.AFPacket). A
+// plane's frames reach ReadFrame in the order they arrived.
+type planePender interface {
+	pender
+	PendingOn(plane int) bool
+}
+
+// maxArrivedFirst bounds how long an expired timer waits for frames that
+// arrived before its deadline on a planePender, maxFramesFirst how long it
+// waits for whatever another pender holds; framesPoll is how often it
+// looks again meanwhile. The first wait ends by itself once the reader has
+// caught up to the deadline: it runs long only while the reader is
+// starved, and a loaded two-core host was seen to leave it 60 ms behind.
+// 100 ms covers that with margin and is the answer window the tester
+// gives a software peer on real transports (five 20 ms tolerances,
+// active.RealTiming): a peer whose reader is further behind is late
+// answering it already.
 const (
-	maxFramesFirst = 5 * statemachine.Millisecond
-	framesPoll     = 200 * time.Microsecond
+	maxArrivedFirst = 100 * statemachine.Millisecond
+	maxFramesFirst  = 5 * statemachine.Millisecond
+	framesPoll      = 200 * time.Microsecond
 )
 
-// framesFirst reports whether an expired timer waits, so that the frames
-// the transport already holds are taken in before it fires: a SACK that
-// arrived before the retransmission timeout ran out must stop the
-// retransmission (LR-RTX-1), as on a NIC whose receive path is never
-// starved. A loaded host deschedules the peer for tens of milliseconds;
-// when it runs again, Go's scheduler wakes the timer's goroutine before it
-// polls the sockets for the reader's, so without the wait the peer resent
-// PSNs whose SACK had been waiting in its socket all along. A frame the
-// reader goroutine holds, out of the socket but not yet applied (taken
-// by ReadFrame, waiting for r.mu or to be scheduled), counts as held too.
-// The wait ends when the transport holds nothing, or after
-// maxFramesFirst.
-func (r *Runner) framesFirst(now statemachine.Time) bool {
+// framesFirst reports whether the timer due at deadline waits, at now, so
+// that the frames that reached the transport before deadline are taken in
+// before it fires: a SACK that arrived before the retransmission timeout
+// ran out must stop the retransmission (LR-RTX-1), as on a NIC whose
+// receive path is never starved. A loaded host deschedules the peer for
+// tens of milliseconds; when it runs again, Go's scheduler wakes the
+// timer's goroutine before it polls the sockets for the reader's, and the
+// reader may be far behind, so without the wait the peer resent PSNs
+// whose SACK had been waiting all along. A frame the reader goroutine
+// holds, out of the socket but not yet applied (taken by ReadFrame,
+// waiting for r.mu or to be scheduled), counts as pending too.
+//
+// On a planePender the timer waits while a plane has frames pending and
+// the last frame applied from it arrived before deadline (the pending ones
+// may have too), up to maxArrivedFirst; frames that arrived later do not
+// hold it. On another pender it waits while anything is pending, up to
+// maxFramesFirst. A deadline not yet due ends the hold (the SACK stopped
+// the timer), so that the next expiry gets its own wait.
+func (r *Runner) framesFirst(now, deadline statemachine.Time) bool {
 	p, ok := r.conn.(pender)
-	if !ok || !p.Pending() {
+	if !ok || deadline > now {
+		r.holding = false
+		return false
+	}
+	limit, wait := maxFramesFirst, false
+	if pp, ok := p.(planePender); ok {
+		limit = maxArrivedFirst
+		for plane, at := range r.arrived {
+			if at < deadline && pp.PendingOn(plane) {
+				wait = true
+				break
+			}
+		}
+	} else {
+		wait = p.Pending()
+	}
+	if !wait {
 		r.holding = false
 		return false
 	}
 	if !r.holding {
 		r.holding, r.heldSince = true, now
 	}
-	if now-r.heldSince >= maxFramesFirst {
+	if now-r.heldSince >= limit {
 		r.holding = false
 		return false
 	}
@@ -77,7 +124,10 @@ func (r *Runner) framesFirst(now statemachine.Time) bool {
 
 // NewRunner returns a runner of a over conn.
 func NewRunner(a *Agent, conn netio.Conn) *Runner {
-	r := &Runner{a: a, conn: conn, start: time.Now(), wake: make(chan struct{}, 1)}
+	r := &Runner{a: a, conn: conn, start: time.Now(), wake: make(chan struct{}, 1), arrived: make([]statemachine.Time, conn.Planes())}
+	for i := range r.arrived {
+		r.arrived[i] = noArrival
+	}
 	if rs, ok := conn.(remoteSetter); ok {
 		if ra, fixed := rs.Remote(); fixed {
 			r.pinned = ra
@@ -87,6 +137,33 @@ func NewRunner(a *Agent, conn netio.Conn) *Runner {
 }
 
 func (r *Runner) now() statemachine.Time { return statemachine.Time(time.Since(r.start)) }
+
+// receive applies frame f and notes when it arrived (framesFirst).
+func (r *Runner) receive(f netio.Frame) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := time.Now()
+	now := statemachine.Time(t.Sub(r.start))
+	if f.Plane >= 0 && f.Plane < len(r.arrived) {
+		r.arrived[f.Plane] = arrival(t, now, f.At)
+	}
+	r.a.Receive(now, f.Plane, f.Data)
+	r.flush()
+}
+
+// arrival returns when a frame stamped at reached the transport, on the
+// runner's clock, given t, the time that is now there. The kernel stamps
+// frames with the wall clock (CLOCK_REALTIME) and the runner's clock is
+// monotonic from start, so the frame's age on the wall clock, t minus at,
+// converts one to the other: a step of the wall clock since start does not
+// shift it, one since the frame arrived does by the step, and a frame
+// from the future counts as arrived now. So does one without a stamp.
+func arrival(t time.Time, now statemachine.Time, at time.Time) statemachine.Time {
+	if at.IsZero() {
+		return now
+	}
+	return now - statemachine.Time(max(t.Sub(at), 0))
+}
 
 // flush sends what the agent produced; r.mu is held.
 func (r *Runner) flush() {
@@ -163,10 +240,7 @@ func (r *Runner) Run(ctx context.Context) error {
 				errc <- err
 				return
 			}
-			r.mu.Lock()
-			r.a.Receive(r.now(), f.Plane, f.Data)
-			r.flush()
-			r.mu.Unlock()
+			r.receive(f)
 		}
 	}()
 	t := time.NewTimer(time.Hour)
@@ -174,14 +248,13 @@ func (r *Runner) Run(ctx context.Context) error {
 	for {
 		r.mu.Lock()
 		now := r.now()
-		held := false
-		if r.a.NextDeadline() <= now {
-			if held = r.framesFirst(now); !held {
-				r.a.Advance(now)
-				r.flush()
-			}
-		}
 		d := r.a.NextDeadline()
+		held := r.framesFirst(now, d)
+		if !held && d <= now {
+			r.a.Advance(now)
+			r.flush()
+		}
+		d = r.a.NextDeadline()
 		r.mu.Unlock()
 		wait := time.Hour
 		switch {
