@@ -86,10 +86,12 @@ const (
 //
 // On a planePender the timer waits while a plane has frames pending and
 // the last frame applied from it arrived before deadline (the pending ones
-// may have too), up to maxArrivedFirst; frames that arrived later do not
-// hold it. On another pender it waits while anything is pending, up to
-// maxFramesFirst. A deadline not yet due ends the hold (the SACK stopped
-// the timer), so that the next expiry gets its own wait.
+// may have too), up to maxArrivedFirst: once the reader has applied a
+// frame that arrived after the deadline, that plane's pending frames
+// arrived later still and do not hold it. On another pender it waits
+// while anything is pending, up to maxFramesFirst. A deadline not yet due
+// ends the hold (a frame stopped the timer), so that the next expiry gets
+// its own wait.
 func (r *Runner) framesFirst(now, deadline statemachine.Time) bool {
 	p, ok := r.conn.(pender)
 	if !ok || deadline > now {
