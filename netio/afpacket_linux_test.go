@@ -19,15 +19,7 @@ func TestAFPacketReadBounds(t *testing.T) {
 	n := testenv.NewNetnsPair(t, 1)
 	n.Run(t, n.IP, "-n", n.NsA, "link", "set", n.IfA[0], "mtu", "9600")
 	n.Run(t, n.IP, "-n", n.NsB, "link", "set", n.IfB[0], "mtu", "9600")
-	var tx, rx *AFPacket
-	if err := testenv.InNetns(n.NsA, func() (err error) { tx, err = OpenAFPacket(n.IfA, []uint16{4791}, false); return }); err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Close()
-	if err := testenv.InNetns(n.NsB, func() (err error) { rx, err = OpenAFPacket(n.IfB, []uint16{4791}, false); return }); err != nil {
-		t.Fatal(err)
-	}
-	defer rx.Close()
+	tx, rx := openPair(t, n)
 	if cap(rx.frames) != MaxQueuedFrames {
 		t.Errorf("queue of %d frames, want MaxQueuedFrames %d", cap(rx.frames), MaxQueuedFrames)
 	}
@@ -76,15 +68,7 @@ func TestAFPacketReadBounds(t *testing.T) {
 // must stop the retransmission as one in the socket does. Root.
 func TestAFPacketPending(t *testing.T) {
 	n := testenv.NewNetnsPair(t, 1)
-	var tx, rx *AFPacket
-	if err := testenv.InNetns(n.NsA, func() (err error) { tx, err = OpenAFPacket(n.IfA, []uint16{4791}, false); return }); err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Close()
-	if err := testenv.InNetns(n.NsB, func() (err error) { rx, err = OpenAFPacket(n.IfB, []uint16{4791}, false); return }); err != nil {
-		t.Fatal(err)
-	}
-	defer rx.Close()
+	tx, rx := openPair(t, n)
 	if !settles(rx.Pending) {
 		t.Fatal("pending before anything was sent, for 2 s")
 	}
@@ -137,15 +121,7 @@ func TestAFPacketPending(t *testing.T) {
 // reader is behind its deadline only. Root.
 func TestAFPacketPendingOn(t *testing.T) {
 	n := testenv.NewNetnsPair(t, 2)
-	var tx, rx *AFPacket
-	if err := testenv.InNetns(n.NsA, func() (err error) { tx, err = OpenAFPacket(n.IfA, []uint16{4791}, false); return }); err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Close()
-	if err := testenv.InNetns(n.NsB, func() (err error) { rx, err = OpenAFPacket(n.IfB, []uint16{4791}, false); return }); err != nil {
-		t.Fatal(err)
-	}
-	defer rx.Close()
+	tx, rx := openPair(t, n)
 	if !settles(rx.Pending) {
 		t.Fatal("pending before anything was sent, for 2 s")
 	}
@@ -208,4 +184,19 @@ func settles(pending func() bool) bool {
 		}
 	}
 	return true
+}
+
+// openPair opens an AF_PACKET transport for port 4791 on each side of n,
+// tx in NsA and rx in NsB, closed when the test ends.
+func openPair(t *testing.T, n *testenv.NetnsPair) (tx, rx *AFPacket) {
+	t.Helper()
+	if err := testenv.InNetns(n.NsA, func() (err error) { tx, err = OpenAFPacket(n.IfA, []uint16{4791}, false); return }); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tx.Close() })
+	if err := testenv.InNetns(n.NsB, func() (err error) { rx, err = OpenAFPacket(n.IfB, []uint16{4791}, false); return }); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rx.Close() })
+	return tx, rx
 }
