@@ -124,7 +124,7 @@ func retransmitFirst(e *engine, x *sentCtx) {
 		pn := fl.nackPend[q]
 		if pn.trim() && !pn.overtaken && t >= pn.ns+e.grace {
 			pn.overtaken = true
-			fl.nackPend[q] = pn
+			fl.putNACK(q, pn)
 			// The retransmission may have been sent and lost before
 			// the capture point.
 			e.failWhy(cRtxFirst, x.pt, x.req, onTiming|onAbsence, "REQ-TX-2", func(f *Finding) {
@@ -222,15 +222,8 @@ func retransmitOrder(e *engine, x *sentCtx) {
 	if x.isNew || pn.frame == 0 || !pn.trim() || x.t < pn.ns+e.grace {
 		return
 	}
-	// The lowest PSN number waiting (the first of sortedPSNs), found
-	// without sorting.
-	q, found := uint32(0), false
-	for p, o := range x.fl.nackPend {
-		if o.trim() && psnAfter(x.psn, p) && x.t >= o.ns+e.grace && (!found || p < q) {
-			q, found = p, true
-		}
-	}
-	if found {
+	// The lowest PSN number waiting (the first of sortedPSNs).
+	if q, found := x.fl.oldestTrimDue(x.psn, x.t-e.grace); found {
 		o := x.fl.nackPend[q]
 		// Its retransmission may have been lost before the point.
 		e.failWhy(cRtxOrder, x.pt, x.req, onTiming|onAbsence, "LR-RTX-2", func(f *Finding) {

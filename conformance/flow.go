@@ -3,6 +3,7 @@ package conformance
 import (
 	"fmt"
 	"hash/maphash"
+	"slices"
 
 	"github.com/openmrc/mrc/wire"
 	"github.com/openmrc/mrc/wire/evstate"
@@ -139,6 +140,61 @@ func (p pendingNACK) trim() bool {
 	return p.reason == wire.NACKTrimmed || p.reason == wire.NACKTrimmedLastHop
 }
 
+// putNACK records pn as the NACK waiting for PSN q's resend.
+func (fl *flow) putNACK(q uint32, pn pendingNACK) {
+	old, had := fl.nackPend[q]
+	fl.nackPend[q] = pn
+	switch wasTrim := had && old.trim(); {
+	case pn.trim() && !wasTrim:
+		i, _ := slices.BinarySearch(fl.nackTrims, q)
+		fl.nackTrims = slices.Insert(fl.nackTrims, i, q)
+	case !pn.trim() && wasTrim:
+		fl.dropTrim(q)
+	}
+}
+
+// delNACK forgets the NACK waiting for PSN q and returns it (zero when
+// none waits).
+func (fl *flow) delNACK(q uint32) pendingNACK {
+	pn, had := fl.nackPend[q]
+	if had {
+		delete(fl.nackPend, q)
+		if pn.trim() {
+			fl.dropTrim(q)
+		}
+	}
+	return pn
+}
+
+// dropTrim takes q out of nackTrims.
+func (fl *flow) dropTrim(q uint32) {
+	if i, ok := slices.BinarySearch(fl.nackTrims, q); ok {
+		fl.nackTrims = slices.Delete(fl.nackTrims, i, i+1)
+	}
+}
+
+// oldestTrimDue returns the lowest PSN number of a trimmed packet whose NACK
+// waits, that comes before psn and was NACKed by due at the latest: the
+// candidates are PSN numbers of one or two ascending runs of nackTrims, so
+// the first one due is the answer and the rest are not visited.
+func (fl *flow) oldestTrimDue(psn uint32, due int64) (uint32, bool) {
+	// Before psn: psn−2^23+1 to psn−1, modulo 2^24 (psnAfter).
+	start := (psn - 1<<23 + 1) & wire.PSNMask
+	runs := [2][2]uint32{{start, psn}, {psn, psn}}
+	if start > psn {
+		runs = [2][2]uint32{{0, psn}, {start, wire.PSNMask + 1}}
+	}
+	for _, r := range runs {
+		i, _ := slices.BinarySearch(fl.nackTrims, r[0])
+		for ; i < len(fl.nackTrims) && fl.nackTrims[i] < r[1]; i++ {
+			if q := fl.nackTrims[i]; fl.nackPend[q].ns <= due {
+				return q, true
+			}
+		}
+	}
+	return 0, false
+}
+
 type psuState struct {
 	mask  uint32
 	ns    int64
@@ -247,7 +303,8 @@ type flow struct {
 	exhaustedNs  int64
 	exhausted    bool
 	exhaustedBad bool
-	nackPend     map[uint32]pendingNACK
+	nackPend     map[uint32]pendingNACK // by PSN; changed by putNACK and delNACK only
+	nackTrims    []uint32               // the PSNs of nackPend's trimmed packets (pendingNACK.trim), ascending
 	lastWriteNs  int64
 	lastNewNs    int64
 	dynMPR       []unaEvent // (mpr, time) reusing unaEvent.una for the value

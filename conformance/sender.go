@@ -89,9 +89,8 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 		fl.lastNewNs = t
 	} else {
 		fl.retransmits++
-		if pn := fl.nackPend[psn]; pn.frame != 0 {
-			x.nack = pn
-			delete(fl.nackPend, psn)
+		if len(fl.nackPend) > 0 {
+			x.nack = fl.delNACK(psn)
 		}
 		x.tracked = x.st != nil && !x.acked && !x.st.ackSel
 		if to := e.pics.Parameters.Timeout; x.tracked && x.st.loss.kind == 0 && to != nil {
@@ -370,7 +369,7 @@ func (e *engine) advanceUna(fl *flow, cack uint32) {
 	if len(fl.nackPend) > 0 {
 		for q := range fl.nackPend {
 			if !psnAfter(q, cack) {
-				delete(fl.nackPend, q)
+				fl.delNACK(q)
 			}
 		}
 	}
@@ -486,7 +485,7 @@ func (e *engine) sackBitmap(fl *flow, s *wire.SETH) (high uint32, haveHigh bool)
 			t.markSel(q, &en.psnInfo)
 			en.ackNs, en.ackFrame = e.now, e.frameNo
 			if len(fl.nackPend) > 0 {
-				delete(fl.nackPend, q)
+				fl.delNACK(q)
 			}
 		}
 	}
@@ -520,8 +519,8 @@ func (e *engine) ackSel(fl *flow, q uint32) {
 	if st := fl.psns.get(q); st != nil && !st.ackSel {
 		fl.psns.markSel(q, st)
 		st.ackNs, st.ackFrame = e.now, e.frameNo
-		if len(fl.nackPend) > 0 && fl.nackPend[q].frame != 0 {
-			delete(fl.nackPend, q)
+		if len(fl.nackPend) > 0 {
+			fl.delNACK(q)
 		}
 	}
 }
@@ -552,7 +551,7 @@ func (e *engine) nackAtRequester(pt *point, fl *flow, n *wire.NETH) {
 	switch n.Reason {
 	case wire.NACKTrimmed, wire.NACKTrimmedLastHop, wire.NACKPSNOutOfWindow:
 		if e.roomIn(len(fl.nackPend), MaxPending) {
-			fl.nackPend[n.NACKPSN] = pendingNACK{frame: e.frameNo, ns: t, reason: n.Reason}
+			fl.putNACK(n.NACKPSN, pendingNACK{frame: e.frameNo, ns: t, reason: n.Reason})
 		}
 	}
 }
