@@ -52,16 +52,12 @@ func fitOf(t *testing.T, capture []byte, c *wire.Codec) *pcap.Fit {
 // profile is said to fit the emu preset better, for its ICRC and its EV
 // halves; decoded under the emu preset, nothing is said.
 func TestFitSuggestsEmu(t *testing.T) {
-	frames := emuclient.Session(emuclient.HostA, emuclient.HostB, 12)
+	emu, frames := emuSession(t)
 	capture := emuCapture(t, frames)
 	adv := fitOf(t, capture, wire.Default).Advice()
 	if len(adv) != 1 || !strings.Contains(adv[0], "--profile emu") ||
 		!strings.Contains(adv[0], "29 frames carry ICRC errors that the emu preset accepts") || !strings.Contains(adv[0], "EV halves look swapped") {
 		t.Errorf("advice under the default profile: %q", adv)
-	}
-	emu, err := wire.NewCodec(spec.EmuProfile())
-	if err != nil {
-		t.Fatal(err)
 	}
 	if adv := fitOf(t, capture, emu).Advice(); len(adv) != 0 {
 		t.Errorf("advice under the emu preset: %q", adv)
@@ -117,11 +113,7 @@ func writeFrames(t *testing.T, c *wire.Codec, n int) [][]byte {
 // after clean ones), and on the emu preset's writes (their ICRC alone is
 // wrong under the default profile).
 func TestAdviseFileAsFit(t *testing.T) {
-	emu, err := wire.NewCodec(spec.EmuProfile())
-	if err != nil {
-		t.Fatal(err)
-	}
-	session := emuclient.Session(emuclient.HostA, emuclient.HostB, 12)
+	emu, session := emuSession(t)
 	for _, c := range []struct {
 		name   string
 		frames [][]byte
@@ -176,11 +168,7 @@ func BenchmarkFit(b *testing.B) {
 // (AddSelected) or every record (Add): on captures with swapped EV halves
 // and wrong ICRCs, with the emu preset's ICRC only, and that fit.
 func TestFitAltsOnFirstUse(t *testing.T) {
-	emu, err := wire.NewCodec(spec.EmuProfile())
-	if err != nil {
-		t.Fatal(err)
-	}
-	session := emuclient.Session(emuclient.HostA, emuclient.HostB, 12)
+	emu, session := emuSession(t)
 	for _, c := range []struct {
 		name  string
 		cap   []byte
@@ -221,4 +209,15 @@ func TestFitAltsOnFirstUse(t *testing.T) {
 			}
 		}
 	}
+}
+
+// emuSession returns the emu preset's codec and an emulator session of 12
+// writes between its two hosts.
+func emuSession(t *testing.T) (*wire.Codec, [][]byte) {
+	t.Helper()
+	emu, err := wire.NewCodec(spec.EmuProfile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return emu, emuclient.Session(emuclient.HostA, emuclient.HostB, 12)
 }
