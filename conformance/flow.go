@@ -176,7 +176,7 @@ func (fl *flow) dropTrim(q uint32) {
 // oldestTrimDue returns the lowest PSN number of a trimmed packet whose NACK
 // waits, that comes before psn and was NACKed by due at the latest: the
 // candidates are PSN numbers of one or two ascending runs of nackTrims, so
-// the first one due is the answer and the rest are not visited.
+// the first one due is the answer and none after it is visited.
 func (fl *flow) oldestTrimDue(psn uint32, due int64) (uint32, bool) {
 	// Before psn: psn−2^23+1 to psn−1, modulo 2^24 (psnAfter).
 	start := (psn - 1<<23 + 1) & wire.PSNMask
