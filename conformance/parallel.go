@@ -516,12 +516,21 @@ func (j *parallel) send(w int) {
 	}
 	b.gen.Store(j.seq)
 	b.live.Store(true)
-	j.chans[w] <- b
 	j.pending[w] = nil
+	select {
+	case j.chans[w] <- b:
+		return
+	default:
+	}
+	// Worker w is behind: the reader waits for it, and an idle worker
+	// helps it. Otherwise help would only move decoding to another core,
+	// where it costs more (the reader read the frames on this one) and
+	// takes the CPU the reader and the other worker are using.
 	select {
 	case j.help <- helpMsg{b, j.seq}:
 	default: // enough offers waiting
 	}
+	j.chans[w] <- b
 }
 
 // emit takes the next frame in timestamp order (the merger's): it numbers

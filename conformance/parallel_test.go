@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"testing"
+	"time"
 
 	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/wire"
@@ -150,5 +151,37 @@ func batchHelped(t *testing.T, capture string) {
 		if ahead < len(frames)/4 {
 			t.Errorf("%s: %d of %d frames had an ICRC computed ahead", capture, ahead, len(frames))
 		}
+	}
+}
+
+// TestSendOffersHelpWhenBehind: the reader offers a batch to idle workers
+// only when the batch's worker is behind (its queue is full and the reader
+// waits for it); a worker keeping up decodes its own frames, on the core
+// that will judge them.
+func TestSendOffersHelpWhenBehind(t *testing.T) {
+	j := &parallel{chans: []chan *batch{make(chan *batch, 1)}, help: make(chan helpMsg, 4), pending: make([]*batch, 1)}
+	j.pending[0] = new(batch)
+	j.send(0) // room in the queue
+	if n := len(j.help); n != 0 {
+		t.Fatalf("a batch sent to a worker keeping up was offered for help (%d offers)", n)
+	}
+	b := new(batch)
+	j.pending[0] = b
+	sent := make(chan struct{})
+	go func() { j.send(0); close(sent) }() // the queue is full: waits
+	deadline := time.Now().Add(10 * time.Second)
+	for len(j.help) == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if len(j.help) != 1 {
+		t.Fatal("a batch sent to a worker behind was not offered for help")
+	}
+	if h := <-j.help; h.b != b || h.seq != 2 || !b.live.Load() || b.gen.Load() != 2 {
+		t.Errorf("offer: batch %p seq %d live %v gen %d; want %p seq 2, live, gen 2", h.b, h.seq, b.live.Load(), b.gen.Load(), b)
+	}
+	<-j.chans[0] // the worker takes the first batch
+	<-sent
+	if got := <-j.chans[0]; got != b {
+		t.Error("the batch offered was not then queued for its worker")
 	}
 }
