@@ -54,12 +54,16 @@ type batch struct {
 	// front, reaches them: state is frameFree, frameClaimed or frameDecoded
 	// (recs holds the record, which the worker judges as it is). live is
 	// set while helpers may decode (gen is then the batch's seq); helpers
-	// counts those at work.
+	// counts those at work. offered is set when the reader offered the
+	// batch for help (parallel.send), before sending it to its worker: a
+	// batch never offered is judged without claiming its frames, which
+	// costs an atomic operation, and a fence, per frame.
 	recs    [batchFrames]pcap.Record
 	state   [batchFrames]atomic.Int32
 	live    atomic.Bool
 	gen     atomic.Uint64
 	helpers atomic.Int32
+	offered bool
 	touched byte // keeps touch's loads
 }
 
@@ -99,6 +103,17 @@ func (b *batch) help(seq uint64, d *pcap.Decoder) {
 // a helper has not decoded, and makes it ready for reuse.
 func (b *batch) judge(e *engine) {
 	b.touch()
+	if !b.offered {
+		// No helper can take a frame: judge without claiming each.
+		for i := 0; i < b.n; i++ {
+			e.idx, e.preICRC = b.idx[i], b.pre[i]
+			e.frame(&b.frames[i], b.ins[i])
+		}
+		e.preICRC = wire.PreICRC{}
+		b.live.Store(false)
+		b.n = 0
+		return
+	}
 	for i := 0; i < b.n; i++ {
 		e.pre = nil
 		if !b.state[i].CompareAndSwap(frameFree, frameClaimed) {
@@ -119,7 +134,7 @@ func (b *batch) judge(e *engine) {
 	for i := 0; i < b.n; i++ {
 		b.state[i].Store(frameFree)
 	}
-	b.n = 0
+	b.n, b.offered = 0, false
 }
 
 // touch loads the cache lines of each frame that decoding reads first
@@ -526,6 +541,7 @@ func (j *parallel) send(w int) {
 	// helps it. Otherwise help would only move decoding to another core,
 	// where it costs more (the reader read the frames on this one) and
 	// takes the CPU the reader and the other worker are using.
+	b.offered = true
 	select {
 	case j.help <- helpMsg{b, j.seq}:
 	default: // enough offers waiting

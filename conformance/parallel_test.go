@@ -125,6 +125,7 @@ func batchHelped(t *testing.T, capture string) {
 			b.seq = seq
 			b.gen.Store(seq)
 			b.live.Store(true)
+			b.offered = true // as parallel.send offers it
 			// The worker has claimed the first frames before the helper
 			// comes.
 			for k := 0; k < b.n-min(helped, b.n); k++ {
@@ -144,6 +145,11 @@ func batchHelped(t *testing.T, capture string) {
 				t.Fatalf("%s: the helper took %d frames of %d, want %d", capture, computed, b.n, min(helped, b.n))
 			}
 			b.judge(e)
+			for k := range b.state {
+				if st := b.state[k].Load(); st != frameFree || b.offered {
+					t.Fatalf("%s: after judging, frame %d of the batch is in state %d (offered %v): not ready for reuse", capture, k, st, b.offered)
+				}
+			}
 		}
 		if got := report(e); got != want {
 			t.Errorf("%s: helped %d frames per batch: the report differs:\n%s", capture, helped, firstDiff([]byte(want), []byte(got)))
@@ -161,9 +167,10 @@ func batchHelped(t *testing.T, capture string) {
 func TestSendOffersHelpWhenBehind(t *testing.T) {
 	j := &parallel{chans: []chan *batch{make(chan *batch, 1)}, help: make(chan helpMsg, 4), pending: make([]*batch, 1)}
 	j.pending[0] = new(batch)
+	first := j.pending[0]
 	j.send(0) // room in the queue
-	if n := len(j.help); n != 0 {
-		t.Fatalf("a batch sent to a worker keeping up was offered for help (%d offers)", n)
+	if n := len(j.help); n != 0 || first.offered {
+		t.Fatalf("a batch sent to a worker keeping up was offered for help (%d offers, marked offered: %v)", n, first.offered)
 	}
 	b := new(batch)
 	j.pending[0] = b
@@ -176,8 +183,8 @@ func TestSendOffersHelpWhenBehind(t *testing.T) {
 	if len(j.help) != 1 {
 		t.Fatal("a batch sent to a worker behind was not offered for help")
 	}
-	if h := <-j.help; h.b != b || h.seq != 2 || !b.live.Load() || b.gen.Load() != 2 {
-		t.Errorf("offer: batch %p seq %d live %v gen %d; want %p seq 2, live, gen 2", h.b, h.seq, b.live.Load(), b.gen.Load(), b)
+	if h := <-j.help; h.b != b || h.seq != 2 || !b.live.Load() || b.gen.Load() != 2 || !b.offered {
+		t.Errorf("offer: batch %p seq %d live %v gen %d offered %v; want %p seq 2, live, gen 2, offered", h.b, h.seq, b.live.Load(), b.gen.Load(), b.offered, b)
 	}
 	<-j.chans[0] // the worker takes the first batch
 	<-sent
