@@ -5,28 +5,36 @@ import (
 	"math/bits"
 )
 
-// foldMin is the shortest input updateIEEE folds with foldYMM, the
-// shortest foldYMM takes; at 256 and 512 bytes it already takes about
-// two thirds of crc32.Update's time (BenchmarkUpdateIEEE).
+// foldMin is the shortest input updateIEEE folds with foldYMM or foldZMM,
+// the shortest they take; at 256 and 512 bytes they already take about
+// two thirds of crc32.Update's time or less (BenchmarkUpdateIEEE).
 const foldMin = 256
 
 // updateIEEE is crc32.Update(crc, crc32.IEEETable, p), through
-// foldUpdate where useFold holds.
+// foldUpdate where canFold holds.
 func updateIEEE(crc uint32, p []byte) uint32 {
-	if useFold && len(p) >= foldMin {
+	if canFold && len(p) >= foldMin {
 		return foldUpdate(crc, p)
 	}
 	return crc32.Update(crc, crc32.IEEETable, p)
 }
 
 // foldUpdate is crc32.Update(crc, crc32.IEEETable, p) for len(p) >= 256
-// where canFold holds: p's whole 16-byte blocks go through foldYMM, and
+// where canFold holds: foldUpdateWith, with foldZMM where the CPU runs it.
+func foldUpdate(crc uint32, p []byte) uint32 { return foldUpdateWith(canFoldZMM, crc, p) }
+
+// foldUpdateWith is crc32.Update(crc, crc32.IEEETable, p) for len(p) >=
+// 256: p's whole 16-byte blocks go through foldZMM (zmm) or foldYMM, and
 // the 16 bytes it leaves, then the rest of p, through update8 (handed to
 // crc32.Update, out would escape to the heap).
-func foldUpdate(crc uint32, p []byte) uint32 {
+func foldUpdateWith(zmm bool, crc uint32, p []byte) uint32 {
 	n := len(p) &^ 15
 	var out [16]byte
-	foldYMM(^crc, p[:n], &out, &foldK)
+	if zmm {
+		foldZMM(^crc, p[:n], &out, &foldKZ)
+	} else {
+		foldYMM(^crc, p[:n], &out, &foldK)
+	}
 	return ^update8(slicing8, update8(slicing8, 0, out[:]), p[n:])
 }
 
@@ -52,4 +60,13 @@ func foldConst(e int) uint64 {
 		}
 	}
 	return uint64(bits.Reverse32(uint32(r))) << 1
+}
+
+// foldKZ holds foldZMM's constants for moving a 128-bit lane on by 2048,
+// 512, 256 and 128 bits (as foldK).
+var foldKZ = [8]uint64{
+	foldConst(2048 + 32), foldConst(2048 - 32),
+	foldConst(512 + 32), foldConst(512 - 32),
+	foldConst(256 + 32), foldConst(256 - 32),
+	foldConst(128 + 32), foldConst(128 - 32),
 }

@@ -89,6 +89,103 @@ done:
 	VZEROUPPER
 	RET
 
+// func foldZMM(s uint32, p []byte, out *[16]byte, k *[8]uint64)
+//
+// foldYMM with AVX-512: four ZMM accumulators of 64 bytes, each 128-bit
+// lane moved 256 bytes on per step, then folded into one ZMM, which takes
+// the next 64-byte blocks one at a time, then into one lane, which takes
+// the last 16-byte blocks. k holds the constants (foldKZ).
+TEXT ·foldZMM(SB), NOSPLIT, $0-48
+	MOVL s+0(FP), AX
+	MOVQ p_base+8(FP), SI
+	MOVQ p_len+16(FP), CX
+	MOVQ out+32(FP), DI
+	MOVQ k+40(FP), R8
+
+	VMOVDQU64 0(SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VMOVDQU64 128(SI), Z2
+	VMOVDQU64 192(SI), Z3
+	VMOVD     AX, X4
+	VPXORQ    Z4, Z0, Z0
+	VBROADCASTI32X4 0(R8), Z8
+	ADDQ      $256, SI
+	SUBQ      $256, CX
+
+zloop:
+	CMPQ CX, $256
+	JB   zreduce
+	VPCLMULQDQ $0x00, Z8, Z0, Z4
+	VPCLMULQDQ $0x11, Z8, Z0, Z0
+	VPCLMULQDQ $0x00, Z8, Z1, Z5
+	VPCLMULQDQ $0x11, Z8, Z1, Z1
+	VPCLMULQDQ $0x00, Z8, Z2, Z6
+	VPCLMULQDQ $0x11, Z8, Z2, Z2
+	VPCLMULQDQ $0x00, Z8, Z3, Z7
+	VPCLMULQDQ $0x11, Z8, Z3, Z3
+	VPTERNLOGD $0x96, 0(SI), Z4, Z0
+	VPTERNLOGD $0x96, 64(SI), Z5, Z1
+	VPTERNLOGD $0x96, 128(SI), Z6, Z2
+	VPTERNLOGD $0x96, 192(SI), Z7, Z3
+	ADDQ $256, SI
+	SUBQ $256, CX
+	JMP  zloop
+
+zreduce:
+	// Z0 onto Z1, that onto Z2, that onto Z3 (512 bits on each time).
+	VBROADCASTI32X4 16(R8), Z8
+	VPCLMULQDQ $0x00, Z8, Z0, Z4
+	VPCLMULQDQ $0x11, Z8, Z0, Z0
+	VPTERNLOGD $0x96, Z4, Z0, Z1
+	VPCLMULQDQ $0x00, Z8, Z1, Z4
+	VPCLMULQDQ $0x11, Z8, Z1, Z1
+	VPTERNLOGD $0x96, Z4, Z1, Z2
+	VPCLMULQDQ $0x00, Z8, Z2, Z4
+	VPCLMULQDQ $0x11, Z8, Z2, Z2
+	VPTERNLOGD $0x96, Z4, Z2, Z3
+
+z64:
+	CMPQ CX, $64
+	JB   zhalf
+	VPCLMULQDQ $0x00, Z8, Z3, Z4
+	VPCLMULQDQ $0x11, Z8, Z3, Z3
+	VPTERNLOGD $0x96, 0(SI), Z4, Z3
+	ADDQ $64, SI
+	SUBQ $64, CX
+	JMP  z64
+
+zhalf:
+	// Z3's low half onto its high half (256 bits on), then the low lane
+	// onto the high one (128 bits on).
+	VBROADCASTI128 32(R8), Y8
+	VEXTRACTI64X4 $1, Z3, Y1
+	VPCLMULQDQ $0x00, Y8, Y3, Y4
+	VPCLMULQDQ $0x11, Y8, Y3, Y3
+	VPXOR   Y4, Y3, Y3
+	VPXOR   Y1, Y3, Y3
+	VMOVDQU 48(R8), X8
+	VEXTRACTI128 $1, Y3, X1
+	VPCLMULQDQ $0x00, X8, X3, X4
+	VPCLMULQDQ $0x11, X8, X3, X3
+	VPXOR   X4, X3, X3
+	VPXOR   X1, X3, X3
+
+ztail:
+	TESTQ   CX, CX
+	JZ      zdone
+	VPCLMULQDQ $0x00, X8, X3, X4
+	VPCLMULQDQ $0x11, X8, X3, X3
+	VPXOR   X4, X3, X3
+	VPXOR   0(SI), X3, X3
+	ADDQ    $16, SI
+	SUBQ    $16, CX
+	JMP     ztail
+
+zdone:
+	VMOVDQU X3, 0(DI)
+	VZEROUPPER
+	RET
+
 // func cpuid(leaf, sub uint32) (a, b, c, d uint32)
 TEXT ·cpuid(SB), NOSPLIT, $0-24
 	MOVL leaf+0(FP), AX

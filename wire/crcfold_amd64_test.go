@@ -9,24 +9,26 @@ func TestFoldable(t *testing.T) {
 	zen3 := cpuFeatures{maxLeaf: 0x10, ecx1: osxsave | avx, ebx7: avx2, ecx7: vpclmulqdq, xcr0: 7}
 	with := func(edit func(*cpuFeatures)) cpuFeatures { f := zen3; edit(&f); return f }
 	for _, c := range []struct {
-		name      string
-		f         cpuFeatures
-		can, used bool
+		name     string
+		f        cpuFeatures
+		can, zmm bool
 	}{
-		{"Zen 3: AVX2 and VPCLMULQDQ, no AVX-512", zen3, true, true},
-		{"highest leaf 7", with(func(f *cpuFeatures) { f.maxLeaf = 7 }), true, true},
+		{"Zen 3: AVX2 and VPCLMULQDQ, no AVX-512", zen3, true, false},
+		{"highest leaf 7", with(func(f *cpuFeatures) { f.maxLeaf = 7 }), true, false},
 		{"highest leaf 6", with(func(f *cpuFeatures) { f.maxLeaf = 6 }), false, false},
-		{"AVX-512 with ZMM state: crc32's loop", with(func(f *cpuFeatures) { f.ebx7 |= avx512f; f.xcr0 = 0xe7 }), true, false},
-		{"AVX-512F without ZMM state", with(func(f *cpuFeatures) { f.ebx7 |= avx512f }), true, true},
-		{"ZMM state without AVX-512F", with(func(f *cpuFeatures) { f.xcr0 = 0xe7 }), true, true},
+		{"AVX-512 with ZMM state", with(func(f *cpuFeatures) { f.ebx7 |= avx512f; f.xcr0 = 0xe7 }), true, true},
+		{"AVX-512 with ZMM state, no VPCLMULQDQ", with(func(f *cpuFeatures) { f.ebx7 |= avx512f; f.xcr0 = 0xe7; f.ecx7 = 0 }), false, false},
+		{"AVX-512F without ZMM state", with(func(f *cpuFeatures) { f.ebx7 |= avx512f }), true, false},
+		{"AVX-512F with part of the ZMM state", with(func(f *cpuFeatures) { f.ebx7 |= avx512f; f.xcr0 = 0x67 }), true, false},
+		{"ZMM state without AVX-512F", with(func(f *cpuFeatures) { f.xcr0 = 0xe7 }), true, false},
 		{"no VPCLMULQDQ", with(func(f *cpuFeatures) { f.ecx7 = 0 }), false, false},
 		{"no AVX2", with(func(f *cpuFeatures) { f.ebx7 = 0 }), false, false},
 		{"no OSXSAVE", with(func(f *cpuFeatures) { f.ecx1 = avx }), false, false},
 		{"no AVX", with(func(f *cpuFeatures) { f.ecx1 = osxsave }), false, false},
 		{"YMM state not saved", with(func(f *cpuFeatures) { f.xcr0 = 3 }), false, false},
 	} {
-		if can, use := foldable(c.f); can != c.can || use != c.used {
-			t.Errorf("%s: foldable = %v, %v; want %v, %v", c.name, can, use, c.can, c.used)
+		if can, zmm := foldable(c.f); can != c.can || zmm != c.zmm {
+			t.Errorf("%s: foldable = %v, %v; want %v, %v", c.name, can, zmm, c.can, c.zmm)
 		}
 	}
 }

@@ -25,8 +25,8 @@ func TestFoldableAgreesWithKernel(t *testing.T) {
 	}
 	has := func(f string) bool { return slices.Contains(flags, f) }
 	can := has("avx2") && has("vpclmulqdq")
-	if canFold != can || useFold != (can && !has("avx512f")) {
-		t.Errorf("canFold %v, useFold %v; /proc/cpuinfo: avx2 %v, vpclmulqdq %v, avx512f %v",
-			canFold, useFold, has("avx2"), has("vpclmulqdq"), has("avx512f"))
+	if canFold != can || canFoldZMM != (can && has("avx512f")) {
+		t.Errorf("canFold %v, canFoldZMM %v; /proc/cpuinfo: avx2 %v, vpclmulqdq %v, avx512f %v",
+			canFold, canFoldZMM, has("avx2"), has("vpclmulqdq"), has("avx512f"))
 	}
 }

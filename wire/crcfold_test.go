@@ -20,15 +20,14 @@ func TestFoldConstants(t *testing.T) {
 	}
 }
 
-// TestUpdateIEEE: updateIEEE, and foldUpdate wherever the CPU runs
-// foldYMM (whether or not updateIEEE uses it), are crc32.Update for every
-// length to 4 KiB and past it, at every alignment mod 32, from random
-// registers.
+// TestUpdateIEEE: updateIEEE, and each fold kernel the CPU runs (foldYMM,
+// foldZMM; whichever updateIEEE uses), are crc32.Update for every length
+// to 4 KiB and past it, at every alignment mod 64, from random registers.
 func TestUpdateIEEE(t *testing.T) {
-	t.Logf("canFold %v, useFold %v", canFold, useFold)
+	t.Logf("canFold %v, canFoldZMM %v", canFold, canFoldZMM)
 	seed := rand.Uint64()
 	rng := rand.New(rand.NewPCG(seed, 1))
-	buf := make([]byte, 9000+32)
+	buf := make([]byte, 9000+64)
 	for i := range buf {
 		buf[i] = byte(rng.Uint32())
 	}
@@ -38,16 +37,18 @@ func TestUpdateIEEE(t *testing.T) {
 	}
 	lengths = append(lengths, 8191, 8192, 8193, 9000)
 	for _, n := range lengths {
-		off := int(rng.Uint32() % 32)
+		off := int(rng.Uint32() % 64)
 		p := buf[off : off+n]
 		c := rng.Uint32()
 		want := crc32.Update(c, crc32.IEEETable, p)
 		if got := updateIEEE(c, p); got != want {
 			t.Fatalf("seed %d: length %d at offset %d from %#x: %#x, crc32.Update %#x", seed, n, off, c, got, want)
 		}
-		if canFold && n >= 256 {
-			if got := foldUpdate(c, p); got != want {
-				t.Fatalf("seed %d: foldUpdate, length %d at offset %d from %#x: %#x, crc32.Update %#x", seed, n, off, c, got, want)
+		for _, zmm := range []bool{false, true} {
+			if n >= 256 && canFold && (!zmm || canFoldZMM) {
+				if got := foldUpdateWith(zmm, c, p); got != want {
+					t.Fatalf("seed %d: foldUpdateWith(zmm %v), length %d at offset %d from %#x: %#x, crc32.Update %#x", seed, zmm, n, off, c, got, want)
+				}
 			}
 		}
 	}
@@ -62,6 +63,18 @@ func BenchmarkUpdateIEEE(b *testing.B) {
 				updateIEEE(0, buf[:n])
 			}
 		})
+		for _, zmm := range []bool{false, true} {
+			if !canFold || zmm && !canFoldZMM {
+				continue
+			}
+			name := map[bool]string{false: "ymm", true: "zmm"}[zmm]
+			b.Run(fmt.Sprintf("%s/%d", name, n), func(b *testing.B) {
+				b.SetBytes(int64(n))
+				for range b.N {
+					foldUpdateWith(zmm, 0, buf[:n])
+				}
+			})
+		}
 		b.Run(fmt.Sprintf("crc32/%d", n), func(b *testing.B) {
 			b.SetBytes(int64(n))
 			for range b.N {
@@ -71,8 +84,8 @@ func BenchmarkUpdateIEEE(b *testing.B) {
 	}
 }
 
-// FuzzUpdateIEEE: updateIEEE and, where the CPU runs foldYMM, foldUpdate
-// agree with crc32.Update on any input from any register.
+// FuzzUpdateIEEE: updateIEEE and each fold kernel the CPU runs agree with
+// crc32.Update on any input from any register.
 func FuzzUpdateIEEE(f *testing.F) {
 	f.Add(uint32(0), make([]byte, 256))
 	f.Add(^uint32(0), make([]byte, 4157))
@@ -81,9 +94,11 @@ func FuzzUpdateIEEE(f *testing.F) {
 		if got := updateIEEE(c, p); got != want {
 			t.Fatalf("updateIEEE, length %d from %#x: %#x, crc32.Update %#x", len(p), c, got, want)
 		}
-		if canFold && len(p) >= 256 {
-			if got := foldUpdate(c, p); got != want {
-				t.Fatalf("foldUpdate, length %d from %#x: %#x, crc32.Update %#x", len(p), c, got, want)
+		for _, zmm := range []bool{false, true} {
+			if len(p) >= 256 && canFold && (!zmm || canFoldZMM) {
+				if got := foldUpdateWith(zmm, c, p); got != want {
+					t.Fatalf("foldUpdateWith(zmm %v), length %d from %#x: %#x, crc32.Update %#x", zmm, len(p), c, got, want)
+				}
 			}
 		}
 	})
