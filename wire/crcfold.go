@@ -5,8 +5,8 @@ import (
 	"math/bits"
 )
 
-// foldMin is the shortest input updateIEEE folds with foldYMM or foldZMM,
-// the shortest they take; at 256 and 512 bytes they already take about
+// foldMin is the shortest input updateIEEE folds with foldVec, the
+// shortest it takes; at 256 and 512 bytes they already take about
 // two thirds of crc32.Update's time or less (BenchmarkUpdateIEEE).
 const foldMin = 256
 
@@ -20,29 +20,28 @@ func updateIEEE(crc uint32, p []byte) uint32 {
 }
 
 // foldUpdate is crc32.Update(crc, crc32.IEEETable, p) for len(p) >= 256
-// where canFold holds: foldUpdateWith, with foldZMM where the CPU runs it.
+// where canFold holds: foldUpdateWith, with ZMM registers where the CPU
+// runs them.
 func foldUpdate(crc uint32, p []byte) uint32 { return foldUpdateWith(canFoldZMM, crc, p) }
 
 // foldUpdateWith is crc32.Update(crc, crc32.IEEETable, p) for len(p) >=
-// 256: p's whole 16-byte blocks go through foldZMM (zmm) or foldYMM, and
-// the 16 bytes it leaves, then the rest of p, through update8 (handed to
-// crc32.Update, out would escape to the heap).
+// 256: p's whole 16-byte blocks go through foldVec, with ZMM registers
+// (zmm) or YMM ones, and the 16 bytes it leaves, then the rest of p,
+// through update8 (handed to crc32.Update, out would escape to the heap).
 func foldUpdateWith(zmm bool, crc uint32, p []byte) uint32 {
 	n := len(p) &^ 15
 	var out [16]byte
-	if zmm {
-		foldZMM(^crc, p[:n], &out, &foldKZ)
-	} else {
-		foldYMM(^crc, p[:n], &out, &foldK)
-	}
+	foldVec(^crc, p[:n], &out, &foldK, zmm)
 	return ^update8(slicing8, update8(slicing8, 0, out[:]), p[n:])
 }
 
-// foldK holds foldYMM's constants for moving a 128-bit lane on by 1024,
-// 256 and 128 bits: for a distance d, the lane's low quadword is
-// multiplied by foldConst(d+32), its high one by foldConst(d-32).
-var foldK = [6]uint64{
+// foldK holds foldVec's constants for moving a 128-bit lane on by 2048,
+// 1024, 512, 256 and 128 bits: for a distance d, the lane's low quadword
+// is multiplied by foldConst(d+32), its high one by foldConst(d-32).
+var foldK = [10]uint64{
+	foldConst(2048 + 32), foldConst(2048 - 32),
 	foldConst(1024 + 32), foldConst(1024 - 32),
+	foldConst(512 + 32), foldConst(512 - 32),
 	foldConst(256 + 32), foldConst(256 - 32),
 	foldConst(128 + 32), foldConst(128 - 32),
 }
@@ -60,13 +59,4 @@ func foldConst(e int) uint64 {
 		}
 	}
 	return uint64(bits.Reverse32(uint32(r))) << 1
-}
-
-// foldKZ holds foldZMM's constants for moving a 128-bit lane on by 2048,
-// 512, 256 and 128 bits (as foldK).
-var foldKZ = [8]uint64{
-	foldConst(2048 + 32), foldConst(2048 - 32),
-	foldConst(512 + 32), foldConst(512 - 32),
-	foldConst(256 + 32), foldConst(256 - 32),
-	foldConst(128 + 32), foldConst(128 - 32),
 }

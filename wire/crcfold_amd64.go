@@ -2,30 +2,26 @@
 
 package wire
 
-// foldYMM folds p (len(p) >= 256, a multiple of 16) from the CRC register
+// foldVec folds p (len(p) >= 256, a multiple of 16) from the CRC register
 // s into the 16 bytes out, whose CRC from a register of zero is p's,
-// with the constants k (foldK).
+// with the constants k (foldK): with ZMM registers (zmm; AVX-512) or YMM
+// registers.
 //
 //go:noescape
-func foldYMM(s uint32, p []byte, out *[16]byte, k *[6]uint64)
-
-// foldZMM is foldYMM with AVX-512 (ZMM registers), with the constants k
-// (foldKZ).
-//
-//go:noescape
-func foldZMM(s uint32, p []byte, out *[16]byte, k *[8]uint64)
+func foldVec(s uint32, p []byte, out *[16]byte, k *[10]uint64, zmm bool)
 
 func cpuid(leaf, sub uint32) (a, b, c, d uint32)
 
 func xgetbv() (lo uint32)
 
-// canFold reports whether the CPU runs foldYMM: it has 256-bit VPCLMULQDQ
-// and AVX2, and the OS saves YMM state. canFoldZMM reports whether it
-// also runs foldZMM: it has AVX-512F, and the OS saves ZMM state. Either
-// is faster than crc32.Update: on AMD Zen 3 crc32.Update runs 128-bit
-// PCLMULQDQ at about 10 GB/s and foldYMM about twice that; on AMD Zen 5
-// crc32.Update's AVX-512 loop, one accumulator, runs at about 30 GB/s
-// on 4 KiB and foldZMM, four, at about 47 (BenchmarkUpdateIEEE).
+// canFold reports whether the CPU runs foldVec with YMM registers: it has
+// 256-bit VPCLMULQDQ and AVX2, and the OS saves YMM state. canFoldZMM
+// reports whether it also runs it with ZMM registers: it has AVX-512F,
+// and the OS saves ZMM state. Either is faster than crc32.Update: on AMD
+// Zen 3 crc32.Update runs 128-bit PCLMULQDQ at about 10 GB/s and foldVec
+// with YMM about twice that; on AMD Zen 5 crc32.Update's AVX-512 loop,
+// one accumulator, runs at about 30 GB/s on 4 KiB and foldVec with ZMM,
+// four, at about 47 (BenchmarkUpdateIEEE).
 var canFold, canFoldZMM = foldable(readCPU(cpuid, xgetbv))
 
 // cpuFeatures is what foldable reads: the highest CPUID leaf, ECX of leaf
@@ -62,8 +58,8 @@ func readCPU(cpuid func(leaf, sub uint32) (a, b, c, d uint32), xgetbv func() uin
 	return f
 }
 
-// foldable reports whether a CPU with features f can run foldYMM, and
-// whether it can also run foldZMM.
+// foldable reports whether a CPU with features f can run foldVec with YMM
+// registers, and whether it can also with ZMM registers.
 func foldable(f cpuFeatures) (can, zmm bool) {
 	if f.maxLeaf < 7 || f.ecx1&osxsave == 0 || f.ecx1&avx == 0 || f.xcr0&xmmYMM != xmmYMM {
 		return false, false

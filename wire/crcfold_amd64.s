@@ -2,35 +2,42 @@
 
 #include "textflag.h"
 
-// func foldYMM(s uint32, p []byte, out *[16]byte, k *[6]uint64)
+// func foldVec(s uint32, p []byte, out *[16]byte, k *[10]uint64, zmm bool)
 //
 // Folds p (len(p) >= 256, a multiple of 16) with the CRC register s
-// XORed into its first four bytes: four YMM accumulators of 32 bytes,
-// each 128-bit lane moved 128 bytes on per step, then folded into one
-// lane, which takes the last 16-byte blocks one at a time. out gets its
-// 16 bytes, whose CRC from a register of zero is p's from s. k holds the
-// constants (foldK).
-TEXT ·foldYMM(SB), NOSPLIT, $0-48
+// XORed into its first four bytes, into out's 16 bytes, whose CRC from a
+// register of zero is p's from s. k holds the constants (foldK).
+//
+// With YMM registers (zmm false): four accumulators of 32 bytes, each
+// 128-bit lane moved 128 bytes on per step, then folded into one YMM.
+// With ZMM registers (zmm true): four accumulators of 64 bytes, each lane
+// moved 256 bytes on per step, then folded into one ZMM, which takes the
+// next 64-byte blocks one at a time, then folded into one YMM. Either way
+// the YMM's low lane is folded onto its high one, which takes the last
+// 16-byte blocks one at a time.
+TEXT ·foldVec(SB), NOSPLIT, $0-49
 	MOVL s+0(FP), AX
 	MOVQ p_base+8(FP), SI
 	MOVQ p_len+16(FP), CX
 	MOVQ out+32(FP), DI
 	MOVQ k+40(FP), R8
+	VMOVD AX, X4
+	CMPB zmm+48(FP), $0
+	JNE  zmm
+
 	MOVQ CX, R9
 	ANDQ $127, R9 // the last blocks, after the 128-byte steps
 	ANDQ $~127, CX
-
 	VMOVDQU 0(SI), Y0
 	VMOVDQU 32(SI), Y1
 	VMOVDQU 64(SI), Y2
 	VMOVDQU 96(SI), Y3
-	VMOVD   AX, X4
 	VPXOR   Y4, Y0, Y0
-	VBROADCASTI128 0(R8), Y8
+	VBROADCASTI128 16(R8), Y8
 	ADDQ    $128, SI
 	SUBQ    $128, CX
 
-loop:
+yloop:
 	VPCLMULQDQ $0x00, Y8, Y0, Y4
 	VPCLMULQDQ $0x11, Y8, Y0, Y0
 	VPCLMULQDQ $0x00, Y8, Y1, Y5
@@ -49,11 +56,10 @@ loop:
 	VPXOR   Y7, Y3, Y3
 	ADDQ    $128, SI
 	SUBQ    $128, CX
-	JNZ     loop
+	JNZ     yloop
 
-	// Y0 onto Y1, that onto Y2, that onto Y3 (256 bits on each time),
-	// then Y3's low lane onto its high one (128 bits on).
-	VBROADCASTI128 16(R8), Y8
+	// Y0 onto Y1, that onto Y2, that onto Y3 (256 bits on each time).
+	VBROADCASTI128 48(R8), Y8
 	VPCLMULQDQ $0x00, Y8, Y0, Y4
 	VPCLMULQDQ $0x11, Y8, Y0, Y0
 	VPXOR   Y4, Y0, Y0
@@ -66,47 +72,14 @@ loop:
 	VPCLMULQDQ $0x11, Y8, Y2, Y2
 	VPXOR   Y4, Y2, Y2
 	VPXOR   Y2, Y3, Y3
-	VMOVDQU 32(R8), X8
-	VEXTRACTI128 $1, Y3, X1
-	VPCLMULQDQ $0x00, X8, X3, X4
-	VPCLMULQDQ $0x11, X8, X3, X3
-	VPXOR   X4, X3, X3
-	VPXOR   X1, X3, X3
+	MOVQ    R9, CX
+	JMP     lanes
 
-tail:
-	TESTQ   R9, R9
-	JZ      done
-	VPCLMULQDQ $0x00, X8, X3, X4
-	VPCLMULQDQ $0x11, X8, X3, X3
-	VPXOR   X4, X3, X3
-	VPXOR   0(SI), X3, X3
-	ADDQ    $16, SI
-	SUBQ    $16, R9
-	JMP     tail
-
-done:
-	VMOVDQU X3, 0(DI)
-	VZEROUPPER
-	RET
-
-// func foldZMM(s uint32, p []byte, out *[16]byte, k *[8]uint64)
-//
-// foldYMM with AVX-512: four ZMM accumulators of 64 bytes, each 128-bit
-// lane moved 256 bytes on per step, then folded into one ZMM, which takes
-// the next 64-byte blocks one at a time, then into one lane, which takes
-// the last 16-byte blocks. k holds the constants (foldKZ).
-TEXT ·foldZMM(SB), NOSPLIT, $0-48
-	MOVL s+0(FP), AX
-	MOVQ p_base+8(FP), SI
-	MOVQ p_len+16(FP), CX
-	MOVQ out+32(FP), DI
-	MOVQ k+40(FP), R8
-
+zmm:
 	VMOVDQU64 0(SI), Z0
 	VMOVDQU64 64(SI), Z1
 	VMOVDQU64 128(SI), Z2
 	VMOVDQU64 192(SI), Z3
-	VMOVD     AX, X4
 	VPXORQ    Z4, Z0, Z0
 	VBROADCASTI32X4 0(R8), Z8
 	ADDQ      $256, SI
@@ -133,7 +106,7 @@ zloop:
 
 zreduce:
 	// Z0 onto Z1, that onto Z2, that onto Z3 (512 bits on each time).
-	VBROADCASTI32X4 16(R8), Z8
+	VBROADCASTI32X4 32(R8), Z8
 	VPCLMULQDQ $0x00, Z8, Z0, Z4
 	VPCLMULQDQ $0x11, Z8, Z0, Z0
 	VPTERNLOGD $0x96, Z4, Z0, Z1
@@ -155,33 +128,36 @@ z64:
 	JMP  z64
 
 zhalf:
-	// Z3's low half onto its high half (256 bits on), then the low lane
-	// onto the high one (128 bits on).
-	VBROADCASTI128 32(R8), Y8
+	// Z3's low half onto its high half (256 bits on).
+	VBROADCASTI128 48(R8), Y8
 	VEXTRACTI64X4 $1, Z3, Y1
 	VPCLMULQDQ $0x00, Y8, Y3, Y4
 	VPCLMULQDQ $0x11, Y8, Y3, Y3
 	VPXOR   Y4, Y3, Y3
 	VPXOR   Y1, Y3, Y3
-	VMOVDQU 48(R8), X8
+
+lanes:
+	// Y3's low lane onto its high one (128 bits on), then the last CX
+	// bytes a 16-byte block at a time.
+	VMOVDQU 64(R8), X8
 	VEXTRACTI128 $1, Y3, X1
 	VPCLMULQDQ $0x00, X8, X3, X4
 	VPCLMULQDQ $0x11, X8, X3, X3
 	VPXOR   X4, X3, X3
 	VPXOR   X1, X3, X3
 
-ztail:
+tail:
 	TESTQ   CX, CX
-	JZ      zdone
+	JZ      done
 	VPCLMULQDQ $0x00, X8, X3, X4
 	VPCLMULQDQ $0x11, X8, X3, X3
 	VPXOR   X4, X3, X3
 	VPXOR   0(SI), X3, X3
 	ADDQ    $16, SI
 	SUBQ    $16, CX
-	JMP     ztail
+	JMP     tail
 
-zdone:
+done:
 	VMOVDQU X3, 0(DI)
 	VZEROUPPER
 	RET

@@ -20,8 +20,8 @@ func TestFoldConstants(t *testing.T) {
 	}
 }
 
-// TestUpdateIEEE: updateIEEE, and each fold kernel the CPU runs (foldYMM,
-// foldZMM; whichever updateIEEE uses), are crc32.Update for every length
+// TestUpdateIEEE: updateIEEE, and foldVec with each register width the
+// CPU runs (YMM, ZMM; whichever updateIEEE uses), are crc32.Update for every length
 // to 4 KiB and past it, at every alignment mod 64, from random registers.
 func TestUpdateIEEE(t *testing.T) {
 	t.Logf("canFold %v, canFoldZMM %v", canFold, canFoldZMM)
@@ -84,7 +84,8 @@ func BenchmarkUpdateIEEE(b *testing.B) {
 	}
 }
 
-// FuzzUpdateIEEE: updateIEEE and each fold kernel the CPU runs agree with
+// FuzzUpdateIEEE: updateIEEE and foldVec with each register width the CPU
+// runs agree with
 // crc32.Update on any input from any register.
 func FuzzUpdateIEEE(f *testing.F) {
 	f.Add(uint32(0), make([]byte, 256))
