@@ -106,20 +106,10 @@ func (b *batch) help(seq uint64, d *pcap.Decoder) {
 // a helper has not decoded, and makes it ready for reuse.
 func (b *batch) judge(e *engine) {
 	b.touch()
-	if !b.offered {
-		// No helper can take a frame: judge without claiming each.
-		for i := 0; i < b.n; i++ {
-			e.idx, e.preICRC = b.idx[i], b.pre[i]
-			e.frame(&b.frames[i], b.ins[i])
-		}
-		e.preICRC = wire.PreICRC{}
-		b.live.Store(false)
-		b.n = 0
-		return
-	}
 	for i := 0; i < b.n; i++ {
 		e.pre = nil
-		if !b.state[i].CompareAndSwap(frameFree, frameClaimed) {
+		// A batch never offered has no helper: its frames need no claim.
+		if b.offered && !b.state[i].CompareAndSwap(frameFree, frameClaimed) {
 			st := b.state[i].Load()
 			for ; st == frameClaimed; st = b.state[i].Load() {
 				runtime.Gosched() // a helper is decoding it
@@ -131,11 +121,13 @@ func (b *batch) judge(e *engine) {
 	}
 	e.pre, e.preICRC = nil, wire.PreICRC{}
 	b.live.Store(false)
-	for b.helpers.Load() != 0 {
-		runtime.Gosched()
-	}
-	for i := 0; i < b.n; i++ {
-		b.state[i].Store(frameFree)
+	if b.offered {
+		for b.helpers.Load() != 0 {
+			runtime.Gosched()
+		}
+		for i := 0; i < b.n; i++ {
+			b.state[i].Store(frameFree)
+		}
 	}
 	b.n, b.offered = 0, false
 }

@@ -145,9 +145,12 @@ func batchHelped(t *testing.T, capture string) {
 				t.Fatalf("%s: the helper took %d frames of %d, want %d", capture, computed, b.n, min(helped, b.n))
 			}
 			b.judge(e)
+			if b.offered {
+				t.Fatalf("%s: after judging, the batch is still marked offered: not ready for reuse", capture)
+			}
 			for k := range b.state {
-				if st := b.state[k].Load(); st != frameFree || b.offered {
-					t.Fatalf("%s: after judging, frame %d of the batch is in state %d (offered %v): not ready for reuse", capture, k, st, b.offered)
+				if st := b.state[k].Load(); st != frameFree {
+					t.Fatalf("%s: after judging, frame %d of the batch is in state %d: not ready for reuse", capture, k, st)
 				}
 			}
 		}
