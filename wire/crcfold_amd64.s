@@ -2,6 +2,14 @@
 
 #include "textflag.h"
 
+// FOLD moves each 128-bit lane of a on, with the constants k (its low
+// quadword times k's low one, its high times k's high, the two products
+// XORed), using t; a is then to be XORed with the data it lands on.
+#define FOLD(k, a, t) \
+	VPCLMULQDQ $0x00, k, a, t; \
+	VPCLMULQDQ $0x11, k, a, a; \
+	VPXOR      t, a, a
+
 // func foldVec(s uint32, p []byte, out *[16]byte, k *[10]uint64, zmm bool)
 //
 // Folds p (len(p) >= 256, a multiple of 16) with the CRC register s
@@ -60,17 +68,11 @@ yloop:
 
 	// Y0 onto Y1, that onto Y2, that onto Y3 (256 bits on each time).
 	VBROADCASTI128 48(R8), Y8
-	VPCLMULQDQ $0x00, Y8, Y0, Y4
-	VPCLMULQDQ $0x11, Y8, Y0, Y0
-	VPXOR   Y4, Y0, Y0
+	FOLD(Y8, Y0, Y4)
 	VPXOR   Y0, Y1, Y1
-	VPCLMULQDQ $0x00, Y8, Y1, Y4
-	VPCLMULQDQ $0x11, Y8, Y1, Y1
-	VPXOR   Y4, Y1, Y1
+	FOLD(Y8, Y1, Y4)
 	VPXOR   Y1, Y2, Y2
-	VPCLMULQDQ $0x00, Y8, Y2, Y4
-	VPCLMULQDQ $0x11, Y8, Y2, Y2
-	VPXOR   Y4, Y2, Y2
+	FOLD(Y8, Y2, Y4)
 	VPXOR   Y2, Y3, Y3
 	MOVQ    R9, CX
 	JMP     lanes
@@ -131,9 +133,7 @@ zhalf:
 	// Z3's low half onto its high half (256 bits on).
 	VBROADCASTI128 48(R8), Y8
 	VEXTRACTI64X4 $1, Z3, Y1
-	VPCLMULQDQ $0x00, Y8, Y3, Y4
-	VPCLMULQDQ $0x11, Y8, Y3, Y3
-	VPXOR   Y4, Y3, Y3
+	FOLD(Y8, Y3, Y4)
 	VPXOR   Y1, Y3, Y3
 
 lanes:
@@ -141,17 +141,13 @@ lanes:
 	// bytes a 16-byte block at a time.
 	VMOVDQU 64(R8), X8
 	VEXTRACTI128 $1, Y3, X1
-	VPCLMULQDQ $0x00, X8, X3, X4
-	VPCLMULQDQ $0x11, X8, X3, X3
-	VPXOR   X4, X3, X3
+	FOLD(X8, X3, X4)
 	VPXOR   X1, X3, X3
 
 tail:
 	TESTQ   CX, CX
 	JZ      done
-	VPCLMULQDQ $0x00, X8, X3, X4
-	VPCLMULQDQ $0x11, X8, X3, X3
-	VPXOR   X4, X3, X3
+	FOLD(X8, X3, X4)
 	VPXOR   0(SI), X3, X3
 	ADDQ    $16, SI
 	SUBQ    $16, CX

@@ -20,8 +20,20 @@ func TestFoldConstants(t *testing.T) {
 	}
 }
 
+// foldWidths lists the register widths this CPU runs foldVec with, as its
+// zmm argument: none, YMM only (false), or YMM and ZMM (false, true).
+func foldWidths() []bool {
+	switch {
+	case canFoldZMM:
+		return []bool{false, true}
+	case canFold:
+		return []bool{false}
+	}
+	return nil
+}
+
 // TestUpdateIEEE: updateIEEE, and foldVec with each register width the
-// CPU runs (YMM, ZMM; whichever updateIEEE uses), are crc32.Update for every length
+// CPU runs (whichever updateIEEE uses), are crc32.Update for every length
 // to 4 KiB and past it, at every alignment mod 64, from random registers.
 func TestUpdateIEEE(t *testing.T) {
 	t.Logf("canFold %v, canFoldZMM %v", canFold, canFoldZMM)
@@ -44,11 +56,12 @@ func TestUpdateIEEE(t *testing.T) {
 		if got := updateIEEE(c, p); got != want {
 			t.Fatalf("seed %d: length %d at offset %d from %#x: %#x, crc32.Update %#x", seed, n, off, c, got, want)
 		}
-		for _, zmm := range []bool{false, true} {
-			if n >= 256 && canFold && (!zmm || canFoldZMM) {
-				if got := foldUpdateWith(zmm, c, p); got != want {
-					t.Fatalf("seed %d: foldUpdateWith(zmm %v), length %d at offset %d from %#x: %#x, crc32.Update %#x", seed, zmm, n, off, c, got, want)
-				}
+		for _, zmm := range foldWidths() {
+			if n < 256 {
+				break
+			}
+			if got := foldUpdateWith(zmm, c, p); got != want {
+				t.Fatalf("seed %d: foldUpdateWith(zmm %v), length %d at offset %d from %#x: %#x, crc32.Update %#x", seed, zmm, n, off, c, got, want)
 			}
 		}
 	}
@@ -63,10 +76,7 @@ func BenchmarkUpdateIEEE(b *testing.B) {
 				updateIEEE(0, buf[:n])
 			}
 		})
-		for _, zmm := range []bool{false, true} {
-			if !canFold || zmm && !canFoldZMM {
-				continue
-			}
+		for _, zmm := range foldWidths() {
 			name := map[bool]string{false: "ymm", true: "zmm"}[zmm]
 			b.Run(fmt.Sprintf("%s/%d", name, n), func(b *testing.B) {
 				b.SetBytes(int64(n))
@@ -85,8 +95,7 @@ func BenchmarkUpdateIEEE(b *testing.B) {
 }
 
 // FuzzUpdateIEEE: updateIEEE and foldVec with each register width the CPU
-// runs agree with
-// crc32.Update on any input from any register.
+// runs agree with crc32.Update on any input from any register.
 func FuzzUpdateIEEE(f *testing.F) {
 	f.Add(uint32(0), make([]byte, 256))
 	f.Add(^uint32(0), make([]byte, 4157))
@@ -95,11 +104,12 @@ func FuzzUpdateIEEE(f *testing.F) {
 		if got := updateIEEE(c, p); got != want {
 			t.Fatalf("updateIEEE, length %d from %#x: %#x, crc32.Update %#x", len(p), c, got, want)
 		}
-		for _, zmm := range []bool{false, true} {
-			if len(p) >= 256 && canFold && (!zmm || canFoldZMM) {
-				if got := foldUpdateWith(zmm, c, p); got != want {
-					t.Fatalf("foldUpdateWith(zmm %v), length %d from %#x: %#x, crc32.Update %#x", zmm, len(p), c, got, want)
-				}
+		for _, zmm := range foldWidths() {
+			if len(p) < 256 {
+				break
+			}
+			if got := foldUpdateWith(zmm, c, p); got != want {
+				t.Fatalf("foldUpdateWith(zmm %v), length %d from %#x: %#x, crc32.Update %#x", zmm, len(p), c, got, want)
 			}
 		}
 	})
