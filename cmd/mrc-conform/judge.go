@@ -244,9 +244,5 @@ func validFormat(f conformance.Format) bool {
 // isTerminal reports whether w is a terminal (progress goes there only).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && isTTY(f)
 }

@@ -146,3 +146,34 @@ func TestRunProgressOnRealPTY(t *testing.T) {
 		t.Errorf("through a pipe: exit %d, stderr %q", piped.code, piped.stderr)
 	}
 }
+
+// TestIsTerminalNotDevNull: /dev/null, where scripts send standard error,
+// is a character device but no terminal; a pipe and a file are neither.
+// Progress goes to a terminal only.
+func TestIsTerminalNotDevNull(t *testing.T) {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	if isTerminal(null) {
+		t.Errorf("isTerminal(%s) = true; want false", os.DevNull)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if isTerminal(w) {
+		t.Error("isTerminal(pipe) = true; want false")
+	}
+	f, err := os.Create(t.TempDir() + "/out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if isTerminal(f) {
+		t.Error("isTerminal(file) = true; want false")
+	}
+}
