@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 
 	"github.com/openmrc/mrc/conformance"
@@ -44,7 +45,7 @@ flags:
 `
 
 func runJudge(args []string, stdout, stderr io.Writer) int {
-	tuneGC()
+	tuned := tuneGC()
 	cmd := cli.Command{Name: "mrc-conform judge", Stdout: stdout, Stderr: stderr}
 	var fl judgeFlags
 	fs := judgeFlagSet(&fl)
@@ -78,6 +79,10 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 		hugeHeapNow()
 	} else {
 		hugeHeap(judgeHeap)
+	}
+	if tuned {
+		// hugeHeap's collection is behind: the judge's first is next.
+		afterNextGC(func() { debug.SetGCPercent(judgeGCPercent) })
 	}
 	if len(files) > 1 {
 		return judgeSeveral(cmd, files, opts, &fl, f)
