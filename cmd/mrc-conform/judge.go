@@ -81,7 +81,8 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 		hugeHeap(judgeHeap)
 	}
 	if tuned {
-		// hugeHeap's collection is behind: the judge's first is next.
+		// hugeHeap's collection, if it made one, is behind: the next
+		// is the judge's first.
 		afterNextGC(func() { debug.SetGCPercent(judgeGCPercent) })
 	}
 	if len(files) > 1 {
