@@ -29,14 +29,14 @@ func TestJudgeGCPercent(t *testing.T) {
 	if got := gogc(); got != judgeFirstGCPercent {
 		t.Errorf("GOGC unset: the judge starts at %d, want %d", got, judgeFirstGCPercent)
 	}
-	dispatch([]string{"judge", "--pics", "default", "../../conformance/testdata/good.pcapng"}, io.Discard, io.Discard)
+	dispatch([]string{"judge", "--pics", "default", ctd + "good.pcapng"}, io.Discard, io.Discard)
 	runtime.GC()
 	if got := waitGOGC(judgeGCPercent, 5*time.Second); got != judgeGCPercent {
 		t.Errorf("GOGC unset: after a collection the judge runs at %d, want %d", got, judgeGCPercent)
 	}
 	os.Setenv("GOGC", "100")
 	debug.SetGCPercent(100)
-	dispatch([]string{"judge", "--pics", "default", "../../conformance/testdata/good.pcapng"}, io.Discard, io.Discard)
+	dispatch([]string{"judge", "--pics", "default", ctd + "good.pcapng"}, io.Discard, io.Discard)
 	runtime.GC()
 	if got := waitGOGC(judgeGCPercent, 200*time.Millisecond); got != 100 {
 		t.Errorf("GOGC=100 set: the judge runs at %d, want 100", got)
