@@ -6,7 +6,9 @@
 #   statemachine  back to back lossless and with 1 % loss (with a CPU
 #              profile of the lossy run), memory per QP
 #   judge      BenchmarkJudge and BenchmarkJudgeJobs (one worker against two,
-#              in wall time and in each thread's CPU time), when the tree has them
+#              in wall time and in each thread's CPU time), when the tree has
+#              them, compiled with mrc-conform's profile (default.pgo) as
+#              go build compiles mrc-conform
 #   CPU time   mrc-conform judge (one worker), mrc-conform decode,
 #              tshark -T fields and the judge as issue 12 measured it
 #              (built at 9c73972) on the same simulator capture, as ratios
@@ -132,7 +134,14 @@ fi
 # (grep reads all its input: grep -q would stop early and, with pipefail,
 # fail the pipeline.)
 if go test -list 'BenchmarkJudge$' ./conformance 2>/dev/null | grep '^BenchmarkJudge$' >/dev/null; then
-	bench judge.txt ./conformance 'Judge$|JudgeJobs' 3x
+	# The judge as go build compiles mrc-conform: with its profile
+	# (default.pgo, profile-guided optimization), where the tree has one.
+	pgo=()
+	if [ -f cmd/mrc-conform/default.pgo ]; then
+		pgo=(-pgo=cmd/mrc-conform/default.pgo)
+		echo "judge_pgo: cmd/mrc-conform/default.pgo" >>"$OUT/meta.txt"
+	fi
+	bench judge.txt ./conformance 'Judge$|JudgeJobs' 3x "${pgo[@]}"
 else
 	echo "BenchmarkJudge is not in this tree yet" >"$OUT/judge.txt"
 fi

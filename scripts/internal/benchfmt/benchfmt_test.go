@@ -77,7 +77,7 @@ func TestRender(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("meta.txt", "date: 2026-12-01 15:00 UTC\ncommit: abc1234\ngo: go1.26\ncpu: test cpu\ncores: 2\ncount: 3\nload_before: 1 2 3\nload_after: 4 5 6\n")
+	write("meta.txt", "date: 2026-12-01 15:00 UTC\ncommit: abc1234\ngo: go1.26\ncpu: test cpu\ncores: 2\ncount: 3\nload_before: 1 2 3\nload_after: 4 5 6\njudge_pgo: cmd/mrc-conform/default.pgo\n")
 	write("wire.txt", `BenchmarkDecode/mrc/data4096-2   	 200000	        10.0 ns/op	       0 B/op	       0 allocs/op
 BenchmarkDecode/mrc/data4096-2   	 200000	        12.0 ns/op	       0 B/op	       0 allocs/op
 BenchmarkDecode/mrc/data4096-2   	 200000	        50.0 ns/op	       0 B/op	       0 allocs/op
@@ -119,6 +119,7 @@ BenchmarkJudgeJobs/jobs=2-2         	       3	1000000000 ns/op	       950.0 cpu-
 		"wall time: lossless 8.00 M packets/s per core; 1% loss 4.00 M packets/s (50% of lossless)",
 		"15120 bytes", "lossless 5.13 M packets per CPU second (195 ns), 1% loss 2.82 M (355 ns), **55% of lossless** (target ≥ 70%: **not met**)", "8 of the 128 active EVs are usable (lossless: 128)", "from 0.0078 to 0.1200 (15×)",
 		"`nextEV` (the rotation) 30%, of which `shuffle` 22%",
+		"**judge** (`go test -pgo=cmd/mrc-conform/default.pgo -bench Judge ./conformance`: compiled with mrc-conform's profile, as `go build` compiles mrc-conform)",
 		"475 k frames per CPU second (2.11 µs of CPU per frame; wall time 171 k frames/s, 5.83 µs/frame; 4843 allocations per capture judged); target ≥ 1 M frames/s per core: **not met**",
 		"one worker 2000 ms, two workers 1000 ms of wall time per capture, 2.00×; from each thread's CPU time (the reader's, each worker's), two free cores would take at least 450 ms, against 900 ms of CPU for one worker: 2.00× at best",
 		"| `mrc-conform judge --pics default --jobs 1` | 0.150 | 150.00 µs/frame | 1/16.0 |",

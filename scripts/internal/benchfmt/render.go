@@ -168,7 +168,7 @@ func render(dir string) (string, error) {
 	renderWire(&s, parseBench(readLines(dir, "wire.txt")), readCPURuns(dir, "wirecpu.txt"))
 	renderPcap(&s, parseBench(readLines(dir, "pcap.txt")))
 	renderSM(&s, parseBench(readLines(dir, "sm.txt")), readLines(dir, "smprof.txt"), readCPURuns(dir, "smcpu.txt"))
-	renderJudge(&s, readLines(dir, "judge.txt"))
+	renderJudge(&s, readLines(dir, "judge.txt"), m["judge_pgo"])
 	renderCPU(&s, readLines(dir, "cpu.txt"))
 	renderJobs(&s, readLines(dir, "jobs.txt"))
 	renderRSS(&s, readLines(dir, "rss.txt"))
@@ -317,8 +317,14 @@ func parseDur(s string) (float64, error) {
 	return 0, fmt.Errorf("not a duration: %q", s)
 }
 
-func renderJudge(s *section, lines []string) {
-	s.p("**judge** (`go test -bench Judge ./conformance`), `BenchmarkJudge`: the `loss` simulator capture, one worker:\n\n")
+// renderJudge renders BenchmarkJudge and BenchmarkJudgeJobs, compiled with
+// the profile pgo names (go test -pgo) when it is set.
+func renderJudge(s *section, lines []string, pgo string) {
+	if pgo != "" {
+		s.p("**judge** (`go test -pgo=%s -bench Judge ./conformance`: compiled with mrc-conform's profile, as `go build` compiles mrc-conform), `BenchmarkJudge`: the `loss` simulator capture, one worker:\n\n", pgo)
+	} else {
+		s.p("**judge** (`go test -bench Judge ./conformance`), `BenchmarkJudge`: the `loss` simulator capture, one worker:\n\n")
+	}
 	r := parseBench(lines)
 	v, ok := r.median("BenchmarkJudge", "frames/s")
 	if !ok {
