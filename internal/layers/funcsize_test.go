@@ -75,28 +75,11 @@ func longFuncs(root string, max int) ([]longFunc, error) {
 			if n <= max || oneTable(fd.Body) {
 				continue
 			}
-			out = append(out, longFunc{rel, funcName(fd), n})
+			out = append(out, longFunc{rel, FuncName(fd), n})
 		}
 		return nil
 	})
 	return out, err
-}
-
-func funcName(fd *ast.FuncDecl) string {
-	if fd.Recv == nil || len(fd.Recv.List) == 0 {
-		return fd.Name.Name
-	}
-	t := fd.Recv.List[0].Type
-	if s, ok := t.(*ast.StarExpr); ok {
-		t = s.X
-	}
-	if ix, ok := t.(*ast.IndexExpr); ok {
-		t = ix.X
-	}
-	if id, ok := t.(*ast.Ident); ok {
-		return id.Name + "." + fd.Name.Name
-	}
-	return fd.Name.Name
 }
 
 // oneTable reports whether body is a single statement whose value is one
