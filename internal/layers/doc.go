@@ -8,4 +8,6 @@
 // Its function-size test holds the house rule on small functions: none
 // over 100 lines outside generated files and functions whose body is one
 // table literal, except those on an explicit allowlist that only shrinks.
+// FuncName names a declaration as that rule and CPU profiles do (scripts'
+// test of mrc-conform's default.pgo uses it).
 package layers
