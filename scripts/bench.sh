@@ -215,16 +215,19 @@ read -r FRAMES SPAN < <("$OUT/benchfmt" count "$OUT/loss.pcapng")
 rm -f "$OUT/loss.pcapng"
 
 # walltimed NAME FILE CMD...: appends "NAME WALL CPU EXIT" to FILE. Only
-# the command runs under FIFO's policy: a Go process waiting under
-# SCHED_FIFO for a SCHED_FIFO child on two cores can starve it. A run
-# is killed after two minutes (about a second is normal): two Go programs
-# under SCHED_FIFO at once, this and another session's, can livelock.
+# the command runs under FIFO's policy (benchfmt time -fifo sets it on the
+# thread that starts the command, and resets it): a Go process waiting
+# under SCHED_FIFO for a SCHED_FIFO child on two cores can starve it, and
+# chrt in front of the command would add its own start, about 5 ms here,
+# to every run timed. A run is killed after two minutes (about a second
+# is normal): two Go programs under SCHED_FIFO at once, this and another
+# session's, can livelock.
 walltimed() {
 	local name=$1 file=$2 t
 	shift 2
 	t=$(mktemp)
 	set +e
-	timeout -s KILL 120 "$OUT/benchfmt" time "$t" "${FIFO[@]}" "$@" >/dev/null 2>&1
+	timeout -s KILL 120 "$OUT/benchfmt" time "${FIFO[@]}" "$t" "$@" >/dev/null 2>&1
 	local code=$?
 	set -e
 	if [ -s "$t" ] && [ "$(wc -w <"$t")" -ge 4 ]; then
@@ -250,7 +253,7 @@ walltimed() {
 	# ratio is that of two free cores.
 	FIFO=()
 	if [ "${BENCH_FIFO:-1}" = 1 ] && chrt -f 10 true 2>/dev/null; then
-		FIFO=(chrt -f 10)
+		FIFO=(-fifo 10)
 		echo "sched SCHED_FIFO" >>"$OUT/jobs.txt"
 	fi
 	for ((i = 0; i < JOBS_ROUNDS; i++)); do

@@ -7,8 +7,10 @@
 //	benchfmt count FILE           frames and span (seconds) of a capture
 //	benchfmt render DIR           the section, on standard output
 //	benchfmt write DIR README     replace the section in README
-//	benchfmt time OUT CMD...      run CMD; write its wall, user and system
-//	                              time and peak RSS (KiB) to OUT; exit
+//	benchfmt time [-fifo PRIO] OUT CMD...
+//	                              run CMD (under SCHED_FIFO at PRIO); write
+//	                              its wall, user and system time and peak
+//	                              RSS (KiB) to OUT; exit
 //	                              with its status
 package main
 
@@ -23,8 +25,12 @@ import (
 )
 
 func main() {
-	if len(os.Args) > 3 && os.Args[1] == "time" {
-		code, err := timeCmd(os.Args[2], os.Args[3:])
+	if len(os.Args) > 1 && os.Args[1] == "time" {
+		out, fifo, argv, err := timeArgs(os.Args[2:])
+		code := 0
+		if err == nil {
+			code, err = timeCmd(out, fifo, argv)
+		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "benchfmt:", err)
 			os.Exit(125)
@@ -68,7 +74,7 @@ func run(args []string, w io.Writer) error {
 		}
 		return os.WriteFile(args[2], []byte(out), 0o644)
 	}
-	return errors.New("usage: benchfmt count FILE | render DIR | write DIR README | time OUT CMD [ARG]")
+	return errors.New("usage: benchfmt count FILE | render DIR | write DIR README | time [-fifo PRIO] OUT CMD [ARG]")
 }
 
 // count returns a capture's frames and its time span in whole seconds,

@@ -556,7 +556,7 @@ func renderJobs(s *section, lines []string) {
 		notes["frames"], len(ratios), w1, c1, w2, c2, r, slices.Min(ratios), slices.Max(ratios),
 		s.met("`--jobs 2` ≥ 1.7× faster than `--jobs 1` in wall time, `incast`", fromIssue12, fmt.Sprintf("%.2f× (rounds %.2f× to %.2f×)", r, slices.Min(ratios), slices.Max(ratios)), r >= 1.7))
 	if sched := notes["sched"]; sched != "" {
-		s.p("- both ran under %s (chrt): the machine's other sessions waited while they ran, so the ratio is that of two free cores\n", sched)
+		s.p("- both ran under %s, the timer starting them without chrt (whose own start is not timed): the machine's other sessions waited while they ran, so the ratio is that of two free cores\n", sched)
 	}
 	if c2 < 1.5*w2 {
 		// Linux gives each session an equal share of a loaded machine
