@@ -97,7 +97,7 @@ func timeArgs(args []string) (out string, fifo int, argv []string, err error) {
 		args = args[2:]
 	}
 	if len(args) < 2 {
-		return "", 0, nil, errors.New("usage: benchfmt time [-fifo PRIO] OUT CMD...")
+		return "", 0, nil, errors.New("usage: benchfmt time [-fifo PRIO] OUT CMD [ARG]")
 	}
 	return args[0], fifo, args[1:], nil
 }
