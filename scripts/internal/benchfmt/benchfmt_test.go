@@ -6,9 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestReadmePerformanceIsScriptMade: the README's Performance section is
@@ -202,8 +204,9 @@ func TestBenchScriptBounded(t *testing.T) {
 
 // TestRenderJobsRoundRatios: the --jobs ratio is the median of the rounds'
 // own ratios, a round being a jobs1 time and the jobs2 time after it; a
-// round one of whose runs failed has none, and one slow round moves it
-// less than it moves the ratio of the medians.
+// round one of whose runs failed has none (nor its times a part in the
+// medians), and one slow round moves it less than it moves the ratio of
+// the medians.
 func TestRenderJobsRoundRatios(t *testing.T) {
 	var s section
 	renderJobs(&s, strings.Split("frames 10\n"+
@@ -212,7 +215,7 @@ func TestRenderJobsRoundRatios(t *testing.T) {
 		"jobs1 0.90 0.9 0\njobs2 0.50 0.9 0\n"+ // 1.80
 		"jobs1 0.62 0.6 0\njobs2 0.40 0.6 0\n"+ // 1.55
 		"jobs1 0.58 0.6 0\njobs2 0.32 0.6 0", "\n")) // 1.81
-	want := "10 frames, 4 rounds: `--jobs 1` 0.60 s (0.60 s CPU), `--jobs 2` 0.36 s (0.60 s CPU) (medians): **1.81×** faster"
+	want := "10 frames, 4 rounds: `--jobs 1` 0.61 s (0.60 s CPU), `--jobs 2` 0.36 s (0.60 s CPU) (medians): **1.81×** faster"
 	if got := s.String(); !strings.Contains(got, want) || !strings.Contains(got, "1.55× to 2.00×") {
 		t.Errorf("renderJobs:\n%s\nlacks %q or the range 1.55× to 2.00×", got, want)
 	}
@@ -304,4 +307,87 @@ func schedOf(t *testing.T, stat string) (prio, policy string) {
 		t.Fatalf("stat %q: too few fields", stat)
 	}
 	return f[40-3], f[41-3]
+}
+
+// TestRenderJobsEvenCores: with the cores probed around each round, the
+// verdict is on the rounds whose probes were both even, and the section
+// shows every round's ratio and the others'; with fewer than minEven even
+// rounds it is on every round. Fails when the uneven rounds (here slower,
+// 1.40x) count in the verdict, or a probe is given to the wrong round.
+func TestRenderJobsEvenCores(t *testing.T) {
+	round := func(before, after string, w2 string) string {
+		return "cores " + before + "\njobs1 0.70 0.70 0\njobs2 " + w2 + " 0.75 0\ncores " + after + "\n"
+	}
+	even, slow := "3100 3050", "2600 3100"
+	lines := "frames 10\n" + round(even, even, "0.40") + round(even, slow, "0.50") + round(slow, even, "0.50") +
+		round(even, even, "0.38") + round(slow, slow, "0.50") + round(even, even, "0.39")
+	var s section
+	renderJobs(&s, strings.Split(lines, "\n"))
+	got := s.String()
+	for _, want := range []string{
+		"10 frames, 6 rounds: `--jobs 1` 0.70 s (0.70 s CPU), `--jobs 2` 0.39 s (0.75 s CPU) (medians of the 3 rounds with the cores even): **1.79×** faster",
+		"in 3 of the 6 rounds every core ran within 5 % of the fastest both times; all 6 rounds: 1.57× (1.40× to 1.84×)",
+		"with a core slower (or not probed): 1.40× (1.40× to 1.40×)",
+		"**met**",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("renderJobs:\n%s\nlacks %q", got, want)
+		}
+	}
+	if len(s.targets) != 1 || !strings.Contains(s.targets[0].got, "1.79× (even rounds 1.75× to 1.84×; all 6 rounds 1.57×)") {
+		t.Errorf("target %+v", s.targets)
+	}
+	s = section{}
+	renderJobs(&s, strings.Split("frames 10\n"+round(even, even, "0.40")+round(even, slow, "0.50")+round(slow, slow, "0.50"), "\n"))
+	if got := s.String(); !strings.Contains(got, "**1.40×** faster") || !strings.Contains(got, "(fewer than 3: the figure above is of every round)") {
+		t.Errorf("one even round of three: want the verdict on every round:\n%s", got)
+	}
+}
+
+// TestEven: cores are even when none runs more than evenTol slower than
+// the fastest; no probe is not even.
+func TestEven(t *testing.T) {
+	for _, c := range []struct {
+		speeds []float64
+		want   bool
+	}{{[]float64{3000, 3000}, true}, {[]float64{3000, 2860}, true}, {[]float64{2840, 3000}, false}, {nil, false}} {
+		if got := even(c.speeds); got != c.want {
+			t.Errorf("even(%v) = %v, want %v", c.speeds, got, c.want)
+		}
+	}
+	jobs := filepath.Join(t.TempDir(), "jobs.txt")
+	rounds := "cores 3000 3000\njobs1 1 1 0\njobs2 0.5 1 0\ncores 3000 2990\n" + // even
+		"cores 3000 2990\njobs1 1 1 0\njobs2 0.5 1 0\ncores 2000 2990\n" + // not
+		"cores 3000 2990\njobs1 1 1 0\njobs2 0.5 1 0\n" // no probe after it yet
+	if err := os.WriteFile(jobs, []byte(rounds), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := run([]string{"even", jobs}, &b); err != nil || b.String() != "1\n" {
+		t.Errorf("benchfmt even: %q, %v; want 1", b.String(), err)
+	}
+}
+
+// TestCoreSpeeds: one speed per CPU the process may use, each positive,
+// and the process's affinity as it was after the probe.
+func TestCoreSpeeds(t *testing.T) {
+	cpus, speeds, err := coreSpeeds(5 * time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cpus) != runtime.NumCPU() || len(speeds) != len(cpus) {
+		t.Fatalf("%d CPUs, %d speeds; want %d", len(cpus), len(speeds), runtime.NumCPU())
+	}
+	for i, v := range speeds {
+		if v <= 0 {
+			t.Errorf("CPU %d: speed %v", cpus[i], v)
+		}
+	}
+	var b strings.Builder
+	if err := writeCores(&b); err != nil || len(strings.Fields(b.String())) != 1+len(cpus) || !strings.HasPrefix(b.String(), "cores ") {
+		t.Errorf("writeCores: %q, %v", b.String(), err)
+	}
+	if runtime.NumCPU() != len(cpus) {
+		t.Error("the probe left the process pinned")
+	}
 }

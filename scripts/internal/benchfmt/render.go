@@ -506,66 +506,182 @@ func cpuPerOp(c cpuRuns, a, b string) (na, nb float64, ok bool) {
 }
 
 // renderJobs renders the wall times of judge with one and two workers
-// ("jobsN WALL CPU EXIT" lines, alternating rounds): their medians, and
-// the median of the rounds' ratios (a round is a jobs1 line and the jobs2
-// line after it), which a round slowed by the host does not move as much
-// as it moves the ratio of the medians.
+// ("jobsN WALL CPU EXIT" lines, alternating rounds, each between two
+// "cores" probes of the cores' speeds): their medians, and the median of
+// the rounds' ratios (a round is a jobs1 line and the jobs2 line after
+// it), which a round slowed by the host does not move as much as it
+// moves the ratio of the medians. Where the cores were probed, the
+// verdict is on the rounds with the cores even (cores.go), when there are
+// at least minEven of them.
 func renderJobs(s *section, lines []string) {
 	s.p("**judge --jobs** (wall time on the `incast` simulator capture, eight node pairs, one of them 46 %% of the frames; alternating rounds):\n\n")
-	wall, cpu := map[string][]float64{}, map[string][]float64{}
-	notes := map[string]string{}
-	var ratios []float64
-	last1 := 0.0 // the round's jobs1 wall time, until its jobs2 line
-	for _, l := range lines {
-		f := strings.Fields(l)
-		if len(f) == 4 && (f[0] == "jobs1" || f[0] == "jobs2") {
-			w, e1 := strconv.ParseFloat(f[1], 64)
-			c, e2 := strconv.ParseFloat(f[2], 64)
-			if e1 == nil && e2 == nil && w > 0 {
-				wall[f[0]] = append(wall[f[0]], w)
-				cpu[f[0]] = append(cpu[f[0]], c)
-				if f[0] == "jobs1" {
-					last1 = w
-				} else if last1 > 0 {
-					ratios = append(ratios, last1/w)
-					last1 = 0
-				}
-				continue
-			}
+	rounds, notes := parseJobs(lines)
+	if len(rounds) == 0 {
+		why := strings.TrimSpace(notes["missing"] + " " + notes["error"])
+		if why == "" {
+			why = "no round timed both"
 		}
-		if strings.HasPrefix(l, "error jobs") {
-			last1 = 0 // a round without both times has no ratio
-		}
-		if k, v, ok := strings.Cut(l, " "); ok {
-			notes[k] = v
-		}
-	}
-	if len(wall["jobs1"]) == 0 || len(wall["jobs2"]) == 0 {
-		s.p("not measured (%s).\n\n", strings.TrimSpace(notes["missing"]+" "+notes["error"]))
+		s.p("not measured (%s).\n\n", why)
 		return
 	}
-	w1, w2 := median(wall["jobs1"]), median(wall["jobs2"])
-	c1, c2 := median(cpu["jobs1"]), median(cpu["jobs2"])
-	if len(ratios) == 0 {
-		s.p("not measured (no round timed both).\n\n")
-		return
+	var ev, uneven []jobRound
+	probed := false
+	for _, r := range rounds {
+		probed = probed || r.before != nil || r.after != nil
+		if r.even() {
+			ev = append(ev, r)
+		} else {
+			uneven = append(uneven, r)
+		}
 	}
-	r := median(ratios)
-	s.p("- %s frames, %d rounds: `--jobs 1` %.2f s (%.2f s CPU), `--jobs 2` %.2f s (%.2f s CPU) (medians): **%.2f×** faster with two workers "+
+	judged, which := rounds, ""
+	if probed && len(ev) >= minEven {
+		judged, which = ev, fmt.Sprintf(" of the %d rounds with the cores even", len(ev))
+	}
+	m := medians(judged)
+	got := fmt.Sprintf("%.2f× (rounds %.2f× to %.2f×)", m.ratio, m.lo, m.hi)
+	if which != "" {
+		got = fmt.Sprintf("%.2f× (even rounds %.2f× to %.2f×; all %d rounds %.2f×)", m.ratio, m.lo, m.hi, len(rounds), medians(rounds).ratio)
+	}
+	s.p("- %s frames, %d rounds: `--jobs 1` %.2f s (%.2f s CPU), `--jobs 2` %.2f s (%.2f s CPU) (medians%s): **%.2f×** faster with two workers "+
 		"(median of the rounds' ratios, %.2f× to %.2f×; target ≥ 1.7× on this 2-core machine: %s)\n",
-		notes["frames"], len(ratios), w1, c1, w2, c2, r, slices.Min(ratios), slices.Max(ratios),
-		s.met("`--jobs 2` ≥ 1.7× faster than `--jobs 1` in wall time, `incast`", fromIssue12, fmt.Sprintf("%.2f× (rounds %.2f× to %.2f×)", r, slices.Min(ratios), slices.Max(ratios)), r >= 1.7))
+		notes["frames"], len(rounds), m.w1, m.c1, m.w2, m.c2, which, m.ratio, m.lo, m.hi,
+		s.met("`--jobs 2` ≥ 1.7× faster than `--jobs 1` in wall time, `incast`", fromIssue12, got, m.ratio >= 1.7))
+	if probed {
+		renderCores(s, rounds, ev, uneven, which != "")
+	}
 	if sched := notes["sched"]; sched != "" {
 		s.p("- both ran under %s, the timer starting them without chrt (whose own start is not timed): the machine's other sessions waited while they ran, so the ratio is that of two free cores\n", sched)
 	}
-	if c2 < 1.5*w2 {
+	if m.c2 < 1.5*m.w2 {
 		// Linux gives each session an equal share of a loaded machine
 		// (sched_autogroup), however many threads it runs.
 		s.p("- with two workers the judge ran on %.2f cores on average (CPU / wall), with one on %.2f: the machine's other "+
 			"sessions held the rest, so the wall-time ratio says how much CPU the run was given more than how the work divides\n",
-			c2/w2, c1/w1)
+			m.c2/m.w2, m.c1/m.w1)
 	}
 	s.p("\n")
+}
+
+// minEven is the fewest rounds with the cores even that the --jobs
+// verdict is judged on; with fewer it is judged on every round.
+const minEven = 3
+
+// renderCores renders the cores' probes: how many rounds had the cores
+// even, and the ratio in all rounds and in the others.
+func renderCores(s *section, all, ev, uneven []jobRound, judgedEven bool) {
+	s.p("- the cores' speeds, probed before and after each round (`benchfmt cores`: an arithmetic loop pinned to each core for %d ms): "+
+		"in %d of the %d rounds every core ran within %.0f %% of the fastest both times", probeTime.Milliseconds(), len(ev), len(all), 100*evenTol)
+	if !judgedEven {
+		s.p(" (fewer than %d: the figure above is of every round)", minEven)
+	}
+	a := medians(all)
+	s.p("; all %d rounds: %.2f× (%.2f× to %.2f×), `--jobs 2` taking %.2f× the CPU of `--jobs 1`", len(all), a.ratio, a.lo, a.hi, a.cpu)
+	if len(ev) > 0 {
+		e := medians(ev)
+		s.p("; with the cores even: %.2f×, %.2f× the CPU", e.ratio, e.cpu)
+	}
+	if len(uneven) > 0 {
+		u := medians(uneven)
+		s.p("; with a core slower (or not probed): %.2f× (%.2f× to %.2f×), %.2f× the CPU", u.ratio, u.lo, u.hi, u.cpu)
+	}
+	s.p(". The host runs other work on one of this machine's cores at times, and two workers then go no faster than the two cores together (scripts/internal/benchfmt/cores.go)\n")
+}
+
+// jobRound is one --jobs round: the wall and CPU times of --jobs 1 and
+// --jobs 2, and the cores' speeds probed before and after it.
+type jobRound struct {
+	w1, c1, w2, c2 float64
+	before, after  []float64
+}
+
+// even reports whether the cores ran even before and after the round.
+func (r jobRound) even() bool { return even(r.before) && even(r.after) }
+
+// parseJobs reads jobs.txt's rounds, and its other lines by their first
+// word.
+func parseJobs(lines []string) ([]jobRound, map[string]string) {
+	notes := map[string]string{}
+	var rounds []jobRound
+	var cur *jobRound // a round whose jobs1 line was read
+	var probe []float64
+	closing := false // the last round awaits its "after" probe
+	for _, l := range lines {
+		f := strings.Fields(l)
+		switch {
+		case len(f) > 1 && f[0] == "cores":
+			probe = floats(f[1:])
+			if closing {
+				rounds[len(rounds)-1].after, probe, closing = probe, nil, false
+			}
+		case len(f) == 4 && f[0] == "jobs1" && timing(f) != nil:
+			t := timing(f)
+			cur, closing = &jobRound{w1: t[0], c1: t[1], before: probe}, false
+			probe = nil
+		case len(f) == 4 && f[0] == "jobs2" && timing(f) != nil:
+			if cur != nil {
+				t := timing(f)
+				cur.w2, cur.c2 = t[0], t[1]
+				rounds, cur, closing = append(rounds, *cur), nil, true
+			}
+		case strings.HasPrefix(l, "error jobs"):
+			cur, closing = nil, false // a round without both times has no ratio
+			fallthrough
+		default:
+			if k, v, ok := strings.Cut(l, " "); ok {
+				notes[k] = v
+			}
+		}
+	}
+	return rounds, notes
+}
+
+// timing returns a "jobsN WALL CPU EXIT" line's wall and CPU times, or
+// nil when they are not numbers or the wall time is not positive.
+func timing(f []string) []float64 {
+	w, e1 := strconv.ParseFloat(f[1], 64)
+	c, e2 := strconv.ParseFloat(f[2], 64)
+	if e1 != nil || e2 != nil || w <= 0 {
+		return nil
+	}
+	return []float64{w, c}
+}
+
+// floats parses numbers, nil if one is not.
+func floats(fs []string) []float64 {
+	var v []float64
+	for _, s := range fs {
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil
+		}
+		v = append(v, x)
+	}
+	return v
+}
+
+// jobMedians are the medians of rounds: wall and CPU times, the rounds'
+// ratios (their median and range), and of the CPU --jobs 2 took against
+// --jobs 1.
+type jobMedians struct {
+	w1, c1, w2, c2, ratio, lo, hi, cpu float64
+}
+
+func medians(rounds []jobRound) jobMedians {
+	var w1, c1, w2, c2, ratios, cpus []float64
+	for _, r := range rounds {
+		w1, c1, w2, c2 = append(w1, r.w1), append(c1, r.c1), append(w2, r.w2), append(c2, r.c2)
+		ratios = append(ratios, r.w1/r.w2)
+		if r.c1 > 0 {
+			cpus = append(cpus, r.c2/r.c1)
+		}
+	}
+	m := jobMedians{w1: median(w1), c1: median(c1), w2: median(w2), c2: median(c2),
+		ratio: median(ratios), lo: slices.Min(ratios), hi: slices.Max(ratios)}
+	if len(cpus) > 0 {
+		m.cpu = median(cpus)
+	}
+	return m
 }
 
 // renderJudgeJobs renders BenchmarkJudgeJobs: one worker against two on

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"syscall"
 	"time"
-	"unsafe"
 )
 
 // timeCmd runs a command and writes one line to out: its wall time, user
@@ -70,22 +69,6 @@ func start(cmd *exec.Cmd, fifo int) (time.Time, error) {
 		err = fmt.Errorf("resetting the scheduling policy: %w", rerr)
 	}
 	return t0, err
-}
-
-// The scheduling policies of sched_setscheduler(2).
-const (
-	schedOther = 0
-	schedFIFO  = 1
-)
-
-// setScheduler sets the calling thread's scheduling policy and priority.
-func setScheduler(policy, prio int) error {
-	param := struct{ prio int32 }{int32(prio)}
-	_, _, e := syscall.RawSyscall(syscall.SYS_SCHED_SETSCHEDULER, 0, uintptr(policy), uintptr(unsafe.Pointer(&param)))
-	if e != 0 {
-		return e
-	}
-	return nil
 }
 
 // timeArgs parses benchfmt time's arguments: [-fifo PRIO] OUT CMD...
