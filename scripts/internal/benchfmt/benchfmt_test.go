@@ -391,3 +391,16 @@ func TestCoreSpeeds(t *testing.T) {
 		t.Error("the probe left the process pinned")
 	}
 }
+
+// TestPercent: a percentage is whole, but for one that would round onto
+// the target's from either side. Fails with a plain %.0f (69.6 -> "70").
+func TestPercent(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{{0.55, "55"}, {0.696, "69.6"}, {0.7, "70"}, {0.703, "70.3"}, {0.74, "74"}} {
+		if got := percent(c.v, 0.7); got != c.want {
+			t.Errorf("percent(%v, 0.7) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}
