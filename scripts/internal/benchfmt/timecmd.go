@@ -63,10 +63,12 @@ func start(cmd *exec.Cmd, fifo int) (time.Time, error) {
 	}
 	t0 := time.Now()
 	err := cmd.Start()
-	if rerr := setScheduler(schedOther, 0); rerr != nil && err == nil {
+	if rerr := setScheduler(schedOther, 0); rerr != nil {
 		// The thread keeps SCHED_FIFO: it must not run other goroutines.
 		runtime.LockOSThread()
-		err = fmt.Errorf("resetting the scheduling policy: %w", rerr)
+		if err == nil {
+			err = fmt.Errorf("resetting the scheduling policy: %w", rerr)
+		}
 	}
 	return t0, err
 }
