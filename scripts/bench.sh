@@ -15,8 +15,8 @@
 #   jobs       wall time of mrc-conform judge --jobs 1 and --jobs 2 on the
 #              incast capture (several node pairs), alternating rounds, under
 #              SCHED_FIFO where permitted (BENCH_FIFO=0: not), each round
-#              between two probes of the cores' speeds, until 7 rounds had
-#              the cores even (at most 21)
+#              between two probes of the cores' speeds, in three windows of
+#              7 rounds 30 s apart
 #   memory     peak RSS of the judge on that capture, on it replayed four
 #              times (editcap, mergecap), and on one connection of 2 M
 #              frames (conformance/internal/longconn)
@@ -45,12 +45,14 @@ if [ -z "${BENCH_BOUNDED:-}" ]; then
 fi
 
 COUNT=${BENCH_COUNT:-5}
-# Rounds of --jobs 1 against --jobs 2 (about 1.2 s each): the ratio is the
-# median of the rounds' own ratios, which one slow round does not move.
+# Rounds of --jobs 1 against --jobs 2 (about 1.2 s each) per window: the
+# ratio is the median of the rounds' own ratios, which one slow round does
+# not move.
 JOBS_ROUNDS=${BENCH_JOBS_ROUNDS:-7}
-# At most this many rounds while waiting for JOBS_ROUNDS with the cores
-# even (see the jobs step).
-JOBS_MAX_ROUNDS=${BENCH_JOBS_MAX_ROUNDS:-$((3 * JOBS_ROUNDS))}
+# Windows of JOBS_ROUNDS rounds, JOBS_PAUSE seconds apart (see the jobs
+# step).
+JOBS_WINDOWS=${BENCH_JOBS_WINDOWS:-3}
+JOBS_PAUSE=${BENCH_JOBS_PAUSE:-30}
 CLI_ROUNDS=${BENCH_CLI_ROUNDS:-5} # judge, decode and tshark on the loss capture
 STEP=${BENCH_STEP_TIMEOUT:-600} # seconds per step
 LONG_FRAMES=${BENCH_LONG_FRAMES:-2000000}
@@ -261,18 +263,21 @@ walltimed() {
 		FIFO=(-fifo 10)
 		echo "sched SCHED_FIFO" >>"$OUT/jobs.txt"
 	fi
-	# Each round is probed before and after (benchfmt cores: each core's
-	# speed): the host slows one of this machine's two cores at times, and
-	# the ratio is judged on rounds with the cores even. Rounds go on until
-	# JOBS_ROUNDS of them are, at most JOBS_MAX_ROUNDS in all.
-	for ((i = 0; i < JOBS_MAX_ROUNDS; i++)); do
-		"$OUT/benchfmt" cores >>"$OUT/jobs.txt" || true
-		walltimed jobs1 "$OUT/jobs.txt" "$OUT/mrc-conform" judge --pics default --jobs 1 "$OUT/incast.pcapng"
-		walltimed jobs2 "$OUT/jobs.txt" "$OUT/mrc-conform" judge --pics default --jobs 2 "$OUT/incast.pcapng"
-		"$OUT/benchfmt" cores >>"$OUT/jobs.txt" || true
-		if (("$("$OUT/benchfmt" even "$OUT/jobs.txt")" >= JOBS_ROUNDS)); then
-			break
-		fi
+	# The rounds run in JOBS_WINDOWS windows JOBS_PAUSE seconds apart: the
+	# host's state drifts over minutes (two soaks of 30 rounds two minutes
+	# apart: 1.82x and 1.62x), and one window would sample one state. Each
+	# round is probed before and after (benchfmt cores: each core's speed):
+	# the host slows one of this machine's two cores at times, and the
+	# ratio is judged on the rounds with the cores even.
+	for ((w = 0; w < JOBS_WINDOWS; w++)); do
+		((w == 0)) || sleep "$JOBS_PAUSE"
+		echo "window $w" >>"$OUT/jobs.txt"
+		for ((i = 0; i < JOBS_ROUNDS; i++)); do
+			"$OUT/benchfmt" cores >>"$OUT/jobs.txt" || true
+			walltimed jobs1 "$OUT/jobs.txt" "$OUT/mrc-conform" judge --pics default --jobs 1 "$OUT/incast.pcapng"
+			walltimed jobs2 "$OUT/jobs.txt" "$OUT/mrc-conform" judge --pics default --jobs 2 "$OUT/incast.pcapng"
+			"$OUT/benchfmt" cores >>"$OUT/jobs.txt" || true
+		done
 	done
 	rm -f "$OUT/incast.pcapng"
 }

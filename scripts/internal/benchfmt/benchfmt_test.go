@@ -355,17 +355,6 @@ func TestEven(t *testing.T) {
 			t.Errorf("even(%v) = %v, want %v", c.speeds, got, c.want)
 		}
 	}
-	jobs := filepath.Join(t.TempDir(), "jobs.txt")
-	rounds := "cores 3000 3000\njobs1 1 1 0\njobs2 0.5 1 0\ncores 3000 2990\n" + // even
-		"cores 3000 2990\njobs1 1 1 0\njobs2 0.5 1 0\ncores 2000 2990\n" + // not
-		"cores 3000 2990\njobs1 1 1 0\njobs2 0.5 1 0\n" // no probe after it yet
-	if err := os.WriteFile(jobs, []byte(rounds), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	if err := run([]string{"even", jobs}, &b); err != nil || b.String() != "1\n" {
-		t.Errorf("benchfmt even: %q, %v; want 1", b.String(), err)
-	}
 }
 
 // TestCoreSpeeds: one speed per CPU the process may use, each positive,
@@ -402,5 +391,23 @@ func TestPercent(t *testing.T) {
 		if got := percent(c.v, 0.7); got != c.want {
 			t.Errorf("percent(%v, 0.7) = %q, want %q", c.v, got, c.want)
 		}
+	}
+}
+
+// TestRenderJobsWindows: rounds in several windows show each window's
+// ratio in the order they ran; one window shows none. Fails when rounds
+// are given the wrong window.
+func TestRenderJobsWindows(t *testing.T) {
+	round := func(w2 string) string { return "jobs1 0.60 0.60 0\njobs2 " + w2 + " 0.66 0\n" }
+	var s section
+	renderJobs(&s, strings.Split("frames 10\nwindow 0\n"+round("0.30")+round("0.32")+"window 1\n"+round("0.40")+round("0.40")+round("0.38"), "\n"))
+	want := "- by window of rounds (bench.sh runs them half a minute apart: the host's state drifts over minutes): 1.94× (2 rounds, `--jobs 2` taking 1.10× the CPU of `--jobs 1`); 1.50× (3 rounds,"
+	if got := s.String(); !strings.Contains(got, want) {
+		t.Errorf("renderJobs:\n%s\nlacks %q", got, want)
+	}
+	s = section{}
+	renderJobs(&s, strings.Split("frames 10\nwindow 0\n"+round("0.30"), "\n"))
+	if strings.Contains(s.String(), "by window") {
+		t.Errorf("one window: want no windows line:\n%s", s.String())
 	}
 }

@@ -17,9 +17,8 @@ import (
 // was 1.68x faster (median) and took 4 % more CPU than --jobs 1; in the
 // 22 where one ran at least 10 % slower, 1.48x, with 15 % more CPU (the
 // slower core's share taking longer). bench.sh probes the cores before
-// and after each round (benchfmt cores) and runs rounds until enough of
-// them are even (benchfmt even); the Performance section judges the ratio
-// on the even rounds and shows the others. The probe sees a core's speed,
+// and after each round (benchfmt cores); the Performance section judges
+// the ratio on the even rounds and shows the others. The probe sees a core's speed,
 // not what the host's other work costs in shared caches and memory: in
 // the run of 18:16 UTC on 2 December 2026 every round but four had the
 // cores even, and --jobs 2 still took 21 % more CPU than --jobs 1.

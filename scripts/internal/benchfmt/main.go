@@ -9,8 +9,6 @@
 //	benchfmt write DIR README     replace the section in README
 //	benchfmt cores                "cores S0 S1 ...": each core's speed,
 //	                              an arithmetic loop pinned to it (cores.go)
-//	benchfmt even JOBS            the rounds of a jobs.txt with the cores
-//	                              even before and after
 //	benchfmt time [-fifo PRIO] OUT CMD...
 //	                              run CMD (under SCHED_FIFO at PRIO); write
 //	                              its wall, user and system time and peak
@@ -65,20 +63,6 @@ func run(args []string, w io.Writer) error {
 		return err
 	case len(args) == 1 && args[0] == "cores":
 		return writeCores(w)
-	case len(args) == 2 && args[0] == "even":
-		b, err := os.ReadFile(args[1])
-		if err != nil {
-			return err
-		}
-		rounds, _ := parseJobs(strings.Split(string(b), "\n"))
-		n := 0
-		for _, r := range rounds {
-			if r.even() {
-				n++
-			}
-		}
-		_, err = fmt.Fprintln(w, n)
-		return err
 	case len(args) == 3 && args[0] == "write":
 		s, err := render(args[1])
 		if err != nil {
@@ -94,7 +78,7 @@ func run(args []string, w io.Writer) error {
 		}
 		return os.WriteFile(args[2], []byte(out), 0o644)
 	}
-	return errors.New("usage: benchfmt count FILE | render DIR | write DIR README | cores | even JOBS | time [-fifo PRIO] OUT CMD [ARG]")
+	return errors.New("usage: benchfmt count FILE | render DIR | write DIR README | cores | time [-fifo PRIO] OUT CMD [ARG]")
 }
 
 // count returns a capture's frames and its time span in whole seconds,

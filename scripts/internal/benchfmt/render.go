@@ -558,6 +558,7 @@ func renderJobs(s *section, lines []string) {
 		"(median of the rounds' ratios, %.2f× to %.2f×; target ≥ 1.7× on this 2-core machine: %s)\n",
 		notes["frames"], len(rounds), m.w1, m.c1, m.w2, m.c2, which, m.ratio, m.lo, m.hi,
 		s.met("`--jobs 2` ≥ 1.7× faster than `--jobs 1` in wall time, `incast`", fromIssue12, got, m.ratio >= 1.7))
+	renderWindows(s, rounds)
 	if probed {
 		renderCores(s, rounds, ev, uneven, which != "")
 	}
@@ -570,6 +571,29 @@ func renderJobs(s *section, lines []string) {
 		s.p("- with two workers the judge ran on %.2f cores on average (CPU / wall), with one on %.2f: the machine's other "+
 			"sessions held the rest, so the wall-time ratio says how much CPU the run was given more than how the work divides\n",
 			m.c2/m.w2, m.c1/m.w1)
+	}
+	s.p("\n")
+}
+
+// renderWindows renders each window's ratio (the median of its rounds'),
+// when the rounds ran in more than one: the host's state drifts over
+// minutes, and the windows show how far.
+func renderWindows(s *section, rounds []jobRound) {
+	var order []int
+	by := map[int][]jobRound{}
+	for _, r := range rounds {
+		if _, ok := by[r.window]; !ok {
+			order = append(order, r.window)
+		}
+		by[r.window] = append(by[r.window], r)
+	}
+	if len(order) < 2 {
+		return
+	}
+	s.p("- by window of rounds (bench.sh runs them half a minute apart: the host's state drifts over minutes):")
+	for i, w := range order {
+		m := medians(by[w])
+		s.p("%s %.2f× (%d rounds, `--jobs 2` taking %.2f× the CPU of `--jobs 1`)", map[bool]string{true: "", false: ";"}[i == 0], m.ratio, len(by[w]), m.cpu)
 	}
 	s.p("\n")
 }
@@ -600,10 +624,11 @@ func renderCores(s *section, all, ev, uneven []jobRound, judgedEven bool) {
 }
 
 // jobRound is one --jobs round: the wall and CPU times of --jobs 1 and
-// --jobs 2, and the cores' speeds probed before and after it.
+// --jobs 2, the cores' speeds probed before and after it, and its window.
 type jobRound struct {
 	w1, c1, w2, c2 float64
 	before, after  []float64
+	window         int // bench.sh's window of rounds
 }
 
 // even reports whether the cores ran even before and after the round.
@@ -617,9 +642,12 @@ func parseJobs(lines []string) ([]jobRound, map[string]string) {
 	var cur *jobRound // a round whose jobs1 line was read
 	var probe []float64
 	closing := false // the last round awaits its "after" probe
+	window := 0
 	for _, l := range lines {
 		f := strings.Fields(l)
 		switch {
+		case len(f) == 2 && f[0] == "window":
+			window, _ = strconv.Atoi(f[1])
 		case len(f) > 1 && f[0] == "cores":
 			probe = floats(f[1:])
 			if closing {
@@ -627,7 +655,7 @@ func parseJobs(lines []string) ([]jobRound, map[string]string) {
 			}
 		case len(f) == 4 && f[0] == "jobs1" && timing(f) != nil:
 			t := timing(f)
-			cur, closing = &jobRound{w1: t[0], c1: t[1], before: probe}, false
+			cur, closing = &jobRound{w1: t[0], c1: t[1], before: probe, window: window}, false
 			probe = nil
 		case len(f) == 4 && f[0] == "jobs2" && timing(f) != nil:
 			if cur != nil {
