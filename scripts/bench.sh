@@ -268,7 +268,8 @@ walltimed() {
 	# apart: 1.82x and 1.62x), and one window would sample one state. Each
 	# round is probed before and after (benchfmt cores: each core's speed):
 	# the host slows one of this machine's two cores at times, and the
-	# ratio is judged on the rounds with the cores even.
+	# section shows the ratio with the cores even and not, beside the
+	# verdict, which is on every round.
 	for ((w = 0; w < JOBS_WINDOWS; w++)); do
 		((w == 0)) || sleep "$JOBS_PAUSE"
 		echo "window $w" >>"$OUT/jobs.txt"

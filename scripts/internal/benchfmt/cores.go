@@ -9,19 +9,16 @@ import (
 )
 
 // The --jobs rounds compare one core's work with two cores' on a virtual
-// machine whose host may run other work on the physical core behind one
-// of its two: that core then runs slower, for seconds at a time, and
-// two workers can at best go as fast as the two cores together. Measured
-// over 40 rounds here: in the 17 where both cores ran an arithmetic loop
-// within 5 % of each other's speed before and after the round, --jobs 2
-// was 1.68x faster (median) and took 4 % more CPU than --jobs 1; in the
-// 22 where one ran at least 10 % slower, 1.48x, with 15 % more CPU (the
-// slower core's share taking longer). bench.sh probes the cores before
-// and after each round (benchfmt cores); the Performance section judges
-// the ratio on the even rounds and shows the others. The probe sees a core's speed,
-// not what the host's other work costs in shared caches and memory: in
-// the run of 18:16 UTC on 2 December 2026 every round but four had the
-// cores even, and --jobs 2 still took 21 % more CPU than --jobs 1.
+// machine whose host runs other work beside it. bench.sh probes each
+// core's speed before and after each round (benchfmt cores), and the
+// Performance section shows the ratio in the rounds with the cores even
+// and in the others, beside the verdict, which is on every round. Over 40
+// rounds here, one core ran at least 10 % slower in 22: --jobs 2 was then
+// 1.48x faster with 15 % more CPU than --jobs 1, against 1.68x with 4 %
+// more in the 17 even rounds. The probe sees a core's speed, not what the
+// host's other work costs in shared caches and memory: in the bench.sh
+// run of 18:36 UTC on 2 December 2026 the 13 even rounds of 21 gave
+// 1.55x and the others 1.74x.
 
 // probeTime is how long the arithmetic loop runs on each core.
 const probeTime = 60 * time.Millisecond

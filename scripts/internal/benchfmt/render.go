@@ -518,12 +518,11 @@ func percent(v, bar float64) string {
 
 // renderJobs renders the wall times of judge with one and two workers
 // ("jobsN WALL CPU EXIT" lines, alternating rounds, each between two
-// "cores" probes of the cores' speeds): their medians, and the median of
-// the rounds' ratios (a round is a jobs1 line and the jobs2 line after
-// it), which a round slowed by the host does not move as much as it
-// moves the ratio of the medians. Where the cores were probed, the
-// verdict is on the rounds with the cores even (cores.go), when there are
-// at least minEven of them.
+// "cores" probes of the cores' speeds, in windows): their medians, and
+// the median of the rounds' ratios (a round is a jobs1 line and the jobs2
+// line after it), which a round slowed by the host does not move as much
+// as it moves the ratio of the medians. The verdict is on every round;
+// the windows and the probes are shown beside it.
 func renderJobs(s *section, lines []string) {
 	s.p("**judge --jobs** (wall time on the `incast` simulator capture, eight node pairs, one of them 46 %% of the frames; alternating rounds):\n\n")
 	rounds, notes := parseJobs(lines)
@@ -535,33 +534,13 @@ func renderJobs(s *section, lines []string) {
 		s.p("not measured (%s).\n\n", why)
 		return
 	}
-	var ev, uneven []jobRound
-	probed := false
-	for _, r := range rounds {
-		probed = probed || r.before != nil || r.after != nil
-		if r.even() {
-			ev = append(ev, r)
-		} else {
-			uneven = append(uneven, r)
-		}
-	}
-	judged, which := rounds, ""
-	if probed && len(ev) >= minEven {
-		judged, which = ev, fmt.Sprintf(" of the %d rounds with the cores even", len(ev))
-	}
-	m := medians(judged)
-	got := fmt.Sprintf("%.2f× (rounds %.2f× to %.2f×)", m.ratio, m.lo, m.hi)
-	if which != "" {
-		got = fmt.Sprintf("%.2f× (even rounds %.2f× to %.2f×; all %d rounds %.2f×)", m.ratio, m.lo, m.hi, len(rounds), medians(rounds).ratio)
-	}
-	s.p("- %s frames, %d rounds: `--jobs 1` %.2f s (%.2f s CPU), `--jobs 2` %.2f s (%.2f s CPU) (medians%s): **%.2f×** faster with two workers "+
+	m := medians(rounds)
+	s.p("- %s frames, %d rounds: `--jobs 1` %.2f s (%.2f s CPU), `--jobs 2` %.2f s (%.2f s CPU) (medians): **%.2f×** faster with two workers "+
 		"(median of the rounds' ratios, %.2f× to %.2f×; target ≥ 1.7× on this 2-core machine: %s)\n",
-		notes["frames"], len(rounds), m.w1, m.c1, m.w2, m.c2, which, m.ratio, m.lo, m.hi,
-		s.met("`--jobs 2` ≥ 1.7× faster than `--jobs 1` in wall time, `incast`", fromIssue12, got, m.ratio >= 1.7))
+		notes["frames"], len(rounds), m.w1, m.c1, m.w2, m.c2, m.ratio, m.lo, m.hi,
+		s.met("`--jobs 2` ≥ 1.7× faster than `--jobs 1` in wall time, `incast`", fromIssue12, fmt.Sprintf("%.2f× (rounds %.2f× to %.2f×)", m.ratio, m.lo, m.hi), m.ratio >= 1.7))
 	renderWindows(s, rounds)
-	if probed {
-		renderCores(s, rounds, ev, uneven, which != "")
-	}
+	renderCores(s, rounds)
 	if sched := notes["sched"]; sched != "" {
 		s.p("- both ran under %s, the timer starting them without chrt (whose own start is not timed): the machine's other sessions waited while they ran, so the ratio is that of two free cores\n", sched)
 	}
@@ -598,29 +577,34 @@ func renderWindows(s *section, rounds []jobRound) {
 	s.p("\n")
 }
 
-// minEven is the fewest rounds with the cores even that the --jobs
-// verdict is judged on; with fewer it is judged on every round.
-const minEven = 3
-
-// renderCores renders the cores' probes: how many rounds had the cores
-// even, and the ratio in all rounds and in the others.
-func renderCores(s *section, all, ev, uneven []jobRound, judgedEven bool) {
+// renderCores renders the cores' probes, when the rounds were probed: how
+// many rounds had the cores even, and the ratio in those and in the
+// others.
+func renderCores(s *section, all []jobRound) {
+	var ev, uneven []jobRound
+	probed := false
+	for _, r := range all {
+		probed = probed || r.before != nil || r.after != nil
+		if r.even() {
+			ev = append(ev, r)
+		} else {
+			uneven = append(uneven, r)
+		}
+	}
+	if !probed {
+		return
+	}
 	s.p("- the cores' speeds, probed before and after each round (`benchfmt cores`: an arithmetic loop pinned to each core for %d ms): "+
 		"in %d of the %d rounds every core ran within %.0f %% of the fastest both times", probeTime.Milliseconds(), len(ev), len(all), 100*evenTol)
-	if !judgedEven {
-		s.p(" (fewer than %d: the figure above is of every round)", minEven)
-	}
-	a := medians(all)
-	s.p("; all %d rounds: %.2f× (%.2f× to %.2f×), `--jobs 2` taking %.2f× the CPU of `--jobs 1`", len(all), a.ratio, a.lo, a.hi, a.cpu)
 	if len(ev) > 0 {
 		e := medians(ev)
-		s.p("; with the cores even: %.2f×, %.2f× the CPU", e.ratio, e.cpu)
+		s.p("; in those, %.2f× (`--jobs 2` taking %.2f× the CPU of `--jobs 1`)", e.ratio, e.cpu)
 	}
 	if len(uneven) > 0 {
 		u := medians(uneven)
-		s.p("; with a core slower (or not probed): %.2f× (%.2f× to %.2f×), %.2f× the CPU", u.ratio, u.lo, u.hi, u.cpu)
+		s.p("; with a core slower (or not probed): %.2f× (%.2f× the CPU)", u.ratio, u.cpu)
 	}
-	s.p(". The host runs other work on one of this machine's cores at times, and two workers then go no faster than the two cores together (scripts/internal/benchfmt/cores.go)\n")
+	s.p(". The host runs other work beside this machine's cores, which the probe sees only in part (scripts/internal/benchfmt/cores.go)\n")
 }
 
 // jobRound is one --jobs round: the wall and CPU times of --jobs 1 and
