@@ -6,11 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestReadmePerformanceIsScriptMade: the README's Performance section is
@@ -347,30 +345,6 @@ func TestEven(t *testing.T) {
 		if got := even(c.speeds); got != c.want {
 			t.Errorf("even(%v) = %v, want %v", c.speeds, got, c.want)
 		}
-	}
-}
-
-// TestCoreSpeeds: one speed per CPU the process may use, each positive,
-// and the process's affinity as it was after the probe.
-func TestCoreSpeeds(t *testing.T) {
-	cpus, speeds, err := coreSpeeds(5 * time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(cpus) != runtime.NumCPU() || len(speeds) != len(cpus) {
-		t.Fatalf("%d CPUs, %d speeds; want %d", len(cpus), len(speeds), runtime.NumCPU())
-	}
-	for i, v := range speeds {
-		if v <= 0 {
-			t.Errorf("CPU %d: speed %v", cpus[i], v)
-		}
-	}
-	var b strings.Builder
-	if err := writeCores(&b); err != nil || len(strings.Fields(b.String())) != 1+len(cpus) || !strings.HasPrefix(b.String(), "cores ") {
-		t.Errorf("writeCores: %q, %v", b.String(), err)
-	}
-	if runtime.NumCPU() != len(cpus) {
-		t.Error("the probe left the process pinned")
 	}
 }
 

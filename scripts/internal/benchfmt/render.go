@@ -570,9 +570,11 @@ func renderWindows(s *section, rounds []jobRound) {
 		return
 	}
 	s.p("- by window of rounds (bench.sh runs them half a minute apart: the host's state drifts over minutes):")
-	for i, w := range order {
+	sep := ""
+	for _, w := range order {
 		m := medians(by[w])
-		s.p("%s %.2f× (%d rounds, `--jobs 2` taking %.2f× the CPU of `--jobs 1`)", map[bool]string{true: "", false: ";"}[i == 0], m.ratio, len(by[w]), m.cpu)
+		s.p("%s %.2f× (%d rounds, `--jobs 2` taking %.2f× the CPU of `--jobs 1`)", sep, m.ratio, len(by[w]), m.cpu)
+		sep = ";"
 	}
 	s.p("\n")
 }
@@ -641,12 +643,12 @@ func parseJobs(lines []string) ([]jobRound, map[string]string) {
 			t := timing(f)
 			cur, closing = &jobRound{w1: t[0], c1: t[1], before: probe, window: window}, false
 			probe = nil
+		case len(f) == 4 && f[0] == "jobs2" && cur != nil && timing(f) != nil:
+			t := timing(f)
+			cur.w2, cur.c2 = t[0], t[1]
+			rounds, cur, closing = append(rounds, *cur), nil, true
 		case len(f) == 4 && f[0] == "jobs2" && timing(f) != nil:
-			if cur != nil {
-				t := timing(f)
-				cur.w2, cur.c2 = t[0], t[1]
-				rounds, cur, closing = append(rounds, *cur), nil, true
-			}
+			// a jobs2 time without its round's jobs1 time: no ratio
 		case strings.HasPrefix(l, "error jobs"):
 			cur, closing = nil, false // a round without both times has no ratio
 			fallthrough
@@ -662,12 +664,10 @@ func parseJobs(lines []string) ([]jobRound, map[string]string) {
 // timing returns a "jobsN WALL CPU EXIT" line's wall and CPU times, or
 // nil when they are not numbers or the wall time is not positive.
 func timing(f []string) []float64 {
-	w, e1 := strconv.ParseFloat(f[1], 64)
-	c, e2 := strconv.ParseFloat(f[2], 64)
-	if e1 != nil || e2 != nil || w <= 0 {
-		return nil
+	if t := floats(f[1:3]); t != nil && t[0] > 0 {
+		return t
 	}
-	return []float64{w, c}
+	return nil
 }
 
 // floats parses numbers, nil if one is not.

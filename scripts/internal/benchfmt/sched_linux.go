@@ -26,17 +26,10 @@ func setScheduler(policy, prio int) error {
 // cpuSet is a CPU mask as sched_setaffinity(2) takes it (1,024 CPUs).
 type cpuSet [16]uint64
 
-func getAffinity(s *cpuSet) error {
-	_, _, e := syscall.RawSyscall(syscall.SYS_SCHED_GETAFFINITY, 0, unsafe.Sizeof(*s), uintptr(unsafe.Pointer(s)))
-	if e != 0 {
-		return e
-	}
-	return nil
-}
-
-func setAffinity(s *cpuSet) error {
-	_, _, e := syscall.RawSyscall(syscall.SYS_SCHED_SETAFFINITY, 0, unsafe.Sizeof(*s), uintptr(unsafe.Pointer(s)))
-	if e != 0 {
+// affinity gets (nr SYS_SCHED_GETAFFINITY) or sets (SYS_SCHED_SETAFFINITY)
+// the calling thread's CPU mask.
+func affinity(nr uintptr, s *cpuSet) error {
+	if _, _, e := syscall.RawSyscall(nr, 0, unsafe.Sizeof(*s), uintptr(unsafe.Pointer(s))); e != 0 {
 		return e
 	}
 	return nil
@@ -49,17 +42,17 @@ func coreSpeeds(d time.Duration) (cpus []int, speeds []float64, err error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var all cpuSet
-	if err := getAffinity(&all); err != nil {
+	if err := affinity(syscall.SYS_SCHED_GETAFFINITY, &all); err != nil {
 		return nil, nil, err
 	}
-	defer setAffinity(&all)
+	defer affinity(syscall.SYS_SCHED_SETAFFINITY, &all)
 	for c := 0; c < len(all)*64; c++ {
 		if all[c/64]&(1<<(c%64)) == 0 {
 			continue
 		}
 		var one cpuSet
 		one[c/64] = 1 << (c % 64)
-		if err := setAffinity(&one); err != nil {
+		if err := affinity(syscall.SYS_SCHED_SETAFFINITY, &one); err != nil {
 			return nil, nil, err
 		}
 		cpus = append(cpus, c)
