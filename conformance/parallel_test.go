@@ -125,7 +125,7 @@ func batchHelped(t *testing.T, capture string) {
 			b.seq = seq
 			b.gen.Store(seq)
 			b.live.Store(true)
-			b.offered = true // as parallel.send offers it
+			b.offered, b.recs = true, new(records) // as parallel.send offers it
 			// The worker has claimed the first frames before the helper
 			// comes.
 			for k := 0; k < b.n-min(helped, b.n); k++ {
@@ -172,8 +172,8 @@ func TestSendOffersHelpWhenBehind(t *testing.T) {
 	j.pending[0] = new(batch)
 	first := j.pending[0]
 	j.send(0) // room in the queue
-	if n := len(j.help); n != 0 || first.offered {
-		t.Fatalf("a batch sent to a worker keeping up was offered for help (%d offers, marked offered: %v)", n, first.offered)
+	if n := len(j.help); n != 0 || first.offered || first.recs != nil {
+		t.Fatalf("a batch sent to a worker keeping up was offered for help (%d offers, marked offered: %v, records taken: %v)", n, first.offered, first.recs != nil)
 	}
 	b := new(batch)
 	j.pending[0] = b
@@ -186,12 +186,39 @@ func TestSendOffersHelpWhenBehind(t *testing.T) {
 	if len(j.help) != 1 {
 		t.Fatal("a batch sent to a worker behind was not offered for help")
 	}
-	if h := <-j.help; h.b != b || h.seq != 2 || !b.live.Load() || b.gen.Load() != 2 || !b.offered {
-		t.Errorf("offer: batch %p seq %d live %v gen %d offered %v; want %p seq 2, live, gen 2, offered", h.b, h.seq, b.live.Load(), b.gen.Load(), b.offered, b)
+	if h := <-j.help; h.b != b || h.seq != 2 || !b.live.Load() || b.gen.Load() != 2 || !b.offered || b.recs == nil {
+		t.Errorf("offer: batch %p seq %d live %v gen %d offered %v records %v; want %p seq 2, live, gen 2, offered, with records for its helpers", h.b, h.seq, b.live.Load(), b.gen.Load(), b.offered, b.recs != nil, b)
 	}
 	<-j.chans[0] // the worker takes the first batch
 	<-sent
 	if got := <-j.chans[0]; got != b {
 		t.Error("the batch offered was not then queued for its worker")
+	}
+}
+
+// TestWorkerReturnsRecords: a worker gives an offered batch's decode
+// records back to the pool once it has judged the batch, and the next
+// offer takes them, so that the records in use stay as many as the
+// batches offered at once.
+func TestWorkerReturnsRecords(t *testing.T) {
+	j := &parallel{recs: make(chan *records, 4), free: make(chan *batch, 4), help: make(chan helpMsg, 4)}
+	b := new(batch)
+	r := new(records)
+	b.seq, b.offered, b.recs = 1, true, r
+	b.gen.Store(1)
+	b.live.Store(true)
+	in := make(chan *batch, 1)
+	in <- b
+	close(in)
+	j.wg.Add(1)
+	j.work(newEngine(DefaultPICS()), in)
+	if b.recs != nil || len(j.recs) != 1 {
+		t.Fatalf("after judging an offered batch: its records kept %v, %d in the pool; want none kept, 1 in the pool", b.recs != nil, len(j.recs))
+	}
+	if got := j.getRecs(); got != r {
+		t.Error("the next offer did not take the pooled records")
+	}
+	if b.done.Load() != 1 || len(j.free) != 1 {
+		t.Errorf("the batch is not marked done (%d) or not back for reuse (%d free)", b.done.Load(), len(j.free))
 	}
 }
