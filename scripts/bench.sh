@@ -73,7 +73,8 @@ fi
 
 {
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo ' (with local changes)')"
+	# README.md is left out: it is what an earlier run rewrote.
+	echo "commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':(exclude)README.md' 2>/dev/null || echo ' (with local changes)')"
 	echo "go: $(go env GOVERSION)"
 	echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' || echo unknown)"
 	echo "cores: $(nproc)"
