@@ -71,8 +71,8 @@ type batch struct {
 	// from the back (help) before the batch's worker, judging from the
 	// front, reaches them: state is frameFree, frameClaimed or frameDecoded
 	// (recs, set while the batch is offered, holds the record, which the
-	// worker judges as it is; a batch takes recs from the reader's pool
-	// only when offered, since most batches never are). live is
+	// worker judges as it is; a batch takes recs from parallel.recs only
+	// when offered, since most batches never are). live is
 	// set while helpers may decode (gen is then the batch's seq); helpers
 	// counts those at work. offered is set when the reader offered the
 	// batch for help (parallel.send), before sending it to its worker: a
