@@ -517,43 +517,30 @@ func (j *parallel) work(e *engine, in <-chan *batch) {
 		}
 		b.judge(e)
 		if b.recs != nil {
-			j.putRecs(b.recs)
+			recycle(j.recs, b.recs)
 			b.recs = nil
 		}
 		b.done.Store(b.seq)
-		select {
-		case j.free <- b:
-		default: // enough batches in circulation
-		}
+		recycle(j.free, b)
 	}
 }
 
-// get returns an empty batch.
-func (j *parallel) get() *batch {
+// reuse returns a value waiting in pool, or a new one: the batches and
+// decode records judged batches gave back (recycle).
+func reuse[T any](pool chan *T) *T {
 	select {
-	case b := <-j.free:
-		return b
+	case x := <-pool:
+		return x
 	default:
-		return new(batch)
+		return new(T)
 	}
 }
 
-// getRecs returns records for a batch offered for help: the pool's, or
-// new ones.
-func (j *parallel) getRecs() *records {
+// recycle gives x back to pool, unless pool holds enough already.
+func recycle[T any](pool chan *T, x *T) {
 	select {
-	case r := <-j.recs:
-		return r
+	case pool <- x:
 	default:
-		return new(records)
-	}
-}
-
-// putRecs gives a judged batch's records back to the pool.
-func (j *parallel) putRecs(r *records) {
-	select {
-	case j.recs <- r:
-	default: // enough in the pool
 	}
 }
 
@@ -578,7 +565,7 @@ func (j *parallel) send(w int) {
 	// where it costs more (the reader read the frames on this one) and
 	// takes the CPU the reader and the other worker are using.
 	b.offered = true
-	b.recs = j.getRecs()
+	b.recs = reuse(j.recs)
 	select {
 	case j.help <- helpMsg{b, j.seq}:
 	default: // enough offers waiting
@@ -610,7 +597,7 @@ func (j *parallel) emit(f *pcap.Frame, in *pcap.Interface) {
 	}
 	w := j.shard.of(f.Data)
 	if j.pending[w] == nil {
-		j.pending[w] = j.get()
+		j.pending[w] = reuse(j.free)
 	}
 	j.pending[w].add(f, in, j.idx, j.stable, j.aheadOf(f))
 	if j.pending[w].n == batchFrames {

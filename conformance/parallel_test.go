@@ -215,7 +215,7 @@ func TestWorkerReturnsRecords(t *testing.T) {
 	if b.recs != nil || len(j.recs) != 1 {
 		t.Fatalf("after judging an offered batch: its records kept %v, %d in the pool; want none kept, 1 in the pool", b.recs != nil, len(j.recs))
 	}
-	if got := j.getRecs(); got != r {
+	if got := reuse(j.recs); got != r {
 		t.Error("the next offer did not take the pooled records")
 	}
 	if b.done.Load() != 1 || len(j.free) != 1 {
