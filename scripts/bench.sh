@@ -15,7 +15,8 @@
 #   jobs       wall time of mrc-conform judge --jobs 1 and --jobs 2 on the
 #              incast capture (several node pairs), alternating rounds, under
 #              SCHED_FIFO where permitted (BENCH_FIFO=0: not), each round
-#              between two probes of the cores' speeds, in three windows of
+#              followed by two --jobs 1 judges at once, each pinned to a core
+#              of its own and on a copy of the capture, in three windows of
 #              7 rounds 30 s apart
 #   memory     peak RSS of the judge on that capture, on it replayed four
 #              times (editcap, mergecap), and on one connection of 2 M
@@ -222,7 +223,9 @@ read -r FRAMES SPAN < <("$OUT/benchfmt" count "$OUT/loss.pcapng")
 }
 rm -f "$OUT/loss.pcapng"
 
-# walltimed NAME FILE CMD...: appends "NAME WALL CPU EXIT" to FILE. Only
+# walltimed NAME FILE [-pin] CMD... [:: CMD...]: appends "NAME WALL CPU
+# EXIT" to FILE, for the commands run at once (-pin: each on a core of its
+# own; see benchfmt time), the wall time until the last exited. Only
 # the command runs under FIFO's policy (benchfmt time -fifo sets it on the
 # thread that starts the command, and resets it): a Go process waiting
 # under SCHED_FIFO for a SCHED_FIFO child on two cores can starve it, and
@@ -231,11 +234,15 @@ rm -f "$OUT/loss.pcapng"
 # is normal): two Go programs under SCHED_FIFO at once, this and another
 # session's, can livelock.
 walltimed() {
-	local name=$1 file=$2 t
+	local name=$1 file=$2 t pin=()
 	shift 2
+	if [ "${1:-}" = -pin ]; then
+		pin=(-pin)
+		shift
+	fi
 	t=$(mktemp)
 	set +e
-	timeout -s KILL 120 "$OUT/benchfmt" time "${FIFO[@]}" "$t" "$@" >/dev/null 2>&1
+	timeout -s KILL 120 "$OUT/benchfmt" time "${FIFO[@]}" "${pin[@]}" "$t" "$@" >/dev/null 2>&1
 	local code=$?
 	set -e
 	if [ -s "$t" ] && [ "$(wc -w <"$t")" -ge 4 ]; then
@@ -250,6 +257,9 @@ walltimed() {
 {
 	say "writing the incast capture; --jobs 1 against --jobs 2, $JOBS_ROUNDS rounds"
 	timeout "$STEP" $NICE "$OUT/mrc-sim" run -scenario incast -seed 1 -pcap "$OUT/incast.pcapng" >/dev/null
+	# The second judge of a pair reads a copy: two reading one file's pages
+	# at once would share them.
+	cp "$OUT/incast.pcapng" "$OUT/incast-b.pcapng"
 	read -r FI _ < <("$OUT/benchfmt" count "$OUT/incast.pcapng")
 	echo "frames $FI" >>"$OUT/jobs.txt"
 	# On a loaded machine each session gets an equal share of the CPU
@@ -267,21 +277,23 @@ walltimed() {
 	# The rounds run in JOBS_WINDOWS windows JOBS_PAUSE seconds apart: the
 	# host's state drifts over minutes (two soaks of 30 rounds two minutes
 	# apart: 1.82x and 1.62x), and one window would sample one state. Each
-	# round is probed before and after (benchfmt cores: each core's speed):
-	# the host slows one of this machine's two cores at times, and the
-	# section shows the ratio with the cores even and not, beside the
-	# verdict, which is on every round.
+	# round ends with two --jobs 1 judges at once, each on a core of its
+	# own (under SCHED_FIFO two Go programs free to share the cores can
+	# livelock): what two cores give two judges that share nothing, which
+	# the host's other work, in shared caches and memory, moves from
+	# minute to minute. The section shows it beside the verdict, which is
+	# on --jobs 2 against --jobs 1 alone.
 	for ((w = 0; w < JOBS_WINDOWS; w++)); do
 		((w == 0)) || sleep "$JOBS_PAUSE"
 		echo "window $w" >>"$OUT/jobs.txt"
 		for ((i = 0; i < JOBS_ROUNDS; i++)); do
-			"$OUT/benchfmt" cores >>"$OUT/jobs.txt" || true
 			walltimed jobs1 "$OUT/jobs.txt" "$OUT/mrc-conform" judge --pics default --jobs 1 "$OUT/incast.pcapng"
 			walltimed jobs2 "$OUT/jobs.txt" "$OUT/mrc-conform" judge --pics default --jobs 2 "$OUT/incast.pcapng"
-			"$OUT/benchfmt" cores >>"$OUT/jobs.txt" || true
+			walltimed pair "$OUT/jobs.txt" -pin "$OUT/mrc-conform" judge --pics default --jobs 1 "$OUT/incast.pcapng" \
+				:: "$OUT/mrc-conform" judge --pics default --jobs 1 "$OUT/incast-b.pcapng"
 		done
 	done
-	rm -f "$OUT/incast.pcapng"
+	rm -f "$OUT/incast.pcapng" "$OUT/incast-b.pcapng"
 }
 
 echo "load_after: $(load)" >>"$OUT/meta.txt"

@@ -7,13 +7,13 @@
 //	benchfmt count FILE           frames and span (seconds) of a capture
 //	benchfmt render DIR           the section, on standard output
 //	benchfmt write DIR README     replace the section in README
-//	benchfmt cores                "cores S0 S1 ...": each core's speed,
-//	                              an arithmetic loop pinned to it (cores.go)
-//	benchfmt time [-fifo PRIO] OUT CMD...
-//	                              run CMD (under SCHED_FIFO at PRIO); write
-//	                              its wall, user and system time and peak
-//	                              RSS (KiB) to OUT; exit
-//	                              with its status
+//	benchfmt time [-fifo PRIO] [-pin] OUT CMD... [:: CMD...]
+//	                              run the commands at once (under
+//	                              SCHED_FIFO at PRIO; -pin: each on a CPU
+//	                              of its own); write the wall time until
+//	                              the last exited, their user and system
+//	                              time and the largest peak RSS (KiB) to
+//	                              OUT; exit with the first non-zero status
 package main
 
 import (
@@ -28,10 +28,10 @@ import (
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "time" {
-		out, fifo, argv, err := timeArgs(os.Args[2:])
+		out, o, argvs, err := timeArgs(os.Args[2:])
 		code := 0
 		if err == nil {
-			code, err = timeCmd(out, fifo, argv)
+			code, err = timeCmds(out, o, argvs)
 		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "benchfmt:", err)
@@ -61,8 +61,6 @@ func run(args []string, w io.Writer) error {
 		}
 		_, err = io.WriteString(w, Seal(s))
 		return err
-	case len(args) == 1 && args[0] == "cores":
-		return writeCores(w)
 	case len(args) == 3 && args[0] == "write":
 		s, err := render(args[1])
 		if err != nil {
@@ -78,7 +76,7 @@ func run(args []string, w io.Writer) error {
 		}
 		return os.WriteFile(args[2], []byte(out), 0o644)
 	}
-	return errors.New("usage: benchfmt count FILE | render DIR | write DIR README | cores | time [-fifo PRIO] OUT CMD [ARG]")
+	return errors.New("usage: benchfmt count FILE | render DIR | write DIR README | time [-fifo PRIO] [-pin] OUT CMD [ARG] [:: CMD [ARG]]")
 }
 
 // count returns a capture's frames and its time span in whole seconds,

@@ -517,12 +517,13 @@ func percent(v, bar float64) string {
 }
 
 // renderJobs renders the wall times of judge with one and two workers
-// ("jobsN WALL CPU EXIT" lines, alternating rounds, each between two
-// "cores" probes of the cores' speeds, in windows): their medians, and
-// the median of the rounds' ratios (a round is a jobs1 line and the jobs2
-// line after it), which a round slowed by the host does not move as much
-// as it moves the ratio of the medians. The verdict is on every round;
-// the windows and the probes are shown beside it.
+// ("jobsN WALL CPU EXIT" lines, alternating rounds, in windows): their
+// medians, and the median of the rounds' ratios (a round is a jobs1 line
+// and the jobs2 line after it), which a round slowed by the host does not
+// move as much as it moves the ratio of the medians. The verdict is on
+// every round; the windows, and what two cores gave two judges at once in
+// the same rounds (a "pair WALL CPU EXIT" line after a round's jobs2
+// line), are shown beside it.
 func renderJobs(s *section, lines []string) {
 	s.p("**judge --jobs** (wall time on the `incast` simulator capture, eight node pairs, one of them 46 %% of the frames; alternating rounds):\n\n")
 	rounds, notes := parseJobs(lines)
@@ -539,10 +540,10 @@ func renderJobs(s *section, lines []string) {
 		"(median of the rounds' ratios, %.2f× to %.2f×; target ≥ 1.7× on this 2-core machine: %s)\n",
 		notes["frames"], len(rounds), m.w1, m.c1, m.w2, m.c2, m.ratio, m.lo, m.hi,
 		s.met("`--jobs 2` ≥ 1.7× faster than `--jobs 1` in wall time, `incast`", fromIssue12, fmt.Sprintf("%.2f× (rounds %.2f× to %.2f×)", m.ratio, m.lo, m.hi), m.ratio >= 1.7))
+	renderPairs(s, rounds)
 	renderWindows(s, rounds)
-	renderCores(s, rounds)
 	if sched := notes["sched"]; sched != "" {
-		s.p("- both ran under %s, the timer starting them without chrt (whose own start is not timed): the machine's other sessions waited while they ran, so the ratio is that of two free cores\n", sched)
+		s.p("- they ran under %s, the timer starting them without chrt (whose own start is not timed): the machine's other sessions waited while they ran, so the ratios are those of two free cores\n", sched)
 	}
 	if m.c2 < 1.5*m.w2 {
 		// Linux gives each session an equal share of a loaded machine
@@ -552,6 +553,48 @@ func renderJobs(s *section, lines []string) {
 			m.c2/m.w2, m.c1/m.w1)
 	}
 	s.p("\n")
+}
+
+// renderPairs renders, from the rounds that timed two --jobs 1 judges at
+// once (each on a core of its own and a copy of the capture), how much
+// one --jobs 1 judge's work two cores did in one judge's time (2·t1 /
+// tpair): the host's other work, in shared caches and memory, takes its
+// part of two cores, which differs from minute to minute, and no split
+// of the judge's work between two cores does better than two judges that
+// share nothing. Beside it, --jobs 2's ratio as a share of that (tpair /
+// (2·t2)), round by round.
+func renderPairs(s *section, rounds []jobRound) {
+	var pairs []jobRound
+	for _, r := range rounds {
+		if r.wp > 0 {
+			pairs = append(pairs, r)
+		}
+	}
+	if len(pairs) == 0 {
+		return
+	}
+	p := pairMedians(pairs)
+	s.p("- two `--jobs 1` judges at once, each on a core of its own and a copy of the capture, after `--jobs 2` in %d of the rounds: "+
+		"both done in %.2f s (%.2f s CPU, medians), **%.2f×** one `--jobs 1` judge's work in its time (median of the rounds' 2·t1/tpair, %.2f× to %.2f×): "+
+		"what this machine's two cores gave the judge in these rounds, two judges sharing nothing; `--jobs 2` reached %.0f %% of it (median of the rounds' tpair/(2·t2))\n",
+		len(pairs), p.wp, p.cp, p.gain, p.lo, p.hi, 100*p.share)
+}
+
+// pairStats are the medians of the rounds that timed a pair: its wall and
+// CPU times, the work two judges did in one judge's time (and its range),
+// and --jobs 2's ratio as a share of it.
+type pairStats struct {
+	wp, cp, gain, lo, hi, share float64
+}
+
+func pairMedians(rounds []jobRound) pairStats {
+	var wp, cp, gains, shares []float64
+	for _, r := range rounds {
+		wp, cp = append(wp, r.wp), append(cp, r.cp)
+		gains = append(gains, 2*r.w1/r.wp)
+		shares = append(shares, r.wp/(2*r.w2))
+	}
+	return pairStats{wp: median(wp), cp: median(cp), gain: median(gains), lo: slices.Min(gains), hi: slices.Max(gains), share: median(shares)}
 }
 
 // renderWindows renders each window's ratio (the median of its rounds'),
@@ -573,52 +616,34 @@ func renderWindows(s *section, rounds []jobRound) {
 	sep := ""
 	for _, w := range order {
 		m := medians(by[w])
-		s.p("%s %.2f× (%d rounds, `--jobs 2` taking %.2f× the CPU of `--jobs 1`)", sep, m.ratio, len(by[w]), m.cpu)
+		rounds := "rounds"
+		if len(by[w]) == 1 {
+			rounds = "round"
+		}
+		s.p("%s %.2f× (%d %s, `--jobs 2` taking %.2f× the CPU of `--jobs 1`", sep, m.ratio, len(by[w]), rounds, m.cpu)
+		var pairs []jobRound
+		for _, r := range by[w] {
+			if r.wp > 0 {
+				pairs = append(pairs, r)
+			}
+		}
+		if len(pairs) > 0 {
+			s.p("; two judges at once %.2f×", pairMedians(pairs).gain)
+		}
+		s.p(")")
 		sep = ";"
 	}
 	s.p("\n")
 }
 
-// renderCores renders the cores' probes, when the rounds were probed: how
-// many rounds had the cores even, and the ratio in those and in the
-// others.
-func renderCores(s *section, all []jobRound) {
-	var ev, uneven []jobRound
-	probed := false
-	for _, r := range all {
-		probed = probed || r.before != nil || r.after != nil
-		if r.even() {
-			ev = append(ev, r)
-		} else {
-			uneven = append(uneven, r)
-		}
-	}
-	if !probed {
-		return
-	}
-	s.p("- the cores' speeds, probed before and after each round (`benchfmt cores`: an arithmetic loop pinned to each core for %d ms): "+
-		"in %d of the %d rounds every core ran within %.0f %% of the fastest both times", probeTime.Milliseconds(), len(ev), len(all), 100*evenTol)
-	if len(ev) > 0 {
-		e := medians(ev)
-		s.p("; in those, %.2f× (`--jobs 2` taking %.2f× the CPU of `--jobs 1`)", e.ratio, e.cpu)
-	}
-	if len(uneven) > 0 {
-		u := medians(uneven)
-		s.p("; with a core slower (or not probed): %.2f× (%.2f× the CPU)", u.ratio, u.cpu)
-	}
-	s.p(". The host runs other work beside this machine's cores, which the probe sees only in part (scripts/internal/benchfmt/cores.go)\n")
-}
-
 // jobRound is one --jobs round: the wall and CPU times of --jobs 1 and
-// --jobs 2, the cores' speeds probed before and after it, and its window.
+// --jobs 2, of two --jobs 1 judges at once after them (zero when not
+// timed), and its window.
 type jobRound struct {
 	w1, c1, w2, c2 float64
-	before, after  []float64
+	wp, cp         float64
 	window         int // bench.sh's window of rounds
 }
-
-// even reports whether the cores ran even before and after the round.
-func (r jobRound) even() bool { return even(r.before) && even(r.after) }
 
 // parseJobs reads jobs.txt's rounds, and its other lines by their first
 // word.
@@ -626,31 +651,29 @@ func parseJobs(lines []string) ([]jobRound, map[string]string) {
 	notes := map[string]string{}
 	var rounds []jobRound
 	var cur *jobRound // a round whose jobs1 line was read
-	var probe []float64
-	closing := false // the last round awaits its "after" probe
+	paired := true    // the last round has its pair line, or none is due
 	window := 0
 	for _, l := range lines {
 		f := strings.Fields(l)
 		switch {
 		case len(f) == 2 && f[0] == "window":
 			window, _ = strconv.Atoi(f[1])
-		case len(f) > 1 && f[0] == "cores":
-			probe = floats(f[1:])
-			if closing {
-				rounds[len(rounds)-1].after, probe, closing = probe, nil, false
-			}
 		case len(f) == 4 && f[0] == "jobs1" && timing(f) != nil:
 			t := timing(f)
-			cur, closing = &jobRound{w1: t[0], c1: t[1], before: probe, window: window}, false
-			probe = nil
+			cur, paired = &jobRound{w1: t[0], c1: t[1], window: window}, true
 		case len(f) == 4 && f[0] == "jobs2" && cur != nil && timing(f) != nil:
 			t := timing(f)
 			cur.w2, cur.c2 = t[0], t[1]
-			rounds, cur, closing = append(rounds, *cur), nil, true
+			rounds, cur, paired = append(rounds, *cur), nil, false
 		case len(f) == 4 && f[0] == "jobs2" && timing(f) != nil:
 			// a jobs2 time without its round's jobs1 time: no ratio
-		case strings.HasPrefix(l, "error jobs"):
-			cur, closing = nil, false // a round without both times has no ratio
+		case len(f) == 4 && f[0] == "pair" && !paired && timing(f) != nil:
+			t := timing(f)
+			rounds[len(rounds)-1].wp, rounds[len(rounds)-1].cp, paired = t[0], t[1], true
+		case len(f) == 4 && f[0] == "pair":
+			// a pair's time without its round: not a round's
+		case strings.HasPrefix(l, "error jobs"), strings.HasPrefix(l, "error pair"):
+			cur, paired = nil, true // a round without both times has no ratio
 			fallthrough
 		default:
 			if k, v, ok := strings.Cut(l, " "); ok {

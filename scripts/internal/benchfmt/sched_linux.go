@@ -1,9 +1,7 @@
 package main
 
 import (
-	"runtime"
 	"syscall"
-	"time"
 	"unsafe"
 )
 
@@ -35,28 +33,34 @@ func affinity(nr uintptr, s *cpuSet) error {
 	return nil
 }
 
-// coreSpeeds runs an arithmetic loop for d on each CPU this process may
-// use, one CPU at a time, on a thread pinned to it, and returns each CPU
-// and its speed in millions of loop steps per second.
-func coreSpeeds(d time.Duration) (cpus []int, speeds []float64, err error) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	var all cpuSet
-	if err := affinity(syscall.SYS_SCHED_GETAFFINITY, &all); err != nil {
-		return nil, nil, err
-	}
-	defer affinity(syscall.SYS_SCHED_SETAFFINITY, &all)
-	for c := 0; c < len(all)*64; c++ {
-		if all[c/64]&(1<<(c%64)) == 0 {
-			continue
-		}
-		var one cpuSet
-		one[c/64] = 1 << (c % 64)
-		if err := affinity(syscall.SYS_SCHED_SETAFFINITY, &one); err != nil {
-			return nil, nil, err
-		}
-		cpus = append(cpus, c)
-		speeds = append(speeds, spin(d))
-	}
-	return cpus, speeds, nil
+// pinner pins the calling thread, which must be locked to its goroutine,
+// to one CPU of its mask at a time (the children it starts inherit the
+// mask), and restores the mask.
+type pinner struct {
+	all  cpuSet
+	cpus []int // the CPUs in all
 }
+
+// newPinner reads the calling thread's mask.
+func newPinner() (*pinner, error) {
+	p := &pinner{}
+	if err := affinity(syscall.SYS_SCHED_GETAFFINITY, &p.all); err != nil {
+		return nil, err
+	}
+	for c := 0; c < len(p.all)*64; c++ {
+		if p.all[c/64]&(1<<(c%64)) != 0 {
+			p.cpus = append(p.cpus, c)
+		}
+	}
+	return p, nil
+}
+
+// pin pins the thread to CPU c.
+func (p *pinner) pin(c int) error {
+	var one cpuSet
+	one[c/64] = 1 << (c % 64)
+	return affinity(syscall.SYS_SCHED_SETAFFINITY, &one)
+}
+
+// restore gives the thread its mask back.
+func (p *pinner) restore() error { return affinity(syscall.SYS_SCHED_SETAFFINITY, &p.all) }

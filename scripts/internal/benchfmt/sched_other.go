@@ -2,10 +2,7 @@
 
 package main
 
-import (
-	"errors"
-	"time"
-)
+import "errors"
 
 const (
 	schedOther = 0
@@ -16,4 +13,10 @@ var errNotLinux = errors.New("scheduling policies and CPU affinity: Linux only")
 
 func setScheduler(policy, prio int) error { return errNotLinux }
 
-func coreSpeeds(time.Duration) ([]int, []float64, error) { return nil, nil, errNotLinux }
+type pinner struct{ cpus []int }
+
+func newPinner() (*pinner, error) { return nil, errNotLinux }
+
+func (p *pinner) pin(int) error { return errNotLinux }
+
+func (p *pinner) restore() error { return errNotLinux }
