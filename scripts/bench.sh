@@ -16,7 +16,8 @@
 #              incast capture (several node pairs), alternating rounds, under
 #              SCHED_FIFO where permitted (BENCH_FIFO=0: not), each round
 #              followed by two --jobs 1 judges at once, each pinned to a core
-#              of its own and on a copy of the capture, in three windows of
+#              of its own (under the usual policy) and on a copy of the
+#              capture, in three windows of
 #              7 rounds 30 s apart
 #   memory     peak RSS of the judge on that capture, on it replayed four
 #              times (editcap, mergecap), and on one connection of 2 M
@@ -223,10 +224,14 @@ read -r FRAMES SPAN < <("$OUT/benchfmt" count "$OUT/loss.pcapng")
 }
 rm -f "$OUT/loss.pcapng"
 
-# walltimed NAME FILE [-pin] CMD... [:: CMD...]: appends "NAME WALL CPU
-# EXIT" to FILE, for the commands run at once (-pin: each on a core of its
-# own; see benchfmt time), the wall time until the last exited. Only
-# the command runs under FIFO's policy (benchfmt time -fifo sets it on the
+# walltimed NAME FILE [-pair] CMD... [:: CMD...]: appends "NAME WALL CPU
+# EXIT" to FILE, for the commands run at once, the wall time until the
+# last exited. With -pair each command runs on a core of its own (benchfmt
+# time -pin) and under the usual policy: under SCHED_FIFO, a judge's read
+# into fresh memory waited for kernel work queued on the other core, which
+# the other judge held until it ended (3 of 7 rounds took both judges'
+# time), and two Go programs free to share the cores can livelock.
+# Otherwise only the command runs under FIFO's policy (benchfmt time -fifo sets it on the
 # thread that starts the command, and resets it): a Go process waiting
 # under SCHED_FIFO for a SCHED_FIFO child on two cores can starve it, and
 # chrt in front of the command would add its own start, about 5 ms here,
@@ -234,15 +239,15 @@ rm -f "$OUT/loss.pcapng"
 # is normal): two Go programs under SCHED_FIFO at once, this and another
 # session's, can livelock.
 walltimed() {
-	local name=$1 file=$2 t pin=()
+	local name=$1 file=$2 t opts=("${FIFO[@]}")
 	shift 2
-	if [ "${1:-}" = -pin ]; then
-		pin=(-pin)
+	if [ "${1:-}" = -pair ]; then
+		opts=(-pin)
 		shift
 	fi
 	t=$(mktemp)
 	set +e
-	timeout -s KILL 120 "$OUT/benchfmt" time "${FIFO[@]}" "${pin[@]}" "$t" "$@" >/dev/null 2>&1
+	timeout -s KILL 120 "$OUT/benchfmt" time "${opts[@]}" "$t" "$@" >/dev/null 2>&1
 	local code=$?
 	set -e
 	if [ -s "$t" ] && [ "$(wc -w <"$t")" -ge 4 ]; then
@@ -278,8 +283,8 @@ walltimed() {
 	# host's state drifts over minutes (two soaks of 30 rounds two minutes
 	# apart: 1.82x and 1.62x), and one window would sample one state. Each
 	# round ends with two --jobs 1 judges at once, each on a core of its
-	# own (under SCHED_FIFO two Go programs free to share the cores can
-	# livelock): what two cores give two judges that share nothing, which
+	# own (walltimed -pair): what two cores give two judges that share
+	# nothing, which
 	# the host's other work, in shared caches and memory, moves from
 	# minute to minute. The section shows it beside the verdict, which is
 	# on --jobs 2 against --jobs 1 alone.
@@ -289,7 +294,7 @@ walltimed() {
 		for ((i = 0; i < JOBS_ROUNDS; i++)); do
 			walltimed jobs1 "$OUT/jobs.txt" "$OUT/mrc-conform" judge --pics default --jobs 1 "$OUT/incast.pcapng"
 			walltimed jobs2 "$OUT/jobs.txt" "$OUT/mrc-conform" judge --pics default --jobs 2 "$OUT/incast.pcapng"
-			walltimed pair "$OUT/jobs.txt" -pin "$OUT/mrc-conform" judge --pics default --jobs 1 "$OUT/incast.pcapng" \
+			walltimed pair "$OUT/jobs.txt" -pair "$OUT/mrc-conform" judge --pics default --jobs 1 "$OUT/incast.pcapng" \
 				:: "$OUT/mrc-conform" judge --pics default --jobs 1 "$OUT/incast-b.pcapng"
 		done
 	done

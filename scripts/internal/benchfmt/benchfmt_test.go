@@ -128,7 +128,7 @@ BenchmarkJudgeJobs/jobs=2-2         	       3	1000000000 ns/op	       950.0 cpu-
 		"| `mrc-conform judge --pics default --jobs 1` | 0.150 | 150.00 µs/frame | 1/16.0 |",
 		"310208 frames, 3 rounds: `--jobs 1` 3.00 s (2.90 s CPU), `--jobs 2` 1.60 s (2.00 s CPU) (medians): **1.87×** faster with two workers (median of the rounds' ratios, 1.50× to 2.00×; target ≥ 1.7× on this 2-core machine: **met**)",
 		"with two workers the judge ran on 1.25 cores on average (CPU / wall), with one on 0.97",
-		"they ran under SCHED_FIFO, the timer starting them without chrt (whose own start is not timed): the machine's other sessions waited while they ran, so the ratios are those of two free cores",
+		"`--jobs 1` and `--jobs 2` ran under SCHED_FIFO, the timer starting them without chrt (whose own start is not timed): the machine's other sessions waited while they ran, so the ratio is that of two free cores; the two judges at once ran under the usual policy, each pinned to its core",
 		"two `--jobs 1` judges at once, each on a core of its own and a copy of the capture, after `--jobs 2` in 2 of the rounds: both done in 3.45 s (6.60 s CPU, medians), **1.80×** one `--jobs 1` judge's work in its time (median of the rounds' 2·t1/tpair, 1.76× to 1.83×)",
 		"`--jobs 2` reached 97 % of it (median of the rounds' tpair/(2·t2))",
 		"The judge: 7 k frames per CPU second (target ≥ 1 M: **not met**). Judge / tshark: 1/16.0 of tshark's CPU time in the median round of 3 (1/10.0 to 1/17.0; target ≤ 1/15: **met**)",

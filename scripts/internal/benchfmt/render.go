@@ -543,7 +543,11 @@ func renderJobs(s *section, lines []string) {
 	renderPairs(s, rounds)
 	renderWindows(s, rounds)
 	if sched := notes["sched"]; sched != "" {
-		s.p("- they ran under %s, the timer starting them without chrt (whose own start is not timed): the machine's other sessions waited while they ran, so the ratios are those of two free cores\n", sched)
+		s.p("- `--jobs 1` and `--jobs 2` ran under %s, the timer starting them without chrt (whose own start is not timed): the machine's other sessions waited while they ran, so the ratio is that of two free cores", sched)
+		if m.pairs > 0 {
+			s.p("; the two judges at once ran under the usual policy, each pinned to its core (under SCHED_FIFO one judge's read into fresh memory waited for kernel work queued on the other's core, which the other judge held until it ended)")
+		}
+		s.p("\n")
 	}
 	if m.c2 < 1.5*m.w2 {
 		// Linux gives each session an equal share of a loaded machine
@@ -711,11 +715,16 @@ func floats(fs []string) []float64 {
 // --jobs 1.
 type jobMedians struct {
 	w1, c1, w2, c2, ratio, lo, hi, cpu float64
+	pairs                              int // rounds that timed two judges at once
 }
 
 func medians(rounds []jobRound) jobMedians {
 	var w1, c1, w2, c2, ratios, cpus []float64
+	pairs := 0
 	for _, r := range rounds {
+		if r.wp > 0 {
+			pairs++
+		}
 		w1, c1, w2, c2 = append(w1, r.w1), append(c1, r.c1), append(w2, r.w2), append(c2, r.c2)
 		ratios = append(ratios, r.w1/r.w2)
 		if r.c1 > 0 {
@@ -723,7 +732,7 @@ func medians(rounds []jobRound) jobMedians {
 		}
 	}
 	m := jobMedians{w1: median(w1), c1: median(c1), w2: median(w2), c2: median(c2),
-		ratio: median(ratios), lo: slices.Min(ratios), hi: slices.Max(ratios)}
+		ratio: median(ratios), lo: slices.Min(ratios), hi: slices.Max(ratios), pairs: pairs}
 	if len(cpus) > 0 {
 		m.cpu = median(cpus)
 	}

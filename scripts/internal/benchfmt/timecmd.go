@@ -36,9 +36,8 @@ type timeOpts struct {
 // 0.2-0.4 s judge runs here, in both runs of a ratio), and this process
 // waits under its usual policy (a Go process waiting under SCHED_FIFO for
 // a SCHED_FIFO child on two cores can starve it). With o.pin the i-th
-// command is pinned to the i-th CPU of this process's mask: two Go
-// programs under SCHED_FIFO free to share two cores can livelock, one
-// waiting for a thread of its own that the other's keep off the cores.
+// command is pinned to the i-th CPU of this process's mask, so that each
+// has a core of its own.
 func timeCmds(out string, o timeOpts, argvs [][]string) (int, error) {
 	cmds := make([]*exec.Cmd, len(argvs))
 	for i, argv := range argvs {
