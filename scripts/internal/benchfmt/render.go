@@ -562,18 +562,12 @@ func renderJobs(s *section, lines []string) {
 // renderPairs renders, from the rounds that timed two --jobs 1 judges at
 // once (each on a core of its own and a copy of the capture), how much
 // one --jobs 1 judge's work two cores did in one judge's time (2·t1 /
-// tpair): the host's other work, in shared caches and memory, takes its
-// part of two cores, which differs from minute to minute, and no split
-// of the judge's work between two cores does better than two judges that
-// share nothing. Beside it, --jobs 2's ratio as a share of that (tpair /
-// (2·t2)), round by round.
+// tpair): the reference for --jobs 2, since the host's other work, in
+// shared caches and memory, takes its part of two cores, and that part
+// differs from minute to minute. Beside it, --jobs 2's ratio as a share
+// of that (tpair / (2·t2)), round by round.
 func renderPairs(s *section, rounds []jobRound) {
-	var pairs []jobRound
-	for _, r := range rounds {
-		if r.wp > 0 {
-			pairs = append(pairs, r)
-		}
-	}
+	pairs := paired(rounds)
 	if len(pairs) == 0 {
 		return
 	}
@@ -582,6 +576,17 @@ func renderPairs(s *section, rounds []jobRound) {
 		"both done in %.2f s (%.2f s CPU, medians), **%.2f×** one `--jobs 1` judge's work in its time (median of the rounds' 2·t1/tpair, %.2f× to %.2f×): "+
 		"what this machine's two cores gave the judge in these rounds, two judges sharing nothing; `--jobs 2` reached %.0f %% of it (median of the rounds' tpair/(2·t2))\n",
 		len(pairs), p.wp, p.cp, p.gain, p.lo, p.hi, 100*p.share)
+}
+
+// paired returns the rounds that timed two judges at once.
+func paired(rounds []jobRound) []jobRound {
+	var pairs []jobRound
+	for _, r := range rounds {
+		if r.wp > 0 {
+			pairs = append(pairs, r)
+		}
+	}
+	return pairs
 }
 
 // pairStats are the medians of the rounds that timed a pair: its wall and
@@ -625,13 +630,7 @@ func renderWindows(s *section, rounds []jobRound) {
 			rounds = "round"
 		}
 		s.p("%s %.2f× (%d %s, `--jobs 2` taking %.2f× the CPU of `--jobs 1`", sep, m.ratio, len(by[w]), rounds, m.cpu)
-		var pairs []jobRound
-		for _, r := range by[w] {
-			if r.wp > 0 {
-				pairs = append(pairs, r)
-			}
-		}
-		if len(pairs) > 0 {
+		if pairs := paired(by[w]); len(pairs) > 0 {
 			s.p("; two judges at once %.2f×", pairMedians(pairs).gain)
 		}
 		s.p(")")
@@ -720,11 +719,7 @@ type jobMedians struct {
 
 func medians(rounds []jobRound) jobMedians {
 	var w1, c1, w2, c2, ratios, cpus []float64
-	pairs := 0
 	for _, r := range rounds {
-		if r.wp > 0 {
-			pairs++
-		}
 		w1, c1, w2, c2 = append(w1, r.w1), append(c1, r.c1), append(w2, r.w2), append(c2, r.c2)
 		ratios = append(ratios, r.w1/r.w2)
 		if r.c1 > 0 {
@@ -732,7 +727,7 @@ func medians(rounds []jobRound) jobMedians {
 		}
 	}
 	m := jobMedians{w1: median(w1), c1: median(c1), w2: median(w2), c2: median(c2),
-		ratio: median(ratios), lo: slices.Min(ratios), hi: slices.Max(ratios), pairs: pairs}
+		ratio: median(ratios), lo: slices.Min(ratios), hi: slices.Max(ratios), pairs: len(paired(rounds))}
 	if len(cpus) > 0 {
 		m.cpu = median(cpus)
 	}
