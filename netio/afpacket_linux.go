@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"unsafe"
 )
 
 const (
@@ -19,6 +20,9 @@ const (
 	// packetIgnoreOutgoing is the PACKET_IGNORE_OUTGOING socket option
 	// (Linux 4.20).
 	packetIgnoreOutgoing = 23
+	// packetStatistics is the PACKET_STATISTICS socket option: a struct
+	// tpacket_stats (packets, drops), each reset when read.
+	packetStatistics = 6
 )
 
 func htons(v uint16) uint16 { return v<<8 | v>>8 }
@@ -55,6 +59,10 @@ type AFPacket struct {
 	// frame for good.
 	held   []atomic.Int64
 	handed []atomic.Int64
+	// dropped counts, per plane, the frames the kernel dropped on the
+	// plane's reading socket (Dropped).
+	dropMu  sync.Mutex
+	dropped []uint64
 }
 
 // PermissionError reports that raw sockets need privileges this process
@@ -81,6 +89,9 @@ func rawSocket(ifindex int, proto uint16, name string) (syscall.RawConn, *os.Fil
 	}
 	enableTimestamps(uintptr(fd))
 	enableAuxdata(uintptr(fd))
+	if proto != 0 {
+		setRecvQueue(fd)
+	}
 	f := os.NewFile(uintptr(fd), "afpacket:"+name)
 	rc, err := f.SyscallConn()
 	if err != nil {
@@ -140,6 +151,7 @@ func OpenAFPacket(ifaces []string, ports []uint16, tap bool) (*AFPacket, error) 
 		a.ifs = append(a.ifs, in)
 	}
 	a.held, a.handed = make([]atomic.Int64, len(a.ifs)), make([]atomic.Int64, len(a.ifs))
+	a.dropped = make([]uint64, len(a.ifs))
 	for i, in := range a.ifs {
 		a.wg.Add(1)
 		go a.read(i, in)
@@ -216,6 +228,44 @@ func (a *AFPacket) frame(plane int, data, oob []byte, out bool) (Frame, bool) {
 
 // Planes implements Conn.
 func (a *AFPacket) Planes() int { return len(a.ifs) }
+
+// RecvQueueBytes is the kernel receive queue a reading AF_PACKET socket
+// asks for (SO_RCVBUFFORCE with CAP_NET_ADMIN, else SO_RCVBUF, which
+// net.core.rmem_max caps): about 7,000 frames of 1 KiB with their kernel
+// overhead, for the times the host deschedules the socket's reader; when
+// it is full the kernel drops, and Dropped counts the frames dropped.
+const RecvQueueBytes = 8 << 20
+
+// setRecvQueue sets socket fd's receive queue to RecvQueueBytes, or as
+// close to it as the process may.
+func setRecvQueue(fd int) {
+	if syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_RCVBUFFORCE, RecvQueueBytes) != nil {
+		_ = syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_RCVBUF, RecvQueueBytes)
+	}
+}
+
+// Dropped returns, per plane, how many frames the kernel dropped on the
+// plane's reading socket since the transport opened, its receive queue
+// being full (its reader fell behind: MaxQueuedFrames, RecvQueueBytes).
+// A tap's capture does not hold them. The kernel counts every frame the
+// socket's filter passed (not only MRC frames) and resets its count when
+// read; Dropped adds them up.
+func (a *AFPacket) Dropped() []uint64 {
+	a.dropMu.Lock()
+	defer a.dropMu.Unlock()
+	for p, in := range a.ifs {
+		_ = in.recv.Control(func(fd uintptr) {
+			var st struct{ packets, drops uint32 }
+			n := uint32(unsafe.Sizeof(st))
+			_, _, e := syscall.Syscall6(syscall.SYS_GETSOCKOPT, fd, syscall.SOL_PACKET, packetStatistics,
+				uintptr(unsafe.Pointer(&st)), uintptr(unsafe.Pointer(&n)), 0)
+			if e == 0 {
+				a.dropped[p] += uint64(st.drops)
+			}
+		})
+	}
+	return slices.Clone(a.dropped)
+}
 
 // TapsOutgoing implements Conn.
 func (a *AFPacket) TapsOutgoing() bool { return a.tap }

@@ -200,3 +200,63 @@ func openPair(t *testing.T, n *testenv.NetnsPair) (tx, rx *AFPacket) {
 	t.Cleanup(func() { rx.Close() })
 	return tx, rx
 }
+
+// TestAFPacketDropped: a tap whose reader falls behind loses frames in
+// the kernel, and Dropped counts them; its socket asked for
+// RecvQueueBytes. Fails when Dropped reads no statistics (0 although the
+// queue overflowed), forgets earlier reads (the kernel resets its count
+// on each), or the queue keeps the kernel's default. Root.
+func TestAFPacketDropped(t *testing.T) {
+	n := testenv.NewNetnsPair(t, 1)
+	tx, _ := openPair(t, n)
+	var tap *AFPacket
+	if err := testenv.InNetns(n.NsB, func() (err error) { tap, err = OpenAFPacket(n.IfB, []uint16{4791}, true); return }); err != nil {
+		t.Fatal(err)
+	}
+	defer tap.Close()
+	var q int
+	_ = tap.ifs[0].recv.Control(func(fd uintptr) { q, _ = syscall.GetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF) })
+	if q < RecvQueueBytes {
+		t.Errorf("the tap socket's receive queue is %d bytes, want at least RecvQueueBytes %d (root may force it)", q, RecvQueueBytes)
+	}
+	if d := tap.Dropped(); len(d) != 1 || d[0] != 0 {
+		t.Fatalf("Dropped before anything was sent: %v, want [0]", d)
+	}
+	f := frame(netip.MustParseAddr("10.0.0.2"), 4791, false, false)
+	copy(f, tap.MACs()[0][:])
+	f = append(f, make([]byte, 1000)...)
+	// Nothing calls the tap's ReadFrame: its reader stops at
+	// MaxQueuedFrames and the kernel queue fills (about 2.3 KiB of it a
+	// frame), then the kernel drops.
+	send := func(k int) {
+		for range k {
+			if err := tx.WriteFrame(0, f); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	const frames = 12000
+	send(frames)
+	first := waitDropped(tap)
+	if first == 0 || first >= frames {
+		t.Fatalf("Dropped %d of %d frames sent to a tap nobody reads; want some, not all", first, frames)
+	}
+	send(2000)
+	if second := waitDropped(tap); second != first+2000 {
+		t.Errorf("Dropped %d after 2,000 more frames to the full tap, want %d + 2000", second, first)
+	}
+}
+
+// waitDropped returns the tap's drop count once it stops changing.
+func waitDropped(a *AFPacket) uint64 {
+	last := a.Dropped()[0]
+	for range 50 {
+		time.Sleep(20 * time.Millisecond)
+		d := a.Dropped()[0]
+		if d == last {
+			return d
+		}
+		last = d
+	}
+	return last
+}

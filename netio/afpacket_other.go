@@ -22,3 +22,6 @@ func (e *PermissionError) Error() string { return "netio: " + e.Err.Error() }
 func OpenAFPacket(ifaces []string, ports []uint16, tap bool) (*AFPacket, error) {
 	return nil, ErrNoAFPacket
 }
+
+// Dropped returns nothing on this platform.
+func (a *AFPacket) Dropped() []uint64 { return nil }
