@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"math/bits"
 	"os"
 	"strconv"
@@ -95,6 +96,13 @@ type Interface struct {
 	// "<point>/plane<N>"; otherwise Point is Name and Plane is -1.
 	Point string
 	Plane int
+	// Dropped is how many frames the capture lost on the interface, as its
+	// last interface statistics block counted them (isb_ifdrop and
+	// isb_osdrop): frames the file does not hold. Known says such a block
+	// gave a count (0 included); it comes at the end of a capture, so
+	// both hold once the frames before it are read.
+	Dropped uint64
+	Known   bool
 
 	tsUnits  uint64 // timestamp ticks per second when a power of ten
 	tsShift  uint8  // or 2^-tsShift seconds per tick when tsPow2
@@ -488,6 +496,13 @@ func (r *Reader) u32(b []byte) uint32 {
 	return binary.LittleEndian.Uint32(b)
 }
 
+func (r *Reader) u64(b []byte) uint64 {
+	if r.big {
+		return binary.BigEndian.Uint64(b)
+	}
+	return binary.LittleEndian.Uint64(b)
+}
+
 // ferr returns a *FormatError for the block at buf[off:], or err itself
 // when it is ErrRetainLimit, which is the caller's and not the file's.
 func (r *Reader) ferr(off int, msg string, err error) error {
@@ -602,6 +617,7 @@ const (
 	ngIDB = 0x00000001
 	ngOPB = 0x00000002 // obsolete Packet Block
 	ngSPB = 0x00000003
+	ngISB = 0x00000005
 	ngEPB = 0x00000006
 
 	ngOptEnd         = 0
@@ -610,6 +626,8 @@ const (
 	ngOptIfDesc      = 3
 	ngOptIfTSResol   = 9
 	ngOptIfTSOffset  = 14
+	ngOptISBIfDrop   = 5 // isb_ifdrop: frames the interface dropped
+	ngOptISBOSDrop   = 7 // isb_osdrop: frames the operating system dropped
 	ngByteOrderMagic = 0x1A2B3C4D
 )
 
@@ -661,6 +679,8 @@ func (r *Reader) nextNG(f *Frame) error {
 			err = r.readSHB(start, body)
 		case ngIDB:
 			err = r.readIDB(start, body)
+		case ngISB:
+			err = r.readISB(start, body)
 		case ngEPB:
 			ok, err = r.readEPB(start, body, f)
 		case ngOPB:
@@ -772,11 +792,7 @@ func (r *Reader) readIDB(off int, body []byte) error {
 			}
 		case ngOptIfTSOffset:
 			if len(v) >= 8 {
-				if r.big {
-					in.tsOffset = int64(binary.BigEndian.Uint64(v))
-				} else {
-					in.tsOffset = int64(binary.LittleEndian.Uint64(v))
-				}
+				in.tsOffset = int64(r.u64(v))
 			}
 		}
 		return nil
@@ -786,6 +802,38 @@ func (r *Reader) readIDB(off int, body []byte) error {
 	}
 	in.Point, in.Plane = ParseInterfaceName(in.Name)
 	r.ifaces = append(r.ifaces, in)
+	return nil
+}
+
+// readISB reads an interface statistics block: the frames its interface
+// dropped, as counted when it was written (Interface.Dropped).
+func (r *Reader) readISB(off int, body []byte) error {
+	if len(body) < 12 {
+		return r.ferr(off, "interface statistics block too short", nil)
+	}
+	id := r.u32(body)
+	if int64(id) >= int64(len(r.ifaces)) {
+		return r.ferr(off, fmt.Sprintf("interface statistics of interface %d, the section declares %d", id, len(r.ifaces)), nil)
+	}
+	var dropped uint64
+	known := false
+	err := r.options(off, body[12:], func(code uint16, v []byte) error {
+		if (code == ngOptISBIfDrop || code == ngOptISBOSDrop) && len(v) == 8 {
+			n := r.u64(v)
+			if dropped += n; dropped < n {
+				dropped = math.MaxUint64 // the counts overflow: as many as can be
+			}
+			known = true
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if known {
+		in := &r.ifaces[id]
+		in.Dropped, in.Known = dropped, true
+	}
 	return nil
 }
 

@@ -149,6 +149,35 @@ func (w *Writer) WritePacket(ts time.Time, iface int, data []byte, comments ...s
 	return w.WriteFrame(&f)
 }
 
+// ErrNoStatistics is returned when interface statistics are written to a
+// classic pcap file, which has nowhere to keep them.
+var ErrNoStatistics = errors.New("pcap: classic pcap files cannot hold interface statistics; use pcapng")
+
+// WriteDropped writes an interface statistics block for interface iface
+// at ts: the capture lost dropped frames on it (isb_ifdrop), which the
+// file does not hold (Interface.Dropped). 0 says it lost none.
+func (w *Writer) WriteDropped(ts time.Time, iface int, dropped uint64) error {
+	if w.format == FormatPcap {
+		return ErrNoStatistics
+	}
+	if iface < 0 || iface >= w.nIf {
+		return fmt.Errorf("pcap: statistics of interface %d, the file declares %d", iface, w.nIf)
+	}
+	le := binary.LittleEndian
+	const isbLen = 12 + 12 + 4 + 8 + 4 // header and trailer, ID and time, isb_ifdrop, end of options
+	t := ts.UnixNano()
+	b := le.AppendUint32(w.blk[:0], ngISB)
+	b = le.AppendUint32(b, isbLen)
+	b = le.AppendUint32(b, uint32(iface))
+	b = le.AppendUint32(b, uint32(t>>32))
+	b = le.AppendUint32(b, uint32(t))
+	b = appendOption(b, ngOptISBIfDrop, le.AppendUint64(nil, dropped))
+	b = appendEndOfOptions(b)
+	w.blk = le.AppendUint32(b, isbLen)
+	_, err := w.bw.Write(w.blk)
+	return err
+}
+
 // Flush writes buffered data to the underlying writer.
 func (w *Writer) Flush() error { return w.bw.Flush() }
 
