@@ -145,6 +145,7 @@ type obsCount struct {
 	ok, bad, undecided int
 	okT, badT          int    // timing-dependent subsets of ok and bad
 	badA, badTA        int    // bad resting on a packet not seen (of them timing-dependent too)
+	badG               int    // bad resting on a packet not seen that would have crossed the point (onGap)
 	reason             string // first undecided reason
 	reasonOrd          uint64
 	findings           []Finding
@@ -392,6 +393,11 @@ const (
 	// packet may have been lost between the point and the node
 	// (CaptureLocation).
 	onAbsence
+	// onGap: the evidence is a packet not seen that would have crossed
+	// the capture point on its way (a probe the answer names): a FAIL at
+	// any point, but INCONCLUSIVE where the capture lost frames
+	// (pcap.Interface.Dropped). Never together with onTiming.
+	onGap
 )
 
 // failWhy records a failing observation of requirement req. why fills in
@@ -414,7 +420,7 @@ func (e *engine) failWhy(cs caseID, pt *point, node string, how failHow, req req
 		if why != nil {
 			why(f)
 		}
-		f.Verdict, f.timing, f.absent = Fail, how&onTiming != 0, how&onAbsence != 0
+		f.Verdict, f.timing, f.absent, f.gap = Fail, how&onTiming != 0, how&onAbsence != 0, how&onGap != 0
 		e.placeFinding(f, pt, node)
 	}
 	if fl := pt.curFlow; fl != nil && e.snapRoom(fl) {
@@ -434,6 +440,9 @@ func (o *obsCount) fail(how failHow) {
 		if timing {
 			o.badTA++
 		}
+	}
+	if how&onGap != 0 {
+		o.badG++
 	}
 }
 
@@ -1200,19 +1209,12 @@ func (e *engine) aggregate(c *Case, res *Result, keys []obsKey, keep func(obsKey
 				reason = "timestamps at capture point " + k.point + " are not trusted"
 			}
 		}
-		if remote {
-			// Absence evidence not already moved for untrusted timing.
-			mv := o.badA
-			switch {
-			case untrusted && c.Timing:
-				mv = 0
-			case untrusted:
-				mv -= o.badTA
-			}
+		lost := e.lost(k.point)
+		if mv := o.unseenMoved(untrusted, c.Timing, remote, lost > 0); mv > 0 {
 			badN -= mv
 			undN += mv
-			if reason == "" && mv > 0 {
-				reason = remoteReason(k.point, k.node)
+			if reason == "" {
+				reason = unseenReason(k, remote, lost)
 			}
 		}
 		ok += okN
@@ -1225,9 +1227,9 @@ func (e *engine) aggregate(c *Case, res *Result, keys []obsKey, keep func(obsKey
 			if untrusted && (c.Timing || f.timing) && f.Verdict == Fail {
 				f.Verdict = Inconclusive
 			}
-			if remote && f.absent && f.Verdict == Fail {
+			if f.Verdict == Fail && ((remote || lost > 0) && f.absent || lost > 0 && f.gap) {
 				f.Verdict = Inconclusive
-				f.Observed += " (undecidable: " + remoteReason(k.point, k.node) + ")"
+				f.Observed += " (undecidable: " + unseenReason(k, remote && f.absent, lost) + ")"
 			}
 			if f.Verdict == Fail && !c.Strict() {
 				f.Verdict = NonStrict
@@ -1273,6 +1275,51 @@ func (e *engine) aggregate(c *Case, res *Result, keys []obsKey, keep func(obsKey
 
 // remoteReason explains why evidence of absence does not decide at a
 // capture point away from the node.
+// unseenMoved returns how many of o's failing observations rest on a
+// packet not seen where that cannot be told from a packet the capture
+// missed: absence evidence at a point away from the node (remote) or one
+// whose capture lost frames (lossy), and gap evidence at a lossy point;
+// less what untrusted timestamps moved already (gap evidence is never
+// timing-dependent).
+func (o *obsCount) unseenMoved(untrusted, timingCase, remote, lossy bool) int {
+	if untrusted && timingCase {
+		return 0 // every failure moved already
+	}
+	mv := 0
+	if remote || lossy {
+		mv = o.badA
+		if untrusted {
+			mv -= o.badTA
+		}
+	}
+	if lossy {
+		mv += o.badG
+	}
+	return mv
+}
+
+// unseenReason says why a failure resting on a packet not seen at point
+// k.point is undecidable: the point is away from k.node (remote), or its
+// capture lost frames (lost of them).
+func unseenReason(k obsKey, remote bool, lost uint64) string {
+	if lost > 0 {
+		return fmt.Sprintf("capture point %s lost %d frames (its interfaces' statistics), so a packet not seen there may be one of them", k.point, lost)
+	}
+	if remote {
+		return remoteReason(k.point, k.node)
+	}
+	return ""
+}
+
+// lost returns how many frames the capture lost at point (its
+// interfaces' statistics, point.lost).
+func (e *engine) lost(point string) uint64 {
+	if pt := e.points[point]; pt != nil {
+		return pt.lost
+	}
+	return 0
+}
+
 func remoteReason(point, node string) string {
 	return "capture point " + point + " is not at " + node + "'s own interface, so a packet not seen there may have been lost between them (PICS capture.location, capture.points)"
 }

@@ -44,6 +44,7 @@ type point struct {
 	lastData     [dataSlots]*flow // flows dataFlow returned, by their QPN's low bits
 	atNode       string           // the node capture.points places the point at ("" none)
 	atNodeSet    bool
+	lost         uint64 // frames its interfaces' statistics say the capture lost
 
 	flows map[flowKey]*flow
 	pairs map[[2]string][]*flow // (req, rsp) → flows

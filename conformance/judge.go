@@ -126,7 +126,8 @@ func Judge(r *pcap.Reader, name string, opts Options) (rep *Report, err error) {
 	}
 	for i, in := range r.Interfaces() {
 		v := e.view(i, &in)
-		info.Interfaces = append(info.Interfaces, Interface{ID: i, Name: in.Name, Point: v.point, Plane: v.plane})
+		info.Interfaces = append(info.Interfaces, Interface{ID: i, Name: in.Name, Point: v.point, Plane: v.plane, Dropped: in.Dropped})
+		e.noteLost(v.point, in)
 	}
 	if e.snapped > 0 {
 		e.note("%d frames were truncated by the snap length and not judged", e.snapped)

@@ -17,7 +17,8 @@ type scene struct {
 	t     *testing.T
 	e     *engine
 	in    *pcap.Interface
-	iface int // the interface ID of the next frames (onPlane)
+	iface int          // the interface ID of the next frames (onPlane)
+	rec   *pcap.Writer // when set, frames go to it, not to e
 	n     int
 	ns    int64
 	start time.Time
@@ -83,7 +84,14 @@ func (s *scene) emit(from, to byte, p *wire.Packet, gap int64) int {
 	}
 	s.n++
 	s.ns += gap
-	s.e.frame(&pcap.Frame{Number: s.n, Interface: s.iface, Timestamp: s.start.Add(time.Duration(s.ns)), Data: b, Length: len(b)}, s.in)
+	f := pcap.Frame{Number: s.n, Interface: s.iface, Timestamp: s.start.Add(time.Duration(s.ns)), Data: b, Length: len(b)}
+	if s.rec != nil {
+		if err := s.rec.WriteFrame(&f); err != nil {
+			s.t.Fatal(err)
+		}
+		return s.n
+	}
+	s.e.frame(&f, s.in)
 	return s.n
 }
 

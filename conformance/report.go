@@ -10,7 +10,7 @@ import (
 // SchemaVersion is the version of the JSON report (report-schema.md). It
 // changes in its major part when a field is removed or changes meaning,
 // and in its minor part when fields are added.
-const SchemaVersion = "1.2"
+const SchemaVersion = "1.3"
 
 // Version is the conformance toolkit's version, printed in reports.
 const Version = "0.1.0"
@@ -37,6 +37,7 @@ type Finding struct {
 
 	timing bool   // decided from timestamps
 	absent bool   // rests on a packet not seen (onAbsence)
+	gap    bool   // rests on a packet not seen that would have crossed the point (onGap)
 	ord    uint64 // when it was judged (engine.ord)
 }
 
@@ -71,6 +72,9 @@ type Interface struct {
 	Name  string `json:"name"`
 	Point string `json:"point"`
 	Plane int    `json:"plane"`
+	// Dropped is how many frames the capture lost on the interface, from
+	// its pcapng interface statistics (pcap.Interface.Dropped).
+	Dropped uint64 `json:"dropped,omitempty"`
 }
 
 // CaptureInfo describes the judged capture.

@@ -210,6 +210,21 @@ type Guarded struct {
 	G Guard
 }
 
+// Dropper is a Conn that counts, per plane, the frames it lost before its
+// reader took them (AFPacket.Dropped).
+type Dropper interface {
+	Dropped() []uint64
+}
+
+// Dropped returns the guarded Conn's drop counts, or nil when it keeps
+// none.
+func (g *Guarded) Dropped() []uint64 {
+	if d, ok := g.Conn.(Dropper); ok {
+		return d.Dropped()
+	}
+	return nil
+}
+
 // WriteFrame implements Conn.
 func (g *Guarded) WriteFrame(plane int, frame []byte) error {
 	if err := g.G.Check(plane, g.Conn.Planes(), frame); err != nil {

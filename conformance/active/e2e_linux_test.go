@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -19,6 +20,7 @@ import (
 	"github.com/openmrc/mrc/conformance"
 	"github.com/openmrc/mrc/internal/testenv"
 	"github.com/openmrc/mrc/netio"
+	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/spec"
 )
 
@@ -130,6 +132,14 @@ func e2eRun(t *testing.T, peerBin string, iut, tester netip.Addr) {
 		t.Logf("the peer's egress rules dropped %d frames", d)
 	}
 	judged := judgeE2ECapture(t, dir, seed, capture.Bytes(), iut, tester)
+	var lost []uint64
+	for _, in := range judged.Capture.Interfaces {
+		lost = append(lost, in.Dropped)
+	}
+	if len(lost) != planes || !tapCounted(t, capture.Bytes()) {
+		t.Errorf("the capture's interfaces %+v: want %d, each with the tap's count of lost frames", judged.Capture.Interfaces, planes)
+	}
+	t.Logf("frames the tap lost, by plane: %v", lost)
 	t.Logf("%v: active %s (%d cases), passive judge %d MUST passed; %d frames captured; %v in all", iut,
 		rep.Summary.Result, len(rep.Results), judged.Summary.MustPassed, rep.Capture.Frames, time.Since(start).Round(time.Millisecond))
 }
@@ -268,4 +278,28 @@ func judgeE2ECapture(t *testing.T, dir string, seed uint64, capture []byte, iut,
 		t.Errorf("passive MRC-WIRE-EV-001 (IPv6 frames): %s, want %s", v, want)
 	}
 	return judged
+}
+
+// tapCounted reports whether every interface of the capture carries a
+// count of the frames its tap lost (pcap.Interface.Known).
+func tapCounted(t *testing.T, capture []byte) bool {
+	t.Helper()
+	r, err := pcap.NewReader(bytes.NewReader(capture))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f pcap.Frame
+	for {
+		if err := r.Next(&f); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, in := range r.Interfaces() {
+		if !in.Known {
+			return false
+		}
+	}
+	return len(r.Interfaces()) > 0
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/openmrc/mrc/conformance"
 	"github.com/openmrc/mrc/control"
+	"github.com/openmrc/mrc/netio"
 	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/spec"
 )
@@ -506,6 +507,9 @@ func (s *session) startCapture(opts Options, also func(Frame)) (*conformance.Cap
 			}
 		}
 		info.Frames, info.MRCFrames = len(frames), len(frames)
+		if err := writeDropped(w, s.tgt, info, frameTime(real, start, s.tgt.Now())); err != nil {
+			return nil, err
+		}
 		if cut > 0 {
 			info.Notes = append(info.Notes, fmt.Sprintf("the capture holds the first %d bytes of frames of the run (MaxCaptureBytes): %d later frames are not in it", captureLimit, cut))
 		}
@@ -514,6 +518,29 @@ func (s *session) startCapture(opts Options, also func(Frame)) (*conformance.Cap
 		}
 		return renum, w.Flush()
 	}, nil
+}
+
+// writeDropped writes, for a target whose tap counts the frames it lost
+// (netio.Dropper), each plane's count into the capture as interface
+// statistics at ts, which the passive judge reads (pcap.Interface.Dropped),
+// and notes the planes that lost frames.
+func writeDropped(w *pcap.Writer, tgt Target, info *conformance.CaptureInfo, ts time.Time) error {
+	d, ok := tgt.(netio.Dropper)
+	if !ok {
+		return nil
+	}
+	for pl, n := range d.Dropped() {
+		if pl >= tgt.Planes() {
+			break
+		}
+		if err := w.WriteDropped(ts, pl, n); err != nil {
+			return err
+		}
+		if n > 0 {
+			info.Notes = append(info.Notes, fmt.Sprintf("the tap lost %d frames of plane %d before its reader took them (the kernel's count): the capture does not hold them", n, pl))
+		}
+	}
+	return nil
 }
 
 // renumber rewrites the frame numbers of every finding to the capture's.

@@ -197,6 +197,15 @@ func (s *SocketTarget) Control() *control.Client { return s.ctl }
 // Local implements Target.
 func (s *SocketTarget) Local() Addrs { return s.local }
 
+// Dropped returns, per plane, the frames the tap lost before its reader
+// took them (netio.Dropper), or nil when the transport keeps no count.
+func (s *SocketTarget) Dropped() []uint64 {
+	if d, ok := s.conn.(netio.Dropper); ok {
+		return d.Dropped()
+	}
+	return nil
+}
+
 // SetTap implements Link.
 func (s *SocketTarget) SetTap(f func(Frame)) { s.tap.set(f) }
 
