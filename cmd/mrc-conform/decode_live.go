@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -100,12 +101,17 @@ func decodeLive(d *pcap.Decoder, format pcap.OutputFormat, fl *decodeFlags, stdo
 		defer t.Stop()
 		timeout = t.C
 	}
+	// The kernel's drop counts are read before the sockets close: the
+	// goroutine that closes them stores them, else the loop reads them.
+	var dropped atomic.Pointer[[]uint64]
 	go func() {
 		select {
 		case <-sig:
 		case <-timeout:
 		case <-stop:
 		}
+		d := conn.Dropped()
+		dropped.Store(&d)
 		conn.Close() // ends ReadFrame with ErrClosed
 	}()
 	limit := fl.count
@@ -150,5 +156,22 @@ func decodeLive(d *pcap.Decoder, format pcap.OutputFormat, fl *decodeFlags, stdo
 		}
 	}
 	fmt.Fprintf(stderr, "%d packets captured\n", n)
+	lost := dropped.Load()
+	if lost == nil {
+		v := conn.Dropped()
+		lost = &v
+	}
+	reportDropped(stderr, fl.ifaces, *lost)
 	return p.Flush()
+}
+
+// reportDropped says, for each interface whose socket lost frames, how
+// many (the kernel's count: the reader fell behind), as tshark does at
+// the end of a capture.
+func reportDropped(stderr io.Writer, ifaces []string, dropped []uint64) {
+	for i, n := range dropped {
+		if n > 0 && i < len(ifaces) {
+			fmt.Fprintf(stderr, "%d packets dropped from '%s'\n", n, ifaces[i])
+		}
+	}
 }

@@ -181,3 +181,20 @@ func TestDecodeLiveUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestReportDropped: the end of a live capture names each interface whose
+// socket lost frames, with the kernel's count, and says nothing of the
+// others. Fails when a zero count is printed or counts go to the wrong
+// interface.
+func TestReportDropped(t *testing.T) {
+	var b strings.Builder
+	reportDropped(&b, []string{"eth1", "eth2", "eth3"}, []uint64{0, 17, 2})
+	if want := "17 packets dropped from 'eth2'\n2 packets dropped from 'eth3'\n"; b.String() != want {
+		t.Errorf("%q, want %q", b.String(), want)
+	}
+	b.Reset()
+	reportDropped(&b, []string{"eth1"}, []uint64{0})
+	if b.String() != "" {
+		t.Errorf("no drops: %q", b.String())
+	}
+}
