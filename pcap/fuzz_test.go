@@ -36,6 +36,7 @@ func FuzzReader(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	f.Add(statisticsSeed(f))
 	defer SetChunkSize(4 << 10)()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 64<<10 {
@@ -147,4 +148,21 @@ func TestPrinterExtremeTimes(t *testing.T) {
 			t.Errorf("invalid JSON: %s", l)
 		}
 	}
+}
+
+// statisticsSeed is a pcapng capture with interface statistics blocks
+// (Writer.WriteDropped) between and after its frames.
+func statisticsSeed(f *testing.F) []byte {
+	var b bytes.Buffer
+	w, err := NewWriter(&b, Interface{Point: "p", Plane: 0}, Interface{Point: "p", Plane: 1})
+	if err != nil {
+		f.Fatal(err)
+	}
+	ts := time.Unix(1700000000, 0)
+	err = errors.Join(w.WritePacket(ts, 0, make([]byte, 60)), w.WriteDropped(ts, 1, 3),
+		w.WritePacket(ts, 1, make([]byte, 60)), w.WriteDropped(ts, 0, 0), w.WriteDropped(ts, 1, 5), w.Flush())
+	if err != nil {
+		f.Fatal(err)
+	}
+	return b.Bytes()
 }
