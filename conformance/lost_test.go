@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -62,18 +61,7 @@ func TestLostFramesUndecidable(t *testing.T) {
 		dropped *uint64
 		lost    bool
 	}{{"no statistics", nil, false}, {"none lost", &zero, false}, {"three lost", &three, true}} {
-		p, err := ParsePICS([]byte(scenePICS))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := pcap.NewReader(bytes.NewReader(lostCapture(t, c.dropped)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep, err := Judge(r, "lost.pcapng", Options{PICS: p, Today: testDay})
-		if err != nil {
-			t.Fatal(err)
-		}
+		rep := judgeLost(t, c.dropped)
 		for _, cs := range []string{"MRC-RSP-PRB-001", "MRC-RSP-ACK-001"} {
 			if v, want := rep.Verdict(cs), map[bool]Verdict{true: Inconclusive, false: Fail}[c.lost]; v != want {
 				t.Errorf("%s: %s %s, want %s", c.name, cs, v, want)
@@ -112,13 +100,20 @@ func findingOf(rep *Report, req string) (Finding, bool) {
 // lostReportPaths returns the JSON paths of the report on lostCapture
 // with three frames lost.
 func lostReportPaths(t *testing.T) map[string]bool {
+	three := uint64(3)
+	paths := map[string]bool{}
+	jsonPaths(reportJSON(t, judgeLost(t, &three)), "", paths)
+	return paths
+}
+
+// judgeLost judges lostCapture(dropped) with the scene's PICS.
+func judgeLost(t *testing.T, dropped *uint64) *Report {
 	t.Helper()
 	p, err := ParsePICS([]byte(scenePICS))
 	if err != nil {
 		t.Fatal(err)
 	}
-	three := uint64(3)
-	r, err := pcap.NewReader(bytes.NewReader(lostCapture(t, &three)))
+	r, err := pcap.NewReader(bytes.NewReader(lostCapture(t, dropped)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,15 +121,5 @@ func lostReportPaths(t *testing.T) map[string]bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := rep.JSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatal(err)
-	}
-	paths := map[string]bool{}
-	jsonPaths(v, "", paths)
-	return paths
+	return rep
 }

@@ -83,15 +83,7 @@ func TestJSONMatchesSchema(t *testing.T) {
 		{capgen.GoBackN, Options{PICS: full, Deviations: devs, CaptureSHA256: true}},
 		{capgen.Unflagged, Options{PICS: pics, Deviations: devs}},
 	} {
-		rep := judgeTestdata(t, c.f, c.opts)
-		b, err := rep.JSON()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var v any
-		if err := json.Unmarshal(b, &v); err != nil {
-			t.Fatal(err)
-		}
+		v := reportJSON(t, judgeTestdata(t, c.f, c.opts))
 		if got := v.(map[string]any)["schema_version"]; got != SchemaVersion {
 			t.Errorf("schema_version %v", got)
 		}
@@ -120,4 +112,18 @@ func TestJSONMatchesSchema(t *testing.T) {
 			t.Errorf("documented field %s appears in no report", p)
 		}
 	}
+}
+
+// reportJSON returns rep's JSON form, decoded.
+func reportJSON(t *testing.T, rep *Report) any {
+	t.Helper()
+	b, err := rep.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
