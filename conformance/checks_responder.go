@@ -515,7 +515,7 @@ func probeAnswered(e *engine, x *answerCtx) {
 		}
 	case ansProbeUnmatched:
 		if x.other == nil {
-			e.failWhy(cProbeAns, x.pt, x.rsp, onGap, "WIRE-SETH-7", func(f *Finding) {
+			e.failWhy(cProbeAns, x.pt, x.rsp, 0, "WIRE-SETH-7", func(f *Finding) {
 				f.Expected = "pr = 1 only in answer to a probe"
 				f.Observed = fmt.Sprintf("pr = 1 SACK with probe_id %d, EV 0x%08x: no such probe arrived", uint16(x.s.AckPSNOffset), x.ev)
 			})

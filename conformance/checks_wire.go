@@ -50,11 +50,12 @@ type frameCtx struct {
 }
 
 // bad records a failure of requirement req, case cs, by the current
-// frame; text gives the finding's expected and observed text, and is
-// called only when the finding is kept (failWhy).
+// frame, decided from the frame alone (onFrame); text gives the finding's
+// expected and observed text, and is called only when the finding is kept
+// (failWhy).
 func (e *engine) bad(cs caseID, x *frameCtx, req reqID, text func() (exp, obs string)) {
 	e.failedCases = append(e.failedCases, cs)
-	e.failWhy(cs, x.pt, x.src, 0, req, func(f *Finding) {
+	e.failWhy(cs, x.pt, x.src, onFrame, req, func(f *Finding) {
 		f.PSN, f.EV = u32p(x.p.BTH.PSN), u32p(x.r.EV)
 		f.Expected, f.Observed = text()
 	})

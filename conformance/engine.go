@@ -145,7 +145,7 @@ type obsCount struct {
 	ok, bad, undecided int
 	okT, badT          int    // timing-dependent subsets of ok and bad
 	badA, badTA        int    // bad resting on a packet not seen (of them timing-dependent too)
-	badG               int    // bad resting on a packet not seen that would have crossed the point (onGap)
+	badF               int    // bad decided from the frame alone (onFrame)
 	reason             string // first undecided reason
 	reasonOrd          uint64
 	findings           []Finding
@@ -393,11 +393,12 @@ const (
 	// packet may have been lost between the point and the node
 	// (CaptureLocation).
 	onAbsence
-	// onGap: the evidence is a packet not seen that would have crossed
-	// the capture point on its way (a probe the answer names): a FAIL at
-	// any point, but INCONCLUSIVE where the capture lost frames
-	// (pcap.Interface.Dropped). Never together with onTiming.
-	onGap
+	// onFrame: decided from the frame alone (its fields, the PICS, the
+	// profile): a frame the capture lost cannot have made it fail. Every
+	// other failure may rest on one, and is INCONCLUSIVE at a capture
+	// point whose capture lost frames (pcap.Interface.Dropped). Never
+	// together with onTiming or onAbsence.
+	onFrame
 )
 
 // failWhy records a failing observation of requirement req. why fills in
@@ -420,7 +421,7 @@ func (e *engine) failWhy(cs caseID, pt *point, node string, how failHow, req req
 		if why != nil {
 			why(f)
 		}
-		f.Verdict, f.timing, f.absent, f.gap = Fail, how&onTiming != 0, how&onAbsence != 0, how&onGap != 0
+		f.Verdict, f.timing, f.absent, f.frame = Fail, how&onTiming != 0, how&onAbsence != 0, how&onFrame != 0
 		e.placeFinding(f, pt, node)
 	}
 	if fl := pt.curFlow; fl != nil && e.snapRoom(fl) {
@@ -441,8 +442,8 @@ func (o *obsCount) fail(how failHow) {
 			o.badTA++
 		}
 	}
-	if how&onGap != 0 {
-		o.badG++
+	if how&onFrame != 0 {
+		o.badF++
 	}
 }
 
@@ -852,7 +853,7 @@ func (e *engine) decodeErrorBeforeUDP(pt *point, f *pcap.Frame, r *pcap.Record, 
 	src := e.senderOf(pt, &r.Packet)
 	e.countNode(pt, src, "", &r.Packet)
 	cs, req := codecCase(we.Req)
-	e.failWhy(cs, pt, src, 0, req, func(f *Finding) { f.Expected, f.Observed = "a frame that decodes", r.Err.Error() })
+	e.failWhy(cs, pt, src, onFrame, req, func(f *Finding) { f.Expected, f.Observed = "a frame that decodes", r.Err.Error() })
 }
 
 // senderOf names the sender of a frame whose UDP header did not decode:
@@ -895,7 +896,7 @@ func (e *engine) badICRC(pt *point, src, dst string, r *pcap.Record) {
 	p := &r.Packet
 	e.countNode(pt, src, dst, p)
 	psn := p.BTH.PSN
-	e.failWhy(cWireICRC, pt, src, 0, "WIRE-ICRC-1", func(f *Finding) {
+	e.failWhy(cWireICRC, pt, src, onFrame, "WIRE-ICRC-1", func(f *Finding) {
 		f.PSN, f.EV, f.Expected, f.Observed = u32p(psn), u32p(r.EV), "the ICRC of the frame's contents", "a bad ICRC"
 		for _, v := range r.Violations {
 			if v.Header == "ICRC" {
@@ -1227,9 +1228,9 @@ func (e *engine) aggregate(c *Case, res *Result, keys []obsKey, keep func(obsKey
 			if untrusted && (c.Timing || f.timing) && f.Verdict == Fail {
 				f.Verdict = Inconclusive
 			}
-			if f.Verdict == Fail && ((remote || lost > 0) && f.absent || lost > 0 && f.gap) {
+			if f.Verdict == Fail && (lost > 0 && !f.frame || remote && f.absent) {
 				f.Verdict = Inconclusive
-				f.Observed += " (undecidable: " + unseenReason(k, remote && f.absent, lost) + ")"
+				f.Observed += " (undecidable: " + unseenReason(k, remote, lost) + ")"
 			}
 			if f.Verdict == Fail && !c.Strict() {
 				f.Verdict = NonStrict
@@ -1275,32 +1276,30 @@ func (e *engine) aggregate(c *Case, res *Result, keys []obsKey, keep func(obsKey
 
 // remoteReason explains why evidence of absence does not decide at a
 // capture point away from the node.
-// unseenMoved returns how many of o's failing observations rest on a
-// packet not seen where that cannot be told from a packet the capture
-// missed: absence evidence at a point away from the node (remote) or one
-// whose capture lost frames (lossy), and gap evidence at a lossy point;
-// less what untrusted timestamps moved already (gap evidence is never
-// timing-dependent).
+// unseenMoved returns how many of o's failing observations may rest on
+// a packet the capture point did not see: at a point whose capture lost
+// frames (lossy), every one not decided from the frame alone; at a point
+// away from the node (remote), those resting on a packet not seen; less
+// what untrusted timestamps moved already.
 func (o *obsCount) unseenMoved(untrusted, timingCase, remote, lossy bool) int {
-	if untrusted && timingCase {
+	switch {
+	case untrusted && timingCase:
 		return 0 // every failure moved already
+	case lossy && untrusted:
+		return o.bad - o.badF - o.badT // badF and badT are apart
+	case lossy:
+		return o.bad - o.badF
+	case remote && untrusted:
+		return o.badA - o.badTA
+	case remote:
+		return o.badA
 	}
-	mv := 0
-	if remote || lossy {
-		mv = o.badA
-		if untrusted {
-			mv -= o.badTA
-		}
-	}
-	if lossy {
-		mv += o.badG
-	}
-	return mv
+	return 0
 }
 
-// unseenReason says why a failure resting on a packet not seen at point
-// k.point is undecidable: the point is away from k.node (remote), or its
-// capture lost frames (lost of them).
+// unseenReason says why a failure at point k.point may rest on a packet
+// not seen there: its capture lost frames (lost of them), or it is away
+// from k.node (remote).
 func unseenReason(k obsKey, remote bool, lost uint64) string {
 	if lost > 0 {
 		return fmt.Sprintf("capture point %s lost %d frames (its interfaces' statistics), so a packet not seen there may be one of them", k.point, lost)

@@ -12,7 +12,8 @@ import (
 
 // lostCapture is a pcapng capture at D's own interface: T's writes, D's
 // SACKs and ACKs, but no ACK for the ack_req PSN c+1 (RSP-ACK-1), and D's
-// answer to a probe, id 9, that the capture does not hold (WIRE-SETH-7).
+// answer to a probe, id 9, that the capture does not hold (WIRE-SETH-7),
+// and a SACK whose type field is not 0 (WIRE-SETH-8).
 // With dropped, the interface's statistics say the capture lost that many
 // frames.
 func lostCapture(t *testing.T, dropped *uint64) []byte {
@@ -33,6 +34,9 @@ func lostCapture(t *testing.T, dropped *uint64) []byte {
 	a := s.ctl(wire.OpSACK, c+1)
 	a.SETH = wire.SETH{CACKPSN: c + 1, AckPSNOffset: 9, SACKOffset: 1, Entropy: 0x100, PR: true, SPDCID: sceneDQP, DPDCID: sceneTQP}
 	s.emit(sceneD, sceneT, a, 1000)
+	bad := s.ctl(wire.OpSACK, c+1) // its own fields break WIRE-SETH-8
+	bad.SETH = wire.SETH{Type: 1, CACKPSN: c + 1, SACKOffset: 1, Entropy: 0x100, SPDCID: sceneDQP, DPDCID: sceneTQP}
+	s.emit(sceneD, sceneT, bad, 1000)
 	s.write(c+2, wire.OpWriteFirst, 2, 0xFFFF)
 	s.sack(c+2, c+2)
 	if dropped != nil {
@@ -47,13 +51,14 @@ func lostCapture(t *testing.T, dropped *uint64) []byte {
 }
 
 // TestLostFramesUndecidable: at D's own interface, an answer to a probe
-// the capture does not hold breaks WIRE-SETH-7, and an ACK never seen
-// breaks RSP-ACK-1 — unless the interface's statistics say the capture
-// lost frames there: then both rest on a packet that may be one of them
-// and are INCONCLUSIVE, the report says why, and the interface shows its
-// count. A count of 0 changes nothing. Fails when the judge ignores the
-// statistics (TestE2EAFPacket's tap lost a probe under load and the
-// answer FAILed), or discounts failures that rest on what was seen.
+// the capture does not hold breaks WIRE-SETH-7, an ACK never seen breaks
+// RSP-ACK-1, and a SACK's type field breaks WIRE-SETH-8. Where the
+// interface's statistics say the capture lost frames, the first two may
+// rest on a lost frame and are INCONCLUSIVE, the report says why, and the
+// interface shows its count; the third, decided from the frame alone,
+// still FAILs. A count of 0 changes nothing. Fails when the judge ignores
+// the statistics (TestE2EAFPacket's tap lost a probe under load and the
+// answer FAILed), or discounts failures decided from the frame alone.
 func TestLostFramesUndecidable(t *testing.T) {
 	zero, three := uint64(0), uint64(3)
 	for _, c := range []struct {
@@ -66,6 +71,9 @@ func TestLostFramesUndecidable(t *testing.T) {
 			if v, want := rep.Verdict(cs), map[bool]Verdict{true: Inconclusive, false: Fail}[c.lost]; v != want {
 				t.Errorf("%s: %s %s, want %s", c.name, cs, v, want)
 			}
+		}
+		if f, ok := findingOf(rep, "WIRE-SETH-8"); !ok || f.Verdict != Fail || rep.Verdict("MRC-WIRE-SETH-001") != Fail {
+			t.Errorf("%s: WIRE-SETH-8 %+v (found %v), MRC-WIRE-SETH-001 %s; want FAIL", c.name, f, ok, rep.Verdict("MRC-WIRE-SETH-001"))
 		}
 		for _, req := range []string{"WIRE-SETH-7", "RSP-ACK-1"} {
 			f, ok := findingOf(rep, req)

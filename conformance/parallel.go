@@ -830,7 +830,7 @@ func mergeObs(o, w *obsCount) {
 	o.badT += w.badT
 	o.badA += w.badA
 	o.badTA += w.badTA
-	o.badG += w.badG
+	o.badF += w.badF
 	o.total += w.total
 	if w.reason != "" && (o.reason == "" || w.reasonOrd < o.reasonOrd) {
 		o.reason, o.reasonOrd = w.reason, w.reasonOrd

@@ -170,8 +170,8 @@ func (la *lookahead) release(p *PICS, place func(*planeLearning), push func(*pca
 }
 
 // noteLost adds the frames the capture lost on interface in, by its
-// statistics, to its point's count, and notes them: a FAIL resting on a
-// packet not seen at that point could rest on one of them (engine.lost).
+// statistics, to its point's count, and notes them: a FAIL at that point
+// not decided from a frame alone could rest on one of them (engine.lost).
 func (e *engine) noteLost(point string, in pcap.Interface) {
 	if !in.Known || in.Dropped == 0 {
 		return
@@ -179,7 +179,7 @@ func (e *engine) noteLost(point string, in pcap.Interface) {
 	if pt := e.points[point]; pt != nil {
 		pt.lost = satAdd(pt.lost, in.Dropped)
 	}
-	e.note("interface %s (capture point %s) lost %d frames by its statistics: the capture does not hold them, and findings that rest on a packet not seen at that point are INCONCLUSIVE", in.Name, point, in.Dropped)
+	e.note("interface %s (capture point %s) lost %d frames by its statistics: the capture does not hold them, and findings at that point not decided from a frame alone are INCONCLUSIVE", in.Name, point, in.Dropped)
 }
 
 // satAdd is a + b, or the largest uint64 when that overflows.

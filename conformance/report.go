@@ -37,7 +37,7 @@ type Finding struct {
 
 	timing bool   // decided from timestamps
 	absent bool   // rests on a packet not seen (onAbsence)
-	gap    bool   // rests on a packet not seen that would have crossed the point (onGap)
+	frame  bool   // decided from the frame alone (onFrame)
 	ord    uint64 // when it was judged (engine.ord)
 }
 
