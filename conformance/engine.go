@@ -1274,8 +1274,6 @@ func (e *engine) aggregate(c *Case, res *Result, keys []obsKey, keep func(obsKey
 	}
 }
 
-// remoteReason explains why evidence of absence does not decide at a
-// capture point away from the node.
 // unseenMoved returns how many of o's failing observations may rest on
 // a packet the capture point did not see: at a point whose capture lost
 // frames (lossy), every one not decided from the frame alone; at a point
@@ -1319,6 +1317,8 @@ func (e *engine) lost(point string) uint64 {
 	return 0
 }
 
+// remoteReason explains why evidence of absence does not decide at a
+// capture point away from the node.
 func remoteReason(point, node string) string {
 	return "capture point " + point + " is not at " + node + "'s own interface, so a packet not seen there may have been lost between them (PICS capture.location, capture.points)"
 }
