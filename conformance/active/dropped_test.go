@@ -2,6 +2,7 @@ package active
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/openmrc/mrc/conformance"
 	"github.com/openmrc/mrc/pcap"
+	"github.com/openmrc/mrc/peer"
 )
 
 // dropTarget is a target whose tap counted lost frames (netio.Dropper).
@@ -54,5 +56,52 @@ func TestCaptureRecordsTapDrops(t *testing.T) {
 	}
 	if len(info.Notes) != 1 || !strings.Contains(info.Notes[0], "lost 5 frames of plane 1") {
 		t.Errorf("notes %q: want one, for plane 1's 5 frames", info.Notes)
+	}
+}
+
+// losingTarget is the in-process target with a data path that lost
+// frames: each Recv adds per to the count LostFrames reports.
+type losingTarget struct {
+	*Inproc
+	per, lost uint64
+}
+
+func (l *losingTarget) Recv(deadline Time) (Frame, bool, error) {
+	l.lost += l.per
+	return l.Inproc.Recv(deadline)
+}
+
+func (l *losingTarget) LostFrames() uint64 { return l.lost }
+
+// TestLostFramesUndecideActiveFail: a data case that FAILs while the
+// tester's data path lost frames (here, probes never answered) is
+// INCONCLUSIVE, its reason and findings saying why, since a frame the
+// case never saw may be what it failed for; while nothing was lost the
+// FAIL stands. Fails when the runner ignores the target's count.
+func TestLostFramesUndecideActiveFail(t *testing.T) {
+	const id = "MRC-RSP-PRB-101" // FAILs RSP-PRB-1 against no-probe-answer
+	fault, err := peer.ParseFaults("no-probe-answer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, per := range []uint64{0, 1} {
+		in, err := NewInproc(InprocConfig{Seed: 1, Faults: fault})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Run(context.Background(), &losingTarget{Inproc: in, per: per}, Options{Cases: id, Today: today, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rep.Results[0]
+		want := map[bool]conformance.Verdict{false: conformance.Fail, true: conformance.Inconclusive}[per > 0]
+		if r.Verdict != want || (per > 0) != strings.Contains(r.Reason, "the tester's data path lost") {
+			t.Errorf("%d lost per frame read: %s: %s; want %s", per, r.Verdict, r.Reason, want)
+		}
+		for _, f := range r.Findings {
+			if per > 0 && f.Verdict == conformance.Fail {
+				t.Errorf("a FAIL finding while frames were lost: %+v", f)
+			}
+		}
 	}
 }

@@ -266,7 +266,11 @@ func (s *session) runOne(c *Case, tl *timeline, rep *conformance.Report) conform
 			s.logf("%s: %s", c.ID, c.Title)
 		}
 		tl.take() // frames between cases belong to none
+		lost := s.lostFrames()
 		res, _ = s.runCase(s.ctx, c)
+		if n := s.lostFrames() - lost; n > 0 && c.ID != WireCaseID && slices.Contains(dataRoles, c.Role) {
+			undecidedByLoss(&res, n)
+		}
 		s.delayed = nil
 		if c.ID != WireCaseID {
 			if t, ok := caseTimeline(&res, tl.take()); ok {
@@ -278,6 +282,38 @@ func (s *session) runOne(c *Case, tl *timeline, rep *conformance.Report) conform
 		}
 	}
 	return res
+}
+
+// A FrameLoser is a target that counts the frames its data path lost
+// before the cases saw them (SocketTarget.LostFrames).
+type FrameLoser interface {
+	LostFrames() uint64
+}
+
+// lostFrames returns the target's count of frames its data path lost, 0
+// when it keeps none.
+func (s *session) lostFrames() uint64 {
+	if l, ok := s.tgt.(FrameLoser); ok {
+		return l.LostFrames()
+	}
+	return 0
+}
+
+// undecidedByLoss makes the FAIL of a case during which the tester lost n
+// frames on its data path INCONCLUSIVE: a frame the case never saw may be
+// what it failed for. Only data cases are passed here, not the wire case,
+// which judges each frame by its own fields.
+func undecidedByLoss(res *conformance.Result, n uint64) {
+	if res.Verdict != conformance.Fail {
+		return
+	}
+	why := fmt.Sprintf("the tester's data path lost %d frames during the case (its queues were full), which the failure may rest on", n)
+	res.Verdict, res.Reason = conformance.Inconclusive, why+": "+res.Reason
+	for i := range res.Findings {
+		if f := &res.Findings[i]; f.Verdict == conformance.Fail {
+			f.Verdict, f.Observed = conformance.Inconclusive, f.Observed+" (undecidable: "+why+")"
+		}
+	}
 }
 
 // finishDeviations applies the deviations in force today and finalizes

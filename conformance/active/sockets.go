@@ -197,6 +197,17 @@ func (s *SocketTarget) Control() *control.Client { return s.ctl }
 // Local implements Target.
 func (s *SocketTarget) Local() Addrs { return s.local }
 
+// LostFrames counts the frames the tester's data path lost before the
+// cases saw them: those its sockets' kernel queues dropped (Dropped) and
+// those the tester dropped when it fell behind by MaxBufferedBytes.
+func (s *SocketTarget) LostFrames() uint64 {
+	n := s.rxDropped.Load()
+	for _, d := range s.Dropped() {
+		n += d
+	}
+	return n
+}
+
 // Dropped returns, per plane, the frames the tap lost before its reader
 // took them (netio.Dropper), or nil when the transport keeps no count.
 func (s *SocketTarget) Dropped() []uint64 {
