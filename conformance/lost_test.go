@@ -114,20 +114,31 @@ func lostReportPaths(t *testing.T) map[string]bool {
 	return paths
 }
 
-// judgeLost judges lostCapture(dropped) with the scene's PICS.
+// judgeLost judges lostCapture(dropped) with the scene's PICS, with one
+// worker and with two, whose reports must be the same bytes (the lost
+// frames are counted once the workers' engines are merged).
 func judgeLost(t *testing.T, dropped *uint64) *Report {
 	t.Helper()
 	p, err := ParsePICS([]byte(scenePICS))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := pcap.NewReader(bytes.NewReader(lostCapture(t, dropped)))
-	if err != nil {
-		t.Fatal(err)
+	var reps [2]*Report
+	var js [2][]byte
+	for i := range reps {
+		r, err := pcap.NewReader(bytes.NewReader(lostCapture(t, dropped)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reps[i], err = Judge(r, "lost.pcapng", Options{PICS: p, Today: testDay, Jobs: i + 1}); err != nil {
+			t.Fatal(err)
+		}
+		if js[i], err = reps[i].JSON(); err != nil {
+			t.Fatal(err)
+		}
 	}
-	rep, err := Judge(r, "lost.pcapng", Options{PICS: p, Today: testDay})
-	if err != nil {
-		t.Fatal(err)
+	if !bytes.Equal(js[0], js[1]) {
+		t.Errorf("the reports with one worker and with two differ:\n%s\n%s", js[0], js[1])
 	}
-	return rep
+	return reps[0]
 }
