@@ -48,15 +48,7 @@ func TestDroppedRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var f Frame
-	n := 0
-	for ; ; n++ {
-		if err := r.Next(&f); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-	}
+	n := readToEnd(t, r)
 	ifs := r.Interfaces()
 	if n != 3 || len(ifs) != 3 {
 		t.Fatalf("%d frames, %d interfaces; want 3 and 3", n, len(ifs))
@@ -139,15 +131,22 @@ func TestDroppedFromDumpcap(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
+	readToEnd(t, r)
+	if ifs := r.Interfaces(); len(ifs) != 1 || !ifs[0].Known || ifs[0].Dropped != 0 {
+		t.Errorf("interfaces %+v: want one, Known, Dropped 0", ifs)
+	}
+}
+
+// readToEnd reads r's frames to the end of the file, where interface
+// statistics come, and returns how many it read.
+func readToEnd(t *testing.T, r *Reader) int {
+	t.Helper()
 	var f Frame
-	for {
+	for n := 0; ; n++ {
 		if err := r.Next(&f); err == io.EOF {
-			break
+			return n
 		} else if err != nil {
 			t.Fatal(err)
 		}
-	}
-	if ifs := r.Interfaces(); len(ifs) != 1 || !ifs[0].Known || ifs[0].Dropped != 0 {
-		t.Errorf("interfaces %+v: want one, Known, Dropped 0", ifs)
 	}
 }

@@ -544,7 +544,7 @@ func renderJobs(s *section, lines []string) {
 	renderWindows(s, rounds)
 	if sched := notes["sched"]; sched != "" {
 		s.p("- `--jobs 1` and `--jobs 2` ran under %s, the timer starting them without chrt (whose own start is not timed): the machine's other sessions waited while they ran, so the ratio is that of two free cores", sched)
-		if m.pairs > 0 {
+		if len(paired(rounds)) > 0 {
 			s.p("; the two judges at once ran under the usual policy, each pinned to its core (under SCHED_FIFO one judge's read into fresh memory waited for kernel work queued on the other's core, which the other judge held until it ended)")
 		}
 		s.p("\n")
@@ -714,7 +714,6 @@ func floats(fs []string) []float64 {
 // --jobs 1.
 type jobMedians struct {
 	w1, c1, w2, c2, ratio, lo, hi, cpu float64
-	pairs                              int // rounds that timed two judges at once
 }
 
 func medians(rounds []jobRound) jobMedians {
@@ -727,7 +726,7 @@ func medians(rounds []jobRound) jobMedians {
 		}
 	}
 	m := jobMedians{w1: median(w1), c1: median(c1), w2: median(w2), c2: median(c2),
-		ratio: median(ratios), lo: slices.Min(ratios), hi: slices.Max(ratios), pairs: len(paired(rounds))}
+		ratio: median(ratios), lo: slices.Min(ratios), hi: slices.Max(ratios)}
 	if len(cpus) > 0 {
 		m.cpu = median(cpus)
 	}
