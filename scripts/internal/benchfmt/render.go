@@ -360,6 +360,9 @@ func renderCPU(s *section, lines []string) {
 	if c := notes["capture"]; c != "" {
 		s.p(" %s.", c)
 	}
+	if b := notes["build"]; b != "" {
+		s.p(" `mrc-conform` is built %s.", b)
+	}
 	s.p("\n\n")
 	j, okJ := t["judge"]
 	d, okD := t["decode"]
