@@ -74,11 +74,7 @@ func TestVerifyCatchesEdits(t *testing.T) {
 // is "not measured", never a number.
 func TestRender(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, s string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, s string) { writeFile(t, filepath.Join(dir, name), s) }
 	write("meta.txt", "date: 2026-12-01 15:00 UTC\ncommit: abc1234\ngo: go1.26\ncpu: test cpu\ncores: 2\ncount: 3\nload_before: 1 2 3\nload_after: 4 5 6\njudge_pgo: cmd/mrc-conform/default.pgo\n")
 	write("wire.txt", `BenchmarkDecode/mrc/data4096-2   	 200000	        10.0 ns/op	       0 B/op	       0 allocs/op
 BenchmarkDecode/mrc/data4096-2   	 200000	        12.0 ns/op	       0 B/op	       0 allocs/op
@@ -171,6 +167,14 @@ BenchmarkJudgeJobs/jobs=2-2         	       3	1000000000 ns/op	       950.0 cpu-
 	}
 	if n := strings.Count(got, "**met**") + strings.Count(got, "**not met**"); n != 2*(len(table)) {
 		t.Errorf("%d verdicts in the text and the table, want each of the %d targets twice", n, len(table))
+	}
+}
+
+// writeFile writes s to path or fails the test.
+func writeFile(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
