@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/openmrc/mrc/internal/testenv"
 )
 
 // TestInstallStatic: the commands build as the README's Install section
@@ -16,7 +18,7 @@ import (
 // build; one that links a C library dynamically fails the check.
 func TestInstallStatic(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("the check reads ELF binaries; Install's claim is for Linux")
+		testenv.Unavailable(t, "the check reads ELF binaries; Install's claim is for Linux")
 	}
 	dir := t.TempDir()
 	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/...")
@@ -39,10 +41,10 @@ func TestInstallStatic(t *testing.T) {
 // TestStaticELFFindsDynamic: staticELF rejects a dynamically linked
 // program (the system's own ls, built against the C library).
 func TestStaticELFFindsDynamic(t *testing.T) {
-	ls, err := exec.LookPath("ls")
-	if err != nil || runtime.GOOS != "linux" {
-		t.Skip("needs Linux's ls")
+	if runtime.GOOS != "linux" {
+		testenv.Unavailable(t, "the check reads ELF binaries: it needs Linux's ls")
 	}
+	ls := testenv.LookPath(t, "ls")
 	if err := staticELF(ls); err == nil {
 		t.Errorf("staticELF(%s) = nil, want the dynamic program reported", ls)
 	}
