@@ -158,10 +158,11 @@ fi
 
 # The same capture for the judge, the decoder and tshark.
 say "building mrc-sim and mrc-conform; writing the loss capture"
-# The commands as the README's Install section builds them: without cgo,
-# static binaries.
-CGO_ENABLED=0 go build -o "$OUT/mrc-sim" ./cmd/mrc-sim
-CGO_ENABLED=0 go build -o "$OUT/mrc-conform" ./cmd/mrc-conform
+# buildcmd builds a command as the README's Install section does: without
+# cgo, a static binary.
+buildcmd() { CGO_ENABLED=0 go build "$@"; }
+buildcmd -o "$OUT/mrc-sim" ./cmd/mrc-sim
+buildcmd -o "$OUT/mrc-conform" ./cmd/mrc-conform
 # The judge as issue 12 measured it (main at FILED, its "today" of "10×
 # today"), built from this repository's history, so that the bar's ratio
 # is measured on this machine in the same rounds; a clone without that
@@ -171,7 +172,7 @@ if git cat-file -e "$FILED^{commit}" 2>/dev/null; then
 	say "building mrc-conform at $FILED (the judge issue 12 measured)"
 	mkdir -p "$OUT/filed"
 	git archive "$FILED" | tar -x -C "$OUT/filed"
-	(cd "$OUT/filed" && CGO_ENABLED=0 go build -o "$OUT/mrc-conform-filed" ./cmd/mrc-conform) || say "building the judge at $FILED failed"
+	(cd "$OUT/filed" && buildcmd -o "$OUT/mrc-conform-filed" ./cmd/mrc-conform) || say "building the judge at $FILED failed"
 	rm -rf "$OUT/filed"
 fi
 timeout "$STEP" $NICE "$OUT/mrc-sim" run -scenario loss -seed 1 -pcap "$OUT/loss.pcapng" >/dev/null
