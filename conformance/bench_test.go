@@ -120,7 +120,7 @@ func cpuTime() time.Duration {
 // two in one run: wall time per op, and the CPU each uses. On a loaded
 // machine the wall time says how much CPU the run was given, so it also
 // reports, from the CPU time of each thread (the reader's and each
-// worker's, each goroutine locked to its thread), the wall time two free
+// shard's, each goroutine locked to its thread), the wall time two free
 // cores would take at best: the larger of half the threads' CPU and the
 // busiest thread's (crit-ms/op), to set against one worker's cpu-ms/op.
 func BenchmarkJudgeJobs(b *testing.B) {
@@ -130,7 +130,7 @@ func BenchmarkJudgeJobs(b *testing.B) {
 			frames := 0
 			var mu sync.Mutex
 			var threads []time.Duration
-			workerHook = func() func() {
+			shardHook = func() func() {
 				runtime.LockOSThread()
 				t0 := threadCPU()
 				return func() {
@@ -140,7 +140,7 @@ func BenchmarkJudgeJobs(b *testing.B) {
 					runtime.UnlockOSThread()
 				}
 			}
-			defer func() { workerHook = nil }()
+			defer func() { shardHook = nil }()
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
 			var crit, readers, busiest, spread time.Duration
@@ -210,7 +210,7 @@ func BenchmarkShardOf(b *testing.B) {
 	for len(frames) < 1<<12 && r.Next(&f) == nil {
 		frames = append(frames, slices.Clone(f.Data[:min(len(f.Data), 128)]))
 	}
-	s := sharder{p: DefaultPICS(), jobs: 2, assigned: map[uint64]int{}}
+	s := sharder{p: DefaultPICS(), shards: 2 * shardsPerWorker, assigned: map[uint64]int{}}
 	b.ReportAllocs()
 	b.ResetTimer()
 	n := 0

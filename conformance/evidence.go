@@ -26,7 +26,7 @@ type snapshot struct {
 	key    flowKey
 	point  string
 	events []TimelineEvent
-	ord    uint64 // when it was made (engine.ord), to merge workers' snapshots
+	ord    uint64 // when it was made (engine.ord), to merge shards' snapshots
 }
 
 type tlState struct {

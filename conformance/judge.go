@@ -42,7 +42,8 @@ type Options struct {
 	// second pass.
 	marks *marks
 	// Jobs is the number of workers judging the capture's connections in
-	// parallel, sharded by node pair; 0 or 1 judges on the calling
+	// parallel, sharded by node pair (shardsPerWorker shards per worker,
+	// at most Jobs of them judging at once); 0 or 1 judges on the calling
 	// goroutine. The report is the same for any number.
 	Jobs int
 }

@@ -116,7 +116,7 @@ func lostReportPaths(t *testing.T) map[string]bool {
 
 // judgeLost judges lostCapture(dropped) with the scene's PICS, with one
 // worker and with two, whose reports must be the same bytes (the lost
-// frames are counted once the workers' engines are merged).
+// frames are counted once the shards' engines are merged).
 func judgeLost(t *testing.T, dropped *uint64) *Report {
 	t.Helper()
 	p, err := ParsePICS([]byte(scenePICS))

@@ -17,25 +17,41 @@ import (
 
 // A parallel judgement (Options.Jobs > 1) shards a capture's frames by
 // node pair: every frame between two nodes, in both directions and on
-// every plane, goes to one worker, which judges them with an engine of
-// its own. The connections of a node pair, their feedback and the
-// endpoint operations between the two nodes are judged by one worker, so
-// no check needs another worker's state. The reader, one goroutine,
-// merges the interfaces in timestamp order and numbers each frame with
-// its place in that order; each worker tags what it keeps (findings,
-// reasons, notes, timelines) with it, and the merged engine keeps what one
-// engine would have kept, then judges the end of the capture. The report
-// is byte-identical for any number of workers (TestJobsIdentical), except
+// every plane, goes to one shard, which judges them with an engine of its
+// own. The connections of a node pair, their feedback and the endpoint
+// operations between the two nodes are judged in one shard, so no check
+// needs another shard's state. The reader, one goroutine, merges the
+// interfaces in timestamp order and numbers each frame with its place in
+// that order; each shard tags what it keeps (findings, reasons, notes,
+// timelines) with it, and the merged engine keeps what one engine would
+// have kept, then judges the end of the capture. The report is
+// byte-identical for any number of workers (TestJobsIdentical), except
 // where a state bound is reached: the bounds (MaxFlows, MaxNodes,
-// MaxEntries, MaxPoints) apply per worker.
+// MaxEntries, MaxPoints) apply per shard.
+//
+// Each shard is a goroutine, and judges a batch only while it holds one
+// of Jobs worker slots, so that at most Jobs shards judge at once. There
+// are shardsPerWorker times more shards than workers: a node pair's share
+// of the frames is known only once it has been judged, and a worker
+// whose shards run dry judges another's.
 
-// batchFrames is how many frames go to a worker at once: each batch
-// crosses from the reader's core to the worker's and back, and 512 took
+// shardsPerWorker is how many shards each worker serves. On incast
+// (eight node pairs, one with 46 % of the frames, given to shards in turn
+// as they first appear), one shard per worker gave one worker 69 % of the
+// frames, and its lag held the reader back. With two workers on two
+// cores, 20 interleaved rounds: 1 took 7.5 % more wall time and 4.1 %
+// more CPU than 2, 3 took 17 % more wall time, 4 21 % more (a light
+// shard's batch fills slowly, and its frames stay pinned: the reader
+// sends it part full, or waits).
+const shardsPerWorker = 2
+
+// batchFrames is how many frames go to a shard at once: each batch
+// crosses from the reader's core to the shard's and back, and 512 took
 // 1.5-5 % less time than 256 or 1,024 on incast with two workers (three
 // A/B runs), for about 4 MB more memory.
 const batchFrames = 512
 
-// queueDepth is how many batches wait in a worker's channel before the
+// queueDepth is how many batches wait in a shard's channel before the
 // reader, sending one more, offers it for help and waits: the reader then
 // waits, and wakes, less often. On incast with two workers, 4 against 2
 // (paired medians, interleaved rounds): 0.6-0.9 % less wall time and
@@ -50,7 +66,7 @@ const queueDepth = 4
 // help needs (batch.recs).
 type records [batchFrames]pcap.Record
 
-// A batch of frames for one worker. With a retaining reader (a capture
+// A batch of frames for one shard. With a retaining reader (a capture
 // file) the frames alias the reader's chunks and nothing is copied;
 // otherwise each frame's data is copied into bufs.
 type batch struct {
@@ -62,20 +78,20 @@ type batch struct {
 	// pre holds the ICRCs the reader computed (parallel.ahead).
 	pre [batchFrames]wire.PreICRC
 	// minOff is the smallest file offset of the frames; seq numbers the
-	// batch as sent, and done is set to seq once the worker is through.
+	// batch as sent, and done is set to seq once the shard is through.
 	minOff int64
 	seq    uint64
 	done   atomic.Uint64
 	// The frames decoded (about a quarter of judging a frame, most of it
-	// the ICRC, and needing no connection state) by an idle worker helping
-	// from the back (help) before the batch's worker, judging from the
+	// the ICRC, and needing no connection state) by an idle shard helping
+	// from the back (help) before the batch's shard, judging from the
 	// front, reaches them: state is frameFree, frameClaimed or frameDecoded
 	// (recs, set while the batch is offered, holds the record, which the
-	// worker judges as it is; a batch takes recs from parallel.recs only
+	// shard judges as it is; a batch takes recs from parallel.recs only
 	// when offered, since most batches never are). live is
 	// set while helpers may decode (gen is then the batch's seq); helpers
 	// counts those at work. offered is set when the reader offered the
-	// batch for help (parallel.send), before sending it to its worker: a
+	// batch for help (parallel.send), before sending it to its shard: a
 	// batch never offered is judged without claiming its frames, which
 	// costs an atomic operation, and a fence, per frame.
 	recs    *records
@@ -94,16 +110,16 @@ const (
 	frameDecoded
 )
 
-// helpMsg offers a batch sent to a worker for others to help with.
+// helpMsg offers a batch sent to a shard for others to help with.
 type helpMsg struct {
 	b   *batch
 	seq uint64
 }
 
-// help decodes, from the back, the frames of batch seq that its worker has
-// not reached, until it meets the worker. Idle workers call it with a
+// help decodes, from the back, the frames of batch seq that its shard has
+// not reached, until it meets the shard. Idle shards call it with a
 // decoder of their own: the node pairs of a capture seldom split evenly
-// between workers, and decoding needs no connection state.
+// between shards, and decoding needs no connection state.
 func (b *batch) help(seq uint64, d *pcap.Decoder) {
 	b.helpers.Add(1)
 	defer b.helpers.Add(-1)
@@ -119,7 +135,7 @@ func (b *batch) help(seq uint64, d *pcap.Decoder) {
 	}
 }
 
-// judge judges a batch with its worker's engine, which decodes each frame
+// judge judges a batch with its shard's engine, which decodes each frame
 // a helper has not decoded, and makes it ready for reuse.
 func (b *batch) judge(e *engine) {
 	b.touch()
@@ -163,7 +179,7 @@ func (b *batch) touch() {
 	b.touched = x
 }
 
-// record returns the frame f decoded: the record a helping worker decoded
+// record returns the frame f decoded: the record a helping shard decoded
 // when there is one (batch.judge), else the engine's own.
 func (e *engine) record(f *pcap.Frame, in *pcap.Interface) *pcap.Record {
 	if r := e.pre; r != nil {
@@ -191,24 +207,24 @@ func (b *batch) add(f *pcap.Frame, in *pcap.Interface, idx int, stable bool, pre
 	b.n++
 }
 
-// inflight is a batch sent to a worker and not known to be through.
+// inflight is a batch sent to a shard and not known to be through.
 type inflight struct {
 	b      *batch
 	seq    uint64
 	minOff int64
 }
 
-// sharder gives each frame its worker (of), remembering the node pairs
+// sharder gives each frame its shard (of), remembering the node pairs
 // seen.
 type sharder struct {
 	p        *PICS
-	jobs     int
+	shards   int
 	scratch  wire.Packet
 	assigned map[uint64]int
 	// tied names the addresses learnt to be another's node on another
 	// plane (planes.go) by that address.
 	tied map[netip.Addr]netip.Addr
-	// recent remembers the worker of recent address pairs of plain frames,
+	// recent remembers the shard of recent address pairs of plain frames,
 	// by a hash of the pair: most frames skip the PICS's node lookups.
 	recent [256]shardMemo
 }
@@ -220,10 +236,10 @@ type shardMemo struct {
 	w   int
 }
 
-// of returns the worker of a frame: by its node pair (the PICS's nodes,
-// else the addresses), in either direction; worker 0 for a frame without
+// of returns the shard of a frame: by its node pair (the PICS's nodes,
+// else the addresses), in either direction; shard 0 for a frame without
 // an IP header. It runs in the reader for every frame, so a frame whose
-// address bytes match a recent pair's takes that pair's worker without
+// address bytes match a recent pair's takes that pair's shard without
 // parsing its addresses.
 func (s *sharder) of(b []byte) int {
 	off, et, ok := ipHeader(b)
@@ -258,7 +274,7 @@ func (s *sharder) of(b []byte) int {
 	return w
 }
 
-// inner returns the worker of an IPv6 frame with extension headers: its
+// inner returns the shard of an IPv6 frame with extension headers: its
 // nodes are the inner packet's, as the engine sees them.
 func (s *sharder) inner(b []byte) int {
 	src, dst, _ := ipAddrs(b)
@@ -269,7 +285,7 @@ func (s *sharder) inner(b []byte) int {
 	return s.pair(src, dst)
 }
 
-// pair returns the worker of a node pair.
+// pair returns the shard of a node pair.
 func (s *sharder) pair(src, dst netip.Addr) int {
 	if to, ok := s.tied[src]; ok {
 		src = to
@@ -278,24 +294,28 @@ func (s *sharder) pair(src, dst netip.Addr) int {
 		dst = to
 	}
 	h := s.p.nodeHash(src) ^ s.p.nodeHash(dst)
-	// Node pairs go to workers in turn as they first appear, which
+	// Node pairs go to shards in turn as they first appear, which
 	// balances a few pairs better than their hashes would.
 	if w, ok := s.assigned[h]; ok {
 		return w
 	}
 	if len(s.assigned) >= maxAssigned {
-		return int(h % uint64(s.jobs))
+		return int(h % uint64(s.shards))
 	}
-	w := len(s.assigned) % s.jobs
+	w := len(s.assigned) % s.shards
 	s.assigned[h] = w
 	return w
 }
 
-// workerHook, when set (by a benchmark), is called as each worker starts;
-// the function it returns, as the worker ends.
-var workerHook func() func()
+// shardHook, when set (by a benchmark), is called as each shard starts;
+// the function it returns, as the shard ends.
+var shardHook func() func()
 
-// maxAssigned bounds the node pairs given a worker in turn; further pairs
+// batchHook, when set (by a test), is called as a shard, holding a
+// worker's slot, starts judging a batch.
+var batchHook func()
+
+// maxAssigned bounds the node pairs given shards in turn; further pairs
 // go by hash.
 const maxAssigned = 1 << 16
 
@@ -310,7 +330,7 @@ func (p *PICS) nodeHash(a netip.Addr) uint64 {
 	}
 	// An undeclared address by its host part only (the IPv6 interface
 	// identifier, the IPv4 low 16 bits): a node's addresses on its planes
-	// go to one worker, where the engine can tie them (planes.go).
+	// go to one shard, where the engine can tie them (planes.go).
 	b := a.As16()
 	host := b[8:]
 	if a.Is4() {
@@ -355,7 +375,7 @@ func ipHeader(b []byte) (off int, et uint16, ok bool) {
 }
 
 // pointClock tracks, in the reader, each capture point's frame count and
-// whether its timestamps go backwards (workers see only part of a point).
+// whether its timestamps go backwards (shards see only part of a point).
 type pointClock struct {
 	n      int
 	lastNs int64
@@ -368,7 +388,7 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 	j := startParallel(r, opts, p, jobs)
 	var f pcap.Frame
 	// The merger asks an engine of its own where frames arrive: the
-	// workers' engines are theirs.
+	// shards' engines are theirs.
 	m := merger{arrival: newEngine(p).arrivesAtPoint, stable: j.stable}
 	var rl releaser
 	if j.stable {
@@ -405,7 +425,7 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 	if j.fault != nil {
 		return nil, j.fault
 	}
-	e := mergeEngines(p, opts.CaptureLocation, j.workers, j.idx, j.lastNo)
+	e := mergeEngines(p, opts.CaptureLocation, j.shards, j.idx, j.lastNo)
 	for name, c := range j.clocks {
 		if pt := e.points[name]; pt != nil {
 			pt.n, pt.lastNs, pt.nonMonotonic = c.n, c.lastNs, c.back
@@ -417,10 +437,10 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 	return e, nil
 }
 
-// place gives every worker, and the sharder, what the capture's first
+// place gives every shard, and the sharder, what the capture's first
 // frames said about its planes.
 func (j *parallel) place(l *planeLearning) {
-	for _, e := range j.workers {
+	for _, e := range j.shards {
 		e.place(l)
 	}
 	for _, t := range l.ties {
@@ -431,22 +451,23 @@ func (j *parallel) place(l *planeLearning) {
 	}
 }
 
-// parallel is one parallel judgement: the workers, and what the reader
+// parallel is one parallel judgement: the shards, and what the reader
 // (the goroutine that called judgeParallel) keeps to feed them.
 type parallel struct {
 	opts    Options
 	p       *PICS
-	workers []*engine
-	chans   []chan *batch // each worker's batches
+	shards  []*engine
+	chans   []chan *batch // each shard's batches
+	slots   chan struct{} // the workers: a shard judges, or helps, holding one
 	free    chan *batch   // batches judged, for reuse
 	recs    chan *records // records of batches judged after an offer, for reuse
-	help    chan helpMsg  // batches sent, offered to idle workers
+	help    chan helpMsg  // batches sent, offered to idle shards
 	wg      sync.WaitGroup
 	faultMu sync.Mutex
 	fault   error
 
 	stable  bool       // frames alias the reader's chunks (no copies)
-	pending []*batch   // each worker's batch being filled
+	pending []*batch   // each shard's batch being filled
 	sent    []inflight // batches sent and maybe not judged (stable only)
 	seq     uint64
 	shard   sharder
@@ -465,28 +486,34 @@ type parallel struct {
 	t0         int64
 }
 
-// startParallel starts jobs workers judging r's frames.
+// startParallel starts judging r's frames with jobs workers, serving
+// shardsPerWorker times as many shards.
 func startParallel(r *pcap.Reader, opts Options, p *PICS, jobs int) *parallel {
-	j := &parallel{opts: opts, p: p, workers: make([]*engine, jobs), chans: make([]chan *batch, jobs),
-		free: make(chan *batch, (queueDepth+2)*jobs), recs: make(chan *records, 4*jobs), help: make(chan helpMsg, 4*jobs), stable: r.Retain(),
-		pending: make([]*batch, jobs), shard: sharder{p: p, jobs: jobs, assigned: map[uint64]int{}},
+	n := jobs * shardsPerWorker
+	j := &parallel{opts: opts, p: p, shards: make([]*engine, n), chans: make([]chan *batch, n), slots: make(chan struct{}, jobs),
+		free: make(chan *batch, (queueDepth+2)*n), recs: make(chan *records, 4*n), help: make(chan helpMsg, 4*n), stable: r.Retain(),
+		pending: make([]*batch, n), shard: sharder{p: p, shards: n, assigned: map[uint64]int{}},
 		clocks: map[string]*pointClock{}, codec: p.Codec()}
-	for w := range j.workers {
+	for w := range j.shards {
 		e := newEngine(p)
 		e.loc, e.external = opts.CaptureLocation, true
-		j.workers[w], j.chans[w] = e, make(chan *batch, queueDepth)
+		j.shards[w], j.chans[w] = e, make(chan *batch, queueDepth)
 		j.wg.Add(1)
 		go j.work(e, j.chans[w])
 	}
 	return j
 }
 
-// work is a worker: it judges the batches sent to it, and helps decode
-// others' while it has none.
+// work is a shard: it judges the batches sent to it, and helps decode
+// others' while it has none, each while holding a worker's slot.
 func (j *parallel) work(e *engine, in <-chan *batch) {
 	defer j.wg.Done()
+	held := false // a worker's slot
 	defer func() {
 		if v := recover(); v != nil {
+			if held {
+				<-j.slots
+			}
 			j.faultMu.Lock()
 			j.fault = panicError(v)
 			j.faultMu.Unlock()
@@ -494,8 +521,8 @@ func (j *parallel) work(e *engine, in <-chan *batch) {
 			}
 		}
 	}()
-	if workerHook != nil {
-		defer workerHook()()
+	if shardHook != nil {
+		defer shardHook()()
 	}
 	dec := pcap.Decoder{Codec: e.codec, EVMode: e.mode}
 	for {
@@ -508,14 +535,25 @@ func (j *parallel) work(e *engine, in <-chan *batch) {
 			select {
 			case b, ok = <-in:
 			case h := <-j.help:
+				j.slots <- struct{}{}
+				held = true
 				h.b.help(h.seq, &dec)
+				<-j.slots
+				held = false
 				continue
 			}
 		}
 		if !ok {
 			return
 		}
+		j.slots <- struct{}{}
+		held = true
+		if batchHook != nil {
+			batchHook()
+		}
 		b.judge(e)
+		<-j.slots
+		held = false
 		if b.recs != nil {
 			recycle(j.recs, b.recs)
 			b.recs = nil
@@ -544,7 +582,7 @@ func recycle[T any](pool chan *T, x *T) {
 	}
 }
 
-// send sends worker w its pending batch, and offers it to idle workers.
+// send sends shard w its pending batch, and offers it to idle shards.
 func (j *parallel) send(w int) {
 	b := j.pending[w]
 	j.seq++
@@ -560,10 +598,10 @@ func (j *parallel) send(w int) {
 		return
 	default:
 	}
-	// Worker w is behind: the reader waits for it, and an idle worker
+	// Shard w is behind: the reader waits for it, and an idle shard
 	// helps it. Otherwise help would only move decoding to another core,
 	// where it costs more (the reader read the frames on this one) and
-	// takes the CPU the reader and the other worker are using.
+	// takes the CPU the reader and the other shards are using.
 	b.offered = true
 	b.recs = reuse(j.recs)
 	select {
@@ -574,7 +612,7 @@ func (j *parallel) send(w int) {
 }
 
 // emit takes the next frame in timestamp order (the merger's): it numbers
-// it, times its capture point, and puts it in its worker's batch.
+// it, times its capture point, and puts it in its shard's batch.
 func (j *parallel) emit(f *pcap.Frame, in *pcap.Interface) {
 	j.idx++
 	j.lastNo = f.Number
@@ -584,7 +622,7 @@ func (j *parallel) emit(f *pcap.Frame, in *pcap.Interface) {
 	ns := f.Timestamp.UnixNano()
 	if j.idx == 1 {
 		j.t0 = ns
-		for _, e := range j.workers {
+		for _, e := range j.shards {
 			e.start, e.started = f.Timestamp, true
 		}
 	}
@@ -630,7 +668,7 @@ func (j *parallel) clock(id int, in *pcap.Interface) *pointClock {
 	return c
 }
 
-// shutdown sends what is pending, closes the workers' channels and waits
+// shutdown sends what is pending, closes the shards' channels and waits
 // for them.
 func (j *parallel) shutdown() {
 	for w, b := range j.pending {
@@ -643,9 +681,9 @@ func (j *parallel) shutdown() {
 }
 
 // oldest is the smallest offset of a frame held by the merger, waiting in
-// a batch or in a batch a worker has not finished, where none is more than
+// a batch or in a batch a shard has not finished, where none is more than
 // pinSpan before off: a batch holding such a frame is sent, and the reader
-// waits for a worker judging one.
+// waits for a shard judging one.
 func (j *parallel) oldest(m *merger, off int64) int64 {
 	lim := m.unpinOldest(off-pinSpan, off)
 	for w, b := range j.pending {
@@ -673,14 +711,14 @@ func (j *parallel) oldest(m *merger, off int64) int64 {
 	return lim
 }
 
-// faulted reports whether a worker has failed (it judges no more).
+// faulted reports whether a shard has failed (it judges no more).
 func (j *parallel) faulted() bool {
 	j.faultMu.Lock()
 	defer j.faultMu.Unlock()
 	return j.fault != nil
 }
 
-// mergeEngines combines the workers' engines into one holding what a
+// mergeEngines combines the shards' engines into one holding what a
 // single engine would hold after judging every frame (frames frames, the
 // last numbered lastNo).
 func mergeEngines(p *PICS, loc CaptureLocation, ws []*engine, frames, lastNo int) *engine {
@@ -725,13 +763,13 @@ func mergeEngines(p *PICS, loc CaptureLocation, ws []*engine, frames, lastNo int
 	return e
 }
 
-// noteAt is a worker's note and the place of the frame that made it.
+// noteAt is a shard's note and the place of the frame that made it.
 type noteAt struct {
 	ord  uint64
 	text string
 }
 
-// mergeCounts adds a worker's frame counts and bounds.
+// mergeCounts adds a shard's frame counts and bounds.
 func (e *engine) mergeCounts(w *engine) {
 	if w.started && (!e.started || w.start.Before(e.start)) {
 		e.start, e.started = w.start, true
@@ -751,7 +789,7 @@ func (e *engine) mergeCounts(w *engine) {
 	}
 }
 
-// mergeNodes adds a worker's per-node counts.
+// mergeNodes adds a shard's per-node counts.
 func (e *engine) mergeNodes(w *engine) {
 	for k, st := range w.nodes {
 		if m := e.nodes[k]; m == nil {
@@ -770,8 +808,8 @@ func (e *engine) mergeNodes(w *engine) {
 	}
 }
 
-// mergePoints takes a worker's capture points: its flows (each node pair's
-// are one worker's), endpoint operations and port states.
+// mergePoints takes a shard's capture points: its flows (each node pair's
+// are one shard's), endpoint operations and port states.
 func (e *engine) mergePoints(w *engine) {
 	for name, wp := range w.points {
 		pt := e.points[name]
@@ -882,7 +920,7 @@ func (e *engine) keepFirst() {
 	e.kept = MaxKeptFindings
 }
 
-// mergeViews takes where a worker placed each interface it saw (its
+// mergeViews takes where a shard placed each interface it saw (its
 // capture point and plane, learnt from the traffic or the PICS).
 func (e *engine) mergeViews(w *engine) {
 	for id, v := range w.views {
@@ -900,14 +938,14 @@ func (e *engine) mergeViews(w *engine) {
 
 // The reader computes each frame's ICRC as it reads it (computeAhead),
 // while the frame's bytes are in its core's cache from the read, and the
-// worker's decode takes it (batch.pre, wire.Codec.ComputeICRCPre): the
+// shard's decode takes it (batch.pre, wire.Codec.ComputeICRCPre): the
 // payload, which only the ICRC reads, then stays on the reader's core.
 // The frame is emitted later, after the merger has held it (at most
 // MaxReorder frames of other interfaces, and the lookahead's), so the
 // ICRCs wait in a ring by frame number; a frame whose entry was
-// overwritten, or that was read before the first emit (while the workers
+// overwritten, or that was read before the first emit (while the shards
 // wait for the merger's first frame, the reader alone is busy), has its
-// ICRC computed by its worker.
+// ICRC computed by its shard.
 const aheadFrames = 8192
 
 // aheadICRC is the ICRC computed for frame number n.

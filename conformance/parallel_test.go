@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"bytes"
+	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -196,12 +198,12 @@ func TestSendOffersHelpWhenBehind(t *testing.T) {
 	}
 }
 
-// TestWorkerReturnsRecords: a worker gives an offered batch's decode
+// TestWorkerReturnsRecords: a shard gives an offered batch's decode
 // records back to the pool once it has judged the batch, and the next
 // offer takes them, so that the records in use stay as many as the
 // batches offered at once.
 func TestWorkerReturnsRecords(t *testing.T) {
-	j := &parallel{recs: make(chan *records, 4), free: make(chan *batch, 4), help: make(chan helpMsg, 4)}
+	j := &parallel{recs: make(chan *records, 4), free: make(chan *batch, 4), help: make(chan helpMsg, 4), slots: make(chan struct{}, 1)}
 	b := new(batch)
 	r := new(records)
 	b.seq, b.offered, b.recs = 1, true, r
@@ -220,5 +222,100 @@ func TestWorkerReturnsRecords(t *testing.T) {
 	}
 	if b.done.Load() != 1 || len(j.free) != 1 {
 		t.Errorf("the batch is not marked done (%d) or not back for reuse (%d free)", b.done.Load(), len(j.free))
+	}
+}
+
+// TestJobsBoundShardsJudging: a parallel judgement with Jobs workers runs
+// shardsPerWorker times as many shards, and at most Jobs of them judge at
+// once, whichever shards have batches.
+func TestJobsBoundShardsJudging(t *testing.T) {
+	r, err := pcap.Open(filepath.Join("..", "pcap", "testdata", "scenarios", "loss.pcapng"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	const jobs = 2
+	var mu sync.Mutex
+	judging, most := 0, 0
+	batchHook = func() {
+		mu.Lock()
+		judging++
+		most = max(most, judging)
+		mu.Unlock()
+		// Long enough for every shard with a batch to start one, were
+		// nothing holding them back.
+		time.Sleep(20 * time.Millisecond)
+		mu.Lock()
+		judging--
+		mu.Unlock()
+	}
+	defer func() { batchHook = nil }()
+	j := startParallel(r, Options{}, DefaultPICS(), jobs)
+	if len(j.shards) != jobs*shardsPerWorker {
+		t.Fatalf("%d shards for %d workers; want %d", len(j.shards), jobs, jobs*shardsPerWorker)
+	}
+	var batches []*batch
+	for w := range j.shards {
+		b := new(batch)
+		j.seq++
+		b.seq = j.seq
+		batches = append(batches, b)
+		j.chans[w] <- b
+	}
+	j.shutdown()
+	for i, b := range batches {
+		if b.done.Load() != b.seq {
+			t.Errorf("shard %d did not judge its batch", i)
+		}
+	}
+	if most != jobs {
+		t.Errorf("%d shards judged at once with %d workers; want %d", most, jobs, jobs)
+	}
+}
+
+// TestShardFaultFreesSlot: a shard that fails while judging gives its
+// worker's slot back, so that the other shards judge their batches and the
+// judgement ends with the failure, rather than waiting for a slot forever.
+func TestShardFaultFreesSlot(t *testing.T) {
+	r, err := pcap.Open(filepath.Join("..", "pcap", "testdata", "scenarios", "loss.pcapng"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	const jobs = 2
+	var mu sync.Mutex
+	calls := 0
+	batchHook = func() {
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		if n <= jobs {
+			panic("planted fault")
+		}
+	}
+	defer func() { batchHook = nil }()
+	j := startParallel(r, Options{}, DefaultPICS(), jobs)
+	for w := range j.shards {
+		j.seq++
+		b := new(batch)
+		b.seq = j.seq
+		j.chans[w] <- b
+	}
+	ended := make(chan struct{})
+	go func() {
+		j.shutdown()
+		close(ended)
+	}()
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the judgement did not end after two shards failed holding both workers' slots")
+	}
+	if !j.faulted() {
+		t.Error("the shards' failure was not reported")
+	}
+	if calls != len(j.shards) {
+		t.Errorf("%d of %d shards started judging their batch", calls, len(j.shards))
 	}
 }

@@ -17,7 +17,7 @@ import (
 
 // TestFileAndStreamAgree judges every repository capture read from its
 // file (frames held by reference in the merger and the
-// workers' batches) and read as a stream (frames copied), with one and
+// shards' batches) and read as a stream (frames copied), with one and
 // two workers: the reports are identical.
 func TestFileAndStreamAgree(t *testing.T) {
 	for _, c := range goldenCaptures(t) {

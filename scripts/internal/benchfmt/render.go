@@ -749,7 +749,7 @@ func renderJudgeJobs(s *section, r benchResults) {
 	s.p("- `BenchmarkJudgeJobs`, the `incast` capture: one worker %.0f ms, two workers %.0f ms of wall time per capture, %.2f×",
 		w1/1e6, w2/1e6, w1/w2)
 	if ok3 && ok4 && crit > 0 {
-		s.p("; from each thread's CPU time (the reader's, each worker's), two free cores would take at least %.0f ms, "+
+		s.p("; from each thread's CPU time (the reader's, each shard's), two free cores would take at least %.0f ms, "+
 			"against %.0f ms of CPU for one worker: %.2f× at best", crit, c1, c1/crit)
 	}
 	s.p("\n")
