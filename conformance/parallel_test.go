@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -213,7 +214,7 @@ func TestWorkerReturnsRecords(t *testing.T) {
 	in <- b
 	close(in)
 	j.wg.Add(1)
-	j.work(newEngine(DefaultPICS()), in)
+	j.work(newEngine(DefaultPICS()), in, new(atomic.Bool))
 	if b.recs != nil || len(j.recs) != 1 {
 		t.Fatalf("after judging an offered batch: its records kept %v, %d in the pool; want none kept, 1 in the pool", b.recs != nil, len(j.recs))
 	}
@@ -237,7 +238,7 @@ func TestJobsBoundShardsJudging(t *testing.T) {
 	const jobs = 2
 	var mu sync.Mutex
 	judging, most := 0, 0
-	batchHook = func() {
+	batchHook = func(int) {
 		mu.Lock()
 		judging++
 		most = max(most, judging)
@@ -285,7 +286,7 @@ func TestShardFaultFreesSlot(t *testing.T) {
 	const jobs = 2
 	var mu sync.Mutex
 	calls := 0
-	batchHook = func() {
+	batchHook = func(int) {
 		mu.Lock()
 		calls++
 		n := calls
@@ -317,5 +318,34 @@ func TestShardFaultFreesSlot(t *testing.T) {
 	}
 	if calls != len(j.shards) {
 		t.Errorf("%d of %d shards started judging their batch", calls, len(j.shards))
+	}
+}
+
+// TestFeedIdleShard: a shard with nothing to judge, while a worker is
+// free, gets its batch once feedFrames frames are in it rather than once
+// it is full, as at the start of a capture.
+func TestFeedIdleShard(t *testing.T) {
+	r, err := pcap.Open(filepath.Join("..", "pcap", "testdata", "scenarios", "loss.pcapng"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var mu sync.Mutex
+	var sizes []int
+	batchHook = func(n int) {
+		mu.Lock()
+		sizes = append(sizes, n)
+		mu.Unlock()
+	}
+	defer func() { batchHook = nil }()
+	j := startParallel(r, Options{}, DefaultPICS(), 2)
+	var ifaces ifaceTable
+	var f pcap.Frame
+	for r.Next(&f) == nil {
+		j.emit(&f, ifaces.get(r, f.Interface))
+	}
+	j.shutdown()
+	if len(sizes) == 0 || sizes[0] != feedFrames {
+		t.Errorf("batch sizes %v: the first went with %d frames to an idle shard; want %d", sizes, sizes[0], feedFrames)
 	}
 }
