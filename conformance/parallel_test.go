@@ -230,11 +230,7 @@ func TestWorkerReturnsRecords(t *testing.T) {
 // shardsPerWorker times as many shards, and at most Jobs of them judge at
 // once, whichever shards have batches.
 func TestJobsBoundShardsJudging(t *testing.T) {
-	r, err := pcap.Open(filepath.Join("..", "pcap", "testdata", "scenarios", "loss.pcapng"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openLoss(t)
 	const jobs = 2
 	var mu sync.Mutex
 	judging, most := 0, 0
@@ -255,14 +251,7 @@ func TestJobsBoundShardsJudging(t *testing.T) {
 	if len(j.shards) != jobs*shardsPerWorker {
 		t.Fatalf("%d shards for %d workers; want %d", len(j.shards), jobs, jobs*shardsPerWorker)
 	}
-	var batches []*batch
-	for w := range j.shards {
-		b := new(batch)
-		j.seq++
-		b.seq = j.seq
-		batches = append(batches, b)
-		j.chans[w] <- b
-	}
+	batches := sendEachShard(j)
 	j.shutdown()
 	for i, b := range batches {
 		if b.done.Load() != b.seq {
@@ -278,11 +267,7 @@ func TestJobsBoundShardsJudging(t *testing.T) {
 // worker's slot back, so that the other shards judge their batches and the
 // judgement ends with the failure, rather than waiting for a slot forever.
 func TestShardFaultFreesSlot(t *testing.T) {
-	r, err := pcap.Open(filepath.Join("..", "pcap", "testdata", "scenarios", "loss.pcapng"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openLoss(t)
 	const jobs = 2
 	var mu sync.Mutex
 	calls := 0
@@ -297,12 +282,7 @@ func TestShardFaultFreesSlot(t *testing.T) {
 	}
 	defer func() { batchHook = nil }()
 	j := startParallel(r, Options{}, DefaultPICS(), jobs)
-	for w := range j.shards {
-		j.seq++
-		b := new(batch)
-		b.seq = j.seq
-		j.chans[w] <- b
-	}
+	sendEachShard(j)
 	ended := make(chan struct{})
 	go func() {
 		j.shutdown()
@@ -325,11 +305,7 @@ func TestShardFaultFreesSlot(t *testing.T) {
 // free, gets its batch once feedFrames frames are in it rather than once
 // it is full, as at the start of a capture.
 func TestFeedIdleShard(t *testing.T) {
-	r, err := pcap.Open(filepath.Join("..", "pcap", "testdata", "scenarios", "loss.pcapng"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openLoss(t)
 	var mu sync.Mutex
 	var sizes []int
 	batchHook = func(n int) {
@@ -348,4 +324,29 @@ func TestFeedIdleShard(t *testing.T) {
 	if len(sizes) == 0 || sizes[0] != feedFrames {
 		t.Errorf("batch sizes %v: the first went with %d frames to an idle shard; want %d", sizes, sizes[0], feedFrames)
 	}
+}
+
+// openLoss opens the simulator's small loss scenario capture (one node
+// pair) for the duration of the test.
+func openLoss(t *testing.T) *pcap.Reader {
+	t.Helper()
+	r, err := pcap.Open(filepath.Join("..", "pcap", "testdata", "scenarios", "loss.pcapng"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// sendEachShard sends every shard of j an empty batch, numbered as the
+// reader numbers them, and returns the batches.
+func sendEachShard(j *parallel) []*batch {
+	var batches []*batch
+	for w := range j.shards {
+		j.seq++
+		b := &batch{seq: j.seq}
+		batches = append(batches, b)
+		j.chans[w] <- b
+	}
+	return batches
 }
