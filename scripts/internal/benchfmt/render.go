@@ -737,19 +737,20 @@ func medians(rounds []jobRound) jobMedians {
 }
 
 // renderJudgeJobs renders BenchmarkJudgeJobs: one worker against two on
-// the incast capture, in wall time and in the threads' CPU time.
+// the incast capture, in wall time (jobs=) and in the threads' CPU time
+// (threads=2, each goroutine on a thread of its own).
 func renderJudgeJobs(s *section, r benchResults) {
 	w1, ok1 := r.median("BenchmarkJudgeJobs/jobs=1", "ns/op")
 	w2, ok2 := r.median("BenchmarkJudgeJobs/jobs=2", "ns/op")
 	c1, ok3 := r.median("BenchmarkJudgeJobs/jobs=1", "cpu-ms/op")
-	crit, ok4 := r.median("BenchmarkJudgeJobs/jobs=2", "crit-ms/op")
+	crit, ok4 := r.median("BenchmarkJudgeJobs/threads=2", "crit-ms/op")
 	if !ok1 || !ok2 {
 		return
 	}
 	s.p("- `BenchmarkJudgeJobs`, the `incast` capture: one worker %.0f ms, two workers %.0f ms of wall time per capture, %.2f×",
 		w1/1e6, w2/1e6, w1/w2)
 	if ok3 && ok4 && crit > 0 {
-		s.p("; from each thread's CPU time (the reader's, each shard's), two free cores would take at least %.0f ms, "+
+		s.p("; from each thread's CPU time (the reader's, each shard's, in a run with each on a thread of its own), two free cores would take at least %.0f ms, "+
 			"against %.0f ms of CPU for one worker: %.2f× at best", crit, c1, c1/crit)
 	}
 	s.p("\n")
