@@ -48,6 +48,22 @@ type Options struct {
 	Jobs int
 }
 
+// MaxJobs bounds Options.Jobs: each worker starts shardsPerWorker shards,
+// each a goroutine with an engine of its own (about 20 KB before it sees
+// a frame).
+const MaxJobs = 256
+
+// check reports why opts cannot be used, if they cannot.
+func (opts *Options) check() error {
+	if !opts.CaptureLocation.Valid() {
+		return &OptionsError{fmt.Sprintf("capture location %q (want dut or remote)", opts.CaptureLocation)}
+	}
+	if opts.Jobs > MaxJobs {
+		return &OptionsError{fmt.Sprintf("%d jobs (want at most %d)", opts.Jobs, MaxJobs)}
+	}
+	return nil
+}
+
 // OptionsError reports unusable Options.
 type OptionsError struct{ Msg string }
 
@@ -108,8 +124,8 @@ func (o *Options) resolve() (*PICS, time.Time) {
 // carry no decode summary (JudgeFile adds them by reading the file twice).
 func Judge(r *pcap.Reader, name string, opts Options) (rep *Report, err error) {
 	p, today := opts.resolve()
-	if !opts.CaptureLocation.Valid() {
-		return nil, &OptionsError{fmt.Sprintf("capture location %q (want dut or remote)", opts.CaptureLocation)}
+	if err := opts.check(); err != nil {
+		return nil, err
 	}
 	defer func() {
 		if v := recover(); v != nil {
@@ -191,8 +207,8 @@ func judgeSequential(r *pcap.Reader, name string, opts Options, p *PICS) (*engin
 // then reads it a second time to attach the decode of every frame the
 // evidence names and, with Options.Annotate, to write the annotated copy.
 func JudgeFile(name string, opts Options) (*Report, error) {
-	if !opts.CaptureLocation.Valid() {
-		return nil, &OptionsError{fmt.Sprintf("capture location %q (want dut or remote)", opts.CaptureLocation)}
+	if err := opts.check(); err != nil {
+		return nil, err
 	}
 	r, err := pcap.Open(name)
 	if err != nil {

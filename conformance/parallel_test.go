@@ -2,7 +2,9 @@ package conformance
 
 import (
 	"bytes"
+	"errors"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -349,4 +351,19 @@ func sendEachShard(j *parallel) []*batch {
 		j.chans[w] <- b
 	}
 	return batches
+}
+
+// TestJobsBounded: more than MaxJobs workers is an *OptionsError naming
+// the jobs, from Judge and JudgeFile, before any shard starts.
+func TestJobsBounded(t *testing.T) {
+	var oe *OptionsError
+	if _, err := JudgeFile("testdata/good.pcapng", Options{Jobs: MaxJobs + 1}); !errors.As(err, &oe) || !strings.Contains(oe.Msg, "jobs") {
+		t.Errorf("JudgeFile, %d jobs: %v; want an *OptionsError naming the jobs", MaxJobs+1, err)
+	}
+	if _, err := Judge(openLoss(t), "loss", Options{Jobs: MaxJobs + 1}); !errors.As(err, &oe) || !strings.Contains(oe.Msg, "jobs") {
+		t.Errorf("Judge, %d jobs: %v; want an *OptionsError naming the jobs", MaxJobs+1, err)
+	}
+	if _, err := Judge(openLoss(t), "loss", Options{Jobs: MaxJobs}); err != nil {
+		t.Errorf("Judge, %d jobs: %v", MaxJobs, err)
+	}
 }

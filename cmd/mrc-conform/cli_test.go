@@ -41,6 +41,8 @@ func TestUsageErrorIsOneLineAndHint(t *testing.T) {
 		{[]string{"judge", "x.pcapng"}, "mrc-conform judge: --pics is required"},
 		{[]string{"judge", "--pics", "default"}, "mrc-conform judge: want a capture file, several, or a directory of them"},
 		{[]string{"judge", "x", "--bogus"}, "mrc-conform judge: flag provided but not defined: -bogus"},
+		{[]string{"judge", "--pics", "default", "--jobs", "0", "../../conformance/testdata/good.pcapng"}, "mrc-conform judge: --jobs 0 (want 1 to 256)"},
+		{[]string{"judge", "--pics", "default", "--jobs", "257", "../../conformance/testdata/good.pcapng"}, "mrc-conform judge: --jobs 257 (want 1 to 256)"},
 		{[]string{"decode"}, "mrc-conform decode: no capture file given"},
 		{[]string{"decode", "x", "--format", "xml"}, `mrc-conform decode: unknown format "xml"`},
 		{[]string{"requirements", "extra"}, `mrc-conform requirements: unexpected argument "extra"`},

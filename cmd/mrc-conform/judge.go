@@ -144,8 +144,8 @@ func judgeOptions(cmd cli.Command, fl *judgeFlags) (conformance.Options, int) {
 	if opts.Deviations, opts.Today, code = fl.devs.load(cmd); code != 0 {
 		return opts, code
 	}
-	if fl.jobs < 1 {
-		return opts, cmd.Usagef("--jobs %d (want 1 or more)", fl.jobs)
+	if fl.jobs < 1 || fl.jobs > conformance.MaxJobs {
+		return opts, cmd.Usagef("--jobs %d (want 1 to %d)", fl.jobs, conformance.MaxJobs)
 	}
 	opts.Jobs = fl.jobs
 	opts.CaptureSHA256 = fl.sha
