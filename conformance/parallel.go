@@ -518,12 +518,10 @@ func startParallel(r *pcap.Reader, opts Options, p *PICS, jobs int) *parallel {
 // others' while it has none, each while holding a worker's slot.
 func (j *parallel) work(e *engine, in <-chan *batch, busy *atomic.Bool) {
 	defer j.wg.Done()
-	held := false // a worker's slot
+	slot := slotHold{slots: j.slots}
 	defer func() {
 		if v := recover(); v != nil {
-			if held {
-				<-j.slots
-			}
+			slot.give()
 			j.faultMu.Lock()
 			j.fault = panicError(v)
 			j.faultMu.Unlock()
@@ -545,11 +543,9 @@ func (j *parallel) work(e *engine, in <-chan *batch, busy *atomic.Bool) {
 			select {
 			case b, ok = <-in:
 			case h := <-j.help:
-				j.slots <- struct{}{}
-				held = true
+				slot.take()
 				h.b.help(h.seq, &dec)
-				<-j.slots
-				held = false
+				slot.give()
 				continue
 			}
 		}
@@ -557,14 +553,12 @@ func (j *parallel) work(e *engine, in <-chan *batch, busy *atomic.Bool) {
 			return
 		}
 		busy.Store(true)
-		j.slots <- struct{}{}
-		held = true
+		slot.take()
 		if batchHook != nil {
 			batchHook(b.n)
 		}
 		b.judge(e)
-		<-j.slots
-		held = false
+		slot.give()
 		busy.Store(false)
 		if b.recs != nil {
 			recycle(j.recs, b.recs)
@@ -572,6 +566,27 @@ func (j *parallel) work(e *engine, in <-chan *batch, busy *atomic.Bool) {
 		}
 		b.done.Store(b.seq)
 		recycle(j.free, b)
+	}
+}
+
+// slotHold is a shard's hold on one of the workers' slots
+// (parallel.slots), which a shard that fails gives back.
+type slotHold struct {
+	slots chan struct{}
+	held  bool
+}
+
+// take waits for a free slot and holds it.
+func (s *slotHold) take() {
+	s.slots <- struct{}{}
+	s.held = true
+}
+
+// give gives back the slot held, if one is.
+func (s *slotHold) give() {
+	if s.held {
+		<-s.slots
+		s.held = false
 	}
 }
 
