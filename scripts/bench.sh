@@ -288,10 +288,11 @@ walltimed() {
 	# apart: 1.82x and 1.62x), and one window would sample one state. Each
 	# round ends with two --jobs 1 judges at once, each on a core of its
 	# own (walltimed -pair): what two cores give two judges that share
-	# nothing, which
-	# the host's other work, in shared caches and memory, moves from
-	# minute to minute. The section shows it beside the verdict, which is
-	# on --jobs 2 against --jobs 1 alone.
+	# nothing, which the host's other work, in shared caches and memory,
+	# moves from minute to minute. The verdict is on the rounds in which
+	# that pair reached the 1.7x target, the rounds in which the host left
+	# the judge two cores (benchfmt's freeRounds); the median over every
+	# round stands beside it.
 	for ((w = 0; w < JOBS_WINDOWS; w++)); do
 		((w == 0)) || sleep "$JOBS_PAUSE"
 		echo "window $w" >>"$OUT/jobs.txt"
