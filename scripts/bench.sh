@@ -17,8 +17,8 @@
 #              SCHED_FIFO where permitted (BENCH_FIFO=0: not), each round
 #              followed by two --jobs 1 judges at once, each pinned to a core
 #              of its own (under the usual policy) and on a copy of the
-#              capture, in three windows of
-#              7 rounds 30 s apart
+#              capture, in windows of 7 rounds 30 s apart: three, and
+#              more (up to six) until 15 rounds had two free cores
 #   memory     peak RSS of the judge on that capture, on it replayed four
 #              times (editcap, mergecap), and on one connection of 2 M
 #              frames (conformance/internal/longconn)
@@ -54,6 +54,11 @@ JOBS_ROUNDS=${BENCH_JOBS_ROUNDS:-7}
 # Windows of JOBS_ROUNDS rounds, JOBS_PAUSE seconds apart (see the jobs
 # step).
 JOBS_WINDOWS=${BENCH_JOBS_WINDOWS:-3}
+# More windows, up to JOBS_MAX_WINDOWS, until JOBS_FREE rounds had two free
+# cores (benchfmt free): the verdict is on those rounds, and on a busy host
+# three windows may hold only a few.
+JOBS_MAX_WINDOWS=${BENCH_JOBS_MAX_WINDOWS:-6}
+JOBS_FREE=${BENCH_JOBS_FREE:-15}
 JOBS_PAUSE=${BENCH_JOBS_PAUSE:-30}
 CLI_ROUNDS=${BENCH_CLI_ROUNDS:-5} # judge, decode and tshark on the loss capture
 STEP=${BENCH_STEP_TIMEOUT:-600} # seconds per step
@@ -283,7 +288,7 @@ walltimed() {
 		FIFO=(-fifo 10)
 		echo "sched SCHED_FIFO" >>"$OUT/jobs.txt"
 	fi
-	# The rounds run in JOBS_WINDOWS windows JOBS_PAUSE seconds apart: the
+	# The rounds run in windows JOBS_PAUSE seconds apart: the
 	# host's state drifts over minutes (two soaks of 30 rounds two minutes
 	# apart: 1.82x and 1.62x), and one window would sample one state. Each
 	# round ends with two --jobs 1 judges at once, each on a core of its
@@ -292,8 +297,15 @@ walltimed() {
 	# moves from minute to minute. The verdict is on the rounds in which
 	# that pair reached the 1.7x target, the rounds in which the host left
 	# the judge two cores (benchfmt's freeRounds); the median over every
-	# round stands beside it.
-	for ((w = 0; w < JOBS_WINDOWS; w++)); do
+	# round stands beside it. Past JOBS_WINDOWS windows, another runs
+	# while fewer than JOBS_FREE rounds had two free cores: a choice made
+	# on the pairs alone, never on --jobs 2's times.
+	for ((w = 0; w < JOBS_MAX_WINDOWS; w++)); do
+		if ((w >= JOBS_WINDOWS)); then
+			free=$("$OUT/benchfmt" free "$OUT/jobs.txt") || free=0
+			((free < JOBS_FREE)) || break
+			say "$free rounds had two free cores, fewer than $JOBS_FREE: one more window"
+		fi
 		((w == 0)) || sleep "$JOBS_PAUSE"
 		echo "window $w" >>"$OUT/jobs.txt"
 		for ((i = 0; i < JOBS_ROUNDS; i++)); do

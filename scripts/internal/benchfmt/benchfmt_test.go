@@ -501,3 +501,22 @@ func TestRenderJobsVerdictTooFewFreeRounds(t *testing.T) {
 		t.Errorf("no pairs:\n%s\nlacks %q", got, want)
 	}
 }
+
+// TestRunFree: benchfmt free counts the rounds of a jobs.txt with two free
+// cores, as the verdict takes them (freeRounds), for bench.sh to decide
+// whether to run another window: here the rounds whose pair gave 1.85×
+// and 1.71×, not the one at 1.50×, nor the one without a pair.
+func TestRunFree(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "jobs.txt")
+	data := strings.Join(jobsRounds([2]string{"0.30", "0.65"}, [2]string{"0.30", "0.80"}, [2]string{"0.50", "0.70"}, [2]string{"0.30", ""}), "\n")
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := run([]string{"free", path}, &b); err != nil || b.String() != "2\n" {
+		t.Errorf("benchfmt free: %q, %v; want \"2\\n\"", b.String(), err)
+	}
+	if err := run([]string{"free", path + ".none"}, &b); err == nil {
+		t.Error("benchfmt free of a missing file: no error")
+	}
+}

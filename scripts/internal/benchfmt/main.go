@@ -5,6 +5,8 @@
 // script and not edited by hand.
 //
 //	benchfmt count FILE           frames and span (seconds) of a capture
+//	benchfmt free FILE            how many --jobs rounds in FILE (bench.sh's
+//	                              jobs.txt) had two free cores
 //	benchfmt render DIR           the section, on standard output
 //	benchfmt write DIR README     replace the section in README
 //	benchfmt time [-fifo PRIO] [-pin] OUT CMD... [:: CMD...]
@@ -54,6 +56,14 @@ func run(args []string, w io.Writer) error {
 		}
 		_, err = fmt.Fprintf(w, "%d %d\n", n, span)
 		return err
+	case len(args) == 2 && args[0] == "free":
+		b, err := os.ReadFile(args[1])
+		if err != nil {
+			return err
+		}
+		rounds, _ := parseJobs(strings.Split(string(b), "\n"))
+		_, err = fmt.Fprintf(w, "%d\n", len(freeRounds(rounds)))
+		return err
 	case len(args) == 2 && args[0] == "render":
 		s, err := render(args[1])
 		if err != nil {
@@ -76,7 +86,7 @@ func run(args []string, w io.Writer) error {
 		}
 		return os.WriteFile(args[2], []byte(out), 0o644)
 	}
-	return errors.New("usage: benchfmt count FILE | render DIR | write DIR README | time [-fifo PRIO] [-pin] OUT CMD [ARG] [:: CMD [ARG]]")
+	return errors.New("usage: benchfmt count FILE | free FILE | render DIR | write DIR README | time [-fifo PRIO] [-pin] OUT CMD [ARG] [:: CMD [ARG]]")
 }
 
 // count returns a capture's frames and its time span in whole seconds,
