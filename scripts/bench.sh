@@ -18,7 +18,7 @@
 #              followed by two --jobs 1 judges at once, each pinned to a core
 #              of its own (under the usual policy) and on a copy of the
 #              capture, in windows of 7 rounds 30 s apart: three, and
-#              more (up to six) until 15 rounds had two free cores
+#              more (up to six) until the pairs of 15 rounds reached 1.7x
 #   memory     peak RSS of the judge on that capture, on it replayed four
 #              times (editcap, mergecap), and on one connection of 2 M
 #              frames (conformance/internal/longconn)
@@ -54,9 +54,9 @@ JOBS_ROUNDS=${BENCH_JOBS_ROUNDS:-7}
 # Windows of JOBS_ROUNDS rounds, JOBS_PAUSE seconds apart (see the jobs
 # step).
 JOBS_WINDOWS=${BENCH_JOBS_WINDOWS:-3}
-# More windows, up to JOBS_MAX_WINDOWS, until JOBS_FREE rounds had two free
-# cores (benchfmt free): the verdict is on those rounds, and on a busy host
-# three windows may hold only a few.
+# More windows, up to JOBS_MAX_WINDOWS, until the pairs of JOBS_FREE rounds
+# reached 1.7x (benchfmt free): the verdict is on those rounds, and on a
+# busy host three windows may hold only a few.
 JOBS_MAX_WINDOWS=${BENCH_JOBS_MAX_WINDOWS:-6}
 JOBS_FREE=${BENCH_JOBS_FREE:-15}
 JOBS_PAUSE=${BENCH_JOBS_PAUSE:-30}
@@ -294,17 +294,18 @@ walltimed() {
 	# round ends with two --jobs 1 judges at once, each on a core of its
 	# own (walltimed -pair): what two cores give two judges that share
 	# nothing, which the host's other work, in shared caches and memory,
-	# moves from minute to minute. The verdict is on the rounds in which
-	# that pair reached the 1.7x target, the rounds in which the host left
-	# the judge two cores (benchfmt's freeRounds); the median over every
-	# round stands beside it. Past JOBS_WINDOWS windows, another runs
-	# while fewer than JOBS_FREE rounds had two free cores: a choice made
-	# on the pairs alone, never on --jobs 2's times.
+	# moves from minute to minute. The verdict is on the rounds whose pair
+	# reached the 1.7x target against the window's median --jobs 1 time
+	# (benchfmt's freeRounds): met when the 95 % interval of their median
+	# ratio is at or above it; the median over every round stands beside
+	# it. Past JOBS_WINDOWS windows, another runs while fewer than
+	# JOBS_FREE rounds' pairs reached 1.7x: a choice made on the pairs
+	# alone, never on --jobs 2's times.
 	for ((w = 0; w < JOBS_MAX_WINDOWS; w++)); do
 		if ((w >= JOBS_WINDOWS)); then
 			free=$("$OUT/benchfmt" free "$OUT/jobs.txt") || free=0
 			((free < JOBS_FREE)) || break
-			say "$free rounds had two free cores, fewer than $JOBS_FREE: one more window"
+			say "the pairs of $free rounds reached 1.7x, fewer than $JOBS_FREE: one more window"
 		fi
 		((w == 0)) || sleep "$JOBS_PAUSE"
 		echo "window $w" >>"$OUT/jobs.txt"

@@ -125,10 +125,10 @@ BenchmarkJudgeJobs/threads=2-2      	       3	1600000000 ns/op	       960.0 cpu-
 		"median of the runs: loss, 1000 frames, 2 MB. `mrc-conform` is built without cgo.",
 		"| `mrc-conform judge --pics default --jobs 1` | 0.150 | 150.00 µs/frame | 1/16.0 |",
 		"310208 frames, 3 rounds: `--jobs 1` 3.00 s (2.90 s CPU), `--jobs 2` 1.60 s (2.00 s CPU) (medians): **1.87×** faster with two workers (median of the rounds' ratios, 1.50× to 2.00×)",
-		"**not judged:** two judges at once, sharing nothing, reached 1.7× in 2 of the 2 rounds that timed them (3 rounds in all), fewer than the 5 the verdict is given on",
+		"**not judged:** the pair reached 1.7× in 2 of the 3 rounds, fewer than the 6 the verdict is given on",
 		"with two workers the judge ran on 1.25 cores on average (CPU / wall), with one on 0.97",
 		"`--jobs 1` and `--jobs 2` ran under SCHED_FIFO, the timer starting them without chrt (whose own start is not timed): the machine's other sessions waited while they ran, so the ratio is that of two free cores; the two judges at once ran under the usual policy, each pinned to its core",
-		"after `--jobs 2` in 2 of the rounds: both done in 3.45 s (6.60 s CPU, medians), **1.80×** one `--jobs 1` judge's work in its time (median of the rounds' 2·t1/tpair, 1.76× to 1.83×): what this machine's two cores gave the judge in these rounds, two judges sharing nothing; `--jobs 2` reached 97 % of it",
+		"after `--jobs 2` in 2 of the rounds: both done in 3.45 s (6.60 s CPU, medians), **1.74×** one `--jobs 1` judge's work in its time (median of the rounds' 2·t̄1/tpair, 1.71× to 1.76×): what this machine's two cores gave the judge in these rounds, two judges sharing nothing; `--jobs 2` reached 97 % of it",
 		"The judge: 7 k frames per CPU second (target ≥ 1 M: **not met**). Judge / tshark: 1/16.0 of tshark's CPU time in the median round of 3 (1/10.0 to 1/17.0; target ≤ 1/15: **met**)",
 		"| `mrc-conform judge --pics default` at 9c73972, as issue 12 measured it | 1.200 | 1200.00 µs/frame | 1/1.7 |",
 		"Against the judge issue 12 measured (9c73972, built from this repository's history), on this machine in the same rounds: 9.0× less CPU in the median round (6.0× to 12.0×; the issue's \"10× today\", read CLI against CLI: **not met**).",
@@ -152,7 +152,7 @@ BenchmarkJudgeJobs/threads=2-2      	       3	1600000000 ns/op	       960.0 cpu-
 		"| the judge CLI: ≥ 1 M frames per CPU second | issue 12, read as the whole CLI run (start-up included) | 7 k: **not met** |",
 		"| the judge CLI: ≤ 1/15 of tshark's CPU time on the same capture | issue 12 | 1/16.0: **met** |",
 		"| the judge CLI: ≥ 10× less CPU than the judge issue 12 measured, CLI against CLI | issue 12, read as the whole CLI run (start-up included) | 9.0×: **not met** |",
-		"| `--jobs 2` ≥ 1.7× faster than `--jobs 1` in wall time, `incast` | issue 12 | 2 of 3 rounds had two free cores: **not judged** |",
+		"| `--jobs 2` ≥ 1.7× faster than `--jobs 1` in wall time, `incast` | issue 12 | the pair reached 1.7× in 2 of 3 rounds: **not judged** |",
 		"| peak RSS of one connection of 2 M frames: < 64 MB | issue 12 | 102.0 MB: **not met** |",
 	}
 	at := strings.Index(got, "**Targets at a glance**")
@@ -383,7 +383,7 @@ func TestRenderJobsPairs(t *testing.T) {
 		"jobs1 0.60 0.6 0\njobs2 0.40 0.6 0\n", "\n"))
 	got := s.String()
 	for _, want := range []string{
-		"after `--jobs 2` in 2 of the rounds: both done in 0.78 s (1.20 s CPU, medians), **1.55×** one `--jobs 1` judge's work in its time (median of the rounds' 2·t1/tpair, 1.50× to 1.60×)",
+		"after `--jobs 2` in 2 of the rounds: both done in 0.78 s (1.20 s CPU, medians), **1.55×** one `--jobs 1` judge's work in its time (median of the rounds' 2·t̄1/tpair, 1.50× to 1.60×)",
 		"`--jobs 2` reached 114 % of it",
 		"2.00× (1 round, `--jobs 2` taking 1.00× the CPU of `--jobs 1`; two judges at once 1.50×); 1.50× (2 rounds, `--jobs 2` taking 1.00× the CPU of `--jobs 1`; two judges at once 1.60×)",
 	} {
@@ -402,6 +402,20 @@ func TestPercent(t *testing.T) {
 	}{{0.55, "55"}, {0.696, "69.6"}, {0.7, "70"}, {0.703, "70.3"}, {0.74, "74"}} {
 		if got := percent(c.v, 0.7); got != c.want {
 			t.Errorf("percent(%v, 0.7) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}
+
+// TestRatio: a ratio has two decimals, and more where two would round it
+// onto the target from either side. Fails with a plain %.2f (1.6996 ->
+// "1.70").
+func TestRatio(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{{1.76, "1.76"}, {1.7, "1.70"}, {1.6996, "1.6996"}, {1.7004, "1.7004"}, {1.69, "1.69"}, {1.7000001, "1.700000"}} {
+		if got := ratio(c.v, 1.7); got != c.want {
+			t.Errorf("ratio(%v, 1.7) = %q, want %q", c.v, got, c.want)
 		}
 	}
 }
@@ -437,34 +451,47 @@ func jobsRounds(rounds ...[2]string) []string {
 	return out
 }
 
-// TestRenderJobsVerdictFreeRounds: the --jobs verdict is on the rounds in
-// which two judges that share nothing reached 1.7× (2·t1/tpair), whatever
-// --jobs 2 did in them, and the figure over every round stands beside it.
-// Both ways: rounds the host held do not sink a verdict (met), and fast
-// rounds the host held do not lift one (not met). Fails when the rounds
-// are chosen by --jobs 2's own ratio, or not chosen at all.
-func TestRenderJobsVerdictFreeRounds(t *testing.T) {
+// judgeJobs renders jobs.txt lines and returns the text and the table of
+// targets.
+func judgeJobs(lines []string) string {
+	var s section
+	renderJobs(&s, lines)
+	return s.String() + targetTable(s.targets)
+}
+
+// TestRenderJobsVerdict: the --jobs verdict is on the rounds whose pair
+// reached 1.7× (two judges that share nothing did 1.7 times one judge's
+// work in the window's median --jobs 1 time), whatever --jobs 2 did in
+// them: met when the 95 % interval of their median ratio is at or above
+// 1.7×, not met when below, not judged when it holds 1.7×. Rounds whose
+// pair fell short neither sink nor lift it. Fails when rounds are chosen
+// by --jobs 2's ratio, or not chosen, or the verdict is on the median
+// alone.
+func TestRenderJobsVerdict(t *testing.T) {
 	free, held := "0.65", "0.80" // the pair: 1.85x, 1.50x
+	rounds := func(freeT2 []string, heldT2 string) [][2]string {
+		var r [][2]string
+		for _, t2 := range freeT2 {
+			r = append(r, [2]string{t2, free}, [2]string{heldT2, held})
+		}
+		return r
+	}
 	for _, c := range []struct {
-		name   string
-		rounds [][2]string
-		want   []string
+		name string
+		in   [][2]string
+		want []string
 	}{
-		{"held rounds slow", [][2]string{
-			{"0.34", free}, {"0.33", free}, {"0.35", free}, {"0.34", free}, {"0.34", free}, // 1.71x to 1.82x
-			{"0.42", held}, {"0.43", held}, {"0.41", held}, {"0.42", held}, {"0.40", held}, {"0.44", held}, // 1.36x to 1.50x
-		}, []string{"**1.76×** faster (median of those rounds' ratios, 1.71× to 1.82×; target ≥ 1.7× on this 2-core machine: **met**)",
-			"| `--jobs 2` ≥ 1.7× faster than `--jobs 1` in wall time, `incast` | issue 12 | 1.76× in the 5 rounds with two free cores (all 11 rounds: 1.50×): **met** |",
-			"the verdict** is on the 5 rounds", "(in the other 6,"}},
-		{"held rounds fast", [][2]string{
-			{"0.37", free}, {"0.36", free}, {"0.37", free}, {"0.38", free}, {"0.37", free}, // 1.58x to 1.67x
-			{"0.30", held}, {"0.31", held}, {"0.30", held}, {"0.32", held}, {"0.30", held}, {"0.30", held}, // 1.88x to 2.00x
-		}, []string{"**1.62×** faster (median of those rounds' ratios, 1.58× to 1.67×; target ≥ 1.7× on this 2-core machine: **not met**)",
-			"1.62× in the 5 rounds with two free cores (all 11 rounds: 1.88×): **not met**"}},
+		{"met", rounds([]string{"0.34", "0.33", "0.345", "0.34", "0.335", "0.34"}, "0.42"), []string{ // 1.74x to 1.82x; held 1.43x
+			"the verdict** is on the 6 of the 12 rounds whose pair reached 1.7×",
+			"**1.76×** faster (median of those rounds' ratios, 1.74× to 1.82×; 95 % interval of the median from the rounds' order statistics 1.74× to 1.82×; target ≥ 1.7× on this 2-core machine, judged on the whole interval: **met**)",
+			"| `--jobs 2` ≥ 1.7× faster than `--jobs 1` in wall time, `incast` | issue 12 | 1.76× (95 % interval 1.74× to 1.82×) in the 6 of 12 rounds whose pair reached 1.7× (all rounds: 1.58×): **met** |"}},
+		{"not met", rounds([]string{"0.37", "0.36", "0.37", "0.38", "0.37", "0.365"}, "0.30"), []string{ // 1.58x to 1.67x; held 2.00x
+			"judged on the whole interval: **not met**)", "1.62× (95 % interval 1.58× to 1.67×) in the 6 of 12 rounds whose pair reached 1.7× (all rounds: 1.83×): **not met** |"}},
+		{"too close", rounds([]string{"0.33", "0.36", "0.345", "0.37", "0.35", "0.34"}, "0.30"), []string{ // 1.62x to 1.82x
+			"judged on the whole interval: **not judged**, the interval holds 1.7×)",
+			"1.73× (95 % interval 1.62× to 1.82×) in the 6 of 12 rounds whose pair reached 1.7× (all rounds: 1.91×): the interval holds 1.7×: **not judged** |"}},
 	} {
-		var s section
-		renderJobs(&s, jobsRounds(c.rounds...))
-		got := s.String() + targetTable(s.targets)
+		got := judgeJobs(jobsRounds(c.in...))
 		for _, want := range c.want {
 			if !strings.Contains(got, want) {
 				t.Errorf("%s:\n%s\nlacks %q", c.name, got, want)
@@ -473,37 +500,86 @@ func TestRenderJobsVerdictFreeRounds(t *testing.T) {
 	}
 }
 
-// TestRenderJobsVerdictTooFewFreeRounds: with fewer than minFreeRounds
-// rounds in which two judges at once reached 1.7×, the --jobs target is
-// not judged (neither met nor not met), and says why; with no pair timed
-// at all, the verdict is on every round. Fails when a verdict is given on
-// four free rounds, or none without pairs.
-func TestRenderJobsVerdictTooFewFreeRounds(t *testing.T) {
-	var s section
-	renderJobs(&s, jobsRounds([2]string{"0.30", "0.65"}, [2]string{"0.30", "0.65"}, [2]string{"0.30", "0.65"}, [2]string{"0.30", "0.65"},
-		[2]string{"0.30", "0.80"}, [2]string{"0.30", ""}))
-	got := s.String() + targetTable(s.targets)
+// TestRenderJobsPairGainWindowT1: a round's pair is judged against its
+// window's median --jobs 1 time, not the round's own, which the ratio
+// also divides: a slow --jobs 1 run (0.70 s, where the window's median is
+// 0.60 s) lifts the round's ratio and, against its own time, its pair
+// (2·0.70/0.80 = 1.75×) as well; against the median the pair did 1.50×,
+// and the round is not chosen. A pair at exactly 1.7× (2·0.85/1.00) is
+// chosen; the pair's CPU time plays no part; a round whose --jobs 2 run
+// failed (EXIT 1) has no ratio, however fast it was, and one whose pair
+// failed is not chosen. Fails with the round's own --jobs 1 time, with >
+// for ≥, with the pair's CPU / wall time as the choice, or with failed
+// runs counted.
+func TestRenderJobsPairGainWindowT1(t *testing.T) {
+	var lines []string
+	lines = append(lines, "frames 10", "window 0")
+	for range 6 {
+		lines = append(lines, "jobs1 0.60 0.6 0", "jobs2 0.34 0.6 0", "pair 0.65 1.0 0") // chosen (CPU/wall 1.54)
+		lines = append(lines, "jobs1 0.70 0.7 0", "jobs2 0.30 0.6 0", "pair 0.80 1.6 0") // not chosen (CPU/wall 2.0)
+	}
+	lines = append(lines, "jobs1 0.60 0.6 0", "jobs2 0.10 0.6 1", "pair 0.65 1.2 0") // failed run
+	lines = append(lines, "jobs1 0.60 0.6 0", "jobs2 0.34 0.6 0", "pair 0.65 1.2 1") // failed pair: a round, not chosen
+	lines = append(lines, "window 1")
+	for range 6 {
+		lines = append(lines, "jobs1 0.85 0.85 0", "jobs2 0.50 0.9 0", "pair 1.00 1.7 0") // exactly 1.7x: chosen
+	}
+	got := judgeJobs(lines)
 	for _, want := range []string{
-		"**not judged:** two judges at once, sharing nothing, reached 1.7× in 4 of the 5 rounds that timed them (6 rounds in all), fewer than the 5 the verdict is given on",
-		"| 4 of 6 rounds had two free cores: **not judged** |",
+		"the verdict** is on the 12 of the 19 rounds whose pair reached 1.7×",
+		"**1.73×** faster (median of those rounds' ratios, 1.70× to 1.76×; 95 % interval of the median from the rounds' order statistics 1.70× to 1.76×; target ≥ 1.7× on this 2-core machine, judged on the whole interval: **met**)",
 	} {
 		if !strings.Contains(got, want) {
-			t.Errorf("four free rounds:\n%s\nlacks %q", got, want)
+			t.Errorf("renderJobs:\n%s\nlacks %q", got, want)
+		}
+	}
+}
+
+// TestRenderJobsVerdictTooFewFreeRounds: with fewer than minFreeRounds
+// rounds whose pair reached 1.7×, the --jobs target is not judged (neither
+// met nor not met), and says why; with no pair timed at all, the verdict
+// is on every round. Fails when a verdict is given on five such rounds,
+// or none without pairs.
+func TestRenderJobsVerdictTooFewFreeRounds(t *testing.T) {
+	in := [][2]string{{"0.30", "0.80"}, {"0.30", ""}}
+	for range 5 {
+		in = append(in, [2]string{"0.30", "0.65"})
+	}
+	got := judgeJobs(jobsRounds(in...))
+	for _, want := range []string{
+		"**not judged:** the pair reached 1.7× in 5 of the 7 rounds, fewer than the 6 the verdict is given on",
+		"| the pair reached 1.7× in 5 of 7 rounds: **not judged** |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("five free rounds:\n%s\nlacks %q", got, want)
 		}
 	}
 	if strings.Contains(got, "**met**") || strings.Contains(got, "**not met**") {
-		t.Errorf("four free rounds: a verdict was given:\n%s", got)
+		t.Errorf("five free rounds: a verdict was given:\n%s", got)
 	}
-	s = section{}
-	renderJobs(&s, jobsRounds([2]string{"0.30", ""}, [2]string{"0.40", ""}, [2]string{"0.34", ""}))
 	want := "no round timed two judges at once, so the verdict is on every round: target ≥ 1.7× on this 2-core machine: **met**"
-	if got := s.String(); !strings.Contains(got, want) {
+	if got := judgeJobs(jobsRounds([2]string{"0.30", ""}, [2]string{"0.40", ""}, [2]string{"0.34", ""})); !strings.Contains(got, want) {
 		t.Errorf("no pairs:\n%s\nlacks %q", got, want)
 	}
 }
 
-// TestRunFree: benchfmt free counts the rounds of a jobs.txt with two free
-// cores, as the verdict takes them (freeRounds), for bench.sh to decide
+// TestMedianInterval: the 95 % interval of a median from order
+// statistics is the k-th smallest and k-th largest value, k from the
+// binomial distribution (n = 6: 1, 10: 2, 15: 4, 18: 5, 35: 12).
+func TestMedianInterval(t *testing.T) {
+	for n, k := range map[int]int{6: 1, 7: 1, 10: 2, 15: 4, 18: 5, 21: 6, 35: 12} {
+		vs := make([]float64, n)
+		for i := range vs {
+			vs[i] = float64((i*11)%n + 1) // 1..n, shuffled
+		}
+		if lo, hi := medianInterval(vs); lo != float64(k) || hi != float64(n-k+1) {
+			t.Errorf("n=%d: interval %v to %v, want %d to %d", n, lo, hi, k, n-k+1)
+		}
+	}
+}
+
+// TestRunFree: benchfmt free counts the rounds of a jobs.txt whose pair
+// reached 1.7×, as the verdict takes them (freeRounds), for bench.sh to decide
 // whether to run another window: here the rounds whose pair gave 1.85×
 // and 1.71×, not the one at 1.50×, nor the one without a pair.
 func TestRunFree(t *testing.T) {

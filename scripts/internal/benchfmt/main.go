@@ -6,7 +6,7 @@
 //
 //	benchfmt count FILE           frames and span (seconds) of a capture
 //	benchfmt free FILE            how many --jobs rounds in FILE (bench.sh's
-//	                              jobs.txt) had two free cores
+//	                              jobs.txt) have a pair that reached 1.7x
 //	benchfmt render DIR           the section, on standard output
 //	benchfmt write DIR README     replace the section in README
 //	benchfmt time [-fifo PRIO] [-pin] OUT CMD... [:: CMD...]

@@ -514,6 +514,18 @@ func cpuPerOp(c cpuRuns, a, b string) (na, nb float64, ok bool) {
 	return na, nb, ok1 && ok2
 }
 
+// ratio formats v with two decimals, or as many more as it takes not to
+// round it onto bar from either side: an interval from 1.6996× is not
+// "1.70×" when the target is 1.7×.
+func ratio(v, bar float64) string {
+	for d := 2; ; d++ {
+		s := strconv.FormatFloat(v, 'f', d, 64)
+		if x, _ := strconv.ParseFloat(s, 64); x != bar || v == bar || d == 6 {
+			return s
+		}
+	}
+}
+
 // percent formats a fraction v as a percentage, whole unless that would
 // round it onto bar (a fraction too) from either side: 69.6 % is not 70 %
 // when the target is 70 %.
@@ -571,16 +583,18 @@ func renderJobs(s *section, lines []string) {
 // time on this 2-core machine.
 const jobsBar = 1.7
 
-// minFreeRounds is the fewest rounds with two free cores (freeRounds) a
-// verdict is given on.
-const minFreeRounds = 5
+// minFreeRounds is the fewest rounds whose pair reached jobsBar
+// (freeRounds) a verdict is given on: with fewer than six, no two of
+// their order statistics bound the median with 95 % confidence.
+const minFreeRounds = 6
 
 const jobsTarget = "`--jobs 2` ≥ 1.7× faster than `--jobs 1` in wall time, `incast`"
 
-// renderJobsVerdict judges the --jobs target on the rounds in which the
-// host left the judge two cores (freeRounds), and says so; on every round
-// when no round timed two judges at once; not at all when too few rounds
-// had two free cores.
+// renderJobsVerdict judges the --jobs target on the rounds whose pair
+// reached the target (freeRounds): met when the 95 % interval of their
+// median ratio (medianInterval) is at or above it, not met when it is
+// below, not judged when it holds the target or too few rounds qualify.
+// With no pair timed at all, the verdict is on every round's median.
 func renderJobsVerdict(s *section, rounds []jobRound, all jobMedians) {
 	if len(paired(rounds)) == 0 {
 		s.p("- no round timed two judges at once, so the verdict is on every round: target ≥ 1.7× on this 2-core machine: %s\n",
@@ -589,39 +603,88 @@ func renderJobsVerdict(s *section, rounds []jobRound, all jobMedians) {
 	}
 	free := freeRounds(rounds)
 	if len(free) < minFreeRounds {
-		s.p("- **not judged:** two judges at once, sharing nothing, reached 1.7× in %d of the %d rounds that timed them (%d rounds in all), "+
-			"fewer than the %d the verdict is given on: in the others the host's other work held part of a core, where no division of the work reaches the target\n",
-			len(free), len(paired(rounds)), len(rounds), minFreeRounds)
-		s.unjudged(jobsTarget, fromIssue12, fmt.Sprintf("%d of %d rounds had two free cores", len(free), len(rounds)))
+		s.p("- **not judged:** the pair reached 1.7× in %d of the %d rounds, fewer than the %d the verdict is given on\n",
+			len(free), len(rounds), minFreeRounds)
+		s.unjudged(jobsTarget, fromIssue12, fmt.Sprintf("the pair reached 1.7× in %d of %d rounds", len(free), len(rounds)))
 		return
 	}
 	f := medians(free)
-	s.p("- **the verdict** is on the %d rounds in which two judges at once, sharing nothing, did at least 1.7× one judge's work in its time: "+
-		"the rounds in which the host left the judge two cores (in the other %d, its other work held part of a core, and not even work that shares nothing reached the target). "+
-		"There `--jobs 2` was **%.2f×** faster (median of those rounds' ratios, %.2f× to %.2f×; target ≥ 1.7× on this 2-core machine: %s)\n",
-		len(free), len(rounds)-len(free), f.ratio, f.lo, f.hi,
-		s.met(jobsTarget, fromIssue12, fmt.Sprintf("%.2f× in the %d rounds with two free cores (all %d rounds: %.2f×)", f.ratio, len(free), len(rounds), all.ratio), f.ratio >= jobsBar))
+	lo, hi := medianInterval(ratios(free))
+	s.p("- **the verdict** is on the %d of the %d rounds whose pair reached 1.7×: two judges at once, sharing nothing, did at least 1.7 times "+
+		"the work of one `--jobs 1` judge in its time (2·t̄1/tpair, t̄1 the median `--jobs 1` time of the round's window, so that a slow `--jobs 1` run "+
+		"lifts neither the pair's figure nor the round's choice). In the other rounds not even two judges that share nothing reached the target, "+
+		"as when the host's other work holds part of a core. There `--jobs 2` was **%.2f×** faster (median of those rounds' ratios, %.2f× to %.2f×; "+
+		"95 %% interval of the median from the rounds' order statistics %s× to %s×; target ≥ 1.7× on this 2-core machine, judged on the whole interval: %s)\n",
+		len(free), len(rounds), f.ratio, f.lo, f.hi, ratio(lo, jobsBar), ratio(hi, jobsBar), jobsVerdict(s, f.ratio, lo, hi, len(free), len(rounds), all.ratio))
 }
 
-// freeRounds returns the rounds in which two --jobs 1 judges at once,
-// each on a core of its own and sharing nothing, did at least jobsBar
-// times one judge's work in its time (2·t1/tpair): the rounds in which the
-// host left the judge two cores. The choice looks only at the pair, timed
-// apart from --jobs 2, and never at --jobs 2's own time.
+// jobsVerdict records the --jobs target's verdict from the median of the
+// chosen rounds and its 95 % interval, and returns it.
+func jobsVerdict(s *section, med, lo, hi float64, n, total int, all float64) string {
+	got := fmt.Sprintf("%.2f× (95 %% interval %s× to %s×) in the %d of %d rounds whose pair reached 1.7× (all rounds: %.2f×)", med, ratio(lo, jobsBar), ratio(hi, jobsBar), n, total, all)
+	switch {
+	case lo >= jobsBar:
+		return s.met(jobsTarget, fromIssue12, got, true)
+	case hi < jobsBar:
+		return s.met(jobsTarget, fromIssue12, got, false)
+	}
+	s.unjudged(jobsTarget, fromIssue12, got+": the interval holds 1.7×")
+	return "**not judged**, the interval holds 1.7×"
+}
+
+// freeRounds returns the rounds whose pair reached jobsBar: two --jobs 1
+// judges at once, each on a core of its own and sharing nothing, did at
+// least jobsBar times the work of one in the window's median --jobs 1 time
+// (pairGain). The choice looks only at the pair and the window, never at
+// the round's own --jobs 1 or --jobs 2 time, which the ratio divides.
 func freeRounds(rounds []jobRound) []jobRound {
 	var free []jobRound
 	for _, r := range rounds {
-		if r.wp > 0 && 2*r.w1/r.wp >= jobsBar {
+		if r.wp > 0 && r.pairGain() >= jobsBar {
 			free = append(free, r)
 		}
 	}
 	return free
 }
 
+// pairGain is how many --jobs 1 judges' work the pair did in one judge's
+// time: 2·t̄1/tpair, t̄1 the median --jobs 1 time of the round's window.
+func (r jobRound) pairGain() float64 { return 2 * r.ref / r.wp }
+
+// ratios returns the rounds' --jobs 1 / --jobs 2 wall-time ratios.
+func ratios(rounds []jobRound) []float64 {
+	var v []float64
+	for _, r := range rounds {
+		v = append(v, r.w1/r.w2)
+	}
+	return v
+}
+
+// medianInterval returns a 95 % confidence interval of the median of vs
+// (at least six values) from their order statistics: the k-th smallest
+// and the k-th largest, k the largest with P(Binomial(n, 1/2) < k) at
+// most 2.5 %. It assumes nothing of the values' distribution.
+func medianInterval(vs []float64) (lo, hi float64) {
+	s := slices.Clone(vs)
+	slices.Sort(s)
+	n := len(s)
+	k, below := 0, 0.0 // below: P(Binomial(n, 1/2) < k+1)
+	for c := 1.0; k < n/2; {
+		below += c / math.Pow(2, float64(n))
+		if below > 0.025 {
+			break
+		}
+		k++
+		c = c * float64(n-k+1) / float64(k)
+	}
+	k = max(k, 1)
+	return s[k-1], s[n-k]
+}
+
 // renderPairs renders, from the rounds that timed two --jobs 1 judges at
 // once (each on a core of its own and a copy of the capture), how much
-// one --jobs 1 judge's work two cores did in one judge's time (2·t1 /
-// tpair): the reference for --jobs 2, since the host's other work, in
+// one --jobs 1 judge's work two cores did in one judge's time (pairGain):
+// the reference for --jobs 2, since the host's other work, in
 // shared caches and memory, takes its part of two cores, and that part
 // differs from minute to minute. Beside it, --jobs 2's ratio as a share
 // of that (tpair / (2·t2)), round by round.
@@ -632,7 +695,7 @@ func renderPairs(s *section, rounds []jobRound) {
 	}
 	p := pairMedians(pairs)
 	s.p("- two `--jobs 1` judges at once, each on a core of its own and a copy of the capture, after `--jobs 2` in %d of the rounds: "+
-		"both done in %.2f s (%.2f s CPU, medians), **%.2f×** one `--jobs 1` judge's work in its time (median of the rounds' 2·t1/tpair, %.2f× to %.2f×): "+
+		"both done in %.2f s (%.2f s CPU, medians), **%.2f×** one `--jobs 1` judge's work in its time (median of the rounds' 2·t̄1/tpair, %.2f× to %.2f×): "+
 		"what this machine's two cores gave the judge in these rounds, two judges sharing nothing; `--jobs 2` reached %.0f %% of it (median of the rounds' tpair/(2·t2))\n",
 		len(pairs), p.wp, p.cp, p.gain, p.lo, p.hi, 100*p.share)
 }
@@ -659,7 +722,7 @@ func pairMedians(rounds []jobRound) pairStats {
 	var wp, cp, gains, shares []float64
 	for _, r := range rounds {
 		wp, cp = append(wp, r.wp), append(cp, r.cp)
-		gains = append(gains, 2*r.w1/r.wp)
+		gains = append(gains, r.pairGain())
 		shares = append(shares, r.wp/(2*r.w2))
 	}
 	return pairStats{wp: median(wp), cp: median(cp), gain: median(gains), lo: slices.Min(gains), hi: slices.Max(gains), share: median(shares)}
@@ -704,7 +767,8 @@ func renderWindows(s *section, rounds []jobRound) {
 type jobRound struct {
 	w1, c1, w2, c2 float64
 	wp, cp         float64
-	window         int // bench.sh's window of rounds
+	window         int     // bench.sh's window of rounds
+	ref            float64 // the median --jobs 1 wall time of its window
 }
 
 // parseJobs reads jobs.txt's rounds, and its other lines by their first
@@ -720,6 +784,9 @@ func parseJobs(lines []string) ([]jobRound, map[string]string) {
 		switch {
 		case len(f) == 2 && f[0] == "window":
 			window, _ = strconv.Atoi(f[1])
+		case len(f) == 4 && (f[0] == "jobs1" || f[0] == "jobs2") && f[3] != "0":
+			cur, paired = nil, true // a run that failed: its round has no ratio
+			notes[f[0]] = strings.Join(f[1:], " ")
 		case len(f) == 4 && f[0] == "jobs1" && timing(f) != nil:
 			t := timing(f)
 			cur, paired = &jobRound{w1: t[0], c1: t[1], window: window}, true
@@ -743,13 +810,26 @@ func parseJobs(lines []string) ([]jobRound, map[string]string) {
 			}
 		}
 	}
+	setRefs(rounds)
 	return rounds, notes
 }
 
+// setRefs gives each round its window's median --jobs 1 wall time.
+func setRefs(rounds []jobRound) {
+	by := map[int][]float64{}
+	for _, r := range rounds {
+		by[r.window] = append(by[r.window], r.w1)
+	}
+	for i := range rounds {
+		rounds[i].ref = median(by[rounds[i].window])
+	}
+}
+
 // timing returns a "jobsN WALL CPU EXIT" line's wall and CPU times, or
-// nil when they are not numbers or the wall time is not positive.
+// nil when they are not numbers, the wall time is not positive or the run
+// failed (EXIT is not 0).
 func timing(f []string) []float64 {
-	if t := floats(f[1:3]); t != nil && t[0] > 0 {
+	if t := floats(f[1:3]); t != nil && t[0] > 0 && f[3] == "0" {
 		return t
 	}
 	return nil
