@@ -591,37 +591,44 @@ const minFreeRounds = 6
 const jobsTarget = "`--jobs 2` ≥ 1.7× faster than `--jobs 1` in wall time, `incast`"
 
 // renderJobsVerdict judges the --jobs target on the rounds whose pair
-// reached the target (freeRounds): met when the 95 % interval of their
-// median ratio (medianInterval) is at or above it, not met when it is
-// below, not judged when it holds the target or too few rounds qualify.
-// With no pair timed at all, the verdict is on every round's median.
+// reached the target (freeRounds), or on every round when no round timed
+// a pair: met when the 95 % interval of their median ratio
+// (medianInterval) is at or above it, not met when it is below, not
+// judged when it holds the target or too few rounds qualify.
 func renderJobsVerdict(s *section, rounds []jobRound, all jobMedians) {
+	chosen := freeRounds(rounds)
+	short := fmt.Sprintf("the pair reached 1.7× in %d of %d rounds", len(chosen), len(rounds))
+	label := fmt.Sprintf("in the %d of %d rounds whose pair reached 1.7× (all rounds: %.2f×)", len(chosen), len(rounds), all.ratio)
 	if len(paired(rounds)) == 0 {
-		s.p("- no round timed two judges at once, so the verdict is on every round: target ≥ 1.7× on this 2-core machine: %s\n",
-			s.met(jobsTarget, fromIssue12, fmt.Sprintf("%.2f× (rounds %.2f× to %.2f×)", all.ratio, all.lo, all.hi), all.ratio >= jobsBar))
+		chosen = rounds
+		short = fmt.Sprintf("%d rounds, none with a pair", len(rounds))
+		label = fmt.Sprintf("in all %d rounds (none timed two judges at once)", len(rounds))
+	}
+	if len(chosen) < minFreeRounds {
+		s.p("- **not judged:** %s, fewer than the %d the verdict is given on\n", short, minFreeRounds)
+		s.unjudged(jobsTarget, fromIssue12, short)
 		return
 	}
-	free := freeRounds(rounds)
-	if len(free) < minFreeRounds {
-		s.p("- **not judged:** the pair reached 1.7× in %d of the %d rounds, fewer than the %d the verdict is given on\n",
-			len(free), len(rounds), minFreeRounds)
-		s.unjudged(jobsTarget, fromIssue12, fmt.Sprintf("the pair reached 1.7× in %d of %d rounds", len(free), len(rounds)))
-		return
+	if len(paired(rounds)) > 0 {
+		s.p("- **the verdict** is on the %d of the %d rounds whose pair reached 1.7×: two judges at once, sharing nothing, did at least 1.7 times "+
+			"the work of one `--jobs 1` judge in its time (2·t̄1/tpair, t̄1 the median `--jobs 1` time of the round's window, so that a slow `--jobs 1` run "+
+			"lifts neither the pair's figure nor the round's choice). In the other rounds not even two judges that share nothing reached the target, "+
+			"as when the host's other work holds part of a core. ", len(chosen), len(rounds))
+	} else {
+		s.p("- **the verdict** is on every round: none timed two judges at once. ")
 	}
-	f := medians(free)
-	lo, hi := medianInterval(ratios(free))
-	s.p("- **the verdict** is on the %d of the %d rounds whose pair reached 1.7×: two judges at once, sharing nothing, did at least 1.7 times "+
-		"the work of one `--jobs 1` judge in its time (2·t̄1/tpair, t̄1 the median `--jobs 1` time of the round's window, so that a slow `--jobs 1` run "+
-		"lifts neither the pair's figure nor the round's choice). In the other rounds not even two judges that share nothing reached the target, "+
-		"as when the host's other work holds part of a core. There `--jobs 2` was **%.2f×** faster (median of those rounds' ratios, %.2f× to %.2f×; "+
+	f := medians(chosen)
+	lo, hi := medianInterval(ratios(chosen))
+	s.p("There `--jobs 2` was **%.2f×** faster (median of those rounds' ratios, %.2f× to %.2f×; "+
 		"95 %% interval of the median from the rounds' order statistics %s× to %s×; target ≥ 1.7× on this 2-core machine, judged on the whole interval: %s)\n",
-		len(free), len(rounds), f.ratio, f.lo, f.hi, ratio(lo, jobsBar), ratio(hi, jobsBar), jobsVerdict(s, f.ratio, lo, hi, len(free), len(rounds), all.ratio))
+		f.ratio, f.lo, f.hi, ratio(lo, jobsBar), ratio(hi, jobsBar), jobsVerdict(s, f.ratio, lo, hi, label))
 }
 
 // jobsVerdict records the --jobs target's verdict from the median of the
-// chosen rounds and its 95 % interval, and returns it.
-func jobsVerdict(s *section, med, lo, hi float64, n, total int, all float64) string {
-	got := fmt.Sprintf("%.2f× (95 %% interval %s× to %s×) in the %d of %d rounds whose pair reached 1.7× (all rounds: %.2f×)", med, ratio(lo, jobsBar), ratio(hi, jobsBar), n, total, all)
+// chosen rounds and its 95 % interval (label says which rounds), and
+// returns it.
+func jobsVerdict(s *section, med, lo, hi float64, label string) string {
+	got := fmt.Sprintf("%.2f× (95 %% interval %s× to %s×) %s", med, ratio(lo, jobsBar), ratio(hi, jobsBar), label)
 	switch {
 	case lo >= jobsBar:
 		return s.met(jobsTarget, fromIssue12, got, true)
@@ -669,16 +676,21 @@ func medianInterval(vs []float64) (lo, hi float64) {
 	slices.Sort(s)
 	n := len(s)
 	k, below := 0, 0.0 // below: P(Binomial(n, 1/2) < k+1)
-	for c := 1.0; k < n/2; {
-		below += c / math.Pow(2, float64(n))
+	for ; k < n/2; k++ {
+		below += binomialHalf(n, k)
 		if below > 0.025 {
 			break
 		}
-		k++
-		c = c * float64(n-k+1) / float64(k)
 	}
 	k = max(k, 1)
 	return s[k-1], s[n-k]
+}
+
+// binomialHalf is P(Binomial(n, 1/2) = k), in logarithms so that no
+// factor overflows however many rounds there are.
+func binomialHalf(n, k int) float64 {
+	lg := func(x int) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
+	return math.Exp(lg(n) - lg(k) - lg(n-k) - float64(n)*math.Ln2)
 }
 
 // renderPairs renders, from the rounds that timed two --jobs 1 judges at
