@@ -588,7 +588,10 @@ const jobsBar = 1.7
 // their order statistics bound the median with 95 % confidence.
 const minFreeRounds = 6
 
-const jobsTarget = "`--jobs 2` ≥ 1.7× faster than `--jobs 1` in wall time, `incast`"
+// jobsBarText is jobsBar as the section writes it ("1.7×").
+var jobsBarText = strconv.FormatFloat(jobsBar, 'f', -1, 64) + "×"
+
+var jobsTarget = "`--jobs 2` ≥ " + jobsBarText + " faster than `--jobs 1` in wall time, `incast`"
 
 // renderJobsVerdict judges the --jobs target on the rounds whose pair
 // reached the target (freeRounds), or on every round when no round timed
@@ -596,10 +599,10 @@ const jobsTarget = "`--jobs 2` ≥ 1.7× faster than `--jobs 1` in wall time, `i
 // (medianInterval) is at or above it, not met when it is below, not
 // judged when it holds the target or too few rounds qualify.
 func renderJobsVerdict(s *section, rounds []jobRound, all jobMedians) {
-	chosen := freeRounds(rounds)
-	short := fmt.Sprintf("the pair reached 1.7× in %d of %d rounds", len(chosen), len(rounds))
-	label := fmt.Sprintf("in the %d of %d rounds whose pair reached 1.7× (all rounds: %.2f×)", len(chosen), len(rounds), all.ratio)
-	if len(paired(rounds)) == 0 {
+	chosen, hasPairs := freeRounds(rounds), len(paired(rounds)) > 0
+	short := fmt.Sprintf("the pair reached %s in %d of %d rounds", jobsBarText, len(chosen), len(rounds))
+	label := fmt.Sprintf("in the %d of %d rounds whose pair reached %s (all rounds: %.2f×)", len(chosen), len(rounds), jobsBarText, all.ratio)
+	if !hasPairs {
 		chosen = rounds
 		short = fmt.Sprintf("%d rounds, none with a pair", len(rounds))
 		label = fmt.Sprintf("in all %d rounds (none timed two judges at once)", len(rounds))
@@ -609,19 +612,19 @@ func renderJobsVerdict(s *section, rounds []jobRound, all jobMedians) {
 		s.unjudged(jobsTarget, fromIssue12, short)
 		return
 	}
-	if len(paired(rounds)) > 0 {
-		s.p("- **the verdict** is on the %d of the %d rounds whose pair reached 1.7×: two judges at once, sharing nothing, did at least 1.7 times "+
+	if hasPairs {
+		s.p("- **the verdict** is on the %d of the %d rounds whose pair reached %s: two judges at once, sharing nothing, did at least %s times "+
 			"the work of one `--jobs 1` judge in its time (2·t̄1/tpair, t̄1 the median `--jobs 1` time of the round's window, so that a slow `--jobs 1` run "+
 			"lifts neither the pair's figure nor the round's choice). In the other rounds not even two judges that share nothing reached the target, "+
-			"as when the host's other work holds part of a core. ", len(chosen), len(rounds))
+			"as when the host's other work holds part of a core. ", len(chosen), len(rounds), jobsBarText, strings.TrimSuffix(jobsBarText, "×"))
 	} else {
 		s.p("- **the verdict** is on every round: none timed two judges at once. ")
 	}
 	f := medians(chosen)
 	lo, hi := medianInterval(ratios(chosen))
 	s.p("There `--jobs 2` was **%.2f×** faster (median of those rounds' ratios, %.2f× to %.2f×; "+
-		"95 %% interval of the median from the rounds' order statistics %s× to %s×; target ≥ 1.7× on this 2-core machine, judged on the whole interval: %s)\n",
-		f.ratio, f.lo, f.hi, ratio(lo, jobsBar), ratio(hi, jobsBar), jobsVerdict(s, f.ratio, lo, hi, label))
+		"95 %% interval of the median from the rounds' order statistics %s× to %s×; target ≥ %s on this 2-core machine, judged on the whole interval: %s)\n",
+		f.ratio, f.lo, f.hi, ratio(lo, jobsBar), ratio(hi, jobsBar), jobsBarText, jobsVerdict(s, f.ratio, lo, hi, label))
 }
 
 // jobsVerdict records the --jobs target's verdict from the median of the
@@ -635,8 +638,8 @@ func jobsVerdict(s *section, med, lo, hi float64, label string) string {
 	case hi < jobsBar:
 		return s.met(jobsTarget, fromIssue12, got, false)
 	}
-	s.unjudged(jobsTarget, fromIssue12, got+": the interval holds 1.7×")
-	return "**not judged**, the interval holds 1.7×"
+	s.unjudged(jobsTarget, fromIssue12, got+": the interval holds "+jobsBarText)
+	return "**not judged**, the interval holds " + jobsBarText
 }
 
 // freeRounds returns the rounds whose pair reached jobsBar: two --jobs 1
@@ -796,9 +799,6 @@ func parseJobs(lines []string) ([]jobRound, map[string]string) {
 		switch {
 		case len(f) == 2 && f[0] == "window":
 			window, _ = strconv.Atoi(f[1])
-		case len(f) == 4 && (f[0] == "jobs1" || f[0] == "jobs2") && f[3] != "0":
-			cur, paired = nil, true // a run that failed: its round has no ratio
-			notes[f[0]] = strings.Join(f[1:], " ")
 		case len(f) == 4 && f[0] == "jobs1" && timing(f) != nil:
 			t := timing(f)
 			cur, paired = &jobRound{w1: t[0], c1: t[1], window: window}, true
@@ -868,16 +868,16 @@ type jobMedians struct {
 }
 
 func medians(rounds []jobRound) jobMedians {
-	var w1, c1, w2, c2, ratios, cpus []float64
+	var w1, c1, w2, c2, cpus []float64
+	rs := ratios(rounds)
 	for _, r := range rounds {
 		w1, c1, w2, c2 = append(w1, r.w1), append(c1, r.c1), append(w2, r.w2), append(c2, r.c2)
-		ratios = append(ratios, r.w1/r.w2)
 		if r.c1 > 0 {
 			cpus = append(cpus, r.c2/r.c1)
 		}
 	}
 	m := jobMedians{w1: median(w1), c1: median(c1), w2: median(w2), c2: median(c2),
-		ratio: median(ratios), lo: slices.Min(ratios), hi: slices.Max(ratios)}
+		ratio: median(rs), lo: slices.Min(rs), hi: slices.Max(rs)}
 	if len(cpus) > 0 {
 		m.cpu = median(cpus)
 	}
