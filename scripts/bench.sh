@@ -18,7 +18,7 @@
 #              followed by two --jobs 1 judges at once, each pinned to a core
 #              of its own (under the usual policy) and on a copy of the
 #              capture, in windows of 7 rounds 30 s apart: three, and
-#              more (up to nine) until the pairs of 25 rounds reached 1.7x
+#              more (up to 14) until the pairs of 50 rounds reached 1.7x
 #   memory     peak RSS of the judge on that capture, on it replayed four
 #              times (editcap, mergecap), and on one connection of 2 M
 #              frames (conformance/internal/longconn)
@@ -27,7 +27,7 @@
 # bounded -benchtime; every step has a timeout.
 #
 #   scripts/bench.sh                 measure and rewrite README.md (about
-#                                    10 minutes on the loaded 2-core machine)
+#                                    15 minutes on the loaded 2-core machine)
 #   BENCH_COUNT=3 scripts/bench.sh   fewer repetitions (default 5)
 #   BENCH_TIMEOUT=1200 scripts/bench.sh   a tighter bound on the whole run
 #   BENCH_DIR=/tmp/b scripts/bench.sh --render-only
@@ -58,10 +58,12 @@ JOBS_WINDOWS=${BENCH_JOBS_WINDOWS:-3}
 # reached 1.7x (benchfmt free): the verdict is on those rounds, and on a
 # busy host three windows may hold only a few. The verdict needs the 95 %
 # interval of their median at or above 1.7x, and the interval narrows as
-# rounds are added: resampling the 192 such rounds of 15 runs (median
-# 1.77x), 15 rounds cleared it in 56 % of draws, 25 in 70-82 %.
-JOBS_MAX_WINDOWS=${BENCH_JOBS_MAX_WINDOWS:-9}
-JOBS_FREE=${BENCH_JOBS_FREE:-25}
+# rounds are added, from more states of the host. Resampling the 56
+# windows of 16 runs (222 such rounds, 57 % of all, median 1.76x), windows
+# drawn from one run or from any: 25 rounds (at most 9 windows) cleared it
+# in 66-75 % of draws, 40 (12) in 76-91 %, 50 (14) in 80-95 %.
+JOBS_MAX_WINDOWS=${BENCH_JOBS_MAX_WINDOWS:-14}
+JOBS_FREE=${BENCH_JOBS_FREE:-50}
 JOBS_PAUSE=${BENCH_JOBS_PAUSE:-30}
 CLI_ROUNDS=${BENCH_CLI_ROUNDS:-5} # judge, decode and tshark on the loss capture
 STEP=${BENCH_STEP_TIMEOUT:-600} # seconds per step
