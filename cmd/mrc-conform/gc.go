@@ -59,7 +59,7 @@ type gcSentinel struct{ _ *byte }
 const judgeHeap = 32 << 20
 
 // smallCapture is the most capture bytes (all files together) a judge
-// run puts on huge pages with hugeHeapNow rather than hugeHeap: its heap
+// run puts on huge pages with hugeheap.Now rather than hugeHeap: its heap
 // fits in what the runtime mapped at start. Judge of blackhole.pcapng
 // (161 KB), alternating rounds: 48.2 -> 38.7 ms CPU, 643 -> 522 faults;
 // of the loss capture's first 2,000 frames (5.1 MB) it would save CPU

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/openmrc/mrc/internal/hugeheap"
 	"github.com/openmrc/mrc/internal/testenv"
 )
 
@@ -94,25 +95,24 @@ func mappingRange(line string) (lo, hi uintptr, ok bool) {
 
 // collapseChild names the test TestHugeHeapCollapsesTouchedHeap runs in a
 // fresh process: its heap is as the program starts, not as earlier tests
-// left it.
+// left it, and in 4 KiB pages (MRC_HUGEHEAP=off: package hugeheap's init
+// leaves it so).
 const collapseChild = "MRC_TEST_HUGEHEAP_CHILD"
 
 // TestHugeHeapCollapsesTouchedHeap: memory the heap held in 4 KiB pages
-// before hugeHeap, or hugeHeapNow, (a live 64 KiB object) is in a huge
+// before hugeHeap, or hugeheap.Now, (a live 64 KiB object) is in a huge
 // page after it.
 func TestHugeHeapCollapsesTouchedHeap(t *testing.T) {
-	ways := map[string]func(){"hugeHeap": func() { hugeHeap(16 << 20) }, "hugeHeapNow": hugeHeapNow}
+	ways := map[string]func(){"hugeHeap": func() { hugeHeap(16 << 20) }, "hugeheap.Now": hugeheap.Now}
 	way := os.Getenv(collapseChild)
 	if way == "" {
 		testenv.Root(t) // page frame numbers in /proc/self/pagemap
-		if !thpEnabled() {
+		if !hugeheap.Enabled() {
 			testenv.Unavailable(t, "transparent huge pages are disabled ([never])")
 		}
 		for w := range ways {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestHugeHeapCollapsesTouchedHeap$", "-test.v")
-			cmd.Env = append(os.Environ(), collapseChild+"="+w)
-			out, err := cmd.CombinedOutput()
-			if err != nil || !strings.Contains(string(out), "--- PASS") {
+			out, err := child(t, "TestHugeHeapCollapsesTouchedHeap", collapseChild+"="+w, "MRC_HUGEHEAP=off")
+			if err != nil || !strings.Contains(out, "--- PASS") {
 				t.Errorf("%s, in a fresh process: %v\n%s", w, err, out)
 			}
 		}
@@ -166,4 +166,46 @@ func read8(t *testing.T, name string, off int64) uint64 {
 		t.Fatal(fmt.Errorf("%s at %d: %w", name, off, err))
 	}
 	return binary.LittleEndian.Uint64(b[:])
+}
+
+// child runs test name of this test binary in a fresh process, with env
+// added to the environment, and returns its output.
+func child(t *testing.T, name string, env ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.v")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// startupChild names the test TestStartupHeapAdvised runs in a fresh
+// process: "on" or "off", what MRC_HUGEHEAP says.
+const startupChild = "MRC_TEST_HUGEHEAP_STARTUP"
+
+// TestStartupHeapAdvised: in mrc-conform, which imports package hugeheap,
+// the heap the runtime mapped at start is advised for huge pages (VmFlags
+// "hg") before main runs; with MRC_HUGEHEAP=off it is not.
+func TestStartupHeapAdvised(t *testing.T) {
+	mode := os.Getenv(startupChild)
+	if mode == "" {
+		if !hugeheap.Enabled() {
+			testenv.Unavailable(t, "transparent huge pages are disabled ([never])")
+		}
+		for _, m := range []string{"on", "off"} {
+			out, err := child(t, "TestStartupHeapAdvised", startupChild+"="+m, "MRC_HUGEHEAP="+m)
+			if err != nil || !strings.Contains(out, "--- PASS") {
+				t.Errorf("MRC_HUGEHEAP=%s, in a fresh process: %v\n%s", m, err, out)
+			}
+		}
+		return
+	}
+	b := new([64]byte)
+	flags, ok := vmFlags(t, uintptr(unsafe.Pointer(b)))
+	if !ok {
+		t.Fatal("no mapping in /proc/self/smaps holds a fresh object")
+	}
+	if got, want := strings.Contains(" "+flags+" ", " hg "), mode == "on"; got != want {
+		t.Errorf("MRC_HUGEHEAP=%s: the start-up heap advised %v, want %v (VmFlags: %s)", mode, got, want, flags)
+	}
+	runtime.KeepAlive(b)
 }

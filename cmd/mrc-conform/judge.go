@@ -12,6 +12,7 @@ import (
 
 	"github.com/openmrc/mrc/conformance"
 	"github.com/openmrc/mrc/internal/cli"
+	"github.com/openmrc/mrc/internal/hugeheap"
 )
 
 func init() {
@@ -76,7 +77,7 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if captureBytes(files) <= smallCapture {
-		hugeHeapNow()
+		hugeheap.Now()
 	} else {
 		hugeHeap(judgeHeap)
 	}

@@ -24,7 +24,7 @@ type Layer struct {
 
 // Flow is the data flow, lowest first.
 var Flow = []Layer{
-	{Name: "tools", Rank: 0, Paths: []string{"internal/testenv", "internal/cli", "internal/emuclient"}, Shown: ""},
+	{Name: "tools", Rank: 0, Paths: []string{"internal/testenv", "internal/cli", "internal/emuclient", "internal/hugeheap"}, Shown: ""},
 	{Name: "spec", Rank: 1, Paths: []string{"spec"}, Shown: "spec"},
 	{Name: "wire", Rank: 2, Paths: []string{"wire"}, Shown: "wire"},
 	{Name: "statemachine", Rank: 3, Paths: []string{"statemachine"}, Shown: "statemachine"},
