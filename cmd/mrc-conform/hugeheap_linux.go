@@ -30,11 +30,12 @@ import (
 // cheap here: the heap is nearly empty and mrc-conform's globals are
 // small.
 //
-// Those lowest addresses are in the 2 MiB the program's start-up already
-// touched in 4 KiB pages, and a range that has 4 KiB pages gets more 4 KiB
-// pages, advice or not: the judge of a small capture took about 350 faults
-// there. collapseHuge moves the heap's touched 2 MiB ranges to huge pages
-// at once (blackhole.pcapng: 946 -> 630 faults, 35.2 -> 31.4 ms CPU).
+// Those lowest addresses include the start-up heap, which package
+// hugeheap's init put on huge pages before most inits ran. A 2 MiB range
+// that start-up touched in 4 KiB pages after it gets more 4 KiB pages,
+// advice or not, until hugeheap.Collapse moves it to a huge page at once
+// (blackhole.pcapng, before that init: 946 -> 630 faults, 35.2 -> 31.4 ms
+// CPU).
 func hugeHeap(n int) {
 	old := debug.SetGCPercent(-1)
 	first := new([64]byte) // somewhere in the heap mapped so far
