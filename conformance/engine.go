@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -150,6 +151,49 @@ type obsCount struct {
 	reasonOrd          uint64
 	findings           []Finding
 	total              int
+	last               *lastRing // the latest failures beyond findings
+}
+
+// lastRing holds the last LastFindings findings of an observation key
+// that were not kept in full (obsCount.findings), reduced to where and
+// when they were judged (Finding.placeOnly): keeping one builds no text
+// and allocates nothing. An engine allocates a key's ring once, when the
+// key's findings first overflow.
+type lastRing struct {
+	f [LastFindings]Finding
+	n int // findings put; the latest is f[(n-1)%LastFindings]
+}
+
+// put keeps f as the latest, dropping the oldest when the ring is full.
+func (r *lastRing) put(f Finding) {
+	r.f[r.n%LastFindings] = f
+	r.n++
+}
+
+// all returns the findings held, oldest first.
+func (r *lastRing) all() []Finding {
+	if r == nil {
+		return nil
+	}
+	if r.n <= LastFindings {
+		return slices.Clone(r.f[:r.n])
+	}
+	i := r.n % LastFindings
+	return append(slices.Clone(r.f[i:]), r.f[:i]...)
+}
+
+// keepLast puts the findings of fs, with those o's ring holds, in o's
+// ring in judging order, keeping the latest LastFindings.
+func (o *obsCount) keepLast(fs []Finding) {
+	if len(fs) == 0 {
+		return
+	}
+	all := append(o.last.all(), fs...)
+	slices.SortStableFunc(all, func(a, b Finding) int { return cmp.Compare(a.ord, b.ord) })
+	o.last = &lastRing{}
+	for i := range all {
+		o.last.put(all[i].placeOnly())
+	}
 }
 
 type nodePoint struct{ node, point string }
@@ -423,6 +467,9 @@ func (e *engine) failWhy(cs caseID, pt *point, node string, how failHow, req req
 		}
 		f.Verdict, f.timing, f.absent, f.frame = Fail, how&onTiming != 0, how&onAbsence != 0, how&onFrame != 0
 		e.placeFinding(f, pt, node)
+	} else {
+		f := Finding{Verdict: Fail, Requirement: req, timing: how&onTiming != 0, absent: how&onAbsence != 0, frame: how&onFrame != 0}
+		e.putLast(o, &f, pt, node)
 	}
 	if fl := pt.curFlow; fl != nil && e.snapRoom(fl) {
 		e.snapshot(pt, fl) // the connection's timeline around the failure
@@ -480,6 +527,7 @@ func (e *engine) undecidedWhy(cs caseID, pt *point, node, reason string, req req
 	}
 	o.total++
 	if !e.keepable(o) {
+		e.putLast(o, &Finding{Verdict: Inconclusive, Requirement: req}, pt, node)
 		return
 	}
 	f := o.newFinding(req)
@@ -506,10 +554,27 @@ func (e *engine) keepable(o *obsCount) bool {
 	return len(o.findings) < MaxFindings && e.kept < MaxKeptFindings
 }
 
+// putLast keeps f, a finding o had no room for, in o's ring of the latest
+// (lastRing), placed at the current frame.
+func (e *engine) putLast(o *obsCount, f *Finding, pt *point, node string) {
+	if o.last == nil {
+		o.last = &lastRing{}
+	}
+	e.placeAt(f, pt, node)
+	o.last.put(f.placeOnly())
+}
+
 // placeFinding completes a finding just kept: where and when, by default the
 // current frame's, and its place in judging order.
 func (e *engine) placeFinding(f *Finding, pt *point, node string) {
 	e.kept++
+	e.placeAt(f, pt, node)
+}
+
+// placeAt completes a finding's where and when (by default the current
+// frame's), records them (Finding.at), and gives it its place in judging
+// order.
+func (e *engine) placeAt(f *Finding, pt *point, node string) {
 	f.Point, f.Node = pt.name, node
 	if f.Frame == 0 {
 		f.Frame = e.frameNo
@@ -520,8 +585,12 @@ func (e *engine) placeFinding(f *Finding, pt *point, node string) {
 	if f.Plane == 0 && pt.curPlane != 0 {
 		f.Plane = pt.curPlane
 	}
-	if pt.curFlow != nil && f.Connection == "" {
-		f.Connection = pt.curFlow.name()
+	f.at = findingPlace{frame: e.frameNo, ns: e.now, plane: pt.curPlane}
+	if pt.curFlow != nil {
+		f.at.conn = pt.curFlow.name()
+		if f.Connection == "" {
+			f.Connection = f.at.conn
+		}
 	}
 	f.ord = e.ord()
 }
@@ -1181,6 +1250,46 @@ func (e *engine) report(capInfo *CaptureInfo, devs *Deviations, today time.Time)
 	return rep
 }
 
+// judgedFinding is a finding of key k as the report gives it: INCONCLUSIVE
+// where the capture point's timestamps are not trusted and the finding
+// rests on them, or it rests on a frame the capture may have lost;
+// NON-STRICT where case c is not a MUST.
+func judgedFinding(f Finding, c *Case, k obsKey, untrusted, remote bool, lost uint64) Finding {
+	if untrusted && (c.Timing || f.timing) && f.Verdict == Fail {
+		f.Verdict = Inconclusive
+	}
+	if f.Verdict == Fail && (lost > 0 && !f.frame || remote && f.absent) {
+		f.Verdict = Inconclusive
+		f.Observed += " (undecidable: " + unseenReason(k, remote, lost) + ")"
+	}
+	if f.Verdict == Fail && !c.Strict() {
+		f.Verdict = NonStrict
+	}
+	return f
+}
+
+// sample keeps, of a case's findings, the first MaxFindings (worst
+// first, then by frame) in Findings, and the latest LastFindings judged
+// of the others, and of last, in LastFindings.
+func (res *Result) sample(last []Finding) {
+	slices.SortStableFunc(res.Findings, func(a, b Finding) int {
+		if a.Verdict != b.Verdict {
+			return int(b.Verdict) - int(a.Verdict)
+		}
+		return a.Frame - b.Frame
+	})
+	if len(res.Findings) > MaxFindings {
+		for i := range res.Findings[MaxFindings:] {
+			last = append(last, res.Findings[MaxFindings+i].placeOnly())
+		}
+		res.Findings = res.Findings[:MaxFindings]
+	}
+	slices.SortStableFunc(last, func(a, b Finding) int { return cmp.Compare(a.ord, b.ord) })
+	last = last[max(0, len(last)-LastFindings):]
+	slices.SortStableFunc(last, func(a, b Finding) int { return a.Frame - b.Frame })
+	res.LastFindings = last
+}
+
 func (e *engine) aggregate(c *Case, res *Result, keys []obsKey, keep func(obsKey) bool) {
 	slices.SortFunc(keys, func(a, b obsKey) int {
 		if x := strings.Compare(a.point, b.point); x != 0 {
@@ -1189,6 +1298,7 @@ func (e *engine) aggregate(c *Case, res *Result, keys []obsKey, keep func(obsKey
 		return strings.Compare(a.node, b.node)
 	})
 	var ok, bad, und int
+	var last []Finding
 	reason := ""
 	for _, k := range keys {
 		if !keep(k) {
@@ -1224,31 +1334,19 @@ func (e *engine) aggregate(c *Case, res *Result, keys []obsKey, keep func(obsKey
 		if o.reason != "" && reason == "" {
 			reason = o.reason
 		}
+		judged := func(f Finding) Finding { return judgedFinding(f, c, k, untrusted, remote, lost) }
 		for _, f := range o.findings {
-			if untrusted && (c.Timing || f.timing) && f.Verdict == Fail {
-				f.Verdict = Inconclusive
-			}
-			if f.Verdict == Fail && (lost > 0 && !f.frame || remote && f.absent) {
-				f.Verdict = Inconclusive
-				f.Observed += " (undecidable: " + unseenReason(k, remote, lost) + ")"
-			}
-			if f.Verdict == Fail && !c.Strict() {
-				f.Verdict = NonStrict
-			}
-			res.Findings = append(res.Findings, f)
+			res.Findings = append(res.Findings, judged(f))
+		}
+		for _, f := range o.last.all() {
+			f = judged(f)
+			f.Observed = "" // a finding kept last has no evidence text
+			last = append(last, f)
 		}
 		res.FindingCount += o.total
 	}
 	res.Checked = ok + bad + und
-	slices.SortStableFunc(res.Findings, func(a, b Finding) int {
-		if a.Verdict != b.Verdict {
-			return int(b.Verdict) - int(a.Verdict)
-		}
-		return a.Frame - b.Frame
-	})
-	if len(res.Findings) > MaxFindings {
-		res.Findings = res.Findings[:MaxFindings]
-	}
+	res.sample(last)
 	switch {
 	case bad > 0 && c.Strict():
 		res.Verdict = Fail

@@ -256,11 +256,25 @@ func (e *engine) assignFlowIDs(rep *Report) {
 		for cs := range row {
 			o := &row[cs]
 			for i := range o.findings {
-				if id, ok := byName[o.findings[i].Connection]; ok {
-					o.findings[i].Connection = id
+				o.findings[i].nameConnection(byName)
+			}
+			if r := o.last; r != nil {
+				for i := range r.f {
+					r.f[i].nameConnection(byName)
 				}
 			}
 		}
+	}
+}
+
+// nameConnection names f's connections by their report IDs (C1, C2, ...)
+// rather than by their keys.
+func (f *Finding) nameConnection(byName map[string]string) {
+	if id, ok := byName[f.Connection]; ok {
+		f.Connection = id
+	}
+	if id, ok := byName[f.at.conn]; ok {
+		f.at.conn = id
 	}
 }
 

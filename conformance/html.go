@@ -32,6 +32,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		Class     string
 		Reqs      []string
 		Findings  []fview
+		Last      []fview // Result.LastFindings
 		Timelines []template.HTML
 		More      int
 	}
@@ -61,6 +62,9 @@ func (r *Report) WriteHTML(w io.Writer) error {
 			}
 		}
 		cv.More = res.FindingCount - len(res.Findings)
+		for _, f := range res.LastFindings {
+			cv.Last = append(cv.Last, fview{Finding: f, Where: f.where()})
+		}
 		for _, tl := range r.Timelines {
 			if conns[tl.Connection] || (tl.Case != "" && tl.Case == res.Case.ID) {
 				cv.Timelines = append(cv.Timelines, timelineSVG(tl))
@@ -174,6 +178,9 @@ th{background:#f3f3f3}td:first-child a{white-space:nowrap}code,pre{font:12px/1.3
 {{range $i, $f := .Findings}}<tr><td>{{$f.Frame}}</td><td><span class="v {{lower $f.Verdict.String}}">{{$f.Verdict}}</span></td><td>{{$f.Requirement}}</td><td class="small">{{$f.Where}} · t={{ns $f.TimeNs}}</td>
 <td><div class="exp">expected: {{md $f.Expected}}</div>{{range $f.Related}}<pre>#{{.Number}} t={{ns .TimeNs}} {{.Point}} {{.Summary}}</pre>{{end}}<div class="obs">observed: {{md $f.Observed}}</div>{{if $f.HasFrame}}<pre>#{{$f.Frame}} t={{ns $f.TimeNs}} {{$f.Point}} {{$f.Summary}}</pre>{{end}}</td></tr>
 {{end}}</table>{{if gt .More 0}}<div class="small">… {{.More}} more findings (see the JSON report)</div>{{end}}
+{{if .Last}}<table><tr><th>#</th><th>verdict</th><th>requirement</th><th>where: the last findings judged</th></tr>
+{{range .Last}}<tr><td>{{.Frame}}</td><td><span class="v {{lower .Verdict.String}}">{{.Verdict}}</span></td><td>{{.Requirement}}</td><td class="small">{{.Where}} · t={{ns .TimeNs}}</td></tr>
+{{end}}</table>{{end}}
 {{range .Timelines}}{{.}}{{end}}{{end}}
 </div>{{end}}
 </body></html>

@@ -138,6 +138,24 @@ type TextOptions struct {
 // WriteText writes the terminal summary with the default options.
 func (r *Report) WriteText(w io.Writer) error { return r.WriteTextOpts(w, TextOptions{}) }
 
+// writeFindings writes the first n of a case's findings with their
+// evidence and, when there were more, how many, and the last n judged.
+func writeFindings(p func(string, ...any), res *Result, n int) {
+	for i, f := range res.Findings {
+		if i >= n {
+			p("%29s … %d more (see the JSON or HTML report)\n", "", res.FindingCount-i)
+			break
+		}
+		p("%29s %s frame %d (%s) %s\n", "", f.Verdict, f.Frame, f.where(), f.Requirement)
+		p("%29s   expected: %s\n", "", f.Expected)
+		p("%29s   observed: %s\n", "", f.Observed)
+	}
+	last := res.LastFindings
+	for _, f := range last[max(0, len(last)-n):] {
+		p("%29s last: %s frame %d (%s) %s\n", "", f.Verdict, f.Frame, f.where(), f.Requirement)
+	}
+}
+
 // WriteTextOpts writes the terminal summary.
 func (r *Report) WriteTextOpts(w io.Writer, o TextOptions) error {
 	if o.Findings == 0 {
@@ -203,15 +221,7 @@ func (r *Report) WriteTextOpts(w io.Writer, o TextOptions) error {
 		if len(res.Deviations) > 0 {
 			p("%29s deviation %s\n", "", strings.Join(res.Deviations, ", "))
 		}
-		for i, f := range res.Findings {
-			if i >= o.Findings {
-				p("%29s … %d more (see the JSON or HTML report)\n", "", res.FindingCount-i)
-				break
-			}
-			p("%29s %s frame %d (%s) %s\n", "", f.Verdict, f.Frame, f.where(), f.Requirement)
-			p("%29s   expected: %s\n", "", f.Expected)
-			p("%29s   observed: %s\n", "", f.Observed)
-		}
+		writeFindings(p, &res, o.Findings)
 	}
 	summary := b.Len()
 	s := r.Summary
@@ -323,6 +333,9 @@ func (r *Report) evidence(res *Result) string {
 	}
 	if res.FindingCount > len(res.Findings) {
 		fmt.Fprintf(&b, "… %d more findings\n", res.FindingCount-len(res.Findings))
+	}
+	for _, f := range res.LastFindings {
+		fmt.Fprintf(&b, "last: %s %s frame %d (%s)\n", f.Verdict, f.Requirement, f.Frame, f.where())
 	}
 	return b.String()
 }

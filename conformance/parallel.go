@@ -902,6 +902,7 @@ func mergeObs(o, w *obsCount) {
 		o.reason, o.reasonOrd = w.reason, w.reasonOrd
 	}
 	o.findings = append(o.findings, w.findings...)
+	o.keepLast(w.last.all())
 }
 
 // keepFirst keeps, of the merged findings, those one engine would have
@@ -919,6 +920,7 @@ func (e *engine) keepFirst() {
 			o := &row[cs]
 			slices.SortStableFunc(o.findings, func(a, b Finding) int { return cmp.Compare(a.ord, b.ord) })
 			if len(o.findings) > MaxFindings {
+				o.keepLast(o.findings[MaxFindings:])
 				o.findings = o.findings[:MaxFindings]
 			}
 			for i := range o.findings {
@@ -936,13 +938,17 @@ func (e *engine) keepFirst() {
 		for cs := range row {
 			o := &row[cs]
 			n := 0
+			var dropped []Finding
 			for _, f := range o.findings {
 				if f.ord <= cut {
 					o.findings[n] = f
 					n++
+				} else {
+					dropped = append(dropped, f)
 				}
 			}
 			o.findings = o.findings[:n]
+			o.keepLast(dropped)
 		}
 	}
 	e.kept = MaxKeptFindings

@@ -10,13 +10,19 @@ import (
 // SchemaVersion is the version of the JSON report (report-schema.md). It
 // changes in its major part when a field is removed or changes meaning,
 // and in its minor part when fields are added.
-const SchemaVersion = "1.3"
+const SchemaVersion = "1.4"
 
 // Version is the conformance toolkit's version, printed in reports.
 const Version = "0.1.0"
 
 // MaxFindings bounds the findings a Result keeps; FindingCount counts all.
 const MaxFindings = 50
+
+// LastFindings bounds the latest findings a Result keeps beyond its first
+// MaxFindings (Result.LastFindings): a capture that starts to fail late,
+// or stops failing, shows where its failures end as well as where they
+// begin.
+const LastFindings = 10
 
 // Finding is one observation that did not pass: the evidence behind a
 // verdict, tied to a frame of the capture.
@@ -39,6 +45,27 @@ type Finding struct {
 	absent bool   // rests on a packet not seen (onAbsence)
 	frame  bool   // decided from the frame alone (onFrame)
 	ord    uint64 // when it was judged (engine.ord)
+	// at is where and when it was judged, before its evidence (failWhy's
+	// why) named other frames: all that a finding in LastFindings keeps.
+	at findingPlace
+}
+
+// findingPlace is the frame being judged when a finding was made: its
+// number and time, and the plane and connection it was judged on.
+type findingPlace struct {
+	frame int
+	ns    int64
+	plane int
+	conn  string
+}
+
+// placeOnly returns f reduced to where and when it was judged, as
+// LastFindings keeps it: a finding kept in full and one kept last alone
+// then read alike, whichever engine (parallel.go) kept them.
+func (f *Finding) placeOnly() Finding {
+	return Finding{Verdict: f.Verdict, Requirement: f.Requirement, Node: f.Node, Point: f.Point,
+		Frame: f.at.frame, TimeNs: f.at.ns, Plane: f.at.plane, Connection: f.at.conn,
+		timing: f.timing, absent: f.absent, frame: f.frame, ord: f.ord, at: f.at}
 }
 
 // Result is the outcome of one case.
@@ -53,6 +80,11 @@ type Result struct {
 	// in frame order; FindingCount counts them all.
 	Findings     []Finding `json:"findings"`
 	FindingCount int       `json:"finding_count"`
+	// LastFindings are, of the observations that did not pass and are
+	// not in Findings, the last LastFindings judged, in frame order: the
+	// frame, its time, point, plane, connection, node and requirement,
+	// without the evidence text, which is built for Findings alone.
+	LastFindings []Finding `json:"last_findings,omitempty"`
 	// Deviations names the unexpired deviations covering the case.
 	Deviations []string `json:"deviations,omitempty"`
 	// DurationNs is the case's run time (active mode; 0 in passive mode).
@@ -400,6 +432,7 @@ func (r *Report) Finalize(active, expired []Deviation) {
 			}
 		}
 		slices.SortStableFunc(res.Findings, func(a, b Finding) int { return a.Frame - b.Frame })
+		slices.SortStableFunc(res.LastFindings, func(a, b Finding) int { return a.Frame - b.Frame })
 	}
 	r.Deviations.List = r.Deviations.List[:0]
 	for _, set := range [][]Deviation{active, expired} {
