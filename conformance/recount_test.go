@@ -1,0 +1,150 @@
+package conformance
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// notCounted names the flow's containers that recount leaves out of
+// MaxEntries, each with the bound that holds it instead. A container
+// neither counted nor named here fails TestRecountCountsEveryContainer.
+var notCounted = map[string]string{
+	"planes":    "at most 64 planes (planeBits, addPlane)",
+	"unaHist":   "trimmed to 128 of 256 events (sender.go)",
+	"nackTrims": "the PSNs of nackPend's trimmed entries: no more than nackPend, which is counted",
+	"dynMPR":    "trimmed to 32 of 64 events (sender.go)",
+	"arrFree":   "free list of arrivals: at most the arrivals held, which arrived counts, plus one chunk of 64",
+	"recent":    "a ring of recentArrivals",
+	"recentIdx": "indexes recent's entries, at most recentArrivals",
+	"rcumHist":  "trimmed by 512 events when full (compactRcum)",
+	"preBase":   "the PSNs of one SACK bitmap, at most 64 plus one",
+	"ties":      "at most maxClaimTies",
+	"tl":        "a timeline ring of timelineEvents",
+	"evSeen":    "a fixed array of evSeenSlots",
+}
+
+// TestRecountCountsEveryContainer: every map, slice and table of a
+// connection (flow) is counted by recount, which holds the connections'
+// entries to MaxEntries, or is named in notCounted with its own bound, so
+// that a container added to flow and left out of the count is caught.
+func TestRecountCountsEveryContainer(t *testing.T) {
+	counted := recountFields(t)
+	tables := lenTypes(t)
+	var missing, stale []string
+	ft := reflect.TypeOf(flow{})
+	for i := 0; i < ft.NumField(); i++ {
+		f := ft.Field(i)
+		if !isContainer(f.Type, tables) {
+			continue
+		}
+		_, exempt := notCounted[f.Name]
+		switch {
+		case counted[f.Name] && exempt:
+			stale = append(stale, f.Name)
+		case !counted[f.Name] && !exempt:
+			missing = append(missing, f.Name)
+		}
+	}
+	for name := range notCounted {
+		if f, ok := ft.FieldByName(name); !ok || !isContainer(f.Type, tables) {
+			stale = append(stale, name)
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(stale)
+	if len(missing) > 0 {
+		t.Errorf("flow's containers %v are neither counted by recount (engine.go) nor named in notCounted with their bound", missing)
+	}
+	if len(stale) > 0 {
+		t.Errorf("notCounted names %v, which recount counts or flow has no container of", stale)
+	}
+}
+
+// recountFields returns the flow fields recount's body reads (f.X).
+func recountFields(t *testing.T) map[string]bool {
+	fs := token.NewFileSet()
+	file, err := parser.ParseFile(fs, "engine.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, d := range file.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Name.Name != "recount" {
+			continue
+		}
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			if s, ok := n.(*ast.SelectorExpr); ok {
+				if id, ok := s.X.(*ast.Ident); ok && id.Name == "f" {
+					out[s.Sel.Name] = true
+				}
+			}
+			return true
+		})
+	}
+	if len(out) == 0 {
+		t.Fatal("engine.go: no recount reading a flow f")
+	}
+	return out
+}
+
+// isContainer reports whether a field of type typ can hold a number of
+// entries: a map, a slice, an array of more than one element, a pointer
+// to something, or one of the package's tables (tables: the types with a
+// len method).
+func isContainer(typ reflect.Type, tables map[string]bool) bool {
+	switch typ.Kind() {
+	case reflect.Map, reflect.Slice, reflect.Pointer:
+		return true
+	case reflect.Array:
+		return typ.Len() > 1
+	}
+	name, _, _ := strings.Cut(typ.Name(), "[") // psnMap[V]'s instances
+	return tables[name]
+}
+
+// lenTypes returns the names of the package's types with a len method,
+// which reflect cannot see (it is not exported).
+func lenTypes(t *testing.T) map[string]bool {
+	ents, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, ent := range ents {
+		if n := ent.Name(); strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") {
+			file, err := parser.ParseFile(fset, n, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, file)
+		}
+	}
+	out := map[string]bool{}
+	for _, file := range files {
+		for _, d := range file.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv == nil || fn.Name.Name != "len" {
+				continue
+			}
+			typ := fn.Recv.List[0].Type
+			if s, ok := typ.(*ast.StarExpr); ok {
+				typ = s.X
+			}
+			if ix, ok := typ.(*ast.IndexExpr); ok {
+				typ = ix.X
+			}
+			if id, ok := typ.(*ast.Ident); ok {
+				out[id.Name] = true
+			}
+		}
+	}
+	return out
+}
