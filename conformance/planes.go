@@ -12,25 +12,30 @@ import (
 
 // One address per plane. A node may own one address per fabric plane, one
 // NIC port per plane (the deployment the white paper describes). The PICS
-// can name them (nodes); without it, the traffic ties them: a write on an
-// address pair the judge has not named yet that continues, on another
-// plane at the same capture point, a message another pair's connection is
-// sending makes the two pairs one QP's planes. The proof is all of:
+// can name them (nodes); for the nodes it does not, the traffic ties them:
+// a write on an address pair the judge has not named yet that continues,
+// on another plane at the same capture point, a message another pair's
+// connection is sending makes the two pairs one QP's planes. The PICS may
+// declare one end alone (the node whose ports are captured): its
+// addresses come from the PICS, and the other end's are tied. The proof
+// is all of:
 //
-//   - both addresses of the new pair are unnamed (no earlier frame used them)
-//     and undeclared (the PICS's nodes do not list them);
+//   - each address of the new pair is unnamed (no earlier frame used it)
+//     and undeclared (the PICS's nodes do not list it), and then is tied,
+//     or is declared as the node of the connection's end; at least one is
+//     tied;
 //   - the capture point knows the frame's plane, and the connection has not
 //     been seen on that plane;
 //   - the same responder QP number (dest_qp);
 //   - a MIDDLE or LAST packet of the connection's message in progress: the
 //     same r_key and dma_length, a PSN within the message, and a VA at
 //     exactly its PSN's offset in the message (path MTU bytes per PSN);
-//   - each address differs from the one it is tied to only in its network
-//     part: the same interface identifier (IPv6 low 64 bits) or the same
-//     low 16 bits (IPv4), so that a parallel judge (Options.Jobs) gives
-//     both pairs to one worker.
+//   - each tied address differs from the one it is tied to only in its
+//     network part: the same interface identifier (IPv6 low 64 bits) or
+//     the same low 16 bits (IPv4), so that a parallel judge (Options.Jobs)
+//     gives both pairs to one worker (a declared node goes by its name).
 //
-// The new addresses then name the connection's nodes (the first pair
+// The tied addresses then name the connection's nodes (the first pair
 // seen), for every later frame in either direction. Frames before the tie
 // keep the names they had; a tie the capture's first learnWindow frames
 // show is learnt before any frame is judged (below), so none does.
@@ -43,23 +48,50 @@ func (e *engine) tiePlanes(pt *point, p *wire.Packet) {
 		return
 	}
 	src, dst, ok := ipPair(p)
-	if !ok || e.named(src) || e.named(dst) {
+	if !ok {
+		return
+	}
+	// An address already named keeps its name: it may only be a declared
+	// node's, matched with the connection's end.
+	tieSrc := !e.named(src)
+	if !tieSrc && !e.pics.declared(src) {
+		return
+	}
+	tieDst := !e.named(dst)
+	if !tieDst && (!tieSrc || !e.pics.declared(dst)) {
 		return
 	}
 	for _, fl := range pt.flows {
 		if fl.key.qpn != p.BTH.DestQP || fl.key.partial || fl.planes[pt.curPlane] || !e.inMessage(fl, p) {
 			continue
 		}
-		ra, rb := e.addrOf(fl.key.req), e.addrOf(fl.key.rsp)
-		if !sameHost(src, ra) || !sameHost(dst, rb) {
+		if !e.sameEnd(src, tieSrc, fl.key.req) || !e.sameEnd(dst, tieDst, fl.key.rsp) {
 			continue
 		}
-		e.cacheNode(src, fl.key.req)
-		e.cacheNode(dst, fl.key.rsp)
-		e.note("addresses %s and %s carry connection %s on plane %d: taken as nodes %s and %s (one address per plane, tied by the traffic; declare nodes in the PICS to be sure)",
-			src, dst, fl.key, pt.curPlane, fl.key.req, fl.key.rsp)
+		var tied []string
+		if tieSrc {
+			e.cacheNode(src, fl.key.req)
+			tied = append(tied, fmt.Sprintf("address %s taken as node %s", src, fl.key.req))
+		}
+		if tieDst {
+			e.cacheNode(dst, fl.key.rsp)
+			tied = append(tied, fmt.Sprintf("address %s taken as node %s", dst, fl.key.rsp))
+		}
+		e.note("%s: it carries connection %s on plane %d (one address per plane, tied by the traffic; declare nodes in the PICS to be sure)",
+			strings.Join(tied, " and "), fl.key, pt.curPlane)
 		return
 	}
+}
+
+// sameEnd reports whether address a may stand for a connection's end node
+// on another plane: an address to tie (tie) that differs from the node's
+// (an undeclared address) in its network part alone, or an address the
+// PICS declares for node.
+func (e *engine) sameEnd(a netip.Addr, tie bool, node string) bool {
+	if tie {
+		return sameHost(a, e.addrOf(node))
+	}
+	return e.pics.nodeOf(a) == node
 }
 
 // inMessage reports whether write p is a packet of fl's message in
@@ -148,7 +180,11 @@ func ipPair(p *wire.Packet) (src, dst netip.Addr, ok bool) {
 //     each address of the later-seen pair is tied to the node of the
 //     earlier-seen one, from the first frame on, so that no frame keeps a
 //     plane's own names. Only addresses the PICS does not declare are
-//     tied, and never two ends of one pair.
+//     tied, and never two ends of one pair; an end the PICS declares on
+//     both planes, as one node, ties nothing and does not stop the other
+//     end's tie (the PICS may declare only the node whose ports are
+//     captured). An end declared on one plane alone, or as two nodes,
+//     says the pairs are not one QP's planes.
 
 // learnWindow bounds the frames read ahead to learn planes.
 const learnWindow = 1024
@@ -411,14 +447,20 @@ func (l *planeLearning) tie(p *PICS, ev []planeEvidence, s *planeScan) {
 		if va.point != vb.point || va.plane < 0 || vb.plane < 0 || va.plane == vb.plane || e.srcA == e.srcB && e.dstA == e.dstB {
 			continue
 		}
-		if p.declared(e.srcA) || p.declared(e.dstA) || p.declared(e.srcB) || p.declared(e.dstB) {
+		tieSrc, okSrc := p.planeEnds(e.srcA, e.srcB)
+		tieDst, okDst := p.planeEnds(e.dstA, e.dstB)
+		if !okSrc || !okDst || !tieSrc && !tieDst {
 			continue
 		}
 		if !s.onePlane(p, e.srcA, va) || !s.onePlane(p, e.dstA, va) || !s.onePlane(p, e.srcB, vb) || !s.onePlane(p, e.dstB, vb) {
 			continue // an address of every plane is no plane's own
 		}
-		union(e.srcA, e.srcB)
-		union(e.dstA, e.dstB)
+		if tieSrc {
+			union(e.srcA, e.srcB)
+		}
+		if tieDst {
+			union(e.dstA, e.dstB)
+		}
 		used = append(used, e)
 	}
 	bad := map[netip.Addr]bool{}
@@ -460,6 +502,22 @@ func (s *planeScan) onePlane(p *PICS, a netip.Addr, v ifaceView) bool {
 		}
 	}
 	return true
+}
+
+// planeEnds says what one end of a message's pairs on two planes, a and
+// b, allows (see above): a tie when the PICS declares neither, none when
+// it declares both as one node; ok is false when it declares one alone or
+// two nodes.
+func (p *PICS) planeEnds(a, b netip.Addr) (tie, ok bool) {
+	na, da := p.byAddr[a.Unmap()]
+	nb, db := p.byAddr[b.Unmap()]
+	switch {
+	case !da && !db:
+		return true, true
+	case da && db && na == nb:
+		return false, true
+	}
+	return false, false
 }
 
 // declared reports whether the PICS's nodes list address a.
