@@ -40,21 +40,36 @@ func goldenCaptures(t testing.TB) []string {
 
 // goldenPICS are the PICS every golden capture is judged under; a capture
 // with a PICS of its own (testdata/NAME.pics.json) is judged under it too,
-// as "own".
+// as "own", and under each variant of it (testdata/NAME.VARIANT.pics.json)
+// as "own-VARIANT".
 var goldenPICS = []string{"default", "reference"}
 
 // picsFor lists the PICS capture is judged under.
 func picsFor(capture string) []string {
-	if ownPICS(capture) != "" {
-		return append(slices.Clone(goldenPICS), "own")
+	out := slices.Clone(goldenPICS)
+	if ownPICS(capture, "own") != "" {
+		out = append(out, "own")
 	}
-	return goldenPICS
+	for _, dir := range []string{"testdata", filepath.Dir(capture)} {
+		m, _ := filepath.Glob(filepath.Join(dir, captureBase(capture)+".*.pics.json"))
+		for _, f := range m {
+			v := "own-" + strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), captureBase(capture)+"."), ".pics.json")
+			if !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }
 
-// ownPICS returns the file of a capture's own PICS, NAME.pics.json in
-// testdata or beside the capture, or "".
-func ownPICS(capture string) string {
+// ownPICS returns the file of a capture's own PICS ("own", NAME.pics.json)
+// or of a variant ("own-VARIANT", NAME.VARIANT.pics.json), in testdata or
+// beside the capture, or "".
+func ownPICS(capture, pics string) string {
 	base := captureBase(capture) + ".pics.json"
+	if v, ok := strings.CutPrefix(pics, "own-"); ok {
+		base = captureBase(capture) + "." + v + ".pics.json"
+	}
 	for _, f := range []string{filepath.Join("testdata", base), filepath.Join(filepath.Dir(capture), base)} {
 		if _, err := os.Stat(f); err == nil {
 			return f
@@ -156,8 +171,11 @@ func judgeGoldenJobs(t testing.TB, capture, pics string, jobs int) (*Report, err
 	switch pics {
 	case "reference":
 		opts.PICS = referencePICS(t)
-	case "own":
-		p, err := LoadPICS(ownPICS(capture))
+	default:
+		if !strings.HasPrefix(pics, "own") {
+			break
+		}
+		p, err := LoadPICS(ownPICS(capture, pics))
 		if err != nil {
 			t.Fatal(err)
 		}
