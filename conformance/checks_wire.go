@@ -515,21 +515,6 @@ func probePKey(e *engine, x *probeCtx) {
 	}
 	e.pkeyCheck(j, x.pt, x.fl, x.req, x.p)
 }
-func probeDCID(e *engine, x *probeCtx) { e.probeQP(x.pt, x.fl, x.req, x.p.PETH.SPDCID) }
-
-// feedbackDCID checks the QP numbers of a SACK or NACK: its dest_qp
-// against the requester's QP (feedbackQP) and its spdcid against the
-// responder's (WIRE-SETH-9).
-func feedbackDCID(e *engine, x *fbCtx) {
-	switch x.op {
-	case wire.OpSACK:
-		e.feedbackQP(x.pt, x.fl, x.rsp, x.p.BTH.DestQP, "RSP-SACK-6", "SACK")
-		e.dcid(x.judgedRow, x.pt, x.fl, x.rsp, x.mismatch, x.p.SETH.SPDCID)
-	case wire.OpNACK:
-		e.feedbackQP(x.pt, x.fl, x.rsp, x.p.BTH.DestQP, "WIRE-SETH-9", "NACK")
-		e.dcid(x.judgedRow, x.pt, x.fl, x.rsp, x.mismatch, x.p.NETH.SPDCID)
-	}
-}
 
 // messageShape checks a message's segmentation and RETH (REQ-SEG-2,
 // WIRE-RETH-2, WIRE-PAY-2).

@@ -262,16 +262,13 @@ type msgState struct {
 // the requester's view (what it sent and what feedback reached it) and
 // the responder's view (what arrived and what it answered).
 type flow struct {
-	key         flowKey
-	reqQPN      uint32 // the requester's QP, as feedback addresses it
-	haveReqQPN  bool
-	reqQPNFrame int
-	peerQP      uint16 // the requester's QP bits 15:0, as its probes name it (qpcheck.go)
-	havePeerQP  bool
-	peerQPFrame int
-	pkey        uint16
-	havePKey    bool
-	pkeyFrame   int
+	key        flowKey
+	reqQPN     uint32 // the requester's QP, as feedback addresses it
+	haveReqQPN bool
+	qp         qpView // what the traffic says of the requester's QP (qpcheck.go)
+	pkey       uint16
+	havePKey   bool
+	pkeyFrame  int
 
 	// Summary.
 	firstFrame, lastFrame                                 int
@@ -470,7 +467,7 @@ func (e *engine) feedbackFlow(pt *point, rsp, req string, reqQPN uint32, spdcid 
 		}
 	}
 	if !pick.haveReqQPN {
-		pick.reqQPN, pick.haveReqQPN, pick.reqQPNFrame = reqQPN, true, e.frameNo
+		pick.reqQPN, pick.haveReqQPN = reqQPN, true
 	}
 	return pick, has && uint16(pick.key.qpn) != spdcid
 }

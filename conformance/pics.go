@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/openmrc/mrc/spec"
@@ -181,15 +182,28 @@ type PICS struct {
 	DUT []string `json:"dut,omitempty"`
 	// Nodes groups addresses into named nodes (a NIC with one address
 	// per plane is one node).
-	Nodes      map[string][]string `json:"nodes,omitempty"`
+	Nodes map[string][]string `json:"nodes,omitempty"`
+	// QPPairs names the QPs of connections: each entry maps the two
+	// nodes of one connection (names from Nodes, or addresses) to their
+	// QP numbers, as strings ("0x000101" or "257"). Feedback to another
+	// QP than the one the entry pairs with the responder's is misaddressed
+	// (RSP-SACK-6, WIRE-SETH-9), whatever the traffic names.
+	QPPairs    []map[string]string `json:"qp_pairs,omitempty"`
 	Parameters Parameters          `json:"parameters"`
 	Capture    CaptureDecl         `json:"capture"`
 
-	sha    string
-	file   string
-	codec  *wire.Codec
-	mode   wire.EVMode
-	byAddr map[netip.Addr]string
+	sha     string
+	file    string
+	codec   *wire.Codec
+	mode    wire.EVMode
+	byAddr  map[netip.Addr]string
+	qpPairs [][2]qpEnd
+}
+
+// qpEnd is one end of a declared QP pair: a node and its QP number.
+type qpEnd struct {
+	node string
+	qpn  uint32
 }
 
 // PICSError reports a bad PICS file: which file, which field, what.
@@ -345,7 +359,10 @@ func (p *PICS) finish() error {
 	if err := p.finishCapture(); err != nil {
 		return err
 	}
-	return p.finishNodes()
+	if err := p.finishNodes(); err != nil {
+		return err
+	}
+	return p.finishQPPairs()
 }
 
 // picsError is a PICSError about one field.
@@ -406,6 +423,64 @@ func (p *PICS) finishNodes() error {
 		}
 	}
 	return nil
+}
+
+// finishQPPairs checks qp_pairs: two ends a pair, each a node (a name
+// from nodes, or an address) with a 24-bit QP number, two nodes apart,
+// and no QP in two pairs (a QP is connected to one peer QP).
+func (p *PICS) finishQPPairs() error {
+	p.qpPairs = nil
+	in := map[qpEnd]int{}
+	for i, pr := range p.QPPairs {
+		field := fmt.Sprintf("qp_pairs[%d]", i)
+		if len(pr) != 2 {
+			return picsError(field, "names %d nodes, want the two nodes of one connection", len(pr))
+		}
+		var ends [2]qpEnd
+		for k, name := range sortedKeys(pr) {
+			node := name
+			if _, ok := p.Nodes[name]; !ok {
+				a, err := netip.ParseAddr(name)
+				if err != nil {
+					return picsError(field, "%q is neither a node of nodes nor an IP address", name)
+				}
+				node = p.nodeOf(a)
+			}
+			q, err := strconv.ParseUint(pr[name], 0, 64)
+			if err != nil || q > 0xFFFFFF {
+				return picsError(field, "%s: QP %q is not a 24-bit QP number (write it as \"0x000101\" or \"257\")", name, pr[name])
+			}
+			ends[k] = qpEnd{node, uint32(q)}
+		}
+		if ends[0].node == ends[1].node {
+			return picsError(field, "both ends are node %s", ends[0].node)
+		}
+		for _, end := range ends {
+			if j, dup := in[end]; dup {
+				return picsError(field, "node %s's QP 0x%06x is in qp_pairs[%d] too: a QP has one peer QP", end.node, end.qpn, j)
+			}
+			in[end] = i
+		}
+		p.qpPairs = append(p.qpPairs, ends)
+	}
+	return nil
+}
+
+// declaredPeer returns the QP number qp_pairs pairs with node's QP qpn
+// (compared in bits 15:0 alone when low16), when it is peer's and only
+// one pair matches.
+func (p *PICS) declaredPeer(node string, qpn uint32, low16 bool, peer string) (uint32, bool) {
+	var found uint32
+	n := 0
+	for _, pr := range p.qpPairs {
+		for i, end := range pr {
+			if end.node == node && (end.qpn == qpn || low16 && uint16(end.qpn) == uint16(qpn)) && pr[1-i].node == peer {
+				found = pr[1-i].qpn
+				n++
+			}
+		}
+	}
+	return found, n == 1
 }
 
 // Has reports whether the feature is declared implemented.
