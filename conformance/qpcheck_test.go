@@ -294,3 +294,55 @@ func TestFeedbackQPJobsIdentical(t *testing.T) {
 		}
 	}
 }
+
+// probeAndSACKs plays two writes, each SACKed to QP sackDst, with a probe
+// whose spdcid is probeQP between them, and returns the report and the
+// frames of the probe and the SACKs.
+func probeAndSACKs(t *testing.T, probeQP uint16, sackDst uint32) (rep *Report, probe int, sacks []int) {
+	s := newScene(t, bothDUTPICS)
+	sack := func(psn uint32) int {
+		p := s.ctl(wire.OpSACK, psn)
+		p.BTH.DestQP = sackDst
+		p.SETH = wire.SETH{CACKPSN: psn, SACKOffset: 1, Entropy: 0x100, SPDCID: sceneDQP, DPDCID: uint16(sackDst)}
+		return s.emit(sceneD, sceneT, p, 1000)
+	}
+	s.send(1, 0, 0x100, false, 1000)
+	sacks = append(sacks, sack(1))
+	p := &wire.Packet{}
+	p.IP6.TrafficClass = 2
+	p.BTH = wire.BTH{Opcode: wire.OpProbe, PKey: 0xFFFF, DestQP: sceneDQP}
+	p.PETH = wire.PETH{ProbeID: 1, SPDCID: probeQP, DPDCID: sceneDQP, FType: 1}
+	p.SetEV(0x100, wire.EVModeSTEV)
+	probe = s.emit(sceneT, sceneD, p, 10_000)
+	s.send(2, 1, 0x100, false, 1000)
+	sacks = append(sacks, sack(2))
+	return s.report(), probe, sacks
+}
+
+// TestProbeNamingResponderQP (WIRE-SETH-9): a requester whose probe's
+// spdcid is the responder's QP number, while the responder's SACKs
+// address it as another QP, has its probe at fault; the SACKs are not.
+func TestProbeNamingResponderQP(t *testing.T) {
+	rep, probe, _ := probeAndSACKs(t, sceneDQP, sceneTQP)
+	fs := failsOf(rep, "MRC-WIRE-SETH-002")
+	if len(fs) != 1 || fs[0].Frame != probe || fs[0].Node != "T" || fs[0].Requirement != "WIRE-SETH-9" {
+		t.Fatalf("findings %+v, want one about the probe (frame %d)", fs, probe)
+	}
+}
+
+// TestFeedbackAgainstRequesterProbe (RSP-SACK-6): when the requester's
+// probe and the responder's SACKs name two QPs for the requester, neither
+// the responder's own, the requester's naming of its own QP holds: each
+// SACK, before the probe or after, is one finding.
+func TestFeedbackAgainstRequesterProbe(t *testing.T) {
+	rep, _, sacks := probeAndSACKs(t, sceneTQP, 0x33)
+	fs := failsOf(rep, "MRC-WIRE-SETH-002")
+	if len(fs) != 2 || fs[0].Frame != sacks[0] || fs[1].Frame != sacks[1] {
+		t.Fatalf("findings %+v, want one on each SACK (frames %v)", fs, sacks)
+	}
+	for _, f := range fs {
+		if f.Node != "D" || f.Requirement != "RSP-SACK-6" || !strings.Contains(f.Expected, "as its probe") {
+			t.Errorf("finding %+v", f)
+		}
+	}
+}
