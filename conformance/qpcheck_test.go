@@ -346,3 +346,18 @@ func TestFeedbackAgainstRequesterProbe(t *testing.T) {
 		}
 	}
 }
+
+// TestFeedbackToOwnQPNamedByACKs (RSP-SACK-6): with no probe at all, the
+// responder's ACKs to the requester's QP 0x101 are what shows its SACKs
+// and NACKs to its own QP 0x201 misaddressed, one finding each.
+func TestFeedbackToOwnQPNamedByACKs(t *testing.T) {
+	edit := func(p *wire.Packet, b []byte, bth int) bool {
+		return p.BTH.Opcode != wire.OpProbe && feedbackToOwnQP(p, b, bth)
+	}
+	path, marked := editCapture(t, perPlaneCapture, edit, isFeedbackFromRsp)
+	rep := judgePerPlane(t, path, nil, 1)
+	checkOneFindingPerFrame(t, rep, marked)
+	if fs := failsOf(rep, "MRC-WIRE-SETH-002"); len(fs) == 0 || !strings.Contains(fs[0].Expected, "own ACK") {
+		t.Errorf("findings %+v, want the ACK as what names the requester's QP", fs)
+	}
+}
