@@ -52,7 +52,7 @@ func TestLastFindingsKept(t *testing.T) {
 // keeps what one engine's ring would hold.
 func TestLastRingKeepsLatest(t *testing.T) {
 	mk := func(ord uint64) Finding {
-		return Finding{Requirement: "REQ-X-1", Frame: int(ord), ord: ord, at: findingPlace{frame: int(ord)}}
+		return Finding{Requirement: "WIRE-RETH-2", Frame: int(ord), ord: ord, at: findingPlace{frame: int(ord)}}
 	}
 	var one obsCount
 	var shard [3]obsCount
