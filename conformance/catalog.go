@@ -186,11 +186,8 @@ var (
 )
 
 // initCatalog adds the passive cases to the catalog. It does not check
-// them: they are compiled in, and CatalogErr, which the package's tests
-// and mrc-conform's cases and requirements commands call, checks them
-// against the spec registry and the judge. Checking them at every start
-// would read the whole specification's requirement lines for each judge
-// run.
+// them: ChecksErr does when the judge starts, and CatalogErr, which the
+// package's tests and mrc-conform's cases and requirements commands call.
 func initCatalog() {
 	catInit.Do(func() {
 		for i := range passiveCases {
@@ -252,7 +249,7 @@ func codecNames() (names [wire.NumReqs]string) {
 // (wire.ReqID; names, their text by ReqID): each in the spec registry and
 // judged by a check (judged, by ReqID: check.codec), so that a codec
 // finding is cited as its own requirement under its own case
-// (codecCase). The requirements that make a responder discard a packet
+// (codecReq). The requirements that make a responder discard a packet
 // (discardReqs) are ReqIDs too.
 func checkJudgeRequirements(names [wire.NumReqs]string, judged [wire.NumReqs]bool) error {
 	for r := wire.NoReq + 1; r < wire.NumReqs; r++ {
@@ -340,6 +337,16 @@ func RegisterLater(register func()) {
 	defer laterMu.Unlock()
 	later = append(later, register)
 }
+
+// ChecksErr returns the first error of the built-in passive cases and the
+// judge's checks (checkCatalog): a case with no check, a check with no
+// catalog entry, a requirement a check cites that the registry lacks, its
+// check does not declare or its case does not list. It is computed once,
+// from the registry's level table (spec.LevelOf), not its text. Judge and
+// JudgeFile return it before reading a frame, and mrc-conform judge exits
+// with status 2 on it at start: no verdict of a broken check table is
+// reported.
+func ChecksErr() error { return catErr() }
 
 // CatalogErr returns the first error of the built-in passive cases
 // against the spec registry and the judge (checkCatalog), after loading

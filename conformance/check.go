@@ -8,11 +8,68 @@ import (
 	"github.com/openmrc/mrc/wire"
 )
 
-// reqID is RequirementID as the checks spell it. Every check declares the
-// IDs it cites; CatalogErr looks each up in the registry (checkChecks:
-// the package's tests and mrc-conform's cases command fail on it) and a test checks that every finding the judge writes
-// cites one its check declared (TestFindingsCiteDeclaredRequirements).
-type reqID = RequirementID
+// caseReq is a requirement of the spec registry as one passive case's
+// check cites it: a typed index into caseReqs, made once, as the package
+// is initialised, by caseID.req (each checks_*.go file declares its own
+// next to its caseIDs) or by addChecks for the codec's requirements a
+// check judges (check.codec). A finding cites a caseReq and is recorded
+// under the caseReq's case: the failure functions (failWhy, undecidedWhy,
+// bad) take no case of their own, so a finding cannot cite a requirement
+// its case's check does not declare, and citing one costs an array index,
+// no string. A requirement ID is written once, where its caseReq is made;
+// checkChecks looks each up in the registry, its check's reqs and its
+// case's catalog entry when the judge starts (ChecksErr) and in the
+// package's tests.
+type caseReq uint16
+
+// maxCaseReqs bounds the caseReqs.
+const maxCaseReqs = 256
+
+var (
+	// caseReqs are the requirements the checks cite, by caseReq: the
+	// case, the requirement's ID, and whether addChecks made it for a
+	// requirement of the codec (check.codec).
+	caseReqs [maxCaseReqs]struct {
+		cs    caseID
+		codec bool
+		id    RequirementID
+	}
+	numCaseReqs caseReq // the caseReqs made
+)
+
+// req makes the caseReq of requirement id, cited by case c's check (package
+// variable initialisation, in file order).
+func (c caseID) req(id RequirementID) caseReq {
+	if numCaseReqs >= maxCaseReqs {
+		panic("conformance: more than maxCaseReqs requirements cited by checks")
+	}
+	r := numCaseReqs
+	caseReqs[r].cs, caseReqs[r].id = c, id
+	numCaseReqs++
+	return r
+}
+
+// codecReq returns the caseReq of the codec's requirement r for case c:
+// the one c's check declares for it, else one made for it.
+func (c caseID) codecReq(r wire.ReqID) caseReq {
+	id := RequirementID(r.String())
+	for q := range numCaseReqs {
+		if caseReqs[q].cs == c && caseReqs[q].id == id {
+			return q
+		}
+	}
+	q := c.req(id)
+	caseReqs[q].codec = true
+	return q
+}
+
+// cs returns the case whose check cites r.
+func (r caseReq) cs() caseID { return caseReqs[r].cs }
+
+// id returns the requirement r cites.
+func (r caseReq) id() RequirementID { return caseReqs[r].id }
+
+func (r caseReq) String() string { return string(caseReqs[r].id) }
 
 // A check is one passive case of the catalog: its case (a typed caseID
 // whose name is the catalog entry), the requirements its findings cite,
@@ -24,12 +81,13 @@ type reqID = RequirementID
 // documented with it and bounded.
 //
 // Adding a passive case is its catalog entry in cases.go and, in the checks
-// file of its area (checks_*.go), its caseID (a passiveCase variable) and
-// its check value. checkChecks (at start-up) and
-// TestEveryPassiveCaseHasOneCheck fail when they disagree.
+// file of its area (checks_*.go), its caseID (a passiveCase variable), the
+// caseReqs its findings cite (caseID.req) and its check value. When they
+// disagree, checkChecks fails: the judge refuses to start (ChecksErr) and
+// TestEveryPassiveCaseHasOneCheck fails.
 type check struct {
 	cs    caseID
-	reqs  []reqID      // the requirements the check's findings cite
+	reqs  []caseReq    // the requirements the check's findings cite, besides the codec's (caseID.req)
 	codec []wire.ReqID // the codec's findings (wire.Violation, wire.Error) judged under this case
 
 	// frame judges the wire rules of every decoded frame of its kinds
@@ -211,7 +269,7 @@ func (c caseID) String() string { return caseNames[c] }
 
 // checks are the passive checks by case, order the same in registration
 // order; hooks, the checks of each hook in registration order (buildHooks,
-// but codecCase and codecJudged, which addChecks fills).
+// but codecReqs and codecJudged, which addChecks fills).
 var (
 	checks    [maxCases]*check
 	order     []*check
@@ -226,10 +284,10 @@ var (
 		// frame hooks it is shown to (but frameSelf's).
 		passAt    [numKinds][opSlots]struct{ off, n uint32 }
 		passCases []caseID
-		// codecCase is, by wire.ReqID, the case whose check judges the
-		// codec's findings of that requirement (check.codec);
+		// codecReqs are, by wire.ReqID, the requirement as the check
+		// that judges the codec's findings of it cites it (check.codec);
 		// codecJudged, whether one does.
-		codecCase   [wire.NumReqs]caseID
+		codecReqs   [wire.NumReqs]caseReq
 		codecJudged [wire.NumReqs]bool
 		// arrivedBy are the arrived hooks an arrival of each set of
 		// kinds runs (check.arrivedOn).
@@ -245,8 +303,8 @@ var (
 )
 
 // addChecks registers the checks of one area (each checks_*.go file's
-// init). It maps the codec's requirements to their cases; buildHooks makes
-// the hook lists.
+// init). It maps the codec's requirements to their checks' caseReqs
+// (caseID.codecReq); buildHooks makes the hook lists.
 func addChecks(cs ...check) {
 	for i := range cs {
 		c := &cs[i]
@@ -265,7 +323,7 @@ func addChecks(cs ...check) {
 				}
 				continue
 			}
-			h.codecCase[r], h.codecJudged[r] = c.cs, true
+			h.codecReqs[r], h.codecJudged[r] = c.cs.codecReq(r), true
 		}
 		order = append(order, c)
 	}
@@ -432,8 +490,9 @@ func addHooks(c *check) {
 
 // checkChecks checks the checks against the catalog and the registry: one
 // check per passive case and one passive case per check, each with at
-// least one hook, citing only requirements of the registry, the codec's
-// ones listed by the case.
+// least one hook and one requirement; and every requirement a check cites
+// (caseReqs) in the registry, declared by its check (check.reqs, or the
+// codec's, check.codec) and listed by its case in the catalog.
 func checkChecks(cases []Case) error {
 	if checksErr != nil {
 		return checksErr
@@ -450,15 +509,38 @@ func checkChecks(cases []Case) error {
 			return &CatalogError{Case: cat.ID, Msg: "its check cites no requirement"}
 		}
 		for _, r := range c.reqs {
-			if _, ok := r.Level(); !ok {
-				return &CatalogError{Case: cat.ID, Msg: "its check cites requirement " + string(r) + ", which is not in the registry", Err: &UnknownRequirementError{ID: string(r)}}
+			if r >= numCaseReqs || r.cs() != c.cs {
+				return &CatalogError{Case: cat.ID, Msg: "its check declares requirement " + r.String() + " of another case (caseID.req)"}
 			}
 		}
-		for _, r := range c.codec {
-			if !slices.Contains(cat.Requirements, RequirementID(r.String())) {
-				return &CatalogError{Case: cat.ID, Msg: "its check judges codec requirement " + r.String() + ", which the case does not list"}
+		for r := range numCaseReqs {
+			if r.cs() != c.cs {
+				continue
+			}
+			if err := checkCaseReq(c, &cat, r); err != nil {
+				return err
 			}
 		}
+	}
+	return nil
+}
+
+// checkCaseReq checks requirement r as check c, of case cat, cites it: in
+// the registry, declared by the check and listed by the case.
+func checkCaseReq(c *check, cat *Case, r caseReq) error {
+	id := r.id()
+	if _, ok := id.Level(); !ok {
+		return &CatalogError{Case: cat.ID, Msg: "its check cites requirement " + string(id) + ", which is not in the registry", Err: &UnknownRequirementError{ID: string(id)}}
+	}
+	if !caseReqs[r].codec && !slices.Contains(c.reqs, r) {
+		return &CatalogError{Case: cat.ID, Msg: "its check cites requirement " + string(id) + ", which it does not declare (check.reqs)"}
+	}
+	if !slices.Contains(cat.Requirements, id) {
+		what := "cites"
+		if caseReqs[r].codec {
+			what = "judges codec requirement"
+		}
+		return &CatalogError{Case: cat.ID, Msg: "its check " + what + " " + string(id) + ", which the case does not list"}
 	}
 	return nil
 }
@@ -475,5 +557,13 @@ func findCase(cases []Case, id string) (Case, bool) {
 // cites reports whether case cs's check declares requirement r.
 func (c caseID) cites(r RequirementID) bool {
 	k := checks[c]
-	return k != nil && (slices.Contains(k.reqs, r) || slices.ContainsFunc(k.codec, func(c wire.ReqID) bool { return c.String() == string(r) }))
+	if k == nil {
+		return false
+	}
+	for q := range numCaseReqs {
+		if q.cs() == c && q.id() == r && (caseReqs[q].codec || slices.Contains(k.reqs, q)) {
+			return true
+		}
+	}
+	return false
 }

@@ -40,9 +40,7 @@ func TestEveryPassiveCaseHasOneCheck(t *testing.T) {
 		t.Error("checkChecks accepted a case without a check")
 	}
 	checks = saved
-	bad := *checks[cPSN]
-	bad.reqs = []reqID{"REQ-" + "PSN-999"}
-	checks[cPSN] = &bad
+	plantCheck(t, cPSN, func(c *check) { c.reqs = append(c.reqs, plantReq(t, cPSN, "REQ-"+"PSN-999")) })
 	if err := checkChecks(passiveCases); err == nil {
 		t.Error("checkChecks accepted a requirement not in the registry")
 	}
@@ -59,7 +57,7 @@ func TestEveryPassiveCaseHasOneCheck(t *testing.T) {
 	// A second check for one case is refused when registered.
 	savedErr := checksErr
 	defer func() { checksErr = savedErr }()
-	addChecks(check{cs: cPSN, reqs: []reqID{"REQ-PSN-1"}})
+	addChecks(check{cs: cPSN, reqs: []caseReq{rPSN_REQ_PSN_1}})
 	if checksErr == nil {
 		t.Error("addChecks accepted a second check for one case")
 	}

@@ -13,13 +13,22 @@ var (
 	cPSU      = passiveCase("MRC-EP-PSU-001")
 )
 
+// The requirements this file's checks cite, each made for its case
+// (caseID.req) and declared by its check (check.reqs).
+var (
+	rWireEP_WIRE_ERTH_2 = cWireEP.req("WIRE-ERTH-2")
+	rWireEP_WIRE_EETH_1 = cWireEP.req("WIRE-EETH-1")
+	rEPAnswer_EP_GEN_5  = cEPAnswer.req("EP-GEN-5")
+	rPSU_EP_PSU_3       = cPSU.req("EP-PSU-3")
+)
+
 // The checks of endpoint operations (QP 0x2): their headers, their
 // answers, and the port status updates they carry.
 func init() {
 	addChecks(
-		check{cs: cWireEP, codec: []wire.ReqID{wire.ReqERTH1, wire.ReqEETH1}, reqs: []reqID{"WIRE-ERTH-2", "WIRE-EETH-1"}, endpoint: endpointHeaders},
-		check{cs: cEPAnswer, reqs: []reqID{"EP-GEN-5"}, endpoint: endpointAnswered, finishPoint: endpointNotAnswered},
-		check{cs: cPSU, reqs: []reqID{"EP-PSU-3"}, sent: writeOnLivePlane, sentOn: wPSU, probe: probeOnLivePlane},
+		check{cs: cWireEP, codec: []wire.ReqID{wire.ReqERTH1, wire.ReqEETH1}, reqs: []caseReq{rWireEP_WIRE_ERTH_2, rWireEP_WIRE_EETH_1}, endpoint: endpointHeaders},
+		check{cs: cEPAnswer, reqs: []caseReq{rEPAnswer_EP_GEN_5}, endpoint: endpointAnswered, finishPoint: endpointNotAnswered},
+		check{cs: cPSU, reqs: []caseReq{rPSU_EP_PSU_3}, sent: writeOnLivePlane, sentOn: wPSU, probe: probeOnLivePlane},
 	)
 }
 
@@ -31,11 +40,11 @@ func endpointHeaders(e *engine, x *epCtx) {
 		h := &p.ERTH
 		switch {
 		case h.Op == wire.EPPortStatusUpdate && h.PortStatusMask&1 != 0:
-			e.failWhy(cWireEP, x.pt, x.src, 0, "WIRE-ERTH-2", func(f *Finding) {
+			e.failWhy(rWireEP_WIRE_ERTH_2, x.pt, x.src, 0, func(f *Finding) {
 				f.Expected, f.Observed = "port_status_mask bit 0 clear (ports are 1-based)", fmt.Sprintf("mask 0x%08x", h.PortStatusMask)
 			})
 		case h.Op == wire.EPEVProbe && h.PortStatusMask != 0:
-			e.failWhy(cWireEP, x.pt, x.src, 0, "WIRE-ERTH-2", func(f *Finding) {
+			e.failWhy(rWireEP_WIRE_ERTH_2, x.pt, x.src, 0, func(f *Finding) {
 				f.Expected, f.Observed = "port_status_mask 0 in an EV_PROBE", fmt.Sprintf("mask 0x%08x", h.PortStatusMask)
 			})
 		default:
@@ -45,7 +54,7 @@ func endpointHeaders(e *engine, x *epCtx) {
 	}
 	q, h := x.req, &p.EETH
 	if h.Op != q.op || h.TxTimestamp != q.ts {
-		e.failWhy(cWireEP, x.pt, x.src, 0, "WIRE-EETH-1", func(f *Finding) {
+		e.failWhy(rWireEP_WIRE_EETH_1, x.pt, x.src, 0, func(f *Finding) {
 			f.Related = []int{q.frame}
 			f.Expected = fmt.Sprintf("op %s and tx_timestamp %d of request frame %d", q.op, q.ts, q.frame)
 			f.Observed = fmt.Sprintf("op %s, tx_timestamp %d", h.Op, h.TxTimestamp)
@@ -72,9 +81,9 @@ func endpointNotAnswered(e *engine, pt *point) {
 			f.Expected, f.Observed = "an ENDPOINT_RESPONSE with request id "+itoa(int(k.id)), "none"
 		}
 		if last != nil && last.lastNs > q.ns+e.grace {
-			e.failWhy(cEPAnswer, pt, k.rsp, onAbsence, "EP-GEN-5", why)
+			e.failWhy(rEPAnswer_EP_GEN_5, pt, k.rsp, onAbsence, why)
 		} else {
-			e.undecidedWhy(cEPAnswer, pt, k.rsp, "the capture ends before an answer could be expected", "EP-GEN-5", why)
+			e.undecidedWhy(rEPAnswer_EP_GEN_5, pt, k.rsp, "the capture ends before an answer could be expected", why)
 		}
 	}
 }
@@ -93,7 +102,7 @@ func (e *engine) psuCheck(pt *point, fl *flow, node, what string) {
 		return
 	}
 	if u.mask&(1<<(pt.curPlane+1)) == 0 {
-		e.failWhy(cPSU, pt, node, onTiming, "EP-PSU-3", func(f *Finding) {
+		e.failWhy(rPSU_EP_PSU_3, pt, node, onTiming, func(f *Finding) {
 			f.Related = []int{u.frame}
 			f.Expected = fmt.Sprintf("nothing on plane %d: %s's port status update (frame %d, mask 0x%08x) reports port %d down", pt.curPlane, fl.key.rsp, u.frame, u.mask, pt.curPlane+1)
 			f.Observed = what + " on plane " + itoa(pt.curPlane)

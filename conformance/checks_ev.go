@@ -14,19 +14,33 @@ var (
 	cRevPlane  = passiveCase("MRC-EV-REV-001")
 )
 
+// The requirements this file's checks cite, each made for its case
+// (caseID.req) and declared by its check (check.reqs).
+var (
+	rEVBad_EV_ST_4       = cEVBad.req("EV-ST-4")
+	rEVTimeout_EV_ST_5   = cEVTimeout.req("EV-ST-5")
+	rProbePace_EV_PRB_2  = cProbePace.req("EV-PRB-2")
+	rEcho_WIRE_EV_9      = cEcho.req("WIRE-EV-9")
+	rEVReflect_WIRE_EV_5 = cEVReflect.req("WIRE-EV-5")
+	rRevPlane_EV_REV_4   = cRevPlane.req("EV-REV-4")
+	rRevPlane_EP_GEN_6   = cRevPlane.req("EP-GEN-6")
+	rFatal_QP_ST_11      = cFatal.req("QP-ST-11")
+	rWIMMReq_WIMM_REQ_1  = cWIMMReq.req("WIMM-REQ-1")
+)
+
 // The checks of EVs and paths: retired EVs carry no data, probes on them
 // are paced, echo values keep their path, feedback reflects its trigger's
 // EV and plane.
 func init() {
 	addChecks(
-		check{cs: cEVBad, reqs: []reqID{"EV-ST-4"}, sent: retiredEV(cEVBad), sentOn: wRetired, event: evRetiredOK(cEVBad)},
-		check{cs: cEVTimeout, reqs: []reqID{"EV-ST-5"}, sent: retiredEV(cEVTimeout), sentOn: wRetired, event: evRetiredOK(cEVTimeout)},
-		check{cs: cProbePace, reqs: []reqID{"EV-PRB-2"}, probe: probePace},
-		check{cs: cEcho, reqs: []reqID{"WIRE-EV-9"}, sent: echoPath, sentOn: wSRv6},
-		check{cs: cEVReflect, reqs: []reqID{"WIRE-EV-5"}, answer: reflectEV},
-		check{cs: cRevPlane, reqs: []reqID{"EV-REV-4", "EP-GEN-6"}, answer: answerPlane, endpoint: endpointPlane},
-		check{cs: cFatal, reqs: []reqID{"QP-ST-11"}, sent: afterFatal, sentOn: wFatal, probe: probeAfterFatal, event: fatalSeen},
-		check{cs: cWIMMReq, reqs: []reqID{"WIMM-REQ-1"}, msg: wimmInFlight},
+		check{cs: cEVBad, reqs: []caseReq{rEVBad_EV_ST_4}, sent: retiredEV(cEVBad), sentOn: wRetired, event: evRetiredOK(cEVBad)},
+		check{cs: cEVTimeout, reqs: []caseReq{rEVTimeout_EV_ST_5}, sent: retiredEV(cEVTimeout), sentOn: wRetired, event: evRetiredOK(cEVTimeout)},
+		check{cs: cProbePace, reqs: []caseReq{rProbePace_EV_PRB_2}, probe: probePace},
+		check{cs: cEcho, reqs: []caseReq{rEcho_WIRE_EV_9}, sent: echoPath, sentOn: wSRv6},
+		check{cs: cEVReflect, reqs: []caseReq{rEVReflect_WIRE_EV_5}, answer: reflectEV},
+		check{cs: cRevPlane, reqs: []caseReq{rRevPlane_EV_REV_4, rRevPlane_EP_GEN_6}, answer: answerPlane, endpoint: endpointPlane},
+		check{cs: cFatal, reqs: []caseReq{rFatal_QP_ST_11}, sent: afterFatal, sentOn: wFatal, probe: probeAfterFatal, event: fatalSeen},
+		check{cs: cWIMMReq, reqs: []caseReq{rWIMMReq_WIMM_REQ_1}, msg: wimmInFlight},
 	)
 }
 
@@ -56,17 +70,17 @@ func retiredEV(cs caseID) func(e *engine, x *sentCtx) {
 		if b.cs != cs || x.t < b.since {
 			return
 		}
-		rid := reqID("EV-ST-4")
+		rid := rEVBad_EV_ST_4
 		if cs == cEVTimeout {
-			rid = "EV-ST-5"
+			rid = rEVTimeout_EV_ST_5
 		}
 		why := func(f *Finding) {
 			x.fill(f, fmt.Sprintf("no data on EV 0x%08x, retired by %s in frame %d", x.ev, b.cause, b.frame), "data sent on it", b.frame)
 		}
 		if b.unsure {
-			e.undecidedWhy(cs, x.pt, x.req, "with EVs the requester may have retired on losses its SACKs showed, the ev_min_active floor may have kept this one in use (EV-SET-6)", rid, why)
+			e.undecidedWhy(rid, x.pt, x.req, "with EVs the requester may have retired on losses its SACKs showed, the ev_min_active floor may have kept this one in use (EV-SET-6)", why)
 		} else {
-			e.failWhy(cs, x.pt, x.req, onTiming, rid, why)
+			e.failWhy(rid, x.pt, x.req, onTiming, why)
 		}
 	}
 }
@@ -92,7 +106,7 @@ func probePace(e *engine, x *probeCtx) {
 	if prev, ok := fl.probeNs[x.ev]; ok && to != nil {
 		T := baseTimeout(*to)
 		if e.now-prev < T-e.tol {
-			e.failWhy(cProbePace, x.pt, x.req, onTiming, "EV-PRB-2", func(f *Finding) {
+			e.failWhy(rProbePace_EV_PRB_2, x.pt, x.req, onTiming, func(f *Finding) {
 				f.EV = u32p(x.ev)
 				f.Expected = fmt.Sprintf("at most one probe per %d ns (base timeout) on a retired EV", T)
 				f.Observed = fmt.Sprintf("a probe %d ns after the previous one", e.now-prev)
@@ -118,7 +132,7 @@ func echoPath(e *engine, x *sentCtx) {
 	}
 	if prev, ok := fl.echo[ev]; ok {
 		if prev != p.Outer.Dst {
-			e.failWhy(cEcho, x.pt, x.req, 0, "WIRE-EV-9", func(f *Finding) {
+			e.failWhy(rEcho_WIRE_EV_9, x.pt, x.req, 0, func(f *Finding) {
 				f.EV = u32p(ev)
 				f.Expected, f.Observed = "one outer path per echo value", fmt.Sprintf("echo 0x%08x with outer DA %x, earlier %x", ev, p.Outer.Dst, prev)
 			})
@@ -136,7 +150,7 @@ func reflectEV(e *engine, x *answerCtx) {
 	switch {
 	case x.kind == ansProbeUnmatched:
 		if x.other != nil {
-			e.failWhy(cEVReflect, x.pt, x.rsp, 0, "WIRE-EV-5", func(f *Finding) {
+			e.failWhy(rEVReflect_WIRE_EV_5, x.pt, x.rsp, 0, func(f *Finding) {
 				f.EV, f.Related = u32p(x.ev), []int{x.other.frame}
 				f.Expected, f.Observed = fmt.Sprintf("entropy 0x%08x of probe %d", x.other.ev, x.other.probeID), fmt.Sprintf("entropy 0x%08x", x.ev)
 			})
@@ -145,7 +159,7 @@ func reflectEV(e *engine, x *answerCtx) {
 	case x.kind == ansProbe || x.evSeen || x.ev == a.ev:
 		x.pass(cEVReflect, false)
 	default:
-		e.failWhy(cEVReflect, x.pt, x.rsp, 0, "WIRE-EV-5", func(f *Finding) {
+		e.failWhy(rEVReflect_WIRE_EV_5, x.pt, x.rsp, 0, func(f *Finding) {
 			f.PSN, f.EV, f.Related = u32p(a.psn), u32p(x.ev), []int{a.frame}
 			f.Expected, f.Observed = fmt.Sprintf("entropy 0x%08x, the EV of frame %d", a.ev, a.frame), fmt.Sprintf("%s entropy 0x%08x", x.what, x.ev)
 		})
@@ -164,20 +178,20 @@ func answerPlane(e *engine, x *answerCtx) {
 	if x.kind == ansProbe {
 		what = "probe answer"
 	}
-	e.samePlane(x.judgedRow, x.pt, x.rsp, x.a.plane, x.a.frame, "EV-REV-4", what)
+	e.samePlane(x.judgedRow, x.pt, x.rsp, x.a.plane, x.a.frame, rRevPlane_EV_REV_4, what)
 }
 
 // endpointPlane checks EP-GEN-6: an endpoint response leaves on its
 // request's plane.
 func endpointPlane(e *engine, x *epCtx) {
 	if x.req != nil {
-		e.samePlane(judgedRow{e.row(x.pt, x.src)}, x.pt, x.src, x.req.plane, x.req.frame, "EP-GEN-6", "endpoint response")
+		e.samePlane(judgedRow{e.row(x.pt, x.src)}, x.pt, x.src, x.req.plane, x.req.frame, rRevPlane_EP_GEN_6, "endpoint response")
 	}
 }
 
 // samePlane checks that an answer leaves on its trigger's plane (EV-REV-4,
 // EP-GEN-6).
-func (e *engine) samePlane(j judgedRow, pt *point, node string, plane, frame int, req reqID, what string) {
+func (e *engine) samePlane(j judgedRow, pt *point, node string, plane, frame int, req caseReq, what string) {
 	if plane < 0 || pt.curPlane < 0 {
 		return
 	}
@@ -186,7 +200,7 @@ func (e *engine) samePlane(j judgedRow, pt *point, node string, plane, frame int
 		// another. Its path states follow its own transmissions and their
 		// fate (timeouts of packets lost before a remote point), which
 		// only a point at the node sees whole.
-		e.failWhy(cRevPlane, pt, node, onAbsence, req, func(f *Finding) {
+		e.failWhy(req, pt, node, onAbsence, func(f *Finding) {
 			f.Related = []int{frame}
 			f.Expected, f.Observed = fmt.Sprintf("the %s on plane %d, where frame %d arrived", what, plane, frame), fmt.Sprintf("sent on plane %d", pt.curPlane)
 		})
@@ -202,7 +216,7 @@ func afterFatal(e *engine, x *sentCtx) {
 		return
 	}
 	if x.t >= fl.fatalNs {
-		e.failWhy(cFatal, x.pt, x.req, onTiming, "QP-ST-11", func(f *Finding) {
+		e.failWhy(rFatal_QP_ST_11, x.pt, x.req, onTiming, func(f *Finding) {
 			x.fill(f, "no packet after the fatal NACK/NAK of frame "+itoa(fl.fatalFrame), "a write sent after it", fl.fatalFrame)
 		})
 	} else {
@@ -213,7 +227,7 @@ func afterFatal(e *engine, x *sentCtx) {
 func probeAfterFatal(e *engine, x *probeCtx) {
 	fl := x.fl
 	if fl.fatal && e.now >= fl.fatalNs {
-		e.failWhy(cFatal, x.pt, x.req, onTiming, "QP-ST-11", func(f *Finding) {
+		e.failWhy(rFatal_QP_ST_11, x.pt, x.req, onTiming, func(f *Finding) {
 			f.EV, f.Related = u32p(x.ev), []int{fl.fatalFrame}
 			f.Expected, f.Observed = "no packet after the fatal NACK/NAK of frame "+itoa(fl.fatalFrame), "a probe sent after it"
 		})
@@ -242,7 +256,7 @@ func wimmInFlight(e *engine, c *msgCtx) {
 		}
 	}
 	if inFlight >= *mw {
-		e.failWhy(cWIMMReq, c.pt, c.node, 0, "WIMM-REQ-1", func(f *Finding) {
+		e.failWhy(rWIMMReq_WIMM_REQ_1, c.pt, c.node, 0, func(f *Finding) {
 			f.PSN, f.Frame = u32p(m.firstPSN), m.firstFr
 			f.Expected = fmt.Sprintf("at most max_wimm = %d WriteIMMs in flight", *mw)
 			f.Observed = fmt.Sprintf("a WriteIMM started with %d in flight", inFlight)

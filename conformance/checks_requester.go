@@ -23,23 +23,43 @@ var (
 	cRtxFirst  = passiveCase("MRC-REQ-TX-001")
 )
 
+// The requirements this file's checks cite, each made for its case
+// (caseID.req) and declared by its check (check.reqs).
+var (
+	rTSETHAll_REQ_HDR_1  = cTSETHAll.req("REQ-HDR-1")
+	rMPR_MPR_WIN_1       = cMPR.req("MPR-WIN-1")
+	rRtxFirst_REQ_TX_2   = cRtxFirst.req("REQ-TX-2")
+	rRtxFlag_WIRE_BTH_5  = cRtxFlag.req("WIRE-BTH-5")
+	rPSN_REQ_PSN_1       = cPSN.req("REQ-PSN-1")
+	rNackRecov_LR_NACK_1 = cNackRecov.req("LR-NACK-1")
+	rNackRecov_LR_NACK_3 = cNackRecov.req("LR-NACK-3")
+	rRtxOrder_LR_RTX_2   = cRtxOrder.req("LR-RTX-2")
+	rRtxAcked_LR_RTX_1   = cRtxAcked.req("LR-RTX-1")
+	rRtxAcked_LR_SACK_2  = cRtxAcked.req("LR-SACK-2")
+	rRtxSame_REQ_PSN_2   = cRtxSame.req("REQ-PSN-2")
+	rNackEV_EV_ST_13     = cNackEV.req("EV-ST-13")
+	rNackHold_LR_NACK_2  = cNackHold.req("LR-NACK-2")
+	rRtxWhy_LR_RTX_1     = cRtxWhy.req("LR-RTX-1")
+	rRetryLim_LR_TMR_7   = cRetryLim.req("LR-TMR-7")
+)
+
 // The requester's checks: what it sends and resends, judged against the
 // PSN window and the loss signals that reached it.
 func init() {
 	addChecks(
-		check{cs: cTSETHAll, reqs: []reqID{"REQ-HDR-1"}, sent: tsethInEveryWrite},
-		check{cs: cMPR, reqs: []reqID{"MPR-WIN-1"}, sent: mprWindow, sentOn: wMPR},
-		check{cs: cRtxFirst, reqs: []reqID{"REQ-TX-2"}, sent: retransmitFirst, sentOn: wNACKed | wNACKPend},
-		check{cs: cRtxFlag, reqs: []reqID{"WIRE-BTH-5"}, sent: retransmitFlag},
-		check{cs: cPSN, reqs: []reqID{"REQ-PSN-1"}, sent: psnNext, sentOn: wNew},
-		check{cs: cNackRecov, reqs: []reqID{"LR-NACK-1", "LR-NACK-3"}, resent: nackRecovered, resentOn: wNACKed, finish: nackNotRecovered},
-		check{cs: cRtxOrder, reqs: []reqID{"LR-RTX-2"}, resent: retransmitOrder, resentOn: wNACKed},
-		check{cs: cRtxAcked, reqs: []reqID{"LR-RTX-1", "LR-SACK-2"}, resent: resendAcked},
-		check{cs: cRtxSame, reqs: []reqID{"REQ-PSN-2"}, resent: resendSame, resentOn: wTracked},
-		check{cs: cNackEV, reqs: []reqID{"EV-ST-13"}, resent: resendOffNACKedEV, resentOn: wTracked},
-		check{cs: cNackHold, reqs: []reqID{"LR-NACK-2"}, resent: resendHold, resentOn: wTracked},
-		check{cs: cRtxWhy, reqs: []reqID{"LR-RTX-1"}, resent: resendWhy, resentOn: wTracked},
-		check{cs: cRetryLim, reqs: []reqID{"LR-TMR-7"}, resent: retryLimit, resentOn: wTracked, finish: retryLimitReached},
+		check{cs: cTSETHAll, reqs: []caseReq{rTSETHAll_REQ_HDR_1}, sent: tsethInEveryWrite},
+		check{cs: cMPR, reqs: []caseReq{rMPR_MPR_WIN_1}, sent: mprWindow, sentOn: wMPR},
+		check{cs: cRtxFirst, reqs: []caseReq{rRtxFirst_REQ_TX_2}, sent: retransmitFirst, sentOn: wNACKed | wNACKPend},
+		check{cs: cRtxFlag, reqs: []caseReq{rRtxFlag_WIRE_BTH_5}, sent: retransmitFlag},
+		check{cs: cPSN, reqs: []caseReq{rPSN_REQ_PSN_1}, sent: psnNext, sentOn: wNew},
+		check{cs: cNackRecov, reqs: []caseReq{rNackRecov_LR_NACK_1, rNackRecov_LR_NACK_3}, resent: nackRecovered, resentOn: wNACKed, finish: nackNotRecovered},
+		check{cs: cRtxOrder, reqs: []caseReq{rRtxOrder_LR_RTX_2}, resent: retransmitOrder, resentOn: wNACKed},
+		check{cs: cRtxAcked, reqs: []caseReq{rRtxAcked_LR_RTX_1, rRtxAcked_LR_SACK_2}, resent: resendAcked},
+		check{cs: cRtxSame, reqs: []caseReq{rRtxSame_REQ_PSN_2}, resent: resendSame, resentOn: wTracked},
+		check{cs: cNackEV, reqs: []caseReq{rNackEV_EV_ST_13}, resent: resendOffNACKedEV, resentOn: wTracked},
+		check{cs: cNackHold, reqs: []caseReq{rNackHold_LR_NACK_2}, resent: resendHold, resentOn: wTracked},
+		check{cs: cRtxWhy, reqs: []caseReq{rRtxWhy_LR_RTX_1}, resent: resendWhy, resentOn: wTracked},
+		check{cs: cRetryLim, reqs: []caseReq{rRetryLim_LR_TMR_7}, resent: retryLimit, resentOn: wTracked, finish: retryLimitReached},
 	)
 }
 
@@ -49,7 +69,7 @@ func tsethInEveryWrite(e *engine, x *sentCtx) {
 		x.pass(cTSETHAll, false)
 		return
 	}
-	e.failWhy(cTSETHAll, x.pt, x.req, 0, "REQ-HDR-1", func(f *Finding) { x.at(f, "a TSETH in every write", "no TSETH") })
+	e.failWhy(rTSETHAll_REQ_HDR_1, x.pt, x.req, 0, func(f *Finding) { x.at(f, "a TSETH in every write", "no TSETH") })
 }
 
 // mprWindow checks MPR-WIN-1: a write lies within 128 × MPR of una.
@@ -85,7 +105,7 @@ func mprWindow(e *engine, x *sentCtx) {
 		return // acknowledged already: LR-RTX-1's business
 	}
 	if d > w {
-		e.failWhy(cMPR, x.pt, x.req, 0, "MPR-WIN-1", func(f *Finding) {
+		e.failWhy(rMPR_MPR_WIN_1, x.pt, x.req, 0, func(f *Finding) {
 			f.PSN = u32p(x.psn)
 			f.Expected = fmt.Sprintf("PSN ≤ una %d + %d (128 × MPR %d)", base, w, mpr)
 			f.Observed = fmt.Sprintf("PSN %d, %d beyond una", x.psn, d)
@@ -127,7 +147,7 @@ func retransmitFirst(e *engine, x *sentCtx) {
 			fl.putNACK(q, pn)
 			// The retransmission may have been sent and lost before
 			// the capture point.
-			e.failWhy(cRtxFirst, x.pt, x.req, onTiming|onAbsence, "REQ-TX-2", func(f *Finding) {
+			e.failWhy(rRtxFirst_REQ_TX_2, x.pt, x.req, onTiming|onAbsence, func(f *Finding) {
 				x.at(f, fmt.Sprintf("the retransmission of PSN %d (TRIMMED NACK in frame %d) before new PSNs", q, pn.frame),
 					fmt.Sprintf("new PSN %d sent first", x.psn), pn.frame)
 			})
@@ -142,7 +162,7 @@ func retransmitFlag(e *engine, x *sentCtx) {
 	case x.isNew && rtx:
 		// The first sighting is the first transmission only where
 		// nothing is lost before the capture point.
-		e.failWhy(cRtxFlag, x.pt, x.req, onAbsence, "WIRE-BTH-5", func(f *Finding) {
+		e.failWhy(rRtxFlag_WIRE_BTH_5, x.pt, x.req, onAbsence, func(f *Finding) {
 			x.at(f, "rtx = 0 on the first transmission of a PSN", "rtx = 1 on the first sighting")
 		})
 	case !x.isNew && !rtx:
@@ -158,7 +178,7 @@ func retransmitFlag(e *engine, x *sentCtx) {
 		if x.st == nil {
 			how = onAbsence
 		}
-		e.failWhy(cRtxFlag, x.pt, x.req, how, "WIRE-BTH-5", func(f *Finding) {
+		e.failWhy(rRtxFlag_WIRE_BTH_5, x.pt, x.req, how, func(f *Finding) {
 			x.at(f, "rtx = 1 on a retransmission", "rtx = 0 on a resend of PSN "+itoa(int(x.psn))+firstNote(first), nonZero(first)...)
 		})
 	default:
@@ -178,7 +198,7 @@ func psnNext(e *engine, x *sentCtx) {
 	}
 	if want := wire.PSNAdd(fl.maxSent, 1); x.psn != want {
 		// The skipped PSNs may have been lost before the point.
-		e.failWhy(cPSN, x.pt, x.req, onAbsence, "REQ-PSN-1", func(f *Finding) {
+		e.failWhy(rPSN_REQ_PSN_1, x.pt, x.req, onAbsence, func(f *Finding) {
 			x.at(f, fmt.Sprintf("PSN %d (the highest sent, %d, plus one)", want, fl.maxSent),
 				fmt.Sprintf("PSN %d: %d PSNs skipped", x.psn, psnDist(x.psn, want)))
 		})
@@ -198,9 +218,9 @@ func nackRecovered(e *engine, x *sentCtx) {
 func nackNotRecovered(e *engine, pt *point, fl *flow) {
 	for _, q := range sortedPSNs(fl.nackPend) {
 		pn := fl.nackPend[q]
-		req := reqID("LR-NACK-1")
+		req := rNackRecov_LR_NACK_1
 		if pn.reason == wire.NACKPSNOutOfWindow {
-			req = "LR-NACK-3"
+			req = rNackRecov_LR_NACK_3
 		}
 		obs := "not retransmitted"
 		why := func(f *Finding) {
@@ -209,9 +229,9 @@ func nackNotRecovered(e *engine, pt *point, fl *flow) {
 		}
 		if fl.lastNewNs > pn.ns+e.grace && !fl.fatal {
 			obs = "not retransmitted, while new PSNs were sent after the NACK"
-			e.failWhy(cNackRecov, pt, fl.key.req, onAbsence, req, why)
+			e.failWhy(req, pt, fl.key.req, onAbsence, why)
 		} else {
-			e.undecidedWhy(cNackRecov, pt, fl.key.req, "the capture ends before the retransmission could be expected", req, why)
+			e.undecidedWhy(req, pt, fl.key.req, "the capture ends before the retransmission could be expected", why)
 		}
 	}
 }
@@ -226,7 +246,7 @@ func retransmitOrder(e *engine, x *sentCtx) {
 	if q, found := x.fl.oldestTrimDue(x.psn, x.t-e.grace); found {
 		o := x.fl.nackPend[q]
 		// Its retransmission may have been lost before the point.
-		e.failWhy(cRtxOrder, x.pt, x.req, onTiming|onAbsence, "LR-RTX-2", func(f *Finding) {
+		e.failWhy(rRtxOrder_LR_RTX_2, x.pt, x.req, onTiming|onAbsence, func(f *Finding) {
 			x.at(f, fmt.Sprintf("PSN %d first: older, and NACKed in frame %d", q, o.frame),
 				fmt.Sprintf("PSN %d retransmitted first", x.psn), o.frame)
 		})
@@ -248,7 +268,7 @@ func resendAcked(e *engine, x *sentCtx) {
 		if ae.frame != 0 && t-ae.ns < e.grace {
 			x.pass(cRtxAcked, true) // the acknowledgement may not have reached it yet
 		} else {
-			e.failWhy(cRtxAcked, x.pt, x.req, onTiming, "LR-RTX-1", func(f *Finding) {
+			e.failWhy(rRtxAcked_LR_RTX_1, x.pt, x.req, onTiming, func(f *Finding) {
 				x.at(f, fmt.Sprintf("no resend: cumulatively acknowledged (cack %d) in frame %d", ae.una, ae.frame),
 					"PSN resent (go-back-N)", nonZero(ae.frame)...)
 			})
@@ -257,7 +277,7 @@ func resendAcked(e *engine, x *sentCtx) {
 		if t-st.ackNs < e.grace {
 			x.pass(cRtxAcked, true)
 		} else {
-			e.failWhy(cRtxAcked, x.pt, x.req, onTiming, "LR-SACK-2", func(f *Finding) {
+			e.failWhy(rRtxAcked_LR_SACK_2, x.pt, x.req, onTiming, func(f *Finding) {
 				x.at(f, fmt.Sprintf("no resend: selectively acknowledged in the SACK bitmap of frame %d", st.ackFrame),
 					"PSN resent (go-back-N)", st.ackFrame)
 			})
@@ -277,11 +297,11 @@ func resendSame(e *engine, x *sentCtx) {
 	st, p, id := x.st, x.p, x.fl.psns.payload(x.psn)
 	switch {
 	case headerFP(p) != st.hdrFP:
-		e.failWhy(cRtxSame, x.pt, x.req, 0, "REQ-PSN-2", func(f *Finding) {
+		e.failWhy(rRtxSame_REQ_PSN_2, x.pt, x.req, 0, func(f *Finding) {
 			x.at(f, "the opcode, flags, METH, RETH and ImmDt of frame "+itoa(st.firstFrame), "different headers", st.firstFrame)
 		})
 	case id.ok && !p.Trimmed && !e.samePayload(id, x.r):
-		e.failWhy(cRtxSame, x.pt, x.req, 0, "REQ-PSN-2", func(f *Finding) {
+		e.failWhy(rRtxSame_REQ_PSN_2, x.pt, x.req, 0, func(f *Finding) {
 			x.at(f, "the payload of frame "+itoa(st.firstFrame), "a different payload", st.firstFrame)
 		})
 	default:
@@ -303,7 +323,7 @@ func resendOffNACKedEV(e *engine, x *sentCtx) {
 	case x.ev != n.ev:
 		x.pass(cNackEV, false)
 	case t-n.ns < e.grace:
-		e.undecidedWhy(cNackEV, x.pt, x.req, "retransmitted on the NACKed EV within the reaction time of the NACK", "EV-ST-13", func(f *Finding) {
+		e.undecidedWhy(rNackEV_EV_ST_13, x.pt, x.req, "retransmitted on the NACKed EV within the reaction time of the NACK", func(f *Finding) {
 			f.PSN, f.EV, f.Related = u32p(x.psn), u32p(x.ev), []int{n.frame}
 		})
 	default:
@@ -322,12 +342,12 @@ func resendOffNACKedEV(e *engine, x *sentCtx) {
 			// could carry it, the stall timer's expiry (at least T)
 			// lets the PSN go back on the NACKed EV (LR-SM-3, AMB-44),
 			// and the capture cannot show which EVs were usable.
-			e.undecidedWhy(cNackEV, x.pt, x.req, "retransmitted on the NACKed EV at least a base timeout after the NACK, which LR-SM-3 allows when no other EV is usable (AMB-44)",
-				"EV-ST-13", func(f *Finding) { f.PSN, f.EV, f.Related = u32p(x.psn), u32p(x.ev), []int{n.frame} })
+			e.undecidedWhy(rNackEV_EV_ST_13, x.pt, x.req, "retransmitted on the NACKed EV at least a base timeout after the NACK, which LR-SM-3 allows when no other EV is usable (AMB-44)",
+				func(f *Finding) { f.PSN, f.EV, f.Related = u32p(x.psn), u32p(x.ev), []int{n.frame} })
 		case quiet && to != nil:
-			e.failWhy(cNackEV, x.pt, x.req, onTiming, "EV-ST-13", why)
+			e.failWhy(rNackEV_EV_ST_13, x.pt, x.req, onTiming, why)
 		default:
-			e.failWhy(cNackEV, x.pt, x.req, onTiming|onAbsence, "EV-ST-13", why)
+			e.failWhy(rNackEV_EV_ST_13, x.pt, x.req, onTiming|onAbsence, why)
 		}
 	}
 }
@@ -352,7 +372,7 @@ func resendHold(e *engine, x *sentCtx) {
 		x.pass(cNackHold, true)
 		return
 	}
-	e.failWhy(cNackHold, x.pt, x.req, onTiming, "LR-NACK-2", func(f *Finding) {
+	e.failWhy(rNackHold_LR_NACK_2, x.pt, x.req, onTiming, func(f *Finding) {
 		x.at(f, fmt.Sprintf("retransmission ≥ %d ns after the %s NACK of frame %d", *rtt, n.reason, n.frame),
 			fmt.Sprintf("%d ns after it", t-n.ns), n.frame)
 	})
@@ -374,7 +394,7 @@ func resendWhy(e *engine, x *sentCtx) {
 		x.pass(cRtxWhy, true)
 	default:
 		T := baseTimeout(*to)
-		e.failWhy(cRtxWhy, x.pt, x.req, onTiming, "LR-RTX-1", func(f *Finding) {
+		e.failWhy(rRtxWhy_LR_RTX_1, x.pt, x.req, onTiming, func(f *Finding) {
 			x.at(f, fmt.Sprintf("a NACK, a SACK gap, or ≥ %d ns (base timeout) since the previous send in frame %d", T, st.lastFrame),
 				fmt.Sprintf("resent %d ns after it with no loss signal", x.t-st.lastNs), st.lastFrame)
 		})
@@ -389,7 +409,7 @@ func retryLimit(e *engine, x *sentCtx) {
 		return
 	}
 	fl.exhaustedBad = true
-	e.failWhy(cRetryLim, x.pt, x.req, onTiming, "LR-TMR-7", func(f *Finding) {
+	e.failWhy(rRetryLim_LR_TMR_7, x.pt, x.req, onTiming, func(f *Finding) {
 		x.at(f, "no retransmission after the retry counter was exhausted", "a retransmission")
 	})
 }

@@ -24,22 +24,46 @@ var (
 	cWIMMRsp   = passiveCase("MRC-WIMM-RSP-001")
 )
 
+// The requirements this file's checks cite, each made for its case
+// (caseID.req) and declared by its check (check.reqs).
+var (
+	rClaims_RSP_RCV_4     = cClaims.req("RSP-RCV-4")
+	rClaims_WIRE_SETH_6   = cClaims.req("WIRE-SETH-6")
+	rCurrent_RSP_SACK_1   = cCurrent.req("RSP-SACK-1")
+	rTrigger_RSP_SACK_1   = cTrigger.req("RSP-SACK-1")
+	rTrigger_RSP_SACK_2   = cTrigger.req("RSP-SACK-2")
+	rTrigger_WIRE_CCS_2   = cTrigger.req("WIRE-CCS-2")
+	rMVerdict_RSP_SACK_3  = cMVerdict.req("RSP-SACK-3")
+	rMVerdict_RSP_PRB_2   = cMVerdict.req("RSP-PRB-2")
+	rCounters_WIRE_CCS_1  = cCounters.req("WIRE-CCS-1")
+	rCounters_RSP_SACK_7  = cCounters.req("RSP-SACK-7")
+	rImmediate_RSP_SACK_5 = cImmediate.req("RSP-SACK-5")
+	rTrimNACK_RSP_NACK_1  = cTrimNACK.req("RSP-NACK-1")
+	rTrimNACK_WIRE_NETH_3 = cTrimNACK.req("WIRE-NETH-3")
+	rNoTrimNak_RSP_NACK_2 = cNoTrimNak.req("RSP-NACK-2")
+	rOOR_RSP_NACK_4       = cOOR.req("RSP-NACK-4")
+	rACK_RSP_ACK_1        = cACK.req("RSP-ACK-1")
+	rProbeAns_RSP_PRB_1   = cProbeAns.req("RSP-PRB-1")
+	rProbeAns_WIRE_SETH_7 = cProbeAns.req("WIRE-SETH-7")
+	rWIMMRsp_WIMM_RSP_4   = cWIMMRsp.req("WIMM-RSP-4")
+)
+
 // The responder's checks: what its SACKs, NACKs and ACKs claim and answer,
 // judged against the arrivals the capture shows.
 func init() {
 	addChecks(
-		check{cs: cClaims, reqs: []reqID{"RSP-RCV-4", "WIRE-SETH-6"}, feedback: claimsOnlyArrivals, arrived: claimTieArrival, arrivedOn: aTies, finish: claimTiesAtEnd},
-		check{cs: cCurrent, reqs: []reqID{"RSP-SACK-1"}, feedback: sackCurrent},
-		check{cs: cTrigger, reqs: []reqID{"RSP-SACK-1", "RSP-SACK-2", "WIRE-CCS-2"}, answer: sackTrigger},
-		check{cs: cMVerdict, reqs: []reqID{"RSP-SACK-3", "RSP-PRB-2"}, answer: mVerdict},
-		check{cs: cCounters, reqs: []reqID{"WIRE-CCS-1", "RSP-SACK-7"}, feedback: sackCounters},
-		check{cs: cImmediate, reqs: []reqID{"RSP-SACK-5"}, answer: answeredAtOnce, finish: notAnsweredAtOnce},
-		check{cs: cTrimNACK, reqs: []reqID{"RSP-NACK-1", "WIRE-NETH-3"}, feedback: trimNACK, feedbackOps: []wire.Opcode{wire.OpNACK}, finish: trimNotNACKed},
-		check{cs: cNoTrimNak, reqs: []reqID{"RSP-NACK-2"}, arrived: trimmedKept, arrivedOn: aTrimmed, feedback: trimNACKUndeclared, feedbackOps: []wire.Opcode{wire.OpNACK}},
-		check{cs: cOOR, reqs: []reqID{"RSP-NACK-4"}, feedback: oorNACK, feedbackOps: []wire.Opcode{wire.OpNACK}, finish: oorNotNACKed},
-		check{cs: cACK, reqs: []reqID{"RSP-ACK-1"}, feedback: ackCovers, feedbackOps: []wire.Opcode{wire.OpAcknowledge}, finish: ackMissing},
-		check{cs: cProbeAns, reqs: []reqID{"RSP-PRB-1", "WIRE-SETH-7"}, answer: probeAnswered, finish: probeNotAnswered},
-		check{cs: cWIMMRsp, reqs: []reqID{"WIMM-RSP-4"}, feedback: wimmRefused, feedbackOps: []wire.Opcode{wire.OpNACK, wire.OpAcknowledge}, finish: wimmNotRefused},
+		check{cs: cClaims, reqs: []caseReq{rClaims_RSP_RCV_4, rClaims_WIRE_SETH_6}, feedback: claimsOnlyArrivals, arrived: claimTieArrival, arrivedOn: aTies, finish: claimTiesAtEnd},
+		check{cs: cCurrent, reqs: []caseReq{rCurrent_RSP_SACK_1}, feedback: sackCurrent},
+		check{cs: cTrigger, reqs: []caseReq{rTrigger_RSP_SACK_1, rTrigger_RSP_SACK_2, rTrigger_WIRE_CCS_2}, answer: sackTrigger},
+		check{cs: cMVerdict, reqs: []caseReq{rMVerdict_RSP_SACK_3, rMVerdict_RSP_PRB_2}, answer: mVerdict},
+		check{cs: cCounters, reqs: []caseReq{rCounters_WIRE_CCS_1, rCounters_RSP_SACK_7}, feedback: sackCounters},
+		check{cs: cImmediate, reqs: []caseReq{rImmediate_RSP_SACK_5}, answer: answeredAtOnce, finish: notAnsweredAtOnce},
+		check{cs: cTrimNACK, reqs: []caseReq{rTrimNACK_RSP_NACK_1, rTrimNACK_WIRE_NETH_3}, feedback: trimNACK, feedbackOps: []wire.Opcode{wire.OpNACK}, finish: trimNotNACKed},
+		check{cs: cNoTrimNak, reqs: []caseReq{rNoTrimNak_RSP_NACK_2}, arrived: trimmedKept, arrivedOn: aTrimmed, feedback: trimNACKUndeclared, feedbackOps: []wire.Opcode{wire.OpNACK}},
+		check{cs: cOOR, reqs: []caseReq{rOOR_RSP_NACK_4}, feedback: oorNACK, feedbackOps: []wire.Opcode{wire.OpNACK}, finish: oorNotNACKed},
+		check{cs: cACK, reqs: []caseReq{rACK_RSP_ACK_1}, feedback: ackCovers, feedbackOps: []wire.Opcode{wire.OpAcknowledge}, finish: ackMissing},
+		check{cs: cProbeAns, reqs: []caseReq{rProbeAns_RSP_PRB_1, rProbeAns_WIRE_SETH_7}, answer: probeAnswered, finish: probeNotAnswered},
+		check{cs: cWIMMRsp, reqs: []caseReq{rWIMMRsp_WIMM_RSP_4}, feedback: wimmRefused, feedbackOps: []wire.Opcode{wire.OpNACK, wire.OpAcknowledge}, finish: wimmNotRefused},
 	)
 }
 
@@ -79,7 +103,7 @@ func sackClaims(e *engine, x *fbCtx, t *claimTie) bool {
 	cack := s.CACKPSN
 	if fl.haveCack && psnAfter(fl.lastCack, cack) {
 		t.failed = true
-		e.failWhy(cClaims, x.pt, x.rsp, 0, "RSP-RCV-4", func(f *Finding) {
+		e.failWhy(rClaims_RSP_RCV_4, x.pt, x.rsp, 0, func(f *Finding) {
 			f.PSN = u32p(cack)
 			f.Expected = fmt.Sprintf("cack_psn ≥ %d, reported earlier", fl.lastCack)
 			f.Observed = fmt.Sprintf("cack_psn %d: moved backward", cack)
@@ -173,7 +197,7 @@ func sackCurrent(e *engine, x *fbCtx) {
 		}
 	}
 	if psnAfter(at.rcum, s.CACKPSN) {
-		e.failWhy(cCurrent, x.pt, x.rsp, onTiming|onAbsence, "RSP-SACK-1", func(f *Finding) {
+		e.failWhy(rCurrent_RSP_SACK_1, x.pt, x.rsp, onTiming|onAbsence, func(f *Finding) {
 			f.PSN = u32p(s.CACKPSN)
 			f.Expected = fmt.Sprintf("cack_psn ≥ %d: every PSN up to it had arrived %d ns before", at.rcum, e.grace)
 			f.Observed = fmt.Sprintf("cack_psn %d", s.CACKPSN)
@@ -205,7 +229,7 @@ func sackCurrent(e *engine, x *fbCtx) {
 		}
 	}
 	if missing != nil {
-		e.failWhy(cCurrent, x.pt, x.rsp, onTiming|onAbsence, "RSP-SACK-1", func(f *Finding) {
+		e.failWhy(rCurrent_RSP_SACK_1, x.pt, x.rsp, onTiming|onAbsence, func(f *Finding) {
 			q := missing.psn
 			f.PSN, f.Related = u32p(q), []int{missing.frame}
 			f.Expected, f.Observed = fmt.Sprintf("bitmap bit %d set: PSN %d arrived in frame %d", bit, q, missing.frame), "bit clear"
@@ -227,7 +251,7 @@ func sackTrigger(e *engine, x *answerCtx) {
 		if s.AckPSNOffset == 0 {
 			return // offset overflow is reported as 0 (RSP-SACK-2)
 		}
-		e.failWhy(cTrigger, x.pt, x.rsp, 0, "RSP-SACK-1", func(f *Finding) {
+		e.failWhy(rTrigger_RSP_SACK_1, x.pt, x.rsp, 0, func(f *Finding) {
 			f.PSN, f.Expected = u32p(trig), "ack_psn_offset naming a PSN that arrived"
 			f.Observed = fmt.Sprintf("ack_psn %d never arrived", trig)
 			if fr := fl.badArr[trig]; fr != 0 {
@@ -245,7 +269,7 @@ func sackTrigger(e *engine, x *answerCtx) {
 		}
 		if got := s.BitmapBase(); got != want {
 			okT = false
-			e.failWhy(cTrigger, x.pt, x.rsp, 0, "RSP-SACK-2", func(f *Finding) {
+			e.failWhy(rTrigger_RSP_SACK_2, x.pt, x.rsp, 0, func(f *Finding) {
 				f.PSN, f.Related = u32p(trig), []int{a.frame}
 				f.Expected, f.Observed = fmt.Sprintf("bitmap base %d", want), fmt.Sprintf("bitmap base %d (sack_offset %d)", got, s.SACKOffset)
 			})
@@ -257,7 +281,7 @@ func sackTrigger(e *engine, x *answerCtx) {
 	}
 	if s.CC.TxTimestamp != wantTS {
 		okT = false
-		e.failWhy(cTrigger, x.pt, x.rsp, 0, "WIRE-CCS-2", func(f *Finding) {
+		e.failWhy(rTrigger_WIRE_CCS_2, x.pt, x.rsp, 0, func(f *Finding) {
 			f.PSN, f.Related = u32p(trig), []int{a.frame}
 			f.Expected, f.Observed = fmt.Sprintf("tx_timestamp %d reflected from frame %d", wantTS, a.frame), fmt.Sprintf("tx_timestamp %d", s.CC.TxTimestamp)
 		})
@@ -279,18 +303,18 @@ func mVerdict(e *engine, x *answerCtx) {
 		return
 	}
 	exp := "m = NONE (trigger not CE-marked)"
-	req := reqID("RSP-SACK-3")
+	req := rMVerdict_RSP_SACK_3
 	if a.ce {
 		exp = "m = SKIP_ONCE (trigger CE-marked)"
 	}
 	if a.probe {
-		req = "RSP-PRB-2"
+		req = rMVerdict_RSP_PRB_2
 	}
 	how := failHow(0)
 	if !a.ce {
 		how = onAbsence // a CE mark applied after the capture point is not seen there
 	}
-	e.failWhy(cMVerdict, x.pt, x.rsp, how, req, func(f *Finding) {
+	e.failWhy(req, x.pt, x.rsp, how, func(f *Finding) {
 		f.PSN, f.EV, f.Related = u32p(a.psn), u32p(a.ev), []int{a.frame}
 		f.Expected, f.Observed = exp, "m = "+s.M.String()
 	})
@@ -319,7 +343,7 @@ func sackCounters(e *engine, x *fbCtx) {
 			// responder may not have had.
 			how = onAbsence
 		}
-		e.failWhy(cCounters, x.pt, x.rsp, how, "WIRE-CCS-1", func(f *Finding) {
+		e.failWhy(rCounters_WIRE_CCS_1, x.pt, x.rsp, how, func(f *Finding) {
 			f.Expected = fmt.Sprintf("rcvd_bytes in [%d, %d] (%d distinct payload bytes / %d)", lo&0xFFFFFF, hi&0xFFFFFF, fl.bytes, unit)
 			f.Observed = fmt.Sprintf("rcvd_bytes %d", got)
 		})
@@ -344,7 +368,7 @@ func sackCounters(e *engine, x *fbCtx) {
 			if g < lo {
 				how = onAbsence
 			}
-			e.failWhy(cCounters, x.pt, x.rsp, how, "RSP-SACK-7", func(f *Finding) {
+			e.failWhy(rCounters_RSP_SACK_7, x.pt, x.rsp, how, func(f *Finding) {
 				f.Expected, f.Observed = fmt.Sprintf("ooo_count in [%d, %d] (PSNs held beyond cack)", lo, hi), fmt.Sprintf("ooo_count %d", g)
 			})
 			return
@@ -361,7 +385,7 @@ func answeredAtOnce(e *engine, x *answerCtx) {
 }
 
 func notAnsweredAtOnce(e *engine, pt *point, fl *flow) {
-	e.pending(pt, fl, cImmediate, "RSP-SACK-5", "a SACK answering this packet (ack_psn = its PSN)", fl.needArrivals())
+	e.pending(pt, fl, rImmediate_RSP_SACK_5, "a SACK answering this packet (ack_psn = its PSN)", fl.needArrivals())
 }
 
 // trimNACK checks RSP-NACK-1 and WIRE-NETH-3: a trim NACK answers a new
@@ -378,7 +402,7 @@ func trimNACK(e *engine, x *fbCtx) {
 	if !x.hasPend {
 		// The trimmed arrival was not seen: at a point before the
 		// trimming switch it looked whole.
-		e.failWhy(cTrimNACK, x.pt, x.rsp, onAbsence, "RSP-NACK-1", func(f *Finding) {
+		e.failWhy(rTrimNACK_RSP_NACK_1, x.pt, x.rsp, onAbsence, func(f *Finding) {
 			f.PSN, f.Expected = u32p(psn), "a trim NACK only for a new PSN that arrived trimmed"
 			f.Observed = fmt.Sprintf("%s NACK for PSN %d, which did not arrive trimmed (or was answered already)", n.Reason, psn)
 		})
@@ -392,7 +416,7 @@ func trimNACK(e *engine, x *fbCtx) {
 	okN := true
 	if n.Reason != want {
 		okN = false
-		e.failWhy(cTrimNACK, x.pt, x.rsp, 0, "RSP-NACK-1", func(f *Finding) {
+		e.failWhy(rTrimNACK_RSP_NACK_1, x.pt, x.rsp, 0, func(f *Finding) {
 			f.PSN, f.Related = u32p(psn), []int{a.frame}
 			f.Expected, f.Observed = want.String()+" for the trimmed DSCP of frame "+itoa(a.frame), n.Reason.String()
 		})
@@ -403,7 +427,7 @@ func trimNACK(e *engine, x *fbCtx) {
 	}
 	if n.TxTimestamp != wantTS {
 		okN = false
-		e.failWhy(cTrimNACK, x.pt, x.rsp, 0, "WIRE-NETH-3", func(f *Finding) {
+		e.failWhy(rTrimNACK_WIRE_NETH_3, x.pt, x.rsp, 0, func(f *Finding) {
 			f.PSN, f.Related = u32p(psn), []int{a.frame}
 			f.Expected, f.Observed = fmt.Sprintf("tx_timestamp %d of the trimmed packet", wantTS), fmt.Sprintf("tx_timestamp %d", n.TxTimestamp)
 		})
@@ -415,7 +439,7 @@ func trimNACK(e *engine, x *fbCtx) {
 
 func trimNotNACKed(e *engine, pt *point, fl *flow) {
 	if e.pics.Has("trim_nack") {
-		e.pending(pt, fl, cTrimNACK, "RSP-NACK-1", "a TRIMMED or TRIMMED_LASTHOP NACK for this trimmed packet", fl.trimPend)
+		e.pending(pt, fl, rTrimNACK_RSP_NACK_1, "a TRIMMED or TRIMMED_LASTHOP NACK for this trimmed packet", fl.trimPend)
 	}
 }
 
@@ -438,7 +462,7 @@ func trimNACKUndeclared(e *engine, x *fbCtx) {
 		return
 	}
 	if !e.trimNack {
-		e.failWhy(cNoTrimNak, x.pt, x.rsp, 0, "RSP-NACK-2", func(f *Finding) {
+		e.failWhy(rNoTrimNak_RSP_NACK_2, x.pt, x.rsp, 0, func(f *Finding) {
 			f.PSN, f.Expected, f.Observed = u32p(n.NACKPSN), "trimmed packets discarded silently (no trim-NACK support declared)", n.Reason.String()+" NACK"
 		})
 	}
@@ -458,7 +482,7 @@ func oorNACK(e *engine, x *fbCtx) {
 		// No cumulative point reported yet (an out-of-window PSN before
 		// any in-window one): the window is unknown, nothing to judge.
 	default:
-		e.failWhy(cOOR, x.pt, x.rsp, 0, "RSP-NACK-4", func(f *Finding) {
+		e.failWhy(rOOR_RSP_NACK_4, x.pt, x.rsp, 0, func(f *Finding) {
 			f.PSN, f.Expected = u32p(psn), "PSN_OOR_WINDOW only for a PSN beyond cack + 128 × mpr_dest"
 			f.Observed = fmt.Sprintf("PSN_OOR_WINDOW NACK for PSN %d, inside the window", psn)
 		})
@@ -466,7 +490,7 @@ func oorNACK(e *engine, x *fbCtx) {
 }
 
 func oorNotNACKed(e *engine, pt *point, fl *flow) {
-	e.pending(pt, fl, cOOR, "RSP-NACK-4", "a PSN_OOR_WINDOW NACK for this out-of-window packet", fl.oorPend)
+	e.pending(pt, fl, rOOR_RSP_NACK_4, "a PSN_OOR_WINDOW NACK for this out-of-window packet", fl.oorPend)
 }
 
 // ackCovers: an ACK covers the ack_req PSNs at or behind its psn
@@ -492,9 +516,9 @@ func ackMissing(e *engine, pt *point, fl *flow) {
 			f.Expected, f.Observed = "an ACKNOWLEDGE covering this ack_req PSN once cack passed it", "none"
 		}
 		if fl.haveFb && fl.lastFbNs > due+e.grace {
-			e.failWhy(cACK, pt, fl.key.rsp, onAbsence, "RSP-ACK-1", why)
+			e.failWhy(rACK_RSP_ACK_1, pt, fl.key.rsp, onAbsence, why)
 		} else {
-			e.undecidedWhy(cACK, pt, fl.key.rsp, "the capture ends before the ACK could be expected", "RSP-ACK-1", why)
+			e.undecidedWhy(rACK_RSP_ACK_1, pt, fl.key.rsp, "the capture ends before the ACK could be expected", why)
 		}
 	}
 }
@@ -506,7 +530,7 @@ func probeAnswered(e *engine, x *answerCtx) {
 	case ansProbe:
 		a := x.a
 		if a.hasTS && x.s.CC.TxTimestamp != a.ts {
-			e.failWhy(cProbeAns, x.pt, x.rsp, 0, "RSP-PRB-1", func(f *Finding) {
+			e.failWhy(rProbeAns_RSP_PRB_1, x.pt, x.rsp, 0, func(f *Finding) {
 				f.EV, f.Related = u32p(a.ev), []int{a.frame}
 				f.Expected, f.Observed = fmt.Sprintf("tx_timestamp %d reflected from the probe", a.ts), fmt.Sprintf("tx_timestamp %d", x.s.CC.TxTimestamp)
 			})
@@ -515,7 +539,7 @@ func probeAnswered(e *engine, x *answerCtx) {
 		}
 	case ansProbeUnmatched:
 		if x.other == nil {
-			e.failWhy(cProbeAns, x.pt, x.rsp, 0, "WIRE-SETH-7", func(f *Finding) {
+			e.failWhy(rProbeAns_WIRE_SETH_7, x.pt, x.rsp, 0, func(f *Finding) {
 				f.Expected = "pr = 1 only in answer to a probe"
 				f.Observed = fmt.Sprintf("pr = 1 SACK with probe_id %d, EV 0x%08x: no such probe arrived", uint16(x.s.AckPSNOffset), x.ev)
 			})
@@ -531,7 +555,7 @@ func probeNotAnswered(e *engine, pt *point, fl *flow) {
 	for i, a := range fl.probes {
 		probes[uint32(i)] = a
 	}
-	e.pending(pt, fl, cProbeAns, "RSP-PRB-1", "a SACK with pr = 1 answering this probe", probes)
+	e.pending(pt, fl, rProbeAns_RSP_PRB_1, "a SACK with pr = 1 answering this probe", probes)
 }
 
 // wimmRefused: the responder refuses a WriteIMM beyond max_wimm_dest with
@@ -543,12 +567,12 @@ func wimmRefused(e *engine, x *fbCtx) {
 }
 
 func wimmNotRefused(e *engine, pt *point, fl *flow) {
-	e.pending(pt, fl, cWIMMRsp, "WIMM-RSP-4", "the WriteIMM limit refusal (AETH NAK invalid request or UNEXP_EVENT NACK)", fl.wimmExcess)
+	e.pending(pt, fl, rWIMMRsp_WIMM_RSP_4, "the WriteIMM limit refusal (AETH NAK invalid request or UNEXP_EVENT NACK)", fl.wimmExcess)
 }
 
 // pending judges the arrivals of m left unanswered at the end of the
 // capture: a failure when the responder kept sending feedback long after.
-func (e *engine) pending(pt *point, fl *flow, cs caseID, req reqID, exp string, m map[uint32]arrival) {
+func (e *engine) pending(pt *point, fl *flow, req caseReq, exp string, m map[uint32]arrival) {
 	for _, q := range sortedPSNs(m) {
 		a := m[q]
 		obs := "none before the end of the capture"
@@ -558,9 +582,9 @@ func (e *engine) pending(pt *point, fl *flow, cs caseID, req reqID, exp string, 
 		}
 		if fl.haveFb && fl.lastFbNs > a.ns+e.grace {
 			obs = "none, although the responder kept sending feedback"
-			e.failWhy(cs, pt, fl.key.rsp, onAbsence, req, why)
+			e.failWhy(req, pt, fl.key.rsp, onAbsence, why)
 		} else {
-			e.undecidedWhy(cs, pt, fl.key.rsp, "the capture ends before an answer could be expected", req, why)
+			e.undecidedWhy(req, pt, fl.key.rsp, "the capture ends before an answer could be expected", why)
 		}
 	}
 }

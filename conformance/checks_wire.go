@@ -37,6 +37,43 @@ var (
 	cEVEnc     = passiveCase("MRC-WIRE-EV-001")
 )
 
+// The requirements this file's checks cite, each made for its case
+// (caseID.req) and declared by its check (check.reqs).
+var (
+	rWireICRC_WIRE_ICRC_1   = cWireICRC.req("WIRE-ICRC-1")
+	rWireGEN_WIRE_BTH_13    = cWireGEN.req("WIRE-BTH-13")
+	rWireFlags_WIRE_BTH_14  = cWireFlags.req("WIRE-BTH-14")
+	rWireFlags_WIRE_BTH_10  = cWireFlags.req("WIRE-BTH-10")
+	rWireFlags_WIRE_BTH_11  = cWireFlags.req("WIRE-BTH-11")
+	rECN_WIRE_DSCP_3        = cECN.req("WIRE-DSCP-3")
+	rDSCPTrim_WIRE_DSCP_4   = cDSCPTrim.req("WIRE-DSCP-4")
+	rDSCPSRv6_WIRE_DSCP_6   = cDSCPSRv6.req("WIRE-DSCP-6")
+	rEVEnc_WIRE_EV_2        = cEVEnc.req("WIRE-EV-2")
+	rEVEnc_WIRE_EV_6        = cEVEnc.req("WIRE-EV-6")
+	rWireTSETH_WIRE_TSETH_2 = cWireTSETH.req("WIRE-TSETH-2")
+	rWireAETH_WIRE_AETH_1   = cWireAETH.req("WIRE-AETH-1")
+	rWireAETH_WIRE_AETH_3   = cWireAETH.req("WIRE-AETH-3")
+	rWireSETH_WIRE_SETH_8   = cWireSETH.req("WIRE-SETH-8")
+	rWireSETH_MPR_DYN_2     = cWireSETH.req("MPR-DYN-2")
+	rWireSETH_WIRE_SETH_4   = cWireSETH.req("WIRE-SETH-4")
+	rWireNETH_WIRE_SETH_8   = cWireNETH.req("WIRE-SETH-8")
+	rWirePETH_WIRE_SETH_8   = cWirePETH.req("WIRE-SETH-8")
+	rWirePETH_WIRE_PETH_1   = cWirePETH.req("WIRE-PETH-1")
+	rWirePAY_WIRE_PAY_1     = cWirePAY.req("WIRE-PAY-1")
+	rDSCP_WIRE_DSCP_1       = cDSCP.req("WIRE-DSCP-1")
+	rDSCP_WIRE_DSCP_5       = cDSCP.req("WIRE-DSCP-5")
+	rDSCP_EP_GEN_4          = cDSCP.req("EP-GEN-4")
+	rWireDCID_WIRE_SETH_9   = cWireDCID.req("WIRE-SETH-9")
+	rWireDCID_RSP_SACK_6    = cWireDCID.req("RSP-SACK-6")
+	rWirePKey_WIRE_BTH_12   = cWirePKey.req("WIRE-BTH-12")
+	rWireMSG_REQ_SEG_2      = cWireMSG.req("REQ-SEG-2")
+	rWireMSG_WIRE_RETH_2    = cWireMSG.req("WIRE-RETH-2")
+	rWireMSG_WIRE_PAY_2     = cWireMSG.req("WIRE-PAY-2")
+	rWireMETH_WIRE_METH_2   = cWireMETH.req("WIRE-METH-2")
+	rWireMETH_REQ_PSN_3     = cWireMETH.req("REQ-PSN-3")
+	rWIMMOrd_WIRE_METH_3    = cWIMMOrd.req("WIRE-METH-3")
+)
+
 // frameCtx is what the frame hook of a check sees: a decoded frame with a
 // good ICRC (or trimmed), judged as its sender sent it.
 type frameCtx struct {
@@ -49,13 +86,13 @@ type frameCtx struct {
 	atSender bool // the PICS places the capture point at the frame's sender
 }
 
-// bad records a failure of requirement req, case cs, by the current
+// bad records a failure of requirement req, under its case, by the current
 // frame, decided from the frame alone (onFrame); text gives the finding's
 // expected and observed text, and is called only when the finding is kept
 // (failWhy).
-func (e *engine) bad(cs caseID, x *frameCtx, req reqID, text func() (exp, obs string)) {
-	e.failedCases = append(e.failedCases, cs)
-	e.failWhy(cs, x.pt, x.src, onFrame, req, func(f *Finding) {
+func (e *engine) bad(req caseReq, x *frameCtx, text func() (exp, obs string)) {
+	e.failedCases = append(e.failedCases, req.cs())
+	e.failWhy(req, x.pt, x.src, onFrame, func(f *Finding) {
 		f.PSN, f.EV = u32p(x.p.BTH.PSN), u32p(x.r.EV)
 		f.Expected, f.Observed = text()
 	})
@@ -68,24 +105,24 @@ func init() {
 	addChecks(
 		check{cs: cWireENC, codec: []wire.ReqID{wire.ReqENC1, wire.ReqENC2, wire.ReqENC5, wire.ReqLEN1, wire.ReqUDP1}, everyFrame: true},
 		check{cs: cWireUDP, codec: []wire.ReqID{wire.ReqUDP3}, everyFrame: true},
-		check{cs: cWireICRC, codec: []wire.ReqID{wire.ReqICRC1}, reqs: []reqID{"WIRE-ICRC-1"}, everyFrame: true, everyOn: kUntrimmed},
-		check{cs: cWireGEN, codec: []wire.ReqID{wire.ReqGEN2, wire.ReqBTH7}, reqs: []reqID{"WIRE-BTH-13"}, frame: variantZero},
+		check{cs: cWireICRC, codec: []wire.ReqID{wire.ReqICRC1}, reqs: []caseReq{rWireICRC_WIRE_ICRC_1}, everyFrame: true, everyOn: kUntrimmed},
+		check{cs: cWireGEN, codec: []wire.ReqID{wire.ReqGEN2, wire.ReqBTH7}, reqs: []caseReq{rWireGEN_WIRE_BTH_13}, frame: variantZero},
 		check{cs: cWireBTH1, codec: []wire.ReqID{wire.ReqBTH1, wire.ReqBTH2, wire.ReqBTH3, wire.ReqOP1, wire.ReqMETH1, wire.ReqTSETH1, wire.ReqRETH1, wire.ReqIMM1}, everyFrame: true},
 		check{cs: cWireBTH2, codec: []wire.ReqID{wire.ReqBTH8, wire.ReqEP1}, everyFrame: true},
 		check{cs: cWireBTH3, codec: []wire.ReqID{wire.ReqBTH9}, everyFrame: true},
 		check{cs: cWireBTH4, codec: []wire.ReqID{wire.ReqBTH6}, everyFrame: true},
-		check{cs: cWireFlags, codec: []wire.ReqID{wire.ReqBTH5}, reqs: []reqID{"WIRE-BTH-14", "WIRE-BTH-10", "WIRE-BTH-11"}, frame: flags},
+		check{cs: cWireFlags, codec: []wire.ReqID{wire.ReqBTH5}, reqs: []caseReq{rWireFlags_WIRE_BTH_14, rWireFlags_WIRE_BTH_10, rWireFlags_WIRE_BTH_11}, frame: flags},
 		check{cs: cWireOP, codec: []wire.ReqID{wire.ReqOP2}, everyFrame: true, everyOn: kUntrimmed,
 			frameOps: []wire.Opcode{wire.OpAcknowledge, wire.OpEndpointReq, wire.OpEndpointResp, wire.OpSACK, wire.OpNACK, wire.OpProbe}}, // the opcodes without a payload
-		check{cs: cECN, reqs: []reqID{"WIRE-DSCP-3"}, frame: ecn, frameOn: kUntrimmed, frameOps: ecnOps},
-		check{cs: cDSCPTrim, codec: []wire.ReqID{wire.ReqTRIM1, wire.ReqDSCP2}, reqs: []reqID{"WIRE-DSCP-4"}, frame: trimmedCodePoint, frameOn: kTrimmed, frameSelf: true, everyFrame: true, everyOn: kUntrimmed},
-		check{cs: cDSCPSRv6, reqs: []reqID{"WIRE-DSCP-6"}, frame: srv6Class, frameOn: kSRv6},
-		check{cs: cEVEnc, reqs: []reqID{"WIRE-EV-2", "WIRE-EV-6"}, frame: evEncoding, frameOn: kIPv6},
-		check{cs: cWireTSETH, reqs: []reqID{"WIRE-TSETH-2"}, frame: tseth, frameOn: kTSETH},
-		check{cs: cWireAETH, codec: []wire.ReqID{wire.ReqAETH1, wire.ReqAETH2}, reqs: []reqID{"WIRE-AETH-1", "WIRE-AETH-3"}, frame: aethSyndrome, frameOps: []wire.Opcode{wire.OpAcknowledge}},
-		check{cs: cWireSETH, codec: []wire.ReqID{wire.ReqSETH1, wire.ReqSETH3, wire.ReqSETH10}, reqs: []reqID{"WIRE-SETH-8", "MPR-DYN-2", "WIRE-SETH-4"}, frame: sethFields, frameOps: []wire.Opcode{wire.OpSACK}},
-		check{cs: cWireNETH, codec: []wire.ReqID{wire.ReqNETH1, wire.ReqNETH2, wire.ReqNETH4}, reqs: []reqID{"WIRE-SETH-8"}, frame: nethFields, frameOps: []wire.Opcode{wire.OpNACK}},
-		check{cs: cWirePETH, codec: []wire.ReqID{wire.ReqPETH1, wire.ReqPETH2}, reqs: []reqID{"WIRE-SETH-8", "WIRE-PETH-1"}, frame: pethFields, frameOps: []wire.Opcode{wire.OpProbe}},
+		check{cs: cECN, reqs: []caseReq{rECN_WIRE_DSCP_3}, frame: ecn, frameOn: kUntrimmed, frameOps: ecnOps},
+		check{cs: cDSCPTrim, codec: []wire.ReqID{wire.ReqTRIM1, wire.ReqDSCP2}, reqs: []caseReq{rDSCPTrim_WIRE_DSCP_4}, frame: trimmedCodePoint, frameOn: kTrimmed, frameSelf: true, everyFrame: true, everyOn: kUntrimmed},
+		check{cs: cDSCPSRv6, reqs: []caseReq{rDSCPSRv6_WIRE_DSCP_6}, frame: srv6Class, frameOn: kSRv6},
+		check{cs: cEVEnc, reqs: []caseReq{rEVEnc_WIRE_EV_2, rEVEnc_WIRE_EV_6}, frame: evEncoding, frameOn: kIPv6},
+		check{cs: cWireTSETH, reqs: []caseReq{rWireTSETH_WIRE_TSETH_2}, frame: tseth, frameOn: kTSETH},
+		check{cs: cWireAETH, codec: []wire.ReqID{wire.ReqAETH1, wire.ReqAETH2}, reqs: []caseReq{rWireAETH_WIRE_AETH_1, rWireAETH_WIRE_AETH_3}, frame: aethSyndrome, frameOps: []wire.Opcode{wire.OpAcknowledge}},
+		check{cs: cWireSETH, codec: []wire.ReqID{wire.ReqSETH1, wire.ReqSETH3, wire.ReqSETH10}, reqs: []caseReq{rWireSETH_WIRE_SETH_8, rWireSETH_MPR_DYN_2, rWireSETH_WIRE_SETH_4}, frame: sethFields, frameOps: []wire.Opcode{wire.OpSACK}},
+		check{cs: cWireNETH, codec: []wire.ReqID{wire.ReqNETH1, wire.ReqNETH2, wire.ReqNETH4}, reqs: []caseReq{rWireNETH_WIRE_SETH_8}, frame: nethFields, frameOps: []wire.Opcode{wire.OpNACK}},
+		check{cs: cWirePETH, codec: []wire.ReqID{wire.ReqPETH1, wire.ReqPETH2}, reqs: []caseReq{rWirePETH_WIRE_SETH_8, rWirePETH_WIRE_PETH_1}, frame: pethFields, frameOps: []wire.Opcode{wire.OpProbe}},
 	)
 }
 
@@ -98,7 +135,7 @@ var ecnOps = []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpAcknowledge, wire.Op
 // (WIRE-BTH-13).
 func variantZero(e *engine, x *frameCtx) {
 	if x.atSender && x.p.BTH.Variant != 0 {
-		e.bad(cWireGEN, x, "WIRE-BTH-13", func() (string, string) {
+		e.bad(rWireGEN_WIRE_BTH_13, x, func() (string, string) {
 			return "reserved_variant 0 as sent", fmt.Sprintf("reserved_variant 0x%02x", x.p.BTH.Variant)
 		})
 	}
@@ -109,19 +146,19 @@ func flags(e *engine, x *frameCtx) {
 	p, op := x.p, x.op
 	switch {
 	case op.IsWrite() && p.BTH.AckReq != op.IsLast():
-		e.bad(cWireFlags, x, "WIRE-BTH-14", func() (string, string) {
+		e.bad(rWireFlags_WIRE_BTH_14, x, func() (string, string) {
 			return fmt.Sprintf("ack_req = %v on %s", op.IsLast(), op), fmt.Sprintf("ack_req = %v", p.BTH.AckReq)
 		})
 	case !op.IsWrite() && op != wire.OpSACK && p.BTH.AckReq:
-		e.bad(cWireFlags, x, "WIRE-BTH-14", func() (string, string) { return "ack_req = 0 on " + op.String(), "ack_req = 1" })
+		e.bad(rWireFlags_WIRE_BTH_14, x, func() (string, string) { return "ack_req = 0 on " + op.String(), "ack_req = 1" })
 	}
 	if p.BTH.SE && !op.HasImm() {
-		e.bad(cWireFlags, x, "WIRE-BTH-10", func() (string, string) {
+		e.bad(rWireFlags_WIRE_BTH_10, x, func() (string, string) {
 			return "se only on RDMA_WRITE_LAST_IMM and RDMA_WRITE_ONLY_IMM", "se = 1 on " + op.String()
 		})
 	}
 	if p.BTH.M {
-		e.bad(cWireFlags, x, "WIRE-BTH-11", func() (string, string) { return "m = 0 (MRC has no path migration)", "m = 1" })
+		e.bad(rWireFlags_WIRE_BTH_11, x, func() (string, string) { return "m = 0 (MRC has no path migration)", "m = 1" })
 	}
 }
 
@@ -135,17 +172,17 @@ func controlClass(e *engine, x *frameCtx) {
 	switch d := x.p.DSCP(); {
 	case x.control:
 		if d != prof.DSCP.Control {
-			req := reqID("WIRE-DSCP-1")
+			req := rDSCP_WIRE_DSCP_1
 			if x.op == wire.OpEndpointResp {
-				req = "EP-GEN-4"
+				req = rDSCP_EP_GEN_4
 			}
-			e.bad(cDSCP, x, req, func() (string, string) {
+			e.bad(req, x, func() (string, string) {
 				return fmt.Sprintf("DSCP %d (DSCP_CONTROL) on %s", prof.DSCP.Control, x.op), fmt.Sprintf("DSCP %d", d)
 			})
 		}
 	case x.op == wire.OpProbe:
 		if d != prof.DSCP.NoTrim {
-			e.bad(cDSCP, x, "WIRE-DSCP-1", func() (string, string) {
+			e.bad(rDSCP_WIRE_DSCP_1, x, func() (string, string) {
 				return fmt.Sprintf("DSCP %d (DSCP_NO_TRIM) on a probe", prof.DSCP.NoTrim), fmt.Sprintf("DSCP %d", d)
 			})
 		}
@@ -161,15 +198,15 @@ func ecn(e *engine, x *frameCtx) {
 	switch c := x.p.ECN(); {
 	case x.control:
 		if c != 0 {
-			e.bad(cECN, x, "WIRE-DSCP-3", func() (string, string) { return "Not-ECT (00) on a control packet", fmt.Sprintf("ECN %02b", c) })
+			e.bad(rECN_WIRE_DSCP_3, x, func() (string, string) { return "Not-ECT (00) on a control packet", fmt.Sprintf("ECN %02b", c) })
 		}
 	case x.op == wire.OpProbe:
 		if c < 2 {
-			e.bad(cECN, x, "WIRE-DSCP-3", func() (string, string) { return "ECT(0) (10) on a probe", fmt.Sprintf("ECN %02b", c) })
+			e.bad(rECN_WIRE_DSCP_3, x, func() (string, string) { return "ECT(0) (10) on a probe", fmt.Sprintf("ECN %02b", c) })
 		}
 	case x.op.IsWrite():
 		if c < 2 {
-			e.bad(cECN, x, "WIRE-DSCP-3", func() (string, string) { return "ECT(0) (10) on a write", fmt.Sprintf("ECN %02b", c) })
+			e.bad(rECN_WIRE_DSCP_3, x, func() (string, string) { return "ECT(0) (10) on a write", fmt.Sprintf("ECN %02b", c) })
 		}
 	}
 }
@@ -181,7 +218,7 @@ func trimmedCodePoint(e *engine, x *frameCtx) {
 		return
 	}
 	if x.atSender {
-		e.bad(cDSCPTrim, x, "WIRE-DSCP-4", func() (string, string) {
+		e.bad(rDSCPTrim_WIRE_DSCP_4, x, func() (string, string) {
 			return "no trimmed DSCP on a frame captured at its sender", fmt.Sprintf("DSCP %d", x.p.DSCP())
 		})
 	} else if !e.frameFailed(cDSCPTrim) {
@@ -196,7 +233,7 @@ func srv6Class(e *engine, x *frameCtx) {
 		return
 	}
 	if p.Outer.TrafficClass != p.IP6.TrafficClass {
-		e.bad(cDSCPSRv6, x, "WIRE-DSCP-6", func() (string, string) {
+		e.bad(rDSCPSRv6_WIRE_DSCP_6, x, func() (string, string) {
 			return fmt.Sprintf("inner traffic class 0x%02x equal to the outer", p.Outer.TrafficClass), fmt.Sprintf("0x%02x", p.IP6.TrafficClass)
 		})
 	}
@@ -212,11 +249,11 @@ func evEncoding(e *engine, x *frameCtx) {
 	switch e.mode {
 	case wire.EVModeUDP:
 		if fl != 0 {
-			e.bad(cEVEnc, x, "WIRE-EV-2", func() (string, string) { return "flow label 0 in UDP EV mode", fmt.Sprintf("flow label 0x%05x", fl) })
+			e.bad(rEVEnc_WIRE_EV_2, x, func() (string, string) { return "flow label 0 in UDP EV mode", fmt.Sprintf("flow label 0x%05x", fl) })
 		}
 	default:
 		if fl>>16 != 0 {
-			e.bad(cEVEnc, x, "WIRE-EV-6", func() (string, string) { return "flow label bits 19:16 zero", fmt.Sprintf("flow label 0x%05x", fl) })
+			e.bad(rEVEnc_WIRE_EV_6, x, func() (string, string) { return "flow label bits 19:16 zero", fmt.Sprintf("flow label 0x%05x", fl) })
 		}
 	}
 }
@@ -228,7 +265,7 @@ func tseth(e *engine, x *frameCtx) {
 		return
 	}
 	if p.TSETH.TSR || p.TSETH.FType != 1 {
-		e.bad(cWireTSETH, x, "WIRE-TSETH-2", func() (string, string) {
+		e.bad(rWireTSETH_WIRE_TSETH_2, x, func() (string, string) {
 			return "tsr = 0, ftype = 1", fmt.Sprintf("tsr = %v, ftype = %d", p.TSETH.TSR, p.TSETH.FType)
 		})
 	}
@@ -242,13 +279,13 @@ func aethSyndrome(e *engine, x *frameCtx) {
 	a := &x.p.AETH
 	switch t, v := a.Type(), a.Value(); {
 	case t == wire.AETHTypeRNR:
-		e.bad(cWireAETH, x, "WIRE-AETH-3", func() (string, string) {
+		e.bad(rWireAETH_WIRE_AETH_3, x, func() (string, string) {
 			return "no RNR NAK (MRC has no RNR)", fmt.Sprintf("syndrome 0x%02x", a.Syndrome)
 		})
 	case t == wire.AETHTypeNAK && (v == 0 || v > 3):
-		e.bad(cWireAETH, x, "WIRE-AETH-3", func() (string, string) { return "NAK codes 1, 2 or 3 only", fmt.Sprintf("NAK code %d", v) })
+		e.bad(rWireAETH_WIRE_AETH_3, x, func() (string, string) { return "NAK codes 1, 2 or 3 only", fmt.Sprintf("NAK code %d", v) })
 	case t == 2:
-		e.bad(cWireAETH, x, "WIRE-AETH-1", func() (string, string) {
+		e.bad(rWireAETH_WIRE_AETH_1, x, func() (string, string) {
 			return "syndrome type ACK or NAK", fmt.Sprintf("reserved type in syndrome 0x%02x", a.Syndrome)
 		})
 	}
@@ -262,7 +299,7 @@ func sethFields(e *engine, x *frameCtx) {
 	}
 	s := &x.p.SETH
 	if s.Type != 0 || s.NextHeader != 0 || s.CCType != 0 || s.CCFlags != 0 {
-		e.bad(cWireSETH, x, "WIRE-SETH-8", func() (string, string) {
+		e.bad(rWireSETH_WIRE_SETH_8, x, func() (string, string) {
 			return "type, next_header, cc_type, cc_flags 0", fmt.Sprintf("%d, %d, %d, %d", s.Type, s.NextHeader, s.CCType, s.CCFlags)
 		})
 	}
@@ -272,12 +309,12 @@ func sethFields(e *engine, x *frameCtx) {
 			hi = *m
 		}
 		if int(s.MPR) < 1 || int(s.MPR) > hi {
-			e.bad(cWireSETH, x, "MPR-DYN-2", func() (string, string) {
+			e.bad(rWireSETH_MPR_DYN_2, x, func() (string, string) {
 				return fmt.Sprintf("mpr between 1 and mpr_dest %d with dynamic MPR", hi), fmt.Sprintf("mpr %d", s.MPR)
 			})
 		}
 	} else if s.MPR != 0 {
-		e.bad(cWireSETH, x, "WIRE-SETH-4", func() (string, string) { return "mpr 0 without dynamic MPR", fmt.Sprintf("mpr %d", s.MPR) })
+		e.bad(rWireSETH_WIRE_SETH_4, x, func() (string, string) { return "mpr 0 without dynamic MPR", fmt.Sprintf("mpr %d", s.MPR) })
 	}
 }
 
@@ -288,7 +325,7 @@ func nethFields(e *engine, x *frameCtx) {
 	}
 	n, prof := &x.p.NETH, e.prof
 	if n.Type != 0 || n.NextHeader != 0 || n.CCType != prof.NETHCCType || n.CCFlags != 0 {
-		e.bad(cWireNETH, x, "WIRE-SETH-8", func() (string, string) {
+		e.bad(rWireNETH_WIRE_SETH_8, x, func() (string, string) {
 			return fmt.Sprintf("type, next_header 0, cc_type %d, cc_flags 0", prof.NETHCCType), fmt.Sprintf("%d, %d, %d, %d", n.Type, n.NextHeader, n.CCType, n.CCFlags)
 		})
 	}
@@ -301,10 +338,10 @@ func pethFields(e *engine, x *frameCtx) {
 	}
 	q := &x.p.PETH
 	if q.Type != 0 || q.NextHeader != 0 {
-		e.bad(cWirePETH, x, "WIRE-SETH-8", func() (string, string) { return "type and next_header 0", fmt.Sprintf("%d, %d", q.Type, q.NextHeader) })
+		e.bad(rWirePETH_WIRE_SETH_8, x, func() (string, string) { return "type and next_header 0", fmt.Sprintf("%d, %d", q.Type, q.NextHeader) })
 	}
 	if q.TSR || q.FType != 1 {
-		e.bad(cWirePETH, x, "WIRE-PETH-1", func() (string, string) {
+		e.bad(rWirePETH_WIRE_PETH_1, x, func() (string, string) {
 			return "tsr = 0, ftype = 1", fmt.Sprintf("tsr = %v, ftype = %d", q.TSR, q.FType)
 		})
 	}
@@ -325,7 +362,7 @@ func dpdcid(e *engine, x *frameCtx) {
 		return
 	}
 	if want := uint16(x.p.BTH.DestQP); got != want {
-		e.bad(cWireDCID, x, "WIRE-SETH-9", func() (string, string) {
+		e.bad(rWireDCID_WIRE_SETH_9, x, func() (string, string) {
 			return fmt.Sprintf("dpdcid 0x%04x (dest_qp bits 15:0)", want), fmt.Sprintf("dpdcid 0x%04x", got)
 		})
 	}
@@ -337,7 +374,7 @@ func endpointPKey(e *engine, x *frameCtx) {
 		return
 	}
 	if x.p.BTH.PKey != 0xFFFF {
-		e.failWhy(cWirePKey, x.pt, x.src, 0, "WIRE-BTH-12", func(f *Finding) {
+		e.failWhy(rWirePKey_WIRE_BTH_12, x.pt, x.src, 0, func(f *Finding) {
 			f.Expected, f.Observed = "P_Key 0xFFFF on endpoint operations", fmt.Sprintf("P_Key 0x%04x", x.p.BTH.PKey)
 		})
 	} else {
@@ -349,13 +386,13 @@ func endpointPKey(e *engine, x *frameCtx) {
 // connection's frames.
 func init() {
 	addChecks(
-		check{cs: cWirePAY, codec: []wire.ReqID{wire.ReqPAY1}, reqs: []reqID{"WIRE-PAY-1"}, sent: payloadSize},
-		check{cs: cDSCP, reqs: []reqID{"WIRE-DSCP-1", "WIRE-DSCP-5", "EP-GEN-4"}, frame: controlClass, frameOn: kUntrimmed, frameOps: []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpAcknowledge, wire.OpEndpointResp, wire.OpProbe}, sent: dscpWrite},
-		check{cs: cWireDCID, reqs: []reqID{"WIRE-SETH-9", "RSP-SACK-6"}, frame: dpdcid, frameOps: []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpProbe}, feedback: feedbackDCID, probe: probeDCID},
-		check{cs: cWirePKey, reqs: []reqID{"WIRE-BTH-12"}, frame: endpointPKey, frameSelf: true, frameOps: []wire.Opcode{wire.OpEndpointReq, wire.OpEndpointResp}, sent: writePKey, feedback: feedbackPKey, probe: probePKey},
-		check{cs: cWireMSG, codec: []wire.ReqID{wire.ReqRETH2}, reqs: []reqID{"REQ-SEG-2", "WIRE-RETH-2", "WIRE-PAY-2"}, msg: messageShape},
-		check{cs: cWireMETH, reqs: []reqID{"WIRE-METH-2", "REQ-PSN-3"}, msg: messageMSN},
-		check{cs: cWIMMOrd, reqs: []reqID{"WIRE-METH-3"}, msg: messageRQMSN},
+		check{cs: cWirePAY, codec: []wire.ReqID{wire.ReqPAY1}, reqs: []caseReq{rWirePAY_WIRE_PAY_1}, sent: payloadSize},
+		check{cs: cDSCP, reqs: []caseReq{rDSCP_WIRE_DSCP_1, rDSCP_WIRE_DSCP_5, rDSCP_EP_GEN_4}, frame: controlClass, frameOn: kUntrimmed, frameOps: []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpAcknowledge, wire.OpEndpointResp, wire.OpProbe}, sent: dscpWrite},
+		check{cs: cWireDCID, reqs: []caseReq{rWireDCID_WIRE_SETH_9, rWireDCID_RSP_SACK_6}, frame: dpdcid, frameOps: []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpProbe}, feedback: feedbackDCID, probe: probeDCID},
+		check{cs: cWirePKey, reqs: []caseReq{rWirePKey_WIRE_BTH_12}, frame: endpointPKey, frameSelf: true, frameOps: []wire.Opcode{wire.OpEndpointReq, wire.OpEndpointResp}, sent: writePKey, feedback: feedbackPKey, probe: probePKey},
+		check{cs: cWireMSG, codec: []wire.ReqID{wire.ReqRETH2}, reqs: []caseReq{rWireMSG_REQ_SEG_2, rWireMSG_WIRE_RETH_2, rWireMSG_WIRE_PAY_2}, msg: messageShape},
+		check{cs: cWireMETH, reqs: []caseReq{rWireMETH_WIRE_METH_2, rWireMETH_REQ_PSN_3}, msg: messageMSN},
+		check{cs: cWIMMOrd, reqs: []caseReq{rWIMMOrd_WIRE_METH_3}, msg: messageRQMSN},
 	)
 }
 
@@ -397,7 +434,7 @@ func payloadSize(e *engine, x *sentCtx) {
 		x.pass(cWirePAY, false)
 		return
 	}
-	e.failWhy(cWirePAY, x.pt, x.req, 0, "WIRE-PAY-1", func(f *Finding) {
+	e.failWhy(rWirePAY_WIRE_PAY_1, x.pt, x.req, 0, func(f *Finding) {
 		f.PSN, f.Expected = u32p(p.BTH.PSN), "a payload size the opcode allows"
 		if !declared {
 			f.Expected += " (path MTU inferred from the connection's FIRST/MIDDLE packets)"
@@ -429,7 +466,7 @@ func dscpWrite(e *engine, x *sentCtx) {
 	if resend {
 		want, class = rtxClass, rtxName
 	}
-	req := "WIRE-DSCP-1"
+	req := rDSCP_WIRE_DSCP_1
 	got := p.DSCP()
 	// A first sighting flagged and classed as a retransmission: its first
 	// transmission may have been lost before the capture point. A PSN
@@ -439,7 +476,7 @@ func dscpWrite(e *engine, x *sentCtx) {
 	absent := !resend && p.BTH.Retransmit && got == rtxClass || reordered && !p.BTH.Retransmit
 	switch v, declared := e.trimNack, e.trimNackDeclared; {
 	case declared && !v:
-		want, class, req = prof.DSCP.NoTrim, "DSCP_NO_TRIM (peer without trim NACKs)", "WIRE-DSCP-5"
+		want, class, req = prof.DSCP.NoTrim, "DSCP_NO_TRIM (peer without trim NACKs)", rDSCP_WIRE_DSCP_5
 	case !declared && got == prof.DSCP.NoTrim:
 		want = got // trim_nack undeclared: DSCP_NO_TRIM is allowed too
 	}
@@ -451,7 +488,7 @@ func dscpWrite(e *engine, x *sentCtx) {
 	if absent {
 		how = onAbsence
 	}
-	e.failWhy(cDSCP, x.pt, x.req, how, reqID(req), func(f *Finding) {
+	e.failWhy(req, x.pt, x.req, how, func(f *Finding) {
 		if !e.trimNackDeclared {
 			class += " or DSCP_NO_TRIM (trim_nack not declared)"
 		}
@@ -475,7 +512,7 @@ func (e *engine) pkeyCheck(j judgedRow, pt *point, fl *flow, node string, p *wir
 		// cannot be the connection's: it is judged against the
 		// responder's key and does not become the reference.
 		if !e.pkeyOK(fl, p.BTH.PKey) {
-			e.failWhy(cWirePKey, pt, node, 0, "WIRE-BTH-12", func(f *Finding) {
+			e.failWhy(rWirePKey_WIRE_BTH_12, pt, node, 0, func(f *Finding) {
 				f.Expected, f.Observed = "the P_Key of the responder's QP", fmt.Sprintf("P_Key 0x%04x", p.BTH.PKey)
 			})
 			return
@@ -484,7 +521,7 @@ func (e *engine) pkeyCheck(j judgedRow, pt *point, fl *flow, node string, p *wir
 		j.pass(cWirePKey, false)
 		return
 	}
-	e.failWhy(cWirePKey, pt, node, 0, "WIRE-BTH-12", func(f *Finding) {
+	e.failWhy(rWirePKey_WIRE_BTH_12, pt, node, 0, func(f *Finding) {
 		f.Related = []int{fl.pkeyFrame}
 		f.Expected = fmt.Sprintf("P_Key 0x%04x, as in frame %d of this connection", fl.pkey, fl.pkeyFrame)
 		f.Observed = fmt.Sprintf("P_Key 0x%04x", p.BTH.PKey)
@@ -522,23 +559,23 @@ func messageShape(e *engine, c *msgCtx) {
 	m, p := c.m, c.p
 	switch c.phase {
 	case msgBroken:
-		c.fail(e, cWireMSG, "REQ-SEG-2", func() (string, string) {
+		c.fail(e, rWireMSG_REQ_SEG_2, func() (string, string) {
 			return "RDMA_WRITE_MIDDLE or a LAST opcode inside a message", p.BTH.Opcode.String()
 		})
 	case msgInside:
 		if p.RETH.RKey != m.rkey || p.RETH.DMALength != m.dmaLen {
-			c.fail(e, cWireMSG, "WIRE-RETH-2", func() (string, string) {
+			c.fail(e, rWireMSG_WIRE_RETH_2, func() (string, string) {
 				return fmt.Sprintf("r_key 0x%x, dma_length %d as in the first packet", m.rkey, m.dmaLen), fmt.Sprintf("r_key 0x%x, dma_length %d", p.RETH.RKey, p.RETH.DMALength)
 			})
 		}
 		if c.bytesOK && p.RETH.VA != m.va0+c.bytes {
-			c.fail(e, cWireMSG, "WIRE-RETH-2", func() (string, string) {
+			c.fail(e, rWireMSG_WIRE_RETH_2, func() (string, string) {
 				return fmt.Sprintf("va 0x%x (start + %d bytes)", m.va0+c.bytes, c.bytes), fmt.Sprintf("va 0x%x", p.RETH.VA)
 			})
 		}
 	case msgEnd:
 		if m.bytesOK && m.bytes != uint64(m.dmaLen) {
-			c.fail(e, cWireMSG, "WIRE-PAY-2", func() (string, string) {
+			c.fail(e, rWireMSG_WIRE_PAY_2, func() (string, string) {
 				return fmt.Sprintf("payloads summing to dma_length %d", m.dmaLen), fmt.Sprintf("%d bytes", m.bytes)
 			})
 			return
@@ -554,7 +591,7 @@ func messageMSN(e *engine, c *msgCtx) {
 	switch {
 	case c.phase == msgStart && c.follows:
 		if want := m.prevMSN + 1; p.METH.MSN != want {
-			c.fail(e, cWireMETH, "WIRE-METH-2", func() (string, string) {
+			c.fail(e, rWireMETH_WIRE_METH_2, func() (string, string) {
 				return fmt.Sprintf("MSN %d (previous message %d + 1)", want, m.prevMSN), fmt.Sprintf("MSN %d", p.METH.MSN)
 			})
 		} else {
@@ -562,14 +599,14 @@ func messageMSN(e *engine, c *msgCtx) {
 		}
 	case c.phase == msgStart && c.qpFirst:
 		if p.METH.MSN != 0 || p.METH.RQMSN != 0 {
-			c.fail(e, cWireMETH, "REQ-PSN-3", func() (string, string) {
+			c.fail(e, rWireMETH_REQ_PSN_3, func() (string, string) {
 				return "MSN 0 and RQMSN 0 on the QP's first message", fmt.Sprintf("MSN %d, RQMSN %d", p.METH.MSN, p.METH.RQMSN)
 			})
 		} else {
 			e.ok(cWireMETH, c.pt, c.node, false)
 		}
 	case c.phase == msgInside && p.METH.MSN != m.msn:
-		c.fail(e, cWireMETH, "WIRE-METH-2", func() (string, string) {
+		c.fail(e, rWireMETH_WIRE_METH_2, func() (string, string) {
 			return fmt.Sprintf("MSN %d, as in the message's first packet", m.msn), fmt.Sprintf("MSN %d", p.METH.MSN)
 		})
 	}
@@ -586,14 +623,14 @@ func messageRQMSN(e *engine, c *msgCtx) {
 			want, prev = want+1, "a WriteIMM"
 		}
 		if p.METH.RQMSN != want {
-			c.fail(e, cWIMMOrd, "WIRE-METH-3", func() (string, string) {
+			c.fail(e, rWIMMOrd_WIRE_METH_3, func() (string, string) {
 				return fmt.Sprintf("RQMSN %d (previous message %d, %s)", want, m.prevRQMSN, prev), fmt.Sprintf("RQMSN %d: the responder would complete WriteIMMs out of send order", p.METH.RQMSN)
 			})
 		} else {
 			e.ok(cWIMMOrd, c.pt, c.node, false)
 		}
 	case c.phase == msgInside && p.METH.RQMSN != m.rqmsn:
-		c.fail(e, cWIMMOrd, "WIRE-METH-3", func() (string, string) {
+		c.fail(e, rWIMMOrd_WIRE_METH_3, func() (string, string) {
 			return fmt.Sprintf("RQMSN %d, as in the message's first packet", m.rqmsn), fmt.Sprintf("RQMSN %d", p.METH.RQMSN)
 		})
 	}
@@ -601,8 +638,8 @@ func messageRQMSN(e *engine, c *msgCtx) {
 
 // fail records a failure about the message; text gives the finding's
 // expected and observed text, when it is kept (failWhy).
-func (c *msgCtx) fail(e *engine, cs caseID, req reqID, text func() (exp, obs string)) {
-	e.failWhy(cs, c.pt, c.node, 0, req, func(f *Finding) {
+func (c *msgCtx) fail(e *engine, req caseReq, text func() (exp, obs string)) {
+	e.failWhy(req, c.pt, c.node, 0, func(f *Finding) {
 		f.PSN, f.Related = u32p(c.psn), nonZero(c.m.firstFr)
 		f.Expected, f.Observed = text()
 	})

@@ -149,13 +149,13 @@ func (e *engine) judgeTie(pt *point, fl *flow, t *claimTie) {
 	if t.cumMiss != 0 {
 		q := wire.PSNAdd(t.rcum, 1+bits.TrailingZeros64(t.cumMiss))
 		if t.ack {
-			e.failWhy(cClaims, pt, t.rsp, 0, "RSP-RCV-4", func(f *Finding) {
+			e.failWhy(rClaims_RSP_RCV_4, pt, t.rsp, 0, func(f *Finding) {
 				f.PSN = u32p(q)
 				f.Expected = fmt.Sprintf("ACK psn ≤ %d (every PSN up to it arrived)", t.rcum)
 				f.Observed = fmt.Sprintf("ACK psn %d: PSN %d never arrived whole", t.cum, q)
 			})
 		} else {
-			e.failWhy(cClaims, pt, t.rsp, 0, "WIRE-SETH-6", func(f *Finding) {
+			e.failWhy(rClaims_WIRE_SETH_6, pt, t.rsp, 0, func(f *Finding) {
 				w, rel := fl.notArrived(q)
 				f.PSN, f.Related = u32p(q), rel
 				f.Expected = fmt.Sprintf("cack_psn ≤ %d (every PSN up to it arrived)", t.rcum)
@@ -165,7 +165,7 @@ func (e *engine) judgeTie(pt *point, fl *flow, t *claimTie) {
 	}
 	for bm := t.bitMiss; bm != 0; bm &= bm - 1 {
 		q := wire.PSNAdd(t.base, bits.TrailingZeros64(bm))
-		e.failWhy(cClaims, pt, t.rsp, 0, "WIRE-SETH-6", func(f *Finding) {
+		e.failWhy(rClaims_WIRE_SETH_6, pt, t.rsp, 0, func(f *Finding) {
 			w, rel := fl.notArrived(q)
 			f.PSN, f.Related = u32p(q), rel
 			f.Expected, f.Observed = "bitmap bits only for PSNs that arrived whole", "bit set: "+w

@@ -445,12 +445,14 @@ const (
 	onFrame
 )
 
-// failWhy records a failing observation of requirement req. why fills in
+// failWhy records a failing observation of requirement req, under its
+// case. why fills in
 // the finding's evidence (PSN, EV, related frames, expected and observed
 // text); it is called only when the finding is kept (MaxFindings,
 // MaxKeptFindings), so that a steady stream of failures builds no text
 // and allocates nothing. why may be nil.
-func (e *engine) failWhy(cs caseID, pt *point, node string, how failHow, req reqID, why func(f *Finding)) {
+func (e *engine) failWhy(req caseReq, pt *point, node string, how failHow, why func(f *Finding)) {
+	cs := req.cs()
 	var o *obsCount // count's work done here, as ok's: a failure of every frame costs one call
 	if m := &e.lastRow; m.holds(pt, node) {
 		o = &m.row[cs]
@@ -461,14 +463,14 @@ func (e *engine) failWhy(cs caseID, pt *point, node string, how failHow, req req
 	o.fail(how)
 	o.total++
 	if e.keepable(o) {
-		f := o.newFinding(req)
+		f := o.newFinding(req.id())
 		if why != nil {
 			why(f)
 		}
 		f.Verdict, f.timing, f.absent, f.frame = Fail, how&onTiming != 0, how&onAbsence != 0, how&onFrame != 0
 		e.placeFinding(f, pt, node)
 	} else {
-		f := Finding{Verdict: Fail, Requirement: req, timing: how&onTiming != 0, absent: how&onAbsence != 0, frame: how&onFrame != 0}
+		f := Finding{Verdict: Fail, Requirement: req.id(), timing: how&onTiming != 0, absent: how&onAbsence != 0, frame: how&onFrame != 0}
 		e.putLast(o, &f, pt, node)
 	}
 	if fl := pt.curFlow; fl != nil && e.snapRoom(fl) {
@@ -516,21 +518,21 @@ func (e *engine) undecided(cs caseID, pt *point, node, reason string) {
 	}
 }
 
-// undecidedWhy records an observation of requirement req the judge could
-// not decide, with a finding whose evidence why fills in only when it is
+// undecidedWhy records an observation of requirement req, under its case,
+// the judge could not decide, with a finding whose evidence why fills in only when it is
 // kept (failWhy).
-func (e *engine) undecidedWhy(cs caseID, pt *point, node, reason string, req reqID, why func(f *Finding)) {
-	o := e.count(cs, pt, node)
+func (e *engine) undecidedWhy(req caseReq, pt *point, node, reason string, why func(f *Finding)) {
+	o := e.count(req.cs(), pt, node)
 	o.undecided++
 	if o.reason == "" {
 		o.reason, o.reasonOrd = reason, e.ord()
 	}
 	o.total++
 	if !e.keepable(o) {
-		e.putLast(o, &Finding{Verdict: Inconclusive, Requirement: req}, pt, node)
+		e.putLast(o, &Finding{Verdict: Inconclusive, Requirement: req.id()}, pt, node)
 		return
 	}
-	f := o.newFinding(req)
+	f := o.newFinding(req.id())
 	if why != nil {
 		why(f)
 	}
@@ -544,7 +546,7 @@ func (e *engine) undecidedWhy(cs caseID, pt *point, node, reason string, req req
 // newFinding appends a finding of requirement req to o's and returns it,
 // for its evidence to be filled in place (no Finding built apart and
 // copied), then placed.
-func (o *obsCount) newFinding(req reqID) *Finding {
+func (o *obsCount) newFinding(req RequirementID) *Finding {
 	o.findings = append(o.findings, Finding{Requirement: req})
 	return &o.findings[len(o.findings)-1]
 }
@@ -894,8 +896,7 @@ func (e *engine) decodeError(pt *point, f *pcap.Frame, r *pcap.Record) {
 		e.notMRC++
 		return
 	}
-	cs, req := codecCase(we.Req)
-	e.failWhy(cs, pt, src, 0, req, func(f *Finding) {
+	e.failWhy(codecReq(we.Req), pt, src, 0, func(f *Finding) {
 		f.Expected, f.Observed = "a frame that decodes", r.Err.Error()
 		if p.BTH.Opcode.Valid() {
 			f.PSN = u32p(p.BTH.PSN)
@@ -921,8 +922,7 @@ func (e *engine) decodeErrorBeforeUDP(pt *point, f *pcap.Frame, r *pcap.Record, 
 	}
 	src := e.senderOf(pt, &r.Packet)
 	e.countNode(pt, src, "", &r.Packet)
-	cs, req := codecCase(we.Req)
-	e.failWhy(cs, pt, src, onFrame, req, func(f *Finding) { f.Expected, f.Observed = "a frame that decodes", r.Err.Error() })
+	e.failWhy(codecReq(we.Req), pt, src, onFrame, func(f *Finding) { f.Expected, f.Observed = "a frame that decodes", r.Err.Error() })
 }
 
 // senderOf names the sender of a frame whose UDP header did not decode:
@@ -965,7 +965,7 @@ func (e *engine) badICRC(pt *point, src, dst string, r *pcap.Record) {
 	p := &r.Packet
 	e.countNode(pt, src, dst, p)
 	psn := p.BTH.PSN
-	e.failWhy(cWireICRC, pt, src, onFrame, "WIRE-ICRC-1", func(f *Finding) {
+	e.failWhy(rWireICRC_WIRE_ICRC_1, pt, src, onFrame, func(f *Finding) {
 		f.PSN, f.EV, f.Expected, f.Observed = u32p(psn), u32p(r.EV), "the ICRC of the frame's contents", "a bad ICRC"
 		for _, v := range r.Violations {
 			if v.Header == "ICRC" {
@@ -1080,17 +1080,18 @@ func (e *engine) flushToNode() {
 	}
 }
 
-// codecCase maps a requirement the codec reports (wire.Violation,
-// wire.Error) to the case whose check judges it (check.codec) and its ID.
-// checkJudgeRequirements (CatalogErr: the package's tests) makes sure
-// that every wire.ReqID is in the registry and judged by a check;
-// wire.NoReq (an error that names no requirement) is judged under
-// MRC-WIRE-BTH-001 as CodecRequirement names it.
-func codecCase(r wire.ReqID) (caseID, RequirementID) {
+// codecReq maps a requirement the codec reports (wire.Violation,
+// wire.Error) to the requirement as the check that judges it cites it
+// (check.codec). checkJudgeRequirements (ChecksErr: the judge's start and
+// the package's tests) makes sure that every wire.ReqID is in the
+// registry and judged by a check; wire.NoReq (an error that names no
+// requirement) is judged under MRC-WIRE-BTH-001 as CodecRequirement names
+// it, WIRE-BTH-1.
+func codecReq(r wire.ReqID) caseReq {
 	if r < wire.NumReqs && hooks.codecJudged[r] {
-		return hooks.codecCase[r], RequirementID(r.String())
+		return hooks.codecReqs[r]
 	}
-	return cWireBTH1, CodecRequirement(r)
+	return hooks.codecReqs[wire.ReqBTH1]
 }
 
 // nearPoints decides, for every node, the capture points whose view of it

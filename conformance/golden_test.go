@@ -317,9 +317,9 @@ func TestJudgeRequirementsExist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Requirement: "X", fd("X", ..., reqID("X") and the failure helpers'
-	// requirement arguments (failWhy, undecidedWhy, bad: ..., "X", ...).
-	cited := regexpMust(`(?:Requirement: |fd\(|fail\([a-zA-Z]+, |reqID\(|, )"([A-Z]+-[A-Z0-9]+-[0-9]+)"`)
+	// Requirement: "X", fd("X", ..., the checks' cX.req("X") and IDs
+	// listed after another (..., "X").
+	cited := regexpMust(`(?:Requirement: |fd\(|\.req\(|, )"([A-Z]+-[A-Z0-9]+-[0-9]+)"`)
 	n := 0
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {

@@ -127,6 +127,9 @@ func Judge(r *pcap.Reader, name string, opts Options) (rep *Report, err error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
+	if err := ChecksErr(); err != nil {
+		return nil, err
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			rep, err = nil, panicError(v)
@@ -208,6 +211,9 @@ func judgeSequential(r *pcap.Reader, name string, opts Options, p *PICS) (*engin
 // evidence names and, with Options.Annotate, to write the annotated copy.
 func JudgeFile(name string, opts Options) (*Report, error) {
 	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	if err := ChecksErr(); err != nil {
 		return nil, err
 	}
 	r, err := pcap.Open(name)

@@ -177,7 +177,8 @@ func TestCatalogValid(t *testing.T) {
 // value that is no ReqID are cited as WIRE-BTH-1 under MRC-WIRE-BTH-001.
 func TestWireRequirementsMapped(t *testing.T) {
 	for r := wire.NoReq + 1; r < wire.NumReqs; r++ {
-		cs, req := codecCase(r)
+		q := codecReq(r)
+		cs, req := q.cs(), q.id()
 		if !hooks.codecJudged[r] || req != RequirementID(r.String()) {
 			t.Errorf("%s maps to %s as %s (judged %v)", r, cs, req, hooks.codecJudged[r])
 			continue
@@ -188,8 +189,8 @@ func TestWireRequirementsMapped(t *testing.T) {
 		}
 	}
 	for _, r := range []wire.ReqID{wire.NoReq, wire.NumReqs, 255} {
-		if cs, req := codecCase(r); cs != cWireBTH1 || req != "WIRE-BTH-1" {
-			t.Errorf("codecCase(%d) = %s, %s", r, cs, req)
+		if q := codecReq(r); q.cs() != cWireBTH1 || q.id() != "WIRE-BTH-1" {
+			t.Errorf("codecReq(%d) = %s, %s", r, q.cs(), q)
 		}
 	}
 }

@@ -157,11 +157,11 @@ func (e *engine) feedbackQP(x *fbCtx, spdcid uint16, what string) {
 
 // misaddressed records a feedback frame sent to the wrong QP.
 func (e *engine) misaddressed(pt *point, fl *flow, dest uint32, nack bool) {
-	req, what := reqID("RSP-SACK-6"), "SACK"
+	req, what := rWireDCID_RSP_SACK_6, "SACK"
 	if nack {
-		req, what = "WIRE-SETH-9", "NACK"
+		req, what = rWireDCID_WIRE_SETH_9, "NACK"
 	}
-	e.failWhy(cWireDCID, pt, fl.key.rsp, 0, req, func(f *Finding) {
+	e.failWhy(req, pt, fl.key.rsp, 0, func(f *Finding) {
 		exp, frame := e.expectedDest(fl)
 		if frame != 0 {
 			f.Related = []int{frame}
@@ -309,7 +309,7 @@ func (e *engine) probeQP(x *probeCtx) {
 		want, by = v.self, bySelf
 	}
 	if spdcid != want {
-		e.failWhy(cWireDCID, x.pt, x.req, 0, "WIRE-SETH-9", func(f *Finding) {
+		e.failWhy(rWireDCID_WIRE_SETH_9, x.pt, x.req, 0, func(f *Finding) {
 			basis := "as the PICS's qp_pairs declares it"
 			switch by {
 			case byResponder:

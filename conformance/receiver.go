@@ -605,7 +605,7 @@ func (e *engine) dcid(j judgedRow, pt *point, fl *flow, node string, mismatch bo
 		return // the frame's dpdcid finding covers WIRE-SETH-9 already
 	}
 	if mismatch {
-		e.failWhy(cWireDCID, pt, node, 0, "WIRE-SETH-9", func(f *Finding) {
+		e.failWhy(rWireDCID_WIRE_SETH_9, pt, node, 0, func(f *Finding) {
 			f.Expected = fmt.Sprintf("spdcid 0x%04x (bits 15:0 of the sending QP 0x%06x)", uint16(fl.key.qpn), fl.key.qpn)
 			f.Observed = fmt.Sprintf("spdcid 0x%04x", spdcid)
 		})

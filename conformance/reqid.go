@@ -8,9 +8,10 @@ import (
 )
 
 // RequirementID is the ID of a requirement of the spec registry, as a
-// finding cites it ("WIRE-SETH-6"). The judge's checks declare the IDs
-// they cite, and CatalogErr looks each up in the registry (checkChecks;
-// the package's tests fail on it); every ID written in the module's sources is looked up by
+// finding cites it ("WIRE-SETH-6"). The judge's checks cite theirs as
+// caseReqs, each made once from its ID and looked up in the registry when
+// the judge starts (ChecksErr, checkChecks; the package's tests fail on
+// it too); every ID written in the module's sources is looked up by
 // spec's TestCitedIDsExist. An ID that comes as a string from elsewhere
 // (a report read back) becomes one through ParseRequirementID, which
 // looks it up; the codec's (wire.ReqID) through CodecRequirement. In

@@ -88,8 +88,7 @@ func (e *engine) wireChecks(pt *point, src string, r *pcap.Record) {
 		if dupViolation(r.Violations[:i], v.Req) {
 			continue // one finding per violated requirement and frame
 		}
-		cs, req := codecCase(v.Req)
-		e.bad(cs, x, req, func() (string, string) {
+		e.bad(codecReq(v.Req), x, func() (string, string) {
 			return "no " + v.Req.String() + " violation", fmt.Sprintf("%s field %s: %s", v.Header, v.Field, v.Msg)
 		})
 	}
