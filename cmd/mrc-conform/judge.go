@@ -55,6 +55,9 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	fail := func(f string, a ...any) int { return cmd.Errorf(2, f, a...) }
+	if err := checksErr(); err != nil {
+		return fail("%v", err) // a broken check table: no capture is judged
+	}
 	if len(files) == 0 {
 		return cmd.Usagef("want a capture file, several, or a directory of them")
 	}
@@ -91,6 +94,10 @@ func runJudge(args []string, stdout, stderr io.Writer) int {
 	}
 	return judgeOne(cmd, files[0], opts, &fl, f)
 }
+
+// checksErr is conformance.ChecksErr, which judge runs at start; a test
+// replaces it with a broken table's error.
+var checksErr = conformance.ChecksErr
 
 // judgeFlags are judge's flags.
 type judgeFlags struct {
