@@ -14,9 +14,8 @@ import (
 // next to its caseIDs) or by addChecks for the codec's requirements a
 // check judges (check.codec). A finding cites a caseReq and is recorded
 // under the caseReq's case: the failure functions (failWhy, undecidedWhy,
-// bad) take no case of their own, so a finding cannot cite a requirement
-// its case's check does not declare, and citing one costs an array index,
-// no string. A requirement ID is written once, where its caseReq is made;
+// bad) take no case of their own, so a finding cannot cite another case's
+// requirement, and citing one costs an array index, no string. A requirement ID is written once, where its caseReq is made;
 // checkChecks looks each up in the registry, its check's reqs and its
 // case's catalog entry when the judge starts (ChecksErr) and in the
 // package's tests.
