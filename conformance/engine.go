@@ -863,8 +863,8 @@ func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 	}
 }
 
-// decodeError judges a frame the codec could not decode: a finding when it
-// is on an MRC UDP port and whole, ignored otherwise.
+// decodeError judges a frame the codec could not decode: a finding against
+// its sender when it is on an MRC UDP port and whole, ignored otherwise.
 func (e *engine) decodeError(pt *point, f *pcap.Frame, r *pcap.Record) {
 	p := &r.Packet
 	_, udp, _ := p.Offsets()
@@ -886,16 +886,22 @@ func (e *engine) decodeError(pt *point, f *pcap.Frame, r *pcap.Record) {
 		e.note("frames truncated by the capture's snap length are not judged")
 		return
 	}
-	src, _, ok := e.nodeAddr(p)
+	src, dst, ok := e.nodeAddr(p)
 	if !ok {
 		return
 	}
-	if we.Req == wire.ReqBTH2 && !pt.knownQP(p.BTH.DestQP) {
-		// Not an MRC opcode on a QP the capture shows no MRC traffic
-		// for: plain RoCE sharing the port, not judged.
+	if we.Req == wire.ReqBTH2 && p.BTH.Opcode&0xE0 != 0xC0 && !pt.knownQP(p.BTH.DestQP) {
+		// MRC's opcodes lie in 0xC0-0xDF, a block RoCEv2 never uses:
+		// an opcode outside it on a QP the capture shows no MRC traffic
+		// for is plain RoCE sharing the port, not judged; one inside it
+		// is an MRC frame whatever its QP (as the dissector shows it).
 		e.notMRC++
 		return
 	}
+	// Counted as a frame its sender sent here, so that the point is one
+	// the finding is judged at (nearPoints) even when the sender has no
+	// frame that decodes.
+	e.countNode(pt, src, dst, p)
 	e.failWhy(codecReq(we.Req), pt, src, 0, func(f *Finding) {
 		f.Expected, f.Observed = "a frame that decodes", r.Err.Error()
 		if p.BTH.Opcode.Valid() {

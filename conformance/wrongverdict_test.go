@@ -71,13 +71,17 @@ func firstEPB(t *testing.T, b []byte) int {
 // malformedFrames judges frames of pcap/testdata/malformed.pcapng alone.
 func malformedFrames(t *testing.T, keep ...int) *Report {
 	t.Helper()
+	return malformedFramesJobs(t, 0, keep...)
+}
+
+// malformedFramesJobs is malformedFrames with Options.Jobs jobs.
+func malformedFramesJobs(t *testing.T, jobs int, keep ...int) *Report {
+	t.Helper()
 	r, err := pcap.Open("../pcap/testdata/malformed.pcapng")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	var buf strings.Builder
-	_ = buf
 	path := filepath.Join(t.TempDir(), "sel.pcapng")
 	f, err := os.Create(path)
 	if err != nil {
@@ -106,7 +110,7 @@ func malformedFrames(t *testing.T, keep ...int) *Report {
 		t.Fatal(err)
 	}
 	f.Close()
-	rep, err := JudgeFile(path, Options{Today: testDay})
+	rep, err := JudgeFile(path, Options{Today: testDay, Jobs: jobs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,6 +142,59 @@ func TestFrameFailingBeforeBTHIsAFinding(t *testing.T) {
 	for _, r := range rep.Results {
 		if r.FindingCount > 0 {
 			t.Errorf("%s: %d findings on non-MRC frames", r.Case.ID, r.FindingCount)
+		}
+	}
+}
+
+// TestFrameFailingAfterUDPIsAFinding: a frame of the malformed corpus that
+// fails at or after its UDP header is a finding against its sender under
+// the requirement it breaks, judged alone (its sender has no frame that
+// decodes) or beside a frame of another sender, with one worker or two.
+func TestFrameFailingAfterUDPIsAFinding(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		keep []int
+		req  RequirementID // of the first frame kept, the malformed one
+	}{
+		{"short BTH", []int{6}, "WIRE-BTH-1"},
+		{"short ICRC", []int{7}, "WIRE-ICRC-1"},
+		{"short SETH", []int{8}, "WIRE-SETH-1"},
+		{"short RETH", []int{10}, "WIRE-RETH-1"},
+		{"short NETH", []int{11}, "WIRE-NETH-1"},
+		{"short TSETH", []int{12}, "WIRE-TSETH-1"},
+		{"unknown opcode 0xC0 in MRC's block", []int{30}, "WIRE-BTH-2"},
+		{"unknown opcode 0xDF in MRC's block", []int{31}, "WIRE-BTH-2"},
+		{"pad count beyond the payload", []int{35}, "WIRE-BTH-9"},
+		{"short SETH beside another sender's write", []int{8, 17}, "WIRE-SETH-1"},
+		{"short NETH beside another sender's write", []int{11, 13}, "WIRE-NETH-1"},
+	} {
+		for _, jobs := range []int{1, 2} {
+			rep := malformedFramesJobs(t, jobs, c.keep...)
+			var got []string
+			for _, r := range rep.Results {
+				for _, f := range r.Findings {
+					if f.Frame == 1 && f.Requirement == c.req && f.Verdict == Fail {
+						got = append(got, r.Case.ID+" against "+f.Node)
+					}
+				}
+			}
+			if len(got) != 1 {
+				t.Errorf("%s, frames %v, %d jobs: %s findings on frame 1 %q, want one (result %s)", c.name, c.keep, jobs, c.req, got, rep.Summary.Result)
+			}
+		}
+	}
+}
+
+// TestPlainRoCEOpcodeNotJudged: an opcode outside MRC's block 0xC0-0xDF
+// (frame 32's 0xE5, frame 33's RC 0x0A) on a QP without MRC traffic is
+// plain RoCE sharing the port: no finding.
+func TestPlainRoCEOpcodeNotJudged(t *testing.T) {
+	for _, jobs := range []int{1, 2} {
+		rep := malformedFramesJobs(t, jobs, 32, 33)
+		for _, r := range rep.Results {
+			if r.FindingCount > 0 {
+				t.Errorf("%d jobs: %s: %d findings on plain RoCE frames", jobs, r.Case.ID, r.FindingCount)
+			}
 		}
 	}
 }
