@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -340,6 +341,46 @@ func TestIPFragmentsDiscarded(t *testing.T) {
 		if r.Checked > 0 {
 			t.Errorf("%s: %d observations from fragments", r.Case.ID, r.Checked)
 		}
+	}
+	found := false
+	for _, n := range s.e.notes {
+		found = found || strings.Contains(n, "2 IP fragments")
+	}
+	if !found {
+		t.Errorf("notes %q do not count the 2 fragments", s.e.notes)
+	}
+}
+
+// TestIPv6FragmentsDiscarded: an IPv6 packet with a Fragment header (next
+// header 44) is a fragment, discarded and counted as IPv4 fragments are
+// (WIRE-ENC-5, AMB-33), not a frame of another protocol.
+func TestIPv6FragmentsDiscarded(t *testing.T) {
+	s := newScene(t, scenePICS)
+	for i, offM := range []uint16{0x0001, 0x0010} { // the first of several; a later one
+		p := &wire.Packet{IsIPv6: true}
+		p.IP6 = wire.IPv6{TrafficClass: 4<<2 | 2, HopLimit: 64, Src: [16]byte{0xfd, 15: sceneT}, Dst: [16]byte{0xfd, 15: sceneD}}
+		p.BTH = wire.BTH{Opcode: wire.OpWriteOnly, PKey: 0xFFFF, DestQP: sceneDQP, PSN: uint32(i + 1), AckReq: true}
+		p.RETH = wire.RETH{VA: 0x1000, RKey: 0x1234, DMALength: 64}
+		p.Payload = make([]byte, 64)
+		p.SetEV(0x100, wire.EVModeSTEV)
+		b, err := wire.Default.Append(nil, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The Fragment header: next header UDP, fragment offset and M
+		// flag, identification.
+		const ip = 14
+		frag := []byte{wire.ProtoUDP, 0, byte(offM >> 8), byte(offM), 0, 0, 0x12, 0x34}
+		b = append(b[:ip+40], append(frag, b[ip+40:]...)...)
+		b[ip+6] = 44
+		binary.BigEndian.PutUint16(b[ip+4:], binary.BigEndian.Uint16(b[ip+4:])+8)
+		s.n++
+		s.ns += 1000
+		s.e.frame(&pcap.Frame{Number: s.n, Timestamp: s.start.Add(time.Duration(s.ns)), Data: b, Length: len(b)}, s.in)
+	}
+	s.report()
+	if s.e.fragments != 2 || s.e.notMRC != 0 {
+		t.Errorf("%d fragments and %d frames not MRC, want the 2 fragments", s.e.fragments, s.e.notMRC)
 	}
 	found := false
 	for _, n := range s.e.notes {

@@ -126,7 +126,9 @@ func (p *Packet) DSCP() uint8 { return p.tos() >> 2 }
 func (p *Packet) ECN() uint8 { return p.tos() & 3 }
 
 // Offsets returns the byte offsets of the inner IP header, UDP header and
-// BTH in the decoded frame, for tools that annotate bytes.
+// BTH in the decoded frame, for tools that annotate bytes; 0 for a header
+// decoding did not reach. A frame rejected for its IP header's protocol or
+// next header (an IPv6 fragment, say) keeps that header's offset.
 func (p *Packet) Offsets() (ip, udp, bth int) { return p.ipOff, p.udpOff, p.bthOff }
 
 // Parts of a Packet that a decode may leave untouched; Decode zeroes the
@@ -338,6 +340,10 @@ func (p *Packet) decodeIPv6Stack(c *Codec, b []byte, off int) (end int, err erro
 		return end, nil
 	case ProtoIPv6, ProtoRouting:
 	default:
+		// Read whole, as an IPv4 header whose protocol is not UDP: its
+		// offset lets a judge discard a fragment (next header 44) and
+		// tools show the header.
+		p.ipOff = off
 		return 0, errAt(ErrUnsupported, "IPv6", off, "next_header", ReqENC1,
 			"next header %d, want UDP (17), IPv6 (41) or routing (43)", p.IP6.NextHeader)
 	}
@@ -356,6 +362,7 @@ func (p *Packet) decodeIPv6Stack(c *Codec, b []byte, off int) (end int, err erro
 		return 0, err
 	}
 	if p.IP6.NextHeader != ProtoUDP {
+		p.ipOff = inner
 		return 0, errAt(ErrUnsupported, "IPv6", inner, "next_header", ReqENC2,
 			"inner next header %d, want UDP (17)", p.IP6.NextHeader)
 	}

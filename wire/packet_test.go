@@ -615,3 +615,43 @@ func TestIgnoredBTHFields(t *testing.T) {
 		t.Errorf("ignored fields reported: %v", v)
 	}
 }
+
+// TestIPv6FragmentHeaderOffsets (WIRE-ENC-5): an IPv6 packet with a
+// Fragment header (next header 44), plain or inside SRv6, is rejected as
+// before (another next header than UDP, unsupported), and keeps its IPv6
+// header's offset, so that a judge tells it for a fragment to discard.
+func TestIPv6FragmentHeaderOffsets(t *testing.T) {
+	plain := samplePackets()[0]
+	plain.IsIPv6 = true
+	srv6 := plain
+	srv6.SRv6 = true
+	for _, c := range []struct {
+		name string
+		p    Packet
+		ip   int
+		req  ReqID
+	}{
+		{"IPv6", plain, 14, ReqENC1},
+		{"SRv6 inner", srv6, 14 + 40, ReqENC2},
+	} {
+		b, err := Default.Append(nil, &c.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frag := []byte{ProtoUDP, 0, 0, 1, 0, 0, 0x12, 0x34} // offset 0, M set
+		b = append(b[:c.ip+40], append(frag, b[c.ip+40:]...)...)
+		b[c.ip+6] = 44
+		for off := 14; off <= c.ip; off += 40 { // each IPv6 header's payload grows by 8
+			binary.BigEndian.PutUint16(b[off+4:], binary.BigEndian.Uint16(b[off+4:])+8)
+		}
+		var p Packet
+		err = Default.Decode(b, &p)
+		var e *Error
+		if !errors.As(err, &e) || !errors.Is(err, ErrUnsupported) || e.Field != "next_header" || e.Req != c.req {
+			t.Errorf("%s: %v, want next_header unsupported (%s)", c.name, err, c.req)
+		}
+		if ip, udp, _ := p.Offsets(); ip != c.ip || udp != 0 || !p.IsIPv6 || p.IP6.NextHeader != 44 {
+			t.Errorf("%s: offsets ip %d udp %d, IPv6 %v next header %d; want ip %d, udp 0, IPv6, 44", c.name, ip, udp, p.IsIPv6, p.IP6.NextHeader, c.ip)
+		}
+	}
+}
