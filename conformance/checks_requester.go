@@ -289,7 +289,9 @@ func resendAcked(e *engine, x *sentCtx) {
 
 // resendSame checks REQ-PSN-2: a resend repeats the original. Its state:
 // the PSN record's header fingerprint and payload identity (taken from the
-// first whole copy).
+// first whole copy whose size is no finding: a copy with a wrong pad count
+// or payload size is reported as such, and a resend that corrects it
+// repeats the write the requester meant).
 func resendSame(e *engine, x *sentCtx) {
 	if !x.tracked {
 		return
@@ -300,14 +302,14 @@ func resendSame(e *engine, x *sentCtx) {
 		e.failWhy(rRtxSame_REQ_PSN_2, x.pt, x.req, 0, func(f *Finding) {
 			x.at(f, "the opcode, flags, METH, RETH and ImmDt of frame "+itoa(st.firstFrame), "different headers", st.firstFrame)
 		})
-	case id.ok && !p.Trimmed && !e.samePayload(id, x.r):
+	case id.ok && !p.Trimmed && x.size == sizeOK && !e.samePayload(id, x.r):
 		e.failWhy(rRtxSame_REQ_PSN_2, x.pt, x.req, 0, func(f *Finding) {
 			x.at(f, "the payload of frame "+itoa(st.firstFrame), "a different payload", st.firstFrame)
 		})
 	default:
 		x.pass(cRtxSame, false)
 	}
-	if !id.ok && !p.Trimmed {
+	if !id.ok && !p.Trimmed && x.size == sizeOK {
 		id.keep(x.r)
 	}
 }

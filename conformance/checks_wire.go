@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/wire"
@@ -390,62 +391,119 @@ func init() {
 		check{cs: cDSCP, reqs: []caseReq{rDSCP_WIRE_DSCP_1, rDSCP_WIRE_DSCP_5, rDSCP_EP_GEN_4}, frame: controlClass, frameOn: kUntrimmed, frameOps: []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpAcknowledge, wire.OpEndpointResp, wire.OpProbe}, sent: dscpWrite},
 		check{cs: cWireDCID, reqs: []caseReq{rWireDCID_WIRE_SETH_9, rWireDCID_RSP_SACK_6}, frame: dpdcid, frameOps: []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpProbe}, feedback: feedbackDCID, probe: probeDCID},
 		check{cs: cWirePKey, reqs: []caseReq{rWirePKey_WIRE_BTH_12}, frame: endpointPKey, frameSelf: true, frameOps: []wire.Opcode{wire.OpEndpointReq, wire.OpEndpointResp}, sent: writePKey, feedback: feedbackPKey, probe: probePKey},
-		check{cs: cWireMSG, codec: []wire.ReqID{wire.ReqRETH2}, reqs: []caseReq{rWireMSG_REQ_SEG_2, rWireMSG_WIRE_RETH_2, rWireMSG_WIRE_PAY_2}, msg: messageShape},
+		check{cs: cWireMSG, codec: []wire.ReqID{wire.ReqPAY2}, reqs: []caseReq{rWireMSG_REQ_SEG_2, rWireMSG_WIRE_RETH_2, rWireMSG_WIRE_PAY_2}, msg: messageShape},
 		check{cs: cWireMETH, reqs: []caseReq{rWireMETH_WIRE_METH_2, rWireMETH_REQ_PSN_3}, msg: messageMSN},
 		check{cs: cWIMMOrd, reqs: []caseReq{rWIMMOrd_WIRE_METH_3}, msg: messageRQMSN},
 	)
 }
 
-// payloadSize checks WIRE-PAY-1. Its state: flow.mtu, the path MTU
-// inferred from the connection's FIRST and MIDDLE packets.
-func payloadSize(e *engine, x *sentCtx) {
-	p, fl := x.p, x.fl
+// sizeFault is what a write's payload size breaks. It is found once per
+// write (sendWrite) and reported once, by the codec or by payloadSize;
+// the checks that add a message's sizes up (messageShape) or compare a
+// resend's payload (resendSame) pass over a write whose size is a
+// finding, so that one wrong pad count or size is one finding.
+type sizeFault uint8
+
+const (
+	sizeOK      sizeFault = iota
+	sizePad               // the codec found the pad count wrong (WIRE-BTH-9): the payload's length is unknown
+	sizeNone              // the codec found a FIRST or MIDDLE without payload (WIRE-PAY-1)
+	sizeDMA               // the codec found the payload beyond the message's dma_length (WIRE-PAY-2)
+	sizeNotMTU            // a FIRST or MIDDLE of other than one path MTU (WIRE-PAY-1)
+	sizeEmpty             // a LAST without payload (WIRE-PAY-1)
+	sizeOverMTU           // more than the path MTU (WIRE-PAY-1)
+)
+
+// writeSize returns the sizeFault of a write, against the path MTU
+// (pathMTU); before the connection shows one, a FIRST or MIDDLE must carry
+// one of the sizes a path MTU can have.
+func (e *engine) writeSize(fl *flow, r *pcap.Record) sizeFault {
+	p := &r.Packet
 	if p.Trimmed {
-		return
+		return sizeOK
 	}
-	n, op := len(p.Payload), p.BTH.Opcode
-	mtu, declared := fl.mtu, false
-	if m := e.pics.Parameters.PathMTU; m != nil {
-		mtu, declared = *m, true
-	}
-	const notMTU, empty, overMTU = 1, 2, 3
-	bad := 0
-	switch op {
-	case wire.OpWriteFirst, wire.OpWriteMiddle:
-		if mtu == 0 && n > 0 {
-			fl.mtu, mtu = n, n
+	for _, v := range r.Violations {
+		switch v.Req {
+		case wire.ReqBTH9:
+			return sizePad
+		case wire.ReqPAY1:
+			return sizeNone
+		case wire.ReqPAY2:
+			return sizeDMA
 		}
-		if n != mtu {
-			bad = notMTU
+	}
+	n, mtu := len(p.Payload), e.pathMTU(fl)
+	switch p.BTH.Opcode {
+	case wire.OpWriteFirst, wire.OpWriteMiddle:
+		if n != mtu && (mtu != 0 || !slices.Contains(pathMTUs, n)) {
+			return sizeNotMTU
 		}
 	case wire.OpWriteLast, wire.OpWriteLastImm:
 		if n == 0 {
-			bad = empty
+			return sizeEmpty
 		}
 	}
-	limit := 4096
+	if n > payloadLimit(mtu) {
+		return sizeOverMTU
+	}
+	return sizeOK
+}
+
+// payloadLimit is the most payload a write may carry: the path MTU, or
+// the largest a path MTU can be when it is not known.
+func payloadLimit(mtu int) int {
 	if mtu > 0 {
-		limit = mtu
+		return mtu
 	}
-	if bad == 0 && n > limit {
-		bad = overMTU
+	return pathMTUs[len(pathMTUs)-1]
+}
+
+// pathMTUs are the sizes a path MTU can have (IBV_QP_PATH_MTU).
+var pathMTUs = []int{256, 512, 1024, 2048, 4096}
+
+// pathMTU returns the connection's path MTU: the PICS's, else the one
+// inferred from its FIRST and MIDDLE packets (flow.mtu), else 0.
+func (e *engine) pathMTU(fl *flow) int {
+	if m := e.pics.Parameters.PathMTU; m != nil {
+		return *m
 	}
-	if bad == 0 {
+	return fl.mtu
+}
+
+// payloadSize checks WIRE-PAY-1 on the write's sizeFault, unless the
+// codec reported it. Its state: flow.mtu, the path MTU the connection is
+// seen to use: the payload of its first FIRST or MIDDLE packet of a size
+// a path MTU can have. Without a path MTU in the PICS, sizes are judged
+// against it.
+func payloadSize(e *engine, x *sentCtx) {
+	p, fl := x.p, x.fl
+	if p.Trimmed || x.size == sizePad || x.size == sizeNone || x.size == sizeDMA {
+		return
+	}
+	n, op := len(p.Payload), p.BTH.Opcode
+	declared := e.pics.Parameters.PathMTU != nil
+	if fl.mtu == 0 && (op == wire.OpWriteFirst || op == wire.OpWriteMiddle) && slices.Contains(pathMTUs, n) {
+		fl.mtu = n
+	}
+	if x.size == sizeOK {
 		x.pass(cWirePAY, false)
 		return
 	}
+	mtu := e.pathMTU(fl)
 	e.failWhy(rWirePAY_WIRE_PAY_1, x.pt, x.req, 0, func(f *Finding) {
 		f.PSN, f.Expected = u32p(p.BTH.PSN), "a payload size the opcode allows"
 		if !declared {
 			f.Expected += " (path MTU inferred from the connection's FIRST/MIDDLE packets)"
 		}
-		switch bad {
-		case notMTU:
+		switch {
+		case x.size == sizeNotMTU && mtu == 0:
+			f.Observed = fmt.Sprintf("%s with %d bytes, which is no path MTU (256, 512, 1024, 2048 or 4096)", op, n)
+		case x.size == sizeNotMTU:
 			f.Observed = fmt.Sprintf("%s with %d bytes, want exactly the path MTU %d", op, n, mtu)
-		case empty:
+		case x.size == sizeEmpty:
 			f.Observed = fmt.Sprintf("%s with no payload", op)
 		default:
-			f.Observed = fmt.Sprintf("%s with %d bytes, more than the path MTU %d", op, n, limit)
+			f.Observed = fmt.Sprintf("%s with %d bytes, more than the path MTU %d", op, n, payloadLimit(mtu))
 		}
 	})
 }
@@ -568,20 +626,93 @@ func messageShape(e *engine, c *msgCtx) {
 				return fmt.Sprintf("r_key 0x%x, dma_length %d as in the first packet", m.rkey, m.dmaLen), fmt.Sprintf("r_key 0x%x, dma_length %d", p.RETH.RKey, p.RETH.DMALength)
 			})
 		}
-		if c.bytesOK && p.RETH.VA != m.va0+c.bytes {
-			c.fail(e, rWireMSG_WIRE_RETH_2, func() (string, string) {
-				return fmt.Sprintf("va 0x%x (start + %d bytes)", m.va0+c.bytes, c.bytes), fmt.Sprintf("va 0x%x", p.RETH.VA)
-			})
+		if want, ok := misplaced(e, c); ok {
+			c.fail(e, rWireMSG_WIRE_RETH_2, func() (string, string) { return want, fmt.Sprintf("va 0x%x", p.RETH.VA) })
 		}
 	case msgEnd:
-		if m.bytesOK && m.bytes != uint64(m.dmaLen) {
+		if n, ok := missized(e, c); ok {
 			c.fail(e, rWireMSG_WIRE_PAY_2, func() (string, string) {
-				return fmt.Sprintf("payloads summing to dma_length %d", m.dmaLen), fmt.Sprintf("%d bytes", m.bytes)
+				return fmt.Sprintf("payloads summing to dma_length %d", m.dmaLen), fmt.Sprintf("%d bytes", n)
 			})
 			return
 		}
 		e.ok(cWireMSG, c.pt, c.node, false)
 	}
+}
+
+// msgMTUs returns the path MTUs by which packet k of the message may be
+// placed, 0 for each not known: the PICS's, the one the connection's
+// FIRST and MIDDLE packets show (flow.mtu), and the distance between the
+// va of the message's first two packets, once the second's is judged
+// (msgState.stride). When they differ, the packets of the wrong size are
+// WIRE-PAY-1 findings of their own, and a packet placed by any of them
+// is not failed again.
+func msgMTUs(e *engine, c *msgCtx) [3]uint64 {
+	var out [3]uint64
+	if m := e.pics.Parameters.PathMTU; m != nil {
+		out[0] = uint64(*m)
+	}
+	out[1], out[2] = uint64(c.fl.mtu), c.m.stride
+	return out
+}
+
+// misplaced reports whether the write's va is not where packet k of its
+// message belongs (WIRE-RETH-2), and where it would be: the message's va
+// plus the payload bytes of packets 0 to k-1 (c.bytes, known when no
+// packet before was trimmed), which is k path MTUs (msgMTUs) when each of
+// those carries one. When one of them did not (c.sizeSeen: its size is a
+// finding of its own), the sum alone judges nothing: a packet after it
+// is not failed for it.
+func misplaced(e *engine, c *msgCtx) (string, bool) {
+	va, va0, k := c.p.RETH.VA, c.m.va0, uint64(wire.PSNDiff(c.psn, c.m.firstPSN))
+	if c.bytesOK && va == va0+c.bytes {
+		return "", false
+	}
+	want := ""
+	if c.bytesOK && !c.sizeSeen {
+		want = fmt.Sprintf("va 0x%x (start + %d bytes)", va0+c.bytes, c.bytes)
+	}
+	for _, mtu := range msgMTUs(e, c) {
+		switch {
+		case mtu == 0:
+		case va == va0+k*mtu:
+			return "", false
+		case want == "":
+			want = fmt.Sprintf("va 0x%x (start + %d × path MTU %d)", va0+k*mtu, k, mtu)
+		}
+	}
+	return want, want != ""
+}
+
+// missized reports whether the payloads of the message ending now do not
+// sum to its dma_length (WIRE-PAY-2), and the bytes they sum to: the
+// payloads seen (when none was trimmed), or k path MTUs (msgMTUs) and
+// the last packet's, which is the same unless a packet before the last
+// had the wrong size, a finding of its own (c.sizeSeen); then either
+// summing to dma_length is taken. An ONLY's payload against its
+// dma_length, and a packet's beyond it, are the codec's findings
+// (sizeDMA), and a last packet whose size is a finding is not judged
+// again.
+func missized(e *engine, c *msgCtx) (uint64, bool) {
+	m, p := c.m, c.p
+	k, want := uint64(wire.PSNDiff(c.psn, m.firstPSN)), uint64(m.dmaLen)
+	if k == 0 || m.dmaSeen || c.size != sizeOK || p.Trimmed || (m.bytesOK && m.bytes == want) {
+		return 0, false
+	}
+	n, judged := m.bytes, m.bytesOK && !c.sizeSeen
+	for _, mtu := range msgMTUs(e, c) {
+		if mtu == 0 {
+			continue
+		}
+		x := k*mtu + uint64(len(p.Payload))
+		if x == want {
+			return 0, false
+		}
+		if !judged {
+			n, judged = x, true
+		}
+	}
+	return n, judged
 }
 
 // messageMSN checks WIRE-METH-2 (one MSN per message, +1 per message) and

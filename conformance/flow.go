@@ -248,7 +248,10 @@ type msgState struct {
 	rkey      uint32
 	dmaLen    uint32
 	bytes     uint64
-	bytesOK   bool
+	bytesOK   bool   // no write of the message so far was trimmed
+	sizeSeen  bool   // a write of the message so far had its size reported (sizeFault)
+	dmaSeen   bool   // ... its payload beyond dma_length (sizeDMA)
+	stride    uint64 // the second packet's va less the first's (msgMTUs)
 	firstFr   int
 	firstNs   int64
 	havePrev  bool
@@ -307,7 +310,7 @@ type flow struct {
 	lastNewNs    int64
 	dynMPR       []unaEvent // (mpr, time) reusing unaEvent.una for the value
 	msg          msgState
-	mtu          int
+	mtu          int // the path MTU the connection is seen to use (payloadSize)
 
 	// Responder side.
 	rKnown     bool

@@ -309,7 +309,7 @@ func TestJudgeRequirementsExist(t *testing.T) {
 	// take it for a citation.
 	unknown := "WIRE-" + "XYZ-99"
 	names := codecNames()
-	names[wire.ReqRETH2] = unknown
+	names[wire.ReqPAY2] = unknown
 	var ue *UnknownRequirementError
 	if err := checkJudgeRequirements(names, hooks.codecJudged); !errors.As(err, &ue) || ue.ID != unknown {
 		t.Errorf("a codec requirement %s: checkJudgeRequirements = %v", unknown, err)

@@ -46,8 +46,8 @@ func TestRequirementIDText(t *testing.T) {
 	if got := CodecRequirement(wire.NumReqs); got != "WIRE-BTH-1" {
 		t.Errorf("CodecRequirement(NumReqs) = %s", got)
 	}
-	if got := CodecRequirement(wire.ReqRETH2); got != "WIRE-RETH-2" {
-		t.Errorf("CodecRequirement(ReqRETH2) = %s", got)
+	if got := CodecRequirement(wire.ReqPAY2); got != "WIRE-PAY-2" {
+		t.Errorf("CodecRequirement(ReqPAY2) = %s", got)
 	}
 }
 

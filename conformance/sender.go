@@ -52,6 +52,7 @@ type sentCtx struct {
 	nack       pendingNACK // on a resend: the NACK that was pending for the PSN (frame 0: none)
 	tracked    bool        // a resend of an outstanding PSN the table holds, not selectively acknowledged
 	timedOut   bool        // tracked, with no loss signal, a base timeout or more after its previous send
+	size       sizeFault   // what the write's payload size breaks, if anything (writeSize)
 }
 
 // fill fills in a finding about the write (in a failWhy or undecidedWhy
@@ -72,6 +73,7 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 	x := &e.sx
 	*x = sentCtx{judgedRow: judgedRow{e.row(pt, req)}, pt: pt, fl: fl, req: req, r: r, p: p, psn: p.BTH.PSN, ev: r.EV, t: e.now}
 	psn, t := x.psn, x.t
+	x.size = e.writeSize(fl, r)
 	x.st = fl.psns.get(psn)
 	x.acked = fl.haveUna && !psnAfter(psn, fl.una)
 	x.isNew = x.st == nil && !x.acked && (!fl.haveMax || psnAfter(psn, fl.maxSent))
@@ -140,7 +142,7 @@ func (e *engine) sentNew(x *sentCtx) {
 	} else {
 		ok, jumped := fl.psns.put(psn, psnInfo{firstFrame: e.frameNo, lastFrame: e.frameNo, lastNs: x.t, lastEV: x.ev, sends: 1,
 			hdrFP: headerFP(p)})
-		if ok && !p.Trimmed && fl.psns.get(psn) != nil {
+		if ok && !p.Trimmed && x.size == sizeOK && fl.psns.get(psn) != nil {
 			fl.psns.payload(psn).keep(x.r)
 		}
 		if jumped {
@@ -263,8 +265,10 @@ type msgCtx struct {
 	// follows: the message starts right after a complete previous one
 	// (m.prev*); qpFirst: it is the QP's first, in a capture from QP start.
 	follows, qpFirst bool
-	bytes            uint64 // the message's bytes before this write
-	bytesOK          bool   // ... all whole
+	bytes            uint64    // the message's bytes before this write
+	bytesOK          bool      // ... all whole
+	sizeSeen         bool      // a write before this one had its size reported (sizeFault)
+	size             sizeFault // this write's
 }
 
 type msgPhase uint8
@@ -297,6 +301,7 @@ func (e *engine) message(x *sentCtx) {
 		m.active = true
 		m.msn, m.rqmsn, m.firstPSN, m.firstFr = p.METH.MSN, p.METH.RQMSN, psn, e.frameNo
 		m.va0, m.rkey, m.dmaLen, m.bytes, m.bytesOK = p.RETH.VA, p.RETH.RKey, p.RETH.DMALength, 0, true
+		m.sizeSeen, m.dmaSeen, m.stride = false, false, 0
 		m.firstNs = e.now
 		c.phase, c.follows = msgStart, m.havePrev
 		c.qpFirst = !m.havePrev && fl.startKnown && psn == fl.firstPSN && e.pics.Capture.FromQPStart
@@ -308,13 +313,18 @@ func (e *engine) message(x *sentCtx) {
 	default:
 		c.phase = msgInside
 	}
-	c.bytes, c.bytesOK = m.bytes, m.bytesOK
+	c.bytes, c.bytesOK, c.sizeSeen, c.size = m.bytes, m.bytesOK, m.sizeSeen, x.size
 	if p.Trimmed {
 		m.bytesOK = false
 	}
+	m.sizeSeen = m.sizeSeen || x.size != sizeOK
+	m.dmaSeen = m.dmaSeen || x.size == sizeDMA
 	m.bytes += uint64(len(p.Payload))
 	m.nextPSN = wire.PSNAdd(psn, 1)
 	e.runMsg(c)
+	if c.phase == msgInside && psn == wire.PSNAdd(m.firstPSN, 1) && p.RETH.VA > m.va0 {
+		m.stride = p.RETH.VA - m.va0 // for msgMTUs, once this va is judged
+	}
 	if !op.IsLast() {
 		return
 	}

@@ -234,8 +234,10 @@ func TestBadICRCNoKnockOn(t *testing.T) {
 var bothDUTPICS = strings.Replace(scenePICS, `"dut": ["D"]`, `"dut": ["T", "D"]`, 1)
 
 // TestPayloadBeyondDMALengthOnce: a WRITE_ONLY whose payload exceeds its
-// dma_length breaks WIRE-RETH-2 once; the judge reports it once, not in
-// the codec's two wordings.
+// dma_length breaks WIRE-PAY-2 (its message's payloads sum to more than
+// dma_length) once; the judge reports it once, not also as the message's
+// sum nor under WIRE-RETH-2, which is about the RETHs of a message's
+// packets agreeing.
 func TestPayloadBeyondDMALengthOnce(t *testing.T) {
 	s := newScene(t, bothDUTPICS)
 	p := &wire.Packet{}
@@ -245,18 +247,7 @@ func TestPayloadBeyondDMALengthOnce(t *testing.T) {
 	p.Payload = make([]byte, 64)
 	p.SetEV(0x100, wire.EVModeSTEV)
 	n := s.emitMutated(sceneT, sceneD, p, 1000, func([]byte) {})
-	rep := s.report()
-	count := 0
-	for _, r := range rep.Results {
-		for _, f := range r.Findings {
-			if f.Frame == n && f.Requirement == "WIRE-RETH-2" {
-				count++
-			}
-		}
-	}
-	if count != 1 {
-		t.Errorf("%d WIRE-RETH-2 findings on frame %d, want 1", count, n)
-	}
+	wantFindings(t, s.report(), fmt.Sprintf("MRC-WIRE-MSG-001 WIRE-PAY-2 frame %d", n))
 }
 
 // emitMutated is emit with the encoded frame changed by mut.
@@ -278,7 +269,11 @@ func (s *scene) emitMutated(from, to byte, p *wire.Packet, gap int64, mut func([
 
 // TestOneFindingPerViolation: no frame of any repository capture carries
 // two findings for one requirement (the same violation reported twice,
-// in two wordings or under two cases).
+// in two wordings or under two cases), nor two for its pad count and
+// payload size (sizeFault: WIRE-BTH-9, WIRE-PAY-1, WIRE-PAY-2 are one
+// finding per write). TestWrongPadCountOnce and TestSingleFaultOneFinding
+// check, on crafted messages, that one wrong field is one finding in all,
+// none on the correct writes after it.
 func TestOneFindingPerViolation(t *testing.T) {
 	for _, c := range goldenCaptures(t) {
 		for _, pics := range picsFor(c) {
@@ -310,6 +305,28 @@ func TestOneFindingPerViolation(t *testing.T) {
 					seen[k][psn] = r.Case.ID + ": " + f.Observed
 				}
 			}
+			oneSizeFinding(t, fmt.Sprintf("%s (%s PICS)", c, pics), rep)
+		}
+	}
+}
+
+// oneSizeFinding fails when a frame has findings under two of WIRE-BTH-9,
+// WIRE-PAY-1 and WIRE-PAY-2: a write's pad count and payload size are
+// one finding (sizeFault).
+func oneSizeFinding(t *testing.T, name string, rep *Report) {
+	t.Helper()
+	size := map[RequirementID]bool{"WIRE-BTH-9": true, "WIRE-PAY-1": true, "WIRE-PAY-2": true}
+	seen := map[string]RequirementID{}
+	for _, r := range rep.Results {
+		for _, f := range r.Findings {
+			if f.Frame == 0 || f.Verdict == Inconclusive || !size[f.Requirement] {
+				continue
+			}
+			k := fmt.Sprintf("%d %s", f.Frame, f.Node)
+			if prev, ok := seen[k]; ok && prev != f.Requirement {
+				t.Errorf("%s frame %d: %s and %s for one write's size", name, f.Frame, prev, f.Requirement)
+			}
+			seen[k] = f.Requirement
 		}
 	}
 }

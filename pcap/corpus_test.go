@@ -97,7 +97,7 @@ func decodeReqs(c *wire.Codec, frame []byte) []string {
 // wire reports exactly the requirement IDs its name cites: none for the
 // valid capture, the cited ones for each malformed frame (WIRE-ENC-1,
 // WIRE-ENC-2, WIRE-LEN-1, WIRE-UDP-1, WIRE-UDP-3, WIRE-BTH-1..9,
-// WIRE-METH-1, WIRE-TSETH-1, WIRE-RETH-1, WIRE-RETH-2, WIRE-SETH-1,
+// WIRE-METH-1, WIRE-TSETH-1, WIRE-RETH-1, WIRE-PAY-2, WIRE-SETH-1,
 // WIRE-SETH-3, WIRE-NETH-1, WIRE-NETH-2, WIRE-AETH-2, WIRE-ERTH-1,
 // WIRE-EP-1, WIRE-GEN-2, WIRE-OP-2, WIRE-ICRC-1).
 func TestCorpusBreaksWhatItSays(t *testing.T) {

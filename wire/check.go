@@ -127,31 +127,49 @@ func (c *Codec) check(b []byte, p *Packet, dst []Violation, withICRC, computed b
 type addFunc func(req ReqID, hdr string, off int, field, format string, args ...any)
 
 func (c *Codec) checkWrite(b []byte, p *Packet, add addFunc) {
-	h, op := &p.BTH, p.BTH.Opcode
 	if p.Trimmed {
 		return // the pad count describes the payload the trim removed
 	}
-	n := len(p.Payload)
-	if (n+int(h.PadCount))%4 != 0 || (n > 0 && int(h.PadCount) != -n&3) {
-		add(ReqBTH9, "BTH", p.bthOff+1, "pad_cnt", "pad count %d with %d payload bytes, want %d", h.PadCount, n, -n&3)
+	if padOK(b, p, add) {
+		checkPayloadSize(p, add)
+	}
+	if p.TSETH.Rsvd != 0 {
+		add(ReqGEN2, "TSETH", p.bthOff+BTHLen+METHLen, "reserved", "reserved bits 0x%03x set", p.TSETH.Rsvd)
+	}
+}
+
+// padOK checks a write's pad count and pad bytes (WIRE-BTH-9). When
+// either is wrong, the payload's length is unknown: its size is not
+// judged, so that the wrong pad count is one finding.
+func padOK(b []byte, p *Packet, add addFunc) bool {
+	n, pad := len(p.Payload), int(p.BTH.PadCount)
+	if (n+pad)%4 != 0 || (n > 0 && pad != -n&3) {
+		add(ReqBTH9, "BTH", p.bthOff+1, "pad_cnt", "pad count %d with %d payload bytes, want %d", pad, n, -n&3)
+		return false
 	}
 	for i := p.hdrEnd + n; i < p.padEnd; i++ {
 		if b[i] != 0 {
 			add(ReqBTH9, "payload", i, "pad", "pad byte 0x%02x, want 0", b[i])
-			break
+			return false
 		}
 	}
+	return true
+}
+
+// checkPayloadSize checks what one packet tells of its payload's size: a
+// FIRST or MIDDLE carries some (WIRE-PAY-1), and the payloads of a
+// message sum to its dma_length (WIRE-PAY-2): an ONLY's own payload is
+// the sum, and no packet's exceeds it.
+func checkPayloadSize(p *Packet, add addFunc) {
+	n, op := len(p.Payload), p.BTH.Opcode
 	if n == 0 && (op == OpWriteFirst || op == OpWriteMiddle) {
 		add(ReqPAY1, "payload", p.hdrEnd, "", "%s with no payload", op)
 	}
-	if (op == OpWriteOnly || op == OpWriteOnlyImm) && int64(p.RETH.DMALength) != int64(n) {
-		add(ReqRETH2, "RETH", p.bthOff+BTHLen+METHLen, "dma_length", "%s dma_length %d, payload %d bytes", op, p.RETH.DMALength, n)
-	}
-	if int64(n) > int64(p.RETH.DMALength) {
-		add(ReqRETH2, "RETH", p.bthOff+BTHLen+METHLen, "dma_length", "payload %d bytes exceeds dma_length %d", n, p.RETH.DMALength)
-	}
-	if p.TSETH.Rsvd != 0 {
-		add(ReqGEN2, "TSETH", p.bthOff+BTHLen+METHLen, "reserved", "reserved bits 0x%03x set", p.TSETH.Rsvd)
+	switch {
+	case (op == OpWriteOnly || op == OpWriteOnlyImm) && int64(p.RETH.DMALength) != int64(n):
+		add(ReqPAY2, "RETH", p.bthOff+BTHLen+METHLen, "dma_length", "%s dma_length %d, payload %d bytes", op, p.RETH.DMALength, n)
+	case int64(n) > int64(p.RETH.DMALength):
+		add(ReqPAY2, "RETH", p.bthOff+BTHLen+METHLen, "dma_length", "payload %d bytes exceeds dma_length %d", n, p.RETH.DMALength)
 	}
 }
 

@@ -136,8 +136,8 @@ func TestMutantViolationOffsets(t *testing.T) {
 			return append(b[:n:n], append([]byte{0}, b[n:]...)...)
 		}, ReqBTH9, "BTH", 43, "pad_cnt", "pad count 0 with 1025 payload bytes, want 3"},
 		{"empty middle", OpWriteMiddle, func(p *Packet) { p.Payload = nil }, nil, ReqPAY1, "payload", 74, "", ""},
-		{"dma_length of an only", OpWriteOnly, func(p *Packet) { p.RETH.DMALength = 5000 }, nil, ReqRETH2, "RETH", 58, "dma_length", "dma_length 5000, payload 1021"},
-		{"payload past dma_length", OpWriteFirst, func(p *Packet) { p.RETH.DMALength = 1000 }, nil, ReqRETH2, "RETH", 58, "dma_length", "exceeds"},
+		{"dma_length of an only", OpWriteOnly, func(p *Packet) { p.RETH.DMALength = 5000 }, nil, ReqPAY2, "RETH", 58, "dma_length", "dma_length 5000, payload 1021"},
+		{"payload past dma_length", OpWriteFirst, func(p *Packet) { p.RETH.DMALength = 1000 }, nil, ReqPAY2, "RETH", 58, "dma_length", "exceeds"},
 		{"TSETH reserved", OpWriteMiddle, func(p *Packet) { p.BTH.TSPresent, p.TSETH.Rsvd = true, 1 }, nil, ReqGEN2, "TSETH", 58, "reserved", ""},
 		{"AETH bit 7", OpAcknowledge, func(p *Packet) { p.AETH.Syndrome = 0x9F }, nil, ReqAETH1, "AETH", 54, "syndrome", ""},
 		{"SACK m = 3", OpSACK, func(p *Packet) { p.SETH.M = 3 }, nil, ReqSETH3, "SETH", 55, "m", ""},

@@ -323,7 +323,7 @@ func TestCheckViolations(t *testing.T) {
 		{"ack credit", OpAcknowledge, func(p *Packet) { p.AETH.Syndrome = 0 }, nil, "WIRE-AETH-2"},
 		{"aeth bit 7", OpAcknowledge, func(p *Packet) { p.AETH.Syndrome = 0x9F }, nil, "WIRE-AETH-1"},
 		{"empty first", OpWriteFirst, func(p *Packet) { p.Payload = nil }, nil, "WIRE-PAY-1"},
-		{"only dma_length", OpWriteOnly, func(p *Packet) { p.RETH.DMALength = 5000 }, nil, "WIRE-RETH-2"},
+		{"only dma_length", OpWriteOnly, func(p *Packet) { p.RETH.DMALength = 5000 }, nil, "WIRE-PAY-2"},
 		{"tseth reserved", OpWriteMiddle, func(p *Packet) { p.BTH.TSPresent, p.TSETH.Rsvd = true, 1 }, nil, "WIRE-GEN-2"},
 		{"udp checksum", OpWriteOnly, func(p *Packet) { p.UDP.Checksum = 0x1234 }, nil, "WIRE-UDP-3"},
 		{"icrc", OpWriteOnly, nil, func(b []byte, p *Packet) { b[len(b)-1] ^= 1 }, "WIRE-ICRC-1"},

@@ -34,7 +34,7 @@ func TestReqIDsInRegistry(t *testing.T) {
 		t.Error(err)
 	}
 	unknown := reqText
-	unknown[ReqRETH2] = "WIRE-" + "RETH-99" // split: not a citation (spec's TestCitedIDsExist)
+	unknown[ReqPAY2] = "WIRE-" + "PAY-99" // split: not a citation (spec's TestCitedIDsExist)
 	if err := checkReqTexts(unknown[:]); err == nil {
 		t.Error("a planted ID the registry lacks passed")
 	}

@@ -727,25 +727,31 @@ function mrc.dissector(tvb, pinfo, tree)
 		finding(bt, E.value, "WIRE-BTH-5", "RTX flag on " .. name .. ", which is never retransmitted")
 	end
 	if write then
+		-- a wrong pad count or pad byte leaves the payload's length
+		-- unknown: its size is not judged (one finding, as the codec)
+		local padok = true
 		if (plen + pad) % 4 ~= 0 or (plen > 0 and pad ~= (4 - plen % 4) % 4) then
 			finding(bt, E.length, "WIRE-BTH-9", "pad count " .. pad .. " with " .. plen .. " payload bytes")
+			padok = false
 		end
 		for i = off + plen, stop - 1 do
-			if tvb(i, 1):uint() ~= 0 then
-				finding(t, E.value, "WIRE-BTH-9", "pad byte " .. hex(tvb(i, 1):uint(), 2) .. ", want 0")
+			if not padok then
 				break
 			end
+			if tvb(i, 1):uint() ~= 0 then
+				finding(t, E.value, "WIRE-BTH-9", "pad byte " .. hex(tvb(i, 1):uint(), 2) .. ", want 0")
+				padok = false
+			end
 		end
-		if trimmed == 0 then
+		if trimmed == 0 and padok then
 			local dma = vals["RETH"]["dma_length"]
 			if plen == 0 and NEED_PAYLOAD[op] then
 				finding(t, E.length, "WIRE-PAY-1", name .. " with no payload")
 			end
 			if ONLY[op] and dma ~= plen then
-				finding(items["RETH"], E.length, "WIRE-RETH-2", name .. " dma_length " .. dma .. ", payload " .. plen .. " bytes")
-			end
-			if plen > dma then
-				finding(items["RETH"], E.length, "WIRE-RETH-2", "payload " .. plen .. " bytes exceeds dma_length " .. dma)
+				finding(items["RETH"], E.length, "WIRE-PAY-2", name .. " dma_length " .. dma .. ", payload " .. plen .. " bytes")
+			elseif plen > dma then
+				finding(items["RETH"], E.length, "WIRE-PAY-2", "payload " .. plen .. " bytes exceeds dma_length " .. dma)
 			end
 		end
 	elseif stop > off and trimmed == 0 then

@@ -515,7 +515,7 @@ func (m *malformed) frames() {
 	f[m.bth4+1] |= 0x30
 	p = m.base(v4)
 	p.RETH.DMALength = 4096
-	b.add("RDMA_WRITE_ONLY dma_length 4096 with 16 payload bytes (WIRE-RETH-2)", 0, p)
+	b.add("RDMA_WRITE_ONLY dma_length 4096 with 16 payload bytes (WIRE-PAY-2)", 0, p)
 	p = b.pkt(v4, true, 0xa0e4, d.Control)
 	p.BTH = wire.BTH{Opcode: wire.OpAcknowledge, PKey: 0xFFFF, DestQP: qpA, PSN: 5}
 	p.AETH = wire.AETH{Syndrome: wire.AETHNoCredit, MSN: 1}
