@@ -17,6 +17,9 @@ import (
 	"github.com/openmrc/mrc/wire"
 )
 
+// maxNotes bounds the capture notes.
+const maxNotes = 100
+
 // Bounds on the state the judge keeps. No field of a packet can make the
 // judge hold more than this; when a bound is hit the affected cases become
 // INCONCLUSIVE and the report says so.
@@ -277,9 +280,11 @@ type engine struct {
 	idx        int  // the current frame's place in judging order (ord)
 	external   bool // idx is set by the caller (a worker of a parallel judge)
 
-	flowsTotal int  // connections tracked, all points
-	entries    int  // entries of all connections' maps, recounted every 1024 frames
-	bounded    bool // a state bound was hit: PASS verdicts are withheld
+	flowsTotal int                  // connections tracked, all points
+	entries    int                  // entries of all connections' maps, recounted every 1024 frames
+	bounded    bool                 // a state bound was hit: PASS verdicts are withheld
+	boundsHit  [numStateBounds]bool // the bounds noted (boundOnce)
+	pointsFull bool                 // MaxPoints was reached and noted
 	nodeNames  map[string]bool
 	addrNode   map[netip.Addr]string // node of an address, cached
 	lastAddr   [2]addrName           // the last two addresses addrNode named
@@ -312,10 +317,15 @@ func newEngine(p *PICS) *engine {
 	return e
 }
 
-// note records a capture note once.
+// note records a capture note once. A note made on a frame builds its
+// text each time: one made again and again goes through a flag of its
+// own (boundOnce, pointsFull) instead.
 func (e *engine) note(f string, a ...any) {
+	if len(e.notes) >= maxNotes {
+		return
+	}
 	s := fmt.Sprintf(f, a...)
-	if e.noteSeen[s] || len(e.notes) >= 100 {
+	if e.noteSeen[s] {
 		return
 	}
 	e.noteSeen[s] = true
@@ -669,18 +679,39 @@ func (e *engine) node(a netip.Addr) string {
 		e.lastAddr[1], e.lastAddr[0] = e.lastAddr[0], addrName{a, n, true}
 		return n
 	}
+	if len(e.nodeNames) >= MaxNodes && e.unseen(a) {
+		e.boundOnce(boundNodes) // one node more, not named: naming allocates
+		return "(other)"
+	}
 	n := e.pics.nodeOf(a)
 	if e.nodeNames[n] {
 		e.cacheNode(a, n)
 		return n
 	}
 	if len(e.nodeNames) >= MaxNodes {
-		e.hitBound(fmt.Sprintf("more than %d nodes: the others are judged together as \"(other)\"", MaxNodes))
+		e.boundOnce(boundNodes)
 		return "(other)"
 	}
 	e.nodeNames[n] = true
 	e.cacheNode(a, n)
 	return n
+}
+
+// unseen reports whether address a, not in addrNode, is an undeclared
+// address whose node no frame named yet. It holds while addrNode has
+// room: every address named is in it, as a or, IPv4, in the other form
+// (the name is that of the unmapped address).
+func (e *engine) unseen(a netip.Addr) bool {
+	if len(e.addrNode) >= MaxNodes || e.pics.declares(a) {
+		return false
+	}
+	u := a.Unmap()
+	other := u
+	if u == a && a.Is4() {
+		other = netip.AddrFrom16(a.As16())
+	}
+	_, seen := e.addrNode[other]
+	return !seen
 }
 
 type addrName struct {
@@ -706,15 +737,60 @@ func (e *engine) hitBound(what string) {
 	e.note("state bound reached: %s; PASS verdicts are withheld (INCONCLUSIVE)", what)
 }
 
-// roomIn reports whether a map of n entries with its own bound may grow,
-// within the global bound; when not, it records the bound.
+// stateBound names a bound that a full table meets on every frame once
+// reached: its note is made once (boundOnce), and each later hit costs a
+// flag test, no text.
+type stateBound uint8
+
+const (
+	boundPending stateBound = iota // a connection's table of MaxPending entries
+	boundPSNs                      // a connection's table of MaxPSNsPerFlow entries
+	boundEVs                       // a connection's table of MaxEVsPerFlow entries
+	boundEntries                   // MaxEntries over all connections
+	boundNodes                     // MaxNodes
+	numStateBounds
+)
+
+// boundOnce records that bound b was reached, noting it the first time.
+func (e *engine) boundOnce(b stateBound) {
+	e.bounded = true
+	if e.boundsHit[b] {
+		return
+	}
+	e.boundsHit[b] = true
+	switch b {
+	case boundPending:
+		e.hitBound(fmt.Sprintf("a connection's table reached %d entries", MaxPending))
+	case boundPSNs:
+		e.hitBound(fmt.Sprintf("a connection's table reached %d entries", MaxPSNsPerFlow))
+	case boundEVs:
+		e.hitBound(fmt.Sprintf("a connection's table reached %d entries", MaxEVsPerFlow))
+	case boundEntries:
+		e.hitBound(fmt.Sprintf("%d entries over all connections", MaxEntries))
+	case boundNodes:
+		e.hitBound(fmt.Sprintf("more than %d nodes: the others are judged together as \"(other)\"", MaxNodes))
+	}
+}
+
+// roomIn reports whether a map of n entries with its own bound (MaxPending,
+// MaxPSNsPerFlow or MaxEVsPerFlow) may grow, within the global bound; when
+// not, it records the bound.
 func (e *engine) roomIn(n, bound int) bool {
 	if n >= bound {
-		e.hitBound(fmt.Sprintf("a connection's table reached %d entries", bound))
+		switch bound {
+		case MaxPending:
+			e.boundOnce(boundPending)
+		case MaxPSNsPerFlow:
+			e.boundOnce(boundPSNs)
+		case MaxEVsPerFlow:
+			e.boundOnce(boundEVs)
+		default:
+			e.hitBound(fmt.Sprintf("a connection's table reached %d entries", bound))
+		}
 		return false
 	}
 	if e.entries >= MaxEntries {
-		e.hitBound(fmt.Sprintf("%d entries over all connections", MaxEntries))
+		e.boundOnce(boundEntries)
 		return false
 	}
 	e.entries++
@@ -751,7 +827,10 @@ func (e *engine) point(name string) *point {
 		return pt
 	}
 	if len(e.points) >= MaxPoints {
-		e.note("more than %d capture points: the frames of the others are not judged", MaxPoints)
+		if !e.pointsFull {
+			e.pointsFull = true
+			e.note("more than %d capture points: the frames of the others are not judged", MaxPoints)
+		}
 		return nil
 	}
 	pt = newPoint(name)

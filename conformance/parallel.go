@@ -777,7 +777,7 @@ func mergeEngines(p *PICS, loc CaptureLocation, ws []*engine, frames, lastNo int
 	}
 	slices.SortStableFunc(notes, func(a, b noteAt) int { return cmp.Compare(a.ord, b.ord) })
 	for _, n := range notes {
-		if !e.noteSeen[n.text] && len(e.notes) < 100 {
+		if !e.noteSeen[n.text] && len(e.notes) < maxNotes {
 			e.noteSeen[n.text] = true
 			e.notes = append(e.notes, n.text)
 			e.noteOrd = append(e.noteOrd, n.ord)

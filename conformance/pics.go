@@ -549,6 +549,12 @@ func (p *PICS) nodeOf(a netip.Addr) string {
 	return a.String()
 }
 
+// declares reports whether the PICS names the node of address a.
+func (p *PICS) declares(a netip.Addr) bool {
+	_, ok := p.byAddr[a.Unmap()]
+	return ok
+}
+
 // isDUT reports whether node is judged.
 func (p *PICS) isDUT(node string) bool {
 	if len(p.DUT) == 0 {
