@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"github.com/openmrc/mrc/internal/testenv"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -173,4 +174,367 @@ func judgeAndReportPeak(t *testing.T, path string) {
 		}
 	}
 	t.Fatal("no VmHWM in /proc/self/status")
+}
+
+// The tests of each named limit on the judge's state (engine.go's bounds,
+// MaxInterfaces, maxSnapshots) beside TestStateBounded's MaxPSNsPerFlow
+// and MaxFlows: a crafted input drives the judge past the limit; the state
+// stops there, one note says so, and nothing panics.
+
+// limitWrite is a write of 4 bytes to D's QP, PSN psn on EV ev; AckReq
+// clear, so that it asks no ACK (a table of its own).
+func limitWrite(psn, ev uint32) *wire.Packet {
+	p := &wire.Packet{}
+	p.IP6.TrafficClass = 4<<2 | 2
+	p.BTH = wire.BTH{Opcode: wire.OpWriteOnly, PKey: 0xFFFF, DestQP: sceneDQP, PSN: psn & wire.PSNMask}
+	p.METH = wire.METH{MSN: uint16(psn)}
+	p.RETH = wire.RETH{VA: 0x1000, RKey: 0x1234, DMALength: 4}
+	p.Payload = []byte{1, 2, 3, 4}
+	p.SetEV(ev, wire.EVModeSTEV)
+	return p
+}
+
+// limitFrame is p from fd00::1:src (src 1 and 2 are T and D: fd00::1 and
+// fd00::2) to D, as bytes.
+func limitFrame(t testing.TB, src uint16, p *wire.Packet) []byte {
+	t.Helper()
+	p.IsIPv6, p.IP6.HopLimit = true, 64
+	p.IP6.Src, p.IP6.Dst = [16]byte{0xfd, 15: byte(src)}, [16]byte{0xfd, 15: sceneD}
+	if src > sceneD {
+		p.IP6.Src = [16]byte{0xfd, 13: 1, 14: byte(src >> 8), 15: byte(src)}
+	}
+	b, err := wire.Default.Append(nil, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// feed judges frame b, 1 µs after the scene's last frame.
+func (s *scene) feed(b []byte) {
+	s.n++
+	s.ns += 1000
+	f := pcap.Frame{Number: s.n, Interface: s.iface, Timestamp: s.start.Add(time.Duration(s.ns)), Data: b, Length: len(b)}
+	if s.rec != nil {
+		if err := s.rec.WriteFrame(&f); err != nil {
+			s.t.Fatal(err)
+		}
+		return
+	}
+	s.e.frame(&f, s.in)
+}
+
+// feedAllocs judges frames, one per run, and returns the allocations
+// per frame after the first (testing.AllocsPerRun's warm-up).
+func (s *scene) feedAllocs(frames [][]byte) float64 {
+	i := 0
+	return testing.AllocsPerRun(len(frames)-1, func() {
+		s.feed(frames[i])
+		i++
+	})
+}
+
+// notesWith returns the notes of rep holding text.
+func notesWith(rep *Report, text string) []string {
+	var n []string
+	for _, s := range rep.Capture.Notes {
+		if strings.Contains(s, text) {
+			n = append(n, s)
+		}
+	}
+	return n
+}
+
+// wantNoteOnce fails unless exactly one note of rep holds text.
+func wantNoteOnce(t *testing.T, rep *Report, text string) {
+	t.Helper()
+	if n := notesWith(rep, text); len(n) != 1 {
+		t.Errorf("%d notes with %q, want 1; notes: %q", len(n), text, rep.Capture.Notes)
+	}
+}
+
+// onlyFlow returns the one connection at point D.
+func (s *scene) onlyFlow() *flow {
+	s.t.Helper()
+	pt := s.e.points["D"]
+	if pt == nil || len(pt.flows) != 1 {
+		s.t.Fatalf("want one connection at D, have %v", pt)
+	}
+	for _, fl := range pt.flows {
+		return fl
+	}
+	return nil
+}
+
+// TestLimitEVsPerFlow: a requester spraying its writes over more than
+// MaxEVsPerFlow EVs, each SACKed at once (so that no other table fills):
+// the connection remembers MaxEVsPerFlow EVs, and a note says its table
+// is full.
+func TestLimitEVsPerFlow(t *testing.T) {
+	s := newScene(t, scenePICS)
+	for i := range uint32(MaxEVsPerFlow + 200) {
+		s.feed(limitFrame(t, sceneT, limitWrite(i, 0x100+i)))
+		s.sack(i, i)
+	}
+	if n := len(s.onlyFlow().evs); n != MaxEVsPerFlow {
+		t.Errorf("%d EVs remembered, want MaxEVsPerFlow (%d)", n, MaxEVsPerFlow)
+	}
+	rep := s.report()
+	wantNoteOnce(t, rep, fmt.Sprintf("state bound reached: a connection's table reached %d entries", MaxEVsPerFlow))
+	if n := notesWith(rep, "state bound"); len(n) != 1 {
+		t.Errorf("notes of bounds %q, want MaxEVsPerFlow's alone", n)
+	}
+}
+
+// outOfWindow returns n writes T→D from PSN 200 on, beyond D's window
+// (scenePICS: 128 PSNs) once D has SACKed PSN 0 (inWindow), with no SACK
+// moving it: each waits in D's table of out-of-window arrivals for its
+// PSN_OOR_WINDOW NACK.
+func outOfWindow(t testing.TB, from, n int) [][]byte {
+	frames := make([][]byte, n)
+	for i := range frames {
+		frames[i] = limitFrame(t, sceneT, limitWrite(uint32(200+from+i), 0x100))
+	}
+	return frames
+}
+
+// inWindow is T's write of PSN 0 and D's SACK of it: D's window starts
+// there.
+func (s *scene) inWindow() {
+	s.feed(limitFrame(s.t, sceneT, limitWrite(0, 0x100)))
+	s.sack(0, 0)
+}
+
+// TestLimitPending: more than MaxPending out-of-window arrivals awaiting
+// their NACK: the table keeps MaxPending, a note says it is full, and
+// each later arrival, refused, allocates nothing.
+func TestLimitPending(t *testing.T) {
+	s := newScene(t, scenePICS)
+	s.inWindow()
+	for _, b := range outOfWindow(t, 0, MaxPending+10) {
+		s.feed(b)
+	}
+	if a := s.feedAllocs(outOfWindow(t, MaxPending+10, 101)); a != 0 {
+		t.Errorf("%.1f allocations per arrival the full table refuses, want 0", a)
+	}
+	if n := len(s.onlyFlow().oorPend); n != MaxPending {
+		t.Errorf("%d out-of-window arrivals held, want MaxPending (%d)", n, MaxPending)
+	}
+	wantNoteOnce(t, s.report(), fmt.Sprintf("state bound reached: a connection's table reached %d entries", MaxPending))
+}
+
+// TestLimitEntries: the entries of all connections at MaxEntries. Reaching
+// it from the traffic takes a million frames (each adds an entry or two),
+// so the count starts 10 below it, between two recounts (every 1024
+// frames): 20 out-of-window writes, of which the first 5 take the 10.
+func TestLimitEntries(t *testing.T) {
+	s := newScene(t, scenePICS)
+	s.inWindow()
+	s.e.entries = MaxEntries - 10
+	for _, b := range outOfWindow(t, 0, 20) {
+		s.feed(b)
+	}
+	// Each write takes two entries: its PSN at the requester, its
+	// arrival at the responder.
+	if n := len(s.onlyFlow().oorPend); n != 5 {
+		t.Errorf("%d out-of-window arrivals held, want 5", n)
+	}
+	if s.e.entries != MaxEntries {
+		t.Errorf("%d entries counted, want MaxEntries (%d)", s.e.entries, MaxEntries)
+	}
+	wantNoteOnce(t, s.report(), fmt.Sprintf("state bound reached: %d entries over all connections", MaxEntries))
+}
+
+// TestLimitNodes: writes from more than MaxNodes undeclared addresses, one
+// node each: MaxNodes nodes are told apart, the others are one node,
+// "(other)", a note says so, and each later address allocates nothing.
+func TestLimitNodes(t *testing.T) {
+	s := newScene(t, scenePICS)
+	// The first frames past the bound keep the lumped connection's
+	// findings (MaxFindings): allocations are counted after them.
+	const warm = MaxNodes + 300
+	frames := make([][]byte, warm+101)
+	for i := range frames {
+		// PSN i: the frames of the nodes lumped together are one
+		// connection's, in order.
+		frames[i] = limitFrame(t, uint16(0x100+i), limitWrite(uint32(i), 0x100))
+	}
+	for _, b := range frames[:warm] {
+		s.feed(b)
+	}
+	if a := s.feedAllocs(frames[warm:]); a != 0 {
+		t.Errorf("%.1f allocations per frame of a node past MaxNodes, want 0", a)
+	}
+	if n := len(s.e.nodeNames); n != MaxNodes {
+		t.Errorf("%d nodes told apart, want MaxNodes (%d)", n, MaxNodes)
+	}
+	if n := s.e.node(netip.MustParseAddr("fd00::1:ffff")); n != "(other)" {
+		t.Errorf("a new address is node %q, want (other)", n)
+	}
+	wantNoteOnce(t, s.report(), fmt.Sprintf("more than %d nodes", MaxNodes))
+}
+
+// TestLimitPoints: frames at more than MaxPoints capture points (an
+// interface each): MaxPoints are judged, a note says the others are not,
+// and each later frame allocates nothing.
+func TestLimitPoints(t *testing.T) {
+	s := newScene(t, scenePICS)
+	b := limitFrame(t, sceneT, limitWrite(0, 0x100))
+	at := func(i int) {
+		s.iface, s.in = i, &pcap.Interface{Point: fmt.Sprintf("P%d", i), Plane: 0, LinkType: pcap.LinkTypeEthernet}
+	}
+	for i := range MaxPoints + 4 {
+		at(i)
+		s.feed(b)
+	}
+	a := testing.AllocsPerRun(100, func() { s.feed(b) })
+	if a != 0 {
+		t.Errorf("%.1f allocations per frame past MaxPoints, want 0", a)
+	}
+	if n := len(s.e.points); n != MaxPoints {
+		t.Errorf("%d capture points, want MaxPoints (%d)", n, MaxPoints)
+	}
+	wantNoteOnce(t, s.report(), fmt.Sprintf("more than %d capture points", MaxPoints))
+}
+
+// TestLimitInterfaces: a capture of more than MaxInterfaces interfaces,
+// all at point D: the judge remembers where MaxInterfaces of them are
+// (views, viewPts) and places the frames of the others each time, with
+// the same answer: every frame is judged at D, with one worker or two
+// (the merger orders the first MaxInterfaces interfaces' frames by time,
+// the others' in file order). A cache, not a state bound: no note.
+func TestLimitInterfaces(t *testing.T) {
+	ifaces := make([]pcap.Interface, MaxInterfaces+8)
+	for i := range ifaces {
+		ifaces[i] = pcap.Interface{Name: "D", LinkType: pcap.LinkTypeEthernet}
+	}
+	var buf bytes.Buffer
+	w, err := pcap.NewWriter(&buf, ifaces...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newScene(t, scenePICS)
+	s.rec = w
+	for i := range uint32(64) {
+		s.iface = []int{0, MaxInterfaces - 1, MaxInterfaces, len(ifaces) - 1}[i%4]
+		s.feed(limitFrame(t, sceneT, limitWrite(i, 0x100)))
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := pcap.NewReader(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := judgeSequential(r, "interfaces", Options{}, s.e.pics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.views) > MaxInterfaces || len(e.viewPts) > MaxInterfaces {
+		t.Errorf("%d interfaces' views, %d points remembered, want at most MaxInterfaces (%d)", len(e.views), len(e.viewPts), MaxInterfaces)
+	}
+	if pt := e.points["D"]; len(e.points) != 1 || pt == nil || pt.n != 64 {
+		t.Errorf("frames judged at %v, want all 64 at D", e.points)
+	}
+	for _, jobs := range []int{0, 2} {
+		r, err := pcap.NewReader(bytes.NewReader(buf.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Judge(r, "interfaces", Options{PICS: s.e.pics, Today: testDay, Jobs: jobs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Capture.Frames != 64 || len(notesWith(rep, "state bound")) != 0 {
+			t.Errorf("jobs %d: %d frames judged, notes %q; want 64 and no bound", jobs, rep.Capture.Frames, rep.Capture.Notes)
+		}
+	}
+}
+
+// failingWrites is a capture at D of writes from senders nodes, n each,
+// every one with DSCP 0 (a WIRE-DSCP-1 failure of its sender's).
+func failingWrites(t *testing.T, senders, n int) []byte {
+	var buf bytes.Buffer
+	w, err := pcap.NewWriter(&buf, pcap.Interface{Name: "D", LinkType: pcap.LinkTypeEthernet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newScene(t, scenePICS)
+	s.rec = w
+	for k := range n {
+		for i := range senders {
+			p := limitWrite(uint32(k), 0x100)
+			p.IP6.TrafficClass = 0
+			s.feed(limitFrame(t, uint16(0x100+i), p))
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// judgeBoth judges capture b under scenePICS with one worker and with
+// two, requires the same notes of both, and returns the first report and
+// its engine.
+func judgeBoth(t *testing.T, b []byte) (*Report, *engine) {
+	t.Helper()
+	p, err := ParsePICS([]byte(scenePICS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reps [2]*Report
+	for i, jobs := range []int{0, 2} {
+		r, err := pcap.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reps[i], err = Judge(r, "limit", Options{PICS: p, Today: testDay, Jobs: jobs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a, b := strings.Join(reps[0].Capture.Notes, "\n"), strings.Join(reps[1].Capture.Notes, "\n"); a != b {
+		t.Errorf("notes with one worker:\n%s\nwith two:\n%s", a, b)
+	}
+	r, err := pcap.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := judgeSequential(r, "limit", Options{}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.finish()
+	return reps[0], e
+}
+
+// TestLimitKeptFindings: more failures than MaxKeptFindings findings can
+// show: MaxFindings writes from each of 55 senders, each write failing
+// four cases (WIRE-DSCP-1 and -2 on its DSCP, REQ-HDR-1, WIRE-BTH-5), so
+// 220 rows of MaxFindings: MaxKeptFindings are kept, the counts stay
+// whole, and a note says the later findings are not kept.
+func TestLimitKeptFindings(t *testing.T) {
+	const senders = MaxKeptFindings/(4*MaxFindings) + 5
+	rep, e := judgeBoth(t, failingWrites(t, senders, MaxFindings))
+	if e.kept != MaxKeptFindings {
+		t.Errorf("%d findings kept, want MaxKeptFindings (%d)", e.kept, MaxKeptFindings)
+	}
+	failed := 0
+	for _, row := range e.rows {
+		failed += row[cDSCP].bad
+	}
+	if failed != senders*MaxFindings {
+		t.Errorf("%s: %d failures counted, want every write's (%d)", cDSCP, failed, senders*MaxFindings)
+	}
+	wantNoteOnce(t, rep, fmt.Sprintf("more than %d findings", MaxKeptFindings))
+}
+
+// TestLimitSnapshots: more connections failing than maxSnapshots
+// timelines: maxSnapshots are kept and a note says the later ones are not.
+func TestLimitSnapshots(t *testing.T) {
+	rep, e := judgeBoth(t, failingWrites(t, maxSnapshots+8, 1))
+	if len(e.snaps) != maxSnapshots || len(rep.Timelines) > maxSnapshots {
+		t.Errorf("%d timelines kept, %d reported, want maxSnapshots (%d)", len(e.snaps), len(rep.Timelines), maxSnapshots)
+	}
+	wantNoteOnce(t, rep, fmt.Sprintf("more than %d connections failed", maxSnapshots))
 }

@@ -16,9 +16,12 @@
 // declared), NOT-SUPPORTED and ERROR. Named deviations with an expiry date
 // are printed beside the cases they cover.
 //
-// The state the judge keeps per connection is bounded (MaxPSNsPerFlow,
-// MaxFlowsPerPoint, MaxPending): no packet field can make it grow beyond
-// that; a bound that is hit makes the affected cases INCONCLUSIVE.
+// The state the judge keeps is bounded (MaxPSNsPerFlow, MaxEVsPerFlow,
+// MaxPending, MaxEntries, MaxFlowsPerPoint, MaxFlows, MaxNodes,
+// MaxPoints): no packet field can make it grow beyond that; a bound that
+// is hit is noted once in the capture notes and makes the affected cases
+// INCONCLUSIVE. The evidence kept is bounded too (MaxFindings,
+// MaxKeptFindings, and the timelines), with whole counts.
 //
 // The formats of the PICS and deviations files are in formats.md, the JSON
 // report schema in report-schema.md. The captures under testdata are

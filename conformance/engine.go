@@ -38,11 +38,12 @@ const (
 	// MaxEVsPerFlow bounds the EVs remembered per connection.
 	MaxEVsPerFlow = 1 << 14
 	// MaxKeptFindings bounds the findings kept over all cases; the
-	// counts stay exact.
+	// counts stay exact, and a capture note says the bound was reached.
 	MaxKeptFindings = 10000
 	// MaxPending bounds each list of expected answers (probes, NACKs, ACKs).
 	MaxPending = 4096
-	// MaxPoints bounds the capture points (pcapng interfaces' points).
+	// MaxPoints bounds the capture points (pcapng interfaces' points);
+	// a capture note says the frames of the others are not judged.
 	MaxPoints = 16
 	// MaxNodes bounds the nodes told apart; the frames of further nodes
 	// are judged as one node, "(other)".
@@ -286,10 +287,13 @@ type engine struct {
 	boundsHit  [numStateBounds]bool // the bounds noted (boundOnce)
 	pointsFull bool                 // MaxPoints was reached and noted
 	nodeNames  map[string]bool
+	ownNodes   map[netip.Addr]bool   // the undeclared addresses among nodeNames (unmapped), each its own node
 	addrNode   map[netip.Addr]string // node of an address, cached
 	lastAddr   [2]addrName           // the last two addresses addrNode named
 	pairs      [pairSlots]pairName   // address pairs nodeAddr named, by pairKey.slot
 	kept       int                   // findings kept
+	keptFull   bool                  // a finding was not kept for MaxKeptFindings
+	snapsFull  bool                  // a failing connection's timeline was not kept for maxSnapshots
 
 	snaps  []snapshot // timeline snapshots around failures
 	psnBuf []uint32   // scratch for hot checks (appendPSNs)
@@ -305,7 +309,7 @@ func newEngine(p *PICS) *engine {
 		pics: p, codec: p.Codec(), mode: p.EVModeValue(),
 		grace: p.reaction(), tol: p.tolerance(), dynMPR: p.Has("dynamic_mpr"),
 		rows: map[nodePoint]*obsRow{}, points: map[string]*point{}, nodes: map[nodePoint]*npStat{},
-		toNode: map[nodePoint]int{}, noteSeen: map[string]bool{}, nodeNames: map[string]bool{},
+		toNode: map[nodePoint]int{}, noteSeen: map[string]bool{}, nodeNames: map[string]bool{}, ownNodes: map[netip.Addr]bool{},
 	}
 	e.trimNack, e.trimNackDeclared = p.Declared("trim_nack")
 	if p.Parameters.MPR != nil {
@@ -483,8 +487,12 @@ func (e *engine) failWhy(req caseReq, pt *point, node string, how failHow, why f
 		f := Finding{Verdict: Fail, Requirement: req.id(), timing: how&onTiming != 0, absent: how&onAbsence != 0, frame: how&onFrame != 0}
 		e.putLast(o, &f, pt, node)
 	}
-	if fl := pt.curFlow; fl != nil && e.snapRoom(fl) {
-		e.snapshot(pt, fl) // the connection's timeline around the failure
+	if fl := pt.curFlow; fl != nil {
+		if e.snapRoom(fl) {
+			e.snapshot(pt, fl) // the connection's timeline around the failure
+		} else if fl.tl == nil || fl.tl.snap == nil {
+			e.snapsFull = true // a connection failing with no timeline kept
+		}
 	}
 }
 
@@ -561,9 +569,30 @@ func (o *obsCount) newFinding(req RequirementID) *Finding {
 	return &o.findings[len(o.findings)-1]
 }
 
-// keepable reports whether a finding of o would be kept.
+// keepable reports whether a finding of o would be kept; one that only
+// MaxKeptFindings refuses sets keptFull.
 func (e *engine) keepable(o *obsCount) bool {
-	return len(o.findings) < MaxFindings && e.kept < MaxKeptFindings
+	if len(o.findings) >= MaxFindings {
+		return false
+	}
+	if e.kept >= MaxKeptFindings {
+		e.keptFull = true
+		return false
+	}
+	return true
+}
+
+// noteEvidenceBounds notes the bounds on the evidence kept that were
+// reached: the verdicts and counts are whole, the findings and timelines
+// shown are not. Made once the findings are all in (report), so that it
+// is the same for any number of workers.
+func (e *engine) noteEvidenceBounds() {
+	if e.keptFull {
+		e.note("more than %d findings: the later ones are counted in the verdicts but not kept as evidence", MaxKeptFindings)
+	}
+	if e.snapsFull {
+		e.note("more than %d connections failed at a capture point: the timelines of the later ones are not kept", maxSnapshots)
+	}
 }
 
 // putLast keeps f, a finding o had no room for, in o's ring of the latest
@@ -693,25 +722,17 @@ func (e *engine) node(a netip.Addr) string {
 		return "(other)"
 	}
 	e.nodeNames[n] = true
+	if !e.pics.declares(a) {
+		e.ownNodes[a.Unmap()] = true
+	}
 	e.cacheNode(a, n)
 	return n
 }
 
-// unseen reports whether address a, not in addrNode, is an undeclared
-// address whose node no frame named yet. It holds while addrNode has
-// room: every address named is in it, as a or, IPv4, in the other form
-// (the name is that of the unmapped address).
+// unseen reports whether address a is an undeclared address whose node
+// (the address itself) is not among nodeNames, without naming it.
 func (e *engine) unseen(a netip.Addr) bool {
-	if len(e.addrNode) >= MaxNodes || e.pics.declares(a) {
-		return false
-	}
-	u := a.Unmap()
-	other := u
-	if u == a && a.Is4() {
-		other = netip.AddrFrom16(a.As16())
-	}
-	_, seen := e.addrNode[other]
-	return !seen
+	return !e.pics.declares(a) && !e.ownNodes[a.Unmap()]
 }
 
 type addrName struct {
@@ -1325,6 +1346,7 @@ func (e *engine) report(capInfo *CaptureInfo, devs *Deviations, today time.Time)
 		}
 		rep.Results = append(rep.Results, res)
 	}
+	e.noteEvidenceBounds()
 	capInfo.Notes = append([]string{}, e.notes...)
 	active, expired := devs.Resolve(today)
 	rep.Deviations = DeviationsInfo{Date: today.Format(time.DateOnly), List: []DeviationInfo{}}

@@ -14,7 +14,7 @@ import (
 )
 
 const (
-	maxSnapshots   = 32   // timelines kept around failures
+	maxSnapshots   = 32   // timelines kept around failures; a capture note says when more connections failed
 	timelineRing   = 512  // events remembered per connection and point
 	timelineAfter  = 64   // events recorded after a failure
 	timelineEvents = 1200 // events in one timeline

@@ -493,13 +493,14 @@ func (f *flow) touch(frame, plane int) {
 	}
 }
 
-// addEV records that the flow used EV ev. evSeen, a small open-addressed
-// set of the EVs recorded in evs (ev + 1; 0 is an empty slot), spares the
-// map write of each one seen before: a connection sprays over a few
-// hundred EVs, more than a direct-mapped cache of this size holds apart.
-// Slots are never emptied, so an EV whose probe run was full when first
-// seen is never found in the set and keeps taking the map write.
-func (f *flow) addEV(ev uint32) {
+// addEV records that flow f used EV ev, within MaxEVsPerFlow (roomIn
+// notes the bound reached). evSeen, a small open-addressed set of the
+// EVs recorded in evs (ev + 1; 0 is an empty slot), spares the map access
+// of each one seen before: a connection sprays over a few hundred EVs,
+// more than a direct-mapped cache of this size holds apart. Slots are
+// never emptied, so an EV whose probe run was full when first seen is
+// never found in the set and keeps taking the map lookup.
+func (e *engine) addEV(f *flow, ev uint32) {
 	if k := ev + 1; k != 0 {
 		h := (ev * 0x9e3779b1) >> (32 - evSeenBits)
 		for i := uint32(0); i < evSeenProbes; i++ {
@@ -508,7 +509,7 @@ func (f *flow) addEV(ev uint32) {
 				return
 			}
 			if *c == 0 {
-				if len(f.evs) < MaxEVsPerFlow {
+				if e.roomIn(len(f.evs), MaxEVsPerFlow) {
 					f.evs[ev] = true
 					*c = k
 				}
@@ -516,7 +517,7 @@ func (f *flow) addEV(ev uint32) {
 			}
 		}
 	}
-	if len(f.evs) < MaxEVsPerFlow {
+	if _, ok := f.evs[ev]; !ok && e.roomIn(len(f.evs), MaxEVsPerFlow) {
 		f.evs[ev] = true
 	}
 }

@@ -812,8 +812,15 @@ func (e *engine) mergeCounts(w *engine) {
 	e.flowsTotal += w.flowsTotal
 	e.entries += w.entries
 	e.bounded = e.bounded || w.bounded
+	// A shard that refused a finding or a timeline for the global
+	// bound kept as many as one engine does: one engine refuses too.
+	e.keptFull = e.keptFull || w.keptFull
+	e.snapsFull = e.snapsFull || w.snapsFull
 	for n := range w.nodeNames {
 		e.nodeNames[n] = true
+	}
+	for a := range w.ownNodes {
+		e.ownNodes[a] = true
 	}
 }
 
@@ -870,6 +877,7 @@ func (e *engine) keepSnapshots(snaps []snapshot) {
 	kept := map[[2]string]*snapshot{}
 	for _, s := range snaps {
 		if len(e.snaps) == maxSnapshots {
+			e.snapsFull = true
 			break
 		}
 		e.snaps = append(e.snaps, s)
@@ -932,6 +940,7 @@ func (e *engine) keepFirst() {
 	if len(all) <= MaxKeptFindings {
 		return
 	}
+	e.keptFull = true
 	slices.SortFunc(all, func(a, b ref) int { return cmp.Compare(a.ord, b.ord) })
 	cut := all[MaxKeptFindings-1].ord
 	for _, row := range e.rows {

@@ -807,7 +807,7 @@ func (e *engine) probe(pt *point, src, dst string, r *pcap.Record) {
 	pt.curFlow = fl
 	fl.touch(e.frameNo, pt.curPlane)
 	fl.prb++
-	fl.addEV(r.EV)
+	e.addEV(fl, r.EV)
 	e.tlPacket(pt, fl, r)
 	x := &e.px
 	*x = probeCtx{pt: pt, fl: fl, req: src, p: p, ev: r.EV}

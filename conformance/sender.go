@@ -22,7 +22,7 @@ func (e *engine) write(pt *point, src, dst string, r *pcap.Record) {
 	}
 	pt.curFlow = fl
 	fl.touch(e.frameNo, pt.curPlane)
-	fl.addEV(r.EV)
+	e.addEV(fl, r.EV)
 	fl.writes++
 	if p.Trimmed {
 		fl.trimmed++
