@@ -286,14 +286,19 @@ type engine struct {
 	bounded    bool                 // a state bound was hit: PASS verdicts are withheld
 	boundsHit  [numStateBounds]bool // the bounds noted (boundOnce)
 	pointsFull bool                 // MaxPoints was reached and noted
-	nodeNames  map[string]bool
-	ownNodes   map[netip.Addr]bool   // the undeclared addresses among nodeNames (unmapped), each its own node
-	addrNode   map[netip.Addr]string // node of an address, cached
-	lastAddr   [2]addrName           // the last two addresses addrNode named
-	pairs      [pairSlots]pairName   // address pairs nodeAddr named, by pairKey.slot
-	kept       int                   // findings kept
-	keptFull   bool                  // a finding was not kept for MaxKeptFindings
-	snapsFull  bool                  // a failing connection's timeline was not kept for maxSnapshots
+	// peakEntries is the most entries held at once; sharded is set on
+	// a parallel judgement's merged engine whose shards may have kept
+	// other state than one engine (oneEngineDiffers).
+	peakEntries int
+	sharded     bool
+	nodeNames   map[string]bool
+	ownNodes    map[netip.Addr]bool   // the undeclared addresses among nodeNames (unmapped), each its own node
+	addrNode    map[netip.Addr]string // node of an address, cached
+	lastAddr    [2]addrName           // the last two addresses addrNode named
+	pairs       [pairSlots]pairName   // address pairs nodeAddr named, by pairKey.slot
+	kept        int                   // findings kept
+	keptFull    bool                  // a finding was not kept for MaxKeptFindings
+	snapsFull   bool                  // a failing connection's timeline was not kept for maxSnapshots
 
 	snaps  []snapshot // timeline snapshots around failures
 	psnBuf []uint32   // scratch for hot checks (appendPSNs)
@@ -815,6 +820,7 @@ func (e *engine) roomIn(n, bound int) bool {
 		return false
 	}
 	e.entries++
+	e.peakEntries = max(e.peakEntries, e.entries)
 	return true
 }
 

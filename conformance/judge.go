@@ -41,10 +41,19 @@ type Options struct {
 	// marks, set by JudgeFile, remembers places in the capture for its
 	// second pass.
 	marks *marks
+	// reopen, set by JudgeFile, opens the capture again from its start:
+	// a parallel judgement that reached a bound over all connections is
+	// made again by one worker (Jobs).
+	reopen func() (*pcap.Reader, error)
 	// Jobs is the number of workers judging the capture's connections in
 	// parallel, sharded by node pair (shardsPerWorker shards per worker,
 	// at most Jobs of them judging at once); 0 or 1 judges on the calling
-	// goroutine. The report is the same for any number.
+	// goroutine. The report is the same for any number, with JudgeFile:
+	// the shards keep their state apart, so a capture that reaches a
+	// bound over all connections (MaxFlows, MaxFlowsPerPoint, MaxNodes,
+	// MaxPoints, MaxEntries) in any of them, or that one engine would
+	// reach, is judged again by one worker. Judge, reading its capture
+	// once, cannot, and its report then notes that it may differ.
 	Jobs int
 }
 
@@ -136,13 +145,13 @@ func Judge(r *pcap.Reader, name string, opts Options) (rep *Report, err error) {
 		}
 	}()
 	info := &CaptureInfo{File: name, Format: r.Format().String(), Interfaces: []Interface{}, PointNodes: []PointNode{}, Notes: []string{}}
-	var e *engine
-	if opts.Jobs > 1 {
-		if e, err = judgeParallel(r, name, opts, p, opts.Jobs); err != nil {
-			return nil, err
-		}
-	} else if e, err = judgeSequential(r, name, opts, p); err != nil {
+	e, again, err := judgeEngine(r, name, opts, p)
+	if err != nil {
 		return nil, err
+	}
+	if again != nil {
+		defer again.Close()
+		r = again
 	}
 	for i, in := range r.Interfaces() {
 		v := e.view(i, &in)
@@ -154,6 +163,38 @@ func Judge(r *pcap.Reader, name string, opts Options) (rep *Report, err error) {
 	}
 	e.finish()
 	return e.report(info, opts.Deviations, today), nil
+}
+
+// judgeEngine judges the capture of r with opts.Jobs workers and returns
+// the engine holding the verdicts, and, when a parallel judgement reached
+// a bound over all connections and the capture was judged again by one
+// worker, the reader it read again (which the caller closes).
+func judgeEngine(r *pcap.Reader, name string, opts Options, p *PICS) (*engine, *pcap.Reader, error) {
+	if opts.Jobs <= 1 {
+		e, err := judgeSequential(r, name, opts, p)
+		return e, nil, err
+	}
+	e, err := judgeParallel(r, name, opts, p, opts.Jobs)
+	if err != nil || !e.sharded {
+		return e, nil, err
+	}
+	if opts.reopen == nil {
+		e.note("a state bound over all connections was reached: with %d workers, each judging part of the connections, this report may differ from one worker's", opts.Jobs)
+		return e, nil, nil
+	}
+	r2, err := opts.reopen()
+	if err != nil {
+		return nil, nil, &CaptureError{File: name, Err: err}
+	}
+	if opts.marks != nil {
+		*opts.marks = marks{stride: opts.marks.stride}
+	}
+	e, err = judgeSequential(r2, name, opts, p)
+	if err != nil {
+		r2.Close()
+		return nil, nil, err
+	}
+	return e, r2, nil
 }
 
 // judgeSequential judges a capture with one engine, frame by frame.
@@ -224,6 +265,7 @@ func JudgeFile(name string, opts Options) (*Report, error) {
 	if r.Retain() {
 		opts.marks = &marks{stride: markStride}
 	}
+	opts.reopen = func() (*pcap.Reader, error) { return pcap.Open(name) }
 	rep, err := Judge(r, name, opts)
 	if err != nil {
 		return nil, err

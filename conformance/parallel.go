@@ -25,9 +25,12 @@ import (
 // that order; each shard tags what it keeps (findings, reasons, notes,
 // timelines) with it, and the merged engine keeps what one engine would
 // have kept, then judges the end of the capture. The report is
-// byte-identical for any number of workers (TestJobsIdentical), except
-// where a state bound is reached: the bounds (MaxFlows, MaxNodes,
-// MaxEntries, MaxPoints) apply per shard.
+// byte-identical for any number of workers (TestJobsIdentical). The bounds
+// over all connections (MaxFlows, MaxFlowsPerPoint, MaxNodes, MaxEntries,
+// MaxPoints) hold per shard, so a shard's state, and all shards' memory,
+// stay bounded; a capture that reaches one of them in a shard, or that
+// one engine would reach, is judged again by one worker (judgeEngine,
+// TestJobsIdenticalAtBounds).
 //
 // Each shard is a goroutine, and judges a batch only while it holds one
 // of Jobs worker slots, so that at most Jobs shards judge at once. There
@@ -408,6 +411,9 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 	la := lookahead{stable: j.stable}
 	push := func(f *pcap.Frame, in *pcap.Interface) { m.push(f, in, len(r.Interfaces()), emit) }
 	for read := 0; ; read++ {
+		if j.bounded.Load() {
+			break // judged again by one worker (judgeEngine)
+		}
 		opts.marks.note(r, read)
 		err := r.Next(&f)
 		if err == io.EOF {
@@ -475,6 +481,10 @@ type parallel struct {
 	wg      sync.WaitGroup
 	faultMu sync.Mutex
 	fault   error
+	// bounded is set when a shard reached a bound over all connections
+	// and the capture can be judged again by one worker (Options.reopen):
+	// the reader stops, so that no shard's state grows further.
+	bounded atomic.Bool
 
 	stable  bool       // frames alias the reader's chunks (no copies)
 	pending []*batch   // each shard's batch being filled
@@ -560,6 +570,9 @@ func (j *parallel) work(e *engine, in <-chan *batch, busy *atomic.Bool) {
 		b.judge(e)
 		slot.give()
 		busy.Store(false)
+		if j.opts.reopen != nil && e.reachedSharedBound() {
+			j.bounded.Store(true)
+		}
 		if b.recs != nil {
 			recycle(j.recs, b.recs)
 			b.recs = nil
@@ -753,6 +766,7 @@ func mergeEngines(p *PICS, loc CaptureLocation, ws []*engine, frames, lastNo int
 	e := newEngine(p)
 	e.loc, e.external = loc, true
 	e.idx, e.frameNo = frames+1, lastNo
+	e.sharded = oneEngineDiffers(ws)
 	var notes []noteAt
 	var snaps []snapshot
 	for _, w := range ws {
@@ -789,6 +803,46 @@ func mergeEngines(p *PICS, loc CaptureLocation, ws []*engine, frames, lastNo int
 		e.flowIDs = map[flowKey]string{}
 	}
 	return e
+}
+
+// reachedSharedBound reports whether a shard's engine reached a bound over
+// all connections.
+func (e *engine) reachedSharedBound() bool {
+	return e.boundsHit[boundEntries] || e.boundsHit[boundNodes] || e.pointsFull || e.flowsTotal >= MaxFlows
+}
+
+// oneEngineDiffers reports whether the shards, each keeping the state of
+// its node pairs, may have kept other state than one engine judging every
+// frame: a bound over all connections that a shard reached, or that one
+// engine would have reached (their counts together reach it; the entries
+// at their peaks, which may not coincide, so a judgement near MaxEntries
+// counts as reaching it).
+func oneEngineDiffers(ws []*engine) bool {
+	flows, entries := 0, 0
+	nodes, addrs, points := map[string]bool{}, map[netip.Addr]bool{}, map[string]int{}
+	for _, w := range ws {
+		if w.reachedSharedBound() {
+			return true
+		}
+		flows += w.flowsTotal
+		entries += w.peakEntries
+		for n := range w.nodeNames {
+			nodes[n] = true
+		}
+		for a := range w.addrNode {
+			addrs[a] = true
+		}
+		for name, pt := range w.points {
+			points[name] += len(pt.flows)
+			if pt.full || points[name] >= MaxFlowsPerPoint {
+				return true
+			}
+		}
+	}
+	// planes.go ties a node's plane addresses while addrNode has room
+	// for two more.
+	return flows >= MaxFlows || entries >= MaxEntries || len(nodes) >= MaxNodes ||
+		len(addrs)+2 > MaxNodes || len(points) >= MaxPoints
 }
 
 // noteAt is a shard's note and the place of the frame that made it.
