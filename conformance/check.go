@@ -15,8 +15,9 @@ import (
 // check judges (check.codec). A finding cites a caseReq and is recorded
 // under the caseReq's case: the failure functions (failWhy, undecidedWhy,
 // bad) take no case of their own, so a finding cannot cite another case's
-// requirement, and citing one costs an array index, no string. A requirement ID is written once, where its caseReq is made;
-// checkChecks looks each up in the registry, its check's reqs and its
+// requirement, and citing one costs an array index, no string. A
+// requirement ID is written once, where its caseReq is made; checkChecks
+// looks each up in the registry, its check's reqs and its
 // case's catalog entry when the judge starts (ChecksErr) and in the
 // package's tests.
 type caseReq uint16
@@ -74,10 +75,12 @@ func (r caseReq) String() string { return string(caseReqs[r].id) }
 // whose name is the catalog entry), the requirements its findings cite,
 // and the hooks through which the engine shows it frames. The engine keeps
 // the observed-connection model (flows: PSN and MSN windows, SACK, NACK and
-// ACK state, EV states; see flow.go) and, once it has updated the model for
-// a frame, calls the hooks of every check that has one, in registration
-// order. A hook reads the model; the state a check keeps of its own is
-// documented with it and bounded.
+// ACK state, EV states; see flow.go) and calls the hooks of every check
+// that has one, in registration order: the sent hooks with the model as it
+// stood before the write (sentCtx says what the write is to it), every
+// other hook once the model has taken its frame in. A hook reads the
+// model; the state a check keeps of its own is documented with it,
+// bounded, and read by no code outside the checks (TestChecksKeepModelReadOnly).
 //
 // Adding a passive case is its catalog entry in cases.go and, in the checks
 // file of its area (checks_*.go), its caseID (a passiveCase variable), the

@@ -471,20 +471,15 @@ func (e *engine) pathMTU(fl *flow) int {
 }
 
 // payloadSize checks WIRE-PAY-1 on the write's sizeFault, unless the
-// codec reported it. Its state: flow.mtu, the path MTU the connection is
-// seen to use: the payload of its first FIRST or MIDDLE packet of a size
-// a path MTU can have. Without a path MTU in the PICS, sizes are judged
-// against it.
+// codec reported it. Without a path MTU in the PICS, sizes are judged
+// against the one the connection is seen to use (flow.mtu, learnMTU).
 func payloadSize(e *engine, x *sentCtx) {
 	p, fl := x.p, x.fl
-	if p.Trimmed || x.size == sizePad || x.size == sizeNone || x.size == sizeDMA {
+	if !sizeJudged(x) {
 		return
 	}
 	n, op := len(p.Payload), p.BTH.Opcode
 	declared := e.pics.Parameters.PathMTU != nil
-	if fl.mtu == 0 && (op == wire.OpWriteFirst || op == wire.OpWriteMiddle) && slices.Contains(pathMTUs, n) {
-		fl.mtu = n
-	}
 	if x.size == sizeOK {
 		x.pass(cWirePAY, false)
 		return

@@ -3,6 +3,7 @@ package conformance
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 
 	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/wire"
@@ -74,6 +75,7 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 	*x = sentCtx{judgedRow: judgedRow{e.row(pt, req)}, pt: pt, fl: fl, req: req, r: r, p: p, psn: p.BTH.PSN, ev: r.EV, t: e.now}
 	psn, t := x.psn, x.t
 	x.size = e.writeSize(fl, r)
+	fl.learnMTU(x)
 	x.st = fl.psns.get(psn)
 	x.acked = fl.haveUna && !psnAfter(psn, fl.una)
 	x.isNew = x.st == nil && !x.acked && (!fl.haveMax || psnAfter(psn, fl.maxSent))
@@ -593,5 +595,21 @@ const (
 func (e *engine) event(x eventCtx) {
 	for _, c := range hooks.event {
 		c.event(e, &x)
+	}
+}
+
+// sizeJudged reports whether the write's payload size can be judged: it
+// was not trimmed, its pad count and DMA length are not at fault.
+func sizeJudged(x *sentCtx) bool {
+	return !x.p.Trimmed && x.size != sizePad && x.size != sizeNone && x.size != sizeDMA
+}
+
+// learnMTU takes into the model the path MTU the connection is seen to
+// use (flow.mtu): the payload of its first FIRST or MIDDLE packet whose
+// size can be judged and is one a path MTU can have.
+func (fl *flow) learnMTU(x *sentCtx) {
+	op, n := x.p.BTH.Opcode, len(x.p.Payload)
+	if fl.mtu == 0 && sizeJudged(x) && (op == wire.OpWriteFirst || op == wire.OpWriteMiddle) && slices.Contains(pathMTUs, n) {
+		fl.mtu = n
 	}
 }
