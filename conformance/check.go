@@ -82,11 +82,13 @@ func (r caseReq) String() string { return string(caseReqs[r].id) }
 // model; the state a check keeps of its own is documented with it,
 // bounded, and read by no code outside the checks (TestChecksKeepModelReadOnly).
 //
-// Adding a passive case is its catalog entry in cases.go and, in the checks
-// file of its area (checks_*.go), its caseID (a passiveCase variable), the
-// caseReqs its findings cite (caseID.req) and its check value. When they
-// disagree, checkChecks fails: the judge refuses to start (ChecksErr) and
-// TestEveryPassiveCaseHasOneCheck fails.
+// Adding a passive case is one file's change, the checks file of its area
+// (checks_*.go): its caseID, declared with its catalog entry
+// (passiveCase(Case{...})), the caseReqs its findings cite (caseID.req) and
+// its check value. When they disagree, checkChecks fails: the judge refuses
+// to start (ChecksErr) and TestEveryPassiveCaseHasOneCheck fails. The
+// golden verdicts (go test -run TestGoldenVerdicts -update-golden) and the
+// READMEs' case counts (TestREADMECaseCounts) then follow.
 type check struct {
 	cs    caseID
 	reqs  []caseReq    // the requirements the check's findings cite, besides the codec's (caseID.req)
@@ -257,12 +259,13 @@ var (
 
 // passiveCase declares the caseID of a passive case (package variable
 // initialisation, in file order).
-func passiveCase(name string) caseID {
+func passiveCase(cs Case) caseID {
 	if numCases >= maxCases {
 		panic("conformance: more than maxCases passive cases")
 	}
 	c := numCases
-	caseNames[c] = name
+	caseNames[c] = cs.ID
+	passiveCases = append(passiveCases, cs)
 	numCases++
 	return c
 }

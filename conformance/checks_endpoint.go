@@ -3,14 +3,36 @@ package conformance
 import (
 	"fmt"
 
+	"github.com/openmrc/mrc/spec"
 	"github.com/openmrc/mrc/wire"
 )
 
-// The cases of this file's checks (their catalog entries are in cases.go).
+// The cases of this file's checks, with their catalog entries.
 var (
-	cWireEP   = passiveCase("MRC-WIRE-EP-001")
-	cEPAnswer = passiveCase("MRC-EP-GEN-001")
-	cPSU      = passiveCase("MRC-EP-PSU-001")
+	cWireEP = passiveCase(Case{
+		ID: "MRC-WIRE-EP-001", Title: "Endpoint headers",
+		Assertion:    "ERTH op is 0 or 1, PORT_STATUS_UPDATE masks have bit 0 clear, EV_PROBE masks are 0; EETH repeats the request's op and tx_timestamp.",
+		Requirements: []RequirementID{"WIRE-ERTH-1", "WIRE-ERTH-2", "WIRE-EETH-1"}, Level: spec.Must, Mode: Passive, View: ViewSender, Topology: topoEP,
+		Features: []string{"endpoint_ops"},
+		Steps:    []string{stepDecode, stepAttr, "Check every endpoint request and response; pair responses with requests by request id."},
+		Pass:     "every endpoint packet is well formed", Fail: "a bad op or mask, or a response that does not echo its request", Inconclusive: "no endpoint operation",
+	})
+	cEPAnswer = passiveCase(Case{
+		ID: "MRC-EP-GEN-001", Title: "Endpoint requests are answered",
+		Assertion:    "A node answers every well-formed endpoint request with one ENDPOINT_RESPONSE carrying the request id.",
+		Requirements: []RequirementID{"EP-GEN-5", "EP-GEN-1"}, Level: spec.Must, Mode: Passive, View: ViewResponder, Topology: topoEP,
+		Features: []string{"endpoint_ops"},
+		Steps:    []string{stepDecode, "Pair requests arriving at a node with the responses it sends, by request id."},
+		Pass:     "every request answered", Fail: "a request without response", Inconclusive: "no endpoint request, or the capture ends too soon",
+	})
+	cPSU = passiveCase(Case{
+		ID: "MRC-EP-PSU-001", Title: "No traffic on planes a peer reports down",
+		Assertion:    "After a PORT_STATUS_UPDATE from a node reports its port n down (bit n clear), the receiver sends that node no data or probe on plane n − 1 until an update reports it up.",
+		Requirements: []RequirementID{"EP-PSU-3", "EV-PORT-2"}, Level: spec.Must, Mode: Passive, View: ViewRequester, Topology: topoReqPlanes + ", capture interfaces named per plane (<point>/planeN), plane n − 1 ↔ port n",
+		Features: []string{"endpoint_ops"},
+		Steps:    []string{stepDecode, stepReconstr, "Track the latest port status update each node received from each peer.", "Check the plane of every write and probe sent to that peer after the reaction time."},
+		Pass:     "no packet on a plane reported down", Fail: "a packet on a plane the peer reported down", Inconclusive: "no port status update",
+	})
 )
 
 // The requirements this file's checks cite, each made for its case

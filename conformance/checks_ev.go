@@ -1,17 +1,73 @@
 package conformance
 
-import "fmt"
+import (
+	"fmt"
 
-// The cases of this file's checks (their catalog entries are in cases.go).
+	"github.com/openmrc/mrc/spec"
+)
+
+// The cases of this file's checks, with their catalog entries.
 var (
-	cEVReflect = passiveCase("MRC-WIRE-EV-002")
-	cFatal     = passiveCase("MRC-LR-NACK-003")
-	cWIMMReq   = passiveCase("MRC-WIMM-REQ-001")
-	cEVBad     = passiveCase("MRC-EV-BAD-001")
-	cEVTimeout = passiveCase("MRC-EV-BAD-002")
-	cProbePace = passiveCase("MRC-EV-PRB-001")
-	cEcho      = passiveCase("MRC-WIRE-EV-003")
-	cRevPlane  = passiveCase("MRC-EV-REV-001")
+	cEVReflect = passiveCase(Case{
+		ID: "MRC-WIRE-EV-002", Title: "Feedback reflects the triggering EV",
+		Assertion:    "Every SACK and NACK carries in entropy the EV of the data or probe packet that triggered it, as that packet carried it on the wire (bits it did not carry are 0).",
+		Requirements: []RequirementID{"WIRE-EV-5", "WIRE-EV-3", "WIRE-EV-8"}, Level: spec.Must, Mode: Passive, View: ViewResponder, Topology: topoRsp,
+		Steps: []string{stepDecode, stepReconstr, "For each SACK or NACK, find the arrival it answers (ack PSN, nack_psn or probe) and compare entropy with that arrival's EV."},
+		Pass:  "every reflected EV matches", Fail: "a SACK or NACK reflecting an EV its trigger did not carry", Inconclusive: "no feedback whose trigger was captured",
+	})
+	cFatal = passiveCase(Case{
+		ID: "MRC-LR-NACK-003", Title: "No transmission after a fatal error",
+		Assertion:    "After an UNEXP_EVENT NACK or an AETH NAK (codes 1-3) the requester's QP is in ERROR and sends nothing more.",
+		Requirements: []RequirementID{"LR-NACK-4", "QP-ST-10", "QP-ST-11", "RSP-ACK-3"}, Level: spec.Must, Mode: Passive, View: ViewRequester, Topology: topoReq,
+		Steps: []string{stepDecode, stepReconstr, "After a fatal NACK or NAK reaches the requester, report any write or probe it sends on that connection after the reaction time."},
+		Pass:  "silence after the fatal error", Fail: "a packet sent after the error", Inconclusive: "no fatal NACK or NAK",
+	})
+	cWIMMReq = passiveCase(Case{
+		ID: "MRC-WIMM-REQ-001", Title: "WriteIMMs in flight stay within max_wimm",
+		Assertion:    "The requester has at most max_wimm WriteIMM messages in flight, from the transmission of a WriteIMM's first packet until the cumulative acknowledgement covers its last.",
+		Requirements: []RequirementID{"WIMM-REQ-1", "WIMM-REQ-2"}, Level: spec.Must, Mode: Passive, View: ViewRequester, Topology: topoReq,
+		Parameters: []string{"max_wimm"},
+		Steps:      []string{stepDecode, stepReconstr, "Count WriteIMMs started and not yet cumulatively acknowledged at each WriteIMM's first transmission."},
+		Pass:       "never more than max_wimm", Fail: "a WriteIMM started while max_wimm were in flight", Inconclusive: "no WriteIMM",
+	})
+	cEVBad = passiveCase(Case{
+		ID: "MRC-EV-BAD-001", Title: "ALWAYS_SKIP retires the EV",
+		Assertion:    "After a SACK with m = ALWAYS_SKIP reflecting EV E, the requester sends no data on E until a probe on E is answered with m = NONE or SKIP_ONCE.",
+		Requirements: []RequirementID{"EV-ST-4", "EV-ST-1", "EV-SET-4", "EV-ST-10", "LR-SACK-3", "EV-ST-7"}, Level: spec.Must, Mode: Passive, View: ViewRequester, Topology: topoReqPlanes,
+		Steps: []string{stepDecode, stepReconstr, "Mark E ASSUMED_BAD when the ALWAYS_SKIP SACK reaches the requester (plus the reaction time), unless that would leave fewer than ev_min_active usable EVs.", "Report data sent on E before a probe answer revives it."},
+		Pass:  "no data on a retired EV", Fail: "data on an EV after ALWAYS_SKIP", Inconclusive: "no ALWAYS_SKIP in the capture",
+	})
+	cEVTimeout = passiveCase(Case{
+		ID: "MRC-EV-BAD-002", Title: "A timeout retires the EV",
+		Assertion:    "When a packet sent on EV E times out (no NACK, no SACK evidence) the requester moves E to ASSUMED_BAD and stops sending data on it until a probe on E is answered.",
+		Requirements: []RequirementID{"EV-ST-5", "LR-TMR-5"}, Level: spec.Must, Mode: Passive, View: ViewRequester, Topology: topoReqPlanes,
+		Parameters: []string{"timeout"}, Timing: true,
+		Steps: []string{stepDecode, stepReconstr, "Find retransmissions that only a timeout can justify; mark the EV of the PSN's previous send ASSUMED_BAD.", "Report data sent on it before a probe answer revives it."},
+		Pass:  "no data on an EV after its timeout", Fail: "data on an EV whose packet timed out", Inconclusive: "no timeout-driven retransmission",
+	})
+	cProbePace = passiveCase(Case{
+		ID: "MRC-EV-PRB-001", Title: "Probes on a retired EV are paced",
+		Assertion:    "The requester sends at most one probe per ASSUMED_BAD EV per probe interval (one base timeout).",
+		Requirements: []RequirementID{"EV-PRB-2", "EV-PRB-1"}, Level: spec.Must, Mode: Passive, View: ViewRequester, Topology: topoReqPlanes,
+		Parameters: []string{"timeout"}, Timing: true,
+		Steps: []string{stepDecode, stepReconstr, "For EVs retired by ALWAYS_SKIP or timeout, measure the interval between consecutive probes on them."},
+		Pass:  "probes at least one base timeout apart", Fail: "two probes on the same retired EV within the interval", Inconclusive: "fewer than two probes on a retired EV",
+	})
+	cEcho = passiveCase(Case{
+		ID: "MRC-WIRE-EV-003", Title: "SRv6 echo values are unique per path",
+		Assertion:    "In SRv6 mode the 32-bit echo value in the inner headers identifies one EV of the QP: the same echo value never travels with two different outer paths.",
+		Requirements: []RequirementID{"WIRE-EV-9"}, Level: spec.Must, Mode: Passive, View: ViewRequester, Topology: topoReq,
+		Features: []string{"srv6"},
+		Steps:    []string{stepDecode, stepReconstr, "Map each connection's echo values to the outer destination address they travel with."},
+		Pass:     "one path per echo value", Fail: "an echo value seen with two outer paths", Inconclusive: "no SRv6 packet",
+	})
+	cRevPlane = passiveCase(Case{
+		ID: "MRC-EV-REV-001", Title: "Feedback leaves on the arrival plane",
+		Assertion:    "The SACK, NACK or endpoint response to a packet leaves on the plane the packet arrived on (the plane's reverse EV).",
+		Requirements: []RequirementID{"EV-REV-4", "EV-REV-1", "EP-GEN-6"}, Level: spec.Must, Mode: Passive, View: ViewResponder, Topology: topoRsp + ", capture interfaces named per plane (<point>/planeN)",
+		Steps: []string{stepDecode, stepReconstr, "For each SACK, NACK and endpoint response whose trigger was captured, compare the capture planes."},
+		Pass:  "every answer on its trigger's plane", Fail: "an answer on another plane", Inconclusive: "no answer whose trigger's plane is known",
+	})
 )
 
 // The requirements this file's checks cite, each made for its case

@@ -3,24 +3,110 @@ package conformance
 import (
 	"fmt"
 
+	"github.com/openmrc/mrc/spec"
 	"github.com/openmrc/mrc/wire"
 )
 
-// The cases of this file's checks (their catalog entries are in cases.go).
+// The cases of this file's checks, with their catalog entries.
 var (
-	cPSN       = passiveCase("MRC-REQ-PSN-001")
-	cRtxSame   = passiveCase("MRC-REQ-PSN-002")
-	cRtxAcked  = passiveCase("MRC-LR-RTX-001")
-	cRtxWhy    = passiveCase("MRC-LR-RTX-002")
-	cRtxFlag   = passiveCase("MRC-LR-RTX-003")
-	cNackEV    = passiveCase("MRC-LR-NACK-001")
-	cNackHold  = passiveCase("MRC-LR-NACK-002")
-	cNackRecov = passiveCase("MRC-LR-NACK-004")
-	cRetryLim  = passiveCase("MRC-LR-TMR-001")
-	cMPR       = passiveCase("MRC-MPR-WIN-001")
-	cTSETHAll  = passiveCase("MRC-REQ-HDR-001")
-	cRtxOrder  = passiveCase("MRC-LR-RTX-004")
-	cRtxFirst  = passiveCase("MRC-REQ-TX-001")
+	cPSN = passiveCase(Case{
+		ID: "MRC-REQ-PSN-001", Title: "PSNs are consecutive",
+		Assertion:    "The requester numbers write packets consecutively modulo 2^24, sending new PSNs in order.",
+		Requirements: []RequirementID{"REQ-PSN-1", "WIRE-BTH-4"}, Level: spec.Must, Mode: Passive, View: ViewRequester, Topology: topoReq,
+		Steps: []string{stepDecode, stepReconstr, "Once a first transmission is seen, expect each new PSN to be the previous highest plus one (mod 2^24)."},
+		Pass:  "every new PSN follows the previous one", Fail: "a skipped PSN or a new PSN behind the highest", Inconclusive: "no first transmission",
+	})
+	cRtxSame = passiveCase(Case{
+		ID: "MRC-REQ-PSN-002", Title: "A retransmission repeats the original",
+		Assertion:    "A retransmission reuses the PSN, opcode, METH, RETH, ImmDt and payload of the first transmission; only EV, rtx, DSCP and TSETH timestamp may change.",
+		Requirements: []RequirementID{"REQ-PSN-2"}, Level: spec.Must, Mode: Passive, View: ViewRequester, Topology: topoReq,
+		Steps: []string{stepDecode, stepReconstr, "Fingerprint each PSN's first transmission and compare every resend of it."},
+		Pass:  "every resend matches", Fail: "a resend whose content differs", Inconclusive: "no retransmission of a PSN whose first transmission was captured",
+	})
+	cRtxAcked = passiveCase(Case{
+		ID: "MRC-LR-RTX-001", Title: "No go-back-N: acknowledged PSNs are never resent",
+		Assertion:    "After a SACK (cumulatively or in its bitmap) or an ACK acknowledges a PSN, the requester never sends that PSN again.",
+		Requirements: []RequirementID{"LR-RTX-1", "LR-SACK-1", "LR-SACK-2", "LR-SACK-5", "RSP-ACK-2", "LR-NACK-6"}, Level: spec.Must, Mode: Passive, View: ViewRequester, Topology: topoReq,
+		Steps: []string{stepDecode, stepReconstr, "Track what each SACK and ACK acknowledges as it reaches the requester's capture point.", "For every write, check that its PSN was not acknowledged at least the PICS reaction time before it was sent."},
+		Pass:  "no acknowledged PSN resent", Fail: "a PSN resent after its acknowledgement reached the requester", Inconclusive: "no retransmission",
+	})
+	cRtxWhy = passiveCase(Case{
+		ID: "MRC-LR-RTX-002", Title: "Every retransmission follows a loss signal",
+		Assertion:    "The requester retransmits only PSNs it has determined lost: named in a NACK, reported missing by a SACK (a later PSN acknowledged), or whose timer expired (at least the base timeout 1.024 µs × 2^timeout after its last send).",
+		Requirements: []RequirementID{"LR-RTX-1", "LR-TMR-1", "LR-TMR-4", "LR-TMR-5", "LR-RTX-4"}, Level: spec.Must, Mode: Passive, View: ViewRequester, Topology: topoReq,
+		Parameters: []string{"timeout"}, Timing: true,
+		Steps: []string{stepDecode, stepReconstr, "Record per PSN the NACKs naming it and the SACKs showing it missing.", "For every retransmission without such a signal since the previous send, require the time since that send to reach the base timeout, minus the PICS tolerance."},
+		Pass:  "every retransmission is justified", Fail: "a retransmission with no NACK, no SACK gap and before the timer could expire",
+		Inconclusive: "no retransmission, timeout not declared, or timestamps untrusted while a retransmission could only be justified by a timer",
+	})
+	cRtxFlag = passiveCase(Case{
+		ID: "MRC-LR-RTX-003", Title: "Retransmissions carry rtx, first transmissions do not",
+		Assertion:    "Every resend of a PSN sets the BTH rtx flag; first transmissions never do.",
+		Requirements: []RequirementID{"WIRE-BTH-5", "LR-RTX-3"}, Level: spec.Must, Mode: Passive, View: ViewRequester, Topology: topoReq,
+		Steps: []string{stepDecode, stepReconstr, "Classify every write as first transmission or resend from the PSNs seen before it; compare with rtx."},
+		Pass:  "every flag matches", Fail: "a resend without rtx, or a first transmission with rtx", Inconclusive: "no write packet",
+	})
+	cNackEV = passiveCase(Case{
+		ID: "MRC-LR-NACK-001", Title: "The NACKed EV is not reused for the retransmission",
+		Assertion:    "The retransmission of a PSN named in a NACK does not use the EV that NACK reflects.",
+		Requirements: []RequirementID{"EV-ST-13", "LR-NACK-1"}, Level: spec.MustNot, Mode: Passive, View: ViewRequester, Topology: topoReqPlanes,
+		Steps: []string{stepDecode, stepReconstr, "For each NACK naming an outstanding PSN, find the PSN's next transmission and compare its EV with the NACK's entropy."},
+		Pass:  "every such retransmission uses another EV", Fail: "a retransmission on the NACKed EV", Inconclusive: "no NACK followed by a retransmission",
+	})
+	cNackHold = passiveCase(Case{
+		ID: "MRC-LR-NACK-002", Title: "Resource NACKs are honoured with a hold-off",
+		Assertion:    "After a NO_BITMAP, NO_PKT_BUFFER or NO_RESOURCE NACK the requester retransmits the PSN no earlier than base_rtt later.",
+		Requirements: []RequirementID{"LR-NACK-2"}, Level: spec.Must, Mode: Passive, View: ViewRequester, Topology: topoReq,
+		Parameters: []string{"base_rtt_ns"}, Timing: true,
+		Steps: []string{stepDecode, stepReconstr, "For each resource NACK, time the PSN's next transmission."},
+		Pass:  "every retransmission waits base_rtt", Fail: "a retransmission earlier than base_rtt minus tolerance", Inconclusive: "no resource NACK",
+	})
+	cNackRecov = passiveCase(Case{
+		ID: "MRC-LR-NACK-004", Title: "NACKed PSNs are retransmitted",
+		Assertion:    "A PSN named in a TRIMMED, TRIMMED_LASTHOP or PSN_OOR_WINDOW NACK while outstanding is retransmitted (or acknowledged) later.",
+		Requirements: []RequirementID{"LR-NACK-1", "LR-NACK-3"}, Level: spec.Must, Mode: Passive, View: ViewRequester, Topology: topoReq,
+		Steps: []string{stepDecode, stepReconstr, "For each such NACK, look for a later transmission or acknowledgement of its PSN before the capture ends."},
+		Pass:  "every NACKed PSN is recovered", Fail: "a NACKed PSN neither resent nor acknowledged while the requester kept sending other PSNs",
+		Inconclusive: "no such NACK, or the capture ends before recovery could be expected",
+	})
+	cRetryLim = passiveCase(Case{
+		ID: "MRC-LR-TMR-001", Title: "Retries stop when the counter is exhausted",
+		Assertion:    "When more than linear_cnt + exp_cnt retries happen without the cumulative point advancing, the requester stops retransmitting (exp_cnt 25: never).",
+		Requirements: []RequirementID{"LR-TMR-7", "LR-TMR-6"}, Level: spec.Must, Mode: Passive, View: ViewRequester, Topology: topoReq,
+		Parameters: []string{"linear_cnt", "exp_cnt"},
+		Steps:      []string{stepDecode, stepReconstr, "Count retransmissions since the cumulative point last advanced."},
+		Pass:       "the retry limit was reached and the requester stopped", Fail: "more retransmissions than the retry counter allows", Inconclusive: "the limit was never reached, or it is unlimited",
+	})
+	cMPR = passiveCase(Case{
+		ID: "MRC-MPR-WIN-001", Title: "The requester stays inside the MPR window",
+		Assertion:    "Every PSN p sent satisfies (p − una) mod 2^24 ≤ 128 × MPR, una being the cumulative point the SACKs and ACKs reported so far (or the first PSN − 1).",
+		Requirements: []RequirementID{"MPR-WIN-1", "REQ-TX-1", "REQ-PSN-4", "MPR-DYN-3", "MPR-DYN-4"}, Level: spec.Must, Mode: Passive, View: ViewRequester, Topology: topoReq,
+		Parameters: []string{"mpr"},
+		Steps:      []string{stepDecode, stepReconstr, "Track una from the SACKs and ACKs seen before each send (and, with dynamic MPR, the advertised window).", "Check each write's distance from una."},
+		Pass:       "every PSN inside the window", Fail: "a PSN beyond una + 128 × MPR", Inconclusive: "mpr not declared, or una never known",
+	})
+	cTSETHAll = passiveCase(Case{
+		ID: "MRC-REQ-HDR-001", Title: "TSETH in every write",
+		Assertion:    "A requester whose congestion control uses reflected timestamps includes a TSETH in every write, first transmissions and retransmissions.",
+		Requirements: []RequirementID{"REQ-HDR-1"}, Level: spec.Should, Mode: Passive, View: ViewRequester, Topology: topoReq,
+		Features: []string{"tseth"},
+		Steps:    []string{stepDecode, stepReconstr, "Check that every write carries a TSETH."},
+		Pass:     "every write carries one", Fail: "a write without TSETH (NON-STRICT)", Inconclusive: "no write",
+	})
+	cRtxOrder = passiveCase(Case{
+		ID: "MRC-LR-RTX-004", Title: "Oldest NACKed PSN retransmitted first",
+		Assertion:    "Among PSNs awaiting retransmission because a TRIMMED or TRIMMED_LASTHOP NACK named them, the requester retransmits the oldest first.",
+		Requirements: []RequirementID{"LR-RTX-2"}, Level: spec.Must, Mode: Passive, View: ViewRequester, Topology: topoReq,
+		Steps: []string{stepDecode, stepReconstr, "Keep the PSNs named by trim NACKs that reached the requester and are neither retransmitted nor acknowledged.", "At each retransmission of such a PSN, check that no older one is still waiting."},
+		Pass:  "every NACKed PSN retransmitted in PSN order", Fail: "a NACKed PSN retransmitted while an older NACKed PSN waits", Inconclusive: "no retransmission after a trim NACK",
+	})
+	cRtxFirst = passiveCase(Case{
+		ID: "MRC-REQ-TX-001", Title: "Retransmissions before new PSNs",
+		Assertion:    "When both are admissible, the requester sends a retransmission a trim NACK asked for before any new PSN.",
+		Requirements: []RequirementID{"REQ-TX-2"}, Level: spec.Should, Mode: Passive, View: ViewRequester, Topology: topoReq,
+		Steps: []string{stepDecode, stepReconstr, "For each PSN named by a trim NACK, note whether a new PSN was sent after the NACK reached the requester and before the PSN's retransmission."},
+		Pass:  "no new PSN overtook a pending retransmission", Fail: "a new PSN sent while a NACKed PSN waited (NON-STRICT)", Inconclusive: "no retransmission after a trim NACK",
+	})
 )
 
 // The requirements this file's checks cite, each made for its case

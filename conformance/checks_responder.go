@@ -5,23 +5,101 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/openmrc/mrc/spec"
 	"github.com/openmrc/mrc/wire"
 )
 
-// The cases of this file's checks (their catalog entries are in cases.go).
+// The cases of this file's checks, with their catalog entries.
 var (
-	cClaims    = passiveCase("MRC-RSP-SACK-001")
-	cCurrent   = passiveCase("MRC-RSP-SACK-002")
-	cTrigger   = passiveCase("MRC-RSP-SACK-003")
-	cMVerdict  = passiveCase("MRC-RSP-SACK-004")
-	cCounters  = passiveCase("MRC-RSP-SACK-005")
-	cImmediate = passiveCase("MRC-RSP-SACK-006")
-	cTrimNACK  = passiveCase("MRC-RSP-NACK-001")
-	cNoTrimNak = passiveCase("MRC-RSP-NACK-002")
-	cOOR       = passiveCase("MRC-RSP-NACK-003")
-	cACK       = passiveCase("MRC-RSP-ACK-001")
-	cProbeAns  = passiveCase("MRC-RSP-PRB-001")
-	cWIMMRsp   = passiveCase("MRC-WIMM-RSP-001")
+	cClaims = passiveCase(Case{
+		ID: "MRC-RSP-SACK-001", Title: "SACKs claim only PSNs that arrived",
+		Assertion:    "cack_psn, the SACK bitmap and the ACK psn never claim a PSN that has not arrived whole (untrimmed, with a valid ICRC, inside the window) before the feedback was sent; cack never moves backward.",
+		Requirements: []RequirementID{"WIRE-SETH-6", "RSP-RCV-4", "RSP-RCV-1", "WIRE-ICRC-5", "RSP-NACK-1", "RSP-RCV-6"}, Level: spec.Must, Mode: Passive, View: ViewResponder, Topology: topoRsp,
+		Steps: []string{stepDecode, stepReconstr, "Record arrivals at the responder's capture point.", "For every SACK and ACK check that each PSN it claims arrived, and that cack does not regress."},
+		Pass:  "every claim is backed by an arrival", Fail: "a claim of a PSN that never arrived whole", Inconclusive: "no SACK or ACK after the first arrival",
+	})
+	cCurrent = passiveCase(Case{
+		ID: "MRC-RSP-SACK-002", Title: "SACKs report the current state",
+		Assertion:    "Each SACK's cack_psn covers every PSN received contiguously, and its bitmap every PSN received in its window, up to the reaction time before it was sent.",
+		Requirements: []RequirementID{"RSP-SACK-1", "RSP-RCV-4", "RSP-RCV-5"}, Level: spec.Must, Mode: Passive, View: ViewResponder, Topology: topoRsp, Timing: true,
+		Steps: []string{stepDecode, stepReconstr, "Compare each SACK's cack and bitmap with the arrivals older than the reaction time."},
+		Pass:  "every SACK is current", Fail: "a SACK that omits a PSN received well before it", Inconclusive: "no SACK",
+	})
+	cTrigger = passiveCase(Case{
+		ID: "MRC-RSP-SACK-003", Title: "SACK trigger fields",
+		Assertion:    "A SACK's ack_psn_offset names a PSN that arrived, its bitmap base follows RSP-SACK-2, and CC_STATE tx_timestamp reflects the trigger's TSETH timestamp (0 without TSETH).",
+		Requirements: []RequirementID{"RSP-SACK-1", "RSP-SACK-2", "WIRE-SETH-5", "WIRE-CCS-2", "RSP-SACK-7"}, Level: spec.Must, Mode: Passive, View: ViewResponder, Topology: topoRsp,
+		Parameters: []string{"mpr_dest"},
+		Steps:      []string{stepDecode, stepReconstr, "For each non-probe SACK, find its trigger among recent arrivals, recompute the bitmap base and compare the reflected timestamp."},
+		Pass:       "every SACK's trigger fields are right", Fail: "a SACK answering no arrival, with a wrong base, or a wrong reflected timestamp", Inconclusive: "no SACK, or mpr_dest not declared",
+	})
+	cMVerdict = passiveCase(Case{
+		ID: "MRC-RSP-SACK-004", Title: "ECN verdict in m",
+		Assertion:    "A SACK answering a CE-marked packet or probe carries m = SKIP_ONCE (or ALWAYS_SKIP); otherwise m = NONE (or ALWAYS_SKIP, which is optional).",
+		Requirements: []RequirementID{"RSP-SACK-3", "CC-SIG-2", "RSP-PRB-2", "RSP-SACK-4"}, Level: spec.Must, Mode: Passive, View: ViewResponder, Topology: topoRsp,
+		Steps: []string{stepDecode, stepReconstr, "For each SACK whose trigger was captured, compare m with the trigger's ECN field as it arrived."},
+		Pass:  "every m matches", Fail: "SKIP_ONCE without CE, or NONE after CE", Inconclusive: "no SACK whose trigger was captured",
+	})
+	cCounters = passiveCase(Case{
+		ID: "MRC-RSP-SACK-005", Title: "CC_STATE counters",
+		Assertion:    "rcvd_bytes counts each received PSN's payload once, in profile units, modulo 2^24; ooo_count is the number of PSNs held beyond cack.",
+		Requirements: []RequirementID{"WIRE-CCS-1", "RSP-SACK-7", "RSP-DUP-1"}, Level: spec.Must, Mode: Passive, View: ViewResponder, Topology: topoRsp + ", capture from QP start",
+		Steps: []string{stepDecode, stepReconstr, "Accumulate distinct payload bytes and held PSNs from the arrivals; compare with every SACK allowing for the reaction time."},
+		Pass:  "every SACK's counters are in range", Fail: "a counter that does not match the arrivals", Inconclusive: "capture not from QP start (PICS capture.from_qp_start), or no SACK",
+	})
+	cImmediate = passiveCase(Case{
+		ID: "MRC-RSP-SACK-006", Title: "Immediate SACKs",
+		Assertion:    "The responder sends a SACK for each packet that is CE-marked, out of order, a duplicate, marked ack_req or rtx, or the last of a message; a duplicate's SACK reflects its EV.",
+		Requirements: []RequirementID{"RSP-SACK-5", "RSP-DUP-2"}, Level: spec.Must, Mode: Passive, View: ViewResponder, Topology: topoRsp,
+		Steps: []string{stepDecode, stepReconstr, "List arrivals that need an immediate SACK; look for a SACK whose ack PSN is theirs."},
+		Pass:  "every such arrival is answered", Fail: "an arrival that needed a SACK and got none while the responder kept sending SACKs", Inconclusive: "no such arrival, or the capture ends too soon",
+	})
+	cTrimNACK = passiveCase(Case{
+		ID: "MRC-RSP-NACK-001", Title: "Trimmed packets are NACKed",
+		Assertion:    "A trimmed packet for a new PSN is answered by a NACK naming its PSN and reflecting its EV and TSETH timestamp, with reason TRIMMED_LASTHOP for DSCP_TRIMMED_LASTHOP and TRIMMED otherwise.",
+		Requirements: []RequirementID{"RSP-NACK-1", "WIRE-NETH-3", "RSP-NACK-6", "WIRE-ICRC-6", "WIRE-TRIM-2"}, Level: spec.Must, Mode: Passive, View: ViewResponder, Topology: topoRsp + ", a trimming fabric",
+		Features: []string{"trim_nack"},
+		Steps:    []string{stepDecode, stepReconstr, "For each trimmed arrival of a new PSN, find the NACK that answers it and check its fields."},
+		Pass:     "every trimmed packet is NACKed correctly", Fail: "a trim without NACK, or a NACK with the wrong PSN, reason or timestamp", Inconclusive: "no trimmed packet in the capture",
+	})
+	cNoTrimNak = passiveCase(Case{
+		ID: "MRC-RSP-NACK-002", Title: "Without trim NACKs, trims are discarded silently",
+		Assertion:    "A responder without trim-NACK support sends no TRIMMED or TRIMMED_LASTHOP NACK.",
+		Requirements: []RequirementID{"RSP-NACK-2"}, Level: spec.Must, Mode: Passive, View: ViewResponder, Topology: topoRsp + ", a trimming fabric",
+		Features: []string{"!trim_nack"},
+		Steps:    []string{stepDecode, stepReconstr, "Report every trim NACK."},
+		Pass:     "trims seen and none NACKed", Fail: "a trim NACK", Inconclusive: "no trimmed packet",
+	})
+	cOOR = passiveCase(Case{
+		ID: "MRC-RSP-NACK-003", Title: "Out-of-window PSNs get PSN_OOR_WINDOW",
+		Assertion:    "A write whose PSN lies beyond cack + 128 × mpr_dest is answered with a PSN_OOR_WINDOW NACK and is not placed.",
+		Requirements: []RequirementID{"RSP-NACK-4", "MPR-WIN-4", "RSP-RCV-6"}, Level: spec.Must, Mode: Passive, View: ViewResponder, Topology: topoRsp,
+		Parameters: []string{"mpr_dest"},
+		Steps:      []string{stepDecode, stepReconstr, "Classify arrivals against the responder's window; for each out-of-window one, find its NACK."},
+		Pass:       "every out-of-window arrival NACKed", Fail: "an out-of-window arrival without PSN_OOR_WINDOW NACK, or an OOR NACK for an in-window PSN", Inconclusive: "no out-of-window arrival",
+	})
+	cACK = passiveCase(Case{
+		ID: "MRC-RSP-ACK-001", Title: "Transport ACKs",
+		Assertion:    "When cack reaches a received packet marked ack_req, the responder sends an ACKNOWLEDGE whose psn covers it.",
+		Requirements: []RequirementID{"RSP-ACK-1"}, Level: spec.Must, Mode: Passive, View: ViewResponder, Topology: topoRsp,
+		Steps: []string{stepDecode, stepReconstr, "For each ack_req arrival, once the arrivals are contiguous up to it, look for an ACK whose psn reaches it."},
+		Pass:  "every ack_req PSN acknowledged", Fail: "an ack_req PSN never covered by an ACK although cack passed it", Inconclusive: "no ack_req arrival, or the capture ends too soon",
+	})
+	cProbeAns = passiveCase(Case{
+		ID: "MRC-RSP-PRB-001", Title: "Probes are answered",
+		Assertion:    "Every probe is answered by a SACK with pr = 1, the probe's probe_id in ack_psn_offset, its EV in entropy and its timestamp in CC_STATE; no SACK has pr = 1 otherwise.",
+		Requirements: []RequirementID{"RSP-PRB-1", "WIRE-SETH-7", "EV-PRB-4"}, Level: spec.Must, Mode: Passive, View: ViewResponder, Topology: topoRsp,
+		Steps: []string{stepDecode, stepReconstr, "Match pr = 1 SACKs to probe arrivals by probe_id and EV."},
+		Pass:  "every probe answered correctly", Fail: "a probe unanswered, or a pr = 1 SACK that answers no probe", Inconclusive: "no probe",
+	})
+	cWIMMRsp = passiveCase(Case{
+		ID: "MRC-WIMM-RSP-001", Title: "WriteIMM limit at the responder",
+		Assertion:    "A WriteIMM arriving while max_wimm_dest WriteIMMs are held (received, not yet complete) is refused with an AETH NAK (invalid request) or an UNEXP_EVENT NACK, per the profile.",
+		Requirements: []RequirementID{"WIMM-RSP-4", "WIMM-RSP-1"}, Level: spec.Must, Mode: Passive, View: ViewResponder, Topology: topoRsp,
+		Parameters: []string{"max_wimm_dest"},
+		Steps:      []string{stepDecode, stepReconstr, "Count held WriteIMMs (ImmDt arrived, cack short of the message's last PSN); for each arrival over the limit, find the refusal."},
+		Pass:       "every excess WriteIMM refused", Fail: "an excess WriteIMM accepted", Inconclusive: "the limit was never exceeded",
+	})
 )
 
 // The requirements this file's checks cite, each made for its case

@@ -5,37 +5,209 @@ import (
 	"slices"
 
 	"github.com/openmrc/mrc/pcap"
+	"github.com/openmrc/mrc/spec"
 	"github.com/openmrc/mrc/wire"
 )
 
 // The cases of this file's checks (their catalog entries are in cases.go).
 var (
-	cWireENC   = passiveCase("MRC-WIRE-ENC-001")
-	cWireUDP   = passiveCase("MRC-WIRE-UDP-001")
-	cWireICRC  = passiveCase("MRC-WIRE-ICRC-001")
-	cWireGEN   = passiveCase("MRC-WIRE-GEN-001")
-	cWireBTH1  = passiveCase("MRC-WIRE-BTH-001")
-	cWireBTH2  = passiveCase("MRC-WIRE-BTH-002")
-	cWireBTH3  = passiveCase("MRC-WIRE-BTH-003")
-	cWireBTH4  = passiveCase("MRC-WIRE-BTH-004")
-	cWireFlags = passiveCase("MRC-WIRE-BTH-005")
-	cWirePKey  = passiveCase("MRC-WIRE-BTH-006")
-	cWireOP    = passiveCase("MRC-WIRE-OP-001")
-	cWirePAY   = passiveCase("MRC-WIRE-PAY-001")
-	cWireMSG   = passiveCase("MRC-WIRE-MSG-001")
-	cWireMETH  = passiveCase("MRC-WIRE-METH-001")
-	cWIMMOrd   = passiveCase("MRC-WIMM-ORD-001")
-	cWireTSETH = passiveCase("MRC-WIRE-TSETH-001")
-	cWireAETH  = passiveCase("MRC-WIRE-AETH-001")
-	cWireSETH  = passiveCase("MRC-WIRE-SETH-001")
-	cWireDCID  = passiveCase("MRC-WIRE-SETH-002")
-	cWireNETH  = passiveCase("MRC-WIRE-NETH-001")
-	cWirePETH  = passiveCase("MRC-WIRE-PETH-001")
-	cDSCP      = passiveCase("MRC-WIRE-DSCP-001")
-	cECN       = passiveCase("MRC-WIRE-DSCP-002")
-	cDSCPSRv6  = passiveCase("MRC-WIRE-DSCP-003")
-	cDSCPTrim  = passiveCase("MRC-WIRE-DSCP-004")
-	cEVEnc     = passiveCase("MRC-WIRE-EV-001")
+	cWireENC = passiveCase(Case{
+		ID: "MRC-WIRE-ENC-001", Title: "Encapsulation and lengths",
+		Assertion:    "Every MRC frame is Ethernet, IPv4 (IHL 5, DF set, unfragmented) or IPv6 (or SRv6 IPv6-in-IPv6 with an optional SRH), UDP to an MRC port, the BTH and the opcode's headers, with IP and UDP lengths that agree with the frame.",
+		Requirements: []RequirementID{"WIRE-ENC-1", "WIRE-ENC-2", "WIRE-ENC-5", "WIRE-LEN-1", "WIRE-GEN-3", "WIRE-UDP-1"},
+		Level:        spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
+		Steps: []string{stepDecode, stepAttr, "Report every decode error and every WIRE-ENC/WIRE-LEN finding of a frame on an MRC UDP port."},
+		Pass:  "at least one MRC frame and no finding", Fail: "a frame sent by a judged node breaks the encapsulation or length rules",
+		Inconclusive: "no MRC frame in the capture",
+	})
+	cWireUDP = passiveCase(Case{
+		ID: "MRC-WIRE-UDP-001", Title: "UDP checksum is zero",
+		Assertion:    "Encoders send a UDP checksum of 0.",
+		Requirements: []RequirementID{"WIRE-UDP-3"}, Level: spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
+		Steps: []string{stepDecode, stepAttr, "Check the UDP checksum of every MRC frame."},
+		Pass:  "every checksum is 0", Fail: "a non-zero UDP checksum",
+	})
+	cWireICRC = passiveCase(Case{
+		ID: "MRC-WIRE-ICRC-001", Title: "ICRC is correct",
+		Assertion:    "Every untrimmed MRC frame ends in the RoCEv2 invariant CRC computed over the masked pseudo-packet (inner headers only in SRv6 mode; UDP source port covered unless the profile masks it).",
+		Requirements: []RequirementID{"WIRE-ICRC-1", "WIRE-ICRC-2", "WIRE-ICRC-3", "WIRE-ICRC-4"},
+		Level:        spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
+		Steps: []string{stepDecode, stepAttr, "Recompute the ICRC of every untrimmed MRC frame and compare."},
+		Pass:  "every ICRC matches", Fail: "an ICRC differs from the computed one on a frame captured nearest its sender",
+	})
+	cWireGEN = passiveCase(Case{
+		ID: "MRC-WIRE-GEN-001", Title: "Reserved bits are zero",
+		Assertion:    "Encoders set every reserved bit to 0 (BTH byte 8, TSETH, SETH, CC_STATE, NETH, PETH, ERTH, EETH), and the variant BTH byte 4 to 0 as sent.",
+		Requirements: []RequirementID{"WIRE-GEN-2", "WIRE-BTH-7", "WIRE-BTH-13"}, Level: spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
+		Steps: []string{stepDecode, stepAttr, "Report every non-zero reserved field the strict check finds.", "At capture points the PICS places at the sender, report a non-zero reserved_variant (switches may change it in transit)."},
+		Pass:  "no reserved bit set", Fail: "a reserved field is non-zero",
+	})
+	cWireBTH1 = passiveCase(Case{
+		ID: "MRC-WIRE-BTH-001", Title: "BTH version, opcode and header stack",
+		Assertion:    "The BTH is 12 bytes with tver 0, its opcode is in the MRC table, and exactly the opcode's headers follow.",
+		Requirements: []RequirementID{"WIRE-BTH-1", "WIRE-BTH-2", "WIRE-BTH-3", "WIRE-OP-1", "WIRE-METH-1", "WIRE-TSETH-1", "WIRE-RETH-1", "WIRE-IMM-1"},
+		Level:        spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
+		Steps: []string{stepDecode, stepAttr, "Report frames whose tver is not 0, whose opcode is not an MRC opcode while the frame belongs to an MRC connection, or whose header stack is truncated."},
+		Pass:  "every frame has a valid BTH and stack", Fail: "a bad tver, an unknown opcode on an MRC connection, or a truncated header stack",
+	})
+	cWireBTH2 = passiveCase(Case{
+		ID: "MRC-WIRE-BTH-002", Title: "QP 0x2 is for endpoint operations only",
+		Assertion:    "Endpoint opcodes go to QPN 0x2 with PSN bits 23:16 zero, and no other opcode goes to QPN 0x2.",
+		Requirements: []RequirementID{"WIRE-BTH-8", "WIRE-EP-1"}, Level: spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
+		Steps: []string{stepDecode, stepAttr, "Check dest_qp against the opcode."},
+		Pass:  "no finding", Fail: "an endpoint opcode elsewhere, another opcode to 0x2, or a request id wider than 16 bits",
+	})
+	cWireBTH3 = passiveCase(Case{
+		ID: "MRC-WIRE-BTH-003", Title: "Pad count and pad bytes",
+		Assertion:    "pad_cnt makes the payload a multiple of 4 with zero bytes, and is 0 in packets without payload.",
+		Requirements: []RequirementID{"WIRE-BTH-9"}, Level: spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
+		Steps: []string{stepDecode, stepAttr, "Check pad_cnt against the payload length and the pad bytes' value."},
+		Pass:  "no finding", Fail: "a wrong pad count or a non-zero pad byte",
+	})
+	cWireBTH4 = passiveCase(Case{
+		ID: "MRC-WIRE-BTH-004", Title: "TS flag only on writes",
+		Assertion:    "The ts flag is set if and only if a TSETH follows, and only write packets carry it.",
+		Requirements: []RequirementID{"WIRE-BTH-6"}, Level: spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
+		Steps: []string{stepDecode, stepAttr, "Report every non-write packet with ts = 1."},
+		Pass:  "no finding", Fail: "ts = 1 on a non-write packet",
+	})
+	cWireFlags = passiveCase(Case{
+		ID: "MRC-WIRE-BTH-005", Title: "BTH flags: ack_req, se, m, rtx on control packets",
+		Assertion:    "ack_req is set in the last packet of every message and in no other packet; se only in the last packet of a WriteIMM; m is 0; control packets, probes and endpoint operations carry rtx = 0.",
+		Requirements: []RequirementID{"WIRE-BTH-14", "REQ-HDR-3", "WIRE-BTH-10", "WIRE-BTH-11", "WIRE-BTH-5"},
+		Level:        spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
+		Steps: []string{stepDecode, stepAttr, "Check ack_req against the opcode (0xC8-0xCB), se against the *_IMM last opcodes, m = 0, and rtx = 0 on every non-write packet."},
+		Pass:  "no finding", Fail: "a flag set where it must not be, or ack_req missing on a last packet",
+	})
+	cWirePKey = passiveCase(Case{
+		ID: "MRC-WIRE-BTH-006", Title: "P_Key is constant per connection",
+		Assertion:    "Every packet of a connection, data and control, carries the same P_Key; endpoint operations carry 0xFFFF.",
+		Requirements: []RequirementID{"WIRE-BTH-12"}, Level: spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
+		Steps: []string{stepDecode, stepAttr, stepReconstr, "Compare each packet's P_Key with the first one seen on its connection."},
+		Pass:  "no finding", Fail: "a P_Key change within a connection or an endpoint operation with P_Key other than 0xFFFF",
+	})
+	cWireOP = passiveCase(Case{
+		ID: "MRC-WIRE-OP-001", Title: "Control packets carry no payload",
+		Assertion:    "ACK, SACK, NACK, probe and endpoint packets end with their last header, followed only by the ICRC.",
+		Requirements: []RequirementID{"WIRE-OP-2"}, Level: spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
+		Steps: []string{stepDecode, stepAttr, "Report control packets with bytes between the last header and the ICRC."},
+		Pass:  "no finding", Fail: "a control packet with trailing bytes",
+	})
+	cWirePAY = passiveCase(Case{
+		ID: "MRC-WIRE-PAY-001", Title: "Payload sizes follow the path MTU",
+		Assertion:    "FIRST and MIDDLE packets carry exactly one path MTU, LAST 1 to path MTU bytes, ONLY 0 to path MTU bytes.",
+		Requirements: []RequirementID{"WIRE-PAY-1"}, Level: spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
+		Steps: []string{stepDecode, stepAttr, "Compare the payload length of every untrimmed write with the PICS path_mtu; without it, require every FIRST and MIDDLE of a connection to have the same non-zero size and no payload to exceed it or 4096."},
+		Pass:  "every write's payload fits", Fail: "a write with a payload size its opcode does not allow",
+		Inconclusive: "no untrimmed write",
+	})
+	cWireMSG = passiveCase(Case{
+		ID: "MRC-WIRE-MSG-001", Title: "Message segmentation and RETH",
+		Assertion:    "A message is FIRST, MIDDLE…, LAST (or ONLY) on consecutive PSNs; every packet carries a RETH whose va advances by the payload of the previous packets, with r_key and dma_length unchanged, and the payloads sum to dma_length.",
+		Requirements: []RequirementID{"WIRE-RETH-2", "WIRE-RETH-3", "WIRE-PAY-2", "REQ-SEG-1", "REQ-SEG-2", "REQ-SEG-3"},
+		Level:        spec.Must, Mode: Passive, View: ViewRequester, Topology: topoReq,
+		Steps: []string{stepDecode, stepReconstr, "Walk the first transmission of every PSN in PSN order, assembling messages; check opcode order, RETH fields and lengths."},
+		Pass:  "every complete message is well formed", Fail: "an opcode out of order, a RETH field that changes, a va that does not advance, or lengths that do not add up",
+		Inconclusive: "no complete message seen from its first packet",
+	})
+	cWireMETH = passiveCase(Case{
+		ID: "MRC-WIRE-METH-001", Title: "MSN discipline",
+		Assertion:    "msn is the same in every packet of a message and increases by one from one message to the next; with the capture from QP start, the first message has MSN 0 and RQMSN 0.",
+		Requirements: []RequirementID{"WIRE-METH-2", "REQ-PSN-3"}, Level: spec.Must, Mode: Passive, View: ViewRequester, Topology: topoReq,
+		Steps: []string{stepDecode, stepReconstr, "Walk messages in PSN order and compare consecutive MSNs."},
+		Pass:  "MSNs are consistent", Fail: "an MSN that changes within a message or skips between messages",
+		Inconclusive: "fewer than two messages seen",
+	})
+	cWIMMOrd = passiveCase(Case{
+		ID: "MRC-WIMM-ORD-001", Title: "WriteIMM order is kept (RQMSN)",
+		Assertion:    "rqmsn is the same in every packet of a message and grows by one after each WriteIMM in post (PSN) order, so the responder completes WriteIMMs in send order.",
+		Requirements: []RequirementID{"WIRE-METH-3", "WIMM-REQ-3", "REQ-OP-3", "WIMM-RSP-2"}, Level: spec.Must, Mode: Passive, View: ViewRequester, Topology: topoReq,
+		Steps: []string{stepDecode, stepReconstr, "Walk messages in PSN order; expected rqmsn of the next message = rqmsn + 1 after a WriteIMM, unchanged after a plain write."},
+		Pass:  "every message's RQMSN is as expected", Fail: "a WriteIMM whose RQMSN would make the responder complete it out of send order",
+		Inconclusive: "fewer than two messages, or no WriteIMM",
+	})
+	cWireTSETH = passiveCase(Case{
+		ID: "MRC-WIRE-TSETH-001", Title: "TSETH format",
+		Assertion:    "A TSETH carries the requester clock in profile units with tsr = 0 and ftype = 1.",
+		Requirements: []RequirementID{"WIRE-TSETH-1", "WIRE-TSETH-2"}, Level: spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
+		Features: []string{"tseth"},
+		Steps:    []string{stepDecode, stepAttr, "Check tsr and ftype of every TSETH."},
+		Pass:     "every TSETH is well formed", Fail: "tsr = 1 or ftype ≠ 1", Inconclusive: "no TSETH in the capture",
+	})
+	cWireAETH = passiveCase(Case{
+		ID: "MRC-WIRE-AETH-001", Title: "AETH syndrome",
+		Assertion:    "ACKs carry syndrome 0x1F; responders send no RNR NAK and no PSN-sequence-error NAK; the syndrome's reserved bit is 0.",
+		Requirements: []RequirementID{"WIRE-AETH-1", "WIRE-AETH-2", "WIRE-AETH-3"}, Level: spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
+		Steps: []string{stepDecode, stepAttr, "Check the syndrome of every ACKNOWLEDGE packet."},
+		Pass:  "every AETH is allowed", Fail: "a credit other than 0x1F, an RNR NAK, a NAK code 0, or the reserved bit set",
+		Inconclusive: "no ACKNOWLEDGE packet",
+	})
+	cWireSETH = passiveCase(Case{
+		ID: "MRC-WIRE-SETH-001", Title: "SETH fields",
+		Assertion:    "SACKs carry m ≠ 3, type/next_header/cc_type/cc_flags 0, BTH psn = cack_psn with ack_req/rtx/ts clear, and mpr 0 unless dynamic MPR is in effect (then 1 ≤ mpr ≤ mpr_dest).",
+		Requirements: []RequirementID{"WIRE-SETH-1", "WIRE-SETH-2", "WIRE-SETH-3", "WIRE-SETH-4", "WIRE-SETH-8", "WIRE-SETH-10", "MPR-DYN-2"},
+		Level:        spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
+		Steps: []string{stepDecode, stepAttr, "Check every RELIABILITY_SACK's SETH and BTH fields."},
+		Pass:  "every SACK is well formed", Fail: "a field outside its allowed values", Inconclusive: "no SACK",
+	})
+	cWireDCID = passiveCase(Case{
+		ID: "MRC-WIRE-SETH-002", Title: "spdcid and dpdcid name the QPs",
+		Assertion:    "In SETH, NETH and PETH, dpdcid is bits 15:0 of the BTH dest_qp and spdcid bits 15:0 of the sender's QP number (learned from the reverse direction).",
+		Requirements: []RequirementID{"WIRE-SETH-9", "RSP-SACK-6"}, Level: spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
+		Steps: []string{stepDecode, stepAttr, stepReconstr, "Compare dpdcid with dest_qp, and spdcid with the QPN the peer addresses the sender by; compare the dest_qp of SACKs and NACKs with the QP the requester's probes name."},
+		Pass:  "every identifier matches", Fail: "a mismatch", Inconclusive: "no SACK, NACK or probe",
+	})
+	cWireNETH = passiveCase(Case{
+		ID: "MRC-WIRE-NETH-001", Title: "NETH fields",
+		Assertion:    "NACKs carry a reason from the table, BTH psn = nack_psn, and type/next_header/cc_type/cc_flags 0.",
+		Requirements: []RequirementID{"WIRE-NETH-1", "WIRE-NETH-2", "WIRE-NETH-4", "WIRE-SETH-8"}, Level: spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
+		Steps: []string{stepDecode, stepAttr, "Check every RELIABILITY_NACK."},
+		Pass:  "every NACK is well formed", Fail: "an unknown reason, a BTH psn ≠ nack_psn, or a non-zero type field", Inconclusive: "no NACK",
+	})
+	cWirePETH = passiveCase(Case{
+		ID: "MRC-WIRE-PETH-001", Title: "Probe header",
+		Assertion:    "Probes carry BTH psn 0, tsr 0, ftype 1 and zero type fields.",
+		Requirements: []RequirementID{"WIRE-PETH-1", "WIRE-PETH-2", "WIRE-SETH-8", "EV-PRB-3"}, Level: spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
+		Steps: []string{stepDecode, stepAttr, "Check every RELIABILITY_PROBE_REQ."},
+		Pass:  "every probe is well formed", Fail: "a probe that consumes a PSN or has a bad timestamp format", Inconclusive: "no probe",
+	})
+	cDSCP = passiveCase(Case{
+		ID: "MRC-WIRE-DSCP-001", Title: "Traffic classes",
+		Assertion:    "SACK, NACK, ACK and endpoint responses use DSCP_CONTROL; first transmissions DSCP_TRIMMABLE; retransmissions the retransmit class; probes DSCP_NO_TRIM; without trim-NACK support every write uses DSCP_NO_TRIM.",
+		Requirements: []RequirementID{"WIRE-DSCP-1", "WIRE-DSCP-5", "RSP-SACK-6", "RSP-NACK-6", "EP-GEN-4"},
+		Level:        spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
+		Steps: []string{stepDecode, stepAttr, stepReconstr, "Classify every untrimmed packet (control, first transmission, retransmission, probe) and compare its DSCP with the profile's."},
+		Pass:  "every DSCP matches its class", Fail: "a packet with another class's DSCP",
+	})
+	cECN = passiveCase(Case{
+		ID: "MRC-WIRE-DSCP-002", Title: "ECN marking",
+		Assertion:    "Writes and probes are sent ECT(0) (CE after marking); control packets are Not-ECT.",
+		Requirements: []RequirementID{"WIRE-DSCP-3"}, Level: spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
+		Steps: []string{stepDecode, stepAttr, "Check the ECN field of every packet."},
+		Pass:  "no finding", Fail: "a write or probe that is not ECN-capable, or an ECN-capable control packet",
+	})
+	cDSCPSRv6 = passiveCase(Case{
+		ID: "MRC-WIRE-DSCP-003", Title: "SRv6 outer and inner traffic class agree",
+		Assertion:    "In SRv6 mode the outer and inner IPv6 headers carry the same DSCP and ECN when sent.",
+		Requirements: []RequirementID{"WIRE-DSCP-6"}, Level: spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
+		Features: []string{"srv6"},
+		Steps:    []string{stepDecode, stepAttr, "Compare the traffic class of the outer and inner IPv6 headers of every SRv6 frame."},
+		Pass:     "they agree", Fail: "they differ on a frame captured nearest its sender", Inconclusive: "no SRv6 frame",
+	})
+	cDSCPTrim = passiveCase(Case{
+		ID: "MRC-WIRE-DSCP-004", Title: "End points never send trimmed code points",
+		Assertion:    "Only switches set DSCP_TRIMMED and DSCP_TRIMMED_LASTHOP, and only on write packets.",
+		Requirements: []RequirementID{"WIRE-DSCP-4", "WIRE-TRIM-1", "WIRE-DSCP-2"}, Level: spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny + ", the PICS declaring which node each capture point is at",
+		Steps: []string{stepDecode, stepAttr, "At capture points the PICS places at a node, report frames that node sent with a trimmed DSCP; anywhere, report trimmed non-write packets."},
+		Pass:  "no finding", Fail: "a trimmed DSCP on a frame as its sender sent it, or on a non-write packet",
+	})
+	cEVEnc = passiveCase(Case{
+		ID: "MRC-WIRE-EV-001", Title: "EV encoding in the flow label",
+		Assertion:    "In STEV mode flow-label bits 19:16 are 0; in UDP mode the flow label is 0.",
+		Requirements: []RequirementID{"WIRE-EV-1", "WIRE-EV-6", "WIRE-EV-2"}, Level: spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
+		Steps: []string{stepDecode, stepAttr, "Check the inner IPv6 flow label of every IPv6 frame against the PICS EV mode."},
+		Pass:  "no finding", Fail: "flow-label bits that the EV mode does not allow", Inconclusive: "no IPv6 frame",
+	})
 )
 
 // The requirements this file's checks cite, each made for its case
