@@ -133,9 +133,12 @@ func retiredEV(cs caseID) func(e *engine, x *sentCtx) {
 		why := func(f *Finding) {
 			x.fill(f, fmt.Sprintf("no data on EV 0x%08x, retired by %s in frame %d", x.ev, b.cause, b.frame), "data sent on it", b.frame)
 		}
-		if b.unsure {
+		switch {
+		case b.revive != 0:
+			e.undecidedWhy(rid, x.pt, x.req, fmt.Sprintf("a probe answer on the EV (frame %d) had a bad ICRC: the requester may have had it whole, which revives the EV (EV-ST-7)", b.revive), why)
+		case b.unsure:
 			e.undecidedWhy(rid, x.pt, x.req, "with EVs the requester may have retired on losses its SACKs showed, the ev_min_active floor may have kept this one in use (EV-SET-6)", why)
-		} else {
+		default:
 			e.failWhy(rid, x.pt, x.req, onTiming, why)
 		}
 	}

@@ -473,6 +473,7 @@ func resendWhy(e *engine, x *sentCtx) {
 		return
 	}
 	st := x.st
+	bad := x.fl.badFeedbackSince(st.lastNs)
 	switch to := e.pics.Parameters.Timeout; {
 	case st.loss.kind != 0:
 		x.pass(cRtxWhy, false)
@@ -480,6 +481,8 @@ func resendWhy(e *engine, x *sentCtx) {
 		e.undecided(cRtxWhy, x.pt, x.req, "no NACK or SACK gap; timeout not declared")
 	case x.timedOut:
 		x.pass(cRtxWhy, true)
+	case bad != 0:
+		e.undecided(cRtxWhy, x.pt, x.req, fmt.Sprintf("feedback seen with a bad ICRC (frame %d) may have been the loss signal", bad))
 	default:
 		T := baseTimeout(*to)
 		e.failWhy(rRtxWhy_LR_RTX_1, x.pt, x.req, onTiming, func(f *Finding) {

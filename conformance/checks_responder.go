@@ -243,8 +243,8 @@ func bitsAfter(bm uint64, base, x uint32) uint64 {
 
 // notArrived explains why PSN q does not count as arrived.
 func (fl *flow) notArrived(q uint32) (string, []int) {
-	if f := fl.badArr[q]; f != 0 {
-		return fmt.Sprintf("PSN %d arrived only with a bad ICRC, a wrong P_Key or another discard violation (frame %d)", q, f), []int{f}
+	if f := fl.badArr[q].frame; f != 0 {
+		return fmt.Sprintf("PSN %d arrived only with a wrong P_Key or another discard violation (frame %d)", q, f), []int{f}
 	}
 	if f := fl.trimArr[q]; f != 0 {
 		return fmt.Sprintf("PSN %d arrived only trimmed (frame %d)", q, f), []int{f}
@@ -332,8 +332,8 @@ func sackTrigger(e *engine, x *answerCtx) {
 		e.failWhy(rTrigger_RSP_SACK_1, x.pt, x.rsp, 0, func(f *Finding) {
 			f.PSN, f.Expected = u32p(trig), "ack_psn_offset naming a PSN that arrived"
 			f.Observed = fmt.Sprintf("ack_psn %d never arrived", trig)
-			if fr := fl.badArr[trig]; fr != 0 {
-				f.Observed, f.Related = fmt.Sprintf("ack_psn %d arrived only with a bad ICRC, a wrong P_Key or another discard violation (frame %d)", trig, fr), []int{fr}
+			if fr := fl.badArr[trig].frame; fr != 0 {
+				f.Observed, f.Related = fmt.Sprintf("ack_psn %d arrived only with a wrong P_Key or another discard violation (frame %d)", trig, fr), []int{fr}
 			}
 		})
 		return
@@ -593,7 +593,9 @@ func ackMissing(e *engine, pt *point, fl *flow) {
 			f.Frame, f.TimeNs, f.Plane, f.PSN = a.frame, a.ns, a.plane, u32p(q)
 			f.Expected, f.Observed = "an ACKNOWLEDGE covering this ack_req PSN once cack passed it", "none"
 		}
-		if fl.haveFb && fl.lastFbNs > due+e.grace {
+		if bad := fl.badFeedbackSince(due); bad != 0 {
+			e.undecidedWhy(rACK_RSP_ACK_1, pt, fl.key.rsp, fmt.Sprintf("the ACK may be feedback seen with a bad ICRC (frame %d)", bad), why)
+		} else if fl.haveFb && fl.lastFbNs > due+e.grace {
 			e.failWhy(rACK_RSP_ACK_1, pt, fl.key.rsp, onAbsence, why)
 		} else {
 			e.undecidedWhy(rACK_RSP_ACK_1, pt, fl.key.rsp, "the capture ends before the ACK could be expected", why)
@@ -658,7 +660,9 @@ func (e *engine) pending(pt *point, fl *flow, req caseReq, exp string, m map[uin
 			f.Frame, f.TimeNs, f.Plane, f.PSN, f.EV = a.frame, a.ns, a.plane, u32p(q), u32p(a.ev)
 			f.Expected, f.Observed = exp, obs
 		}
-		if fl.haveFb && fl.lastFbNs > a.ns+e.grace {
+		if bad := fl.badFeedbackSince(a.ns); bad != 0 {
+			e.undecidedWhy(req, pt, fl.key.rsp, fmt.Sprintf("the answer may be feedback seen with a bad ICRC (frame %d)", bad), why)
+		} else if fl.haveFb && fl.lastFbNs > a.ns+e.grace {
 			obs = "none, although the responder kept sending feedback"
 			e.failWhy(req, pt, fl.key.rsp, onAbsence, why)
 		} else {

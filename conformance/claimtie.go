@@ -46,6 +46,10 @@ type claimTie struct {
 	// arriving.
 	base    uint32
 	bitMiss uint64
+	// A claimed PSN seen only with a bad ICRC, and that frame (0 none):
+	// taken out of the misses (badICRCClaims).
+	icrcPSN   uint32
+	icrcFrame int
 }
 
 // missCum sets t's cumulative claim: every PSN after fl.rcum up to cum,
@@ -77,10 +81,16 @@ func (t *claimTie) clear(q uint32) {
 // planes (another of its interfaces may hold the claimed arrivals in the
 // same tick) and the connection has room; otherwise it judges t now.
 // held: t could be held in full (a cumulative claim reaching beyond 64
-// PSNs is not). j is t.rsp's row at pt.
+// PSNs is not). j is t.rsp's row at pt. Claims of PSNs seen only with a
+// bad ICRC are taken out first (badICRCClaims).
 func (e *engine) holdOrJudge(j judgedRow, pt *point, fl *flow, t *claimTie, held bool) {
+	if t.cumMiss|t.bitMiss != 0 && len(fl.badArr) > 0 {
+		e.badICRCClaims(fl, t)
+	}
 	if t.cumMiss|t.bitMiss == 0 {
-		if !t.failed {
+		if t.icrcFrame != 0 {
+			e.settleClaims(pt, t)
+		} else if !t.failed {
 			j.pass(cClaims, false)
 		}
 		return
@@ -121,9 +131,7 @@ func (e *engine) tieArrival(pt *point, fl *flow, a *arrival) {
 			t.clear(a.psn)
 		}
 		if t.cumMiss|t.bitMiss == 0 {
-			if !t.failed {
-				e.ok(cClaims, pt, t.rsp, false)
-			}
+			e.settleClaims(pt, t)
 			continue
 		}
 		fl.ties[k] = *t
@@ -140,10 +148,11 @@ func (e *engine) judgeTie(pt *point, fl *flow, t *claimTie) {
 	plane, frameNo, now := pt.curPlane, e.frameNo, e.now
 	pt.curPlane, e.frameNo, e.now = t.plane, t.frame, t.ns
 	defer func() { pt.curPlane, e.frameNo, e.now = plane, frameNo, now }()
+	if t.cumMiss|t.bitMiss != 0 && len(fl.badArr) > 0 {
+		e.badICRCClaims(fl, t) // copies seen later in the tick
+	}
 	if t.cumMiss|t.bitMiss == 0 {
-		if !t.failed {
-			e.ok(cClaims, pt, t.rsp, false)
-		}
+		e.settleClaims(pt, t)
 		return
 	}
 	if t.cumMiss != 0 {

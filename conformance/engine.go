@@ -257,6 +257,11 @@ type engine struct {
 	views                              []ifaceView // by interface ID
 	lastNs                             int64
 
+	// unsure, while the answer hooks run, is a frame seen with a bad ICRC
+	// that the feedback may answer (answerCtx.unsure): their failures
+	// are undecided (failUnsure).
+	unsure int
+
 	rows  map[nodePoint]*obsRow
 	slots [rowSlots]rowSlot // rows and nodes entries by point and node
 	// passIdx numbers the (frame kind, opcode slot) pairs whose passing
@@ -472,6 +477,10 @@ const (
 // and allocates nothing. why may be nil.
 func (e *engine) failWhy(req caseReq, pt *point, node string, how failHow, why func(f *Finding)) {
 	cs := req.cs()
+	if e.unsure != 0 {
+		e.failUnsure(req, pt, node, why)
+		return
+	}
 	var o *obsCount // count's work done here, as ok's: a failure of every frame costs one call
 	if m := &e.lastRow; m.holds(pt, node) {
 		o = &m.row[cs]
@@ -1068,38 +1077,6 @@ func fragment(p *wire.Packet) bool {
 		return p.IP6.NextHeader == 44
 	}
 	return p.IP4.FlagsFrag&0x3FFF != 0
-}
-
-// badICRC judges a frame whose ICRC is bad: one WIRE-ICRC-1 finding
-// against its sender. The data flow, when known, remembers the PSN arrived
-// corrupted, to explain a SACK that claims it.
-func (e *engine) badICRC(pt *point, src, dst string, r *pcap.Record) {
-	p := &r.Packet
-	e.countNode(pt, src, dst, p)
-	psn := p.BTH.PSN
-	e.failWhy(rWireICRC_WIRE_ICRC_1, pt, src, onFrame, func(f *Finding) {
-		f.PSN, f.EV, f.Expected, f.Observed = u32p(psn), u32p(r.EV), "the ICRC of the frame's contents", "a bad ICRC"
-		for _, v := range r.Violations {
-			if v.Header == "ICRC" {
-				f.Observed = fmt.Sprintf("%s field %s: %s", v.Header, v.Field, v.Msg)
-				break
-			}
-		}
-	})
-	if op := p.BTH.Opcode; op.IsWrite() {
-		fl := pt.flows[flowKey{req: src, rsp: dst, qpn: p.BTH.DestQP}]
-		if fl == nil {
-			return
-		}
-		if e.roomIn(len(fl.badArr), MaxPending) {
-			fl.badArr[psn] = e.frameNo
-		}
-		if fl.anchored && psn == wire.PSNAdd(fl.maxSent, 1) {
-			// The sender's next PSN, corrupted on its way: it was sent,
-			// so the next one is no gap (REQ-PSN-1).
-			fl.maxSent = psn
-		}
-	}
 }
 
 // countNode records that node sent a frame at pt (and dst was sent one),

@@ -56,6 +56,21 @@ type point struct {
 	ep                    map[epKey]*epReq
 	psu                   map[[2]string]psuState // (from, to) → latest port status update
 	full                  bool
+	// badFirst holds bad-ICRC writes of connections the point has no
+	// flow for yet, for the flow to take when it starts (takeBadFirst).
+	badFirst [4]badWrite
+	// badProbes are the latest probes seen with a bad ICRC, a ring (the
+	// probe's flow may not exist yet: its answer can start it).
+	badProbes [8]badProbe
+	badProbeN int
+}
+
+// badWrite is a write seen with a bad ICRC before its connection's flow
+// existed.
+type badWrite struct {
+	req, rsp       string
+	qpn, psn       uint32
+	frame, payload int
 }
 
 func newPoint(name string) *point {
@@ -120,6 +135,7 @@ type badEV struct {
 	cause  evstate.Cause
 	cs     caseID
 	unsure bool // the ev_min_active floor may have kept it in use
+	revive int  // a probe answer on it that had a bad ICRC (0 none), which may have revived it
 }
 
 type wimmOpen struct {
@@ -222,8 +238,26 @@ type arrival struct {
 	duplicate  bool
 	needAnswer bool
 	discarded  bool // failed a check that makes the responder discard it
+	badICRC    bool // seen with a bad ICRC: its receiver may have had it whole or not
 
 	seq, prevSeq uint64 // in the flow's recent ring: this arrival's and its PSN's previous one's
+}
+
+// badArrival is a PSN seen arriving only in packets its responder
+// discards: frame is the latest such copy; icrc the latest whose ICRC was
+// bad (0 none), which the responder may have had whole after all, and
+// payload its payload bytes.
+type badArrival struct {
+	frame, icrc, payload int
+}
+
+// badProbe is a probe seen with a bad ICRC, which the responder may have
+// had whole and answered.
+type badProbe struct {
+	req, rsp string
+	qpn      uint32
+	id       uint16
+	frame    int
 }
 
 type heldWIMM struct {
@@ -319,7 +353,7 @@ type flow struct {
 	arrived    arrTable
 	arrFree    []*arrival // arrivals out of arrived, for reuse
 	refused    map[uint32]int
-	badArr     map[uint32]int
+	badArr     map[uint32]badArrival
 	trimArr    map[uint32]int
 	recent     []arrival      // ring of the last recentArrivals writes
 	recentSeq  uint64         // arrivals pushed
@@ -346,6 +380,10 @@ type flow struct {
 	haveFb     bool
 	preBase    map[uint32]bool
 	ties       []claimTie // feedback whose claims wait for the end of its tick (claimtie.go)
+	// The latest feedback (SACK, NACK, ACK) seen with a bad ICRC, which
+	// may be an answer or a loss signal (badicrc.go); frame 0: none.
+	badFbFrame int
+	badFbNs    int64
 
 	tl   *tlState            // timeline ring
 	echo map[uint32][16]byte // SRv6 echo value → outer path
@@ -371,7 +409,7 @@ func newFlow(k flowKey, frame int) *flow {
 		planes: map[int]bool{}, evs: map[uint32]bool{},
 		bad: map[uint32]badEV{}, probeNs: map[uint32]int64{},
 		nackPend: map[uint32]pendingNACK{},
-		refused:  map[uint32]int{}, badArr: map[uint32]int{}, trimArr: map[uint32]int{},
+		refused:  map[uint32]int{}, badArr: map[uint32]badArrival{}, trimArr: map[uint32]int{},
 		trimPend: map[uint32]arrival{}, oorPend: map[uint32]arrival{},
 		ackReq: ackReqSet{m: map[uint32]arrival{}}, ackDue: map[uint32]int64{}, wimmExcess: map[uint32]arrival{}, preBase: map[uint32]bool{},
 		arrived: arrTable{bounded: true},
@@ -396,6 +434,7 @@ func (e *engine) dataFlow(pt *point, req, rsp string, qpn uint32) *flow {
 		delete(pt.flows, pk)
 		f.key = k
 		pt.flows[k] = f
+		pt.takeBadFirst(e, f)
 		return f
 	}
 	return e.addFlow(pt, k)
@@ -418,6 +457,9 @@ func (e *engine) addFlow(pt *point, k flowKey) *flow {
 	e.flowsTotal++
 	f := newFlow(k, e.frameNo)
 	pt.flows[k] = f
+	if !k.partial {
+		pt.takeBadFirst(e, f)
+	}
 	pr := [2]string{k.req, k.rsp}
 	pt.pairs[pr] = append(pt.pairs[pr], f)
 	pt.pairsGen++

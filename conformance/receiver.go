@@ -121,12 +121,15 @@ func (fl *flow) pushRecent(a *arrival) {
 // copy is the one whose EV, tx_timestamp and ECN the SACK reflects
 // (WIRE-EV-5, WIRE-CCS-2, RSP-SACK-3): the latest that agrees on most of
 // them, the EV first.
-func (fl *flow) findTrigger(psn uint32, s *wire.SETH) (best *arrival, evSeen bool) {
+func (fl *flow) findTrigger(psn uint32, s *wire.SETH) (best *arrival, evSeen bool, badICRC int) {
 	bestScore := -1
 	for q := fl.recentIdx.get(psn); q != 0 && q+recentArrivals > fl.recentSeq; {
 		a := &fl.recent[(q-1)%recentArrivals]
 		if a.seq != q {
 			break
+		}
+		if a.badICRC && badICRC == 0 {
+			badICRC = a.frame
 		}
 		if !a.probe && !a.discarded {
 			evSeen = evSeen || a.ev == s.Entropy
@@ -136,7 +139,7 @@ func (fl *flow) findTrigger(psn uint32, s *wire.SETH) (best *arrival, evSeen boo
 		}
 		q = a.prevSeq
 	}
-	return best, evSeen
+	return best, evSeen, badICRC
 }
 
 // triggerScore ranks how well arrival a fits SACK s as its trigger: its
@@ -307,8 +310,9 @@ func (e *engine) arrive(pt *point, fl *flow, rsp string, r *pcap.Record) {
 	class := arrOther
 	switch {
 	case a.discarded || (!a.valid && !a.trimmed):
-		if e.roomIn(len(fl.badArr), MaxPending) {
-			fl.badArr[psn] = e.frameNo
+		if b, ok := fl.badArr[psn]; ok || e.roomIn(len(fl.badArr), MaxPending) {
+			b.frame = e.frameNo
+			fl.badArr[psn] = b
 		}
 	case oor:
 		if e.roomIn(len(fl.oorPend), MaxPending) {
@@ -542,6 +546,10 @@ type answerCtx struct {
 	// evSeen: some arrival of the trigger's PSN carried the SACK's EV;
 	// neededAnswer: the trigger was waiting for an immediate SACK.
 	evSeen, neededAnswer bool
+	// unsure: a copy of the trigger's PSN, or a probe with the answer's
+	// id, seen with a bad ICRC (its frame; 0 none), which the feedback
+	// may answer.
+	unsure int
 }
 
 type answerKind uint8
@@ -561,9 +569,11 @@ func (e *engine) runFeedback(x *fbCtx) {
 }
 
 func (e *engine) runAnswer(x *answerCtx) {
+	e.unsure = x.unsure
 	for _, c := range hooks.answer {
 		c.answer(e, x)
 	}
+	e.unsure = 0
 }
 
 // feedbackAt starts the feedback context of a frame on fl.
@@ -641,7 +651,10 @@ func (e *engine) trigger(x *fbCtx) {
 	trig := s.AckPSN()
 	ax := &e.ansx
 	*ax = answerCtx{judgedRow: x.judgedRow, kind: ansTrigger, pt: x.pt, fl: fl, rsp: x.rsp, s: s, ev: s.Entropy, what: "SACK"}
-	ax.a, ax.evSeen = fl.findTrigger(trig, s)
+	ax.a, ax.evSeen, ax.unsure = fl.findTrigger(trig, s)
+	if ax.a == nil && ax.unsure == 0 {
+		ax.unsure = fl.badICRCCopy(trig) // seen before the recent ring held it
+	}
 	ax.neededAnswer = fl.needSACK.del(trig).frame != 0
 	e.runAnswer(ax)
 }
@@ -669,6 +682,7 @@ func (e *engine) probeAnswer(x *fbCtx) {
 			break
 		}
 	}
+	ax.unsure = x.pt.badProbe(fl, id)
 	e.runAnswer(ax)
 }
 

@@ -306,7 +306,9 @@ func (e *engine) message(x *sentCtx) {
 		m.sizeSeen, m.dmaSeen, m.stride = false, false, 0
 		m.firstNs = e.now
 		c.phase, c.follows = msgStart, m.havePrev
-		c.qpFirst = !m.havePrev && fl.startKnown && psn == fl.firstPSN && e.pics.Capture.FromQPStart
+		// A write before it seen with a bad ICRC may have been the QP's
+		// first: then it is not known to be.
+		c.qpFirst = !m.havePrev && fl.startKnown && psn == fl.firstPSN && e.pics.Capture.FromQPStart && fl.badICRCCopy(wire.PSNAdd(psn, -1)) == 0
 	case op == wire.OpWriteFirst || op == wire.OpWriteOnly || op == wire.OpWriteOnlyImm:
 		c.phase = msgBroken
 		e.runMsg(c)

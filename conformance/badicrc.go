@@ -1,0 +1,241 @@
+package conformance
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/openmrc/mrc/pcap"
+	"github.com/openmrc/mrc/wire"
+)
+
+// A frame whose ICRC is bad was corrupted before the capture point, after
+// it (the capture's copy alone), or on its way to the receiver: whether
+// its receiver had it whole the capture cannot tell. It is one
+// WIRE-ICRC-1 finding against its sender and no arrival, answer or loss
+// signal; a check that would fail on another frame because of what the
+// receiver may have done with it is undecided instead, with a reason
+// naming it:
+//   - feedback claiming a PSN seen only with a bad ICRC (claimtie.go),
+//     whose claim is then taken as the responder's word (adoptClaim);
+//   - feedback answering a PSN or probe of which a copy had a bad ICRC,
+//     which may be the copy it answers (failUnsure);
+//   - an arrival, ack_req PSN or endpoint request left unanswered, or a
+//     resend with no loss signal, when feedback seen with a bad ICRC may
+//     be the answer or the signal (badFeedbackSince);
+//   - data on an EV retired by ALWAYS_SKIP after a probe answer on it that
+//     had a bad ICRC, which may have revived it (retiredEV);
+//   - a QP's first message, when a write before it had a bad ICRC.
+
+// badICRC judges a frame whose ICRC is bad: one WIRE-ICRC-1 finding
+// against its sender; its connection remembers it, for the checks above.
+func (e *engine) badICRC(pt *point, src, dst string, r *pcap.Record) {
+	p := &r.Packet
+	e.countNode(pt, src, dst, p)
+	psn := p.BTH.PSN
+	e.failWhy(rWireICRC_WIRE_ICRC_1, pt, src, onFrame, func(f *Finding) {
+		f.PSN, f.EV, f.Expected, f.Observed = u32p(psn), u32p(r.EV), "the ICRC of the frame's contents", "a bad ICRC"
+		for _, v := range r.Violations {
+			if v.Header == "ICRC" {
+				f.Observed = fmt.Sprintf("%s field %s: %s", v.Header, v.Field, v.Msg)
+				break
+			}
+		}
+	})
+	switch op := p.BTH.Opcode; {
+	case op.IsWrite():
+		e.badICRCWrite(pt, src, dst, r)
+	case op == wire.OpProbe:
+		pt.badProbes[pt.badProbeN%len(pt.badProbes)] = badProbe{req: src, rsp: dst, qpn: p.BTH.DestQP, id: p.PETH.ProbeID, frame: e.frameNo}
+		pt.badProbeN++
+	case op == wire.OpSACK, op == wire.OpNACK, op == wire.OpAcknowledge:
+		e.badICRCFeedback(pt, src, dst, p)
+	case op == wire.OpEndpointResp:
+		// It may answer its request (EP-GEN-5): the request is no
+		// longer waiting, and its answer is undecided.
+		k := epKey{dst, src, uint16(psn)}
+		if pt.ep[k] != nil {
+			delete(pt.ep, k)
+			e.undecided(cEPAnswer, pt, src, fmt.Sprintf("an endpoint response was seen with a bad ICRC (frame %d)", e.frameNo))
+		}
+	}
+}
+
+// badICRCFeedback remembers feedback seen with a bad ICRC: it may answer
+// arrivals (pending, ackMissing), be the loss signal of a resend
+// (resendWhy) or, a probe answer, revive the EV it is on (EV-ST-7).
+func (e *engine) badICRCFeedback(pt *point, src, dst string, p *wire.Packet) {
+	fl, _ := e.feedbackFlow(pt, src, dst, p.BTH.DestQP, 0, false)
+	if fl == nil {
+		return
+	}
+	fl.badFbFrame, fl.badFbNs = e.frameNo, e.now
+	if p.BTH.Opcode == wire.OpSACK && p.SETH.PR {
+		if b, ok := fl.bad[p.SETH.Entropy]; ok && b.cs == cEVBad {
+			b.revive = e.frameNo
+			fl.bad[p.SETH.Entropy] = b
+		}
+	}
+}
+
+// badFeedbackSince returns the frame of the latest feedback seen with a
+// bad ICRC at or after time ns, 0 when none.
+func (fl *flow) badFeedbackSince(ns int64) int {
+	if fl.badFbFrame != 0 && fl.badFbNs >= ns {
+		return fl.badFbFrame
+	}
+	return 0
+}
+
+// badICRCWrite remembers a write seen with a bad ICRC: its PSN as arrived
+// with a bad ICRC (fl.badArr) and the copy among the recent arrivals, for
+// feedback that may answer it (findTrigger); or, before the connection
+// has a flow, in the point's badFirst, for the flow to take.
+func (e *engine) badICRCWrite(pt *point, src, dst string, r *pcap.Record) {
+	p := &r.Packet
+	psn := p.BTH.PSN
+	fl := pt.dataFlowOf(src, dst, p.BTH.DestQP)
+	if fl == nil {
+		pt.badFirst[e.frameNo%len(pt.badFirst)] = badWrite{req: src, rsp: dst, qpn: p.BTH.DestQP, psn: psn, frame: e.frameNo, payload: len(p.Payload)}
+		return
+	}
+	fl.markBadICRC(e, psn, e.frameNo, len(p.Payload))
+	fl.pushRecent(&arrival{psn: psn, ev: r.EV, frame: e.frameNo, ns: e.now, plane: pt.curPlane, discarded: true, badICRC: true})
+	if fl.anchored && psn == wire.PSNAdd(fl.maxSent, 1) {
+		// The sender's next PSN, corrupted on its way: it was sent,
+		// so the next one is no gap (REQ-PSN-1).
+		fl.maxSent = psn
+	}
+}
+
+// markBadICRC records that PSN psn arrived with a bad ICRC in frame,
+// with payload bytes.
+func (fl *flow) markBadICRC(e *engine, psn uint32, frame, payload int) {
+	b, ok := fl.badArr[psn]
+	if !ok && !e.roomIn(len(fl.badArr), MaxPending) {
+		return
+	}
+	b.frame, b.icrc, b.payload = frame, frame, payload
+	fl.badArr[psn] = b
+}
+
+// takeBadFirst gives a new flow the bad-ICRC writes its point saw before
+// it existed.
+func (pt *point) takeBadFirst(e *engine, fl *flow) {
+	for i := range pt.badFirst {
+		b := &pt.badFirst[i]
+		if b.frame != 0 && b.qpn == fl.key.qpn && b.req == fl.key.req && b.rsp == fl.key.rsp {
+			fl.markBadICRC(e, b.psn, b.frame, b.payload)
+			*b = badWrite{}
+		}
+	}
+}
+
+// dataFlowOf returns the flow dataFlow would return, without creating or
+// completing one; nil when there is none.
+func (pt *point) dataFlowOf(req, rsp string, qpn uint32) *flow {
+	if f := pt.flows[flowKey{req: req, rsp: rsp, qpn: qpn}]; f != nil {
+		return f
+	}
+	return pt.flows[flowKey{req: req, rsp: rsp, qpn: qpn & 0xFFFF, partial: true}]
+}
+
+// badICRCCopy returns the latest frame in which PSN q arrived with a bad
+// ICRC, 0 when none.
+func (fl *flow) badICRCCopy(q uint32) int {
+	if len(fl.badArr) == 0 {
+		return 0
+	}
+	return fl.badArr[q].icrc
+}
+
+// adoptClaim takes the responder's word that PSN q, seen only with a bad
+// ICRC (frame), arrived whole: its feedback is judged with q arrived and
+// its payload received (rcvd_bytes, ooo_count), and the cumulative point
+// moves on.
+func (e *engine) adoptClaim(fl *flow, q uint32, frame int) {
+	if fl.arrived.get(q) != nil || !psnAfter(q, fl.rcum) || !e.roomIn(fl.arrived.len(), MaxPSNsPerFlow) {
+		return
+	}
+	b := fl.badArr[q]
+	fl.arrived.put(q, fl.newArrival(arrival{psn: q, frame: frame, ns: e.now, valid: true, inWindow: true, payload: b.payload}))
+	fl.bytes += int64(b.payload)
+	if q == wire.PSNAdd(fl.rcum, 1) {
+		e.advanceRcum(fl)
+		fl.pushRcum(e.now, fl.rcum, fl.bytes)
+	}
+}
+
+// badProbe returns the latest frame at pt holding a probe of fl with id
+// seen with a bad ICRC, 0 when none.
+func (pt *point) badProbe(fl *flow, id uint16) int {
+	f := 0
+	for _, b := range pt.badProbes {
+		qpn := b.qpn
+		if fl.key.partial {
+			qpn &= 0xFFFF
+		}
+		if b.frame != 0 && b.id == id && qpn == fl.key.qpn && b.req == fl.key.req && b.rsp == fl.key.rsp {
+			f = max(f, b.frame)
+		}
+	}
+	return f
+}
+
+// failUnsure records, in place of a failure of an answer hook, an
+// observation left undecided because the feedback may answer e.unsure, a
+// frame seen with a bad ICRC.
+func (e *engine) failUnsure(req caseReq, pt *point, node string, why func(f *Finding)) {
+	bad := e.unsure
+	reason := fmt.Sprintf("the feedback may answer frame %d, whose ICRC is bad", bad)
+	e.undecidedWhy(req, pt, node, reason, func(f *Finding) {
+		if why != nil {
+			why(f)
+		}
+		f.Observed += " (undecidable: " + reason + ")"
+		f.Related = append(f.Related, bad)
+	})
+}
+
+// badICRCClaims takes out of the claims t holds the PSNs not seen arriving
+// but with a bad ICRC, and adopts them as arrived (adoptClaim): the
+// responder may have had them whole. t remembers the first (icrcPSN,
+// icrcFrame): with no other claim left, the feedback is an observation
+// undecided for it (settleClaims).
+func (e *engine) badICRCClaims(fl *flow, t *claimTie) {
+	take := func(miss *uint64, base uint32) {
+		for bm := *miss; bm != 0; bm &= bm - 1 {
+			i := bits.TrailingZeros64(bm)
+			q := wire.PSNAdd(base, i)
+			if f := fl.badICRCCopy(q); f != 0 {
+				*miss &^= 1 << i
+				if t.icrcFrame == 0 {
+					t.icrcPSN, t.icrcFrame = q, f
+				}
+				e.adoptClaim(fl, q, f)
+			}
+		}
+	}
+	take(&t.cumMiss, wire.PSNAdd(t.rcum, 1))
+	take(&t.bitMiss, t.base)
+}
+
+// settleClaims records the observation of feedback t whose claims all
+// stand: a pass, or undecided when one rests on a PSN seen only with a
+// bad ICRC; nothing when the feedback failed already.
+func (e *engine) settleClaims(pt *point, t *claimTie) {
+	switch {
+	case t.failed:
+	case t.icrcFrame != 0:
+		q, f := t.icrcPSN, t.icrcFrame
+		req := rClaims_WIRE_SETH_6
+		if t.ack {
+			req = rClaims_RSP_RCV_4
+		}
+		e.undecidedWhy(req, pt, t.rsp, fmt.Sprintf("a claimed PSN was seen only with a bad ICRC (PSN %d, frame %d): the responder may have had it whole", q, f), func(fd *Finding) {
+			fd.PSN, fd.Related = u32p(q), []int{f}
+			fd.Expected = fmt.Sprintf("claims only of PSNs that arrived whole; PSN %d arrived with a bad ICRC (frame %d)", q, f)
+		})
+	default:
+		e.ok(cClaims, pt, t.rsp, false)
+	}
+}
