@@ -19,9 +19,10 @@ import (
 //     whose claim is then taken as the responder's word (adoptClaim);
 //   - feedback answering a PSN or probe of which a copy had a bad ICRC,
 //     which may be the copy it answers (failUnsure);
-//   - an arrival, ack_req PSN or endpoint request left unanswered, or a
-//     resend with no loss signal, when feedback seen with a bad ICRC may
-//     be the answer or the signal (badFeedbackSince);
+//   - an arrival, ack_req PSN or endpoint request left unanswered, a
+//     resend with no loss signal, or a PSN beyond una's window, when
+//     feedback seen with a bad ICRC may be the answer, the signal or the
+//     acknowledgement (badFeedbackSince);
 //   - data on an EV retired by ALWAYS_SKIP after a probe answer on it that
 //     had a bad ICRC, which may have revived it (retiredEV);
 //   - a QP's first message, when a write before it had a bad ICRC.
@@ -82,6 +83,14 @@ func (e *engine) badICRCFeedback(pt *point, src, dst string, p *wire.Packet) {
 func (fl *flow) badFeedbackSince(ns int64) int {
 	if fl.badFbFrame != 0 && fl.badFbNs >= ns {
 		return fl.badFbFrame
+	}
+	return 0
+}
+
+// unaSince returns when una last moved, 0 when it never did.
+func (fl *flow) unaSince() int64 {
+	if n := len(fl.unaHist); n > 0 {
+		return fl.unaHist[n-1].ns
 	}
 	return 0
 }

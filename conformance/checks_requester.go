@@ -191,11 +191,16 @@ func mprWindow(e *engine, x *sentCtx) {
 		return // acknowledged already: LR-RTX-1's business
 	}
 	if d > w {
-		e.failWhy(rMPR_MPR_WIN_1, x.pt, x.req, 0, func(f *Finding) {
+		why := func(f *Finding) {
 			f.PSN = u32p(x.psn)
 			f.Expected = fmt.Sprintf("PSN ≤ una %d + %d (128 × MPR %d)", base, w, mpr)
 			f.Observed = fmt.Sprintf("PSN %d, %d beyond una", x.psn, d)
-		})
+		}
+		if bad := fl.badFeedbackSince(fl.unaSince()); bad != 0 {
+			e.undecidedWhy(rMPR_MPR_WIN_1, x.pt, x.req, fmt.Sprintf("feedback seen with a bad ICRC (frame %d) may have moved una", bad), why)
+			return
+		}
+		e.failWhy(rMPR_MPR_WIN_1, x.pt, x.req, 0, why)
 		return
 	}
 	x.pass(cMPR, false)
@@ -500,9 +505,15 @@ func retryLimit(e *engine, x *sentCtx) {
 		return
 	}
 	fl.exhaustedBad = true
-	e.failWhy(rRetryLim_LR_TMR_7, x.pt, x.req, onTiming, func(f *Finding) {
+	why := func(f *Finding) {
 		x.at(f, "no retransmission after the retry counter was exhausted", "a retransmission")
-	})
+	}
+	if bad := fl.badFeedbackSince(fl.unaSince()); bad != 0 {
+		// An acknowledgement resets the counter (LR-TMR-6).
+		e.undecidedWhy(rRetryLim_LR_TMR_7, x.pt, x.req, fmt.Sprintf("feedback seen with a bad ICRC (frame %d) may have reset the retry counter", bad), why)
+		return
+	}
+	e.failWhy(rRetryLim_LR_TMR_7, x.pt, x.req, onTiming, why)
 }
 
 // retryLimitReached: a connection whose retry counter ran out and sent

@@ -174,3 +174,46 @@ func TestBadICRCClaimCounted(t *testing.T) {
 		}
 	}
 }
+
+// sackBadICRC is D's SACK with cumulative point cack, triggered by trig,
+// with the last ICRC byte flipped.
+func (s *scene) sackBadICRC(cack, trig uint32) int {
+	p := s.ctl(wire.OpSACK, cack)
+	p.SETH = wire.SETH{CACKPSN: cack & wire.PSNMask, AckPSNOffset: int16(wire.PSNDiff(trig, cack)), SACKOffset: 1, Entropy: 0x100,
+		SPDCID: sceneDQP, DPDCID: sceneTQP}
+	return s.emitMutated(sceneD, sceneT, p, 1000, func(b []byte) { b[len(b)-1] ^= 0xff })
+}
+
+// TestBadICRCSACKMovesWindow (MPR-WIN-1): a SACK with a bad ICRC
+// acknowledges PSNs 0..63; the requester, which may have had it whole,
+// then sends PSN 130, inside una 63 + 128 × MPR 1 but beyond the window of
+// the last SACK seen whole. That is undecided, not a FAIL.
+func TestBadICRCSACKMovesWindow(t *testing.T) {
+	s := newScene(t, bothDUTPICS)
+	for q := uint32(0); q < 128; q++ {
+		s.send(q, uint16(q), 0x100, false, 1000)
+	}
+	bad := s.sackBadICRC(63, 63)
+	s.send(130, 130, 0x100, false, 1000)
+	rep := s.report()
+	for _, f := range failsOf(rep, "MRC-MPR-WIN-001") {
+		t.Errorf("knock-on of bad-ICRC frame %d: frame %d %s: %s (expected %s)", bad, f.Frame, f.Requirement, f.Observed, f.Expected)
+	}
+}
+
+// TestBadICRCSACKResetsRetries (LR-TMR-7, LR-TMR-6): with linear_cnt and
+// exp_cnt 0, a trim NACK exhausts the retry counter; a SACK with a bad
+// ICRC then advances una, which resets it if the requester had it whole.
+// The retransmission that follows is undecided, not a FAIL.
+func TestBadICRCSACKResetsRetries(t *testing.T) {
+	s := newScene(t, strings.Replace(bothDUTPICS, `"mpr_dest": 1`, `"mpr_dest": 1, "linear_cnt": 0, "exp_cnt": 0`, 1))
+	s.send(0, 0, 0x100, false, 1000)
+	s.send(1, 1, 0x100, false, 1000)
+	s.nack(1, wire.NACKTrimmed)
+	bad := s.sackBadICRC(0, 0)
+	s.send(1, 1, 0x101, true, 100_000)
+	rep := s.report()
+	if res, _ := rep.Result("MRC-LR-TMR-001"); res.Verdict != Inconclusive || !strings.Contains(res.Reason, fmt.Sprintf("frame %d", bad)) {
+		t.Errorf("MRC-LR-TMR-001 %s (%s) %+v, want INCONCLUSIVE naming bad-ICRC frame %d", res.Verdict, res.Reason, res.Findings, bad)
+	}
+}
