@@ -1,8 +1,6 @@
 package conformance
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -149,42 +147,17 @@ func TestReceiverPortsPlantedUnseenPSN(t *testing.T) {
 // without the writes of PSN psn.
 func dropWrites(t *testing.T, capture string, psn uint32) string {
 	t.Helper()
-	r, err := pcap.Open(capture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	path := filepath.Join(t.TempDir(), "planted.pcapng")
-	out, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f pcap.Frame
 	var p wire.Packet
-	var w *pcap.Writer
 	dropped := 0
-	for r.Next(&f) == nil {
-		if w == nil {
-			if w, err = pcap.NewWriter(out, r.Interfaces()...); err != nil {
-				t.Fatal(err)
-			}
-		}
+	path := copyCapture(t, capture, "planted.pcapng", func(f *pcap.Frame) bool {
 		if wire.Default.Decode(f.Data, &p) == nil && p.BTH.Opcode.IsWrite() && p.BTH.PSN == psn {
 			dropped++
-			continue
+			return false
 		}
-		if err := w.WritePacket(f.Timestamp, f.Interface, f.Data); err != nil {
-			t.Fatal(err)
-		}
-	}
+		return true
+	})
 	if dropped == 0 {
 		t.Fatalf("%s has no write of PSN %d", capture, psn)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
 	}
 	return path
 }

@@ -2,8 +2,6 @@ package conformance
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,42 +20,15 @@ import (
 // frames flipped.
 func flipICRC(t testing.TB, src string, frames ...int) string {
 	t.Helper()
-	r, err := pcap.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	path := filepath.Join(t.TempDir(), "flipped.pcapng")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var w *pcap.Writer
-	var fr pcap.Frame
-	for r.Next(&fr) == nil {
-		if w == nil {
-			if w, err = pcap.NewWriter(f, r.Interfaces()...); err != nil {
-				t.Fatal(err)
-			}
-		}
+	return copyCapture(t, src, "flipped.pcapng", func(f *pcap.Frame) bool {
 		for _, n := range frames {
-			if fr.Number == n {
-				fr.Data = append([]byte(nil), fr.Data...)
-				fr.Data[len(fr.Data)-1] ^= 0xff
+			if f.Number == n {
+				f.Data = append([]byte(nil), f.Data...)
+				f.Data[len(f.Data)-1] ^= 0xff
 			}
 		}
-		if err := w.WriteFrame(&fr); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if w == nil {
-		t.Fatalf("%s: no frame", src)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	return path
+		return true
+	})
 }
 
 // judgeFlipped judges src with frame bad's ICRC flipped, checks that it is
