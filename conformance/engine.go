@@ -1017,7 +1017,7 @@ func (e *engine) decodeError(pt *point, f *pcap.Frame, r *pcap.Record) {
 	// the finding is judged at (nearPoints) even when the sender has no
 	// frame that decodes.
 	e.countNode(pt, src, dst, p)
-	e.failWhy(codecReq(we.Req), pt, src, 0, func(f *Finding) {
+	e.failWhy(codecReq(we.Req), pt, src, onFrame, func(f *Finding) {
 		f.Expected, f.Observed = "a frame that decodes", r.Err.Error()
 		if p.BTH.Opcode.Valid() {
 			f.PSN = u32p(p.BTH.PSN)

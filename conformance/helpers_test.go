@@ -17,8 +17,9 @@ func mustAddr(s string) netip.Addr { return netip.MustParseAddr(s) }
 // copyCapture writes a copy of capture src, in its own frame order and
 // interfaces, to a file of the test's named name, and returns its path.
 // edit sees each frame (a copy of its bytes may replace f.Data) and keeps
-// it by returning true.
-func copyCapture(t testing.TB, src, name string, edit func(f *pcap.Frame) bool) string {
+// it by returning true; then each of finish may write more (interface
+// statistics, say).
+func copyCapture(t testing.TB, src, name string, edit func(f *pcap.Frame) bool, finish ...func(w *pcap.Writer) error) string {
 	t.Helper()
 	r, err := pcap.Open(src)
 	if err != nil {
@@ -48,6 +49,11 @@ func copyCapture(t testing.TB, src, name string, edit func(f *pcap.Frame) bool) 
 	}
 	if w == nil {
 		t.Fatalf("%s: no frame", src)
+	}
+	for _, fn := range finish {
+		if err := fn(w); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)

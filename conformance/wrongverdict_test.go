@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -78,44 +79,36 @@ func malformedFrames(t *testing.T, keep ...int) *Report {
 // malformedFramesJobs is malformedFrames with Options.Jobs jobs.
 func malformedFramesJobs(t *testing.T, jobs int, keep ...int) *Report {
 	t.Helper()
-	r, err := pcap.Open("../pcap/testdata/malformed.pcapng")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	path := filepath.Join(t.TempDir(), "sel.pcapng")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var w *pcap.Writer
-	var fr pcap.Frame
-	for {
-		if err := r.Next(&fr); err != nil {
-			break
-		}
-		if w == nil {
-			if w, err = pcap.NewWriter(f, r.Interfaces()...); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for _, k := range keep {
-			if fr.Number == k {
-				if err := w.WriteFrame(&fr); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	path := copyCapture(t, "../pcap/testdata/malformed.pcapng", "sel.pcapng", func(f *pcap.Frame) bool { return slices.Contains(keep, f.Number) })
 	rep, err := JudgeFile(path, Options{Today: testDay, Jobs: jobs})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return rep
+}
+
+// TestMalformedFrameFailsWhereFramesWereLost: a frame that fails to
+// decode after its UDP header is decided from the frame alone, so it
+// FAILs even at a capture point whose statistics say frames were lost
+// (TestLostFramesUndecidable), as one failing before UDP does.
+func TestMalformedFrameFailsWhereFramesWereLost(t *testing.T) {
+	for _, c := range []struct {
+		frame int
+		req   RequirementID
+	}{{6, "WIRE-BTH-1"}, {3, "WIRE-LEN-1"}} {
+		path := copyCapture(t, "../pcap/testdata/malformed.pcapng", "lost.pcapng", func(f *pcap.Frame) bool { return f.Number == c.frame },
+			func(w *pcap.Writer) error { return w.WriteDropped(time.Date(2026, 1, 1, 0, 0, 1, 0, time.UTC), 0, 3) })
+		rep, err := JudgeFile(path, Options{Today: testDay})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Capture.Interfaces[0].Dropped != 3 {
+			t.Fatalf("frame %d: interface %+v, want 3 frames lost", c.frame, rep.Capture.Interfaces[0])
+		}
+		if f, ok := findingOf(rep, string(c.req)); !ok || f.Verdict != Fail {
+			t.Errorf("frame %d: %s finding %+v (found %v), want FAIL", c.frame, c.req, f, ok)
+		}
+	}
 }
 
 // TestFrameFailingBeforeBTHIsAFinding: frames 1, 2, 3 and 43 of the
