@@ -495,10 +495,11 @@ func (e *engine) failWhy(req caseReq, pt *point, node string, how failHow, why f
 		if why != nil {
 			why(f)
 		}
-		f.Verdict, f.timing, f.absent, f.frame = Fail, how&onTiming != 0, how&onAbsence != 0, how&onFrame != 0
+		f.failed(how)
 		e.placeFinding(f, pt, node)
 	} else {
-		f := Finding{Verdict: Fail, Requirement: req.id(), timing: how&onTiming != 0, absent: how&onAbsence != 0, frame: how&onFrame != 0}
+		f := Finding{Requirement: req.id()}
+		f.failed(how)
 		e.putLast(o, &f, pt, node)
 	}
 	if fl := pt.curFlow; fl != nil {
@@ -508,6 +509,11 @@ func (e *engine) failWhy(req caseReq, pt *point, node string, how failHow, why f
 			e.snapsFull = true // a connection failing with no timeline kept
 		}
 	}
+}
+
+// failed makes f a FAIL decided as how says.
+func (f *Finding) failed(how failHow) {
+	f.Verdict, f.timing, f.absent, f.frame = Fail, how&onTiming != 0, how&onAbsence != 0, how&onFrame != 0
 }
 
 // fail counts a failing observation in o.

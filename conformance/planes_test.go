@@ -98,30 +98,7 @@ func TestReceiverPortsOnePoint(t *testing.T) {
 				t.Errorf("jobs %d: interface %s at point %q plane %d, want point eth1 plane %d", jobs, in.Name, in.Point, in.Plane, in.ID)
 			}
 		}
-		if len(rep.Connections) != 2 {
-			t.Errorf("jobs %d: %d connections, want one per direction: %+v", jobs, len(rep.Connections), rep.Connections)
-		}
-		got := 0
-		for _, c := range rep.Connections {
-			if !slices.Equal(c.Planes, []int{0, 1}) {
-				t.Errorf("jobs %d: connection %s %s→%s on planes %v, want [0 1]", jobs, c.ID, c.Requester, c.Responder, c.Planes)
-			}
-			got += c.Writes
-		}
-		if got != w {
-			t.Errorf("jobs %d: %d writes in the connections, the capture holds %d", jobs, got, w)
-		}
-		for _, r := range rep.Results {
-			if r.Case.ID != "MRC-RSP-SACK-001" {
-				continue
-			}
-			if r.Verdict != Pass || r.Checked == 0 {
-				t.Errorf("jobs %d: MRC-RSP-SACK-001 %s (%d checked): %s", jobs, r.Verdict, r.Checked, r.Reason)
-			}
-			for _, f := range r.Findings {
-				t.Errorf("jobs %d: MRC-RSP-SACK-001 finding at frame %d, PSN %v: %s", jobs, f.Frame, f.PSN, f.Observed)
-			}
-		}
+		checkOneQP(t, fmt.Sprintf("jobs %d", jobs), rep, w)
 	}
 }
 
