@@ -79,8 +79,12 @@ func (r caseReq) String() string { return string(caseReqs[r].id) }
 // that has one, in registration order: the sent hooks with the model as it
 // stood before the write (sentCtx says what the write is to it), every
 // other hook once the model has taken its frame in. A hook reads the
-// model; the state a check keeps of its own is documented with it,
-// bounded, and read by no code outside the checks (TestChecksKeepModelReadOnly).
+// model; the state a check keeps of its own is a value of its own type,
+// one per connection (check.state, connState), documented with its
+// bound where it is declared, and read by no code outside the checks
+// (TestChecksKeepModelReadOnly). A check whose rule is "X within T" may
+// ask to be called when capture time passes a deadline (check.timer,
+// engine.arm).
 //
 // Adding a passive case is one file's change, the checks file of its area
 // (checks_*.go): its caseID, declared with its catalog entry
@@ -149,10 +153,18 @@ type check struct {
 	endpoint func(e *engine, x *epCtx)
 	// event sees the model's state changes (an EV retired, a QP fatal).
 	event func(e *engine, x *eventCtx)
+	// timer is called when capture time passes a deadline the check
+	// armed (engine.arm; checkstate.go).
+	timer func(e *engine, x *timerCtx)
 	// finish judges what the end of the capture leaves pending on a
 	// connection; finishPoint, at a capture point.
 	finish      func(e *engine, pt *point, fl *flow)
 	finishPoint func(e *engine, pt *point)
+
+	// state is the check's own state on each connection (connState's
+	// slot; nil: none), which its hooks reach through the connState
+	// declared with the check (connState.of).
+	state *stateSlot
 }
 
 // frameKind is a set of kinds of decoded frame: a frame hook declares the
@@ -320,6 +332,16 @@ func addChecks(cs ...check) {
 			continue
 		}
 		checks[c.cs] = c
+		if c.state != nil {
+			if c.state.i != 0 || numConnStates >= maxConnStates {
+				if checksErr == nil {
+					checksErr = &CatalogError{Case: c.cs.String(), Msg: "its check declares a state another check declares, or more than maxConnStates checks keep one"}
+				}
+			} else {
+				numConnStates++
+				c.state.i = numConnStates
+			}
+		}
 		h := &hooks
 		for _, r := range c.codec {
 			if r >= wire.NumReqs || h.codecJudged[r] {

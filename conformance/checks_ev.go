@@ -50,8 +50,8 @@ var (
 		Assertion:    "The requester sends at most one probe per ASSUMED_BAD EV per probe interval (one base timeout).",
 		Requirements: []RequirementID{"EV-PRB-2", "EV-PRB-1"}, Level: spec.Must, Mode: Passive, View: ViewRequester, Topology: topoReqPlanes,
 		Parameters: []string{"timeout"}, Timing: true,
-		Steps: []string{stepDecode, stepReconstr, "For EVs retired by ALWAYS_SKIP or timeout, measure the interval between consecutive probes on them."},
-		Pass:  "probes at least one base timeout apart", Fail: "two probes on the same retired EV within the interval", Inconclusive: "fewer than two probes on a retired EV",
+		Steps: []string{stepDecode, stepReconstr, "For EVs retired by ALWAYS_SKIP or timeout, open a probe interval of one base timeout at each probe on them.", "A second probe on the EV inside the interval fails; an interval the capture passes without one passes."},
+		Pass:  "every probe interval on a retired EV held one probe", Fail: "two probes on the same retired EV within the interval", Inconclusive: "no probe interval on a retired EV ended within the capture",
 	})
 	cEcho = passiveCase(Case{
 		ID: "MRC-WIRE-EV-003", Title: "SRv6 echo values are unique per path",
@@ -91,8 +91,8 @@ func init() {
 	addChecks(
 		check{cs: cEVBad, reqs: []caseReq{rEVBad_EV_ST_4}, sent: retiredEV(cEVBad), sentOn: wRetired, event: evRetiredOK(cEVBad)},
 		check{cs: cEVTimeout, reqs: []caseReq{rEVTimeout_EV_ST_5}, sent: retiredEV(cEVTimeout), sentOn: wRetired, event: evRetiredOK(cEVTimeout)},
-		check{cs: cProbePace, reqs: []caseReq{rProbePace_EV_PRB_2}, probe: probePace},
-		check{cs: cEcho, reqs: []caseReq{rEcho_WIRE_EV_9}, sent: echoPath, sentOn: wSRv6},
+		check{cs: cProbePace, reqs: []caseReq{rProbePace_EV_PRB_2}, probe: probePace, timer: probeIntervalEnd, state: probePaceState.slot},
+		check{cs: cEcho, reqs: []caseReq{rEcho_WIRE_EV_9}, sent: echoPath, sentOn: wSRv6, state: echoState.slot},
 		check{cs: cEVReflect, reqs: []caseReq{rEVReflect_WIRE_EV_5}, answer: reflectEV},
 		check{cs: cRevPlane, reqs: []caseReq{rRevPlane_EV_REV_4, rRevPlane_EP_GEN_6}, answer: answerPlane, endpoint: endpointPlane},
 		check{cs: cFatal, reqs: []caseReq{rFatal_QP_ST_11}, sent: afterFatal, sentOn: wFatal, probe: probeAfterFatal, event: fatalSeen},
@@ -154,16 +154,31 @@ func evRetiredOK(cs caseID) func(e *engine, x *eventCtx) {
 	}
 }
 
-// probePace checks EV-PRB-2: at most one probe per base timeout on a
-// retired EV. Its state: flow.probeNs, the last probe per retired EV.
+// probeIntervals is EV-PRB-2's state on a connection: the retired EVs
+// whose probe interval is open, each with the time of the probe that
+// opened it, at most MaxEVsPerFlow (roomIn). An entry leaves when its
+// interval ends (probeIntervalEnd).
+type probeIntervals struct{ open map[uint32]int64 }
+
+func (s *probeIntervals) entries() int { return len(s.open) }
+
+var probePaceState = newConnState(func() *probeIntervals { return &probeIntervals{open: map[uint32]int64{}} })
+
+// probePace checks EV-PRB-2: at most one probe per base timeout T on a
+// retired EV. A probe opens an interval of T, less the tolerance, and
+// arms a timer at its end (probeIntervalEnd); a second probe on the EV
+// inside it fails. When the timer was refused (maxTimers), the next probe
+// after the interval passes it instead.
 func probePace(e *engine, x *probeCtx) {
 	fl := x.fl
-	if _, bad := fl.bad[x.ev]; !bad {
+	to := e.pics.Parameters.Timeout
+	if _, bad := fl.bad[x.ev]; !bad || to == nil {
 		return
 	}
-	to := e.pics.Parameters.Timeout
-	if prev, ok := fl.probeNs[x.ev]; ok && to != nil {
-		T := baseTimeout(*to)
+	T := baseTimeout(*to)
+	s := probePaceState.of(fl)
+	prev, open := s.open[x.ev]
+	if open {
 		if e.now-prev < T-e.tol {
 			e.failWhy(rProbePace_EV_PRB_2, x.pt, x.req, onTiming, func(f *Finding) {
 				f.EV = u32p(x.ev)
@@ -174,22 +189,42 @@ func probePace(e *engine, x *probeCtx) {
 			e.ok(cProbePace, x.pt, x.req, true)
 		}
 	}
-	if e.roomIn(len(fl.probeNs), MaxEVsPerFlow) {
-		fl.probeNs[x.ev] = e.now
+	if open || e.roomIn(len(s.open), MaxEVsPerFlow) {
+		s.open[x.ev] = e.now
+		e.arm(checks[cProbePace], x.pt, fl, e.now+T-e.tol, uint64(x.ev), uint64(e.now))
 	}
 }
 
+// probeIntervalEnd: capture time passed the end of the probe interval
+// that the probe on EV t.a at time t.b opened, with no second probe on
+// the EV inside it: a pass of EV-PRB-2, decided when the interval ends.
+func probeIntervalEnd(e *engine, x *timerCtx) {
+	s := probePaceState.of(x.fl)
+	ev := uint32(x.a)
+	if at, ok := s.open[ev]; !ok || at != int64(x.b) {
+		return // a later probe on the EV opened another interval
+	}
+	delete(s.open, ev)
+	e.ok(cProbePace, x.pt, x.fl.key.req, true)
+}
+
+// echoPaths is WIRE-EV-9's state on a connection: the outer path each
+// SRv6 echo value travelled with, at most MaxEVsPerFlow (roomIn).
+type echoPaths struct{ paths map[uint32][16]byte }
+
+func (s *echoPaths) entries() int { return len(s.paths) }
+
+var echoState = newConnState(func() *echoPaths { return &echoPaths{paths: map[uint32][16]byte{}} })
+
 // echoPath checks that an SRv6 echo value travels with one path
-// (WIRE-EV-9). Its state: flow.echo, echo value → outer path.
+// (WIRE-EV-9). Its state: echoPaths.
 func echoPath(e *engine, x *sentCtx) {
-	p, fl, ev := x.p, x.fl, x.ev
+	p, ev := x.p, x.ev
 	if !p.SRv6 {
 		return
 	}
-	if fl.echo == nil {
-		fl.echo = map[uint32][16]byte{}
-	}
-	if prev, ok := fl.echo[ev]; ok {
+	s := echoState.of(x.fl)
+	if prev, ok := s.paths[ev]; ok {
 		if prev != p.Outer.Dst {
 			e.failWhy(rEcho_WIRE_EV_9, x.pt, x.req, 0, func(f *Finding) {
 				f.EV = u32p(ev)
@@ -197,8 +232,8 @@ func echoPath(e *engine, x *sentCtx) {
 			})
 			return
 		}
-	} else if e.roomIn(len(fl.echo), MaxEVsPerFlow) {
-		fl.echo[ev] = p.Outer.Dst
+	} else if e.roomIn(len(s.paths), MaxEVsPerFlow) {
+		s.paths[ev] = p.Outer.Dst
 	}
 	x.pass(cEcho, false)
 }

@@ -135,7 +135,7 @@ func init() {
 	addChecks(
 		check{cs: cTSETHAll, reqs: []caseReq{rTSETHAll_REQ_HDR_1}, sent: tsethInEveryWrite},
 		check{cs: cMPR, reqs: []caseReq{rMPR_MPR_WIN_1}, sent: mprWindow, sentOn: wMPR},
-		check{cs: cRtxFirst, reqs: []caseReq{rRtxFirst_REQ_TX_2}, sent: retransmitFirst, sentOn: wNACKed | wNACKPend},
+		check{cs: cRtxFirst, reqs: []caseReq{rRtxFirst_REQ_TX_2}, sent: retransmitFirst, sentOn: wNACKed | wNACKPend, state: overtakenState.slot},
 		check{cs: cRtxFlag, reqs: []caseReq{rRtxFlag_WIRE_BTH_5}, sent: retransmitFlag},
 		check{cs: cPSN, reqs: []caseReq{rPSN_REQ_PSN_1}, sent: psnNext, sentOn: wNew},
 		check{cs: cNackRecov, reqs: []caseReq{rNackRecov_LR_NACK_1, rNackRecov_LR_NACK_3}, resent: nackRecovered, resentOn: wNACKed, finish: nackNotRecovered},
@@ -145,7 +145,7 @@ func init() {
 		check{cs: cNackEV, reqs: []caseReq{rNackEV_EV_ST_13}, resent: resendOffNACKedEV, resentOn: wTracked},
 		check{cs: cNackHold, reqs: []caseReq{rNackHold_LR_NACK_2}, resent: resendHold, resentOn: wTracked},
 		check{cs: cRtxWhy, reqs: []caseReq{rRtxWhy_LR_RTX_1}, resent: resendWhy, resentOn: wTracked},
-		check{cs: cRetryLim, reqs: []caseReq{rRetryLim_LR_TMR_7}, resent: retryLimit, resentOn: wTracked, finish: retryLimitReached},
+		check{cs: cRetryLim, reqs: []caseReq{rRetryLim_LR_TMR_7}, resent: retryLimit, resentOn: wTracked, finish: retryLimitReached, state: retryState.slot},
 	)
 }
 
@@ -206,13 +206,46 @@ func mprWindow(e *engine, x *sentCtx) {
 	x.pass(cMPR, false)
 }
 
+// nacksOvertaken is REQ-TX-2's state on a connection: the trim NACKs a new
+// PSN overtook while they waited, by PSN, each the frame of the NACK
+// (pendingNACK.frame: a later NACK of the PSN is another). A mark is made
+// for a NACK nackPend holds, and those of NACKs nackPend no longer holds
+// are dropped before a mark that would outnumber its entries (mark): the
+// marks are never more than nackPend held, at most MaxPending.
+type nacksOvertaken struct {
+	marks map[uint32]int
+}
+
+func (s *nacksOvertaken) entries() int { return len(s.marks) }
+
+var overtakenState = newConnState(func() *nacksOvertaken { return &nacksOvertaken{marks: map[uint32]int{}} })
+
+// overtaken reports whether a new PSN overtook pn, the NACK waiting for PSN q.
+func (s *nacksOvertaken) overtaken(q uint32, pn pendingNACK) bool {
+	f, ok := s.marks[q]
+	return ok && f == pn.frame
+}
+
+// mark records that a new PSN overtook pn, the NACK waiting for PSN q of
+// fl, first dropping the marks of the NACKs fl no longer waits for.
+func (s *nacksOvertaken) mark(fl *flow, q uint32, pn pendingNACK) {
+	if len(s.marks) >= len(fl.nackPend) {
+		for p, f := range s.marks {
+			if fl.nackPend[p].frame != f {
+				delete(s.marks, p)
+			}
+		}
+	}
+	s.marks[q] = pn.frame
+}
+
 // retransmitFirst checks REQ-TX-2: a PSN NACKed as trimmed is resent
-// before new PSNs. Its state: pendingNACK.overtaken, set when a new PSN
-// goes first.
+// before new PSNs. Its state: nacksOvertaken, marked when a new PSN goes
+// first.
 func retransmitFirst(e *engine, x *sentCtx) {
 	fl, t := x.fl, x.t
 	if !x.isNew {
-		if pn := x.nack; pn.frame != 0 && pn.trim() && t >= pn.ns+e.grace && !pn.overtaken {
+		if pn := x.nack; pn.frame != 0 && pn.trim() && t >= pn.ns+e.grace && !overtakenState.of(fl).overtaken(x.psn, pn) {
 			x.pass(cRtxFirst, true)
 		}
 		return
@@ -220,9 +253,10 @@ func retransmitFirst(e *engine, x *sentCtx) {
 	if len(fl.nackPend) == 0 {
 		return // no NACK waiting: no map walked
 	}
+	s := overtakenState.of(fl)
 	due := false // a trim NACK waiting beyond the reaction time: only then sort (sortedPSNs allocates)
-	for _, pn := range fl.nackPend {
-		if pn.trim() && !pn.overtaken && t >= pn.ns+e.grace {
+	for q, pn := range fl.nackPend {
+		if pn.trim() && t >= pn.ns+e.grace && !s.overtaken(q, pn) {
 			due = true
 			break
 		}
@@ -233,9 +267,8 @@ func retransmitFirst(e *engine, x *sentCtx) {
 	e.psnBuf = appendPSNs(e.psnBuf[:0], fl.nackPend)
 	for _, q := range e.psnBuf {
 		pn := fl.nackPend[q]
-		if pn.trim() && !pn.overtaken && t >= pn.ns+e.grace {
-			pn.overtaken = true
-			fl.putNACK(q, pn)
+		if pn.trim() && t >= pn.ns+e.grace && !s.overtaken(q, pn) {
+			s.mark(fl, q, pn)
 			// The retransmission may have been sent and lost before
 			// the capture point.
 			e.failWhy(rRtxFirst_REQ_TX_2, x.pt, x.req, onTiming|onAbsence, func(f *Finding) {
@@ -497,14 +530,23 @@ func resendWhy(e *engine, x *sentCtx) {
 	}
 }
 
+// retryFailed is LR-TMR-7's state on a connection: whether a
+// retransmission after the retry counter ran out failed it. It holds no
+// container.
+type retryFailed struct{ failed bool }
+
+func (*retryFailed) entries() int { return 0 }
+
+var retryState = newConnState(func() *retryFailed { return &retryFailed{} })
+
 // retryLimit checks LR-TMR-7: no retransmission once the retry counter is
-// exhausted. Its state: flow.exhaustedBad, set on a failure.
+// exhausted. Its state: retryFailed, set on a failure.
 func retryLimit(e *engine, x *sentCtx) {
 	fl := x.fl
 	if !x.tracked || !fl.exhausted || x.t < fl.exhaustedNs+e.grace {
 		return
 	}
-	fl.exhaustedBad = true
+	retryState.of(fl).failed = true
 	why := func(f *Finding) {
 		x.at(f, "no retransmission after the retry counter was exhausted", "a retransmission")
 	}
@@ -519,7 +561,7 @@ func retryLimit(e *engine, x *sentCtx) {
 // retryLimitReached: a connection whose retry counter ran out and sent
 // nothing more passes.
 func retryLimitReached(e *engine, pt *point, fl *flow) {
-	if fl.exhausted && !fl.exhaustedBad {
+	if fl.exhausted && !retryState.of(fl).failed {
 		e.ok(cRetryLim, pt, fl.key.req, false)
 	}
 }

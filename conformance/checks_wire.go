@@ -562,7 +562,7 @@ func init() {
 		check{cs: cWirePAY, codec: []wire.ReqID{wire.ReqPAY1}, reqs: []caseReq{rWirePAY_WIRE_PAY_1}, sent: payloadSize},
 		check{cs: cDSCP, reqs: []caseReq{rDSCP_WIRE_DSCP_1, rDSCP_WIRE_DSCP_5, rDSCP_EP_GEN_4}, frame: controlClass, frameOn: kUntrimmed, frameOps: []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpAcknowledge, wire.OpEndpointResp, wire.OpProbe}, sent: dscpWrite},
 		check{cs: cWireDCID, reqs: []caseReq{rWireDCID_WIRE_SETH_9, rWireDCID_RSP_SACK_6}, frame: dpdcid, frameOps: []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpProbe}, feedback: feedbackDCID, probe: probeDCID},
-		check{cs: cWirePKey, reqs: []caseReq{rWirePKey_WIRE_BTH_12}, frame: endpointPKey, frameSelf: true, frameOps: []wire.Opcode{wire.OpEndpointReq, wire.OpEndpointResp}, sent: writePKey, feedback: feedbackPKey, probe: probePKey},
+		check{cs: cWirePKey, reqs: []caseReq{rWirePKey_WIRE_BTH_12}, frame: endpointPKey, frameSelf: true, frameOps: []wire.Opcode{wire.OpEndpointReq, wire.OpEndpointResp}, sent: writePKey, feedback: feedbackPKey, probe: probePKey, state: pkeyState.slot},
 		check{cs: cWireMSG, codec: []wire.ReqID{wire.ReqPAY2}, reqs: []caseReq{rWireMSG_REQ_SEG_2, rWireMSG_WIRE_RETH_2, rWireMSG_WIRE_PAY_2}, msg: messageShape},
 		check{cs: cWireMETH, reqs: []caseReq{rWireMETH_WIRE_METH_2, rWireMETH_REQ_PSN_3}, msg: messageMSN},
 		check{cs: cWIMMOrd, reqs: []caseReq{rWIMMOrd_WIRE_METH_3}, msg: messageRQMSN},
@@ -722,17 +722,30 @@ func dscpWrite(e *engine, x *sentCtx) {
 	})
 }
 
-// pkeySame reports whether p carries its connection's P_Key (most
+// connPKey is WIRE-BTH-12's state on a connection: its P_Key, taken from
+// its first packet whose P_Key the responder accepts, and that frame. It
+// holds no container.
+type connPKey struct {
+	pkey  uint16
+	have  bool
+	frame int
+}
+
+func (*connPKey) entries() int { return 0 }
+
+var pkeyState = newConnState(func() *connPKey { return &connPKey{} })
+
+// same reports whether p carries its connection's P_Key (most
 // packets): a pass of WIRE-BTH-12, which the hooks record inlined;
 // pkeyCheck judges the others.
-func pkeySame(fl *flow, p *wire.Packet) bool { return fl.havePKey && p.BTH.PKey == fl.pkey }
+func (s *connPKey) same(p *wire.Packet) bool { return s.have && p.BTH.PKey == s.pkey }
 
 // pkeyCheck checks WIRE-BTH-12 on a packet of a connection with no P_Key
-// yet, or of another P_Key than the connection's (pkeySame): a
-// connection's packets carry one P_Key, the responder's QP's. Its state:
-// flow.pkey, the connection's P_Key. j is node's row at pt.
-func (e *engine) pkeyCheck(j judgedRow, pt *point, fl *flow, node string, p *wire.Packet) {
-	if !fl.havePKey {
+// yet, or of another P_Key than the connection's (connPKey.same): a
+// connection's packets carry one P_Key, the responder's QP's. s is the
+// connection's state, j node's row at pt.
+func (e *engine) pkeyCheck(s *connPKey, j judgedRow, pt *point, fl *flow, node string, p *wire.Packet) {
+	if !s.have {
 		// A P_Key the responder discards (a tester's crafted frame, say)
 		// cannot be the connection's: it is judged against the
 		// responder's key and does not become the reference.
@@ -742,40 +755,40 @@ func (e *engine) pkeyCheck(j judgedRow, pt *point, fl *flow, node string, p *wir
 			})
 			return
 		}
-		fl.pkey, fl.havePKey, fl.pkeyFrame = p.BTH.PKey, true, e.frameNo
+		s.pkey, s.have, s.frame = p.BTH.PKey, true, e.frameNo
 		j.pass(cWirePKey, false)
 		return
 	}
 	e.failWhy(rWirePKey_WIRE_BTH_12, pt, node, 0, func(f *Finding) {
-		f.Related = []int{fl.pkeyFrame}
-		f.Expected = fmt.Sprintf("P_Key 0x%04x, as in frame %d of this connection", fl.pkey, fl.pkeyFrame)
+		f.Related = []int{s.frame}
+		f.Expected = fmt.Sprintf("P_Key 0x%04x, as in frame %d of this connection", s.pkey, s.frame)
 		f.Observed = fmt.Sprintf("P_Key 0x%04x", p.BTH.PKey)
 	})
 }
 
 func writePKey(e *engine, x *sentCtx) {
-	if pkeySame(x.fl, x.p) {
+	if s := pkeyState.of(x.fl); s.same(x.p) {
 		x.pass(cWirePKey, false)
-		return
+	} else {
+		e.pkeyCheck(s, x.judgedRow, x.pt, x.fl, x.req, x.p)
 	}
-	e.pkeyCheck(x.judgedRow, x.pt, x.fl, x.req, x.p)
 }
 
 func feedbackPKey(e *engine, x *fbCtx) {
-	if pkeySame(x.fl, x.p) {
+	if s := pkeyState.of(x.fl); s.same(x.p) {
 		x.pass(cWirePKey, false)
-		return
+	} else {
+		e.pkeyCheck(s, x.judgedRow, x.pt, x.fl, x.rsp, x.p)
 	}
-	e.pkeyCheck(x.judgedRow, x.pt, x.fl, x.rsp, x.p)
 }
 
 func probePKey(e *engine, x *probeCtx) {
 	j := judgedRow{e.row(x.pt, x.req)}
-	if pkeySame(x.fl, x.p) {
+	if s := pkeyState.of(x.fl); s.same(x.p) {
 		j.pass(cWirePKey, false)
-		return
+	} else {
+		e.pkeyCheck(s, j, x.pt, x.fl, x.req, x.p)
 	}
-	e.pkeyCheck(j, x.pt, x.fl, x.req, x.p)
 }
 
 // messageShape checks a message's segmentation and RETH (REQ-SEG-2,

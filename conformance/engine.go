@@ -305,6 +305,9 @@ type engine struct {
 	keptFull    bool                  // a finding was not kept for MaxKeptFindings
 	snapsFull   bool                  // a failing connection's timeline was not kept for maxSnapshots
 
+	timers timers   // the checks' pending deadlines (checkstate.go)
+	tx     timerCtx // the timer hooks' context
+
 	snaps  []snapshot // timeline snapshots around failures
 	psnBuf []uint32   // scratch for hot checks (appendPSNs)
 
@@ -847,7 +850,12 @@ func (e *engine) recount() {
 		for _, f := range pt.flows {
 			n += f.psns.len() + f.arrived.len() + len(f.refused) + len(f.badArr) + len(f.trimArr) + f.needSACK.len() +
 				len(f.trimPend) + len(f.oorPend) + f.ackReq.len() + len(f.ackDue) + len(f.wimmExcess) + len(f.nackPend) + len(f.bad) + f.maybeBad.len() +
-				len(f.probeNs) + len(f.evs) + len(f.echo) + len(f.held) + len(f.wimm) + len(f.probes)
+				len(f.evs) + len(f.held) + len(f.wimm) + len(f.probes)
+			for _, s := range f.own { // the checks' states (checkState.entries)
+				if s != nil {
+					n += s.entries()
+				}
+			}
 		}
 	}
 	e.entries = n
@@ -959,6 +967,9 @@ func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 		e.tiePlanes(pt, p)
 	}
 	src, dst, _ := e.nodeAddr(p)
+	if e.timersDue() {
+		e.fireTimers(src, dst)
+	}
 	if !p.Trimmed && !r.ICRCOK {
 		// Its receiver discards a frame whose ICRC is bad (RSP-RCV-1), and
 		// any of its fields may be the corrupted one: it is one

@@ -147,10 +147,9 @@ type wimmOpen struct {
 }
 
 type pendingNACK struct {
-	frame     int
-	ns        int64
-	reason    wire.NACKReason
-	overtaken bool // a new PSN was sent while it waited
+	frame  int
+	ns     int64
+	reason wire.NACKReason
 }
 
 func (p pendingNACK) trim() bool {
@@ -303,9 +302,6 @@ type flow struct {
 	reqQPN     uint32 // the requester's QP, as feedback addresses it
 	haveReqQPN bool
 	qp         qpView // what the traffic says of the requester's QP (qpcheck.go)
-	pkey       uint16
-	havePKey   bool
-	pkeyFrame  int
 
 	// Summary.
 	firstFrame, lastFrame                                 int
@@ -316,35 +312,33 @@ type flow struct {
 	capped                                                bool
 
 	// Requester side.
-	psns         psnTable
-	markedTo     uint32 // SACK loss marks are current up to here (sackAtRequester)
-	haveMarked   bool
-	anchored     bool
-	haveMax      bool
-	maxSent      uint32
-	startKnown   bool
-	firstPSN     uint32
-	haveUna      bool
-	una          uint32
-	unaHist      []unaEvent
-	bad          map[uint32]badEV
-	maybeBad     evTimes // EVs whose packets SACK gaps show lost, and when: a requester may retire them on that inference too
-	probeNs      map[uint32]int64
-	wimm         []wimmOpen
-	fatalNs      int64
-	fatalFrame   int
-	fatal        bool
-	retryEvents  int
-	exhaustedNs  int64
-	exhausted    bool
-	exhaustedBad bool
-	nackPend     map[uint32]pendingNACK // by PSN; changed by putNACK and delNACK only
-	nackTrims    []uint32               // the PSNs of nackPend's trimmed packets (pendingNACK.trim), ascending
-	lastWriteNs  int64
-	lastNewNs    int64
-	dynMPR       []unaEvent // (mpr, time) reusing unaEvent.una for the value
-	msg          msgState
-	mtu          int // the path MTU the connection is seen to use (payloadSize)
+	psns        psnTable
+	markedTo    uint32 // SACK loss marks are current up to here (sackAtRequester)
+	haveMarked  bool
+	anchored    bool
+	haveMax     bool
+	maxSent     uint32
+	startKnown  bool
+	firstPSN    uint32
+	haveUna     bool
+	una         uint32
+	unaHist     []unaEvent
+	bad         map[uint32]badEV
+	maybeBad    evTimes // EVs whose packets SACK gaps show lost, and when: a requester may retire them on that inference too
+	wimm        []wimmOpen
+	fatalNs     int64
+	fatalFrame  int
+	fatal       bool
+	retryEvents int
+	exhaustedNs int64
+	exhausted   bool
+	nackPend    map[uint32]pendingNACK // by PSN; changed by putNACK and delNACK only
+	nackTrims   []uint32               // the PSNs of nackPend's trimmed packets (pendingNACK.trim), ascending
+	lastWriteNs int64
+	lastNewNs   int64
+	dynMPR      []unaEvent // (mpr, time) reusing unaEvent.una for the value
+	msg         msgState
+	mtu         int // the path MTU the connection is seen to use (payloadSize)
 
 	// Responder side.
 	rKnown     bool
@@ -385,8 +379,11 @@ type flow struct {
 	badFbFrame int
 	badFbNs    int64
 
-	tl   *tlState            // timeline ring
-	echo map[uint32][16]byte // SRv6 echo value → outer path
+	tl *tlState // timeline ring
+
+	// own are the states the checks keep of their own on the connection
+	// (check.state), by slot, each made on its check's first use.
+	own [maxConnStates]checkState
 
 	evSeen    [evSeenSlots]uint32 // EVs recorded in evs, plus one (addEV)
 	keyName   string              // key.String(), for findings (name)
@@ -407,7 +404,7 @@ const recentArrivals = 1024
 func newFlow(k flowKey, frame int) *flow {
 	return &flow{key: k, firstFrame: frame, lastFrame: frame,
 		planes: map[int]bool{}, evs: map[uint32]bool{},
-		bad: map[uint32]badEV{}, probeNs: map[uint32]int64{},
+		bad:      map[uint32]badEV{},
 		nackPend: map[uint32]pendingNACK{},
 		refused:  map[uint32]int{}, badArr: map[uint32]badArrival{}, trimArr: map[uint32]int{},
 		trimPend: map[uint32]arrival{}, oorPend: map[uint32]arrival{},

@@ -10,20 +10,15 @@ import (
 	"testing"
 )
 
-// checkOwned names the connection (flow) fields a check writes that code
-// outside the checks files also reads, each with why: a check's own state
-// kept in a model entry it shares. Any other field a check writes is read
-// by checks alone.
-var checkOwned = map[string]string{
-	"nackPend": "pendingNACK.overtaken, set by retransmitFirst (putNACK), is the check's mark on the model's entry; the model adds and removes entries",
-}
-
 // TestChecksKeepModelReadOnly: the observed connection model is updated
 // by the engine (flow.go, sender.go, receiver.go, planes.go, ...) and read
-// by the checks (checks_*.go); a field a check writes is its own state,
-// which no code outside the checks reads (checkOwned names the exceptions
-// and why). A check writing what the engine reads, as payloadSize once
-// set flow.mtu, which planes.go read, fails.
+// by the checks (checks_*.go). A check keeps its own state in a type of
+// its own (check.state, connState), never in the model: no checks file
+// writes a connection (flow) field, as payloadSize once set flow.mtu,
+// which planes.go read, and as the checks' states once lived in flow
+// fields (pkey, probeNs, echo, exhaustedBad, pendingNACK.overtaken). And
+// no code outside the checks files names a check's state, its type or
+// its slot: the engine cannot read what a check keeps.
 func TestChecksKeepModelReadOnly(t *testing.T) {
 	ents, err := os.ReadDir(".")
 	if err != nil {
@@ -31,6 +26,9 @@ func TestChecksKeepModelReadOnly(t *testing.T) {
 	}
 	fset := token.NewFileSet()
 	written, read := map[string]string{}, map[string]string{}
+	var others []*ast.File
+	var otherNames []string
+	states := map[string]bool{}
 	for _, ent := range ents {
 		n := ent.Name()
 		if !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
@@ -42,27 +40,72 @@ func TestChecksKeepModelReadOnly(t *testing.T) {
 		}
 		if strings.HasPrefix(n, "checks_") {
 			flowWrites(file, n, written)
+			checkStateNames(file, states)
 		} else {
 			flowReads(file, n, read)
+			others, otherNames = append(others, file), append(otherNames, n)
 		}
 	}
 	var bad []string
 	for f, at := range written {
-		if where, ok := read[f]; ok && checkOwned[f] == "" {
-			bad = append(bad, f+" (written in "+at+", read in "+where+")")
-		}
+		bad = append(bad, f+" (written in "+at+")")
 	}
-	for f := range checkOwned {
-		if _, ok := written[f]; !ok {
-			bad = append(bad, f+" is in checkOwned but no check writes it")
-		}
+	for i, file := range others {
+		ast.Inspect(file, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && states[id.Name] {
+				bad = append(bad, "check state "+id.Name+" named in "+otherNames[i])
+			}
+			return true
+		})
 	}
 	sort.Strings(bad)
 	if len(bad) > 0 {
-		t.Errorf("checks write connection state the engine reads: %v", bad)
+		t.Errorf("checks write connection state, or the engine names a check's state: %v", bad)
 	}
-	if len(written) == 0 || len(read) == 0 {
-		t.Fatal("no flow field found written or read: the test checks nothing")
+	if len(read) == 0 || len(states) < 2 {
+		t.Fatalf("%d flow fields read, %d check state names found: the test checks nothing", len(read), len(states))
+	}
+	// The detection itself: a check writing the model is caught.
+	probe, err := parser.ParseFile(fset, "checks_probe.go", "package conformance\nfunc f(fl *flow, x *sentCtx) { fl.mtu = 1; x.fl.una++; delete(fl.bad, 1); fl.putNACK(1, pendingNACK{}) }", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caught := map[string]string{}
+	flowWrites(probe, "checks_probe.go", caught)
+	if len(caught) != 4 {
+		t.Errorf("flowWrites found %v in a check writing mtu, una, bad and nackPend", caught)
+	}
+}
+
+// checkStateNames records the names a checks file gives its checks'
+// states: the types with an entries method (checkState) and the
+// variables made by newConnState.
+func checkStateNames(file *ast.File, out map[string]bool) {
+	for _, d := range file.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv != nil && d.Name.Name == "entries" {
+				typ := d.Recv.List[0].Type
+				if s, ok := typ.(*ast.StarExpr); ok {
+					typ = s.X
+				}
+				if id, ok := typ.(*ast.Ident); ok {
+					out[id.Name] = true
+				}
+			}
+		case *ast.GenDecl:
+			for _, sp := range d.Specs {
+				vs, ok := sp.(*ast.ValueSpec)
+				if !ok || len(vs.Values) != 1 {
+					continue
+				}
+				if c, ok := vs.Values[0].(*ast.CallExpr); ok {
+					if id, ok := c.Fun.(*ast.Ident); ok && id.Name == "newConnState" {
+						out[vs.Names[0].Name] = true
+					}
+				}
+			}
+		}
 	}
 }
 

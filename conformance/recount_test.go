@@ -148,3 +148,100 @@ func lenTypes(t *testing.T) map[string]bool {
 	}
 	return out
 }
+
+// notCountedState names the containers of the checks' states (check.state)
+// that their entries method leaves out of MaxEntries, as type.field, each
+// with the bound that holds it instead. None today.
+var notCountedState = map[string]string{}
+
+// TestCheckStatesCountEveryContainer: every map, slice and table of a
+// check's own state on a connection (check.state) is counted by the
+// state's entries method, which recount adds to the connections' entries
+// (flow.own), or is named in notCountedState with its own bound, so that a
+// container added to a check's state and left out of the count is caught.
+func TestCheckStatesCountEveryContainer(t *testing.T) {
+	tables := lenTypes(t)
+	counted := entriesFields(t)
+	var missing []string
+	n := 0
+	for _, c := range order {
+		if c.state == nil {
+			continue
+		}
+		n++
+		st := reflect.TypeOf(c.state.make())
+		if st.Kind() != reflect.Pointer || st.Elem().Kind() != reflect.Struct {
+			t.Errorf("%s: state %s is not a pointer to a struct", c.cs, st)
+			continue
+		}
+		typ := st.Elem()
+		if _, ok := counted[typ.Name()]; !ok {
+			t.Errorf("%s: no entries method on *%s found in the checks files", c.cs, typ.Name())
+			continue
+		}
+		for i := 0; i < typ.NumField(); i++ {
+			f := typ.Field(i)
+			name := typ.Name() + "." + f.Name
+			if isContainer(f.Type, tables) && !counted[typ.Name()][f.Name] && notCountedState[name] == "" {
+				missing = append(missing, name)
+			}
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("check states' containers %v are neither counted by their entries method nor named in notCountedState with their bound", missing)
+	}
+	if n < 2 {
+		t.Fatalf("%d checks keep a state: the test checks nothing", n)
+	}
+}
+
+// entriesFields returns, by state type, the fields its entries method
+// reads (recv.X), from the checks files.
+func entriesFields(t *testing.T) map[string]map[string]bool {
+	ents, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	out := map[string]map[string]bool{}
+	for _, ent := range ents {
+		n := ent.Name()
+		if !strings.HasPrefix(n, "checks_") || strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, n, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range file.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv == nil || fn.Name.Name != "entries" {
+				continue
+			}
+			recv := fn.Recv.List[0]
+			typ := recv.Type
+			if s, ok := typ.(*ast.StarExpr); ok {
+				typ = s.X
+			}
+			id, ok := typ.(*ast.Ident)
+			if !ok {
+				continue
+			}
+			fields := map[string]bool{}
+			out[id.Name] = fields
+			if len(recv.Names) == 0 {
+				continue // an unnamed receiver reads no field
+			}
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				if s, ok := n.(*ast.SelectorExpr); ok {
+					if x, ok := s.X.(*ast.Ident); ok && x.Name == recv.Names[0].Name {
+						fields[s.Sel.Name] = true
+					}
+				}
+				return true
+			})
+		}
+	}
+	return out
+}
