@@ -26,7 +26,7 @@ var numConnStates int // the state slots numbered
 
 // connState is the typed slot of a check's state S (a pointer type) on each
 // connection. A checks file declares it next to its check
-// (newConnState) and names it in the check (check.state: cs.slot); the
+// (newConnState) and names its slot in the check (check.state); the
 // check's hooks reach their connection's state with of.
 type connState[S checkState] struct{ slot *stateSlot }
 
