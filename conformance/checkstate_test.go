@@ -1,8 +1,10 @@
 package conformance
 
 import (
+	"bytes"
 	"testing"
 
+	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/wire"
 )
 
@@ -191,5 +193,93 @@ func TestOvertakenMarksBounded(t *testing.T) {
 	fl.putNACK(7, pn)
 	if s.overtaken(7, pn) {
 		t.Error("a later NACK of PSN 7 is marked overtaken by the mark of an earlier one")
+	}
+}
+
+// twoPairsPICS: probePICS with a second node pair, U writing to V, U a
+// device under test too.
+const twoPairsPICS = `{"pics_version": 1, "features": {"trim_nack": true}, "dut": ["T", "U"],
+	"nodes": {"T": ["fd00::1"], "D": ["fd00::2"], "U": ["fd00::3"], "V": ["fd00::4"]}, "parameters": {"mpr": 1, "timeout": 4},
+	"capture": {"points": {"D": "D"}, "reaction_time_ns": 1000, "timer_tolerance_ns": 1000}}`
+
+// twoPairsCapture: T→D and U→V each retire an EV and probe it once; then
+// only U and V exchange frames, past both probe intervals' ends. T→D's
+// interval ends with no frame of its pair after it.
+func twoPairsCapture(t *testing.T) []byte {
+	var buf bytes.Buffer
+	w, err := pcap.NewWriter(&buf, pcap.Interface{Point: "D", Plane: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newScene(t, twoPairsPICS)
+	s.rec = w
+	write := func(from, to byte, psn, ev uint32) {
+		p := &wire.Packet{}
+		p.IP6.TrafficClass = 4<<2 | 2
+		p.BTH = wire.BTH{Opcode: wire.OpWriteOnly, PKey: 0xFFFF, DestQP: sceneDQP, PSN: psn, AckReq: true}
+		p.RETH = wire.RETH{VA: 0x1000, RKey: 0x1234, DMALength: 64}
+		p.Payload = make([]byte, 64)
+		p.SetEV(ev, wire.EVModeSTEV)
+		s.emit(from, to, p, 2000)
+	}
+	retire := func(from, to byte, psn, ev uint32) {
+		p := s.ctl(wire.OpSACK, psn)
+		p.SETH = wire.SETH{CACKPSN: psn, SACKOffset: 1, Entropy: ev, M: wire.MAlwaysSkip, SPDCID: sceneDQP, DPDCID: sceneTQP}
+		s.emit(to, from, p, 1000)
+	}
+	probe := func(from, to byte, ev uint32) {
+		p := &wire.Packet{}
+		p.IP6.TrafficClass = 2
+		p.BTH = wire.BTH{Opcode: wire.OpProbe, PKey: 0xFFFF, DestQP: sceneDQP}
+		p.PETH = wire.PETH{ProbeID: 1, SPDCID: sceneTQP, DPDCID: sceneDQP, FType: 1}
+		p.SetEV(ev, wire.EVModeSTEV)
+		s.emit(from, to, p, 1000)
+	}
+	write(1, 2, 100, 0x150)
+	retire(1, 2, 100, 0x150)
+	write(3, 4, 100, 0x160)
+	retire(3, 4, 100, 0x160)
+	probe(1, 2, 0x150)
+	probe(3, 4, 0x160)
+	for i := range uint32(20) {
+		write(3, 4, 101+i, 0x100)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestTimersIdenticalForAnyJobs: one worker and two judge twoPairsCapture
+// to the same report bytes, T→D's probe interval undecided in both
+// (INCONCLUSIVE at T's row: no frame of T and D past its end) and
+// U→V's passed. Fails when a timer fires at any frame past its deadline:
+// one engine then passes T→D's interval at U→V's frames, which the
+// shard of T and D never sees.
+func TestTimersIdenticalForAnyJobs(t *testing.T) {
+	p, err := ParsePICS([]byte(twoPairsPICS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js [2][]byte
+	var reps [2]*Report
+	for i := range js {
+		r, err := pcap.NewReader(bytes.NewReader(twoPairsCapture(t)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reps[i], err = Judge(r, "twopairs.pcapng", Options{PICS: p, Today: testDay, Jobs: i + 1}); err != nil {
+			t.Fatal(err)
+		}
+		if js[i], err = reps[i].JSON(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(js[0], js[1]) {
+		t.Errorf("reports with one worker and two differ:\n%s", firstDiff(js[0], js[1]))
+	}
+	res, _ := reps[0].Result(cProbePace.String())
+	if res.Checked != 1 {
+		t.Errorf("%s %s after %d observations (%s), want 1: U→V's interval alone ended with a frame of its pair after it", cProbePace, res.Verdict, res.Checked, res.Reason)
 	}
 }
