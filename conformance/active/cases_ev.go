@@ -176,10 +176,15 @@ func (a *alwaysSkip) checkProbes() bool {
 
 // checkRestored checks that a prompt answer restores the EV (EV-ST-7):
 // once restored it is GOOD and probed again only after it is retired
-// again, which takes data on it and a loss. An IUT that keeps probing in
-// the round after a prompt answer ignored the answer; on a lossy link a
-// correct IUT can do that once by bad luck, so it takes two ignored
-// answers to fail.
+// again, which takes the loss of a packet sent on it, detected after the
+// answer: a timeout or an inferred loss (EV-ST-5, EV-SM-5), of data sent
+// after the answer or of data sent before the EV was retired. An IUT that
+// keeps probing in the round after a prompt answer ignored the answer,
+// unless such a loss may have come in between: data seen on the EV, or
+// the retransmission of a packet lost before the tester's tap, whose EV
+// the tester cannot know (lossRecovered). On a lossy link a correct IUT
+// can still do that once by bad luck (that retransmission lost too), so
+// it takes two ignored answers to fail.
 func (a *alwaysSkip) checkRestored() {
 	t, tim, bad := a.t, a.t.s.tim, &a.bad
 	pi := tim.Probe
@@ -204,7 +209,7 @@ func (a *alwaysSkip) checkRestored() {
 			continue // late: the IUT may have sent its next round before it arrived
 		}
 		for _, p := range a.probes {
-			if p.At > x.at+tim.Reaction && p.At <= x.probe+pi+2*tim.Reaction && !usedAfter(x.at, p.At) {
+			if p.At > x.at+tim.Reaction && p.At <= x.probe+pi+2*tim.Reaction && !usedAfter(x.at, p.At) && !lossRecovered(a.c.Sent, x.at, p.At+tim.Reaction) {
 				ignored = append(ignored, p)
 				break
 			}
@@ -216,6 +221,25 @@ func (a *alwaysSkip) checkRestored() {
 		}
 	}
 	t.OK(1)
+}
+
+// lossRecovered reports whether the IUT retransmitted, between from and
+// to, a PSN of which the tester saw no earlier copy (sent: the IUT's data
+// in arrival order). The retransmission follows the timeout or inferred
+// loss of a copy lost before the tester's tap, which retired whatever EV
+// that copy took (EV-ST-5, EV-SM-5); the tester cannot know which.
+func lossRecovered(sent []DataTx, from, to Time) bool {
+	seen := make(map[uint32]bool, len(sent))
+	for _, s := range sent {
+		if s.F.At > to {
+			break
+		}
+		if s.Rtx && !seen[s.PSN] && s.F.At > from {
+			return true
+		}
+		seen[s.PSN] = true
+	}
+	return false
 }
 
 func evTimeout(t *T) {

@@ -125,6 +125,10 @@ type InprocConfig struct {
 	// ExplicitRange makes the peer's device advertise and enforce
 	// MRC_CTL_OPT_CAP_EV_EXPLICIT_RANGE (peer.Config.ExplicitRange).
 	ExplicitRange bool
+	// Trace, when set, receives the peer's statemachine events
+	// (peer.Config.Trace), for tests that check why the IUT did what the
+	// tester saw.
+	Trace func(statemachine.Event)
 }
 
 // Addresses of the simulated fabric.
@@ -183,7 +187,7 @@ func NewInproc(cfg InprocConfig) (*Inproc, error) {
 	if cfg.IPv6 {
 		iut, tester = inprocIUTIP6, inprocTesterIP6
 	}
-	a, err := peer.New(peer.Config{MACs: macs, IP: iut, Seed: cfg.Seed, Faults: cfg.Faults, Profile: cfg.Profile, ExplicitRange: cfg.ExplicitRange,
+	a, err := peer.New(peer.Config{MACs: macs, IP: iut, Seed: cfg.Seed, Faults: cfg.Faults, Profile: cfg.Profile, ExplicitRange: cfg.ExplicitRange, Trace: cfg.Trace,
 		Implementation: control.Implementation{Vendor: "openmrc", Model: "reference peer (in process)", Version: "statemachine"}})
 	if err != nil {
 		return nil, &TransportError{Transport: "inproc", Err: err}
