@@ -2,9 +2,11 @@ package active
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/openmrc/mrc/conformance"
+	"github.com/openmrc/mrc/peer"
 	"github.com/openmrc/mrc/statemachine"
 )
 
@@ -76,6 +78,34 @@ func (tr *reretireTrace) event(e statemachine.Event) {
 	case e.Kind == statemachine.EvTimeout && tr.good:
 		if at, ok := tr.sentAt[e.PSN]; ok && at < tr.restoredAt {
 			tr.again++
+		}
+	}
+}
+
+// TestNoRestoreFailsDespiteLoss runs MRC-EV-BAD-101 as
+// TestEVRetiredAgainByEarlierLoss does against a peer seeded with
+// no-restore, which never returns a probed EV to GOOD: the losses that
+// excuse a probe after a prompt answer must not excuse them all, or the
+// case would pass a peer that ignores every answer whenever the link
+// loses packets (EV-ST-7).
+func TestNoRestoreFailsDespiteLoss(t *testing.T) {
+	fs, err := peer.ParseFaults("no-restore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := uint64(1); seed <= 5; seed++ {
+		tgt, err := NewInproc(InprocConfig{Seed: seed, Loss: 10, IPv6: true, Delay: 100 * statemachine.Microsecond, Faults: fs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tim := RealTiming(20 * statemachine.Millisecond)
+		rep, err := Run(context.Background(), tgt, Options{Seed: seed, Today: today, Timing: &tim, Cases: "MRC-EV-BAD-101"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _ := rep.Result("MRC-EV-BAD-101")
+		if r.Verdict != conformance.Fail || !slices.ContainsFunc(r.Findings, func(f conformance.Finding) bool { return f.Requirement == "EV-ST-7" }) {
+			t.Errorf("seed %d: MRC-EV-BAD-101 %s (%s), want FAIL with EV-ST-7", seed, r.Verdict, r.Reason)
 		}
 	}
 }
