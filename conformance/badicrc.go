@@ -6,6 +6,7 @@ import (
 
 	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/wire"
+	"github.com/openmrc/mrc/wire/evstate"
 )
 
 // A frame whose ICRC is bad was corrupted before the capture point, after
@@ -71,7 +72,7 @@ func (e *engine) badICRCFeedback(pt *point, src, dst string, p *wire.Packet) {
 	}
 	fl.badFbFrame, fl.badFbNs = e.frameNo, e.now
 	if p.BTH.Opcode == wire.OpSACK && p.SETH.PR {
-		if b, ok := fl.bad[p.SETH.Entropy]; ok && b.cs == cEVBad {
+		if b, ok := fl.bad[p.SETH.Entropy]; ok && b.cause != evstate.CauseTimeout {
 			b.revive = e.frameNo
 			fl.bad[p.SETH.Entropy] = b
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/openmrc/mrc/spec"
+	"github.com/openmrc/mrc/wire/evstate"
 )
 
 // The cases of this file's checks, with their catalog entries.
@@ -115,7 +116,7 @@ func retiredEV(cs caseID) func(e *engine, x *sentCtx) {
 			lo, lcs := ^uint32(0), cEVBad
 			for v, b := range fl.bad {
 				if v <= lo {
-					lo, lcs = v, b.cs
+					lo, lcs = v, retiredBy(b.cause)
 				}
 			}
 			if lcs == cs {
@@ -123,7 +124,7 @@ func retiredEV(cs caseID) func(e *engine, x *sentCtx) {
 			}
 			return
 		}
-		if b.cs != cs || x.t < b.since {
+		if retiredBy(b.cause) != cs || x.t < b.since {
 			return
 		}
 		rid := rEVBad_EV_ST_4
@@ -144,11 +145,20 @@ func retiredEV(cs caseID) func(e *engine, x *sentCtx) {
 	}
 }
 
+// retiredBy returns the case judging data on an EV retired by cause c:
+// cEVTimeout for a timeout (EV-ST-5), cEVBad for a SACK (EV-ST-4).
+func retiredBy(c evstate.Cause) caseID {
+	if c == evstate.CauseTimeout {
+		return cEVTimeout
+	}
+	return cEVBad
+}
+
 // evRetiredOK: an EV retired (by ALWAYS_SKIP, cEVBad, or a timeout,
 // cEVTimeout) is an observation of the retirement.
 func evRetiredOK(cs caseID) func(e *engine, x *eventCtx) {
 	return func(e *engine, x *eventCtx) {
-		if x.kind == evRetired && x.cs == cs {
+		if x.kind == evRetired && retiredBy(x.cause) == cs {
 			e.ok(cs, x.pt, x.fl.key.req, false)
 		}
 	}

@@ -137,14 +137,14 @@ func init() {
 		check{cs: cMPR, reqs: []caseReq{rMPR_MPR_WIN_1}, sent: mprWindow, sentOn: wMPR},
 		check{cs: cRtxFirst, reqs: []caseReq{rRtxFirst_REQ_TX_2}, sent: retransmitFirst, sentOn: wNACKed | wNACKPend, state: overtakenState.slot},
 		check{cs: cRtxFlag, reqs: []caseReq{rRtxFlag_WIRE_BTH_5}, sent: retransmitFlag},
-		check{cs: cPSN, reqs: []caseReq{rPSN_REQ_PSN_1}, sent: psnNext, sentOn: wNew},
+		check{cs: cPSN, reqs: []caseReq{rPSN_REQ_PSN_1}, sent: psnNext, sentOn: wNew, event: untracked(cPSN)},
 		check{cs: cNackRecov, reqs: []caseReq{rNackRecov_LR_NACK_1, rNackRecov_LR_NACK_3}, resent: nackRecovered, resentOn: wNACKed, finish: nackNotRecovered},
 		check{cs: cRtxOrder, reqs: []caseReq{rRtxOrder_LR_RTX_2}, resent: retransmitOrder, resentOn: wNACKed},
 		check{cs: cRtxAcked, reqs: []caseReq{rRtxAcked_LR_RTX_1, rRtxAcked_LR_SACK_2}, resent: resendAcked},
 		check{cs: cRtxSame, reqs: []caseReq{rRtxSame_REQ_PSN_2}, resent: resendSame, resentOn: wTracked},
 		check{cs: cNackEV, reqs: []caseReq{rNackEV_EV_ST_13}, resent: resendOffNACKedEV, resentOn: wTracked},
 		check{cs: cNackHold, reqs: []caseReq{rNackHold_LR_NACK_2}, resent: resendHold, resentOn: wTracked},
-		check{cs: cRtxWhy, reqs: []caseReq{rRtxWhy_LR_RTX_1}, resent: resendWhy, resentOn: wTracked},
+		check{cs: cRtxWhy, reqs: []caseReq{rRtxWhy_LR_RTX_1}, resent: resendWhy, resentOn: wTracked, event: untracked(cRtxWhy)},
 		check{cs: cRetryLim, reqs: []caseReq{rRetryLim_LR_TMR_7}, resent: retryLimit, resentOn: wTracked, finish: retryLimitReached, state: retryState.slot},
 	)
 }
@@ -307,6 +307,16 @@ func retransmitFlag(e *engine, x *sentCtx) {
 		})
 	default:
 		x.pass(cRtxFlag, false)
+	}
+}
+
+// untracked: once a connection's PSN table is full (evCapped), its later
+// PSNs go unjudged, which leaves case cs undecided at the requester.
+func untracked(cs caseID) func(e *engine, x *eventCtx) {
+	return func(e *engine, x *eventCtx) {
+		if x.kind == evCapped {
+			e.undecided(cs, x.pt, x.fl.key.req, "PSN state bound exceeded")
+		}
 	}
 }
 

@@ -130,12 +130,11 @@ type unaEvent struct {
 }
 
 type badEV struct {
-	since  int64 // data on the EV from this time is a violation
-	frame  int   // the frame that retired it
-	cause  evstate.Cause
-	cs     caseID
-	unsure bool // the ev_min_active floor may have kept it in use
-	revive int  // a probe answer on it that had a bad ICRC (0 none), which may have revived it
+	since  int64         // data on the EV from this time is a violation
+	frame  int           // the frame that retired it
+	cause  evstate.Cause // evstate.CauseTimeout: retired by a timeout (EV-ST-5), else by a SACK (EV-ST-4)
+	unsure bool          // the ev_min_active floor may have kept it in use
+	revive int           // a probe answer on it that had a bad ICRC (0 none), which may have revived it
 }
 
 type wimmOpen struct {

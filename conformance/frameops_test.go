@@ -6,6 +6,7 @@ import (
 
 	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/wire"
+	"github.com/openmrc/mrc/wire/evstate"
 )
 
 // TestFrameOpsDeclared checks the opcodes a check's frame hook declares
@@ -113,7 +114,7 @@ func TestResentSkipsFirstTransmissions(t *testing.T) {
 		fl := newFlow(flowKey{req: "a", rsp: "b", qpn: 1}, 1)
 		fl.anchored, fl.haveMax, fl.maxSent, fl.haveUna, fl.una = true, true, 99, true, 50
 		fl.nackPend[100] = pendingNACK{frame: 1, reason: wire.NACKTrimmed}
-		fl.bad[7] = badEV{frame: 1, cs: cEVBad}
+		fl.bad[7] = badEV{frame: 1, cause: evstate.CauseAlwaysSkip}
 		fl.exhausted, fl.fatal = true, true
 		var r pcap.Record
 		pk := &r.Packet

@@ -170,7 +170,7 @@ func (e *engine) sentAgain(x *sentCtx) {
 	if x.timedOut {
 		// EV-ST-5: the EV of the timed-out packet is retired.
 		fl.retryEvents++
-		e.retire(x.pt, fl, st.lastEV, t+e.grace, st.lastFrame, evstate.CauseTimeout, cEVTimeout)
+		e.retire(x.pt, fl, st.lastEV, t+e.grace, st.lastFrame, evstate.CauseTimeout)
 	}
 	e.checkExhausted(fl, t)
 	st.sends++
@@ -211,14 +211,13 @@ func (e *engine) capFlow(pt *point, fl *flow) {
 	if !fl.capped {
 		fl.capped = true
 		e.hitBound(fmt.Sprintf("connection %s at %q: PSN table full; later PSNs are not tracked", fl.key, pt.name))
-		e.undecided(cPSN, pt, fl.key.req, "PSN state bound exceeded")
-		e.undecided(cRtxWhy, pt, fl.key.req, "PSN state bound exceeded")
+		e.event(eventCtx{kind: evCapped, pt: pt, fl: fl})
 	}
 }
 
 // retire marks an EV ASSUMED_BAD on event c from time since, unless the
 // ev_min_active floor keeps it in use (EV-SET-6).
-func (e *engine) retire(pt *point, fl *flow, ev uint32, since int64, frame int, c evstate.Cause, cs caseID) {
+func (e *engine) retire(pt *point, fl *flow, ev uint32, since int64, frame int, c evstate.Cause) {
 	if _, ok := fl.bad[ev]; ok || !e.roomIn(len(fl.bad), MaxEVsPerFlow) {
 		return
 	}
@@ -238,8 +237,8 @@ func (e *engine) retire(pt *point, fl *flow, ev uint32, since int64, frame int, 
 		})
 		unsure = evstate.FloorHolds(c, len(fl.evs), out, *m)
 	}
-	fl.bad[ev] = badEV{since: since, frame: frame, cause: c, cs: cs, unsure: unsure}
-	e.event(eventCtx{kind: evRetired, pt: pt, fl: fl, cs: cs})
+	fl.bad[ev] = badEV{since: since, frame: frame, cause: c, unsure: unsure}
+	e.event(eventCtx{kind: evRetired, pt: pt, fl: fl, cause: c})
 }
 
 // ackOf returns the una update that first acknowledged psn.
@@ -447,7 +446,7 @@ func (e *engine) sackAtRequester(pt *point, fl *flow, s *wire.SETH) {
 		delete(fl.bad, s.Entropy) // a probe answer revives the EV (EV-ST-7, EV-ST-8)
 		fl.maybeBad.del(s.Entropy)
 	case evstate.Retires(c):
-		e.retire(pt, fl, s.Entropy, t+e.grace, e.frameNo, c, cEVBad)
+		e.retire(pt, fl, s.Entropy, t+e.grace, e.frameNo, c)
 	}
 }
 
@@ -584,7 +583,9 @@ type eventCtx struct {
 	kind eventKind
 	pt   *point
 	fl   *flow
-	cs   caseID // evRetired: the case judging data on the EV
+	// evRetired: what retired the EV, a timeout (evstate.CauseTimeout,
+	// EV-ST-5) or a SACK (EV-ST-4).
+	cause evstate.Cause
 }
 
 type eventKind uint8
@@ -592,6 +593,7 @@ type eventKind uint8
 const (
 	evRetired eventKind = iota + 1 // an EV became ASSUMED_BAD
 	evFatal                        // the QP went to ERROR (a fatal NACK or NAK)
+	evCapped                       // the connection's PSN table is full: later PSNs are not tracked
 )
 
 func (e *engine) event(x eventCtx) {
