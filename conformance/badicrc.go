@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"fmt"
-	"math/bits"
 
 	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/wire"
@@ -16,7 +15,7 @@ import (
 // signal; a check that would fail on another frame because of what the
 // receiver may have done with it is undecided instead, with a reason
 // naming it:
-//   - feedback claiming a PSN seen only with a bad ICRC (claimtie.go),
+//   - feedback claiming a PSN seen only with a bad ICRC (badICRCClaims),
 //     whose claim is then taken as the responder's word (adoptClaim);
 //   - feedback answering a PSN or probe of which a copy had a bad ICRC,
 //     which may be the copy it answers (failUnsure);
@@ -28,21 +27,34 @@ import (
 //     had a bad ICRC, which may have revived it (retiredEV);
 //   - a QP's first message, when a write before it had a bad ICRC.
 
-// badICRC judges a frame whose ICRC is bad: one WIRE-ICRC-1 finding
-// against its sender; its connection remembers it, for the checks above.
+// badCtx is what the badICRC hook of a check sees: a frame whose ICRC is
+// bad, sent by src, and whether it is an endpoint response to a request
+// still waiting at pt (epWaiting), which it may answer (EP-GEN-5).
+type badCtx struct {
+	pt        *point
+	src       string
+	r         *pcap.Record
+	epWaiting bool
+}
+
+// badICRC takes in a frame whose ICRC is bad: the badICRC hooks judge it
+// (one WIRE-ICRC-1 finding against its sender); its connection remembers
+// it, for the checks above. An endpoint response no longer leaves its
+// request waiting: it may answer it.
 func (e *engine) badICRC(pt *point, src, dst string, r *pcap.Record) {
 	p := &r.Packet
 	e.countNode(pt, src, dst, p)
 	psn := p.BTH.PSN
-	e.failWhy(rWireICRC_WIRE_ICRC_1, pt, src, onFrame, func(f *Finding) {
-		f.PSN, f.EV, f.Expected, f.Observed = u32p(psn), u32p(r.EV), "the ICRC of the frame's contents", "a bad ICRC"
-		for _, v := range r.Violations {
-			if v.Header == "ICRC" {
-				f.Observed = fmt.Sprintf("%s field %s: %s", v.Header, v.Field, v.Msg)
-				break
-			}
-		}
-	})
+	x := &e.bx
+	*x = badCtx{pt: pt, src: src, r: r}
+	k := epKey{dst, src, uint16(psn)}
+	if p.BTH.Opcode == wire.OpEndpointResp && pt.ep[k] != nil {
+		delete(pt.ep, k)
+		x.epWaiting = true
+	}
+	for _, c := range hooks.badICRC {
+		c.badICRC(e, x)
+	}
 	switch op := p.BTH.Opcode; {
 	case op.IsWrite():
 		e.badICRCWrite(pt, src, dst, r)
@@ -51,14 +63,6 @@ func (e *engine) badICRC(pt *point, src, dst string, r *pcap.Record) {
 		pt.badProbeN++
 	case op == wire.OpSACK, op == wire.OpNACK, op == wire.OpAcknowledge:
 		e.badICRCFeedback(pt, src, dst, p)
-	case op == wire.OpEndpointResp:
-		// It may answer its request (EP-GEN-5): the request is no
-		// longer waiting, and its answer is undecided.
-		k := epKey{dst, src, uint16(psn)}
-		if pt.ep[k] != nil {
-			delete(pt.ep, k)
-			e.undecided(cEPAnswer, pt, src, fmt.Sprintf("an endpoint response was seen with a bad ICRC (frame %d)", e.frameNo))
-		}
 	}
 }
 
@@ -204,48 +208,4 @@ func (e *engine) failUnsure(req caseReq, pt *point, node string, why func(f *Fin
 		f.Observed += " (undecidable: " + reason + ")"
 		f.Related = append(f.Related, bad)
 	})
-}
-
-// badICRCClaims takes out of the claims t holds the PSNs not seen arriving
-// but with a bad ICRC, and adopts them as arrived (adoptClaim): the
-// responder may have had them whole. t remembers the first (icrcPSN,
-// icrcFrame): with no other claim left, the feedback is an observation
-// undecided for it (settleClaims).
-func (e *engine) badICRCClaims(fl *flow, t *claimTie) {
-	take := func(miss *uint64, base uint32) {
-		for bm := *miss; bm != 0; bm &= bm - 1 {
-			i := bits.TrailingZeros64(bm)
-			q := wire.PSNAdd(base, i)
-			if f := fl.badICRCCopy(q); f != 0 {
-				*miss &^= 1 << i
-				if t.icrcFrame == 0 {
-					t.icrcPSN, t.icrcFrame = q, f
-				}
-				e.adoptClaim(fl, q, f)
-			}
-		}
-	}
-	take(&t.cumMiss, wire.PSNAdd(t.rcum, 1))
-	take(&t.bitMiss, t.base)
-}
-
-// settleClaims records the observation of feedback t whose claims all
-// stand: a pass, or undecided when one rests on a PSN seen only with a
-// bad ICRC; nothing when the feedback failed already.
-func (e *engine) settleClaims(pt *point, t *claimTie) {
-	switch {
-	case t.failed:
-	case t.icrcFrame != 0:
-		q, f := t.icrcPSN, t.icrcFrame
-		req := rClaims_WIRE_SETH_6
-		if t.ack {
-			req = rClaims_RSP_RCV_4
-		}
-		e.undecidedWhy(req, pt, t.rsp, fmt.Sprintf("a claimed PSN was seen only with a bad ICRC (PSN %d, frame %d): the responder may have had it whole", q, f), func(fd *Finding) {
-			fd.PSN, fd.Related = u32p(q), []int{f}
-			fd.Expected = fmt.Sprintf("claims only of PSNs that arrived whole; PSN %d arrived with a bad ICRC (frame %d)", q, f)
-		})
-	default:
-		e.ok(cClaims, pt, t.rsp, false)
-	}
 }

@@ -151,6 +151,9 @@ type check struct {
 	probe func(e *engine, x *probeCtx)
 	// endpoint judges an endpoint request or response.
 	endpoint func(e *engine, x *epCtx)
+	// badICRC judges a frame whose ICRC is bad, which no other hook is
+	// shown (badicrc.go).
+	badICRC func(e *engine, x *badCtx)
 	// event sees the model's state changes (an EV retired, a QP fatal).
 	event func(e *engine, x *eventCtx)
 	// timer is called when capture time passes a deadline the check
@@ -250,9 +253,8 @@ const (
 type arriveKind uint8
 
 const (
-	aTrimmed       arriveKind  = 1 << iota // a new PSN that arrived trimmed (arrTrimmed)
-	aTies                                  // the connection holds SACK claims not judged yet (flow.ties)
-	numArriveLists = 1 << iota             // hooks.arrivedBy's lists: by the kinds above
+	aTrimmed       arriveKind = 1 << iota // a new PSN that arrived trimmed (arrTrimmed)
+	numArriveLists            = 1 << iota // hooks.arrivedBy's lists: by the kinds above
 )
 
 // caseID is a passive case of the catalog, as the checks record it: a
@@ -292,9 +294,9 @@ var (
 	order     []*check
 	hooksOnce sync.Once
 	hooks     struct {
-		frame, msg, arrived, feedback, answer, probe, endpoint, event, finish, finishPoint []*check
-		frameBy                                                                            [numKinds][opSlots][]*check // the frame hooks by frame kind and opcode (opSlot)
-		feedbackOp                                                                         [256][]*check               // the feedback hooks by opcode
+		frame, msg, arrived, feedback, answer, probe, endpoint, badICRC, event, finish, finishPoint []*check
+		frameBy                                                                                     [numKinds][opSlots][]*check // the frame hooks by frame kind and opcode (opSlot)
+		feedbackOp                                                                                  [256][]*check               // the feedback hooks by opcode
 		// passAt are, by frame kind and opcode slot, where in passCases
 		// the cases are of which a frame is a passing observation unless
 		// it failed them (passBy): the everyFrame cases and those of the
@@ -506,7 +508,7 @@ func addHooks(c *check) {
 	}{
 		{c.frame != nil, &h.frame}, {c.msg != nil, &h.msg},
 		{c.arrived != nil, &h.arrived}, {c.feedback != nil, &h.feedback}, {c.answer != nil, &h.answer},
-		{c.probe != nil, &h.probe}, {c.endpoint != nil, &h.endpoint}, {c.event != nil, &h.event},
+		{c.probe != nil, &h.probe}, {c.endpoint != nil, &h.endpoint}, {c.badICRC != nil, &h.badICRC}, {c.event != nil, &h.event},
 		{c.finish != nil, &h.finish}, {c.finishPoint != nil, &h.finishPoint},
 	} {
 		if a.set {

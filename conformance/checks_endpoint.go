@@ -49,7 +49,7 @@ var (
 func init() {
 	addChecks(
 		check{cs: cWireEP, codec: []wire.ReqID{wire.ReqERTH1, wire.ReqEETH1}, reqs: []caseReq{rWireEP_WIRE_ERTH_2, rWireEP_WIRE_EETH_1}, endpoint: endpointHeaders},
-		check{cs: cEPAnswer, reqs: []caseReq{rEPAnswer_EP_GEN_5}, endpoint: endpointAnswered, finishPoint: endpointNotAnswered},
+		check{cs: cEPAnswer, reqs: []caseReq{rEPAnswer_EP_GEN_5}, endpoint: endpointAnswered, badICRC: endpointMaybeAnswered, finishPoint: endpointNotAnswered},
 		check{cs: cPSU, reqs: []caseReq{rPSU_EP_PSU_3}, sent: writeOnLivePlane, sentOn: wPSU, probe: probeOnLivePlane},
 	)
 }
@@ -84,6 +84,14 @@ func endpointHeaders(e *engine, x *epCtx) {
 		return
 	}
 	e.ok(cWireEP, x.pt, x.src, false)
+}
+
+// endpointMaybeAnswered: an endpoint response seen with a bad ICRC may
+// answer the request waiting for it: whether it does is undecided.
+func endpointMaybeAnswered(e *engine, x *badCtx) {
+	if x.epWaiting {
+		e.undecided(cEPAnswer, x.pt, x.src, fmt.Sprintf("an endpoint response was seen with a bad ICRC (frame %d)", e.frameNo))
+	}
 }
 
 // endpointAnswered: an endpoint request is answered (EP-GEN-5).

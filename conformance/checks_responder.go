@@ -130,7 +130,7 @@ var (
 // judged against the arrivals the capture shows.
 func init() {
 	addChecks(
-		check{cs: cClaims, reqs: []caseReq{rClaims_RSP_RCV_4, rClaims_WIRE_SETH_6}, feedback: claimsOnlyArrivals, arrived: claimTieArrival, arrivedOn: aTies, finish: claimTiesAtEnd},
+		check{cs: cClaims, reqs: []caseReq{rClaims_RSP_RCV_4, rClaims_WIRE_SETH_6}, feedback: claimsOnlyArrivals, arrived: claimTieArrival, finish: claimTiesAtEnd, state: claimTiesOf.slot},
 		check{cs: cCurrent, reqs: []caseReq{rCurrent_RSP_SACK_1}, feedback: sackCurrent},
 		check{cs: cTrigger, reqs: []caseReq{rTrigger_RSP_SACK_1, rTrigger_RSP_SACK_2, rTrigger_WIRE_CCS_2}, answer: sackTrigger},
 		check{cs: cMVerdict, reqs: []caseReq{rMVerdict_RSP_SACK_3, rMVerdict_RSP_PRB_2}, answer: mVerdict},
@@ -147,10 +147,10 @@ func init() {
 
 // claimsOnlyArrivals checks that feedback claims only arrivals
 // (RSP-RCV-4, WIRE-SETH-6). Claims of PSNs not seen arriving are judged
-// once the feedback's clock tick ends (claimtie.go).
+// once the feedback's clock tick ends (holdOrJudge).
 func claimsOnlyArrivals(e *engine, x *fbCtx) {
 	fl := x.fl
-	if len(fl.ties) > 0 {
+	if len(claimTiesOf.of(fl).held) > 0 {
 		e.settleTies(x.pt, fl, e.now)
 	}
 	if !x.judged {
@@ -213,17 +213,178 @@ func sackClaims(e *engine, x *fbCtx, t *claimTie) bool {
 	return held
 }
 
-// claimTieArrival clears the claims held of an arrival (claimtie.go).
+// claimTies is the claims check's state on a connection: the feedback
+// whose claims wait for the end of its clock tick (claimtie.go), at most
+// maxClaimTies.
+type claimTies struct{ held []claimTie }
+
+// entries: held is bounded by maxClaimTies instead (notCountedState).
+func (*claimTies) entries() int { return 0 }
+
+var claimTiesOf = newConnState(func() *claimTies { return &claimTies{} })
+
+// claimTieArrival clears the claims held of an arrival (tieArrival).
 func claimTieArrival(e *engine, x *arriveCtx) {
-	if len(x.fl.ties) > 0 {
+	if len(claimTiesOf.of(x.fl).held) > 0 {
 		e.tieArrival(x.pt, x.fl, &x.a)
 	}
 }
 
 // claimTiesAtEnd judges the claims held when the capture ends.
 func claimTiesAtEnd(e *engine, pt *point, fl *flow) {
-	if len(fl.ties) > 0 {
+	if len(claimTiesOf.of(fl).held) > 0 {
 		e.settleTies(pt, fl, math.MaxInt64)
+	}
+}
+
+// holdOrJudge holds t until its tick ends when the capture point has
+// planes (another of its interfaces may hold the claimed arrivals in the
+// same tick) and the connection has room; otherwise it judges t now.
+// held: t could be held in full (a cumulative claim reaching beyond 64
+// PSNs is not). j is t.rsp's row at pt. Claims of PSNs seen only with a
+// bad ICRC are taken out first (badICRCClaims).
+func (e *engine) holdOrJudge(j judgedRow, pt *point, fl *flow, t *claimTie, held bool) {
+	if t.cumMiss|t.bitMiss != 0 && len(fl.badArr) > 0 {
+		e.badICRCClaims(fl, t)
+	}
+	if t.cumMiss|t.bitMiss == 0 {
+		if t.icrcFrame != 0 {
+			e.settleClaims(pt, t)
+		} else if !t.failed {
+			j.pass(cClaims, false)
+		}
+		return
+	}
+	if st := claimTiesOf.of(fl); held && t.plane >= 0 && len(st.held) < maxClaimTies {
+		st.held = append(st.held, *t)
+		return
+	}
+	e.judgeTie(pt, fl, t)
+}
+
+// settleTies judges the claims fl holds from feedback sent before ns.
+func (e *engine) settleTies(pt *point, fl *flow, ns int64) {
+	st := claimTiesOf.of(fl)
+	k := 0
+	for i := range st.held {
+		if t := &st.held[i]; t.ns < ns {
+			e.judgeTie(pt, fl, t)
+		} else {
+			st.held[k] = *t
+			k++
+		}
+	}
+	clear(st.held[k:])
+	st.held = st.held[:k]
+}
+
+// tieArrival clears the claims fl holds of an arrival, whole and in the
+// window, on another plane in (or, judged late, before) their tick.
+func (e *engine) tieArrival(pt *point, fl *flow, a *arrival) {
+	e.settleTies(pt, fl, a.ns)
+	if !a.valid || !a.inWindow {
+		return
+	}
+	st := claimTiesOf.of(fl)
+	k := 0
+	for i := range st.held {
+		t := &st.held[i]
+		if a.plane != t.plane {
+			t.clear(a.psn)
+		}
+		if t.cumMiss|t.bitMiss == 0 {
+			e.settleClaims(pt, t)
+			continue
+		}
+		st.held[k] = *t
+		k++
+	}
+	clear(st.held[k:])
+	st.held = st.held[:k]
+}
+
+// judgeTie judges the claims t still holds: one finding for the
+// cumulative claim (its first PSN not arrived), one per bitmap bit. The
+// findings are the feedback's: its frame, time and plane.
+func (e *engine) judgeTie(pt *point, fl *flow, t *claimTie) {
+	plane, frameNo, now := pt.curPlane, e.frameNo, e.now
+	pt.curPlane, e.frameNo, e.now = t.plane, t.frame, t.ns
+	defer func() { pt.curPlane, e.frameNo, e.now = plane, frameNo, now }()
+	if t.cumMiss|t.bitMiss != 0 && len(fl.badArr) > 0 {
+		e.badICRCClaims(fl, t) // copies seen later in the tick
+	}
+	if t.cumMiss|t.bitMiss == 0 {
+		e.settleClaims(pt, t)
+		return
+	}
+	if t.cumMiss != 0 {
+		q := wire.PSNAdd(t.rcum, 1+bits.TrailingZeros64(t.cumMiss))
+		if t.ack {
+			e.failWhy(rClaims_RSP_RCV_4, pt, t.rsp, 0, func(f *Finding) {
+				f.PSN = u32p(q)
+				f.Expected = fmt.Sprintf("ACK psn ≤ %d (every PSN up to it arrived)", t.rcum)
+				f.Observed = fmt.Sprintf("ACK psn %d: PSN %d never arrived whole", t.cum, q)
+			})
+		} else {
+			e.failWhy(rClaims_WIRE_SETH_6, pt, t.rsp, 0, func(f *Finding) {
+				w, rel := fl.notArrived(q)
+				f.PSN, f.Related = u32p(q), rel
+				f.Expected = fmt.Sprintf("cack_psn ≤ %d (every PSN up to it arrived)", t.rcum)
+				f.Observed = fmt.Sprintf("cack_psn %d: %s", t.cum, w)
+			})
+		}
+	}
+	for bm := t.bitMiss; bm != 0; bm &= bm - 1 {
+		q := wire.PSNAdd(t.base, bits.TrailingZeros64(bm))
+		e.failWhy(rClaims_WIRE_SETH_6, pt, t.rsp, 0, func(f *Finding) {
+			w, rel := fl.notArrived(q)
+			f.PSN, f.Related = u32p(q), rel
+			f.Expected, f.Observed = "bitmap bits only for PSNs that arrived whole", "bit set: "+w
+		})
+	}
+}
+
+// badICRCClaims takes out of the claims t holds the PSNs not seen arriving
+// but with a bad ICRC, and adopts them as arrived (adoptClaim): the
+// responder may have had them whole. t remembers the first (icrcPSN,
+// icrcFrame): with no other claim left, the feedback is an observation
+// undecided for it (settleClaims).
+func (e *engine) badICRCClaims(fl *flow, t *claimTie) {
+	take := func(miss *uint64, base uint32) {
+		for bm := *miss; bm != 0; bm &= bm - 1 {
+			i := bits.TrailingZeros64(bm)
+			q := wire.PSNAdd(base, i)
+			if f := fl.badICRCCopy(q); f != 0 {
+				*miss &^= 1 << i
+				if t.icrcFrame == 0 {
+					t.icrcPSN, t.icrcFrame = q, f
+				}
+				e.adoptClaim(fl, q, f)
+			}
+		}
+	}
+	take(&t.cumMiss, wire.PSNAdd(t.rcum, 1))
+	take(&t.bitMiss, t.base)
+}
+
+// settleClaims records the observation of feedback t whose claims all
+// stand: a pass, or undecided when one rests on a PSN seen only with a
+// bad ICRC; nothing when the feedback failed already.
+func (e *engine) settleClaims(pt *point, t *claimTie) {
+	switch {
+	case t.failed:
+	case t.icrcFrame != 0:
+		q, f := t.icrcPSN, t.icrcFrame
+		req := rClaims_WIRE_SETH_6
+		if t.ack {
+			req = rClaims_RSP_RCV_4
+		}
+		e.undecidedWhy(req, pt, t.rsp, fmt.Sprintf("a claimed PSN was seen only with a bad ICRC (PSN %d, frame %d): the responder may have had it whole", q, f), func(fd *Finding) {
+			fd.PSN, fd.Related = u32p(q), []int{f}
+			fd.Expected = fmt.Sprintf("claims only of PSNs that arrived whole; PSN %d arrived with a bad ICRC (frame %d)", q, f)
+		})
+	default:
+		e.ok(cClaims, pt, t.rsp, false)
 	}
 }
 

@@ -271,6 +271,21 @@ func (e *engine) bad(req caseReq, x *frameCtx, text func() (exp, obs string)) {
 	})
 }
 
+// icrcBad: a frame whose ICRC is bad is one WIRE-ICRC-1 finding against
+// its sender.
+func icrcBad(e *engine, x *badCtx) {
+	p := &x.r.Packet
+	e.failWhy(rWireICRC_WIRE_ICRC_1, x.pt, x.src, onFrame, func(f *Finding) {
+		f.PSN, f.EV, f.Expected, f.Observed = u32p(p.BTH.PSN), u32p(x.r.EV), "the ICRC of the frame's contents", "a bad ICRC"
+		for _, v := range x.r.Violations {
+			if v.Header == "ICRC" {
+				f.Observed = fmt.Sprintf("%s field %s: %s", v.Header, v.Field, v.Msg)
+				break
+			}
+		}
+	})
+}
+
 // The wire-format checks: per-packet rules, the codec's strict findings
 // (codec) and the profile-dependent rules the codec cannot know (traffic
 // classes, flags, EV encoding).
@@ -278,7 +293,7 @@ func init() {
 	addChecks(
 		check{cs: cWireENC, codec: []wire.ReqID{wire.ReqENC1, wire.ReqENC2, wire.ReqENC5, wire.ReqLEN1, wire.ReqUDP1}, everyFrame: true},
 		check{cs: cWireUDP, codec: []wire.ReqID{wire.ReqUDP3}, everyFrame: true},
-		check{cs: cWireICRC, codec: []wire.ReqID{wire.ReqICRC1}, reqs: []caseReq{rWireICRC_WIRE_ICRC_1}, everyFrame: true, everyOn: kUntrimmed},
+		check{cs: cWireICRC, codec: []wire.ReqID{wire.ReqICRC1}, reqs: []caseReq{rWireICRC_WIRE_ICRC_1}, everyFrame: true, everyOn: kUntrimmed, badICRC: icrcBad},
 		check{cs: cWireGEN, codec: []wire.ReqID{wire.ReqGEN2, wire.ReqBTH7}, reqs: []caseReq{rWireGEN_WIRE_BTH_13}, frame: variantZero},
 		check{cs: cWireBTH1, codec: []wire.ReqID{wire.ReqBTH1, wire.ReqBTH2, wire.ReqBTH3, wire.ReqOP1, wire.ReqMETH1, wire.ReqTSETH1, wire.ReqRETH1, wire.ReqIMM1}, everyFrame: true},
 		check{cs: cWireBTH2, codec: []wire.ReqID{wire.ReqBTH8, wire.ReqEP1}, everyFrame: true},

@@ -254,6 +254,7 @@ type engine struct {
 	ansArr, pendArr                    arrival // the arrival copies answerCtx.a and fbCtx.pend point to
 	px                                 probeCtx
 	epx                                epCtx
+	bx                                 badCtx
 	views                              []ifaceView // by interface ID
 	lastNs                             int64
 

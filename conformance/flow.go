@@ -372,7 +372,6 @@ type flow struct {
 	lastFbNs   int64
 	haveFb     bool
 	preBase    map[uint32]bool
-	ties       []claimTie // feedback whose claims wait for the end of its tick (claimtie.go)
 	// The latest feedback (SACK, NACK, ACK) seen with a bad ICRC, which
 	// may be an answer or a loss signal (badicrc.go); frame 0: none.
 	badFbFrame int

@@ -192,8 +192,7 @@ func rowUsed(row *obsRow) bool {
 // TestArrivedOnDeclared checks the kinds of arrival a check's arrived hook
 // declares (check.arrivedOn, by which arrive skips it): shown an arrival of
 // none of them (a valid, in-window PSN, or a trimmed one when it does not
-// declare aTrimmed, on a connection holding no claim ties when it does not
-// declare aTies), each records nothing, so skipping it cannot change a
+// declare aTrimmed), each records nothing, so skipping it cannot change a
 // verdict.
 func TestArrivedOnDeclared(t *testing.T) {
 	n := 0
@@ -203,35 +202,27 @@ func TestArrivedOnDeclared(t *testing.T) {
 		}
 		n++
 		for _, class := range []arrivalClass{arrOther, arrTrimmed} {
-			for _, ties := range []bool{false, true} {
-				k := arriveKind(0)
-				if class == arrTrimmed {
-					k |= aTrimmed
-				}
-				if ties {
-					k |= aTies
-				}
-				if k&c.arrivedOn != 0 {
-					continue
-				}
-				e := newEngine(DefaultPICS())
-				pt := newPoint("p")
-				fl := newFlow(flowKey{req: "a", rsp: "b", qpn: 1}, 1)
-				fl.rKnown, fl.rcum = true, 10
-				if ties {
-					fl.ties = append(fl.ties, claimTie{frame: 1, ns: 5, rsp: "b", bitMiss: 1, base: 11, rcum: 10})
-				}
-				x := &arriveCtx{pt: pt, fl: fl, rsp: "b", class: class,
-					a: arrival{psn: 11, frame: 2, ns: 10, valid: class != arrTrimmed, inWindow: true, trimmed: class == arrTrimmed}}
-				e.now, e.frameNo = 10, 2
-				c.arrived(e, x)
-				if len(e.rows) > 0 || e.lastRow.row != nil {
-					t.Errorf("%s: its arrived hook acts on an arrival of kinds %02b, outside its arrivedOn %02b", c.cs, k, c.arrivedOn)
-				}
+			k := arriveKind(0)
+			if class == arrTrimmed {
+				k |= aTrimmed
+			}
+			if k&c.arrivedOn != 0 {
+				continue
+			}
+			e := newEngine(DefaultPICS())
+			pt := newPoint("p")
+			fl := newFlow(flowKey{req: "a", rsp: "b", qpn: 1}, 1)
+			fl.rKnown, fl.rcum = true, 10
+			x := &arriveCtx{pt: pt, fl: fl, rsp: "b", class: class,
+				a: arrival{psn: 11, frame: 2, ns: 10, valid: class != arrTrimmed, inWindow: true, trimmed: class == arrTrimmed}}
+			e.now, e.frameNo = 10, 2
+			c.arrived(e, x)
+			if len(e.rows) > 0 || e.lastRow.row != nil {
+				t.Errorf("%s: its arrived hook acts on an arrival of kinds %02b, outside its arrivedOn %02b", c.cs, k, c.arrivedOn)
 			}
 		}
 	}
-	if n < 2 {
-		t.Fatalf("%d checks declare arrivedOn, want at least 2", n)
+	if n < 1 {
+		t.Fatalf("%d checks declare arrivedOn: the test checks nothing", n)
 	}
 }

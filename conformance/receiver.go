@@ -353,9 +353,6 @@ func (e *engine) arrive(pt *point, fl *flow, rsp string, r *pcap.Record) {
 	if class == arrTrimmed {
 		k |= aTrimmed
 	}
-	if len(fl.ties) > 0 {
-		k |= aTies
-	}
 	for _, c := range hooks.arrivedBy[k] {
 		c.arrived(e, x)
 	}
