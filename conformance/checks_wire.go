@@ -286,6 +286,188 @@ func icrcBad(e *engine, x *badCtx) {
 	})
 }
 
+// feedbackQP judges the QP numbers of a SACK or NACK: its dest_qp against
+// the requester's QP (held when not yet known) and its spdcid against the
+// responder's (dcid).
+func (e *engine) feedbackQP(x *fbCtx, spdcid uint16, what string) {
+	fl, dest := x.fl, x.p.BTH.DestQP
+	e.settleNamed(x.pt, fl)
+	verdict := e.judgeDest(fl, dest)
+	if verdict == destWrong {
+		e.failedCases = append(e.failedCases, cWireDCID)
+		e.misaddressed(x.pt, fl, dest, what == "NACK")
+		return // one finding for the frame
+	}
+	passed := !e.frameFailed(cWireDCID) && !x.mismatch
+	e.dcid(x.judgedRow, x.pt, fl, x.rsp, x.mismatch, spdcid)
+	if verdict == destUndecided {
+		e.hold(fl, dest, what == "NACK", passed, x.pt.curPlane)
+	}
+}
+
+// misaddressed records a feedback frame sent to the wrong QP.
+func (e *engine) misaddressed(pt *point, fl *flow, dest uint32, nack bool) {
+	req, what := rWireDCID_RSP_SACK_6, "SACK"
+	if nack {
+		req, what = rWireDCID_WIRE_SETH_9, "NACK"
+	}
+	e.failWhy(req, pt, fl.key.rsp, 0, func(f *Finding) {
+		exp, frame := e.expectedDest(fl)
+		if frame != 0 {
+			f.Related = []int{frame}
+		}
+		f.Expected = exp
+		f.Observed = fmt.Sprintf("%s to dest_qp 0x%06x", what, dest)
+		if ownQP(fl, dest) {
+			f.Observed += ", the responder's own QP"
+		}
+	})
+}
+
+// settleNamed judges the held feedback of fl when this frame named its
+// requester's QP first (responderNames).
+func (e *engine) settleNamed(pt *point, fl *flow) {
+	if fl.qp.namedFrame == e.frameNo {
+		e.settle(pt, fl)
+	}
+}
+
+// settle judges the held feedback of fl that what is known now decides:
+// misaddressed frames turn from a pass into a failure, with their own
+// frame, time and plane; the others stay passed.
+func (e *engine) settle(pt *point, fl *flow) {
+	if fl.qp.pend == nil {
+		return
+	}
+	for i := range fl.qp.pend.groups {
+		g := &fl.qp.pend.groups[i]
+		if g.n == 0 {
+			continue
+		}
+		switch e.judgeDest(fl, g.dest) {
+		case destUndecided:
+			continue
+		case destWrong:
+			e.failHeld(pt, fl, g)
+		}
+		g.n, g.passed, g.sample = 0, 0, g.sample[:0]
+	}
+}
+
+// failHeld turns a group of held feedback frames into failures. A held
+// frame's finding is placed as at its own frame; the frames beyond the
+// sample are counted, without a finding, as their findings would not
+// have been kept.
+func (e *engine) failHeld(pt *point, fl *flow, g *pendGroup) {
+	o := e.count(cWireDCID, pt, fl.key.rsp)
+	now, plane, cur := e.now, pt.curPlane, pt.curFlow
+	pt.curFlow = fl
+	for _, h := range g.sample {
+		if h.passed {
+			o.ok--
+		}
+		e.now, pt.curPlane = h.ns, h.plane
+		e.misaddressedAt(pt, fl, g.dest, h)
+	}
+	e.now, pt.curPlane, pt.curFlow = now, plane, cur
+	rest := g.n - len(g.sample)
+	o.ok -= g.passed
+	o.bad += rest
+	o.total += rest
+}
+
+// misaddressedAt records held feedback frame h as misaddressed.
+func (e *engine) misaddressedAt(pt *point, fl *flow, dest uint32, h pendFrame) {
+	frameNo := e.frameNo
+	e.frameNo = h.frame
+	e.misaddressed(pt, fl, dest, h.nack)
+	e.frameNo = frameNo
+}
+
+// What a probe's spdcid is judged against (probeQP).
+const (
+	byNone      = iota
+	byPICS      // qp_pairs
+	byResponder // the QP the responder addresses the requester by
+	bySelf      // the requester's first probe
+)
+
+// probeQP judges the spdcid of a probe, the prober's own QP number
+// (WIRE-SETH-9), and learns what the probe names: the prober's QP for
+// its flow, and its peer's QP (dest_qp) for the flows it answers as
+// responder.
+func (e *engine) probeQP(x *probeCtx) {
+	fl, spdcid := x.fl, x.p.PETH.SPDCID
+	for _, f := range x.peerFlows() {
+		e.settleNamed(x.pt, f)
+	}
+	if e.frameFailed(cWireDCID) {
+		return // the frame's dpdcid finding covers WIRE-SETH-9 already
+	}
+	v := &fl.qp
+	want, by := spdcid, byNone
+	switch d, ok := e.declaredReqQP(fl); {
+	case ok:
+		want, by = uint16(d), byPICS
+	case v.namedFrame != 0 && spdcid == uint16(fl.key.qpn) && uint16(v.named) != spdcid:
+		want, by = uint16(v.named), byResponder
+	case v.selfFrame != 0:
+		want, by = v.self, bySelf
+	}
+	if spdcid != want {
+		e.failWhy(rWireDCID_WIRE_SETH_9, x.pt, x.req, 0, func(f *Finding) {
+			basis := "as the PICS's qp_pairs declares it"
+			switch by {
+			case byResponder:
+				basis = fmt.Sprintf("as the responder's %s (frame %d) addresses it, not the responder's own QP", v.namedBy, v.namedFrame)
+				f.Related = []int{v.namedFrame}
+			case bySelf:
+				basis = fmt.Sprintf("as its probe of frame %d names it", v.selfFrame)
+				f.Related = []int{v.selfFrame}
+			}
+			f.Expected = fmt.Sprintf("spdcid 0x%04x, the requester's QP %s", want, basis)
+			f.Observed = fmt.Sprintf("spdcid 0x%04x", spdcid)
+		})
+		return
+	}
+	judgedRow{e.row(x.pt, x.req)}.pass(cWireDCID, false)
+	if v.selfFrame == 0 {
+		v.self, v.selfFrame = spdcid, e.frameNo
+		e.settle(x.pt, fl)
+	}
+}
+
+// feedbackDCID checks the QP numbers of a SACK or NACK (feedbackQP) and
+// learns what an ACK's dest_qp names.
+func feedbackDCID(e *engine, x *fbCtx) {
+	switch x.op {
+	case wire.OpSACK:
+		e.feedbackQP(x, x.p.SETH.SPDCID, "SACK")
+	case wire.OpNACK:
+		e.feedbackQP(x, x.p.NETH.SPDCID, "NACK")
+	case wire.OpAcknowledge:
+		e.settleNamed(x.pt, x.fl)
+	}
+}
+
+func probeDCID(e *engine, x *probeCtx) { e.probeQP(x) }
+
+// dcid judges a SACK's or NACK's spdcid against the responder's QP
+// (WIRE-SETH-9) and passes the frame.
+func (e *engine) dcid(j judgedRow, pt *point, fl *flow, node string, mismatch bool, spdcid uint16) {
+	if e.frameFailed(cWireDCID) {
+		return // the frame's dpdcid finding covers WIRE-SETH-9 already
+	}
+	if mismatch {
+		e.failWhy(rWireDCID_WIRE_SETH_9, pt, node, 0, func(f *Finding) {
+			f.Expected = fmt.Sprintf("spdcid 0x%04x (bits 15:0 of the sending QP 0x%06x)", uint16(fl.key.qpn), fl.key.qpn)
+			f.Observed = fmt.Sprintf("spdcid 0x%04x", spdcid)
+		})
+		return
+	}
+	j.pass(cWireDCID, false)
+}
+
 // The wire-format checks: per-packet rules, the codec's strict findings
 // (codec) and the profile-dependent rules the codec cannot know (traffic
 // classes, flags, EV encoding).

@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"fmt"
 	"math/bits"
 
 	"github.com/openmrc/mrc/pcap"
@@ -560,6 +559,7 @@ const (
 )
 
 func (e *engine) runFeedback(x *fbCtx) {
+	e.feedbackNames(x)
 	for _, c := range hooks.feedbackOp[x.op] {
 		c.feedback(e, x)
 	}
@@ -605,20 +605,6 @@ func (e *engine) sack(pt *point, src, dst string, r *pcap.Record) {
 		fl.lastCack, fl.haveCack = s.CACKPSN, true
 	}
 	e.rspPKeySeen(fl, p.BTH.PKey)
-}
-
-func (e *engine) dcid(j judgedRow, pt *point, fl *flow, node string, mismatch bool, spdcid uint16) {
-	if e.frameFailed(cWireDCID) {
-		return // the frame's dpdcid finding covers WIRE-SETH-9 already
-	}
-	if mismatch {
-		e.failWhy(rWireDCID_WIRE_SETH_9, pt, node, 0, func(f *Finding) {
-			f.Expected = fmt.Sprintf("spdcid 0x%04x (bits 15:0 of the sending QP 0x%06x)", uint16(fl.key.qpn), fl.key.qpn)
-			f.Observed = fmt.Sprintf("spdcid 0x%04x", spdcid)
-		})
-		return
-	}
-	j.pass(cWireDCID, false)
 }
 
 // sackBaseline takes a SACK into the responder's view before it is
@@ -822,6 +808,7 @@ func (e *engine) probe(pt *point, src, dst string, r *pcap.Record) {
 	e.tlPacket(pt, fl, r)
 	x := &e.px
 	*x = probeCtx{pt: pt, fl: fl, req: src, p: p, ev: r.EV}
+	e.proberNamesPeer(x)
 	for _, c := range hooks.probe {
 		c.probe(e, x)
 	}
