@@ -152,10 +152,10 @@ var (
 	})
 	cWireDCID = passiveCase(Case{
 		ID: "MRC-WIRE-SETH-002", Title: "spdcid and dpdcid name the QPs",
-		Assertion:    "In SETH, NETH and PETH, dpdcid is bits 15:0 of the BTH dest_qp and spdcid bits 15:0 of the sender's QP number (learned from the reverse direction).",
-		Requirements: []RequirementID{"WIRE-SETH-9", "RSP-SACK-6"}, Level: spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
-		Steps: []string{stepDecode, stepAttr, stepReconstr, "Compare dpdcid with dest_qp, and spdcid with the QPN the peer addresses the sender by; compare the dest_qp of SACKs and NACKs with the QP the requester's probes name."},
-		Pass:  "every identifier matches", Fail: "a mismatch", Inconclusive: "no SACK, NACK or probe",
+		Assertion:    "In SETH, NETH and PETH, dpdcid is bits 15:0 of the BTH dest_qp and spdcid bits 15:0 of the sender's QP number (learned from the reverse direction); SACKs, NACKs and ACKs go to the requester's QP.",
+		Requirements: []RequirementID{"WIRE-SETH-9", "RSP-SACK-6", "RSP-ACK-1"}, Level: spec.Must, Mode: Passive, View: ViewSender, Topology: topoAny,
+		Steps: []string{stepDecode, stepAttr, stepReconstr, "Compare dpdcid with dest_qp, and spdcid with the QPN the peer addresses the sender by; compare the dest_qp of SACKs, NACKs and ACKs with the requester's QP as the PICS's qp_pairs, its probes or the responder's other feedback name it."},
+		Pass:  "every identifier matches", Fail: "a mismatch", Inconclusive: "no SACK, NACK, ACK or probe",
 	})
 	cWireNETH = passiveCase(Case{
 		ID: "MRC-WIRE-NETH-001", Title: "NETH fields",
@@ -238,6 +238,7 @@ var (
 	rDSCP_EP_GEN_4          = cDSCP.req("EP-GEN-4")
 	rWireDCID_WIRE_SETH_9   = cWireDCID.req("WIRE-SETH-9")
 	rWireDCID_RSP_SACK_6    = cWireDCID.req("RSP-SACK-6")
+	rWireDCID_RSP_ACK_1     = cWireDCID.req("RSP-ACK-1")
 	rWirePKey_WIRE_BTH_12   = cWirePKey.req("WIRE-BTH-12")
 	rWireMSG_REQ_SEG_2      = cWireMSG.req("REQ-SEG-2")
 	rWireMSG_WIRE_RETH_2    = cWireMSG.req("WIRE-RETH-2")
@@ -286,30 +287,60 @@ func icrcBad(e *engine, x *badCtx) {
 	})
 }
 
-// feedbackQP judges the QP numbers of a SACK or NACK: its dest_qp against
-// the requester's QP (held when not yet known) and its spdcid against the
-// responder's (dcid).
-func (e *engine) feedbackQP(x *fbCtx, spdcid uint16, what string) {
+// feedbackQP judges the QP numbers of a SACK, NACK or ACK: its dest_qp
+// against the requester's QP (held when not yet known) and, for a SACK
+// or NACK (dcid), its spdcid against the responder's (dcid).
+func (e *engine) feedbackQP(x *fbCtx, spdcid uint16, dcid bool) {
 	fl, dest := x.fl, x.p.BTH.DestQP
 	e.settleNamed(x.pt, fl)
 	verdict := e.judgeDest(fl, dest)
+	if !dcid && verdict != destRight && usedElsewhere(x.pt, fl, dest) {
+		// An ACK names no QP but its dest_qp (no spdcid): to a QP its
+		// destination uses in another connection, it may be that
+		// connection's, not misaddressed feedback of this one.
+		return
+	}
 	if verdict == destWrong {
 		e.failedCases = append(e.failedCases, cWireDCID)
-		e.misaddressed(x.pt, fl, dest, what == "NACK")
+		e.misaddressed(x.pt, fl, dest, x.op)
 		return // one finding for the frame
 	}
 	passed := !e.frameFailed(cWireDCID) && !x.mismatch
-	e.dcid(x.judgedRow, x.pt, fl, x.rsp, x.mismatch, spdcid)
+	if dcid {
+		e.dcid(x.judgedRow, x.pt, fl, x.rsp, x.mismatch, spdcid)
+	} else {
+		x.pass(cWireDCID, false)
+	}
 	if verdict == destUndecided {
-		e.hold(fl, dest, what == "NACK", passed, x.pt.curPlane)
+		e.hold(fl, dest, x.op, passed, x.pt.curPlane)
 	}
 }
 
+// usedElsewhere reports whether QP q is one fl's requester node uses in
+// another connection at pt: the responder QP of a flow it is the
+// responder of, or the requester QP feedback addressed on another flow.
+func usedElsewhere(pt *point, fl *flow, q uint32) bool {
+	for _, f := range pt.pairs[[2]string{fl.key.rsp, fl.key.req}] {
+		if f.key.qpn == q || f.key.partial && f.key.qpn == q&0xFFFF {
+			return true
+		}
+	}
+	for _, f := range pt.pairs[[2]string{fl.key.req, fl.key.rsp}] {
+		if f != fl && f.haveReqQPN && f.reqQPN == q {
+			return true
+		}
+	}
+	return false
+}
+
 // misaddressed records a feedback frame sent to the wrong QP.
-func (e *engine) misaddressed(pt *point, fl *flow, dest uint32, nack bool) {
+func (e *engine) misaddressed(pt *point, fl *flow, dest uint32, op wire.Opcode) {
 	req, what := rWireDCID_RSP_SACK_6, "SACK"
-	if nack {
+	switch op {
+	case wire.OpNACK:
 		req, what = rWireDCID_WIRE_SETH_9, "NACK"
+	case wire.OpAcknowledge:
+		req, what = rWireDCID_RSP_ACK_1, "ACK"
 	}
 	e.failWhy(req, pt, fl.key.rsp, 0, func(f *Finding) {
 		exp, frame := e.expectedDest(fl)
@@ -380,7 +411,7 @@ func (e *engine) failHeld(pt *point, fl *flow, g *pendGroup) {
 func (e *engine) misaddressedAt(pt *point, fl *flow, dest uint32, h pendFrame) {
 	frameNo := e.frameNo
 	e.frameNo = h.frame
-	e.misaddressed(pt, fl, dest, h.nack)
+	e.misaddressed(pt, fl, dest, h.op)
 	e.frameNo = frameNo
 }
 
@@ -442,11 +473,11 @@ func (e *engine) probeQP(x *probeCtx) {
 func feedbackDCID(e *engine, x *fbCtx) {
 	switch x.op {
 	case wire.OpSACK:
-		e.feedbackQP(x, x.p.SETH.SPDCID, "SACK")
+		e.feedbackQP(x, x.p.SETH.SPDCID, true)
 	case wire.OpNACK:
-		e.feedbackQP(x, x.p.NETH.SPDCID, "NACK")
+		e.feedbackQP(x, x.p.NETH.SPDCID, true)
 	case wire.OpAcknowledge:
-		e.settleNamed(x.pt, x.fl)
+		e.feedbackQP(x, 0, false)
 	}
 }
 
@@ -758,7 +789,7 @@ func init() {
 	addChecks(
 		check{cs: cWirePAY, codec: []wire.ReqID{wire.ReqPAY1}, reqs: []caseReq{rWirePAY_WIRE_PAY_1}, sent: payloadSize},
 		check{cs: cDSCP, reqs: []caseReq{rDSCP_WIRE_DSCP_1, rDSCP_WIRE_DSCP_5, rDSCP_EP_GEN_4}, frame: controlClass, frameOn: kUntrimmed, frameOps: []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpAcknowledge, wire.OpEndpointResp, wire.OpProbe}, sent: dscpWrite},
-		check{cs: cWireDCID, reqs: []caseReq{rWireDCID_WIRE_SETH_9, rWireDCID_RSP_SACK_6}, frame: dpdcid, frameOps: []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpProbe}, feedback: feedbackDCID, probe: probeDCID},
+		check{cs: cWireDCID, reqs: []caseReq{rWireDCID_WIRE_SETH_9, rWireDCID_RSP_SACK_6, rWireDCID_RSP_ACK_1}, frame: dpdcid, frameOps: []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpProbe}, feedback: feedbackDCID, probe: probeDCID},
 		check{cs: cWirePKey, reqs: []caseReq{rWirePKey_WIRE_BTH_12}, frame: endpointPKey, frameSelf: true, frameOps: []wire.Opcode{wire.OpEndpointReq, wire.OpEndpointResp}, sent: writePKey, feedback: feedbackPKey, probe: probePKey, state: pkeyState.slot},
 		check{cs: cWireMSG, codec: []wire.ReqID{wire.ReqPAY2}, reqs: []caseReq{rWireMSG_REQ_SEG_2, rWireMSG_WIRE_RETH_2, rWireMSG_WIRE_PAY_2}, msg: messageShape},
 		check{cs: cWireMETH, reqs: []caseReq{rWireMETH_WIRE_METH_2, rWireMETH_REQ_PSN_3}, msg: messageMSN},

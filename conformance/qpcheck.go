@@ -7,7 +7,8 @@ import (
 )
 
 // Feedback addressed to the wrong QP (RSP-SACK-6: SACKs go to the peer
-// QP's number; WIRE-SETH-9 for NACKs). A connection's flow knows the
+// QP's number; WIRE-SETH-9 for NACKs; RSP-ACK-1 for ACKNOWLEDGEs, which
+// the requester would not receive). A connection's flow knows the
 // responder's QP (its key, the dest_qp of the requester's writes and
 // probes); what the requester's QP is, the judge learns from whatever
 // names it, by authority:
@@ -70,8 +71,8 @@ type pendFrame struct {
 	frame  int
 	ns     int64
 	plane  int
-	nack   bool
-	passed bool // counted as a pass when it arrived (not failed otherwise)
+	op     wire.Opcode // SACK, NACK or ACKNOWLEDGE
+	passed bool        // counted as a pass when it arrived (not failed otherwise)
 }
 
 // destVerdict is what the judge can say of a feedback frame's dest_qp.
@@ -166,7 +167,7 @@ func (e *engine) responderNames(fl *flow, q uint32, what string) {
 }
 
 // hold keeps a feedback frame whose dest_qp cannot be judged yet.
-func (e *engine) hold(fl *flow, dest uint32, nack, passed bool, plane int) {
+func (e *engine) hold(fl *flow, dest uint32, op wire.Opcode, passed bool, plane int) {
 	if fl.qp.pend == nil {
 		fl.qp.pend = &qpPending{}
 	}
@@ -180,7 +181,7 @@ func (e *engine) hold(fl *flow, dest uint32, nack, passed bool, plane int) {
 		if g.sample == nil {
 			g.sample = make([]pendFrame, 0, pendSample)
 		}
-		g.sample = append(g.sample, pendFrame{frame: e.frameNo, ns: e.now, plane: plane, nack: nack, passed: passed})
+		g.sample = append(g.sample, pendFrame{frame: e.frameNo, ns: e.now, plane: plane, op: op, passed: passed})
 	} else if passed {
 		g.passed++
 	}

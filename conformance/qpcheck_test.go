@@ -217,10 +217,10 @@ func perPlanePICSWith(t *testing.T, pairs string) (*PICS, error) {
 // TestFeedbackToWrongQPDeclared (RSP-SACK-6): when nothing in the traffic
 // names the requester's QP but the responder's own, feedback to that QP
 // is no finding (both QPs may carry one number); when the PICS's qp_pairs
-// pairs node0's QP 0x101 with node1's 0x201, each SACK and NACK to 0x201
-// is one.
+// pairs node0's QP 0x101 with node1's 0x201, each SACK, NACK and ACK to
+// 0x201 is one.
 func TestFeedbackToWrongQPDeclared(t *testing.T) {
-	path, marked := editCapture(t, perPlaneCapture, allToOwnQP, isFeedbackFromRsp)
+	path, marked := editCapture(t, perPlaneCapture, allToOwnQP, func(p *wire.Packet) bool { return isFeedbackFromRsp(p) || isACKFromRsp(p) })
 	if res, _ := judgePerPlane(t, path, nil, 1).Result("MRC-WIRE-SETH-002"); res.Verdict != Pass {
 		t.Errorf("undeclared: MRC-WIRE-SETH-002 %s: %s, want PASS", res.Verdict, res.Reason)
 	}
@@ -359,5 +359,63 @@ func TestFeedbackToOwnQPNamedByACKs(t *testing.T) {
 	checkOneFindingPerFrame(t, rep, marked)
 	if fs := failsOf(rep, "MRC-WIRE-SETH-002"); len(fs) == 0 || !strings.Contains(fs[0].Expected, "own ACK") {
 		t.Errorf("findings %+v, want the ACK as what names the requester's QP", fs)
+	}
+}
+
+// isACKFromRsp selects node1's ACKNOWLEDGEs.
+func isACKFromRsp(p *wire.Packet) bool {
+	return p.BTH.Opcode == wire.OpAcknowledge && p.IP6.Src[15] == 2
+}
+
+// TestACKToOwnQPOneFindingPerFrame (RSP-ACK-1): with the requester's
+// probes and the responder's SACKs naming the requester's QP 0x101, each
+// ACKNOWLEDGE the responder sends to its own QP 0x201 is one finding, as a
+// SACK or NACK would be.
+func TestACKToOwnQPOneFindingPerFrame(t *testing.T) {
+	edit := func(p *wire.Packet, b []byte, bth int) bool {
+		if isACKFromRsp(p) {
+			setDestQP(p, b, bth, perPlaneRspQP)
+		}
+		return true
+	}
+	path, marked := editCapture(t, perPlaneCapture, edit, isACKFromRsp)
+	if len(marked) == 0 {
+		t.Fatal("the capture has no ACK of node1")
+	}
+	rep := judgePerPlane(t, path, nil, 1)
+	checkOneFindingPerFrame(t, rep, marked)
+	for _, f := range failsOf(rep, "MRC-WIRE-SETH-002") {
+		if f.Requirement != "RSP-ACK-1" || !strings.HasPrefix(f.Observed, "ACK to dest_qp") {
+			t.Errorf("finding %+v, want RSP-ACK-1 of an ACK", f)
+		}
+	}
+}
+
+// TestNACKAndACKToOwnQP (WIRE-SETH-9, RSP-ACK-1): once the requester's
+// probe names its QP, a NACK and an ACKNOWLEDGE the responder sends to
+// its own QP are one finding each, under the requirement of their kind.
+func TestNACKAndACKToOwnQP(t *testing.T) {
+	s := newScene(t, bothDUTPICS)
+	s.send(1, 0, 0x100, false, 1000)
+	s.probe(1, 1)
+	s.send(2, 1, 0x100, false, 1000)
+	n := s.ctl(wire.OpNACK, 2)
+	n.BTH.DestQP = sceneDQP
+	n.NETH = wire.NETH{Reason: wire.NACKTrimmed, Entropy: 0x100, NACKPSN: 2, SPDCID: sceneDQP, DPDCID: sceneDQP}
+	nack := s.emit(sceneD, sceneT, n, 1000)
+	s.send(2, 1, 0x100, true, 1000)
+	a := s.ctl(wire.OpAcknowledge, 2)
+	a.BTH.DestQP = sceneDQP
+	a.AETH = wire.AETH{Syndrome: wire.AETHNoCredit}
+	ack := s.emit(sceneD, sceneT, a, 10)
+	fs := failsOf(s.report(), "MRC-WIRE-SETH-002")
+	want := map[int]string{nack: "WIRE-SETH-9", ack: "RSP-ACK-1"}
+	if len(fs) != len(want) {
+		t.Fatalf("findings %+v, want one on the NACK (frame %d) and one on the ACK (frame %d)", fs, nack, ack)
+	}
+	for _, f := range fs {
+		if want[f.Frame] != string(f.Requirement) || f.Node != "D" || !strings.Contains(f.Observed, "the responder's own QP") {
+			t.Errorf("finding %+v", f)
+		}
 	}
 }
