@@ -243,8 +243,8 @@ func (e *engine) assignFlowIDs(rep *Report) {
 		c := Connection{ID: id, Requester: k.req, Responder: k.rsp, ResponderQPN: k.qpn, Planes: []int{},
 			EVs: len(f.evs), Writes: f.writes, Retransmits: f.retransmits, Trimmed: f.trimmed,
 			SACKs: f.sacks, NACKs: f.nacks, ACKs: f.acks, Probes: f.prb, FirstFrame: f.firstFrame, LastFrame: f.lastFrame}
-		if f.haveReqQPN {
-			c.RequesterQPN = f.reqQPN
+		if q, ok := e.requesterQP(f); ok {
+			c.RequesterQPN = q
 		}
 		for pl := range f.planes {
 			c.Planes = append(c.Planes, pl)

@@ -49,7 +49,15 @@ type qpView struct {
 	named      uint32
 	namedFrame int // 0: none seen
 	namedBy    string
-	pend       *qpPending // nil until feedback is held
+	// probed is bits 15:0 of the requester's QP as its first probe names
+	// it (spdcid), passing or not; agreed, the first QP number the
+	// responder's feedback addresses it by whose bits 15:0 are probed.
+	// The report's requester QP (requesterQP) comes from them.
+	probed      uint16
+	probedFrame int // 0: none seen
+	agreed      uint32
+	agreedFrame int        // 0: none seen
+	pend        *qpPending // nil until feedback is held
 }
 
 // qpPending holds feedback frames not yet judged, grouped by their
@@ -153,6 +161,9 @@ func (e *engine) feedbackNames(x *fbCtx) {
 		what = "NACK"
 	}
 	e.responderNames(x.fl, x.p.BTH.DestQP, what)
+	if v := &x.fl.qp; v.probedFrame != 0 && v.agreedFrame == 0 && uint16(x.p.BTH.DestQP) == v.probed {
+		v.agreed, v.agreedFrame = x.p.BTH.DestQP, e.frameNo
+	}
 }
 
 // responderNames records that the responder of fl addresses its
@@ -203,11 +214,15 @@ func (p *qpPending) group(dest uint32) *pendGroup {
 	return free
 }
 
-// proberNamesPeer records, on the flows whose responder QP is the
-// prober's (bits 15:0, its spdcid) and whose requester is the probe's
-// destination, that their responder addresses its requester by the
-// probe's dest_qp, before the probe hooks see it.
+// proberNamesPeer records what a probe names, before the probe hooks see
+// it: on its flow, the prober's own QP (qpView.probed); on the flows
+// whose responder QP is the prober's (bits 15:0, its spdcid) and whose
+// requester is the probe's destination, that their responder addresses
+// its requester by the probe's dest_qp.
 func (e *engine) proberNamesPeer(x *probeCtx) {
+	if v := &x.fl.qp; v.probedFrame == 0 {
+		v.probed, v.probedFrame = x.p.PETH.SPDCID, e.frameNo
+	}
 	for _, f := range x.peerFlows() {
 		if uint16(f.key.qpn) == x.p.PETH.SPDCID {
 			e.responderNames(f, x.p.BTH.DestQP, "probe")
@@ -219,4 +234,29 @@ func (e *engine) proberNamesPeer(x *probeCtx) {
 // pair: those its prober is the responder of.
 func (x *probeCtx) peerFlows() []*flow {
 	return x.pt.pairs[[2]string{x.fl.key.rsp, x.req}]
+}
+
+// requesterQP returns the requester's QP of fl as the PICS or the
+// traffic establishes it, for the report: the PICS's qp_pairs; else, when
+// the requester's probes name its QP (and not as the responder's number
+// while the responder addresses it by another, selfTrusted), the first
+// number the responder addresses it by that agrees with them, or their
+// bits 15:0 alone; else the first number other than its own the
+// responder addresses it by; else the first feedback's dest_qp. One
+// misaddressed feedback frame does not rename the requester's QP.
+func (e *engine) requesterQP(fl *flow) (uint32, bool) {
+	if d, ok := e.declaredReqQP(fl); ok {
+		return d, true
+	}
+	v := &fl.qp
+	switch {
+	case v.probedFrame != 0 && (v.probed != uint16(fl.key.qpn) || v.namedFrame == 0):
+		if v.agreedFrame != 0 {
+			return v.agreed, true
+		}
+		return uint32(v.probed), true
+	case v.namedFrame != 0:
+		return v.named, true
+	}
+	return fl.reqQPN, fl.haveReqQPN
 }

@@ -419,3 +419,46 @@ func TestNACKAndACKToOwnQP(t *testing.T) {
 		}
 	}
 }
+
+// TestRequesterQPNNotRenamedByFirstSACK: the report's requester QP of a
+// connection is the one the traffic establishes (the requester's probes
+// name 0x101, as the responder's later SACKs and ACKs address it), not
+// the dest_qp of its first SACK, here misaddressed to the responder's own
+// QP 0x201 or to a QP 0x999 nothing else names.
+func TestRequesterQPNNotRenamedByFirstSACK(t *testing.T) {
+	for _, dest := range []uint32{perPlaneRspQP, 0x999} {
+		var first *wire.SETH
+		copies := 0 // of the first SACK: one at each capture point, tx and rx
+		edit := func(p *wire.Packet, b []byte, bth int) bool {
+			if p.BTH.Opcode != wire.OpSACK || p.IP6.Src[15] != 2 {
+				return true
+			}
+			if first == nil {
+				s := p.SETH
+				first = &s
+			}
+			if copies < 2 && p.SETH == *first {
+				setDestQP(p, b, bth, dest)
+				copies++
+			}
+			return true
+		}
+		path, marked := editCapture(t, perPlaneCapture, edit, func(p *wire.Packet) bool { return isFeedbackFromRsp(p) && p.BTH.DestQP == dest })
+		if len(marked["tx"]) != 1 || len(marked["rx"]) != 1 {
+			t.Fatalf("SACKs to 0x%x: %v, want the first SACK at each point", dest, marked)
+		}
+		rep := judgePerPlane(t, path, nil, 1)
+		n := 0
+		for _, c := range rep.Connections {
+			if c.ResponderQPN == perPlaneRspQP {
+				n++
+				if c.RequesterQPN != perPlaneReqQP {
+					t.Errorf("first SACK to 0x%x: connection %s has requester QP 0x%x, want 0x%x", dest, c.ID, c.RequesterQPN, perPlaneReqQP)
+				}
+			}
+		}
+		if n == 0 {
+			t.Fatalf("no connection to QP 0x%x: %+v", perPlaneRspQP, rep.Connections)
+		}
+	}
+}

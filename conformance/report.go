@@ -143,7 +143,7 @@ type Connection struct {
 	Requester    string `json:"requester"`
 	Responder    string `json:"responder"`
 	ResponderQPN uint32 `json:"responder_qpn"`
-	RequesterQPN uint32 `json:"requester_qpn"` // 0 when no feedback named it
+	RequesterQPN uint32 `json:"requester_qpn"` // as the PICS's qp_pairs or the traffic establishes it (requesterQP); 0 when nothing names it
 	Planes       []int  `json:"planes"`
 	EVs          int    `json:"evs"`
 	Writes       int    `json:"writes"`
