@@ -287,6 +287,137 @@ func icrcBad(e *engine, x *badCtx) {
 	})
 }
 
+// dcidState is MRC-WIRE-SETH-002's state on a connection: the
+// requester's QP as its first passing probe names it (bits 15:0), and the
+// feedback held until its dest_qp can be judged (at most two dest_qp
+// groups of pendSample frames' evidence each).
+type dcidState struct {
+	self      uint16
+	selfFrame int        // 0: none seen
+	pend      *qpPending // nil until feedback is held
+}
+
+// entries: pend is bounded where qpPending is declared.
+func (*dcidState) entries() int { return 0 }
+
+var dcidOf = newConnState(func() *dcidState { return &dcidState{} })
+
+// pendSample is how many held feedback frames of one dest_qp keep their
+// evidence: as many as a case's findings, so that a held frame's finding
+// is kept as one judged at once would be.
+const pendSample = MaxFindings
+
+// qpPending holds feedback frames not yet judged, grouped by their
+// dest_qp: two numbers at most, and the evidence of the first pendSample
+// frames of each; feedback to a third number is not held (it stays
+// passed).
+type qpPending struct {
+	groups [2]pendGroup
+}
+
+type pendGroup struct {
+	dest   uint32
+	n      int // frames held, with or without their evidence
+	passed int // of the frames beyond the sample, those counted as a pass
+	sample []pendFrame
+}
+
+type pendFrame struct {
+	frame  int
+	ns     int64
+	plane  int
+	op     wire.Opcode // SACK, NACK or ACKNOWLEDGE
+	passed bool        // counted as a pass when it arrived (not failed otherwise)
+}
+
+// destVerdict is what the judge can say of a feedback frame's dest_qp.
+type destVerdict uint8
+
+const (
+	destUndecided destVerdict = iota
+	destRight
+	destWrong
+)
+
+// selfTrusted reports whether the requester's own naming decides: it
+// named a QP, and not the responder's number while the responder
+// addresses it by another.
+func selfTrusted(fl *flow, st *dcidState) bool {
+	return st.selfFrame != 0 && (st.self != uint16(fl.key.qpn) || fl.qp.namedFrame == 0)
+}
+
+// judgeDest judges a feedback dest_qp by what is known now.
+func (e *engine) judgeDest(fl *flow, dest uint32) destVerdict {
+	if d, ok := e.declaredReqQP(fl); ok {
+		return verdictOf(dest == d)
+	}
+	if fl.qp.namedFrame != 0 && ownQP(fl, dest) {
+		return destWrong
+	}
+	if st := dcidOf.of(fl); selfTrusted(fl, st) && st.self != uint16(fl.key.qpn) {
+		return verdictOf(uint16(dest) == st.self)
+	}
+	return destUndecided
+}
+
+func verdictOf(ok bool) destVerdict {
+	if ok {
+		return destRight
+	}
+	return destWrong
+}
+
+// expectedDest describes the requester's QP a misaddressed feedback frame
+// should have gone to, and the frame that names it (0: none).
+func (e *engine) expectedDest(fl *flow) (string, int) {
+	if d, ok := e.declaredReqQP(fl); ok {
+		return fmt.Sprintf("dest_qp 0x%06x, the requester's QP as the PICS's qp_pairs declares it", d), 0
+	}
+	if st := dcidOf.of(fl); selfTrusted(fl, st) && st.self != uint16(fl.key.qpn) {
+		return fmt.Sprintf("dest_qp with bits 15:0 0x%04x, the requester's QP as its probe (frame %d) names it", st.self, st.selfFrame), st.selfFrame
+	}
+	v := &fl.qp
+	return fmt.Sprintf("dest_qp 0x%06x, the requester's QP as the responder's own %s (frame %d) addresses it", v.named, v.namedBy, v.namedFrame), v.namedFrame
+}
+
+// hold keeps a feedback frame whose dest_qp cannot be judged yet.
+func (e *engine) hold(fl *flow, dest uint32, op wire.Opcode, passed bool, plane int) {
+	st := dcidOf.of(fl)
+	if st.pend == nil {
+		st.pend = &qpPending{}
+	}
+	g := st.pend.group(dest)
+	if g == nil {
+		return // a third number: not held
+	}
+	g.dest = dest
+	g.n++
+	if len(g.sample) < pendSample {
+		if g.sample == nil {
+			g.sample = make([]pendFrame, 0, pendSample)
+		}
+		g.sample = append(g.sample, pendFrame{frame: e.frameNo, ns: e.now, plane: plane, op: op, passed: passed})
+	} else if passed {
+		g.passed++
+	}
+}
+
+// group returns the group of dest_qp dest, or an empty one; nil when two
+// other numbers are held.
+func (p *qpPending) group(dest uint32) *pendGroup {
+	var free *pendGroup
+	for i := range p.groups {
+		g := &p.groups[i]
+		if g.n > 0 && g.dest == dest {
+			return g
+		}
+		if g.n == 0 && free == nil {
+			free = g
+		}
+	}
+	return free
+}
+
 // feedbackQP judges the QP numbers of a SACK, NACK or ACK: its dest_qp
 // against the requester's QP (held when not yet known) and, for a SACK
 // or NACK (dcid), its spdcid against the responder's (dcid).
@@ -367,11 +498,12 @@ func (e *engine) settleNamed(pt *point, fl *flow) {
 // misaddressed frames turn from a pass into a failure, with their own
 // frame, time and plane; the others stay passed.
 func (e *engine) settle(pt *point, fl *flow) {
-	if fl.qp.pend == nil {
+	st := dcidOf.of(fl)
+	if st.pend == nil {
 		return
 	}
-	for i := range fl.qp.pend.groups {
-		g := &fl.qp.pend.groups[i]
+	for i := range st.pend.groups {
+		g := &st.pend.groups[i]
 		if g.n == 0 {
 			continue
 		}
@@ -435,15 +567,15 @@ func (e *engine) probeQP(x *probeCtx) {
 	if e.frameFailed(cWireDCID) {
 		return // the frame's dpdcid finding covers WIRE-SETH-9 already
 	}
-	v := &fl.qp
+	v, st := &fl.qp, dcidOf.of(fl)
 	want, by := spdcid, byNone
 	switch d, ok := e.declaredReqQP(fl); {
 	case ok:
 		want, by = uint16(d), byPICS
 	case v.namedFrame != 0 && spdcid == uint16(fl.key.qpn) && uint16(v.named) != spdcid:
 		want, by = uint16(v.named), byResponder
-	case v.selfFrame != 0:
-		want, by = v.self, bySelf
+	case st.selfFrame != 0:
+		want, by = st.self, bySelf
 	}
 	if spdcid != want {
 		e.failWhy(rWireDCID_WIRE_SETH_9, x.pt, x.req, 0, func(f *Finding) {
@@ -453,8 +585,8 @@ func (e *engine) probeQP(x *probeCtx) {
 				basis = fmt.Sprintf("as the responder's %s (frame %d) addresses it, not the responder's own QP", v.namedBy, v.namedFrame)
 				f.Related = []int{v.namedFrame}
 			case bySelf:
-				basis = fmt.Sprintf("as its probe of frame %d names it", v.selfFrame)
-				f.Related = []int{v.selfFrame}
+				basis = fmt.Sprintf("as its probe of frame %d names it", st.selfFrame)
+				f.Related = []int{st.selfFrame}
 			}
 			f.Expected = fmt.Sprintf("spdcid 0x%04x, the requester's QP %s", want, basis)
 			f.Observed = fmt.Sprintf("spdcid 0x%04x", spdcid)
@@ -462,8 +594,8 @@ func (e *engine) probeQP(x *probeCtx) {
 		return
 	}
 	judgedRow{e.row(x.pt, x.req)}.pass(cWireDCID, false)
-	if v.selfFrame == 0 {
-		v.self, v.selfFrame = spdcid, e.frameNo
+	if st.selfFrame == 0 {
+		st.self, st.selfFrame = spdcid, e.frameNo
 		e.settle(x.pt, fl)
 	}
 }
@@ -789,7 +921,7 @@ func init() {
 	addChecks(
 		check{cs: cWirePAY, codec: []wire.ReqID{wire.ReqPAY1}, reqs: []caseReq{rWirePAY_WIRE_PAY_1}, sent: payloadSize},
 		check{cs: cDSCP, reqs: []caseReq{rDSCP_WIRE_DSCP_1, rDSCP_WIRE_DSCP_5, rDSCP_EP_GEN_4}, frame: controlClass, frameOn: kUntrimmed, frameOps: []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpAcknowledge, wire.OpEndpointResp, wire.OpProbe}, sent: dscpWrite},
-		check{cs: cWireDCID, reqs: []caseReq{rWireDCID_WIRE_SETH_9, rWireDCID_RSP_SACK_6, rWireDCID_RSP_ACK_1}, frame: dpdcid, frameOps: []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpProbe}, feedback: feedbackDCID, probe: probeDCID},
+		check{cs: cWireDCID, reqs: []caseReq{rWireDCID_WIRE_SETH_9, rWireDCID_RSP_SACK_6, rWireDCID_RSP_ACK_1}, frame: dpdcid, frameOps: []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpProbe}, feedback: feedbackDCID, probe: probeDCID, state: dcidOf.slot},
 		check{cs: cWirePKey, reqs: []caseReq{rWirePKey_WIRE_BTH_12}, frame: endpointPKey, frameSelf: true, frameOps: []wire.Opcode{wire.OpEndpointReq, wire.OpEndpointResp}, sent: writePKey, feedback: feedbackPKey, probe: probePKey, state: pkeyState.slot},
 		check{cs: cWireMSG, codec: []wire.ReqID{wire.ReqPAY2}, reqs: []caseReq{rWireMSG_REQ_SEG_2, rWireMSG_WIRE_RETH_2, rWireMSG_WIRE_PAY_2}, msg: messageShape},
 		check{cs: cWireMETH, reqs: []caseReq{rWireMETH_WIRE_METH_2, rWireMETH_REQ_PSN_3}, msg: messageMSN},

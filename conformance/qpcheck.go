@@ -1,10 +1,6 @@
 package conformance
 
-import (
-	"fmt"
-
-	"github.com/openmrc/mrc/wire"
-)
+import "github.com/openmrc/mrc/wire"
 
 // Feedback addressed to the wrong QP (RSP-SACK-6: SACKs go to the peer
 // QP's number; WIRE-SETH-9 for NACKs; RSP-ACK-1 for ACKNOWLEDGEs, which
@@ -31,19 +27,12 @@ import (
 // when it arrives and turned into a failure if it is found misaddressed.
 //
 // The engine learns 3 as a frame arrives, before the hooks see it
-// (responderNames); MRC-WIRE-SETH-002's check (feedbackDCID, probeDCID in
-// checks_wire.go) learns 2 from the probes it passes, and judges and holds
-// the feedback: qpView's self, selfFrame and pend are its state.
-
-// pendSample is how many held feedback frames of one dest_qp keep their
-// evidence: as many as a case's findings, so that a held frame's finding
-// is kept as one judged at once would be.
-const pendSample = MaxFindings
+// (responderNames, qpView); MRC-WIRE-SETH-002's check (feedbackDCID,
+// probeDCID in checks_wire.go) learns 2 from the probes it passes, and
+// judges and holds the feedback, in a state of its own (dcidState).
 
 // qpView is what a flow's traffic says of its requester's QP number.
 type qpView struct {
-	self      uint16 // bits 15:0, as the requester's first passing probe names it
-	selfFrame int    // that probe's frame; 0: none seen
 	// named is the first QP number other than its own that the responder
 	// addresses the requester by, in a frame of kind namedBy.
 	named      uint32
@@ -56,41 +45,8 @@ type qpView struct {
 	probed      uint16
 	probedFrame int // 0: none seen
 	agreed      uint32
-	agreedFrame int        // 0: none seen
-	pend        *qpPending // nil until feedback is held
+	agreedFrame int // 0: none seen
 }
-
-// qpPending holds feedback frames not yet judged, grouped by their
-// dest_qp: two numbers at most, and the evidence of the first pendSample
-// frames of each; feedback to a third number is not held (it stays
-// passed).
-type qpPending struct {
-	groups [2]pendGroup
-}
-
-type pendGroup struct {
-	dest   uint32
-	n      int // frames held, with or without their evidence
-	passed int // of the frames beyond the sample, those counted as a pass
-	sample []pendFrame
-}
-
-type pendFrame struct {
-	frame  int
-	ns     int64
-	plane  int
-	op     wire.Opcode // SACK, NACK or ACKNOWLEDGE
-	passed bool        // counted as a pass when it arrived (not failed otherwise)
-}
-
-// destVerdict is what the judge can say of a feedback frame's dest_qp.
-type destVerdict uint8
-
-const (
-	destUndecided destVerdict = iota
-	destRight
-	destWrong
-)
 
 // ownQP reports whether q is the flow's responder QP number (bits 15:0
 // when only those are known).
@@ -105,49 +61,6 @@ func ownQP(fl *flow, q uint32) bool {
 // it with the flow's responder QP.
 func (e *engine) declaredReqQP(fl *flow) (uint32, bool) {
 	return e.pics.declaredPeer(fl.key.rsp, fl.key.qpn, fl.key.partial, fl.key.req)
-}
-
-// selfTrusted reports whether the requester's own naming decides: it
-// named a QP, and not the responder's number while the responder
-// addresses it by another.
-func selfTrusted(fl *flow) bool {
-	v := &fl.qp
-	return v.selfFrame != 0 && (v.self != uint16(fl.key.qpn) || v.namedFrame == 0)
-}
-
-// judgeDest judges a feedback dest_qp by what is known now.
-func (e *engine) judgeDest(fl *flow, dest uint32) destVerdict {
-	if d, ok := e.declaredReqQP(fl); ok {
-		return verdictOf(dest == d)
-	}
-	v := &fl.qp
-	if v.namedFrame != 0 && ownQP(fl, dest) {
-		return destWrong
-	}
-	if selfTrusted(fl) && v.self != uint16(fl.key.qpn) {
-		return verdictOf(uint16(dest) == v.self)
-	}
-	return destUndecided
-}
-
-func verdictOf(ok bool) destVerdict {
-	if ok {
-		return destRight
-	}
-	return destWrong
-}
-
-// expectedDest describes the requester's QP a misaddressed feedback frame
-// should have gone to, and the frame that names it (0: none).
-func (e *engine) expectedDest(fl *flow) (string, int) {
-	if d, ok := e.declaredReqQP(fl); ok {
-		return fmt.Sprintf("dest_qp 0x%06x, the requester's QP as the PICS's qp_pairs declares it", d), 0
-	}
-	v := &fl.qp
-	if selfTrusted(fl) && v.self != uint16(fl.key.qpn) {
-		return fmt.Sprintf("dest_qp with bits 15:0 0x%04x, the requester's QP as its probe (frame %d) names it", v.self, v.selfFrame), v.selfFrame
-	}
-	return fmt.Sprintf("dest_qp 0x%06x, the requester's QP as the responder's own %s (frame %d) addresses it", v.named, v.namedBy, v.namedFrame), v.namedFrame
 }
 
 // feedbackNames records what a SACK's, NACK's or ACK's dest_qp says of
@@ -175,43 +88,6 @@ func (e *engine) responderNames(fl *flow, q uint32, what string) {
 		return
 	}
 	fl.qp.named, fl.qp.namedFrame, fl.qp.namedBy = q, e.frameNo, what
-}
-
-// hold keeps a feedback frame whose dest_qp cannot be judged yet.
-func (e *engine) hold(fl *flow, dest uint32, op wire.Opcode, passed bool, plane int) {
-	if fl.qp.pend == nil {
-		fl.qp.pend = &qpPending{}
-	}
-	g := fl.qp.pend.group(dest)
-	if g == nil {
-		return // a third number: not held
-	}
-	g.dest = dest
-	g.n++
-	if len(g.sample) < pendSample {
-		if g.sample == nil {
-			g.sample = make([]pendFrame, 0, pendSample)
-		}
-		g.sample = append(g.sample, pendFrame{frame: e.frameNo, ns: e.now, plane: plane, op: op, passed: passed})
-	} else if passed {
-		g.passed++
-	}
-}
-
-// group returns the group of dest_qp dest, or an empty one; nil when two
-// other numbers are held.
-func (p *qpPending) group(dest uint32) *pendGroup {
-	var free *pendGroup
-	for i := range p.groups {
-		g := &p.groups[i]
-		if g.n > 0 && g.dest == dest {
-			return g
-		}
-		if g.n == 0 && free == nil {
-			free = g
-		}
-	}
-	return free
 }
 
 // proberNamesPeer records what a probe names, before the probe hooks see

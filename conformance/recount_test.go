@@ -153,6 +153,7 @@ func lenTypes(t *testing.T) map[string]bool {
 // with the bound that holds it instead.
 var notCountedState = map[string]string{
 	"claimTies.held": "at most maxClaimTies (holdOrJudge)",
+	"dcidState.pend": "two dest_qp groups of at most pendSample frames each (qpPending, hold)",
 }
 
 // TestCheckStatesCountEveryContainer: every map, slice and table of a
