@@ -135,7 +135,7 @@ var mutators = map[string]string{"putNACK": "nackPend", "delNACK": "nackPend"}
 
 // flowWrites records the flow fields file assigns to (fl.X = ...,
 // fl.X[k] = ..., fl.X++, delete(fl.X, k)) or changes through a mutator.
-func flowWrites(file *ast.File, name string, out map[string]string) {
+func flowWrites(file ast.Node, name string, out map[string]string) {
 	field := func(e ast.Expr) {
 		if ix, ok := e.(*ast.IndexExpr); ok {
 			e = ix.X
@@ -184,4 +184,106 @@ func isFlowVar(e ast.Expr) bool {
 		return e.Sel.Name == "fl"
 	}
 	return false
+}
+
+// modelWriters names the engine, flow and point methods a checks file may
+// call although they change the connection model, each with why.
+var modelWriters = map[string]string{
+	"rcumAt":     "a read: the flow field it writes, rcumLast, is the lookup's cursor, which changes no answer",
+	"adoptClaim": "the claims check holds feedback to the end of its clock tick (claimTies) and, judging it, takes the responder's word for a claimed PSN seen only with a bad ICRC: the model's arrivals follow the check's decision",
+}
+
+// TestChecksCallNoModelWriter: a check changes the model neither by
+// writing a flow field (TestChecksKeepModelReadOnly) nor by calling an
+// engine, flow or point method, defined outside the checks files, that
+// writes one; modelWriters names the exceptions and why.
+func TestChecksCallNoModelWriter(t *testing.T) {
+	ents, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	writers := map[string]string{} // method name -> the field it writes
+	var checks []*ast.File
+	var checkNames []string
+	for _, ent := range ents {
+		n := ent.Name()
+		if !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, n, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(n, "checks_") {
+			checks, checkNames = append(checks, file), append(checkNames, n)
+			continue
+		}
+		modelWriterMethods(file, writers)
+	}
+	var bad []string
+	for i, file := range checks {
+		bad = append(bad, modelWriterCalls(file, checkNames[i], writers)...)
+	}
+	for m := range modelWriters {
+		if writers[m] == "" {
+			bad = append(bad, m+" is in modelWriters but writes no flow field")
+		}
+	}
+	sort.Strings(bad)
+	if len(bad) > 0 {
+		t.Errorf("checks change the model through the engine: %v", bad)
+	}
+	if len(writers) < 5 {
+		t.Fatalf("%d model-writing methods found: the test checks nothing", len(writers))
+	}
+	// The detection itself: a check advancing the cumulative point is caught.
+	probe, err := parser.ParseFile(fset, "checks_probe.go", "package conformance\nfunc f(e *engine, x *fbCtx) { e.advanceRcum(x.fl) }", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := modelWriterCalls(probe, "checks_probe.go", writers); len(got) != 1 {
+		t.Errorf("a check calling advanceRcum: found %v, want one call", got)
+	}
+}
+
+// modelWriterCalls returns the calls in a checks file of the methods in
+// writers that modelWriters does not name.
+func modelWriterCalls(file *ast.File, name string, writers map[string]string) []string {
+	var bad []string
+	ast.Inspect(file, func(n ast.Node) bool {
+		c, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		if s, ok := c.Fun.(*ast.SelectorExpr); ok && writers[s.Sel.Name] != "" && modelWriters[s.Sel.Name] == "" {
+			bad = append(bad, name+" calls "+s.Sel.Name+", which writes flow."+writers[s.Sel.Name])
+		}
+		return true
+	})
+	return bad
+}
+
+// modelWriterMethods records the methods of engine, flow and point in file
+// whose bodies write a flow field, by the field written.
+func modelWriterMethods(file *ast.File, out map[string]string) {
+	for _, d := range file.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Recv == nil || fd.Body == nil {
+			continue
+		}
+		st, ok := fd.Recv.List[0].Type.(*ast.StarExpr)
+		if !ok {
+			continue
+		}
+		if id, ok := st.X.(*ast.Ident); !ok || id.Name != "engine" && id.Name != "flow" && id.Name != "point" {
+			continue
+		}
+		w := map[string]string{}
+		flowWrites(fd.Body, fd.Name.Name, w)
+		for f := range w {
+			out[fd.Name.Name] = f
+			break
+		}
+	}
 }
