@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"testing"
 	"time"
 
@@ -282,5 +283,111 @@ func TestFailingStreamAllocsNothing(t *testing.T) {
 	}
 	if allocs != 0 {
 		t.Errorf("%.1f allocations per failing SACK past MaxFindings, want 0", allocs)
+	}
+}
+
+// TestMalformedFramesAllocNothing (issue 12: zero allocations per frame
+// in steady state, on a stream of frames that fail to decode): each frame
+// of pcap/testdata/malformed.pcapng the codec cannot decode (cut short
+// before or after the UDP header, a bad opcode or pad count, not MRC at
+// all), and a frame cut by the capture's snap length, sent again and
+// again, allocates nothing per frame once MaxFindings of its findings are
+// kept.
+func TestMalformedFramesAllocNothing(t *testing.T) {
+	r, err := pcap.Open("../pcap/testdata/malformed.pcapng")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var dec pcap.Decoder
+	var rec pcap.Record
+	type frame struct {
+		name string
+		f    pcap.Frame
+	}
+	var frames []frame
+	snapped := false
+	for {
+		var f pcap.Frame
+		if err := r.Next(&f); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		f.Data, f.Comments = bytes.Clone(f.Data), nil
+		dec.Decode(&f, nil, &rec)
+		switch {
+		case rec.Err != nil:
+			frames = append(frames, frame{fmt.Sprintf("frame%d", f.Number), f})
+		case !snapped && f.Length > 60:
+			f.Data, snapped = f.Data[:60], true // cut by the snap length
+			frames = append(frames, frame{"snapped", f})
+		}
+	}
+	for _, fr := range frames {
+		t.Run(fr.name, func(t *testing.T) {
+			s := newScene(t, scenePICS)
+			f := fr.f
+			send := func() {
+				s.n++
+				s.ns += 1000
+				f.Number, f.Timestamp = s.n, s.start.Add(time.Duration(s.ns))
+				s.e.frame(&f, s.in)
+			}
+			for range 2 * MaxFindings {
+				send()
+			}
+			if allocs := testing.AllocsPerRun(1000, send); allocs != 0 {
+				t.Errorf("%.1f allocations per frame past MaxFindings, want 0", allocs)
+			}
+		})
+	}
+}
+
+// TestPSNJumpsNotedOnce (issue 12: zero allocations per frame in steady
+// state; bounded evidence): a requester whose every write jumps more
+// than MaxPSNsPerFlow PSNs beyond the previous one restarts the
+// connection's PSN table each time; the first restart is noted, the later
+// ones, which say the same, neither add notes (crowding out the others)
+// nor format one per frame: once MaxFindings of the findings they make
+// are kept, they allocate nothing.
+func TestPSNJumpsNotedOnce(t *testing.T) {
+	s := newScene(t, scenePICS)
+	var frames [][]byte
+	for psn := uint32(0); len(frames) < 200; psn = wire.PSNAdd(psn, MaxPSNsPerFlow+1) {
+		p := &wire.Packet{IsIPv6: true}
+		p.IP6 = wire.IPv6{TrafficClass: 4<<2 | 2, HopLimit: 64, Src: [16]byte{0xfd, 15: sceneT}, Dst: [16]byte{0xfd, 15: sceneD}}
+		p.BTH = wire.BTH{Opcode: wire.OpWriteOnly, PKey: 0xFFFF, DestQP: sceneDQP, PSN: psn, AckReq: true}
+		p.RETH = wire.RETH{VA: 0x1000, RKey: 0x1234, DMALength: 64}
+		p.Payload = make([]byte, 64)
+		p.SetEV(0x100, wire.EVModeSTEV)
+		b, err := wire.Default.Append(nil, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames = append(frames, b)
+	}
+	jump := func() {
+		b := frames[s.n%len(frames)]
+		s.n++
+		s.ns += 1000
+		f := pcap.Frame{Number: s.n, Timestamp: s.start.Add(time.Duration(s.ns)), Data: b, Length: len(b)}
+		s.e.frame(&f, s.in)
+	}
+	for range 2 * MaxFindings {
+		jump()
+	}
+	allocs := testing.AllocsPerRun(100, jump)
+	n := 0
+	for _, note := range s.e.notes {
+		if strings.Contains(note, "beyond those outstanding") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d notes of a PSN jump on one connection, want 1", n)
+	}
+	if allocs != 0 {
+		t.Errorf("%.1f allocations per write jumping beyond MaxPSNsPerFlow, want 0", allocs)
 	}
 }

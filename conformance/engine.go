@@ -314,6 +314,7 @@ type engine struct {
 
 	scratch    []byte      // a frame rebuilt to compare payloads (samePayload)
 	scratchPkt wire.Packet // its decode
+	scratchErr wire.Error  // its decode's error (DecodeInto: none allocated)
 	flowIDs    map[flowKey]string
 }
 
@@ -342,7 +343,10 @@ func (e *engine) note(f string, a ...any) {
 	if len(e.notes) >= maxNotes {
 		return
 	}
-	s := fmt.Sprintf(f, a...)
+	s := f // a note with no operands, as one per snapped frame, costs no formatting
+	if len(a) > 0 {
+		s = fmt.Sprintf(f, a...)
+	}
 	if e.noteSeen[s] {
 		return
 	}
@@ -1001,8 +1005,10 @@ func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 func (e *engine) decodeError(pt *point, f *pcap.Frame, r *pcap.Record) {
 	p := &r.Packet
 	_, udp, _ := p.Offsets()
-	var we *wire.Error
-	if !errors.As(r.Err, &we) {
+	// The decoder's errors are a *wire.Error or a *pcap.LinkError: a
+	// type assertion, unlike errors.As, allocates nothing.
+	we, ok := r.Err.(*wire.Error)
+	if !ok {
 		e.notMRC++ // not Ethernet
 		return
 	}

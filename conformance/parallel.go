@@ -229,10 +229,11 @@ type inflight struct {
 // sharder gives each frame its shard (of), remembering the node pairs
 // seen.
 type sharder struct {
-	p        *PICS
-	shards   int
-	scratch  wire.Packet
-	assigned map[uint64]int
+	p          *PICS
+	shards     int
+	scratch    wire.Packet
+	scratchErr wire.Error // its error (DecodeInto: none allocated)
+	assigned   map[uint64]int
 	// tied names the addresses learnt to be another's node on another
 	// plane (planes.go) by that address.
 	tied map[netip.Addr]netip.Addr
@@ -290,7 +291,7 @@ func (s *sharder) of(b []byte) int {
 // nodes are the inner packet's, as the engine sees them.
 func (s *sharder) inner(b []byte) int {
 	src, dst, _ := ipAddrs(b)
-	_ = s.p.Codec().Decode(b, &s.scratch)
+	_ = s.p.Codec().DecodeInto(b, &s.scratch, &s.scratchErr)
 	if ip, _, _ := s.scratch.Offsets(); ip != 0 && s.scratch.IsIPv6 {
 		src, dst = netip.AddrFrom16(s.scratch.IP6.Src), netip.AddrFrom16(s.scratch.IP6.Dst)
 	}

@@ -88,7 +88,7 @@ func (e *engine) samePayload(id *payloadID, r *pcap.Record) bool {
 	b = append(b, r.Data[s:]...)
 	e.scratch = b
 	q := &e.scratchPkt
-	if e.codec.Decode(b, q) != nil || q.Trimmed || len(q.Payload) != id.n {
+	if e.codec.DecodeInto(b, q, &e.scratchErr) != nil || q.Trimmed || len(q.Payload) != id.n {
 		return false
 	}
 	return e.codec.ComputeICRC(b, q) == id.icrc

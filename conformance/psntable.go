@@ -13,6 +13,9 @@ type psnTable struct {
 	open []uint64    // bit i: ring[i] is used and not ackSel (no SACK acknowledged it yet), so that a SACK visits only those, by the word
 	lo   uint32      // no PSN before lo is held
 	n    int
+	// jumps counts put's restarts: the first is noted, the later ones
+	// would say the same.
+	jumps int
 }
 
 type psnEntry struct {
@@ -49,6 +52,7 @@ func (t *psnTable) put(q uint32, info psnInfo) (ok, jumped bool) {
 		}
 		clear(t.open)
 		t.n, jumped = 0, true
+		t.jumps++
 	}
 	return t.store(q, info), jumped
 }

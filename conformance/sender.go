@@ -147,7 +147,7 @@ func (e *engine) sentNew(x *sentCtx) {
 		if ok && !p.Trimmed && x.size == sizeOK && fl.psns.get(psn) != nil {
 			fl.psns.payload(psn).keep(x.r)
 		}
-		if jumped {
+		if jumped && fl.psns.jumps == 1 {
 			e.note("connection %s at %q: PSN %d lies more than %d PSNs beyond those outstanding; the earlier ones are no longer tracked", fl.key, x.pt.name, psn, MaxPSNsPerFlow)
 		}
 		if !ok {

@@ -19,7 +19,9 @@ type Record struct {
 	Packet wire.Packet
 	// Err is the error that stopped decoding: a *wire.Error (with its
 	// requirement ID), or a *LinkError for a non-Ethernet frame. nil
-	// when the frame decoded.
+	// when the frame decoded. A *wire.Error is held in the Record
+	// (wire.Codec.DecodeInto): decoding into the Record again changes
+	// it, and its Message formats the text.
 	Err error
 	// Violations are the strict Check findings of a frame that decoded.
 	Violations []wire.Violation
@@ -31,6 +33,10 @@ type Record struct {
 	// Rel is the time since the first frame the Decoder decoded, as
 	// tshark's relative time column shows it.
 	Rel time.Duration
+
+	// werr holds Err when the codec stopped: a stream of malformed
+	// frames decodes without allocating.
+	werr wire.Error
 }
 
 // MRC reports whether the frame is MRC: it reached a whole BTH with a
@@ -119,7 +125,7 @@ func (d *Decoder) decode(f *Frame, in *Interface, r *Record, computed bool, icrc
 		r.Err = &LinkError{LinkType: in.LinkType}
 		return
 	}
-	if err := c.Decode(f.Data, &r.Packet); err != nil {
+	if err := c.DecodeInto(f.Data, &r.Packet, &r.werr); err != nil {
 		r.Err = err
 	} else if !d.NoCheck {
 		switch {

@@ -319,7 +319,7 @@ func appendErrText(b []byte, r *Record) []byte {
 	b = append(b, ' ')
 	b = append(b, we.Kind.Error()...)
 	b = append(b, ": "...)
-	b = append(b, we.Msg...)
+	b = we.AppendMessage(b)
 	if we.Req != wire.NoReq {
 		b = append(b, " ["...)
 		b = append(b, we.Req.String()...)
@@ -666,7 +666,7 @@ func (o *jsonObj) problems(r *Record) {
 			if we.Field != "" {
 				o.str("field", we.Field)
 			}
-			o.str("msg", we.Msg)
+			o.str("msg", we.Message())
 		} else {
 			o.str("msg", r.Err.Error())
 		}

@@ -3,6 +3,8 @@ package wire
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 )
 
 // Error kinds, for errors.Is.
@@ -24,7 +26,113 @@ type Error struct {
 	Offset int    // byte offset of the header (or field) in the input
 	Field  string // field name as in the spec's tables, or "" for the header
 	Req    ReqID  // the requirement broken, e.g. ReqBTH2 (WIRE-BTH-2)
-	Msg    string // what was wrong / expected
+	Msg    string // what was wrong / expected; empty in an error DecodeInto wrote (Message)
+
+	// msg is the message unformatted, in an error DecodeInto wrote: a
+	// judge of millions of malformed frames formats only those it shows.
+	msg lazyMsg
+}
+
+// lazyMsg is a message's format and its operands: ints for the %d and %x
+// verbs in order, str for a %q.
+type lazyMsg struct {
+	format string
+	ints   [3]int
+	n      int8
+	str    string
+}
+
+// Message returns what was wrong / expected: Msg, or the message of an
+// error DecodeInto wrote, formatted now.
+func (e *Error) Message() string {
+	if e.Msg != "" || e.msg.format == "" {
+		return e.Msg
+	}
+	return string(e.msg.append(nil))
+}
+
+// AppendMessage appends Message to b without allocating beyond b.
+func (e *Error) AppendMessage(b []byte) []byte {
+	if e.Msg != "" || e.msg.format == "" {
+		return append(b, e.Msg...)
+	}
+	return e.msg.append(b)
+}
+
+// append appends the message as fmt would format it. The codec's formats
+// use only %d, %x and %X (with a zero-padded width) and %q.
+func (m *lazyMsg) append(b []byte) []byte {
+	f, next := m.format, 0
+	for {
+		i := strings.IndexByte(f, '%')
+		if i < 0 || i == len(f)-1 {
+			return append(b, f...)
+		}
+		b, f = append(b, f[:i]...), f[i+1:]
+		zero, width := false, 0
+		if f[0] == '0' {
+			zero, f = true, f[1:]
+		}
+		for len(f) > 0 && f[0] >= '0' && f[0] <= '9' {
+			width, f = width*10+int(f[0]-'0'), f[1:]
+		}
+		if len(f) == 0 {
+			return b
+		}
+		verb := f[0]
+		f = f[1:]
+		switch verb {
+		case '%':
+			b = append(b, '%')
+			continue
+		case 'q':
+			b = strconv.AppendQuote(b, m.str)
+			continue
+		}
+		v := 0
+		if next < int(m.n) {
+			v, next = m.ints[next], next+1
+		}
+		b = appendInt(b, v, verb, zero, width)
+	}
+}
+
+// appendInt appends v as fmt's %d, %x or %X verb with the width and zero
+// flag given would.
+func appendInt(b []byte, v int, verb byte, zero bool, width int) []byte {
+	base := 10
+	if verb == 'x' || verb == 'X' {
+		base = 16
+	}
+	u := uint64(v)
+	if v < 0 {
+		u = uint64(-(v + 1)) + 1 // -v, as an unsigned, even for the smallest int
+	}
+	var d [24]byte
+	digits := strconv.AppendUint(d[:0], u, base)
+	if verb == 'X' {
+		for i, c := range digits {
+			if c >= 'a' {
+				digits[i] = c - 'a' + 'A'
+			}
+		}
+	}
+	n := len(digits)
+	if v < 0 {
+		n++
+	}
+	if !zero {
+		for ; width > n; width-- {
+			b = append(b, ' ')
+		}
+	}
+	if v < 0 {
+		b = append(b, '-')
+	}
+	for ; width > n; width-- {
+		b = append(b, '0')
+	}
+	return append(b, digits...)
 }
 
 func (e *Error) Error() string {
@@ -36,7 +144,7 @@ func (e *Error) Error() string {
 	if e.Req != NoReq {
 		r = " (" + e.Req.String() + ")"
 	}
-	return fmt.Sprintf("wire: %s at offset %d:%s %s: %s%s", e.Header, e.Offset, f, e.Kind, e.Msg, r)
+	return fmt.Sprintf("wire: %s at offset %d:%s %s: %s%s", e.Header, e.Offset, f, e.Kind, e.Message(), r)
 }
 
 // Unwrap returns the error kind.

@@ -132,12 +132,13 @@ type packetFields struct {
 	Decoded                                    Stack
 	ipOff, udpOff, bthOff, hdrEnd, padEnd, end int
 	parts                                      uint16
+	errTo                                      *Error
 }
 
 func fieldsOf(p *Packet) packetFields {
 	return packetFields{p.Eth, p.SRv6, p.Outer, p.HasSRH, p.SRH, p.IsIPv6, p.IP4, p.IP6, p.UDP, p.BTH, p.METH,
 		p.TSETH, p.RETH, p.ImmDt, p.AETH, p.SETH, p.NETH, p.PETH, p.ERTH, p.EETH, p.ICRC, p.Trimmed, p.TrimmedLastHop,
-		p.Decoded, p.ipOff, p.udpOff, p.bthOff, p.hdrEnd, p.padEnd, p.end, p.parts}
+		p.Decoded, p.ipOff, p.udpOff, p.bthOff, p.hdrEnd, p.padEnd, p.end, p.parts, p.errTo}
 }
 
 // samePacket reports whether a and b are equal in every field, exported

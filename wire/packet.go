@@ -104,6 +104,9 @@ type Packet struct {
 
 	ipOff, udpOff, bthOff, hdrEnd, padEnd, end int
 	parts                                      uint16
+	// errTo is where a DecodeInto in progress writes its error; nil
+	// otherwise (Decode allocates each error).
+	errTo *Error
 }
 
 // tos returns the traffic class of the outermost IP header: switches
@@ -210,6 +213,45 @@ func errAt(kind error, hdr string, off int, field string, req ReqID, format stri
 	return &Error{Kind: kind, Header: hdr, Offset: off, Field: field, Req: req, Msg: fmt.Sprintf(format, args...)}
 }
 
+// errAt is the error p's decode stops at, its message format's operands
+// in a: written into p.errTo with the message unformatted when a
+// DecodeInto is in progress (no allocation), else a new Error.
+func (p *Packet) errAt(kind error, hdr string, off int, field string, req ReqID, format string, a ...int) *Error {
+	return p.errAtQ(kind, hdr, off, field, req, format, "", a...)
+}
+
+// errAtQ is errAt for a format whose last %q operand is q.
+func (p *Packet) errAtQ(kind error, hdr string, off int, field string, req ReqID, format, q string, a ...int) *Error {
+	m := lazyMsg{format: format, str: q}
+	m.n = int8(copy(m.ints[:], a))
+	e := p.errTo
+	if e == nil {
+		e = new(Error)
+		*e = Error{Kind: kind, Header: hdr, Offset: off, Field: field, Req: req, Msg: string(m.append(nil))}
+		return e
+	}
+	*e = Error{Kind: kind, Header: hdr, Offset: off, Field: field, Req: req, msg: m}
+	return e
+}
+
+// truncated is the error of a header hdr at off that needs need bytes
+// where have are left (errAt).
+func (p *Packet) truncated(hdr string, off, need, have int, req ReqID) *Error {
+	return p.errAt(ErrTruncated, hdr, off, "", req, "need %d bytes, have %d", need, have)
+}
+
+// DecodeInto is Decode writing the error that stops it, if any, into *e
+// rather than into a new Error, with Msg left empty for Message and Error
+// to format when asked: decoding malformed frames allocates nothing. The
+// error returned is then e itself, so it holds only until e is written
+// again.
+func (c *Codec) DecodeInto(b []byte, p *Packet, e *Error) error {
+	p.errTo = e
+	err := c.Decode(b, p)
+	p.errTo = nil
+	return err
+}
+
 // decodeGeneral is Decode for every frame shape; Decode handles the common
 // one itself (fastpath.go).
 func (c *Codec) decodeGeneral(b []byte, p *Packet) error {
@@ -227,7 +269,7 @@ func (c *Codec) decodeGeneral(b []byte, p *Packet) error {
 
 func (c *Codec) decode(b []byte, p *Packet) error {
 	if len(b) < 14 {
-		return truncated("Ethernet", 0, 14, len(b), ReqENC1)
+		return p.truncated("Ethernet", 0, 14, len(b), ReqENC1)
 	}
 	p.Eth.EtherType = 0
 	copy(p.Eth.Dst[:], b[0:6])
@@ -235,7 +277,7 @@ func (c *Codec) decode(b []byte, p *Packet) error {
 	off, et := 14, be.Uint16(b[12:])
 	if et == EtherTypeVLAN {
 		if len(b) < 18 {
-			return truncated("Ethernet", 12, 18, len(b), ReqENC1)
+			return p.truncated("Ethernet", 12, 18, len(b), ReqENC1)
 		}
 		p.Eth.HasVLAN, p.Eth.VLANTCI, et, off = true, be.Uint16(b[14:]), be.Uint16(b[16:]), 18
 		p.parts |= partVLAN
@@ -249,7 +291,7 @@ func (c *Codec) decode(b []byte, p *Packet) error {
 	case EtherTypeIPv6:
 		end, err = p.decodeIPv6Stack(c, b, off)
 	default:
-		return errAt(ErrUnsupported, "Ethernet", 12, "ether_type", ReqENC1, "EtherType 0x%04x is neither IPv4 nor IPv6", et)
+		return p.errAt(ErrUnsupported, "Ethernet", 12, "ether_type", ReqENC1, "EtherType 0x%04x is neither IPv4 nor IPv6", int(et))
 	}
 	if err != nil {
 		return err
@@ -259,15 +301,15 @@ func (c *Codec) decode(b []byte, p *Packet) error {
 
 func (p *Packet) decodeIPv4(c *Codec, b []byte, off int) (end int, err error) {
 	if len(b) < off+20 {
-		return 0, truncated("IPv4", off, 20, len(b)-off, ReqENC1)
+		return 0, p.truncated("IPv4", off, 20, len(b)-off, ReqENC1)
 	}
 	h := b[off:]
 	p.parts |= partIP4
 	if h[0]>>4 != 4 {
-		return 0, errAt(ErrInvalid, "IPv4", off, "version", ReqENC1, "version %d, want 4", h[0]>>4)
+		return 0, p.errAt(ErrInvalid, "IPv4", off, "version", ReqENC1, "version %d, want 4", int(h[0]>>4))
 	}
 	if h[0]&0xF != 5 {
-		return 0, errAt(ErrUnsupported, "IPv4", off, "ihl", ReqENC1, "IHL %d: IPv4 options are not used by MRC", h[0]&0xF)
+		return 0, p.errAt(ErrUnsupported, "IPv4", off, "ihl", ReqENC1, "IHL %d: IPv4 options are not used by MRC", int(h[0]&0xF))
 	}
 	ip := &p.IP4
 	*ip = IPv4{}
@@ -279,13 +321,13 @@ func (p *Packet) decodeIPv4(c *Codec, b []byte, off int) (end int, err error) {
 	end = off + int(ip.TotalLength)
 	if int(ip.TotalLength) < 20 || end > len(b) {
 		if trimmed, _ := c.IsTrimmedDSCP(ip.TOS >> 2); !trimmed || int(ip.TotalLength) < 20 {
-			return 0, errAt(ErrTruncated, "IPv4", off, "total_length", ReqLEN1,
-				"total length %d, frame has %d bytes from the IP header", ip.TotalLength, len(b)-off)
+			return 0, p.errAt(ErrTruncated, "IPv4", off, "total_length", ReqLEN1,
+				"total length %d, frame has %d bytes from the IP header", int(ip.TotalLength), len(b)-off)
 		}
 		end = len(b) // a trim may keep the original length (WIRE-TRIM-2)
 	}
 	if ip.Protocol != ProtoUDP {
-		return 0, errAt(ErrUnsupported, "IPv4", off, "protocol", ReqENC1, "protocol %d, want UDP (17)", ip.Protocol)
+		return 0, p.errAt(ErrUnsupported, "IPv4", off, "protocol", ReqENC1, "protocol %d, want UDP (17)", int(ip.Protocol))
 	}
 	p.udpOff = off + 20
 	return end, nil
@@ -294,16 +336,16 @@ func (p *Packet) decodeIPv4(c *Codec, b []byte, off int) (end int, err error) {
 // decodeIPv6 decodes an IPv6 header. When trimmed reports the packet
 // trimmed, given the header's traffic class, a payload length beyond the
 // frame is taken as the original packet's and clamped (WIRE-TRIM-2).
-func decodeIPv6(b []byte, off int, ip *IPv6, trimmed func(tc uint8) bool) (end int, err error) {
+func decodeIPv6(p *Packet, b []byte, off int, ip *IPv6, trimmed func(tc uint8) bool) (end int, err error) {
 	if len(b) < off+40 {
 		*ip = IPv6{}
-		return 0, truncated("IPv6", off, 40, len(b)-off, ReqENC1)
+		return 0, p.truncated("IPv6", off, 40, len(b)-off, ReqENC1)
 	}
 	h := b[off:]
 	w := be.Uint32(h)
 	if w>>28 != 6 {
 		*ip = IPv6{}
-		return 0, errAt(ErrInvalid, "IPv6", off, "version", ReqENC1, "version %d, want 6", w>>28)
+		return 0, p.errAt(ErrInvalid, "IPv6", off, "version", ReqENC1, "version %d, want 6", int(w>>28))
 	}
 	ip.TrafficClass, ip.FlowLabel = uint8(w>>20), w&0xFFFFF
 	ip.PayloadLength, ip.NextHeader, ip.HopLimit = be.Uint16(h[4:]), h[6], h[7]
@@ -314,8 +356,8 @@ func decodeIPv6(b []byte, off int, ip *IPv6, trimmed func(tc uint8) bool) (end i
 		end = len(b)
 	}
 	if end > len(b) {
-		return 0, errAt(ErrTruncated, "IPv6", off, "payload_length", ReqLEN1,
-			"payload length %d, frame has %d bytes after the IPv6 header", ip.PayloadLength, len(b)-off-40)
+		return 0, p.errAt(ErrTruncated, "IPv6", off, "payload_length", ReqLEN1,
+			"payload length %d, frame has %d bytes after the IPv6 header", int(ip.PayloadLength), len(b)-off-40)
 	}
 	return end, nil
 }
@@ -331,7 +373,7 @@ func (p *Packet) decodeIPv6Stack(c *Codec, b []byte, off int) (end int, err erro
 		t, _ := c.IsTrimmedDSCP(tc >> 2)
 		return t
 	}
-	if end, err = decodeIPv6(b, off, &p.IP6, trimmed); err != nil {
+	if end, err = decodeIPv6(p, b, off, &p.IP6, trimmed); err != nil {
 		return 0, err
 	}
 	switch p.IP6.NextHeader {
@@ -344,8 +386,8 @@ func (p *Packet) decodeIPv6Stack(c *Codec, b []byte, off int) (end int, err erro
 		// offset lets a judge discard a fragment (next header 44) and
 		// tools show the header.
 		p.ipOff = off
-		return 0, errAt(ErrUnsupported, "IPv6", off, "next_header", ReqENC1,
-			"next header %d, want UDP (17), IPv6 (41) or routing (43)", p.IP6.NextHeader)
+		return 0, p.errAt(ErrUnsupported, "IPv6", off, "next_header", ReqENC1,
+			"next header %d, want UDP (17), IPv6 (41) or routing (43)", int(p.IP6.NextHeader))
 	}
 	p.SRv6, p.Outer, p.IP6 = true, p.IP6, IPv6{}
 	p.parts |= partOuter
@@ -358,13 +400,13 @@ func (p *Packet) decodeIPv6Stack(c *Codec, b []byte, off int) (end int, err erro
 		inner += n
 	}
 	outerTrimmed := trimmed(p.Outer.TrafficClass)
-	if end, err = decodeIPv6(b[:outerEnd], inner, &p.IP6, func(uint8) bool { return outerTrimmed }); err != nil {
+	if end, err = decodeIPv6(p, b[:outerEnd], inner, &p.IP6, func(uint8) bool { return outerTrimmed }); err != nil {
 		return 0, err
 	}
 	if p.IP6.NextHeader != ProtoUDP {
 		p.ipOff = inner
-		return 0, errAt(ErrUnsupported, "IPv6", inner, "next_header", ReqENC2,
-			"inner next header %d, want UDP (17)", p.IP6.NextHeader)
+		return 0, p.errAt(ErrUnsupported, "IPv6", inner, "next_header", ReqENC2,
+			"inner next header %d, want UDP (17)", int(p.IP6.NextHeader))
 	}
 	p.ipOff, p.udpOff = inner, inner+40
 	return end, nil
@@ -372,7 +414,7 @@ func (p *Packet) decodeIPv6Stack(c *Codec, b []byte, off int) (end int, err erro
 
 func (p *Packet) decodeSRH(b []byte, off int) (int, error) {
 	if len(b) < off+8 {
-		return 0, truncated("SRH", off, 8, len(b)-off, ReqENC2)
+		return 0, p.truncated("SRH", off, 8, len(b)-off, ReqENC2)
 	}
 	h, s := b[off:], &p.SRH
 	*s = SRH{}
@@ -382,20 +424,20 @@ func (p *Packet) decodeSRH(b []byte, off int) (int, error) {
 	s.LastEntry, s.Flags, s.Tag = h[4], h[5], be.Uint16(h[6:])
 	n := 8 + 8*int(s.HdrExtLen)
 	if s.RoutingType != SRHType {
-		return 0, errAt(ErrUnsupported, "SRH", off, "routing_type", ReqENC2, "routing type %d, want 4 (SRH)", s.RoutingType)
+		return 0, p.errAt(ErrUnsupported, "SRH", off, "routing_type", ReqENC2, "routing type %d, want 4 (SRH)", int(s.RoutingType))
 	}
 	if int(s.LastEntry) >= MaxSRHSegments {
-		return 0, errAt(ErrUnsupported, "SRH", off, "last_entry", ReqENC2, "%d segments, at most %d", int(s.LastEntry)+1, MaxSRHSegments)
+		return 0, p.errAt(ErrUnsupported, "SRH", off, "last_entry", ReqENC2, "%d segments, at most %d", int(s.LastEntry)+1, MaxSRHSegments)
 	}
 	if want := 2 * (int(s.LastEntry) + 1); int(s.HdrExtLen) != want {
-		return 0, errAt(ErrInvalid, "SRH", off, "hdr_ext_len", ReqENC2,
-			"hdr ext len %d, want %d for %d segments and no TLVs", s.HdrExtLen, want, int(s.LastEntry)+1)
+		return 0, p.errAt(ErrInvalid, "SRH", off, "hdr_ext_len", ReqENC2,
+			"hdr ext len %d, want %d for %d segments and no TLVs", int(s.HdrExtLen), want, int(s.LastEntry)+1)
 	}
 	if len(b) < off+n {
-		return 0, truncated("SRH", off, n, len(b)-off, ReqENC2)
+		return 0, p.truncated("SRH", off, n, len(b)-off, ReqENC2)
 	}
 	if s.NextHeader != ProtoIPv6 {
-		return 0, errAt(ErrUnsupported, "SRH", off, "next_header", ReqENC2, "next header %d, want IPv6 (41)", s.NextHeader)
+		return 0, p.errAt(ErrUnsupported, "SRH", off, "next_header", ReqENC2, "next header %d, want IPv6 (41)", int(s.NextHeader))
 	}
 	for i := 0; i <= int(s.LastEntry); i++ {
 		copy(s.Segments[i][:], h[8+16*i:])
@@ -405,7 +447,7 @@ func (p *Packet) decodeSRH(b []byte, off int) (int, error) {
 
 func (c *Codec) decodeUDP(b []byte, off, ipEnd int, p *Packet) error {
 	if ipEnd < off+8 {
-		return truncated("UDP", off, 8, ipEnd-off, ReqENC1)
+		return p.truncated("UDP", off, 8, ipEnd-off, ReqENC1)
 	}
 	h := b[off:]
 	p.parts |= partUDP
@@ -415,12 +457,12 @@ func (c *Codec) decodeUDP(b []byte, off, ipEnd int, p *Packet) error {
 	p.end = off + int(u.Length)
 	if int(u.Length) < 8 || p.end > ipEnd {
 		if !p.Trimmed || int(u.Length) < 8 {
-			return errAt(ErrTruncated, "UDP", off, "length", ReqLEN1, "length %d, IP datagram leaves %d bytes", u.Length, ipEnd-off)
+			return p.errAt(ErrTruncated, "UDP", off, "length", ReqLEN1, "length %d, IP datagram leaves %d bytes", int(u.Length), ipEnd-off)
 		}
 		p.end = ipEnd // the original length, kept by the trim (WIRE-TRIM-2)
 	}
 	if !c.AcceptsPort(u.DstPort) {
-		return errAt(ErrUnsupported, "UDP", off, "dst_port", ReqUDP1, "destination port %d is not MRC under profile %q", u.DstPort, c.prof.Name)
+		return p.errAtQ(ErrUnsupported, "UDP", off, "dst_port", ReqUDP1, "destination port %d is not MRC under profile %q", c.prof.Name, int(u.DstPort))
 	}
 	return c.decodeTransport(b[:p.end], off+8, p)
 }
@@ -430,18 +472,18 @@ func (c *Codec) decodeUDP(b []byte, off, ipEnd int, p *Packet) error {
 func (c *Codec) decodeTransport(b []byte, off int, p *Packet) error {
 	p.bthOff = off
 	if len(b) < off+BTHLen {
-		return truncated("BTH", off, BTHLen, len(b)-off, ReqBTH1)
+		return p.truncated("BTH", off, BTHLen, len(b)-off, ReqBTH1)
 	}
 	c.decodeBTH(b[off:], &p.BTH)
 	p.parts |= partBTH
 	op := p.BTH.Opcode
 	if !op.Valid() {
-		return errAt(ErrInvalid, "BTH", off, "opcode", ReqBTH2, "opcode 0x%02X is not an MRC opcode", uint8(op))
+		return p.errAt(ErrInvalid, "BTH", off, "opcode", ReqBTH2, "opcode 0x%02X is not an MRC opcode", int(uint8(op)))
 	}
 	end := len(b)
 	if !p.Trimmed {
 		if end-off-BTHLen < ICRCLen {
-			return truncated("ICRC", end, ICRCLen, end-off-BTHLen, ReqICRC1)
+			return p.truncated("ICRC", end, ICRCLen, end-off-BTHLen, ReqICRC1)
 		}
 		end -= ICRCLen
 		p.ICRC = c.carriedICRC(b[end:])
@@ -468,7 +510,7 @@ func (c *Codec) decodeTransport(b []byte, off int, p *Packet) error {
 		n, hdr, req = EETHLen, "EETH", ReqEETH1
 	}
 	if end-off < n {
-		return truncated(hdr, off, n, end-off, req)
+		return p.truncated(hdr, off, n, end-off, req)
 	}
 	h := b[off:]
 	switch op {
@@ -528,7 +570,7 @@ func (c *Codec) decodeWrite(b []byte, off int, p *Packet) error {
 	}
 	pad := int(p.BTH.PadCount)
 	if len(b)-off < pad {
-		return errAt(ErrInvalid, "BTH", p.bthOff+1, "pad_cnt", ReqBTH9, "pad count %d exceeds the %d payload bytes", pad, len(b)-off)
+		return p.errAt(ErrInvalid, "BTH", p.bthOff+1, "pad_cnt", ReqBTH9, "pad count %d exceeds the %d payload bytes", pad, len(b)-off)
 	}
 	p.Payload = b[off : len(b)-pad : len(b)-pad]
 	p.padEnd = len(b)
@@ -539,24 +581,24 @@ func (c *Codec) decodeWrite(b []byte, off int, p *Packet) error {
 // first header that does not.
 func (c *Codec) truncatedWrite(b []byte, off int, p *Packet) error {
 	if len(b)-off < METHLen {
-		return truncated("METH", off, METHLen, len(b)-off, ReqMETH1)
+		return p.truncated("METH", off, METHLen, len(b)-off, ReqMETH1)
 	}
 	_ = p.METH.Decode(b[off:])
 	p.Decoded |= HasMETH
 	off += METHLen
 	if p.BTH.TSPresent {
 		if len(b)-off < TSETHLen {
-			return truncated("TSETH", off, TSETHLen, len(b)-off, ReqTSETH1)
+			return p.truncated("TSETH", off, TSETHLen, len(b)-off, ReqTSETH1)
 		}
 		p.TSETH.decode(b[off:])
 		p.Decoded |= HasTSETH
 		off += TSETHLen
 	}
 	if len(b)-off < RETHLen {
-		return truncated("RETH", off, RETHLen, len(b)-off, ReqRETH1)
+		return p.truncated("RETH", off, RETHLen, len(b)-off, ReqRETH1)
 	}
 	_ = p.RETH.Decode(b[off:])
 	p.Decoded |= HasRETH
 	off += RETHLen
-	return truncated("ImmDt", off, ImmDtLen, len(b)-off, ReqIMM1)
+	return p.truncated("ImmDt", off, ImmDtLen, len(b)-off, ReqIMM1)
 }
