@@ -496,3 +496,28 @@ func TestSteadyStateAllocations(t *testing.T) {
 		t.Fatalf("only %d frames judged", s.e.mrcFrames)
 	}
 }
+
+// TestMalformedFrameChargedToItsSender: a frame failing before its UDP
+// header is charged to the node of its IP source whenever its IP header
+// is whole, as one failing after it is: malformed.pcapng frame 3 (an IPv4
+// total length beyond the frame) to 10.0.0.1 and frame 43 (an IPv6
+// payload length beyond the frame) to fd00::a. Frames 1 and 2 (a short
+// Ethernet or IPv4 header) carry no readable source: with no node at
+// their capture point in the PICS they are the unknown sender's.
+func TestMalformedFrameChargedToItsSender(t *testing.T) {
+	rep := malformedFrames(t, 1, 2, 3, 43)
+	want := map[int]string{1: unknownSender, 2: unknownSender, 3: "10.0.0.1", 4: "fd00::a"} // renumbered 1..4
+	got := map[int]string{}
+	for _, res := range rep.Results {
+		for _, f := range res.Findings {
+			if f.Verdict == Fail {
+				got[f.Frame] = f.Node
+			}
+		}
+	}
+	for n, node := range want {
+		if got[n] != node {
+			t.Errorf("frame %d (of 1, 2, 3, 43) charged to %q, want %q", n, got[n], node)
+		}
+	}
+}

@@ -131,7 +131,8 @@ func (p *Packet) ECN() uint8 { return p.tos() & 3 }
 // Offsets returns the byte offsets of the inner IP header, UDP header and
 // BTH in the decoded frame, for tools that annotate bytes; 0 for a header
 // decoding did not reach. A frame rejected for its IP header's protocol or
-// next header (an IPv6 fragment, say) keeps that header's offset.
+// next header (an IPv6 fragment, say), or for a length beyond the frame,
+// keeps that header's offset.
 func (p *Packet) Offsets() (ip, udp, bth int) { return p.ipOff, p.udpOff, p.bthOff }
 
 // Parts of a Packet that a decode may leave untouched; Decode zeroes the
@@ -356,6 +357,9 @@ func decodeIPv6(p *Packet, b []byte, off int, ip *IPv6, trimmed func(tc uint8) b
 		end = len(b)
 	}
 	if end > len(b) {
+		// The header is whole, as an IPv4 header whose total length
+		// overruns the frame: its offset lets a judge name the sender.
+		p.ipOff = off
 		return 0, p.errAt(ErrTruncated, "IPv6", off, "payload_length", ReqLEN1,
 			"payload length %d, frame has %d bytes after the IPv6 header", int(ip.PayloadLength), len(b)-off-40)
 	}
