@@ -183,8 +183,10 @@ func ipPair(p *wire.Packet) (src, dst netip.Addr, ok bool) {
 //     tied, and never two ends of one pair; an end the PICS declares on
 //     both planes, as one node, ties nothing and does not stop the other
 //     end's tie (the PICS may declare only the node whose ports are
-//     captured). An end declared on one plane alone, or as two nodes,
-//     says the pairs are not one QP's planes.
+//     captured). An end declared on one plane alone ties its other
+//     address to the declared node (the PICS may list a node's address
+//     on one plane only); an end declared as two nodes says the pairs are
+//     not one QP's planes.
 
 // learnWindow bounds the frames read ahead to learn planes.
 const learnWindow = 1024
@@ -437,7 +439,10 @@ func (l *planeLearning) tie(p *PICS, ev []planeEvidence, s *planeScan) {
 	union := func(a, b netip.Addr) {
 		ra, rb := find(a), find(b)
 		root[ra], root[rb] = ra, ra
-		if seen[rb] < seen[ra] || seen[rb] == seen[ra] && rb.Less(ra) {
+		// A declared address names its class (its node's name); else the
+		// first seen.
+		if da, db := p.declared(ra), p.declared(rb); da != db && db ||
+			da == db && (seen[rb] < seen[ra] || seen[rb] == seen[ra] && rb.Less(ra)) {
 			root[ra], root[rb] = rb, rb
 		}
 	}
@@ -464,6 +469,11 @@ func (l *planeLearning) tie(p *PICS, ev []planeEvidence, s *planeScan) {
 		used = append(used, e)
 	}
 	bad := map[netip.Addr]bool{}
+	for a := range root {
+		if r := find(a); p.declared(a) && p.nodeOf(a) != p.nodeOf(r) {
+			bad[r] = true // two declared nodes, through undeclared addresses: no tie
+		}
+	}
 	for _, e := range used {
 		for _, pair := range [][2]netip.Addr{{e.srcA, e.dstA}, {e.srcB, e.dstB}} {
 			if r := find(pair[0]); r == find(pair[1]) {
@@ -505,16 +515,16 @@ func (s *planeScan) onePlane(p *PICS, a netip.Addr, v ifaceView) bool {
 }
 
 // planeEnds says what one end of a message's pairs on two planes, a and
-// b, allows (see above): a tie when the PICS declares neither, none when
-// it declares both as one node; ok is false when it declares one alone or
-// two nodes.
+// b, allows (see above): a tie when the PICS declares neither, or one
+// alone (the other address is then its node's), none when it declares
+// both as one node; ok is false when it declares two nodes.
 func (p *PICS) planeEnds(a, b netip.Addr) (tie, ok bool) {
 	na, da := p.byAddr[a.Unmap()]
 	nb, db := p.byAddr[b.Unmap()]
 	switch {
-	case !da && !db:
+	case !da || !db:
 		return true, true
-	case da && db && na == nb:
+	case na == nb:
 		return false, true
 	}
 	return false, false

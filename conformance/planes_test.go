@@ -507,9 +507,9 @@ func perPlaneGood(t *testing.T) ([]pcap.Frame, []*pcap.Interface) {
 }
 
 // TestPlaneEnds: one end of a message's pairs on two planes is tied when
-// the PICS declares neither address, allows the other end's tie when it
-// declares both as one node, and stops the tie when it declares one alone
-// or two nodes.
+// the PICS declares neither address or one alone, allows the other end's
+// tie when it declares both as one node, and stops the tie when it
+// declares two nodes.
 func TestPlaneEnds(t *testing.T) {
 	p, err := ParsePICS([]byte(`{"pics_version":1,"nodes":{"n1":["fd00::2","fd00:1::2"],"n2":["fd00::3"],"n3":["fd00:1::3"]}}`))
 	if err != nil {
@@ -521,13 +521,82 @@ func TestPlaneEnds(t *testing.T) {
 	}{
 		{"fd00::1", "fd00:1::1", true, true},
 		{"fd00::2", "fd00:1::2", false, true},
-		{"fd00::3", "fd00:1::4", false, false},
-		{"fd00::4", "fd00:1::3", false, false},
+		{"fd00::3", "fd00:1::4", true, true},
+		{"fd00::4", "fd00:1::3", true, true},
 		{"fd00::3", "fd00:1::3", false, false},
 	} {
 		tie, ok := p.planeEnds(netip.MustParseAddr(c.a), netip.MustParseAddr(c.b))
 		if tie != c.tie || ok != c.ok {
 			t.Errorf("planeEnds(%s, %s) = %v, %v, want %v, %v", c.a, c.b, tie, ok, c.tie, c.ok)
+		}
+	}
+}
+
+// TestPICSNodeOnOnePlane: a PICS node that lists its address on one plane
+// only, at a capture point with two planes whose node uses another
+// address on the other (the simulator's per-plane addressing,
+// dumpcap-loss.pcapng): the traffic ties that other address to the
+// declared node, as it ties two undeclared ones, so each QP is one
+// connection on both planes, with the verdicts the PICS listing both
+// addresses gives. The other end is declared on both planes, or not at
+// all.
+func TestPICSNodeOnOnePlane(t *testing.T) {
+	const capture = "../pcap/testdata/scenarios/dumpcap-loss.pcapng"
+	full, err := LoadPICS("testdata/dumpcap-loss.pics.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile("testdata/dumpcap-loss.pics.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := JudgeFile(capture, Options{PICS: full, Today: testDay})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, nodes := range []map[string][]string{
+		{"node0": full.Nodes["node0"], "node1": full.Nodes["node1"][:1]},
+		{"node1": full.Nodes["node1"][:1]},
+		{"node1": full.Nodes["node1"][1:]},
+	} {
+		var doc map[string]any
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			t.Fatal(err)
+		}
+		doc["nodes"] = nodes
+		b, err := json.Marshal(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := ParsePICS(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, jobs := range []int{1, 2} {
+			judgeOnePlane(t, capture, p, jobs, want, nodes)
+		}
+	}
+}
+
+// judgeOnePlane judges capture under p with jobs workers and compares
+// with want (TestPICSNodeOnOnePlane).
+func judgeOnePlane(t *testing.T, capture string, p *PICS, jobs int, want *Report, nodes map[string][]string) {
+	t.Helper()
+	rep, err := JudgeFile(capture, Options{PICS: p, Today: testDay, Jobs: jobs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Connections) != len(want.Connections) {
+		t.Errorf("nodes %v, %d jobs: %d connections, want %d", nodes, jobs, len(rep.Connections), len(want.Connections))
+	}
+	for _, c := range rep.Connections {
+		if !slices.Equal(c.Planes, []int{0, 1}) {
+			t.Errorf("nodes %v, %d jobs: connection %s %s→%s on planes %v, want [0 1]", nodes, jobs, c.ID, c.Requester, c.Responder, c.Planes)
+		}
+	}
+	for _, w := range want.Results {
+		if r, _ := rep.Result(w.Case.ID); r.Verdict != w.Verdict {
+			t.Errorf("nodes %v, %d jobs: %s %s (%s), want %s", nodes, jobs, w.Case.ID, r.Verdict, r.Reason, w.Verdict)
 		}
 	}
 }
