@@ -10,7 +10,7 @@ import (
 // SchemaVersion is the version of the JSON report (report-schema.md). It
 // changes in its major part when a field is removed or changes meaning,
 // and in its minor part when fields are added.
-const SchemaVersion = "1.4"
+const SchemaVersion = "1.5"
 
 // Version is the conformance toolkit's version, printed in reports.
 const Version = "0.1.0"

@@ -33,7 +33,9 @@ are in conformance/formats.md and conformance/report-schema.md.
 
 Several captures, or a directory of them, are judged in parallel (--jobs)
 into one report, text or json: a section per capture, in argument order,
-then a summary; the exit status is the worst of theirs.
+then a summary: a line per capture and a line per case over them all (its
+worst verdict, captures per verdict, observations and findings); the exit
+status is the worst of theirs.
 
 Exit status (the README's table "Results and exit status"): 0 PASS, at
 least one MUST case PASSed and none FAILed; 1 FAIL, a MUST case FAILed

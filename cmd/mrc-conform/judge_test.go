@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -188,6 +190,74 @@ func TestJudgeSHA256OnRequest(t *testing.T) {
 		}
 		if got := rep.Capture.SHA256; asked && got != want || !asked && got != "" {
 			t.Errorf("--sha256=%v: capture.sha256 %q (file's %s)", asked, got, want)
+		}
+	}
+}
+
+// TestJudgeSeveralCapturesCaseTotals (issue 12: several captures judged
+// into one report with a summary over all of them): the summary of
+// several captures gives, for each case, its verdict over them all (the
+// worst), how many captures gave each verdict, and the observations and
+// findings of them all, in JSON (summary.cases) and in text (a line per
+// case under the summary).
+func TestJudgeSeveralCapturesCaseTotals(t *testing.T) {
+	files := []string{ctd + "good.pcapng", ctd + "fault-gobackn.pcapng", ctd + "fault-bad-icrc.pcapng"}
+	args := append(slices.Clone(files), "--pics="+ctd+"reference.pics.json", "--today", "2026-06-01")
+	var stdout, stderr bytes.Buffer
+	runJudge(append(slices.Clone(args), "--format", "json"), &stdout, &stderr)
+	type caseJSON struct {
+		ID           string         `json:"id"`
+		Verdict      string         `json:"verdict"`
+		Verdicts     map[string]int `json:"verdicts"`
+		Checked      int            `json:"checked"`
+		FindingCount int            `json:"finding_count"`
+	}
+	var m struct {
+		Captures []struct {
+			Cases []caseJSON `json:"cases"`
+		} `json:"captures"`
+		Summary struct {
+			Cases []caseJSON `json:"cases"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &m); err != nil {
+		t.Fatal(err, stderr.String())
+	}
+	if len(m.Captures) != len(files) || len(m.Captures[0].Cases) == 0 {
+		t.Fatalf("%d captures, want %d with their cases", len(m.Captures), len(files))
+	}
+	rank := map[string]int{}
+	for i, v := range []string{"NOT-APPLICABLE", "NOT-SUPPORTED", "PASS", "INCONCLUSIVE", "NON-STRICT", "FAIL", "ERROR"} {
+		rank[v] = i
+	}
+	var want []caseJSON
+	for i, c := range m.Captures[0].Cases {
+		w := caseJSON{ID: c.ID, Verdict: c.Verdict, Verdicts: map[string]int{}}
+		for v := range rank {
+			w.Verdicts[v] = 0
+		}
+		for _, capture := range m.Captures {
+			o := capture.Cases[i]
+			w.Verdicts[o.Verdict]++
+			w.Checked += o.Checked
+			w.FindingCount += o.FindingCount
+			if rank[o.Verdict] > rank[w.Verdict] {
+				w.Verdict = o.Verdict
+			}
+		}
+		want = append(want, w)
+	}
+	if !reflect.DeepEqual(m.Summary.Cases, want) {
+		t.Errorf("summary.cases:\n%+v\nwant\n%+v", m.Summary.Cases, want)
+	}
+	stdout.Reset()
+	runJudge(args, &stdout, &stderr)
+	_, summary, _ := strings.Cut(stdout.String(), "== summary over 3 captures ==")
+	for _, w := range want {
+		line := fmt.Sprintf("%-22s %-14s", w.ID, w.Verdict)
+		if !strings.Contains(summary, line) || w.FindingCount > 0 && !strings.Contains(summary, fmt.Sprintf("%d findings", w.FindingCount)) {
+			t.Errorf("the text summary has no line %q with %d findings:\n%s", line, w.FindingCount, summary)
+			break
 		}
 	}
 }

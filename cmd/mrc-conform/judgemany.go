@@ -137,6 +137,20 @@ func writeManyText(w io.Writer, res []judged, exit int, o conformance.TextOption
 		s := r.rep.Summary
 		fmt.Fprintf(&b, "%-8s exit %-3d %s: MUST %d/%d passed, %d failed\n", s.Result, s.ExitCode, r.file, s.MustPassed, s.MustTotal, s.MustFailed)
 	}
+	if cases := caseTotals(res); len(cases) > 0 {
+		fmt.Fprintf(&b, "cases over the %d captures judged: the worst verdict, captures per verdict, observations and findings\n", judgedCount(res))
+		for _, c := range cases {
+			fmt.Fprintf(&b, "%-22s %-14s ", c.ID, c.Verdict)
+			sep := ""
+			for _, v := range conformance.Verdicts {
+				if n := c.Verdicts[v.String()]; n > 0 {
+					fmt.Fprintf(&b, "%s%s %d", sep, v, n)
+					sep = ", "
+				}
+			}
+			fmt.Fprintf(&b, "; %d checked, %d findings\n", c.Checked, c.FindingCount)
+		}
+	}
 	fmt.Fprintf(&b, "RESULT over %d captures: exit status %d (the worst of theirs)\n", len(res), exit)
 	_, err := w.Write(b.Bytes())
 	return err
@@ -154,6 +168,62 @@ type manySummary struct {
 	Captures int           `json:"captures"`
 	ExitCode int           `json:"exit_code"`
 	Each     []manyCapture `json:"each"`
+	Cases    []caseTotal   `json:"cases"`
+}
+
+// caseTotal is one case over the captures judged: its verdict over them
+// all (the worst), how many captures gave each verdict, and their
+// observations and findings together.
+type caseTotal struct {
+	ID           string         `json:"id"`
+	Verdict      string         `json:"verdict"`
+	Verdicts     map[string]int `json:"verdicts"`
+	Checked      int            `json:"checked"`
+	FindingCount int            `json:"finding_count"`
+}
+
+// caseTotals returns the cases of the captures judged (those that could
+// be read), in report order, each totalled over them.
+func caseTotals(res []judged) []caseTotal {
+	out := []caseTotal{}
+	var worst []conformance.Verdict
+	at := map[string]int{}
+	for _, r := range res {
+		if r.err != nil {
+			continue
+		}
+		for _, c := range r.rep.Results {
+			i, ok := at[c.Case.ID]
+			if !ok {
+				i, at[c.Case.ID] = len(out), len(out)
+				t := caseTotal{ID: c.Case.ID, Verdicts: map[string]int{}}
+				for _, v := range conformance.Verdicts {
+					t.Verdicts[v.String()] = 0
+				}
+				out, worst = append(out, t), append(worst, c.Verdict)
+			}
+			t := &out[i]
+			t.Verdicts[c.Verdict.String()]++
+			t.Checked += c.Checked
+			t.FindingCount += c.FindingCount
+			worst[i] = conformance.Worse(worst[i], c.Verdict)
+		}
+	}
+	for i := range out {
+		out[i].Verdict = worst[i].String()
+	}
+	return out
+}
+
+// judgedCount is how many of the captures could be read and judged.
+func judgedCount(res []judged) int {
+	n := 0
+	for _, r := range res {
+		if r.err == nil {
+			n++
+		}
+	}
+	return n
 }
 
 type manyCapture struct {
@@ -179,6 +249,7 @@ func writeManyJSON(w io.Writer, res []judged, exit int) error {
 		out.Captures = append(out.Captures, json.RawMessage(bytes.TrimSpace(b.Bytes())))
 		out.Summary.Each = append(out.Summary.Each, manyCapture{File: r.file, Result: r.rep.Summary.Result, ExitCode: r.rep.ExitCode()})
 	}
+	out.Summary.Cases = caseTotals(res)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
