@@ -156,9 +156,35 @@ const (
 	perPlaneBytes   = "one connection over both planes: rcvd_bytes counts both planes' payload, as the responder does (the split connection counted half of it and FAILed); the remaining differences rest on packets not seen at a sender-side point: INCONCLUSIVE"
 )
 
+// goldenName is the golden file of capture (a path relative to this
+// package) under pics: named by the capture's directory from the module
+// root, so that captures of one name in two directories have two.
 func goldenName(capture, pics string) string {
-	dir := filepath.Base(filepath.Dir(capture))
-	return filepath.Join("testdata", "golden", dir+"-"+captureBase(capture)+"."+pics+".txt")
+	dir := filepath.ToSlash(filepath.Join("conformance", filepath.Dir(capture)))
+	return filepath.Join("testdata", "golden", strings.ReplaceAll(dir, "/", "-")+"-"+captureBase(capture)+"."+pics+".txt")
+}
+
+// TestGoldenNamesUnique: captures of one name in different directories
+// (pcap/testdata, pcap/testdata/scenarios, conformance/testdata and its
+// e2e) have golden files of different names, and every golden capture
+// under every PICS has its own.
+func TestGoldenNamesUnique(t *testing.T) {
+	if a, b := goldenName("../pcap/testdata/good.pcapng", "default"), goldenName("testdata/good.pcapng", "default"); a == b {
+		t.Errorf("pcap/testdata/good.pcapng and conformance/testdata/good.pcapng share the golden file %s", a)
+	}
+	if a, b := goldenName("../pcap/testdata/scenarios/e2e.pcapng", "own"), goldenName("testdata/e2e/e2e.pcapng.gz", "own"); a == b {
+		t.Errorf("pcap/testdata/scenarios/e2e.pcapng and conformance/testdata/e2e/e2e.pcapng.gz share the golden file %s", a)
+	}
+	seen := map[string]string{}
+	for _, c := range goldenCaptures(t) {
+		for _, pics := range picsFor(c) {
+			name := goldenName(c, pics)
+			if other, ok := seen[name]; ok {
+				t.Errorf("%s and %s under the %s PICS share the golden file %s", other, c, pics, name)
+			}
+			seen[name] = c
+		}
+	}
 }
 
 // verdictLines renders what the golden files freeze: the capture's frame
