@@ -96,12 +96,16 @@ func TestValidCaseIDAsPattern(t *testing.T) {
 	}
 }
 
+// laterRuns counts TestRegisterLaterOnUse's runs in this process.
+var laterRuns int
+
 // TestRegisterLaterOnUse: a registration deferred with RegisterLater runs
 // once, on the first use of the whole catalog; judging a capture, which
 // reads only the passive cases, does not run it.
 func TestRegisterLaterOnUse(t *testing.T) {
+	laterRuns++ // a case of its own each run: go test -count N registers N
 	c := passiveCases[0]
-	c.ID, c.Mode, c.View = "MRC-WIRE-LATER-901", Active, ""
+	c.ID, c.Mode, c.View = fmt.Sprintf("MRC-WIRE-LATER-%03d", 900+laterRuns%100), Active, ""
 	runs := 0
 	RegisterLater(func() {
 		runs++
