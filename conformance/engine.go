@@ -227,6 +227,9 @@ type engine struct {
 
 	dec pcap.Decoder
 	rec pcap.Record
+	// tiePkt is where tieKey decodes a frame (the merger's, apart from
+	// the frame judged).
+	tiePkt wire.Packet
 	// pre is the next frame's record when a parallel worker decoded it
 	// already (record).
 	pre *pcap.Record

@@ -202,7 +202,7 @@ func judgeSequential(r *pcap.Reader, name string, opts Options, p *PICS) (*engin
 	e := newEngine(p)
 	e.loc = opts.CaptureLocation
 	var f pcap.Frame
-	m := merger{arrival: e.arrivesAtPoint, stable: r.Retain()}
+	m := merger{key: e.tieKey, point: e.tiePoint, stable: r.Retain()}
 	var rl releaser
 	if m.stable {
 		rl.r = r
@@ -244,6 +244,7 @@ func judgeSequential(r *pcap.Reader, name string, opts Options, p *PICS) (*engin
 	if m.late > 0 {
 		e.note("%d frames were judged after a frame with a later timestamp: their interface's timestamps go backwards, or they were more than %d frames out of order across interfaces", m.late, MaxReorder)
 	}
+	m.noteTies(e)
 	return e, nil
 }
 

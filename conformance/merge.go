@@ -41,19 +41,25 @@ type merger struct {
 	// (pcap.Reader.Retain): a waiting frame is then held by reference,
 	// not copied.
 	stable bool
-	// arrival, when set, reports whether a frame is addressed to the node
-	// its capture point is at (before's tie-break). It is asked only when
-	// the tie-break needs it.
-	arrival func(*pcap.Frame, *pcap.Interface) (point string, arrival bool)
+	// key, when set, gives a frame's tieKey. It is asked only of frames
+	// whose timestamp another interface's waiting frame shares.
+	key func(*pcap.Frame, *pcap.Interface) tieKey
+	// point, when set, gives a frame's capture point, asked of the same
+	// frames.
+	point func(*pcap.Frame, *pcap.Interface) string
 	// interleaved is set once a frame is read with a timestamp earlier
-	// than one read before it (before's tie-break); maxIn is the latest
-	// timestamp read.
+	// than one read before it (the file is written in runs per
+	// interface); maxIn is the latest timestamp read.
 	interleaved bool
 	maxIn       int64
 	// late counts frames judged after a frame with a later timestamp.
 	late   int
 	lastNs int64
 	anyOut bool
+	// ties counts frames judged while another interface of their capture
+	// point had a frame of the same timestamp waiting: their place among
+	// that interface's frames came from tie keys (ties.go).
+	ties int
 }
 
 type mslot struct {
@@ -64,43 +70,15 @@ type mslot struct {
 	// own is set when f.Data is not the reader's (a copy): unpinOldest skips
 	// it.
 	own bool
-	// arrival: addressed to the node the capture point is at; point: the
-	// capture point; both once asked (asked).
-	asked   bool
-	arrival bool
+	// key is the frame's tieKey, once asked (keyed); point its capture
+	// point, once asked (pointed).
+	keyed   bool
+	key     tieKey
+	pointed bool
 	point   string
-}
-
-// before orders two waiting frames: by timestamp, then by their place in
-// the file. A file in timestamp order (one writer) says in which order
-// frames of one clock tick were seen, so its order decides. Once the file
-// shows it was written in runs per interface (interleaved: a frame earlier
-// than one read before it, as dumpcap writes), file order across
-// interfaces means nothing, and at equal timestamps at one capture point a
-// frame arriving at the node the point is at goes before one it sends,
-// since what a node receives can cause what it sends in the same tick but
-// not the reverse.
-func (m *merger) before(a, b *mslot) bool {
-	if a.ns != b.ns {
-		return a.ns < b.ns
-	}
-	if m.interleaved && m.arrival != nil {
-		m.ask(a)
-		m.ask(b)
-		if a.arrival != b.arrival && a.point == b.point {
-			return a.arrival
-		}
-	}
-	return a.f.Number < b.f.Number
-}
-
-// ask fills a waiting frame's capture point and arrival, once.
-func (m *merger) ask(s *mslot) {
-	if s.asked {
-		return
-	}
-	s.point, s.arrival = m.arrival(&s.f, s.in)
-	s.asked = true
+	// gone: judged ahead of its place in the merger's order, which
+	// frees the slot when it reaches it.
+	gone bool
 }
 
 // ipDst returns a frame's IP destination address for plain encapsulations
@@ -164,11 +142,10 @@ func (m *merger) push(f *pcap.Frame, in *pcap.Interface, declared int, emit func
 		s.f.Data = s.buf
 	}
 	s.ns = ns
-	s.asked = false
+	s.keyed, s.pointed = false, false
 	s.in = in
 	if ns < m.maxIn {
-		m.interleaved = true
-		m.order = mqueue{}
+		m.dropOrder()
 	} else {
 		m.maxIn = ns
 	}
@@ -182,7 +159,7 @@ func (m *merger) push(f *pcap.Frame, in *pcap.Interface, declared int, emit func
 	q.push(i)
 	m.held++
 	for m.held > MaxReorder || m.waiting == len(m.queues) {
-		if !m.emitOne(emit) {
+		if !m.emitOne(emit, m.held > MaxReorder) {
 			break
 		}
 	}
@@ -236,36 +213,110 @@ const slotBlock = 128
 // at returns slot i.
 func (m *merger) at(i int) *mslot { return &m.blocks[uint(i)/slotBlock][uint(i)%slotBlock] }
 
-// emitOne emits the earliest head; false when nothing is held.
-func (m *merger) emitOne(emit func(*pcap.Frame, *pcap.Interface)) bool {
+// emitOne emits the earliest head; false when nothing is held, or when
+// frames of one tick wait on two interfaces and one of them may still
+// receive more of that tick (pickTie), unless force.
+func (m *merger) emitOne(emit func(*pcap.Frame, *pcap.Interface), force bool) bool {
 	if m.held == 0 {
 		return false
 	}
-	var bs *mslot
 	var bq *mqueue
 	if !m.interleaved {
-		bs = m.at(m.order.pop())
-		bq = &m.queues[bs.f.Interface]
-	} else {
-		for id := range m.queues {
-			q := &m.queues[id]
-			if q.size == 0 {
-				continue
-			}
-			if s := m.at(q.front()); bs == nil || m.before(s, bs) {
-				bs, bq = s, q
-			}
+		if bq = m.ordered(force); bq == nil {
+			return false
 		}
+	} else if bq = m.earliest(force); bq == nil {
+		return false
 	}
 	best := bq.pop()
+	bs := m.at(best)
 	if bq.size == 0 {
 		m.waiting--
 	}
 	m.held--
 	m.note(bs.ns)
 	emit(&bs.f, bs.in)
-	m.free = append(m.free, best)
+	if !bs.gone {
+		m.free = append(m.free, best)
+	}
 	return true
+}
+
+// ordered returns the queue whose head is judged next while the file is
+// in timestamp order: the first frame read, unless frames of other
+// interfaces share its timestamp (the frames after it in the file), when
+// pickTie decides; the tick is whole once a later frame is read. A frame
+// judged ahead of its place in the file is marked gone in order, and its
+// slot freed when order reaches it. nil when pickTie says to wait.
+func (m *merger) ordered(force bool) *mqueue {
+	for m.at(m.order.front()).gone {
+		i := m.order.pop()
+		m.at(i).gone = false
+		m.free = append(m.free, i)
+	}
+	s := m.at(m.order.front())
+	q := &m.queues[s.f.Interface]
+	tie := false
+	for k := 1; k < m.order.size; k++ {
+		t := m.at(m.order.idx[(m.order.head+k)&(len(m.order.idx)-1)])
+		if t.ns != s.ns {
+			break
+		}
+		if !t.gone && t.f.Interface != s.f.Interface {
+			tie = true
+			break
+		}
+	}
+	if !tie {
+		m.order.pop()
+		return q
+	}
+	w := m.pickTie(s.ns, force || m.maxIn > s.ns)
+	switch {
+	case w == q:
+		m.order.pop()
+	case w != nil:
+		m.at(w.front()).gone = true
+	}
+	return w
+}
+
+// dropOrder stops taking frames in file order (the file is not in
+// timestamp order), freeing the slots of frames judged ahead of it.
+func (m *merger) dropOrder() {
+	for m.order.size > 0 {
+		if i := m.order.pop(); m.at(i).gone {
+			m.at(i).gone = false
+			m.free = append(m.free, i)
+		}
+	}
+	m.interleaved = true
+	m.order = mqueue{}
+}
+
+// earliest returns the queue whose head is judged next: the earliest
+// head, and among heads of one tick the one pickTie picks; nil when
+// pickTie says to wait.
+func (m *merger) earliest(force bool) *mqueue {
+	var bq *mqueue
+	var bns int64
+	n := 0
+	for id := range m.queues {
+		q := &m.queues[id]
+		if q.size == 0 {
+			continue
+		}
+		switch ns := m.at(q.front()).ns; {
+		case bq == nil || ns < bns:
+			bq, bns, n = q, ns, 1
+		case ns == bns:
+			n++
+		}
+	}
+	if n < 2 {
+		return bq
+	}
+	return m.pickTie(bns, force)
 }
 
 // note counts a frame emitted behind one already emitted.
@@ -281,7 +332,7 @@ func (m *merger) note(ns int64) {
 
 // flush emits every frame held.
 func (m *merger) flush(emit func(*pcap.Frame, *pcap.Interface)) {
-	for m.emitOne(emit) {
+	for m.emitOne(emit, true) {
 	}
 }
 

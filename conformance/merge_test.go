@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -56,33 +58,74 @@ func TestMergerRuns(t *testing.T) {
 	}
 }
 
-// TestMergerTiesKeepFileOrder: a file in timestamp order (one writer) whose
-// frames of one clock tick alternate between two planes, with a frame the
-// capture point's node sends among arrivals, comes out in file order. The
-// arrival-first tie-break is for files written in runs per interface; on
-// an ordered file it let one plane's later arrivals overtake the other's
-// earlier ones stuck behind a send, and the judge then took first
-// transmissions for resends (the in-process run's capture, 2026-12-01).
-func TestMergerTiesKeepFileOrder(t *testing.T) {
+// tieTestFrame is a frame of TestMergerTies*: its interface, and the
+// tie key its one data byte stands for.
+type tieTestFrame struct {
+	id  int
+	key tieKey
+}
+
+// mergeTies pushes frames, all at one timestamp, in file order (their
+// Number is their index plus one) and returns the Numbers in the order
+// the merger emits them.
+func mergeTies(frames []tieTestFrame) []int {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	in := [2]pcap.Interface{{Point: "tester", Plane: 0}, {Point: "tester", Plane: 1}}
-	// Interfaces of frames 1..7, all at t0; frame 2 is sent by the node.
-	ifs := []int{0, 0, 1, 1, 0, 0, 1}
-	m := merger{arrival: func(f *pcap.Frame, _ *pcap.Interface) (string, bool) { return "tester", f.Number != 2 }}
+	var in [2]pcap.Interface
+	m := merger{key: func(f *pcap.Frame, _ *pcap.Interface) tieKey { return frames[f.Data[0]].key }}
 	var out []int
 	emit := func(f *pcap.Frame, _ *pcap.Interface) { out = append(out, f.Number) }
-	for i, id := range ifs {
-		f := pcap.Frame{Number: i + 1, Timestamp: t0, Interface: id, Data: []byte{byte(i)}}
-		m.push(&f, &in[id], 2, emit)
+	for i, fr := range frames {
+		f := pcap.Frame{Number: i + 1, Timestamp: t0, Interface: fr.id, Data: []byte{byte(i)}}
+		m.push(&f, &in[fr.id], 2, emit)
 	}
 	m.flush(emit)
-	for i := range out {
-		if out[i] != i+1 {
-			t.Fatalf("frames came out as %v, want file order", out)
+	return out
+}
+
+// TestMergerTiesSendBeforeArrivals: at one capture point, in one clock
+// tick, interface 0 holds an arrival (PSN 1), a SACK its node sends
+// (claiming PSN 1), then arrivals (PSNs 5, 6); interface 1 holds arrivals
+// (PSNs 3, 4, 7). Arrivals go before sends, but the SACK goes before the
+// arrivals behind it on its own interface, so no arrival overtakes one of
+// a lower PSN (the in-process run's capture, 2026-12-01: PSN 7 before 5
+// and 6 made first transmissions resends). The order is the same whether
+// the file holds the frames in that order or interface by interface.
+func TestMergerTiesSendBeforeArrivals(t *testing.T) {
+	arr := func(id int, psn uint32) tieTestFrame {
+		return tieTestFrame{id, tieKey{rank: 0, mrc: true, pos: psn, qp: 0x101}}
+	}
+	sack := tieTestFrame{0, tieKey{rank: 1, mrc: true, kind: seqCum, pos: 1, qp: 0x201}}
+	inOrder := []tieTestFrame{arr(0, 1), sack, arr(1, 3), arr(1, 4), arr(0, 5), arr(0, 6), arr(1, 7)}
+	byIface := []tieTestFrame{arr(1, 3), arr(1, 4), arr(1, 7), arr(0, 1), sack, arr(0, 5), arr(0, 6)}
+	psns := func(frames []tieTestFrame, order []int) []string {
+		var out []string
+		for _, n := range order {
+			k := frames[n-1].key
+			out = append(out, fmt.Sprintf("%d:%d", k.kind, k.pos))
+		}
+		return out
+	}
+	want := []string{"0:1", "0:3", "0:4", "1:1", "0:5", "0:6", "0:7"}
+	for name, frames := range map[string][]tieTestFrame{"in order": inOrder, "by interface": byIface} {
+		if got := psns(frames, mergeTies(frames)); !slices.Equal(got, want) {
+			t.Errorf("%s: frames (kind:pos) came out as %v, want %v", name, got, want)
 		}
 	}
-	if m.interleaved {
-		t.Error("an ordered file was taken for one written in runs")
+}
+
+// TestMergerTiesFeedbackByClaim: two SACKs of one clock tick on two
+// planes, claiming up to PSN 28 (interface 0) and 32 (interface 1), come
+// out in the order of their claims whichever the file holds first: in
+// the file's order, cack_psn 28 after 32 "moved backward" (MRC-RSP-SACK-001
+// on dumpcap-loss rejoined by mergecap -a).
+func TestMergerTiesFeedbackByClaim(t *testing.T) {
+	s28 := tieTestFrame{0, tieKey{rank: 1, mrc: true, kind: seqCum, pos: 28}}
+	s32 := tieTestFrame{1, tieKey{rank: 1, mrc: true, kind: seqCum, pos: 32}}
+	for _, frames := range [][]tieTestFrame{{s28, s32}, {s32, s28}} {
+		out := mergeTies(frames)
+		if first := frames[out[0]-1].key.pos; first != 28 {
+			t.Errorf("file order %v: the SACK claiming %d came first", []uint32{frames[0].key.pos, frames[1].key.pos}, first)
+		}
 	}
 }
 

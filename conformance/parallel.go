@@ -400,9 +400,10 @@ type pointClock struct {
 func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int) (*engine, error) {
 	j := startParallel(r, opts, p, jobs)
 	var f pcap.Frame
-	// The merger asks an engine of its own where frames arrive: the
-	// shards' engines are theirs.
-	m := merger{arrival: newEngine(p).arrivesAtPoint, stable: j.stable}
+	// The merger asks an engine of its own for tie keys: the shards'
+	// engines are theirs.
+	te := newEngine(p)
+	m := merger{key: te.tieKey, point: te.tiePoint, stable: j.stable}
 	var rl releaser
 	if j.stable {
 		rl.r = r
@@ -450,6 +451,7 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 	if m.late > 0 {
 		e.note("%d frames were judged after a frame with a later timestamp: their interface's timestamps go backwards, or they were more than %d frames out of order across interfaces", m.late, MaxReorder)
 	}
+	m.noteTies(e)
 	return e, nil
 }
 

@@ -1,0 +1,242 @@
+package conformance
+
+import (
+	"bytes"
+
+	"github.com/openmrc/mrc/pcap"
+	"github.com/openmrc/mrc/wire"
+)
+
+// Frames of one clock tick on different interfaces have no order the
+// capture can show: each interface is timestamped apart, and a capture
+// tool writes the interfaces in whatever order it likes (dumpcap in runs,
+// mergecap -a one after the other, mergecap at equal timestamps by input
+// file). The merger therefore never takes their order from the file. It
+// gives them the order their traffic implies, so that the verdicts are
+// the same whatever the tool wrote:
+//
+//   - at a capture point, a frame arriving at the node the point is at
+//     goes before one it sends: what a node receives can cause what it
+//     sends in the same tick, not the reverse;
+//   - then by the PSN a frame stands at in its sender's sequence: writes
+//     by PSN, SACKs and ACKs by their cumulative PSN (cack_psn, an ACK's
+//     PSN), NACKs by the PSN they refuse; a write before feedback of the
+//     same PSN, which acknowledges it;
+//   - then by kind and destination QP, and by the frame's bytes, so that
+//     unrelated frames, too, are ordered by what they hold.
+//
+// Capture points are judged apart (each has its own connections), so
+// frames of one tick at different points go by the points' names, and
+// only frames of one point by their traffic.
+//
+// Each interface keeps its own order, so a frame can go first only with
+// the frames ahead of it on its interface. Two interfaces' heads are
+// therefore ordered by what their interfaces hold of the tick
+// (queueFirst): an interface goes first when a frame of its tick goes
+// before the other's head in the same sequence (same kind, same
+// destination QP), so that a SACK sent ahead of arrivals on one plane
+// goes before the other plane's arrivals of higher PSNs, not after them.
+// Only frames of one sequence decide so, since the order of unrelated
+// frames says nothing about each other; otherwise the heads' keys decide.
+
+// tieScan bounds the frames of one tick of one interface that the merger
+// looks at to order it against another interface's; a tick with more is
+// ordered by its first tieScan frames.
+const tieScan = 64
+
+// tieKey orders a frame among frames of its timestamp on other
+// interfaces (the order above).
+type tieKey struct {
+	rank uint8 // 0: arrives at the node its capture point is at; 1: anything else
+	mrc  bool  // an MRC frame: kind, pos and qp are set
+	kind seqKind
+	pos  uint32 // its place in its sequence: a PSN (see tieKey)
+	qp   uint32 // BTH destination QP: frames of one sequence share it
+	// point is the frame's capture point: ties counts the frames ordered
+	// by a tie at one point.
+	point string
+}
+
+// seqKind is the sequence a frame's pos is a place in: frames of one kind
+// and destination QP are of one sequence.
+type seqKind uint8
+
+const (
+	seqWrite seqKind = iota // its PSN
+	seqCum                  // SACK, ACK: the cumulative PSN
+	seqNACK                 // the PSN refused
+	seqProbe                // the BTH PSN, as for the kinds below
+	seqEndpointReq
+	seqEndpointResp
+)
+
+// before reports whether k goes before o.
+func (k *tieKey) before(o *tieKey) bool {
+	switch {
+	case k.rank != o.rank:
+		return k.rank < o.rank
+	case k.mrc != o.mrc:
+		return k.mrc
+	case psnAfter(o.pos, k.pos) || psnAfter(k.pos, o.pos):
+		return psnAfter(o.pos, k.pos)
+	case k.kind != o.kind:
+		return k.kind < o.kind
+	}
+	return k.qp < o.qp
+}
+
+// tieKey returns frame f's tieKey.
+func (e *engine) tieKey(f *pcap.Frame, in *pcap.Interface) tieKey {
+	k := tieKey{rank: 1}
+	if _, arrives := e.arrivesAtPoint(f, in); arrives {
+		k.rank = 0
+	}
+	p := &e.tiePkt
+	if e.codec.Decode(f.Data, p) != nil {
+		return k
+	}
+	k.mrc, k.qp, k.pos = true, p.BTH.DestQP, p.BTH.PSN
+	switch op := p.BTH.Opcode; {
+	case op.IsWrite():
+		k.kind = seqWrite
+	case op == wire.OpSACK:
+		k.kind, k.pos = seqCum, p.SETH.CACKPSN
+	case op == wire.OpAcknowledge:
+		k.kind = seqCum
+	case op == wire.OpNACK:
+		k.kind = seqNACK
+	case op == wire.OpProbe:
+		k.kind = seqProbe
+	case op == wire.OpEndpointReq:
+		k.kind = seqEndpointReq
+	default:
+		k.kind = seqEndpointResp
+	}
+	return k
+}
+
+// tiePoint returns the capture point of a frame (of interface in).
+func (e *engine) tiePoint(f *pcap.Frame, in *pcap.Interface) string {
+	return e.view(f.Interface, in).point
+}
+
+// pointOf returns a waiting frame's capture point, asked once.
+func (m *merger) pointOf(s *mslot) string {
+	if !s.pointed {
+		s.point = ""
+		if m.point != nil {
+			s.point = m.point(&s.f, s.in)
+		}
+		s.pointed = true
+	}
+	return s.point
+}
+
+// keyOf returns a waiting frame's tieKey, asked once.
+func (m *merger) keyOf(s *mslot) *tieKey {
+	if !s.keyed {
+		s.key = tieKey{}
+		if m.key != nil {
+			s.key = m.key(&s.f, s.in)
+		}
+		s.keyed = true
+	}
+	return &s.key
+}
+
+// queueAt returns the k-th frame waiting in q.
+func (m *merger) queueAt(q *mqueue, k int) *mslot {
+	return m.at(q.idx[(q.head+k)&(len(q.idx)-1)])
+}
+
+// tickWhole reports whether q holds all of its frames of tick ns it will
+// hold (a frame after them) or tieScan of them.
+func (m *merger) tickWhole(q *mqueue, ns int64) bool {
+	if m.queueAt(q, q.size-1).ns != ns {
+		return true
+	}
+	return q.size >= tieScan
+}
+
+// mustPrecede reports whether a frame of q's tick ns, from its head on
+// (at most tieScan of them), is of b's sequence (kind and QP) and goes
+// before it.
+func (m *merger) mustPrecede(q *mqueue, ns int64, b *tieKey) bool {
+	if !b.mrc {
+		return false
+	}
+	for k := 0; k < min(q.size, tieScan); k++ {
+		s := m.queueAt(q, k)
+		if s.ns != ns {
+			break
+		}
+		if key := m.keyOf(s); key.mrc && key.kind == b.kind && key.qp == b.qp && key.before(b) {
+			return true
+		}
+	}
+	return false
+}
+
+// pickTie returns, among the queues whose heads share the earliest
+// timestamp ns, the one whose head is judged next (queueFirst; the
+// interface declared first when nothing tells them apart), and counts a
+// tie at one capture point. It returns nil when a queue of the tick may
+// still receive frames of it, unless force.
+func (m *merger) pickTie(ns int64, force bool) *mqueue {
+	if !force {
+		for id := range m.queues {
+			q := &m.queues[id]
+			if q.size > 0 && m.queueAt(q, 0).ns == ns && !m.tickWhole(q, ns) {
+				return nil
+			}
+		}
+	}
+	var bq *mqueue
+	for id := range m.queues {
+		q := &m.queues[id]
+		if q.size > 0 && m.queueAt(q, 0).ns == ns && (bq == nil || m.queueFirst(q, bq, ns)) {
+			bq = q
+		}
+	}
+	if m.samePointTie(bq, ns) {
+		m.ties++
+	}
+	return bq
+}
+
+// samePointTie reports whether a queue other than q has a frame of tick
+// ns at its head at q's head's capture point.
+func (m *merger) samePointTie(q *mqueue, ns int64) bool {
+	pt := m.pointOf(m.queueAt(q, 0))
+	for id := range m.queues {
+		r := &m.queues[id]
+		if r != q && r.size > 0 && m.queueAt(r, 0).ns == ns && m.pointOf(m.queueAt(r, 0)) == pt {
+			return true
+		}
+	}
+	return false
+}
+
+// queueFirst reports whether q's head goes before r's, both of tick ns.
+func (m *merger) queueFirst(q, r *mqueue, ns int64) bool {
+	a, b := m.queueAt(q, 0), m.queueAt(r, 0)
+	if pa, pb := m.pointOf(a), m.pointOf(b); pa != pb {
+		return pa < pb
+	}
+	ka, kb := m.keyOf(a), m.keyOf(b)
+	if qm, rm := m.mustPrecede(q, ns, kb), m.mustPrecede(r, ns, ka); qm != rm {
+		return qm
+	}
+	if ka.before(kb) || kb.before(ka) {
+		return ka.before(kb)
+	}
+	return bytes.Compare(a.f.Data, b.f.Data) < 0
+}
+
+// noteTies notes how many frames had their order across the interfaces
+// of their capture point decided by tie keys.
+func (m *merger) noteTies(e *engine) {
+	if m.ties > 0 {
+		e.note("%d frames shared their timestamp with a frame of another interface of their capture point: they were judged in the order their traffic implies (arrivals at the point's node first, then requests by PSN and feedback by its cumulative PSN), whatever order the capture tool wrote them in", m.ties)
+	}
+}
