@@ -52,6 +52,8 @@ type merger struct {
 	// interface); maxIn is the latest timestamp read.
 	interleaved bool
 	maxIn       int64
+	// cand holds the IDs of the queues of one tick pickTie chooses among.
+	cand []int
 	// late counts frames judged after a frame with a later timestamp.
 	late   int
 	lastNs int64
@@ -254,24 +256,25 @@ func (m *merger) ordered(force bool) *mqueue {
 		m.at(i).gone = false
 		m.free = append(m.free, i)
 	}
-	s := m.at(m.order.front())
+	si := m.order.front()
+	s := m.at(si)
 	q := &m.queues[s.f.Interface]
-	tie := false
+	m.cand = append(m.cand[:0], s.f.Interface)
 	for k := 1; k < m.order.size; k++ {
-		t := m.at(m.order.idx[(m.order.head+k)&(len(m.order.idx)-1)])
+		ti := m.order.idx[(m.order.head+k)&(len(m.order.idx)-1)]
+		t := m.at(ti)
 		if t.ns != s.ns {
 			break
 		}
-		if !t.gone && t.f.Interface != s.f.Interface {
-			tie = true
-			break
+		if id := t.f.Interface; !t.gone && m.queues[id].front() == ti {
+			m.cand = append(m.cand, id)
 		}
 	}
-	if !tie {
+	if len(m.cand) == 1 {
 		m.order.pop()
 		return q
 	}
-	w := m.pickTie(s.ns, force || m.maxIn > s.ns)
+	w := m.pickTie(s.ns, force || m.maxIn > s.ns, m.cand)
 	switch {
 	case w == q:
 		m.order.pop()
@@ -300,7 +303,6 @@ func (m *merger) dropOrder() {
 func (m *merger) earliest(force bool) *mqueue {
 	var bq *mqueue
 	var bns int64
-	n := 0
 	for id := range m.queues {
 		q := &m.queues[id]
 		if q.size == 0 {
@@ -308,15 +310,16 @@ func (m *merger) earliest(force bool) *mqueue {
 		}
 		switch ns := m.at(q.front()).ns; {
 		case bq == nil || ns < bns:
-			bq, bns, n = q, ns, 1
+			bq, bns = q, ns
+			m.cand = append(m.cand[:0], id)
 		case ns == bns:
-			n++
+			m.cand = append(m.cand, id)
 		}
 	}
-	if n < 2 {
+	if len(m.cand) < 2 {
 		return bq
 	}
-	return m.pickTie(bns, force)
+	return m.pickTie(bns, force, m.cand)
 }
 
 // note counts a frame emitted behind one already emitted.

@@ -50,11 +50,8 @@ type tieKey struct {
 	rank uint8 // 0: arrives at the node its capture point is at; 1: anything else
 	mrc  bool  // an MRC frame: kind, pos and qp are set
 	kind seqKind
-	pos  uint32 // its place in its sequence: a PSN (see tieKey)
+	pos  uint32 // its place in its sequence: a PSN (see seqKind)
 	qp   uint32 // BTH destination QP: frames of one sequence share it
-	// point is the frame's capture point: ties counts the frames ordered
-	// by a tie at one point.
-	point string
 }
 
 // seqKind is the sequence a frame's pos is a place in: frames of one kind
@@ -91,17 +88,34 @@ func (e *engine) tieKey(f *pcap.Frame, in *pcap.Interface) tieKey {
 	if _, arrives := e.arrivesAtPoint(f, in); arrives {
 		k.rank = 0
 	}
-	p := &e.tiePkt
-	if e.codec.Decode(f.Data, p) != nil {
+	b := f.Data
+	var op wire.Opcode
+	if off, ok := e.plainBTH(b); ok {
+		op, k.qp, k.pos = wire.Opcode(b[off]), u24(b[off+5:]), u24(b[off+9:])
+		if op == wire.OpSACK {
+			if len(b) < off+wire.BTHLen+wire.SETHLen {
+				return k
+			}
+			k.pos = u24(b[off+wire.BTHLen+13:]) // cack_psn
+		}
+	} else {
+		p := &e.tiePkt
+		if e.codec.Decode(b, p) != nil {
+			return k
+		}
+		op, k.qp, k.pos = p.BTH.Opcode, p.BTH.DestQP, p.BTH.PSN
+		if op == wire.OpSACK {
+			k.pos = p.SETH.CACKPSN
+		}
+	}
+	if !op.Valid() {
 		return k
 	}
-	k.mrc, k.qp, k.pos = true, p.BTH.DestQP, p.BTH.PSN
-	switch op := p.BTH.Opcode; {
+	k.mrc = true
+	switch {
 	case op.IsWrite():
 		k.kind = seqWrite
-	case op == wire.OpSACK:
-		k.kind, k.pos = seqCum, p.SETH.CACKPSN
-	case op == wire.OpAcknowledge:
+	case op == wire.OpSACK, op == wire.OpAcknowledge:
 		k.kind = seqCum
 	case op == wire.OpNACK:
 		k.kind = seqNACK
@@ -114,6 +128,33 @@ func (e *engine) tieKey(f *pcap.Frame, in *pcap.Interface) tieKey {
 	}
 	return k
 }
+
+// plainBTH returns the offset of a frame's BTH when the frame is plain:
+// up to two VLAN tags, IPv4, or IPv6 without extension headers, then UDP
+// to a port of the codec's. Other frames are decoded whole (tieKey): a
+// key needs only the BTH and a SACK's cack_psn.
+func (e *engine) plainBTH(b []byte) (int, bool) {
+	off, et, ok := ipHeader(b)
+	if !ok {
+		return 0, false
+	}
+	udp := off + 40
+	if et == 0x0800 {
+		if b[off+9] != 17 || b[off+6]&0x3F|b[off+7] != 0 {
+			return 0, false // not UDP, or a fragment
+		}
+		udp = off + int(b[off]&0xF)*4
+	} else if b[off+6] != 17 {
+		return 0, false
+	}
+	if len(b) < udp+8+wire.BTHLen || !e.codec.AcceptsPort(uint16(b[udp+2])<<8|uint16(b[udp+3])) {
+		return 0, false
+	}
+	return udp + 8, true
+}
+
+// u24 reads a 24-bit big-endian number.
+func u24(b []byte) uint32 { return uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2]) }
 
 // tiePoint returns the capture point of a frame (of interface in).
 func (e *engine) tiePoint(f *pcap.Frame, in *pcap.Interface) string {
@@ -177,48 +218,39 @@ func (m *merger) mustPrecede(q *mqueue, ns int64, b *tieKey) bool {
 	return false
 }
 
-// pickTie returns, among the queues whose heads share the earliest
-// timestamp ns, the one whose head is judged next (queueFirst; the
-// interface declared first when nothing tells them apart), and counts a
-// tie at one capture point. It returns nil when a queue of the tick may
-// still receive frames of it, unless force.
-func (m *merger) pickTie(ns int64, force bool) *mqueue {
+// pickTie returns, among the queues cand (by ID) whose heads share the
+// earliest timestamp ns, the one whose head is judged next (queueFirst),
+// and counts a tie at one capture point. It returns nil when a queue of
+// the tick may still receive frames of it, unless force.
+func (m *merger) pickTie(ns int64, force bool, cand []int) *mqueue {
 	if !force {
-		for id := range m.queues {
-			q := &m.queues[id]
-			if q.size > 0 && m.queueAt(q, 0).ns == ns && !m.tickWhole(q, ns) {
+		for _, id := range cand {
+			if !m.tickWhole(&m.queues[id], ns) {
 				return nil
 			}
 		}
 	}
-	var bq *mqueue
-	for id := range m.queues {
-		q := &m.queues[id]
-		if q.size > 0 && m.queueAt(q, 0).ns == ns && (bq == nil || m.queueFirst(q, bq, ns)) {
-			bq = q
+	best := cand[0]
+	for _, id := range cand[1:] {
+		if m.queueFirst(id, best, ns) {
+			best = id
 		}
 	}
-	if m.samePointTie(bq, ns) {
-		m.ties++
-	}
-	return bq
-}
-
-// samePointTie reports whether a queue other than q has a frame of tick
-// ns at its head at q's head's capture point.
-func (m *merger) samePointTie(q *mqueue, ns int64) bool {
-	pt := m.pointOf(m.queueAt(q, 0))
-	for id := range m.queues {
-		r := &m.queues[id]
-		if r != q && r.size > 0 && m.queueAt(r, 0).ns == ns && m.pointOf(m.queueAt(r, 0)) == pt {
-			return true
+	pt := m.pointOf(m.queueAt(&m.queues[best], 0))
+	for _, id := range cand {
+		if id != best && m.pointOf(m.queueAt(&m.queues[id], 0)) == pt {
+			m.ties++
+			break
 		}
 	}
-	return false
+	return &m.queues[best]
 }
 
-// queueFirst reports whether q's head goes before r's, both of tick ns.
-func (m *merger) queueFirst(q, r *mqueue, ns int64) bool {
+// queueFirst reports whether the head of queue qi goes before that of
+// queue ri, both of tick ns; the interface declared first when nothing
+// tells them apart.
+func (m *merger) queueFirst(qi, ri int, ns int64) bool {
+	q, r := &m.queues[qi], &m.queues[ri]
 	a, b := m.queueAt(q, 0), m.queueAt(r, 0)
 	if pa, pb := m.pointOf(a), m.pointOf(b); pa != pb {
 		return pa < pb
@@ -230,7 +262,10 @@ func (m *merger) queueFirst(q, r *mqueue, ns int64) bool {
 	if ka.before(kb) || kb.before(ka) {
 		return ka.before(kb)
 	}
-	return bytes.Compare(a.f.Data, b.f.Data) < 0
+	if c := bytes.Compare(a.f.Data, b.f.Data); c != 0 {
+		return c < 0
+	}
+	return qi < ri
 }
 
 // noteTies notes how many frames had their order across the interfaces
