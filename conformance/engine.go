@@ -230,6 +230,8 @@ type engine struct {
 	// tiePkt is where tieKey decodes a frame (the merger's, apart from
 	// the frame judged).
 	tiePkt wire.Packet
+	// tieName is nodeHash's scratch buffer.
+	tieName []byte
 	// pre is the next frame's record when a parallel worker decoded it
 	// already (record).
 	pre *pcap.Record

@@ -202,7 +202,14 @@ func judgeSequential(r *pcap.Reader, name string, opts Options, p *PICS) (*engin
 	e := newEngine(p)
 	e.loc = opts.CaptureLocation
 	var f pcap.Frame
-	m := merger{key: e.tieKey, point: e.tiePoint, stable: r.Retain()}
+	// The merger asks an engine of its own for tie keys, which names no
+	// address while judging (tieKey's nodeHash), as judgeParallel's.
+	te := newEngine(p)
+	m := merger{key: te.tieKey, point: te.tiePoint, stable: r.Retain()}
+	place := func(l *planeLearning) {
+		e.place(l)
+		te.place(l)
+	}
 	var rl releaser
 	if m.stable {
 		rl.r = r
@@ -233,13 +240,13 @@ func judgeSequential(r *pcap.Reader, name string, opts Options, p *PICS) (*engin
 		if la.hold(r, &f, in) {
 			continue
 		}
-		la.release(p, e.place, push)
+		la.release(p, place, push)
 		push(&f, in)
 		if rl.due(f.Offset) {
 			rl.release(f.Offset, m.unpinOldest(f.Offset-pinSpan, f.Offset))
 		}
 	}
-	la.release(p, e.place, push)
+	la.release(p, place, push)
 	m.flush(emit)
 	if m.late > 0 {
 		e.note("%d frames were judged after a frame with a later timestamp: their interface's timestamps go backwards, or they were more than %d frames out of order across interfaces", m.late, MaxReorder)

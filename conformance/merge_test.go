@@ -172,3 +172,44 @@ func TestMergerSilentStartByReference(t *testing.T) {
 		t.Errorf("%d frames emitted once both interfaces had one, want %d", emitted, n)
 	}
 }
+
+// TestMergerTiesSequencePerNodePair: one clock tick carries two senders'
+// writes to one QP number (the simulator's incast capture starts with
+// 2,928 frames at time 0, its senders' QPs all 0x101) spread over three
+// interfaces. Each sender's writes come out in PSN order: a head waits
+// while another interface holds an earlier PSN of its own sender, and the
+// other sender's PSNs say nothing about it.
+func TestMergerTiesSequencePerNodePair(t *testing.T) {
+	w := func(id int, pair uint64, psn uint32) tieTestFrame {
+		return tieTestFrame{id, tieKey{rank: 1, mrc: true, pos: psn, qp: 0x101, pair: pair}}
+	}
+	frames := []tieTestFrame{
+		w(0, 2, 359), w(1, 2, 360), w(2, 2, 361),
+		w(0, 1, 0), w(1, 1, 1), w(1, 1, 2), w(2, 1, 3), w(0, 1, 5), w(2, 1, 4), w(1, 1, 6),
+		w(2, 2, 362), w(0, 2, 363),
+	}
+	last := map[uint64]uint32{}
+	seen := map[uint64]bool{}
+	for _, n := range mergeTies3(frames) {
+		k := frames[n-1].key
+		if seen[k.pair] && !psnAfter(k.pos, last[k.pair]) {
+			t.Fatalf("sender %d: PSN %d after %d", k.pair, k.pos, last[k.pair])
+		}
+		last[k.pair], seen[k.pair] = k.pos, true
+	}
+}
+
+// mergeTies3 is mergeTies over three interfaces.
+func mergeTies3(frames []tieTestFrame) []int {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var in [3]pcap.Interface
+	m := merger{key: func(f *pcap.Frame, _ *pcap.Interface) tieKey { return frames[f.Data[0]].key }}
+	var out []int
+	emit := func(f *pcap.Frame, _ *pcap.Interface) { out = append(out, f.Number) }
+	for i, fr := range frames {
+		f := pcap.Frame{Number: i + 1, Timestamp: t0, Interface: fr.id, Data: []byte{byte(i)}}
+		m.push(&f, &in[fr.id], 3, emit)
+	}
+	m.flush(emit)
+	return out
+}

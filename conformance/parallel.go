@@ -404,6 +404,10 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 	// engines are theirs.
 	te := newEngine(p)
 	m := merger{key: te.tieKey, point: te.tiePoint, stable: j.stable}
+	place := func(l *planeLearning) {
+		j.place(l)
+		te.place(l)
+	}
 	var rl releaser
 	if j.stable {
 		rl.r = r
@@ -430,13 +434,13 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 		if la.hold(r, &f, in) {
 			continue
 		}
-		la.release(p, j.place, push)
+		la.release(p, place, push)
 		push(&f, in)
 		if rl.due(f.Offset) {
 			rl.release(f.Offset, j.oldest(&m, f.Offset))
 		}
 	}
-	la.release(p, j.place, push)
+	la.release(p, place, push)
 	m.flush(emit)
 	j.shutdown()
 	if j.fault != nil {

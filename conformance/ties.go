@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"net/netip"
 
 	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/wire"
@@ -30,19 +31,22 @@ import (
 // only frames of one point by their traffic.
 //
 // Each interface keeps its own order, so a frame can go first only with
-// the frames ahead of it on its interface. Two interfaces' heads are
-// therefore ordered by what their interfaces hold of the tick
-// (queueFirst): an interface goes first when a frame of its tick goes
-// before the other's head in the same sequence (same kind, same
-// destination QP), so that a SACK sent ahead of arrivals on one plane
-// goes before the other plane's arrivals of higher PSNs, not after them.
-// Only frames of one sequence decide so, since the order of unrelated
-// frames says nothing about each other; otherwise the heads' keys decide.
+// the frames ahead of it on its interface. The interfaces' heads are
+// therefore ordered by what their interfaces hold of the tick (pickTie):
+// a head waits while another interface of its point holds an earlier
+// frame of its sequence (same kind, nodes and destination QP) further
+// back, so that a SACK sent ahead of arrivals on one plane goes before
+// the other plane's arrivals of higher PSNs, not after them. Only frames
+// of one sequence decide so, since the order of unrelated frames says
+// nothing about each other; among the heads that need not wait, the
+// heads' keys decide.
 
 // tieScan bounds the frames of one tick of one interface that the merger
 // looks at to order it against another interface's; a tick with more is
-// ordered by its first tieScan frames.
-const tieScan = 64
+// ordered by its first tieScan frames. The simulator's incast capture
+// starts with a tick of 2,928 frames, about 365 on each of 8 interfaces,
+// where each sender's frames are a few apart.
+const tieScan = 512
 
 // tieKey orders a frame among frames of its timestamp on other
 // interfaces (the order above).
@@ -51,7 +55,10 @@ type tieKey struct {
 	mrc  bool  // an MRC frame: kind, pos and qp are set
 	kind seqKind
 	pos  uint32 // its place in its sequence: a PSN (see seqKind)
-	qp   uint32 // BTH destination QP: frames of one sequence share it
+	qp   uint32 // BTH destination QP
+	// pair hashes the frame's source and destination nodes: frames of one
+	// sequence share it and qp, whatever address each plane uses.
+	pair uint64
 }
 
 // seqKind is the sequence a frame's pos is a place in: frames of one kind
@@ -78,8 +85,15 @@ func (k *tieKey) before(o *tieKey) bool {
 		return psnAfter(o.pos, k.pos)
 	case k.kind != o.kind:
 		return k.kind < o.kind
+	case k.qp != o.qp:
+		return k.qp < o.qp
 	}
-	return k.qp < o.qp
+	return k.pair < o.pair
+}
+
+// sameSeq reports whether k and o are of one sequence.
+func (k *tieKey) sameSeq(o *tieKey) bool {
+	return k.mrc && o.mrc && k.kind == o.kind && k.qp == o.qp && k.pair == o.pair
 }
 
 // tieKey returns frame f's tieKey.
@@ -91,6 +105,8 @@ func (e *engine) tieKey(f *pcap.Frame, in *pcap.Interface) tieKey {
 	b := f.Data
 	var op wire.Opcode
 	if off, ok := e.plainBTH(b); ok {
+		src, dst, _ := ipAddrs(b)
+		k.pair = e.nodeHash(src)*31 ^ e.nodeHash(dst)
 		op, k.qp, k.pos = wire.Opcode(b[off]), u24(b[off+5:]), u24(b[off+9:])
 		if op == wire.OpSACK {
 			if len(b) < off+wire.BTHLen+wire.SETHLen {
@@ -104,6 +120,11 @@ func (e *engine) tieKey(f *pcap.Frame, in *pcap.Interface) tieKey {
 			return k
 		}
 		op, k.qp, k.pos = p.BTH.Opcode, p.BTH.DestQP, p.BTH.PSN
+		if p.IsIPv6 {
+			k.pair = e.nodeHash(netip.AddrFrom16(p.IP6.Src))*31 ^ e.nodeHash(netip.AddrFrom16(p.IP6.Dst))
+		} else {
+			k.pair = e.nodeHash(netip.AddrFrom4(p.IP4.Src))*31 ^ e.nodeHash(netip.AddrFrom4(p.IP4.Dst))
+		}
 		if op == wire.OpSACK {
 			k.pos = p.SETH.CACKPSN
 		}
@@ -127,6 +148,29 @@ func (e *engine) tieKey(f *pcap.Frame, in *pcap.Interface) tieKey {
 		k.kind = seqEndpointResp
 	}
 	return k
+}
+
+// nodeHash hashes the name of an address's node as the judge names it
+// (engine.node): a tie learnt from the capture's first frames (the
+// engine's place), the PICS's node, or the address itself, written into
+// a scratch buffer rather than allocated. The merger's engine names no
+// address while judging, so its names stay those of the lookahead.
+func (e *engine) nodeHash(a netip.Addr) uint64 {
+	a = a.Unmap()
+	var name []byte
+	if n, ok := e.addrNode[a]; ok {
+		name = append(e.tieName[:0], n...)
+	} else if n, ok := e.pics.byAddr[a]; ok {
+		name = append(e.tieName[:0], n...)
+	} else {
+		name = a.AppendTo(e.tieName[:0])
+	}
+	e.tieName = name
+	h := uint64(14695981039346656037) // FNV-1a
+	for _, c := range name {
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	return h
 }
 
 // plainBTH returns the offset of a frame's BTH when the frame is plain:
@@ -199,9 +243,10 @@ func (m *merger) tickWhole(q *mqueue, ns int64) bool {
 	return q.size >= tieScan
 }
 
-// mustPrecede reports whether a frame of q's tick ns, from its head on
-// (at most tieScan of them), is of b's sequence (kind and QP) and goes
-// before it.
+// mustPrecede reports whether the first frame of b's sequence among q's
+// frames of tick ns, from its head on (at most tieScan of them), goes
+// before b. The first decides: one interface carries a sequence in its
+// own order.
 func (m *merger) mustPrecede(q *mqueue, ns int64, b *tieKey) bool {
 	if !b.mrc {
 		return false
@@ -211,17 +256,20 @@ func (m *merger) mustPrecede(q *mqueue, ns int64, b *tieKey) bool {
 		if s.ns != ns {
 			break
 		}
-		if key := m.keyOf(s); key.mrc && key.kind == b.kind && key.qp == b.qp && key.before(b) {
-			return true
+		if key := m.keyOf(s); key.sameSeq(b) {
+			return key.before(b)
 		}
 	}
 	return false
 }
 
 // pickTie returns, among the queues cand (by ID) whose heads share the
-// earliest timestamp ns, the one whose head is judged next (queueFirst),
-// and counts a tie at one capture point. It returns nil when a queue of
-// the tick may still receive frames of it, unless force.
+// earliest timestamp ns, the one whose head is judged next, and counts a
+// tie at one capture point: of the heads no other queue of their point
+// holds an earlier frame of the sequence of (blocked), the first by
+// headFirst; by headFirst alone when every head is blocked. It returns
+// nil when a queue of the tick may still receive frames of it, unless
+// force.
 func (m *merger) pickTie(ns int64, force bool, cand []int) *mqueue {
 	if !force {
 		for _, id := range cand {
@@ -230,10 +278,17 @@ func (m *merger) pickTie(ns int64, force bool, cand []int) *mqueue {
 			}
 		}
 	}
-	best := cand[0]
-	for _, id := range cand[1:] {
-		if m.queueFirst(id, best, ns) {
+	best := -1
+	for _, id := range cand {
+		if !m.blocked(id, ns, cand) && (best < 0 || m.headFirst(id, best)) {
 			best = id
+		}
+	}
+	if best < 0 {
+		for _, id := range cand {
+			if best < 0 || m.headFirst(id, best) {
+				best = id
+			}
 		}
 	}
 	pt := m.pointOf(m.queueAt(&m.queues[best], 0))
@@ -246,19 +301,33 @@ func (m *merger) pickTie(ns int64, force bool, cand []int) *mqueue {
 	return &m.queues[best]
 }
 
-// queueFirst reports whether the head of queue qi goes before that of
-// queue ri, both of tick ns; the interface declared first when nothing
-// tells them apart.
-func (m *merger) queueFirst(qi, ri int, ns int64) bool {
-	q, r := &m.queues[qi], &m.queues[ri]
-	a, b := m.queueAt(q, 0), m.queueAt(r, 0)
+// blocked reports whether another queue of cand at the same capture point
+// as queue qi's head holds, in tick ns, an earlier frame of its head's
+// sequence (mustPrecede), which the head must not overtake.
+func (m *merger) blocked(qi int, ns int64, cand []int) bool {
+	h := m.queueAt(&m.queues[qi], 0)
+	pt, k := m.pointOf(h), m.keyOf(h)
+	if !k.mrc {
+		return false
+	}
+	for _, id := range cand {
+		r := &m.queues[id]
+		if id != qi && m.pointOf(m.queueAt(r, 0)) == pt && m.mustPrecede(r, ns, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// headFirst reports whether the head of queue qi goes before that of
+// queue ri: by capture point name, then tie key, then bytes; the
+// interface declared first when nothing tells them apart.
+func (m *merger) headFirst(qi, ri int) bool {
+	a, b := m.queueAt(&m.queues[qi], 0), m.queueAt(&m.queues[ri], 0)
 	if pa, pb := m.pointOf(a), m.pointOf(b); pa != pb {
 		return pa < pb
 	}
 	ka, kb := m.keyOf(a), m.keyOf(b)
-	if qm, rm := m.mustPrecede(q, ns, kb), m.mustPrecede(r, ns, ka); qm != rm {
-		return qm
-	}
 	if ka.before(kb) || kb.before(ka) {
 		return ka.before(kb)
 	}
