@@ -153,7 +153,7 @@ func TestJudgeTiesIndependentOfInterleaving(t *testing.T) {
 				p := writeCapture(t, dir, fmt.Sprintf("%s-%s.pcapng", v, res), decl, variants[v])
 				opts := Options{Today: testDay}
 				if pics == "own" {
-					pp, err := LoadPICS(ownPICS(src))
+					pp, err := LoadPICS("testdata/dumpcap-loss.pics.json")
 					if err != nil {
 						t.Fatal(err)
 					}
