@@ -230,8 +230,9 @@ type engine struct {
 	// tiePkt is where tieKey decodes a frame (the merger's, apart from
 	// the frame judged).
 	tiePkt wire.Packet
-	// tieName is nodeHash's scratch buffer.
-	tieName []byte
+	// tieName is nodeHash's scratch buffer, tieAddrs its cache.
+	tieName  []byte
+	tieAddrs [64]tieAddr
 	// pre is the next frame's record when a parallel worker decoded it
 	// already (record).
 	pre *pcap.Record

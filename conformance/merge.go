@@ -52,8 +52,13 @@ type merger struct {
 	// interface); maxIn is the latest timestamp read.
 	interleaved bool
 	maxIn       int64
-	// cand holds the IDs of the queues of one tick pickTie chooses among.
-	cand []int
+	// cand holds the queues of the tick being planned, and plan the order
+	// its frames are judged in from planAt on (ties.go); ts is planPoint's
+	// scratch.
+	cand   []tieCand
+	plan   []tieRun
+	planAt int
+	ts     tieScratch
 	// late counts frames judged after a frame with a later timestamp.
 	late   int
 	lastNs int64
@@ -72,15 +77,6 @@ type mslot struct {
 	// own is set when f.Data is not the reader's (a copy): unpinOldest skips
 	// it.
 	own bool
-	// key is the frame's tieKey, once asked (keyed); point its capture
-	// point, once asked (pointed).
-	keyed   bool
-	key     tieKey
-	pointed bool
-	point   string
-	// gone: judged ahead of its place in the merger's order, which
-	// frees the slot when it reaches it.
-	gone bool
 }
 
 // ipDst returns a frame's IP destination address for plain encapsulations
@@ -95,6 +91,12 @@ func ipDst(b []byte) (netip.Addr, bool) {
 type mqueue struct {
 	idx        []int // slot indices, ring
 	head, size int
+	// point is the capture point of the queue's interface, once asked
+	// (pointed); cand is 1 + the queue's index in merger.cand while a
+	// tick is planned, else 0.
+	point   string
+	pointed bool
+	cand    int
 }
 
 func (q *mqueue) push(i int) {
@@ -144,10 +146,10 @@ func (m *merger) push(f *pcap.Frame, in *pcap.Interface, declared int, emit func
 		s.f.Data = s.buf
 	}
 	s.ns = ns
-	s.keyed, s.pointed = false, false
 	s.in = in
 	if ns < m.maxIn {
-		m.dropOrder()
+		m.interleaved = true
+		m.order = mqueue{}
 	} else {
 		m.maxIn = ns
 	}
@@ -217,17 +219,13 @@ func (m *merger) at(i int) *mslot { return &m.blocks[uint(i)/slotBlock][uint(i)%
 
 // emitOne emits the earliest head; false when nothing is held, or when
 // frames of one tick wait on two interfaces and one of them may still
-// receive more of that tick (pickTie), unless force.
+// receive more of that tick, unless force.
 func (m *merger) emitOne(emit func(*pcap.Frame, *pcap.Interface), force bool) bool {
 	if m.held == 0 {
 		return false
 	}
-	var bq *mqueue
-	if !m.interleaved {
-		if bq = m.ordered(force); bq == nil {
-			return false
-		}
-	} else if bq = m.earliest(force); bq == nil {
+	bq := m.next(force)
+	if bq == nil {
 		return false
 	}
 	best := bq.pop()
@@ -238,88 +236,97 @@ func (m *merger) emitOne(emit func(*pcap.Frame, *pcap.Interface), force bool) bo
 	m.held--
 	m.note(bs.ns)
 	emit(&bs.f, bs.in)
-	if !bs.gone {
-		m.free = append(m.free, best)
-	}
+	m.free = append(m.free, best)
 	return true
 }
 
-// ordered returns the queue whose head is judged next while the file is
-// in timestamp order: the first frame read, unless frames of other
-// interfaces share its timestamp (the frames after it in the file), when
-// pickTie decides; the tick is whole once a later frame is read. A frame
-// judged ahead of its place in the file is marked gone in order, and its
-// slot freed when order reaches it. nil when pickTie says to wait.
-func (m *merger) ordered(force bool) *mqueue {
-	for m.at(m.order.front()).gone {
-		i := m.order.pop()
-		m.at(i).gone = false
-		m.free = append(m.free, i)
+// next returns the queue whose head is judged next: the plan's while one
+// is under way, else the earliest head's (ordered, earliest); nil when
+// the earliest tick may still receive frames.
+func (m *merger) next(force bool) *mqueue {
+	if m.planAt < len(m.plan) {
+		r := &m.plan[m.planAt]
+		if r.n--; r.n == 0 {
+			m.planAt++
+		}
+		return &m.queues[r.q]
 	}
-	si := m.order.front()
-	s := m.at(si)
-	q := &m.queues[s.f.Interface]
-	m.cand = append(m.cand[:0], s.f.Interface)
-	for k := 1; k < m.order.size; k++ {
-		ti := m.order.idx[(m.order.head+k)&(len(m.order.idx)-1)]
-		t := m.at(ti)
+	if !m.interleaved {
+		return m.ordered(force)
+	}
+	return m.earliest(force)
+}
+
+// ordered returns the queue whose head is judged next while the file is
+// in timestamp order: the first frame read, unless the frames after it
+// in the file share its timestamp, when the tick is planned (planTick)
+// once it is whole, that is once a later frame is read (the frames of
+// the tick are then the first in order and at the heads of their
+// queues). nil while the tick may still grow.
+func (m *merger) ordered(force bool) *mqueue {
+	o := &m.order
+	s := m.at(o.front())
+	if o.size == 1 || m.at(o.idx[(o.head+1)&(len(o.idx)-1)]).ns != s.ns {
+		o.pop()
+		return &m.queues[s.f.Interface]
+	}
+	if !force && m.maxIn == s.ns {
+		return nil
+	}
+	m.cand = m.cand[:0]
+	for o.size > 0 {
+		t := m.at(o.front())
 		if t.ns != s.ns {
 			break
 		}
-		if id := t.f.Interface; !t.gone && m.queues[id].front() == ti {
-			m.cand = append(m.cand, id)
+		o.pop()
+		q := &m.queues[t.f.Interface]
+		if q.cand == 0 {
+			m.cand = append(m.cand, tieCand{id: t.f.Interface})
+			q.cand = len(m.cand)
 		}
+		m.cand[q.cand-1].n++
 	}
-	if len(m.cand) == 1 {
-		m.order.pop()
-		return q
-	}
-	w := m.pickTie(s.ns, force || m.maxIn > s.ns, m.cand)
-	switch {
-	case w == q:
-		m.order.pop()
-	case w != nil:
-		m.at(w.front()).gone = true
-	}
-	return w
+	m.planTick()
+	return m.next(force)
 }
 
-// dropOrder stops taking frames in file order (the file is not in
-// timestamp order), freeing the slots of frames judged ahead of it.
-func (m *merger) dropOrder() {
-	for m.order.size > 0 {
-		if i := m.order.pop(); m.at(i).gone {
-			m.at(i).gone = false
-			m.free = append(m.free, i)
-		}
-	}
-	m.interleaved = true
-	m.order = mqueue{}
-}
-
-// earliest returns the queue whose head is judged next: the earliest
-// head, and among heads of one tick the one pickTie picks; nil when
-// pickTie says to wait.
+// earliest returns the queue whose head is judged next in a file not in
+// timestamp order: the earliest head, and when heads of several queues
+// share its tick, the plan of the tick (planTick); nil when a queue of
+// the tick may still receive frames of it (it holds none after it),
+// unless force.
 func (m *merger) earliest(force bool) *mqueue {
-	var bq *mqueue
 	var bns int64
+	m.cand = m.cand[:0]
 	for id := range m.queues {
 		q := &m.queues[id]
 		if q.size == 0 {
 			continue
 		}
 		switch ns := m.at(q.front()).ns; {
-		case bq == nil || ns < bns:
-			bq, bns = q, ns
-			m.cand = append(m.cand[:0], id)
+		case len(m.cand) == 0 || ns < bns:
+			bns = ns
+			m.cand = append(m.cand[:0], tieCand{id: id})
 		case ns == bns:
-			m.cand = append(m.cand, id)
+			m.cand = append(m.cand, tieCand{id: id})
 		}
 	}
-	if len(m.cand) < 2 {
-		return bq
+	if len(m.cand) == 1 {
+		return &m.queues[m.cand[0].id]
 	}
-	return m.pickTie(bns, force, m.cand)
+	for i := range m.cand {
+		c := &m.cand[i]
+		q := &m.queues[c.id]
+		for c.n < q.size && m.at(q.idx[(q.head+c.n)&(len(q.idx)-1)]).ns == bns {
+			c.n++
+		}
+		if c.n == q.size && !force {
+			return nil
+		}
+	}
+	m.planTick()
+	return m.next(force)
 }
 
 // note counts a frame emitted behind one already emitted.

@@ -539,6 +539,7 @@ func (p *PICS) declared(a netip.Addr) bool {
 // place gives an engine what the first frames said about the planes: the
 // tied addresses' nodes, and the notes (which say how they were learnt).
 func (e *engine) place(l *planeLearning) {
+	e.tieAddrs = [len(e.tieAddrs)]tieAddr{} // the nodes' names change
 	for _, t := range l.ties {
 		e.cacheNode(t.a, e.pics.nodeOf(t.to))
 	}

@@ -102,19 +102,6 @@ func (e *engine) view(id int, in *pcap.Interface) ifaceView {
 	return v
 }
 
-// arrivesAtPoint returns a frame's capture point and whether the frame is
-// addressed to the node the PICS places that point at (false when the
-// PICS places none).
-func (e *engine) arrivesAtPoint(f *pcap.Frame, in *pcap.Interface) (string, bool) {
-	pt := e.view(f.Interface, in).point
-	node, ok := e.pics.Capture.Points[pt]
-	if !ok {
-		return pt, false
-	}
-	dst, ok := ipDst(f.Data)
-	return pt, ok && e.pics.nodeOf(dst) == node
-}
-
 // lookahead holds a capture's first frames, before any is judged, when
 // the capture has two or more interfaces: up to learnWindow of them within
 // learnSpan bytes of the first, from which learnPlanes learns the planes

@@ -41,13 +41,6 @@ import (
 // nothing about each other; among the heads that need not wait, the
 // heads' keys decide.
 
-// tieScan bounds the frames of one tick of one interface that the merger
-// looks at to order it against another interface's; a tick with more is
-// ordered by its first tieScan frames. The simulator's incast capture
-// starts with a tick of 2,928 frames, about 365 on each of 8 interfaces,
-// where each sender's frames are a few apart.
-const tieScan = 512
-
 // tieKey orders a frame among frames of its timestamp on other
 // interfaces (the order above).
 type tieKey struct {
@@ -99,7 +92,7 @@ func (k *tieKey) sameSeq(o *tieKey) bool {
 // tieKey returns frame f's tieKey.
 func (e *engine) tieKey(f *pcap.Frame, in *pcap.Interface) tieKey {
 	k := tieKey{rank: 1}
-	if _, arrives := e.arrivesAtPoint(f, in); arrives {
+	if e.arrivesHere(f, in) {
 		k.rank = 0
 	}
 	b := f.Data
@@ -150,13 +143,41 @@ func (e *engine) tieKey(f *pcap.Frame, in *pcap.Interface) tieKey {
 	return k
 }
 
+// arrivesHere reports whether a frame is addressed to the node the PICS
+// places its capture point at (false when the PICS places none). An
+// address the PICS does not declare is named in a scratch buffer, not
+// allocated.
+func (e *engine) arrivesHere(f *pcap.Frame, in *pcap.Interface) bool {
+	node, ok := e.pics.Capture.Points[e.view(f.Interface, in).point]
+	if !ok {
+		return false
+	}
+	dst, ok := ipDst(f.Data)
+	if !ok {
+		return false
+	}
+	dst = dst.Unmap()
+	if n, ok := e.pics.byAddr[dst]; ok {
+		return n == node
+	}
+	e.tieName = dst.AppendTo(e.tieName[:0])
+	return string(e.tieName) == node
+}
+
 // nodeHash hashes the name of an address's node as the judge names it
 // (engine.node): a tie learnt from the capture's first frames (the
 // engine's place), the PICS's node, or the address itself, written into
 // a scratch buffer rather than allocated. The merger's engine names no
-// address while judging, so its names stay those of the lookahead.
+// address while judging, so its names stay those of the lookahead, and
+// a hash, once made, is kept in a small cache (tieAddrs) that place
+// empties.
 func (e *engine) nodeHash(a netip.Addr) uint64 {
 	a = a.Unmap()
+	b := a.As16()
+	c := &e.tieAddrs[(b[15]^b[13]^b[11]^b[7]^b[3])%uint8(len(e.tieAddrs))]
+	if c.ok && c.a == a {
+		return c.h
+	}
 	var name []byte
 	if n, ok := e.addrNode[a]; ok {
 		name = append(e.tieName[:0], n...)
@@ -170,7 +191,15 @@ func (e *engine) nodeHash(a netip.Addr) uint64 {
 	for _, c := range name {
 		h = (h ^ uint64(c)) * 1099511628211
 	}
+	*c = tieAddr{a: a, h: h, ok: true}
 	return h
+}
+
+// tieAddr is a cached nodeHash.
+type tieAddr struct {
+	a  netip.Addr
+	h  uint64
+	ok bool
 }
 
 // plainBTH returns the offset of a frame's BTH when the frame is plain:
@@ -205,136 +234,265 @@ func (e *engine) tiePoint(f *pcap.Frame, in *pcap.Interface) string {
 	return e.view(f.Interface, in).point
 }
 
-// pointOf returns a waiting frame's capture point, asked once.
-func (m *merger) pointOf(s *mslot) string {
-	if !s.pointed {
-		s.point = ""
+// tieCand is a queue holding frames of the tick being planned: the first
+// n frames of queue id.
+type tieCand struct{ id, n int }
+
+// tieRun is a step of a tick's plan: judge the heads of queue q, n times.
+type tieRun struct{ q, n int }
+
+// queuePoint returns the capture point of queue id's frames, asked once
+// of its head: an interface's point is the same for all its frames.
+func (m *merger) queuePoint(id int) string {
+	q := &m.queues[id]
+	if !q.pointed {
 		if m.point != nil {
-			s.point = m.point(&s.f, s.in)
+			s := m.at(q.front())
+			q.point = m.point(&s.f, s.in)
 		}
-		s.pointed = true
+		q.pointed = true
 	}
-	return s.point
+	return q.point
 }
 
-// keyOf returns a waiting frame's tieKey, asked once.
-func (m *merger) keyOf(s *mslot) *tieKey {
-	if !s.keyed {
-		s.key = tieKey{}
-		if m.key != nil {
-			s.key = m.key(&s.f, s.in)
-		}
-		s.keyed = true
-	}
-	return &s.key
-}
-
-// queueAt returns the k-th frame waiting in q.
-func (m *merger) queueAt(q *mqueue, k int) *mslot {
-	return m.at(q.idx[(q.head+k)&(len(q.idx)-1)])
-}
-
-// tickWhole reports whether q holds all of its frames of tick ns it will
-// hold (a frame after them) or tieScan of them.
-func (m *merger) tickWhole(q *mqueue, ns int64) bool {
-	if m.queueAt(q, q.size-1).ns != ns {
-		return true
-	}
-	return q.size >= tieScan
-}
-
-// mustPrecede reports whether the first frame of b's sequence among q's
-// frames of tick ns, from its head on (at most tieScan of them), goes
-// before b. The first decides: one interface carries a sequence in its
-// own order.
-func (m *merger) mustPrecede(q *mqueue, ns int64, b *tieKey) bool {
-	if !b.mrc {
-		return false
-	}
-	for k := 0; k < min(q.size, tieScan); k++ {
-		s := m.queueAt(q, k)
-		if s.ns != ns {
-			break
-		}
-		if key := m.keyOf(s); key.sameSeq(b) {
-			return key.before(b)
+// planTick plans the order of the frames of one tick, m.cand: points by
+// name, and the interfaces of one point by planPoint. A point with one
+// interface in the tick keeps that interface's order, with no key asked,
+// which is the usual tick of a simulator capture (a frame sent at one
+// point, seen arriving at another).
+func (m *merger) planTick() {
+	m.plan, m.planAt = m.plan[:0], 0
+	c := m.cand
+	for i := 1; i < len(c); i++ {
+		for j := i; j > 0; j-- {
+			pa, pb := m.queuePoint(c[j].id), m.queuePoint(c[j-1].id)
+			if pa > pb || pa == pb && c[j].id > c[j-1].id {
+				break
+			}
+			c[j], c[j-1] = c[j-1], c[j]
 		}
 	}
-	return false
+	for i := 0; i < len(c); {
+		j := i + 1
+		for j < len(c) && m.queuePoint(c[j].id) == m.queuePoint(c[i].id) {
+			j++
+		}
+		if j == i+1 {
+			m.plan = append(m.plan, tieRun{c[i].id, c[i].n})
+		} else {
+			m.planPoint(c[i:j])
+		}
+		i = j
+	}
+	for _, x := range c {
+		m.queues[x.id].cand = 0
+	}
 }
 
-// pickTie returns, among the queues cand (by ID) whose heads share the
-// earliest timestamp ns, the one whose head is judged next, and counts a
-// tie at one capture point: of the heads no other queue of their point
-// holds an earlier frame of the sequence of (blocked), the first by
-// headFirst; by headFirst alone when every head is blocked. It returns
-// nil when a queue of the tick may still receive frames of it, unless
-// force.
-func (m *merger) pickTie(ns int64, force bool, cand []int) *mqueue {
-	if !force {
-		for _, id := range cand {
-			if !m.tickWhole(&m.queues[id], ns) {
-				return nil
+// tieScratch holds planPoint's arrays, reused from tick to tick. The
+// frames of the point's tick are numbered queue after queue (queue g's
+// from pos[g] to end[g], pos moving as they are planned); a sequence is
+// numbered in the order it is first seen.
+type tieScratch struct {
+	keys  []tieKey
+	slots []int   // each frame's slot
+	seq   []int32 // each frame's sequence, -1 when it has none (not MRC)
+	next  []int32 // the next frame of its queue and sequence, or -1
+	ent   []int32 // the entry (ents) of its queue and sequence
+	// ents holds, for each queue and sequence it holds, the queue's first
+	// frame of the sequence not yet planned (at, -1 once none is left);
+	// first[s] is sequence s's first entry, linked by nxt.
+	ents     []tieEnt
+	first    []int32
+	rep      []int32 // a frame of each sequence
+	lastQ    []int32 // per sequence: the last queue it was seen in,
+	lastF    []int32 // its last frame there
+	tab      []int32 // sequence+1 by hash of kind, QP and node pair
+	pos, end []int32
+}
+
+type tieEnt struct{ q, at, nxt int32 }
+
+// planPoint plans the frames of one tick at one capture point, held by
+// the queues g (by ID): each step judges, of the heads no other queue
+// holds an earlier frame of the sequence of (blocked), the first by key
+// (tieFirst); the first by key alone when every head is blocked. Each
+// frame judged while another queue of the point holds frames of the tick
+// counts a tie.
+func (m *merger) planPoint(g []tieCand) {
+	ts := &m.ts
+	m.loadTick(g)
+	left := len(g)
+	for left > 0 {
+		// The first head by key is usually not blocked (when the heads
+		// are all of one sequence, it never is): the scan of every
+		// head's blockers is needed only when it is.
+		best := m.firstHead(g, false)
+		if ts.blocked(best) {
+			if b := m.firstHead(g, true); b >= 0 {
+				best = b
 			}
 		}
-	}
-	best := -1
-	for _, id := range cand {
-		if !m.blocked(id, ns, cand) && (best < 0 || m.headFirst(id, best)) {
-			best = id
-		}
-	}
-	if best < 0 {
-		for _, id := range cand {
-			if best < 0 || m.headFirst(id, best) {
-				best = id
-			}
-		}
-	}
-	pt := m.pointOf(m.queueAt(&m.queues[best], 0))
-	for _, id := range cand {
-		if id != best && m.pointOf(m.queueAt(&m.queues[id], 0)) == pt {
+		if left > 1 {
 			m.ties++
-			break
+		}
+		h := ts.pos[best]
+		if ts.seq[h] >= 0 {
+			ts.ents[ts.ent[h]].at = ts.next[h]
+		}
+		if ts.pos[best]++; ts.pos[best] == ts.end[best] {
+			left--
+		}
+		if id := g[best].id; len(m.plan) > 0 && m.plan[len(m.plan)-1].q == id {
+			m.plan[len(m.plan)-1].n++
+		} else {
+			m.plan = append(m.plan, tieRun{id, 1})
 		}
 	}
-	return &m.queues[best]
 }
 
-// blocked reports whether another queue of cand at the same capture point
-// as queue qi's head holds, in tick ns, an earlier frame of its head's
-// sequence (mustPrecede), which the head must not overtake.
-func (m *merger) blocked(qi int, ns int64, cand []int) bool {
-	h := m.queueAt(&m.queues[qi], 0)
-	pt, k := m.pointOf(h), m.keyOf(h)
-	if !k.mrc {
+// firstHead returns the queue (of g) whose head goes first by tieFirst:
+// of the heads not blocked when unblocked, else of all; -1 when none.
+func (m *merger) firstHead(g []tieCand, unblocked bool) int32 {
+	ts := &m.ts
+	best := int32(-1)
+	for gi := range ts.pos {
+		q := int32(gi)
+		if ts.pos[q] < ts.end[q] && (best < 0 || m.tieFirst(q, best, g)) && !(unblocked && ts.blocked(q)) {
+			best = q
+		}
+	}
+	return best
+}
+
+// loadTick fills m.ts with the frames of the queues g's tick, their keys
+// and sequences.
+func (m *merger) loadTick(g []tieCand) {
+	ts := &m.ts
+	n := 0
+	for _, c := range g {
+		n += c.n
+	}
+	ts.keys, ts.slots = grow(ts.keys, n), grow(ts.slots, n)
+	ts.seq, ts.next, ts.ent = grow(ts.seq, n), grow(ts.next, n), grow(ts.ent, n)
+	ts.pos, ts.end = grow(ts.pos, len(g)), grow(ts.end, len(g))
+	i := int32(0)
+	for gi, c := range g {
+		q := &m.queues[c.id]
+		ts.pos[gi] = i
+		for k := 0; k < c.n; k++ {
+			si := q.idx[(q.head+k)&(len(q.idx)-1)]
+			ts.slots[i] = si
+			ts.keys[i] = tieKey{}
+			if m.key != nil {
+				s := m.at(si)
+				ts.keys[i] = m.key(&s.f, s.in)
+			}
+			i++
+		}
+		ts.end[gi] = i
+	}
+	ts.link()
+}
+
+// grow returns s resized to n, reusing its array.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, max(n, 2*cap(s)))
+	}
+	return s[:n]
+}
+
+// link numbers the sequences of ts's frames and links each frame to the
+// next of its queue and sequence.
+func (ts *tieScratch) link() {
+	size := 8
+	for size < 2*len(ts.keys) {
+		size <<= 1
+	}
+	ts.tab = grow(ts.tab, size)
+	clear(ts.tab)
+	ts.ents, ts.first, ts.rep = ts.ents[:0], ts.first[:0], ts.rep[:0]
+	ts.lastQ, ts.lastF = ts.lastQ[:0], ts.lastF[:0]
+	for gi := range ts.pos {
+		q := int32(gi)
+		for i := ts.pos[q]; i < ts.end[q]; i++ {
+			ts.next[i] = -1
+			if !ts.keys[i].mrc {
+				ts.seq[i] = -1
+				continue
+			}
+			s := ts.seqOf(i)
+			ts.seq[i] = s
+			if ts.lastQ[s] == q {
+				ts.next[ts.lastF[s]] = i
+				ts.ent[i] = ts.ent[ts.lastF[s]]
+			} else {
+				ts.ent[i] = int32(len(ts.ents))
+				ts.ents = append(ts.ents, tieEnt{q: q, at: i, nxt: ts.first[s]})
+				ts.first[s], ts.lastQ[s] = ts.ent[i], q
+			}
+			ts.lastF[s] = i
+		}
+	}
+}
+
+// seqOf returns the number of frame i's sequence, numbering it when it
+// is new.
+func (ts *tieScratch) seqOf(i int32) int32 {
+	k := &ts.keys[i]
+	h := (uint64(k.kind)<<32 | uint64(k.qp)) * 0x9E3779B97F4A7C15
+	h ^= k.pair * 0xC2B2AE3D27D4EB4F
+	mask := uint64(len(ts.tab) - 1)
+	for j := (h ^ h>>29) & mask; ; j = (j + 1) & mask {
+		s := ts.tab[j] - 1
+		if s < 0 {
+			s = int32(len(ts.rep))
+			ts.tab[j] = s + 1
+			ts.rep = append(ts.rep, i)
+			ts.first = append(ts.first, -1)
+			ts.lastQ = append(ts.lastQ, -1)
+			ts.lastF = append(ts.lastF, -1)
+			return s
+		}
+		if ts.keys[ts.rep[s]].sameSeq(k) {
+			return s
+		}
+	}
+}
+
+// blocked reports whether another queue holds, in the tick, an earlier
+// frame of the sequence of queue q's head, which the head must not
+// overtake. The queue's first frame of the sequence decides: one
+// interface carries a sequence in its own order.
+func (ts *tieScratch) blocked(q int32) bool {
+	h := ts.pos[q]
+	s := ts.seq[h]
+	if s < 0 {
 		return false
 	}
-	for _, id := range cand {
-		r := &m.queues[id]
-		if id != qi && m.pointOf(m.queueAt(r, 0)) == pt && m.mustPrecede(r, ns, k) {
+	for e := ts.first[s]; e >= 0; e = ts.ents[e].nxt {
+		if x := &ts.ents[e]; x.q != q && x.at >= 0 && ts.keys[x.at].before(&ts.keys[h]) {
 			return true
 		}
 	}
 	return false
 }
 
-// headFirst reports whether the head of queue qi goes before that of
-// queue ri: by capture point name, then tie key, then bytes; the
-// interface declared first when nothing tells them apart.
-func (m *merger) headFirst(qi, ri int) bool {
-	a, b := m.queueAt(&m.queues[qi], 0), m.queueAt(&m.queues[ri], 0)
-	if pa, pb := m.pointOf(a), m.pointOf(b); pa != pb {
-		return pa < pb
-	}
-	ka, kb := m.keyOf(a), m.keyOf(b)
+// tieFirst reports whether the head of queue a (of g) goes before that
+// of queue b: by tie key, then bytes; the interface declared first when
+// nothing tells them apart.
+func (m *merger) tieFirst(a, b int32, g []tieCand) bool {
+	ts := &m.ts
+	ka, kb := &ts.keys[ts.pos[a]], &ts.keys[ts.pos[b]]
 	if ka.before(kb) || kb.before(ka) {
 		return ka.before(kb)
 	}
-	if c := bytes.Compare(a.f.Data, b.f.Data); c != 0 {
+	da, db := m.at(ts.slots[ts.pos[a]]).f.Data, m.at(ts.slots[ts.pos[b]]).f.Data
+	if c := bytes.Compare(da, db); c != 0 {
 		return c < 0
 	}
-	return qi < ri
+	return g[a].id < g[b].id
 }
 
 // noteTies notes how many frames had their order across the interfaces
