@@ -230,9 +230,11 @@ type engine struct {
 	// tiePkt is where tieKey decodes a frame (the merger's, apart from
 	// the frame judged).
 	tiePkt wire.Packet
-	// tieName is nodeHash's scratch buffer, tieAddrs its cache.
+	// tieName is nodeHash's scratch buffer, tieAddrs its cache, tiePairs
+	// pairHash's.
 	tieName  []byte
 	tieAddrs [64]tieAddr
+	tiePairs [64]tiePair
 	// pre is the next frame's record when a parallel worker decoded it
 	// already (record).
 	pre *pcap.Record

@@ -59,6 +59,8 @@ type merger struct {
 	plan   []tieRun
 	planAt int
 	ts     tieScratch
+	// points are the capture points of the queues asked so far, by name.
+	points []string
 	// late counts frames judged after a frame with a later timestamp.
 	late   int
 	lastNs int64
@@ -91,12 +93,12 @@ func ipDst(b []byte) (netip.Addr, bool) {
 type mqueue struct {
 	idx        []int // slot indices, ring
 	head, size int
-	// point is the capture point of the queue's interface, once asked
-	// (pointed); cand is 1 + the queue's index in merger.cand while a
+	// rank is 1 + the place of the capture point of the queue's interface
+	// among the points met (merger.points, by name), 0 until asked
+	// (pointRank); cand is 1 + the queue's index in merger.cand while a
 	// tick is planned, else 0.
-	point   string
-	pointed bool
-	cand    int
+	rank int
+	cand int
 }
 
 func (q *mqueue) push(i int) {

@@ -539,7 +539,8 @@ func (p *PICS) declared(a netip.Addr) bool {
 // place gives an engine what the first frames said about the planes: the
 // tied addresses' nodes, and the notes (which say how they were learnt).
 func (e *engine) place(l *planeLearning) {
-	e.tieAddrs = [len(e.tieAddrs)]tieAddr{} // the nodes' names change
+	// The nodes' names change.
+	e.tieAddrs, e.tiePairs = [len(e.tieAddrs)]tieAddr{}, [len(e.tiePairs)]tiePair{}
 	for _, t := range l.ties {
 		e.cacheNode(t.a, e.pics.nodeOf(t.to))
 	}

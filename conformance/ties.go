@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"net/netip"
+	"slices"
 
 	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/wire"
@@ -97,9 +98,8 @@ func (e *engine) tieKey(f *pcap.Frame, in *pcap.Interface) tieKey {
 	}
 	b := f.Data
 	var op wire.Opcode
-	if off, ok := e.plainBTH(b); ok {
-		src, dst, _ := ipAddrs(b)
-		k.pair = e.nodeHash(src)*31 ^ e.nodeHash(dst)
+	if ip, off, ok := e.plainBTH(b); ok {
+		k.pair = e.pairHash(b[ip:], b[ip-2] == 0x86) // EtherType 0x86dd
 		op, k.qp, k.pos = wire.Opcode(b[off]), u24(b[off+5:]), u24(b[off+9:])
 		if op == wire.OpSACK {
 			if len(b) < off+wire.BTHLen+wire.SETHLen {
@@ -206,24 +206,57 @@ type tieAddr struct {
 // up to two VLAN tags, IPv4, or IPv6 without extension headers, then UDP
 // to a port of the codec's. Other frames are decoded whole (tieKey): a
 // key needs only the BTH and a SACK's cack_psn.
-func (e *engine) plainBTH(b []byte) (int, bool) {
+func (e *engine) plainBTH(b []byte) (ip, bth int, ok bool) {
 	off, et, ok := ipHeader(b)
 	if !ok {
-		return 0, false
+		return 0, 0, false
 	}
 	udp := off + 40
 	if et == 0x0800 {
 		if b[off+9] != 17 || b[off+6]&0x3F|b[off+7] != 0 {
-			return 0, false // not UDP, or a fragment
+			return 0, 0, false // not UDP, or a fragment
 		}
 		udp = off + int(b[off]&0xF)*4
 	} else if b[off+6] != 17 {
-		return 0, false
+		return 0, 0, false
 	}
 	if len(b) < udp+8+wire.BTHLen || !e.codec.AcceptsPort(uint16(b[udp+2])<<8|uint16(b[udp+3])) {
-		return 0, false
+		return 0, 0, false
 	}
-	return udp + 8, true
+	return off, udp + 8, true
+}
+
+// pairHash returns the node pair hash of a plain frame whose IP header
+// (IPv6 when v6, else IPv4, whole as ipHeader found it) starts h, kept in
+// a small cache by the header's address bytes (tiePairs, emptied with
+// tieAddrs).
+func (e *engine) pairHash(h []byte, v6 bool) uint64 {
+	a := h[12:20]
+	if v6 {
+		a = h[8:40]
+	}
+	n := len(a)
+	c := &e.tiePairs[(a[n-1]^a[n-2]^a[n/2-1]^a[n/2-2])%uint8(len(e.tiePairs))]
+	if c.ok && bytes.Equal(c.raw[:c.n], a) {
+		return c.h
+	}
+	var src, dst netip.Addr
+	if n == 8 {
+		src, dst = netip.AddrFrom4([4]byte(a[:4])), netip.AddrFrom4([4]byte(a[4:]))
+	} else {
+		src, dst = netip.AddrFrom16([16]byte(a[:16])), netip.AddrFrom16([16]byte(a[16:]))
+	}
+	c.h, c.n, c.ok = e.nodeHash(src)*31^e.nodeHash(dst), uint8(copy(c.raw[:], a)), true
+	return c.h
+}
+
+// tiePair is a cached pairHash: the source and destination addresses as
+// the IP header holds them.
+type tiePair struct {
+	raw [32]byte
+	n   uint8
+	ok  bool
+	h   uint64
 }
 
 // u24 reads a 24-bit big-endian number.
@@ -241,18 +274,31 @@ type tieCand struct{ id, n int }
 // tieRun is a step of a tick's plan: judge the heads of queue q, n times.
 type tieRun struct{ q, n int }
 
-// queuePoint returns the capture point of queue id's frames, asked once
-// of its head: an interface's point is the same for all its frames.
-func (m *merger) queuePoint(id int) string {
+// pointRank returns the rank of queue id's capture point among the
+// points met, by name (1 first), asked once of its head: an interface's
+// point is the same for all its frames. A point met later ranks the
+// queues again (a capture has a few points).
+func (m *merger) pointRank(id int) int {
 	q := &m.queues[id]
-	if !q.pointed {
-		if m.point != nil {
-			s := m.at(q.front())
-			q.point = m.point(&s.f, s.in)
-		}
-		q.pointed = true
+	if q.rank > 0 {
+		return q.rank
 	}
-	return q.point
+	pt := ""
+	if m.point != nil {
+		s := m.at(q.front())
+		pt = m.point(&s.f, s.in)
+	}
+	i, found := slices.BinarySearch(m.points, pt)
+	if !found {
+		m.points = slices.Insert(m.points, i, pt)
+		for k := range m.queues {
+			if r := &m.queues[k].rank; *r > i {
+				*r++
+			}
+		}
+	}
+	q.rank = i + 1
+	return q.rank
 }
 
 // planTick plans the order of the frames of one tick, m.cand: points by
@@ -265,7 +311,7 @@ func (m *merger) planTick() {
 	c := m.cand
 	for i := 1; i < len(c); i++ {
 		for j := i; j > 0; j-- {
-			pa, pb := m.queuePoint(c[j].id), m.queuePoint(c[j-1].id)
+			pa, pb := m.pointRank(c[j].id), m.pointRank(c[j-1].id)
 			if pa > pb || pa == pb && c[j].id > c[j-1].id {
 				break
 			}
@@ -274,7 +320,7 @@ func (m *merger) planTick() {
 	}
 	for i := 0; i < len(c); {
 		j := i + 1
-		for j < len(c) && m.queuePoint(c[j].id) == m.queuePoint(c[i].id) {
+		for j < len(c) && m.pointRank(c[j].id) == m.pointRank(c[i].id) {
 			j++
 		}
 		if j == i+1 {
@@ -321,7 +367,15 @@ type tieEnt struct{ q, at, nxt int32 }
 // counts a tie.
 func (m *merger) planPoint(g []tieCand) {
 	ts := &m.ts
-	m.loadTick(g)
+	single := true
+	for _, c := range g {
+		single = single && c.n == 1
+	}
+	m.loadTick(g, !single)
+	if single {
+		m.planHeads(g)
+		return
+	}
 	left := len(g)
 	for left > 0 {
 		// The first head by key is usually not blocked (when the heads
@@ -365,9 +419,46 @@ func (m *merger) firstHead(g []tieCand, unblocked bool) int32 {
 	return best
 }
 
-// loadTick fills m.ts with the frames of the queues g's tick, their keys
-// and sequences.
-func (m *merger) loadTick(g []tieCand) {
+// planHeads is planPoint when each queue of g holds one frame of the
+// tick: a head's blockers are then other heads.
+func (m *merger) planHeads(g []tieCand) {
+	ts := &m.ts
+	for left := len(g); left > 0; left-- {
+		best := m.firstHead(g, false)
+		if ts.headBlocked(best) {
+			best = -1
+			for gi := range ts.pos {
+				q := int32(gi)
+				if ts.pos[q] < ts.end[q] && (best < 0 || m.tieFirst(q, best, g)) && !ts.headBlocked(q) {
+					best = q
+				}
+			}
+			if best < 0 {
+				best = m.firstHead(g, false)
+			}
+		}
+		if left > 1 {
+			m.ties++
+		}
+		ts.pos[best]++
+		m.plan = append(m.plan, tieRun{g[best].id, 1})
+	}
+}
+
+// headBlocked is blocked when each queue holds one frame of the tick.
+func (ts *tieScratch) headBlocked(q int32) bool {
+	h := &ts.keys[ts.pos[q]]
+	for gi := range ts.pos {
+		if p := ts.pos[gi]; int32(gi) != q && p < ts.end[gi] && ts.keys[p].sameSeq(h) && ts.keys[p].before(h) {
+			return true
+		}
+	}
+	return false
+}
+
+// loadTick fills m.ts with the frames of the queues g's tick and their
+// keys, and with link their sequences.
+func (m *merger) loadTick(g []tieCand, link bool) {
 	ts := &m.ts
 	n := 0
 	for _, c := range g {
@@ -392,7 +483,9 @@ func (m *merger) loadTick(g []tieCand) {
 		}
 		ts.end[gi] = i
 	}
-	ts.link()
+	if link {
+		ts.link()
+	}
 }
 
 // grow returns s resized to n, reusing its array.
