@@ -213,3 +213,31 @@ func mergeTies3(frames []tieTestFrame) []int {
 	m.flush(emit)
 	return out
 }
+
+// TestMergerTiesPointsByName: frames of one clock tick at several capture
+// points come out point by point, by the points' names, whatever order
+// the interfaces are declared or the points first met in; each point's
+// frames in its interface's order (the frames are alike, so that the
+// interfaces' declared order decides within a point). The points are met
+// in the tick itself, each ranking the ones met before it again: ranks
+// read while the tick's points were still being met put c between b's
+// interfaces (and, on the incast capture, a SACK before an earlier one).
+func TestMergerTiesPointsByName(t *testing.T) {
+	points := []string{"d", "b", "e", "a", "c", "b"}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	in := make([]pcap.Interface, len(points))
+	m := merger{point: func(f *pcap.Frame, _ *pcap.Interface) string { return points[f.Interface] }}
+	var out []string
+	emit := func(f *pcap.Frame, _ *pcap.Interface) {
+		out = append(out, fmt.Sprintf("%s%d", points[f.Interface], f.Interface))
+	}
+	for i := range points {
+		id := len(points) - 1 - i
+		f := pcap.Frame{Number: i + 1, Timestamp: t0, Interface: id, Data: []byte{0}}
+		m.push(&f, &in[id], len(points), emit)
+	}
+	m.flush(emit)
+	if want := []string{"a3", "b1", "b5", "c4", "d0", "e2"}; !slices.Equal(out, want) {
+		t.Errorf("frames came out as %v, want %v", out, want)
+	}
+}

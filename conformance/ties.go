@@ -268,8 +268,8 @@ func (e *engine) tiePoint(f *pcap.Frame, in *pcap.Interface) string {
 }
 
 // tieCand is a queue holding frames of the tick being planned: the first
-// n frames of queue id.
-type tieCand struct{ id, n int }
+// n frames of queue id, whose point's rank is rank (pointRank).
+type tieCand struct{ id, n, rank int }
 
 // tieRun is a step of a tick's plan: judge the heads of queue q, n times.
 type tieRun struct{ q, n int }
@@ -309,9 +309,17 @@ func (m *merger) pointRank(id int) int {
 func (m *merger) planTick() {
 	m.plan, m.planAt = m.plan[:0], 0
 	c := m.cand
+	// Ranks are read once all are known: a point met now ranks the
+	// others again.
+	for _, x := range c {
+		m.pointRank(x.id)
+	}
+	for i := range c {
+		c[i].rank = m.queues[c[i].id].rank
+	}
 	for i := 1; i < len(c); i++ {
 		for j := i; j > 0; j-- {
-			pa, pb := m.pointRank(c[j].id), m.pointRank(c[j-1].id)
+			pa, pb := c[j].rank, c[j-1].rank
 			if pa > pb || pa == pb && c[j].id > c[j-1].id {
 				break
 			}
@@ -320,7 +328,7 @@ func (m *merger) planTick() {
 	}
 	for i := 0; i < len(c); {
 		j := i + 1
-		for j < len(c) && m.pointRank(c[j].id) == m.pointRank(c[i].id) {
+		for j < len(c) && c[j].rank == c[i].rank {
 			j++
 		}
 		if j == i+1 {
