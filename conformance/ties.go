@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"encoding/binary"
 	"net/netip"
 	"slices"
 
@@ -236,7 +237,11 @@ func (e *engine) pairHash(h []byte, v6 bool) uint64 {
 		a = h[8:40]
 	}
 	n := len(a)
-	c := &e.tiePairs[(a[n-1]^a[n-2]^a[n/2-1]^a[n/2-2])%uint8(len(e.tiePairs))]
+	x := binary.LittleEndian.Uint64(a[n-8:]) // IPv4: both addresses
+	if n > 8 {
+		x ^= binary.LittleEndian.Uint64(a[n/2-8:]) * 31 // the sources' low bytes
+	}
+	c := &e.tiePairs[(x*0x9E3779B97F4A7C15)>>58] // 64 entries
 	if c.ok && bytes.Equal(c.raw[:c.n], a) {
 		return c.h
 	}
