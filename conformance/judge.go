@@ -205,7 +205,7 @@ func judgeSequential(r *pcap.Reader, name string, opts Options, p *PICS) (*engin
 	// The merger asks an engine of its own for tie keys, which names no
 	// address while judging (tieKey's nodeHash), as judgeParallel's.
 	te := newEngine(p)
-	m := merger{key: te.tieKey, point: te.tiePoint, stable: r.Retain()}
+	m := merger{te: te, stable: r.Retain()}
 	place := func(l *planeLearning) {
 		e.place(l)
 		te.place(l)

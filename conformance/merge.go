@@ -41,11 +41,12 @@ type merger struct {
 	// (pcap.Reader.Retain): a waiting frame is then held by reference,
 	// not copied.
 	stable bool
-	// key, when set, gives a frame's tieKey. It is asked only of frames
-	// whose timestamp another interface's waiting frame shares.
-	key func(*pcap.Frame, *pcap.Interface) tieKey
-	// point, when set, gives a frame's capture point, asked of the same
-	// frames.
+	// te, when set, is the engine that gives frames' tie keys and capture
+	// points (ties.go), an engine of the merger's own; else key and point
+	// do, when set (tests). They are asked only of frames whose timestamp
+	// another interface's waiting frame shares.
+	te    *engine
+	key   func(*pcap.Frame, *pcap.Interface) tieKey
 	point func(*pcap.Frame, *pcap.Interface) string
 	// interleaved is set once a frame is read with a timestamp earlier
 	// than one read before it (the file is written in runs per

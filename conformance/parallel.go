@@ -403,7 +403,7 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 	// The merger asks an engine of its own for tie keys: the shards'
 	// engines are theirs.
 	te := newEngine(p)
-	m := merger{key: te.tieKey, point: te.tiePoint, stable: j.stable}
+	m := merger{te: te, stable: j.stable}
 	place := func(l *planeLearning) {
 		j.place(l)
 		te.place(l)

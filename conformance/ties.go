@@ -94,7 +94,7 @@ func (k *tieKey) sameSeq(o *tieKey) bool {
 // tieKey returns frame f's tieKey.
 func (e *engine) tieKey(f *pcap.Frame, in *pcap.Interface) tieKey {
 	k := tieKey{rank: 1}
-	if e.arrivesHere(f, in) {
+	if len(e.pics.Capture.Points) > 0 && e.arrivesHere(f, in) {
 		k.rank = 0
 	}
 	b := f.Data
@@ -267,11 +267,6 @@ type tiePair struct {
 // u24 reads a 24-bit big-endian number.
 func u24(b []byte) uint32 { return uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2]) }
 
-// tiePoint returns the capture point of a frame (of interface in).
-func (e *engine) tiePoint(f *pcap.Frame, in *pcap.Interface) string {
-	return e.view(f.Interface, in).point
-}
-
 // tieCand is a queue holding frames of the tick being planned: the first
 // n frames of queue id, whose point's rank is rank (pointRank).
 type tieCand struct{ id, n, rank int }
@@ -289,8 +284,9 @@ func (m *merger) pointRank(id int) int {
 		return q.rank
 	}
 	pt := ""
-	if m.point != nil {
-		s := m.at(q.front())
+	if s := m.at(q.front()); m.te != nil {
+		pt = m.te.view(s.f.Interface, s.in).point
+	} else if m.point != nil {
 		pt = m.point(&s.f, s.in)
 	}
 	i, found := slices.BinarySearch(m.points, pt)
@@ -487,10 +483,14 @@ func (m *merger) loadTick(g []tieCand, link bool) {
 		for k := 0; k < c.n; k++ {
 			si := q.idx[(q.head+k)&(len(q.idx)-1)]
 			ts.slots[i] = si
-			ts.keys[i] = tieKey{}
-			if m.key != nil {
-				s := m.at(si)
+			s := m.at(si)
+			switch {
+			case m.te != nil:
+				ts.keys[i] = m.te.tieKey(&s.f, s.in)
+			case m.key != nil:
 				ts.keys[i] = m.key(&s.f, s.in)
+			default:
+				ts.keys[i] = tieKey{}
 			}
 			i++
 		}
