@@ -276,6 +276,9 @@ func (m *merger) ordered(force bool) *mqueue {
 	if !force && m.maxIn == s.ns {
 		return nil
 	}
+	if q := m.pair(s); q != nil {
+		return q
+	}
 	m.cand = m.cand[:0]
 	for o.size > 0 {
 		t := m.at(o.front())
@@ -292,6 +295,34 @@ func (m *merger) ordered(force bool) *mqueue {
 	}
 	m.planTick()
 	return m.next(force)
+}
+
+// pair returns the queue judged next when the tick of s, the first frame
+// in order, holds just one more frame, of another point: the simulator's
+// usual tick, a frame sent at one point seen arriving at another. The
+// points' ranks order the two (planTick would), and the second is judged
+// first by a plan of one run. nil for any other tick.
+func (m *merger) pair(s *mslot) *mqueue {
+	o := &m.order
+	t := m.at(o.idx[(o.head+1)&(len(o.idx)-1)])
+	if o.size > 2 && m.at(o.idx[(o.head+2)&(len(o.idx)-1)]).ns == s.ns || t.f.Interface == s.f.Interface {
+		return nil
+	}
+	a, b := s.f.Interface, t.f.Interface
+	m.pointRank(a)
+	m.pointRank(b)
+	ra, rb := m.queues[a].rank, m.queues[b].rank
+	switch {
+	case ra < rb:
+		o.pop()
+		return &m.queues[a]
+	case ra > rb:
+		o.pop()
+		o.pop()
+		m.plan, m.planAt = append(m.plan[:0], tieRun{a, 1}), 0
+		return &m.queues[b]
+	}
+	return nil
 }
 
 // earliest returns the queue whose head is judged next in a file not in

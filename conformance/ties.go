@@ -70,20 +70,35 @@ const (
 )
 
 // before reports whether k goes before o.
-func (k *tieKey) before(o *tieKey) bool {
+func (k *tieKey) before(o *tieKey) bool { return k.cmp(o) < 0 }
+
+// cmp returns -1 when k goes before o, 1 when o goes before k, else 0.
+func (k *tieKey) cmp(o *tieKey) int {
 	switch {
 	case k.rank != o.rank:
-		return k.rank < o.rank
+		return sign(k.rank < o.rank)
 	case k.mrc != o.mrc:
-		return k.mrc
-	case psnAfter(o.pos, k.pos) || psnAfter(k.pos, o.pos):
-		return psnAfter(o.pos, k.pos)
+		return sign(k.mrc)
+	case psnAfter(o.pos, k.pos):
+		return -1
+	case psnAfter(k.pos, o.pos):
+		return 1
 	case k.kind != o.kind:
-		return k.kind < o.kind
+		return sign(k.kind < o.kind)
 	case k.qp != o.qp:
-		return k.qp < o.qp
+		return sign(k.qp < o.qp)
+	case k.pair != o.pair:
+		return sign(k.pair < o.pair)
 	}
-	return k.pair < o.pair
+	return 0
+}
+
+// sign is -1 when first, else 1.
+func sign(first bool) int {
+	if first {
+		return -1
+	}
+	return 1
 }
 
 // sameSeq reports whether k and o are of one sequence.
@@ -474,7 +489,6 @@ func (m *merger) loadTick(g []tieCand, link bool) {
 		n += c.n
 	}
 	ts.keys, ts.slots = grow(ts.keys, n), grow(ts.slots, n)
-	ts.seq, ts.next, ts.ent = grow(ts.seq, n), grow(ts.next, n), grow(ts.ent, n)
 	ts.pos, ts.end = grow(ts.pos, len(g)), grow(ts.end, len(g))
 	i := int32(0)
 	for gi, c := range g {
@@ -512,6 +526,8 @@ func grow[T any](s []T, n int) []T {
 // link numbers the sequences of ts's frames and links each frame to the
 // next of its queue and sequence.
 func (ts *tieScratch) link() {
+	n := len(ts.keys)
+	ts.seq, ts.next, ts.ent = grow(ts.seq, n), grow(ts.next, n), grow(ts.ent, n)
 	size := 8
 	for size < 2*len(ts.keys) {
 		size <<= 1
@@ -590,9 +606,8 @@ func (ts *tieScratch) blocked(q int32) bool {
 // nothing tells them apart.
 func (m *merger) tieFirst(a, b int32, g []tieCand) bool {
 	ts := &m.ts
-	ka, kb := &ts.keys[ts.pos[a]], &ts.keys[ts.pos[b]]
-	if ka.before(kb) || kb.before(ka) {
-		return ka.before(kb)
+	if c := ts.keys[ts.pos[a]].cmp(&ts.keys[ts.pos[b]]); c != 0 {
+		return c < 0
 	}
 	da, db := m.at(ts.slots[ts.pos[a]]).f.Data, m.at(ts.slots[ts.pos[b]]).f.Data
 	if c := bytes.Compare(da, db); c != 0 {
