@@ -34,7 +34,7 @@ import (
 //
 // Each interface keeps its own order, so a frame can go first only with
 // the frames ahead of it on its interface. The interfaces' heads are
-// therefore ordered by what their interfaces hold of the tick (pickTie):
+// therefore ordered by what their interfaces hold of the tick (planPoint):
 // a head waits while another interface of its point holds an earlier
 // frame of its sequence (same kind, nodes and destination QP) further
 // back, so that a SACK sent ahead of arrivals on one plane goes before
@@ -42,6 +42,11 @@ import (
 // of one sequence decide so, since the order of unrelated frames says
 // nothing about each other; among the heads that need not wait, the
 // heads' keys decide.
+//
+// A tick is planned once, when it is whole (a later frame is read, or a
+// queue holds one after it), and its frames then judged by the plan:
+// most ticks of a simulator capture hold one frame sent at one point and
+// its arrival at another, which the points' names order with no key.
 
 // tieKey orders a frame among frames of its timestamp on other
 // interfaces (the order above).
