@@ -228,8 +228,10 @@ type engine struct {
 	dec pcap.Decoder
 	rec pcap.Record
 	// tiePkt is where tieKey decodes a frame (the merger's, apart from
-	// the frame judged).
+	// the frame judged), tieErr its decode's error (DecodeInto: none
+	// allocated).
 	tiePkt wire.Packet
+	tieErr wire.Error
 	// tieName is nodeHash's scratch buffer, tieAddrs its cache, tiePairs
 	// pairHash's.
 	tieName  []byte

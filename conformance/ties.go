@@ -130,7 +130,7 @@ func (e *engine) tieKey(f *pcap.Frame, in *pcap.Interface) tieKey {
 		}
 	} else {
 		p := &e.tiePkt
-		if e.codec.Decode(b, p) != nil {
+		if e.codec.DecodeInto(b, p, &e.tieErr) != nil {
 			return k
 		}
 		op, k.qp, k.pos = p.BTH.Opcode, p.BTH.DestQP, p.BTH.PSN
