@@ -33,9 +33,10 @@ are in conformance/formats.md and conformance/report-schema.md.
 
 Several captures, or a directory of them, are judged in parallel (--jobs)
 into one report, text or json: a section per capture, in argument order,
-then a summary: a line per capture and a line per case over them all (its
-worst verdict, captures per verdict, observations and findings); the exit
-status is the worst of theirs.
+each written as soon as it and those before it are judged, then a summary:
+a line per capture and a line per case over them all (its worst verdict,
+captures per verdict, observations and findings); the exit status is the
+worst of theirs. Memory does not grow with the number of captures.
 
 Exit status (the README's table "Results and exit status"): 0 PASS, at
 least one MUST case PASSed and none FAILed; 1 FAIL, a MUST case FAILed
@@ -176,10 +177,17 @@ func judgeSeveral(cmd cli.Command, files []string, opts conformance.Options, fl 
 	if f != conformance.FormatText && f != conformance.FormatJSON {
 		return cmd.Usagef("several captures are reported as text or json, not %s", f)
 	}
-	var buf bytes.Buffer
+	// The report streams to its destination section by section, so it
+	// is never held whole in memory.
 	w := io.Writer(stdout)
+	var file *os.File
 	if fl.out != "" {
-		w = &buf
+		var err error
+		if file, err = os.Create(fl.out); err != nil {
+			return fail("%v", err)
+		}
+		defer file.Close()
+		w = file
 	}
 	var progress io.Writer
 	if isTerminal(stderr) {
@@ -189,8 +197,8 @@ func judgeSeveral(cmd cli.Command, files []string, opts conformance.Options, fl 
 	if err != nil {
 		return fail("%v", err)
 	}
-	if fl.out != "" {
-		if err := os.WriteFile(fl.out, buf.Bytes(), 0o644); err != nil {
+	if file != nil {
+		if err := file.Close(); err != nil {
 			return fail("%v", err)
 		}
 	}

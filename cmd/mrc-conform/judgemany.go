@@ -68,100 +68,203 @@ func worseExit(a, b int) int {
 }
 
 // judgeMany judges several captures, jobs at a time (each on one worker),
-// and writes one report: a section per capture, in argument order, then a
-// summary over all of them. The output is the same for any jobs.
-func judgeMany(files []string, opts conformance.Options, jobs int, format conformance.Format, textOpts conformance.TextOptions, w, progress io.Writer) (int, error) {
-	res := make([]judged, len(files))
-	sem := make(chan struct{}, jobs)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	for i, f := range files {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(i int, f string) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			o := opts
-			o.Jobs, o.Progress = 1, nil
-			rep, err := conformance.JudgeFile(f, o)
-			res[i] = judged{file: f, rep: rep, err: err}
-			if progress != nil {
-				mu.Lock()
-				done++
-				fmt.Fprintf(progress, "\rjudged %d of %d captures", done, len(files))
-				mu.Unlock()
-			}
-		}(i, f)
+// and writes one report: a section per capture, in argument order, each
+// written as soon as it and those before it are judged, then a summary
+// over all of them. The output is the same for any jobs. Memory does not
+// grow with the number of captures beyond a line of summary each: at
+// most 2*jobs reports are held (judged, or waiting for an earlier one to
+// be written), and the case totals are one per case.
+func judgeMany(files []string, opts conformance.Options, jobs int, format conformance.Format, textOpts conformance.TextOptions, w io.Writer, progress io.Writer) (int, error) {
+	type indexed struct {
+		i int
+		judged
 	}
-	wg.Wait()
+	window := 2 * jobs
+	ahead := make(chan struct{}, window) // a slot per report started and not yet written
+	sem := make(chan struct{}, jobs)
+	ready := make(chan indexed, window)
+	go func() {
+		var mu sync.Mutex
+		done := 0
+		for i, f := range files {
+			ahead <- struct{}{}
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem }()
+				o := opts
+				o.Jobs, o.Progress = 1, nil
+				rep, err := conformance.JudgeFile(f, o)
+				if progress != nil {
+					mu.Lock()
+					done++
+					fmt.Fprintf(progress, "\rjudged %d of %d captures", done, len(files))
+					mu.Unlock()
+				}
+				ready <- indexed{i, judged{file: f, rep: rep, err: err}}
+			}()
+		}
+	}()
+	out := newManyOut(w, format, textOpts, len(files))
+	pending := map[int]judged{}
+	var werr error
+	for next := 0; next < len(files); {
+		r := <-ready
+		pending[r.i] = r.judged
+		for ; next < len(files); next++ {
+			j, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			if werr == nil {
+				werr = out.section(next, j)
+			}
+			<-ahead
+		}
+	}
 	if progress != nil {
 		fmt.Fprint(progress, "\r\033[K")
 	}
-	exit := conformance.ExitPass
-	for _, r := range res {
-		code := conformance.ExitError
-		if r.err == nil {
-			code = r.rep.ExitCode()
-		}
-		exit = worseExit(exit, code)
+	if werr != nil {
+		return out.exit, werr
 	}
-	var err error
-	if format == conformance.FormatJSON {
-		err = writeManyJSON(w, res, exit)
-	} else {
-		err = writeManyText(w, res, exit, textOpts)
-	}
-	return exit, err
+	return out.exit, out.finish()
 }
 
-func writeManyText(w io.Writer, res []judged, exit int, o conformance.TextOptions) error {
-	var b bytes.Buffer
-	for i, r := range res {
-		fmt.Fprintf(&b, "== capture %d of %d: %s ==\n", i+1, len(res), r.file)
-		if r.err != nil {
-			fmt.Fprintf(&b, "ERROR %v\n\n", r.err)
-			continue
+// manyOut writes the report of several captures section by section and
+// keeps what the summary needs: a line per capture and the case totals.
+type manyOut struct {
+	w      io.Writer
+	format conformance.Format
+	text   conformance.TextOptions
+	n      int
+	exit   int
+	each   []eachCapture
+	cases  caseTotals
+	buf    bytes.Buffer
+}
+
+// eachCapture is one capture's line in the summary.
+type eachCapture struct {
+	manyCapture
+	mustPassed, mustTotal, mustFailed int
+}
+
+func newManyOut(w io.Writer, format conformance.Format, text conformance.TextOptions, n int) *manyOut {
+	return &manyOut{w: w, format: format, text: text, n: n, exit: conformance.ExitPass, each: make([]eachCapture, 0, n), cases: caseTotals{at: map[string]int{}}}
+}
+
+// section writes capture i's section and adds it to the summary.
+func (m *manyOut) section(i int, r judged) error {
+	e := eachCapture{manyCapture: manyCapture{File: r.file, Result: "ERROR", ExitCode: conformance.ExitError}}
+	if r.err != nil {
+		e.Error = r.err.Error()
+	} else {
+		s := r.rep.Summary
+		e.Result, e.ExitCode = s.Result, r.rep.ExitCode()
+		e.mustPassed, e.mustTotal, e.mustFailed = s.MustPassed, s.MustTotal, s.MustFailed
+		m.cases.add(r.rep)
+	}
+	m.each = append(m.each, e)
+	m.exit = worseExit(m.exit, e.ExitCode)
+	b := &m.buf
+	b.Reset()
+	if m.format == conformance.FormatJSON {
+		if i == 0 {
+			fmt.Fprintf(b, "{\n  \"schema_version\": %q,\n  \"captures\": [", conformance.SchemaVersion)
+		} else {
+			b.WriteString(",")
 		}
-		if err := r.rep.WriteTextOpts(&b, o); err != nil {
+		b.WriteString("\n    ")
+		if err := m.jsonSection(r); err != nil {
 			return err
 		}
-		b.WriteString("\n")
-	}
-	fmt.Fprintf(&b, "== summary over %d captures ==\n", len(res))
-	for _, r := range res {
+	} else {
+		fmt.Fprintf(b, "== capture %d of %d: %s ==\n", i+1, m.n, r.file)
 		if r.err != nil {
-			fmt.Fprintf(&b, "%-8s exit %-3d %s: %v\n", "ERROR", conformance.ExitError, r.file, r.err)
-			continue
-		}
-		s := r.rep.Summary
-		fmt.Fprintf(&b, "%-8s exit %-3d %s: MUST %d/%d passed, %d failed\n", s.Result, s.ExitCode, r.file, s.MustPassed, s.MustTotal, s.MustFailed)
-	}
-	if cases := caseTotals(res); len(cases) > 0 {
-		fmt.Fprintf(&b, "cases over the %d captures judged: the worst verdict, captures per verdict, observations and findings\n", judgedCount(res))
-		for _, c := range cases {
-			fmt.Fprintf(&b, "%-22s %-14s ", c.ID, c.Verdict)
-			sep := ""
-			for _, v := range conformance.Verdicts {
-				if n := c.Verdicts[v.String()]; n > 0 {
-					fmt.Fprintf(&b, "%s%s %d", sep, v, n)
-					sep = ", "
-				}
+			fmt.Fprintf(b, "ERROR %v\n\n", r.err)
+		} else {
+			if err := r.rep.WriteTextOpts(b, m.text); err != nil {
+				return err
 			}
-			fmt.Fprintf(&b, "; %d checked, %d findings\n", c.Checked, c.FindingCount)
+			b.WriteString("\n")
 		}
 	}
-	fmt.Fprintf(&b, "RESULT over %d captures: exit status %d (the worst of theirs)\n", len(res), exit)
-	_, err := w.Write(b.Bytes())
+	_, err := m.w.Write(b.Bytes())
 	return err
 }
 
-// manyJSON is the JSON report of several captures: each capture's report
-// as it would be alone, and a summary.
-type manyJSON struct {
-	SchemaVersion string            `json:"schema_version"`
-	Captures      []json.RawMessage `json:"captures"`
-	Summary       manySummary       `json:"summary"`
+// jsonSection appends capture r's JSON report, indented as an element of
+// the captures array (null for a capture that could not be judged).
+func (m *manyOut) jsonSection(r judged) error {
+	if r.err != nil {
+		m.buf.WriteString("null")
+		return nil
+	}
+	var one bytes.Buffer
+	if err := r.rep.Write(&one, conformance.FormatJSON); err != nil {
+		return err
+	}
+	return json.Indent(&m.buf, bytes.TrimSpace(one.Bytes()), "    ", "  ")
+}
+
+// finish writes the summary.
+func (m *manyOut) finish() error {
+	if m.format == conformance.FormatJSON {
+		return m.finishJSON()
+	}
+	b := &m.buf
+	b.Reset()
+	fmt.Fprintf(b, "== summary over %d captures ==\n", m.n)
+	for _, e := range m.each {
+		if e.Error != "" {
+			fmt.Fprintf(b, "%-8s exit %-3d %s: %v\n", "ERROR", conformance.ExitError, e.File, e.Error)
+			continue
+		}
+		fmt.Fprintf(b, "%-8s exit %-3d %s: MUST %d/%d passed, %d failed\n", e.Result, e.ExitCode, e.File, e.mustPassed, e.mustTotal, e.mustFailed)
+	}
+	if cases := m.cases.totals(); len(cases) > 0 {
+		fmt.Fprintf(b, "cases over the %d captures judged: the worst verdict, captures per verdict, observations and findings\n", m.cases.judged)
+		for _, c := range cases {
+			fmt.Fprintf(b, "%-22s %-14s ", c.ID, c.Verdict)
+			sep := ""
+			for _, v := range conformance.Verdicts {
+				if n := c.Verdicts[v.String()]; n > 0 {
+					fmt.Fprintf(b, "%s%s %d", sep, v, n)
+					sep = ", "
+				}
+			}
+			fmt.Fprintf(b, "; %d checked, %d findings\n", c.Checked, c.FindingCount)
+		}
+	}
+	fmt.Fprintf(b, "RESULT over %d captures: exit status %d (the worst of theirs)\n", m.n, m.exit)
+	_, err := m.w.Write(b.Bytes())
+	return err
+}
+
+// finishJSON closes the captures array and writes the summary, laid out
+// as json.Encoder.SetIndent("", "  ") lays out the whole report.
+func (m *manyOut) finishJSON() error {
+	s := manySummary{Captures: m.n, ExitCode: m.exit, Each: make([]manyCapture, 0, len(m.each)), Cases: m.cases.totals()}
+	for _, e := range m.each {
+		s.Each = append(s.Each, e.manyCapture)
+	}
+	sum, err := json.MarshalIndent(s, "  ", "  ")
+	if err != nil {
+		return err
+	}
+	b := &m.buf
+	b.Reset()
+	if m.n == 0 {
+		fmt.Fprintf(b, "{\n  \"schema_version\": %q,\n  \"captures\": []", conformance.SchemaVersion)
+	} else {
+		b.WriteString("\n  ]")
+	}
+	b.WriteString(",\n  \"summary\": ")
+	b.Write(sum)
+	b.WriteString("\n}\n")
+	_, err = m.w.Write(b.Bytes())
+	return err
 }
 
 type manySummary struct {
@@ -182,48 +285,43 @@ type caseTotal struct {
 	FindingCount int            `json:"finding_count"`
 }
 
-// caseTotals returns the cases of the captures judged (those that could
-// be read), in report order, each totalled over them.
-func caseTotals(res []judged) []caseTotal {
-	out := []caseTotal{}
-	var worst []conformance.Verdict
-	at := map[string]int{}
-	for _, r := range res {
-		if r.err != nil {
-			continue
-		}
-		for _, c := range r.rep.Results {
-			i, ok := at[c.Case.ID]
-			if !ok {
-				i, at[c.Case.ID] = len(out), len(out)
-				t := caseTotal{ID: c.Case.ID, Verdicts: map[string]int{}}
-				for _, v := range conformance.Verdicts {
-					t.Verdicts[v.String()] = 0
-				}
-				out, worst = append(out, t), append(worst, c.Verdict)
-			}
-			t := &out[i]
-			t.Verdicts[c.Verdict.String()]++
-			t.Checked += c.Checked
-			t.FindingCount += c.FindingCount
-			worst[i] = conformance.Worse(worst[i], c.Verdict)
-		}
-	}
-	for i := range out {
-		out[i].Verdict = worst[i].String()
-	}
-	return out
+// caseTotals totals each case over the captures judged (those that could
+// be read), in report order.
+type caseTotals struct {
+	judged int
+	out    []caseTotal
+	worst  []conformance.Verdict
+	at     map[string]int
 }
 
-// judgedCount is how many of the captures could be read and judged.
-func judgedCount(res []judged) int {
-	n := 0
-	for _, r := range res {
-		if r.err == nil {
-			n++
+func (t *caseTotals) add(rep *conformance.Report) {
+	t.judged++
+	for _, c := range rep.Results {
+		i, ok := t.at[c.Case.ID]
+		if !ok {
+			i, t.at[c.Case.ID] = len(t.out), len(t.out)
+			ct := caseTotal{ID: c.Case.ID, Verdicts: map[string]int{}}
+			for _, v := range conformance.Verdicts {
+				ct.Verdicts[v.String()] = 0
+			}
+			t.out, t.worst = append(t.out, ct), append(t.worst, c.Verdict)
 		}
+		ct := &t.out[i]
+		ct.Verdicts[c.Verdict.String()]++
+		ct.Checked += c.Checked
+		ct.FindingCount += c.FindingCount
+		t.worst[i] = conformance.Worse(t.worst[i], c.Verdict)
 	}
-	return n
+}
+
+// totals returns the cases totalled, each with its worst verdict.
+func (t *caseTotals) totals() []caseTotal {
+	out := []caseTotal{}
+	for i, c := range t.out {
+		c.Verdict = t.worst[i].String()
+		out = append(out, c)
+	}
+	return out
 }
 
 type manyCapture struct {
@@ -231,26 +329,4 @@ type manyCapture struct {
 	Result   string `json:"result"`
 	ExitCode int    `json:"exit_code"`
 	Error    string `json:"error,omitempty"`
-}
-
-func writeManyJSON(w io.Writer, res []judged, exit int) error {
-	out := manyJSON{SchemaVersion: conformance.SchemaVersion, Captures: []json.RawMessage{},
-		Summary: manySummary{Captures: len(res), ExitCode: exit, Each: []manyCapture{}}}
-	for _, r := range res {
-		if r.err != nil {
-			out.Summary.Each = append(out.Summary.Each, manyCapture{File: r.file, Result: "ERROR", ExitCode: conformance.ExitError, Error: r.err.Error()})
-			out.Captures = append(out.Captures, json.RawMessage("null"))
-			continue
-		}
-		var b bytes.Buffer
-		if err := r.rep.Write(&b, conformance.FormatJSON); err != nil {
-			return err
-		}
-		out.Captures = append(out.Captures, json.RawMessage(bytes.TrimSpace(b.Bytes())))
-		out.Summary.Each = append(out.Summary.Each, manyCapture{File: r.file, Result: r.rep.Summary.Result, ExitCode: r.rep.ExitCode()})
-	}
-	out.Summary.Cases = caseTotals(res)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
 }
