@@ -180,13 +180,17 @@ func ipPair(p *wire.Packet) (src, dst netip.Addr, ok bool) {
 //     each address of the later-seen pair is tied to the node of the
 //     earlier-seen one, from the first frame on, so that no frame keeps a
 //     plane's own names. Only addresses the PICS does not declare are
-//     tied, and never two ends of one pair; an end the PICS declares on
-//     both planes, as one node, ties nothing and does not stop the other
-//     end's tie (the PICS may declare only the node whose ports are
-//     captured). An end declared on one plane alone ties its other
-//     address to the declared node (the PICS may list a node's address
-//     on one plane only); an end declared as two nodes says the pairs are
-//     not one QP's planes.
+//     tied, and never two ends of one pair, nor two addresses that differ
+//     in their host part (as in tiePlanes: two hosts may write alike, the
+//     same QP number, r_key, VAs and PSNs, as incast senders do), nor so
+//     that a node holds two addresses seen on one plane (a node has one
+//     address per plane: those are two hosts', and none of them is tied);
+//     an end the PICS declares on both planes, as one node, ties nothing
+//     and does not stop the other end's tie (the PICS may declare only
+//     the node whose ports are captured). An end declared on one plane
+//     alone ties its other address to the declared node (the PICS may
+//     list a node's address on one plane only); an end declared as two
+//     nodes says the pairs are not one QP's planes.
 
 // learnWindow bounds the frames read ahead to learn planes.
 const learnWindow = 1024
@@ -454,8 +458,8 @@ func (l *planeLearning) tie(p *PICS, ev []planeEvidence, s *planeScan) {
 		}
 		tieSrc, okSrc := p.planeEnds(e.srcA, e.srcB)
 		tieDst, okDst := p.planeEnds(e.dstA, e.dstB)
-		if !okSrc || !okDst || !tieSrc && !tieDst {
-			continue
+		if !okSrc || !okDst || !tieSrc && !tieDst || tieSrc && !sameHost(e.srcA, e.srcB) || tieDst && !sameHost(e.dstA, e.dstB) {
+			continue // two hosts' writes alike (one QP number, r_key and VAs) prove no tie
 		}
 		if !s.onePlane(p, e.srcA, va) || !s.onePlane(p, e.dstA, va) || !s.onePlane(p, e.srcB, vb) || !s.onePlane(p, e.dstB, vb) {
 			continue // an address of every plane is no plane's own
@@ -481,6 +485,9 @@ func (l *planeLearning) tie(p *PICS, ev []planeEvidence, s *planeScan) {
 			}
 		}
 	}
+	for r, as := range s.sharedPlanes(p, root, find) {
+		bad[r] = bad[r] || as
+	}
 	classes := map[netip.Addr][]netip.Addr{}
 	for a := range root {
 		if r := find(a); !bad[r] && r != a {
@@ -501,6 +508,34 @@ func (l *planeLearning) tie(p *PICS, ev []planeEvidence, s *planeScan) {
 	}
 	slices.Sort(notes)
 	l.notes = append(l.notes, notes...)
+}
+
+// sharedPlanes returns the classes of tied addresses (by their root) that
+// hold two addresses seen on one plane of one capture point: a node has
+// one address per plane, so those are two hosts' and tie nothing.
+func (s *planeScan) sharedPlanes(p *PICS, root map[netip.Addr]netip.Addr, find func(netip.Addr) netip.Addr) map[netip.Addr]bool {
+	type place struct {
+		r     netip.Addr
+		point string
+		plane int
+	}
+	at := map[place]netip.Addr{}
+	shared := map[netip.Addr]bool{}
+	for a := range root {
+		r := find(a)
+		for _, in := range s.on[a] {
+			v := p.resolveInterface(in)
+			if v.plane < 0 {
+				continue
+			}
+			k := place{r, v.point, v.plane}
+			if b, ok := at[k]; ok && b != a {
+				shared[r] = true
+			}
+			at[k] = a
+		}
+	}
+	return shared
 }
 
 // onePlane reports whether address a was seen at capture point v.point on

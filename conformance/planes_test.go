@@ -600,3 +600,94 @@ func judgeOnePlane(t *testing.T, capture string, p *PICS, jobs int, want *Report
 		}
 	}
 }
+
+// TestPlaneTieOneHost (one address per plane, several requesters): two
+// requesters sending the same writes to one responder QP in lockstep (the
+// same QP number, r_key, VAs and PSNs, as the simulator's incast senders
+// do), each spraying one plane per PSN alike, show messages begun by one
+// requester on one plane that continue, at their PSN's offset, with the
+// other requester's writes on the other plane; those do not make the two
+// requesters' addresses one node's: no tie joins addresses of two hosts
+// (two interface identifiers), and each requester's own are tied.
+func TestPlaneTieOneHost(t *testing.T) {
+	frames, ins, req := lockstepRequesters(t, func(a [16]byte) [16]byte {
+		a[15] ^= 0x40
+		return a
+	})
+	l := learnPlanes(DefaultPICS(), frames, ins)
+	tied := map[netip.Addr]netip.Addr{}
+	for _, tie := range l.ties {
+		tied[tie.a] = tie.to
+		if !sameHost(tie.a, tie.to) {
+			t.Errorf("address %s tied to %s, another host's; notes %q", tie.a, tie.to, l.notes)
+		}
+	}
+	for _, a := range []netip.Addr{req, netip.AddrFrom16(func(a [16]byte) [16]byte { a[15] ^= 0x40; return a }(req.As16()))} {
+		p0, p1 := netip.AddrFrom16(planeAddr(a.As16(), 0)), netip.AddrFrom16(planeAddr(a.As16(), 1))
+		if tied[p1] != p0 {
+			t.Errorf("address %s tied to %v, want its host's %s; notes %q", p1, tied[p1], p0, l.notes)
+		}
+	}
+}
+
+// TestPlaneTieOneAddressPerPlane: the same two lockstep requesters (see
+// TestPlaneTieOneHost) with one interface identifier, each on a network
+// of its own on each plane, are not one node: a node has one address per
+// plane, and a tie that would give the requester two on one plane ties
+// none of its addresses.
+func TestPlaneTieOneAddressPerPlane(t *testing.T) {
+	frames, ins, req := lockstepRequesters(t, func(a [16]byte) [16]byte {
+		a[7] ^= 1
+		return a
+	})
+	l := learnPlanes(DefaultPICS(), frames, ins)
+	for _, tie := range l.ties {
+		if [8]byte(tie.a.AsSlice()[8:]) == [8]byte(req.AsSlice()[8:]) {
+			t.Errorf("address %s tied to %s; notes %q", tie.a, tie.to, l.notes)
+		}
+	}
+	if len(l.ties) == 0 {
+		t.Errorf("no tie of the responder's addresses; notes %q", l.notes)
+	}
+}
+
+// lockstepRequesters returns the frames of perPlaneGood and, 1 ns after
+// each, its copy with the requester's addresses changed by other (a
+// second requester writing alike), their interfaces, and the first
+// write's source (the requester's address on plane 0).
+func lockstepRequesters(t *testing.T, other func([16]byte) [16]byte) ([]pcap.Frame, []*pcap.Interface, netip.Addr) {
+	t.Helper()
+	frames, ins := perPlaneGood(t)
+	var req [8]byte
+	var src netip.Addr
+	var p wire.Packet
+	for _, f := range frames {
+		if wire.Default.Decode(f.Data, &p) == nil && p.BTH.Opcode.IsWrite() {
+			req, src = [8]byte(p.IP6.Src[8:]), netip.AddrFrom16(p.IP6.Src)
+			break
+		}
+	}
+	change := func(a [16]byte) [16]byte {
+		if [8]byte(a[8:]) == req {
+			return other(a)
+		}
+		return a
+	}
+	n := len(frames)
+	for i := range n {
+		f := frames[i]
+		if err := wire.Default.Decode(f.Data, &p); err != nil {
+			t.Fatal(err)
+		}
+		q := p
+		q.IP6.Src, q.IP6.Dst = change(p.IP6.Src), change(p.IP6.Dst)
+		b, err := wire.Default.Append(nil, &q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Data, f.Length = b, len(b)
+		f.Timestamp = f.Timestamp.Add(time.Nanosecond)
+		frames, ins = append(frames, f), append(ins, ins[i])
+	}
+	return frames, ins, src
+}
