@@ -138,10 +138,12 @@ func judgeAllocs(t testing.TB, b []byte, p *PICS, jobs int) (allocs uint64, fram
 }
 
 // TestJudgeAllocsFlat (issue 12: zero allocations per frame in steady
-// state): the `loss` scenario capture and the seeded-fault captures, each
-// replayed into about 2000 frames and into twice as many, judged under the
-// empty PICS on the calling goroutine, and under the reference PICS on
-// the calling goroutine and with two workers (the parallel path); and,
+// state): the `loss` scenario capture, pcap/testdata/malformed.pcapng
+// (frames that fail to decode or break a strict rule) and the
+// seeded-fault captures, each replayed into about 2000 frames (the
+// malformed one into 4000) and into twice as many, judged under the empty
+// PICS on the calling goroutine, and under the reference PICS on the
+// calling goroutine and with two workers (the parallel path); and,
 // under the reference PICS, a capture that reaches a state bound
 // (outOfWindowCapture). The longer judgement sees twice the
 // frames, every added one on connections already tracked, most of them
@@ -161,12 +163,17 @@ func TestJudgeAllocsFlat(t *testing.T) {
 		short, long []byte
 	}
 	var captures []capture
-	for _, path := range append([]string{"../pcap/testdata/scenarios/loss.pcapng"}, faults...) {
+	for _, path := range append([]string{"../pcap/testdata/scenarios/loss.pcapng", "../pcap/testdata/malformed.pcapng"}, faults...) {
 		// Enough replays that the shorter judgement keeps all the
-		// findings it may (about 2000 frames), and twice as many.
-		reps := 4
-		if n := frameCount(t, path); n*reps < 2000 {
-			reps = (2000 + n - 1) / n
+		// findings it may (about 2000 frames; 4000 for the malformed
+		// frames, nearly each a finding under a case of its own), and
+		// twice as many.
+		reps, frames := 4, 2000
+		if filepath.Base(path) == "malformed.pcapng" {
+			frames = 4000
+		}
+		if n := frameCount(t, path); n*reps < frames {
+			reps = (frames + n - 1) / n
 		}
 		captures = append(captures, capture{filepath.Base(path), replayed(t, path, reps), replayed(t, path, 2*reps)})
 	}
@@ -328,6 +335,60 @@ func TestMalformedFramesAllocNothing(t *testing.T) {
 		t.Run(fr.name, func(t *testing.T) {
 			s := newScene(t, scenePICS)
 			f := fr.f
+			send := func() {
+				s.n++
+				s.ns += 1000
+				f.Number, f.Timestamp = s.n, s.start.Add(time.Duration(s.ns))
+				s.e.frame(&f, s.in)
+			}
+			for range 2 * MaxFindings {
+				send()
+			}
+			if allocs := testing.AllocsPerRun(1000, send); allocs != 0 {
+				t.Errorf("%.1f allocations per frame past MaxFindings, want 0", allocs)
+			}
+		})
+	}
+}
+
+// TestStrictViolationsAllocNothing (issue 12: zero allocations per frame
+// in steady state, on a stream of frames that decode but break a strict
+// rule): each frame of pcap/testdata/malformed.pcapng that decodes with a
+// strict finding (a bad ICRC, reserved bits set, a wrong pad count or pad
+// byte, a wrong length, ...), sent again and again, allocates nothing per
+// frame once MaxFindings of its findings are kept.
+func TestStrictViolationsAllocNothing(t *testing.T) {
+	r, err := pcap.Open("../pcap/testdata/malformed.pcapng")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var dec pcap.Decoder
+	var rec pcap.Record
+	var frames []pcap.Frame
+	for {
+		var f pcap.Frame
+		if err := r.Next(&f); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		f.Data, f.Comments = bytes.Clone(f.Data), nil
+		if dec.Decode(&f, nil, &rec); rec.Err == nil && (len(rec.Violations) > 0 || !rec.ICRCOK) {
+			frames = append(frames, f)
+		}
+	}
+	if len(frames) < 10 {
+		t.Fatalf("%d frames of malformed.pcapng break a strict rule, want at least 10", len(frames))
+	}
+	for _, f := range frames {
+		dec.Decode(&f, nil, &rec)
+		var rules []string
+		for _, v := range rec.Violations {
+			rules = append(rules, v.Req.String())
+		}
+		t.Run(fmt.Sprintf("frame%d/%s", f.Number, strings.Join(rules, ",")), func(t *testing.T) {
+			s := newScene(t, scenePICS)
 			send := func() {
 				s.n++
 				s.ns += 1000

@@ -278,9 +278,9 @@ func icrcBad(e *engine, x *badCtx) {
 	p := &x.r.Packet
 	e.failWhy(rWireICRC_WIRE_ICRC_1, x.pt, x.src, onFrame, func(f *Finding) {
 		f.PSN, f.EV, f.Expected, f.Observed = u32p(p.BTH.PSN), u32p(x.r.EV), "the ICRC of the frame's contents", "a bad ICRC"
-		for _, v := range x.r.Violations {
-			if v.Header == "ICRC" {
-				f.Observed = fmt.Sprintf("%s field %s: %s", v.Header, v.Field, v.Msg)
+		for i := range x.r.Violations {
+			if v := &x.r.Violations[i]; v.Header == "ICRC" {
+				f.Observed = violationText(v)
 				break
 			}
 		}
@@ -954,8 +954,8 @@ func (e *engine) writeSize(fl *flow, r *pcap.Record) sizeFault {
 	if p.Trimmed {
 		return sizeOK
 	}
-	for _, v := range r.Violations {
-		switch v.Req {
+	for i := range r.Violations {
+		switch r.Violations[i].Req {
 		case wire.ReqBTH9:
 			return sizePad
 		case wire.ReqPAY1:

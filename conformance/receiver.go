@@ -15,16 +15,19 @@ var discardReqs = [wire.NumReqs]bool{
 	wire.ReqPAY1: true, wire.ReqBTH8: true, wire.ReqENC1: true, wire.ReqTRIM1: true,
 }
 
-func discarded(r *pcap.Record) (bool, string) {
+// discarded reports whether a responder discards the packet of r, and the
+// requirement it breaks for which it does (WIRE-ICRC-1 for a bad ICRC):
+// a value, so that judging such frames builds no text.
+func discarded(r *pcap.Record) (bool, wire.ReqID) {
 	if !r.Packet.Trimmed && !r.ICRCOK {
-		return true, "a bad ICRC"
+		return true, wire.ReqICRC1
 	}
-	for _, v := range r.Violations {
-		if v.Req < wire.NumReqs && discardReqs[v.Req] {
-			return true, "a " + v.Req.String() + " violation"
+	for i := range r.Violations {
+		if req := r.Violations[i].Req; req < wire.NumReqs && discardReqs[req] {
+			return true, req
 		}
 	}
-	return false, ""
+	return false, wire.NoReq
 }
 
 // window returns the responder's tracking window W = 128 × mpr_dest, or 0

@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"strconv"
 
@@ -57,9 +56,20 @@ func sortedEP(m map[epKey]*epReq) []epKey {
 	return out
 }
 
+// violationText is what a finding observed of a codec violation:
+// "<header> field <field>: <message>", formatted in one allocation.
+func violationText(v *wire.Violation) string {
+	var buf [160]byte
+	b := append(buf[:0], v.Header...)
+	b = append(b, " field "...)
+	b = append(b, v.Field...)
+	b = append(b, ": "...)
+	return string(v.AppendMessage(b))
+}
+
 func dupViolation(vs []wire.Violation, req wire.ReqID) bool {
-	for _, v := range vs {
-		if v.Req == req {
+	for i := range vs {
+		if vs[i].Req == req {
 			return true
 		}
 	}
@@ -84,12 +94,13 @@ func (e *engine) wireChecks(pt *point, src string, r *pcap.Record) {
 	*x = frameCtx{pt: pt, src: src, r: r, p: p, op: op,
 		control:  op == wire.OpSACK || op == wire.OpNACK || op == wire.OpAcknowledge || op == wire.OpEndpointResp,
 		atSender: pt.capNode(e.pics) == src}
-	for i, v := range r.Violations {
+	for i := range r.Violations {
+		v := &r.Violations[i]
 		if dupViolation(r.Violations[:i], v.Req) {
 			continue // one finding per violated requirement and frame
 		}
 		e.bad(codecReq(v.Req), x, func() (string, string) {
-			return "no " + v.Req.String() + " violation", fmt.Sprintf("%s field %s: %s", v.Header, v.Field, v.Msg)
+			return "no " + v.Req.String() + " violation", violationText(v)
 		})
 	}
 	k, os := kindOf(p), opSlot(op)

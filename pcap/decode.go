@@ -37,6 +37,10 @@ type Record struct {
 	// werr holds Err when the codec stopped: a stream of malformed
 	// frames decodes without allocating.
 	werr wire.Error
+	// viol is Violations' first backing array: a Record's first frames
+	// breaking a rule or two allocate nothing either (a parallel judge
+	// holds thousands of Records).
+	viol [2]wire.Violation
 }
 
 // MRC reports whether the frame is MRC: it reached a whole BTH with a
@@ -120,6 +124,9 @@ func (d *Decoder) decode(f *Frame, in *Interface, r *Record, computed bool, icrc
 	r.Rel = d.first.Since(f.Timestamp)
 	r.Err, r.ICRCOK, r.EV = nil, false, 0
 	r.Violations = r.Violations[:0]
+	if cap(r.Violations) == 0 {
+		r.Violations = r.viol[:0]
+	}
 	if in != nil && in.LinkType != LinkTypeEthernet {
 		r.Packet = wire.Packet{}
 		r.Err = &LinkError{LinkType: in.LinkType}

@@ -213,11 +213,11 @@ func (p *Printer) appendText(b []byte, r *Record) []byte {
 	}
 	if len(r.Violations) > 0 {
 		b = append(b, " !"...)
-		for i, v := range r.Violations {
+		for i := range r.Violations {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, v.Req.String()...)
+			b = append(b, r.Violations[i].Req.String()...)
 		}
 	}
 	return append(b, '\n')
@@ -486,7 +486,8 @@ func appendProblemsV(b []byte, r *Record) []byte {
 	}
 	if len(r.Violations) > 0 {
 		b = append(b, "    Violations:\n"...)
-		for _, v := range r.Violations {
+		for i := range r.Violations {
+			v := &r.Violations[i]
 			b = append(b, "        "...)
 			b = append(b, v.Req.String()...)
 			b = append(b, ": "...)
@@ -498,7 +499,7 @@ func appendProblemsV(b []byte, r *Record) []byte {
 				b = append(b, v.Field...)
 			}
 			b = append(b, ": "...)
-			b = append(b, v.Msg...)
+			b = v.AppendMessage(b)
 			b = append(b, '\n')
 		}
 	}
@@ -689,7 +690,7 @@ func (o *jsonObj) problems(r *Record) {
 			if v.Field != "" {
 				o.str("field", v.Field)
 			}
-			o.str("msg", v.Msg)
+			o.str("msg", v.Message())
 			o.close()
 		}
 		o.b = append(o.b, ']')

@@ -143,8 +143,8 @@ func (e *EVStats) move(frame int, to evstate.State, cause string) {
 // Add counts one record.
 func (s *Stats) Add(r *Record) {
 	s.Frames++
-	for _, v := range r.Violations {
-		s.Violations.add(v.Req)
+	for i := range r.Violations {
+		s.Violations.add(r.Violations[i].Req)
 	}
 	if r.Err != nil {
 		req := wire.NoReq

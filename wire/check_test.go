@@ -50,10 +50,10 @@ func TestCheckOrder(t *testing.T) {
 	if got := reqs(vs); !slices.Equal(got, want) {
 		t.Fatalf("Check: %v, want %v", got, want)
 	}
-	if v := vs[7]; v.Header != "SETH" || v.Msg != "reserved bits set (0x8000)" {
+	if v := vs[7]; v.Header != "SETH" || v.Message() != "reserved bits set (0x8000)" {
 		t.Errorf("reserved bits: %v", v)
 	}
-	if v := vs[9]; v.Msg != fmt.Sprintf("ICRC 0x%08x, computed 0x%08x", d.ICRC, Default.ComputeICRC(b, &d)) {
+	if v := vs[9]; v.Message() != fmt.Sprintf("ICRC 0x%08x, computed 0x%08x", d.ICRC, Default.ComputeICRC(b, &d)) {
 		t.Errorf("ICRC: %v", v)
 	}
 	if got := reqs(Default.CheckHeaders(b, &d, nil)); !slices.Equal(got, want[:len(want)-1]) {

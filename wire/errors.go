@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -33,12 +34,13 @@ type Error struct {
 	msg lazyMsg
 }
 
-// lazyMsg is a message's format and its operands: ints for the %d and %x
-// verbs in order, str for a %q.
+// lazyMsg is a message's format and its operands: ints for the %d, %x,
+// %s (an Opcode) and %v (a bool: 0 is false) verbs in order, str for a %q.
 type lazyMsg struct {
 	format string
-	ints   [3]int
+	ints   [5]int
 	n      int8
+	uns    uint8 // bit i: operand i holds a uint64's bits (fmt formats it unsigned)
 	str    string
 }
 
@@ -60,7 +62,8 @@ func (e *Error) AppendMessage(b []byte) []byte {
 }
 
 // append appends the message as fmt would format it. The codec's formats
-// use only %d, %x and %X (with a zero-padded width) and %q.
+// use only %d, %x and %X (with a zero-padded width), %q, and %s and %v
+// with the operands above.
 func (m *lazyMsg) append(b []byte) []byte {
 	f, next := m.format, 0
 	for {
@@ -89,23 +92,32 @@ func (m *lazyMsg) append(b []byte) []byte {
 			b = strconv.AppendQuote(b, m.str)
 			continue
 		}
-		v := 0
+		v, uns := 0, false
 		if next < int(m.n) {
-			v, next = m.ints[next], next+1
+			v, uns, next = m.ints[next], m.uns&(1<<next) != 0, next+1
 		}
-		b = appendInt(b, v, verb, zero, width)
+		switch verb {
+		case 's':
+			b = append(b, Opcode(v).String()...)
+		case 'v':
+			b = strconv.AppendBool(b, v != 0)
+		default:
+			b = appendInt(b, v, uns, verb, zero, width)
+		}
 	}
 }
 
-// appendInt appends v as fmt's %d, %x or %X verb with the width and zero
-// flag given would.
-func appendInt(b []byte, v int, verb byte, zero bool, width int) []byte {
+// appendInt appends v (the bits of a uint64 if uns) as fmt's %d, %x or %X
+// verb with the width and zero flag given would.
+func appendInt(b []byte, v int, uns bool, verb byte, zero bool, width int) []byte {
 	base := 10
 	if verb == 'x' || verb == 'X' {
 		base = 16
 	}
 	u := uint64(v)
-	if v < 0 {
+	if uns {
+		v = 0 // not negative
+	} else if v < 0 {
 		u = uint64(-(v + 1)) + 1 // -v, as an unsigned, even for the smallest int
 	}
 	var d [24]byte
@@ -162,9 +174,43 @@ type Violation struct {
 	Header string
 	Offset int // byte offset in the frame
 	Field  string
-	Msg    string
+	Msg    string // what was wrong / expected; empty in a Violation Check wrote (Message)
+
+	// msg is the message unformatted, in a Violation Check wrote: a judge
+	// of millions of frames breaking a rule formats only those it shows.
+	msg lazyMsg
+}
+
+// Message returns what was wrong / expected: Msg, or the message of a
+// Violation Check wrote, formatted now.
+func (v *Violation) Message() string {
+	if v.Msg != "" || v.msg.format == "" {
+		return v.Msg
+	}
+	return string(v.msg.append(nil))
+}
+
+// AppendMessage appends Message to b without allocating beyond b.
+func (v *Violation) AppendMessage(b []byte) []byte {
+	if v.Msg != "" || v.msg.format == "" {
+		return append(b, v.Msg...)
+	}
+	return v.msg.append(b)
 }
 
 func (v Violation) String() string {
-	return fmt.Sprintf("%s: %s at offset %d field %s: %s", v.Req, v.Header, v.Offset, v.Field, v.Msg)
+	return fmt.Sprintf("%s: %s at offset %d field %s: %s", v.Req, v.Header, v.Offset, v.Field, v.Message())
+}
+
+// MarshalJSON encodes v with its Message as Msg, as encoding/json would
+// a Violation whose Msg holds it.
+func (v Violation) MarshalJSON() ([]byte, error) {
+	type fields struct {
+		Req    ReqID
+		Header string
+		Offset int
+		Field  string
+		Msg    string
+	}
+	return json.Marshal(fields{v.Req, v.Header, v.Offset, v.Field, v.Message()})
 }

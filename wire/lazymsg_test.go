@@ -2,7 +2,11 @@ package wire
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"math"
+	"strconv"
 	"testing"
 )
 
@@ -119,4 +123,110 @@ func TestDecodeIntoAsDecode(t *testing.T) {
 			t.Errorf("%s: DecodeInto of %d malformed frames: %.1f allocations, want 0", c.prof.Name, len(bad), a)
 		}
 	}
+}
+
+// TestViolationMessageAsFmt: a Violation Check wrote formats its message
+// (Message, AppendMessage, String) as fmt.Sprintf would the same format
+// with the operands' own types (an Opcode for %s, a bool for %v, a uint64
+// for the reserved bits), for every format check.go passes to violations.add.
+func TestViolationMessageAsFmt(t *testing.T) {
+	formats := checkFormats(t)
+	if len(formats) < 30 {
+		t.Fatalf("%d formats found in check.go, want at least 30", len(formats))
+	}
+	values := []int{0, 1, 2, 7, 10, 0xab, 255, 256, 0xABCD, 65535, 1 << 20, 0xFFFFFF, -1, -12, math.MaxInt}
+	for _, f := range formats {
+		verbs := formatVerbs(f)
+		for i := range values {
+			var v Violation
+			v.msg.format = f
+			args := make([]any, len(verbs))
+			for j, verb := range verbs {
+				x := values[(i+3*j)%len(values)]
+				v.msg.ints[j] = x
+				switch {
+				case verb == 's':
+					x &= 0xFF
+					v.msg.ints[j], args[j] = x, Opcode(x)
+				case verb == 'v':
+					args[j] = x != 0
+				case f == "reserved bits set (0x%x)":
+					v.msg.uns |= 1 << j
+					args[j] = uint64(x)
+				default:
+					args[j] = x
+				}
+			}
+			v.msg.n = int8(len(verbs))
+			want := fmt.Sprintf(f, args...)
+			if got := v.Message(); got != want {
+				t.Errorf("%q with %v: %q, want %q", f, args, got, want)
+			}
+			if got := string(v.AppendMessage([]byte("x"))); got != "x"+want {
+				t.Errorf("AppendMessage: %q, want %q", got, "x"+want)
+			}
+			if got, w := v.String(), fmt.Sprintf("%s: %s at offset %d field %s: %s", v.Req, v.Header, v.Offset, v.Field, want); got != w {
+				t.Errorf("String: %q, want %q", got, w)
+			}
+		}
+	}
+	var v Violation
+	v.msg = lazyMsg{format: "reserved bits set (0x%x)", ints: [5]int{math.MinInt}, n: 1, uns: 1}
+	if got, want := v.Message(), fmt.Sprintf("reserved bits set (0x%x)", uint64(1)<<63); got != want {
+		t.Errorf("bit 63 set: %q, want %q", got, want)
+	}
+}
+
+// checkFormats returns the message formats of check.go's calls of
+// violations.add.
+func checkFormats(t *testing.T) []string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), "check.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var formats []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		if sel, ok := call.Fun.(*ast.SelectorExpr); !ok || sel.Sel.Name != "add" || len(call.Args) < 5 {
+			return true
+		}
+		lit, ok := call.Args[4].(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			t.Errorf("add call with format %T, want a string literal", call.Args[4])
+			return true
+		}
+		s, err := strconv.Unquote(lit.Value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := len(call.Args)-5, len(formatVerbs(s)); got != want || got > len(lazyMsg{}.ints) {
+			t.Errorf("%q: %d operands, want %d (at most %d)", s, got, want, len(lazyMsg{}.ints))
+		}
+		formats = append(formats, s)
+		return true
+	})
+	return formats
+}
+
+// formatVerbs returns the verbs of format f, %% aside.
+func formatVerbs(f string) []byte {
+	var verbs []byte
+	for i := 0; i < len(f)-1; i++ {
+		if f[i] != '%' {
+			continue
+		}
+		j := i + 1
+		for j < len(f) && (f[j] >= '0' && f[j] <= '9') {
+			j++
+		}
+		if f[j] != '%' {
+			verbs = append(verbs, f[j])
+		}
+		i = j
+	}
+	return verbs
 }

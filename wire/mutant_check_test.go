@@ -171,7 +171,7 @@ func TestMutantViolationOffsets(t *testing.T) {
 				got = append(got, v)
 			}
 		}
-		if len(got) != 1 || got[0].Header != tc.hdr || got[0].Offset != tc.off || got[0].Field != tc.field || !strings.Contains(got[0].Msg, tc.msg) {
+		if len(got) != 1 || got[0].Header != tc.hdr || got[0].Offset != tc.off || got[0].Field != tc.field || !strings.Contains(got[0].Message(), tc.msg) {
 			t.Errorf("%s: %v; want one %s violation of %s.%s at offset %d saying %q", tc.name, got, tc.req, tc.hdr, tc.field, tc.off, tc.msg)
 		}
 	}

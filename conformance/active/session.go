@@ -194,7 +194,7 @@ func (t *T) Recv(deadline Time) (*RxFrame, bool) {
 			psn, ev := p.BTH.PSN, rf.EV
 			s.wire.fail(conformance.Finding{Verdict: conformance.Fail, Requirement: conformance.CodecRequirement(v.Req), Node: "iut", Frame: f.Seq,
 				TimeNs: int64(f.At), Plane: f.Plane, PSN: &psn, EV: &ev, Expected: "a frame that passes " + v.Req.String(),
-				Observed: fmt.Sprintf("%s (%s) in %s", v.Msg, v.Field, p.BTH.Opcode)})
+				Observed: fmt.Sprintf("%s (%s) in %s", v.Message(), v.Field, p.BTH.Opcode)})
 		}
 		return rf, true
 	}
