@@ -1,12 +1,14 @@
 package wire
 
 import (
+	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -229,4 +231,37 @@ func formatVerbs(f string) []byte {
 		i = j
 	}
 	return verbs
+}
+
+// TestViolationJSONHasMessage: a Violation Check wrote encodes to JSON
+// with its message as Msg, as one holding the text in Msg does.
+func TestViolationJSONHasMessage(t *testing.T) {
+	q := samplePackets()[0]
+	f, err := Default.Append(nil, &q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f[len(f)-1] ^= 0xFF // the ICRC
+	var p Packet
+	if err := Default.Decode(f, &p); err != nil {
+		t.Fatal(err)
+	}
+	vs := Default.Check(f, &p, nil)
+	if len(vs) != 1 || vs[0].Msg != "" {
+		t.Fatalf("violations %v, want one ICRC violation with its message unformatted", vs)
+	}
+	got, err := json.Marshal(vs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	eager := vs[0]
+	eager.Msg = vs[0].Message()
+	eager.msg = lazyMsg{}
+	want, err := json.Marshal(eager)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) || !strings.Contains(string(got), `"Msg":"ICRC 0x`) {
+		t.Errorf("%s, want %s", got, want)
+	}
 }
