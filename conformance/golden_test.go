@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -84,7 +85,8 @@ func captureBase(capture string) string {
 }
 
 // parityException is a verdict the judge changed on purpose since the
-// verdicts were frozen (issue 12's wrong verdicts): the capture, PICS and
+// verdicts were frozen (issue 12's wrong verdicts): the capture (its path
+// from the module root, as goldenName names its golden files), PICS and
 // case, the frozen line, the line now, and why.
 type parityException struct {
 	capture, pics, cs string
@@ -92,46 +94,65 @@ type parityException struct {
 	reason            string
 }
 
+// moduleRel is the path from the module root of capture, a path relative
+// to this package, with slashes.
+func moduleRel(capture string) string {
+	return filepath.ToSlash(filepath.Join("conformance", capture))
+}
+
+// parityExceptionFor returns the index in parityExceptions of the
+// exception for case cs of capture (a path relative to this package)
+// under pics, or -1.
+func parityExceptionFor(capture, pics, cs string) int {
+	rel := moduleRel(capture)
+	for k, ex := range parityExceptions {
+		if ex.capture == rel && ex.pics == pics && ex.cs == cs {
+			return k
+		}
+	}
+	return -1
+}
+
 // parityExceptions lists every intended difference from the frozen
 // verdicts. Each needs its reason.
 var parityExceptions = []parityException{
-	{"dumpcap-loss.pcapng", "own", "MRC-RSP-SACK-001", Fail, Pass,
+	{"pcap/testdata/scenarios/dumpcap-loss.pcapng", "own", "MRC-RSP-SACK-001", Fail, Pass,
 		"eth1 and eth2 are one capture point (capture.points places both at node1) and frames are judged in timestamp order across them: a PSN arriving on eth2 is no longer 'never seen arriving' when a SACK on eth1 claims it"},
-	{"dumpcap-loss.pcapng", "own", "MRC-EV-REV-001", Inconclusive, Pass,
+	{"pcap/testdata/scenarios/dumpcap-loss.pcapng", "own", "MRC-EV-REV-001", Inconclusive, Pass,
 		"the planes of eth1 and eth2 come from capture.points, so each SACK's plane is compared with its trigger's (was plane -1, unknown)"},
-	{"dumpcap-loss.pcapng", "own", "MRC-LR-RTX-003", Pass, Inconclusive,
+	{"pcap/testdata/scenarios/dumpcap-loss.pcapng", "own", "MRC-LR-RTX-003", Pass, Inconclusive,
 		"node0 is judged at node1's ports, where its writes sprayed over two planes arrive out of PSN order: a first sighting behind the highest PSN is a resend or an overtaken first transmission, undecidable away from node0 (the PASS came from judging each plane's PSNs apart)"},
-	{"dumpcap-loss.pcapng", "own", "MRC-WIRE-DSCP-001", Pass, Inconclusive,
+	{"pcap/testdata/scenarios/dumpcap-loss.pcapng", "own", "MRC-WIRE-DSCP-001", Pass, Inconclusive,
 		"as MRC-LR-RTX-003: the retransmission class is expected of a PSN that may be a first transmission overtaken on the other plane"},
-	{"perplane-loss.pcapng", "default", "MRC-LR-RTX-003", Inconclusive, Pass, perPlaneTied},
-	{"perplane-loss.pcapng", "default", "MRC-REQ-PSN-001", Inconclusive, Pass, perPlaneTied},
-	{"perplane-loss.pcapng", "default", "MRC-RSP-ACK-001", Pass, Inconclusive, perPlaneAck},
-	{"perplane-loss.pcapng", "default", "MRC-RSP-SACK-001", Fail, Pass, perPlaneTied},
-	{"perplane-loss.pcapng", "default", "MRC-RSP-SACK-006", Inconclusive, Pass, perPlaneTied},
-	{"perplane-loss.pcapng", "default", "MRC-WIMM-ORD-001", Inconclusive, Pass, perPlaneTied},
-	{"perplane-loss.pcapng", "default", "MRC-WIRE-DSCP-001", Inconclusive, Pass, perPlaneTied},
-	{"perplane-loss.pcapng", "default", "MRC-WIRE-METH-001", Inconclusive, Pass, perPlaneTied},
-	{"perplane-loss.pcapng", "default", "MRC-WIRE-MSG-001", Inconclusive, Pass, perPlaneTied},
-	{"perplane-loss.pcapng", "reference", "MRC-LR-RTX-002", Pass, Fail, perPlaneTimeout},
-	{"perplane-loss.pcapng", "reference", "MRC-LR-RTX-003", Inconclusive, Pass, perPlaneTied},
-	{"perplane-loss.pcapng", "reference", "MRC-REQ-PSN-001", Inconclusive, Pass, perPlaneTied},
-	{"perplane-loss.pcapng", "reference", "MRC-RSP-SACK-001", Fail, Pass, perPlaneTied},
-	{"perplane-loss.pcapng", "reference", "MRC-RSP-SACK-005", Fail, Inconclusive, perPlaneBytes},
-	{"perplane-loss.pcapng", "reference", "MRC-RSP-SACK-006", Inconclusive, Pass, perPlaneTied},
-	{"perplane-loss.pcapng", "reference", "MRC-WIMM-ORD-001", Inconclusive, Pass, perPlaneTied},
-	{"perplane-loss.pcapng", "reference", "MRC-WIMM-REQ-001", Inconclusive, Pass, perPlaneTied},
-	{"perplane-loss.pcapng", "reference", "MRC-WIRE-DSCP-001", Inconclusive, Pass, perPlaneTied},
-	{"perplane-loss.pcapng", "reference", "MRC-WIRE-MSG-001", Inconclusive, Pass, perPlaneTied},
-	{"dumpcap-loss.pcapng", "default", "MRC-EV-REV-001", Inconclusive, Pass, portsLearnt},
-	{"dumpcap-loss.pcapng", "reference", "MRC-EV-REV-001", Inconclusive, Pass, portsLearnt},
-	{"dumpcap-loss.pcapng", "default", "MRC-RSP-SACK-001", Fail, Pass, claimsInTick},
-	{"dumpcap-loss.pcapng", "reference", "MRC-RSP-SACK-001", Fail, Pass, claimsInTick},
-	{"afpacket-ipv4.pcapng.gz", "default", "MRC-WIRE-BTH-001", Pass, Fail, opcodeInBlock},
-	{"afpacket-ipv4.pcapng.gz", "reference", "MRC-WIRE-BTH-001", Pass, Fail, opcodeInBlock},
-	{"afpacket-ipv6.pcapng.gz", "default", "MRC-WIRE-BTH-001", Pass, Fail, opcodeInBlock},
-	{"afpacket-ipv6.pcapng.gz", "reference", "MRC-WIRE-BTH-001", Pass, Fail, opcodeInBlock},
-	{"inproc.pcapng.gz", "default", "MRC-WIRE-BTH-001", Pass, Fail, opcodeInBlock},
-	{"inproc.pcapng.gz", "reference", "MRC-WIRE-BTH-001", Pass, Fail, opcodeInBlock},
+	{"pcap/testdata/scenarios/perplane-loss.pcapng", "default", "MRC-LR-RTX-003", Inconclusive, Pass, perPlaneTied},
+	{"pcap/testdata/scenarios/perplane-loss.pcapng", "default", "MRC-REQ-PSN-001", Inconclusive, Pass, perPlaneTied},
+	{"pcap/testdata/scenarios/perplane-loss.pcapng", "default", "MRC-RSP-ACK-001", Pass, Inconclusive, perPlaneAck},
+	{"pcap/testdata/scenarios/perplane-loss.pcapng", "default", "MRC-RSP-SACK-001", Fail, Pass, perPlaneTied},
+	{"pcap/testdata/scenarios/perplane-loss.pcapng", "default", "MRC-RSP-SACK-006", Inconclusive, Pass, perPlaneTied},
+	{"pcap/testdata/scenarios/perplane-loss.pcapng", "default", "MRC-WIMM-ORD-001", Inconclusive, Pass, perPlaneTied},
+	{"pcap/testdata/scenarios/perplane-loss.pcapng", "default", "MRC-WIRE-DSCP-001", Inconclusive, Pass, perPlaneTied},
+	{"pcap/testdata/scenarios/perplane-loss.pcapng", "default", "MRC-WIRE-METH-001", Inconclusive, Pass, perPlaneTied},
+	{"pcap/testdata/scenarios/perplane-loss.pcapng", "default", "MRC-WIRE-MSG-001", Inconclusive, Pass, perPlaneTied},
+	{"pcap/testdata/scenarios/perplane-loss.pcapng", "reference", "MRC-LR-RTX-002", Pass, Fail, perPlaneTimeout},
+	{"pcap/testdata/scenarios/perplane-loss.pcapng", "reference", "MRC-LR-RTX-003", Inconclusive, Pass, perPlaneTied},
+	{"pcap/testdata/scenarios/perplane-loss.pcapng", "reference", "MRC-REQ-PSN-001", Inconclusive, Pass, perPlaneTied},
+	{"pcap/testdata/scenarios/perplane-loss.pcapng", "reference", "MRC-RSP-SACK-001", Fail, Pass, perPlaneTied},
+	{"pcap/testdata/scenarios/perplane-loss.pcapng", "reference", "MRC-RSP-SACK-005", Fail, Inconclusive, perPlaneBytes},
+	{"pcap/testdata/scenarios/perplane-loss.pcapng", "reference", "MRC-RSP-SACK-006", Inconclusive, Pass, perPlaneTied},
+	{"pcap/testdata/scenarios/perplane-loss.pcapng", "reference", "MRC-WIMM-ORD-001", Inconclusive, Pass, perPlaneTied},
+	{"pcap/testdata/scenarios/perplane-loss.pcapng", "reference", "MRC-WIMM-REQ-001", Inconclusive, Pass, perPlaneTied},
+	{"pcap/testdata/scenarios/perplane-loss.pcapng", "reference", "MRC-WIRE-DSCP-001", Inconclusive, Pass, perPlaneTied},
+	{"pcap/testdata/scenarios/perplane-loss.pcapng", "reference", "MRC-WIRE-MSG-001", Inconclusive, Pass, perPlaneTied},
+	{"pcap/testdata/scenarios/dumpcap-loss.pcapng", "default", "MRC-EV-REV-001", Inconclusive, Pass, portsLearnt},
+	{"pcap/testdata/scenarios/dumpcap-loss.pcapng", "reference", "MRC-EV-REV-001", Inconclusive, Pass, portsLearnt},
+	{"pcap/testdata/scenarios/dumpcap-loss.pcapng", "default", "MRC-RSP-SACK-001", Fail, Pass, claimsInTick},
+	{"pcap/testdata/scenarios/dumpcap-loss.pcapng", "reference", "MRC-RSP-SACK-001", Fail, Pass, claimsInTick},
+	{"conformance/testdata/e2e/afpacket-ipv4.pcapng.gz", "default", "MRC-WIRE-BTH-001", Pass, Fail, opcodeInBlock},
+	{"conformance/testdata/e2e/afpacket-ipv4.pcapng.gz", "reference", "MRC-WIRE-BTH-001", Pass, Fail, opcodeInBlock},
+	{"conformance/testdata/e2e/afpacket-ipv6.pcapng.gz", "default", "MRC-WIRE-BTH-001", Pass, Fail, opcodeInBlock},
+	{"conformance/testdata/e2e/afpacket-ipv6.pcapng.gz", "reference", "MRC-WIRE-BTH-001", Pass, Fail, opcodeInBlock},
+	{"conformance/testdata/e2e/inproc.pcapng.gz", "default", "MRC-WIRE-BTH-001", Pass, Fail, opcodeInBlock},
+	{"conformance/testdata/e2e/inproc.pcapng.gz", "reference", "MRC-WIRE-BTH-001", Pass, Fail, opcodeInBlock},
 }
 
 // opcodeInBlock is why the end-to-end captures' MRC-WIRE-BTH-001 changed
@@ -220,6 +241,30 @@ func judgeGoldenJobs(t testing.TB, capture, pics string, jobs int) (*Report, err
 	return JudgeFile(capture, opts)
 }
 
+// TestParityExceptionsByPath: a parity exception excuses its capture
+// only, named by its path from the module root as the golden files are: a
+// capture of the same name in another directory is not excused.
+func TestParityExceptionsByPath(t *testing.T) {
+	for _, ex := range parityExceptions {
+		own := filepath.Join("..", filepath.FromSlash(ex.capture))
+		if _, err := os.Stat(own); err != nil {
+			t.Errorf("%s %s %s: %v", ex.capture, ex.pics, ex.cs, err)
+		}
+		if k := parityExceptionFor(own, ex.pics, ex.cs); k < 0 {
+			t.Errorf("%s %s %s: its own capture is not excused", ex.capture, ex.pics, ex.cs)
+		}
+		for _, dir := range []string{"testdata", "testdata/e2e", "../pcap/testdata", "../pcap/testdata/scenarios"} {
+			other := filepath.Join(dir, path.Base(ex.capture))
+			if moduleRel(other) == ex.capture {
+				continue
+			}
+			if k := parityExceptionFor(other, ex.pics, ex.cs); k >= 0 {
+				t.Errorf("%s %s %s excuses %s too", ex.capture, ex.pics, ex.cs, other)
+			}
+		}
+	}
+}
+
 // TestGoldenVerdicts is the parity test: every repository capture, under
 // every golden PICS, gives the per-case verdicts frozen in testdata/golden
 // (from the engine before issue 12), except the listed parityExceptions.
@@ -245,14 +290,13 @@ func TestGoldenVerdicts(t *testing.T) {
 			frozen := slices.Clone(got)
 			for i, line := range got {
 				id, _, _ := strings.Cut(line, " ")
-				for k, ex := range parityExceptions {
-					if ex.capture == filepath.Base(c) && ex.pics == pics && ex.cs == id {
-						used[k] = true
-						if rest := strings.TrimPrefix(line, id+" "); rest != ex.now.String() {
-							t.Errorf("%s %s %s: %s, the exception expects %s (%s)", c, pics, id, rest, ex.now, ex.reason)
-						}
-						frozen[i] = id + " " + ex.frozen.String()
+				if k := parityExceptionFor(c, pics, id); k >= 0 {
+					ex := parityExceptions[k]
+					used[k] = true
+					if rest := strings.TrimPrefix(line, id+" "); rest != ex.now.String() {
+						t.Errorf("%s %s %s: %s, the exception expects %s (%s)", c, pics, id, rest, ex.now, ex.reason)
 					}
+					frozen[i] = id + " " + ex.frozen.String()
 				}
 			}
 			if *updateGolden {
