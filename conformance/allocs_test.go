@@ -24,30 +24,13 @@ import (
 // moving backward) on connections whose state is already there.
 func replayed(t testing.TB, path string, n int) []byte {
 	t.Helper()
-	r, err := pcap.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var frames []pcap.Frame
-	for {
-		var f pcap.Frame
-		err := r.Next(&f)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.Data = bytes.Clone(f.Data)
-		frames = append(frames, f)
-	}
+	frames, ifs := readFrames(t, path)
 	if len(frames) == 0 {
 		t.Fatalf("%s: no frames", path)
 	}
 	span := frames[len(frames)-1].Timestamp.Sub(frames[0].Timestamp) + time.Millisecond
 	var buf bytes.Buffer
-	w, err := pcap.NewWriter(&buf, r.Interfaces()...)
+	w, err := pcap.NewWriter(&buf, ifs...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,22 +315,7 @@ func TestMalformedFramesAllocNothing(t *testing.T) {
 		}
 	}
 	for _, fr := range frames {
-		t.Run(fr.name, func(t *testing.T) {
-			s := newScene(t, scenePICS)
-			f := fr.f
-			send := func() {
-				s.n++
-				s.ns += 1000
-				f.Number, f.Timestamp = s.n, s.start.Add(time.Duration(s.ns))
-				s.e.frame(&f, s.in)
-			}
-			for range 2 * MaxFindings {
-				send()
-			}
-			if allocs := testing.AllocsPerRun(1000, send); allocs != 0 {
-				t.Errorf("%.1f allocations per frame past MaxFindings, want 0", allocs)
-			}
-		})
+		t.Run(fr.name, func(t *testing.T) { steadyAllocs(t, fr.f) })
 	}
 }
 
@@ -358,22 +326,11 @@ func TestMalformedFramesAllocNothing(t *testing.T) {
 // byte, a wrong length, ...), sent again and again, allocates nothing per
 // frame once MaxFindings of its findings are kept.
 func TestStrictViolationsAllocNothing(t *testing.T) {
-	r, err := pcap.Open("../pcap/testdata/malformed.pcapng")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
 	var dec pcap.Decoder
 	var rec pcap.Record
 	var frames []pcap.Frame
-	for {
-		var f pcap.Frame
-		if err := r.Next(&f); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		f.Data, f.Comments = bytes.Clone(f.Data), nil
+	all, _ := readFrames(t, "../pcap/testdata/malformed.pcapng")
+	for _, f := range all {
 		if dec.Decode(&f, nil, &rec); rec.Err == nil && (len(rec.Violations) > 0 || !rec.ICRCOK) {
 			frames = append(frames, f)
 		}
@@ -387,21 +344,7 @@ func TestStrictViolationsAllocNothing(t *testing.T) {
 		for _, v := range rec.Violations {
 			rules = append(rules, v.Req.String())
 		}
-		t.Run(fmt.Sprintf("frame%d/%s", f.Number, strings.Join(rules, ",")), func(t *testing.T) {
-			s := newScene(t, scenePICS)
-			send := func() {
-				s.n++
-				s.ns += 1000
-				f.Number, f.Timestamp = s.n, s.start.Add(time.Duration(s.ns))
-				s.e.frame(&f, s.in)
-			}
-			for range 2 * MaxFindings {
-				send()
-			}
-			if allocs := testing.AllocsPerRun(1000, send); allocs != 0 {
-				t.Errorf("%.1f allocations per frame past MaxFindings, want 0", allocs)
-			}
-		})
+		t.Run(fmt.Sprintf("frame%d/%s", f.Number, strings.Join(rules, ",")), func(t *testing.T) { steadyAllocs(t, f) })
 	}
 }
 
@@ -450,5 +393,25 @@ func TestPSNJumpsNotedOnce(t *testing.T) {
 	}
 	if allocs != 0 {
 		t.Errorf("%.1f allocations per write jumping beyond MaxPSNsPerFlow, want 0", allocs)
+	}
+}
+
+// steadyAllocs sends f to a new scene again and again, each time as the
+// next frame, and fails if a frame allocates once MaxFindings of its
+// findings are kept.
+func steadyAllocs(t *testing.T, f pcap.Frame) {
+	t.Helper()
+	s := newScene(t, scenePICS)
+	send := func() {
+		s.n++
+		s.ns += 1000
+		f.Number, f.Timestamp = s.n, s.start.Add(time.Duration(s.ns))
+		s.e.frame(&f, s.in)
+	}
+	for range 2 * MaxFindings {
+		send()
+	}
+	if allocs := testing.AllocsPerRun(1000, send); allocs != 0 {
+		t.Errorf("%.1f allocations per frame past MaxFindings, want 0", allocs)
 	}
 }

@@ -2,9 +2,7 @@ package conformance
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -25,24 +23,12 @@ var caseNamers = map[string]string{
 // registration machinery (caseNamers). A file that records a finding of
 // its own, as badicrc.go once recorded MRC-WIRE-ICRC-001's, fails.
 func TestCaseLogicInChecksFiles(t *testing.T) {
-	ents, err := os.ReadDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
 	files := map[string]*ast.File{}
 	named := map[string]bool{} // the case and requirement values
-	for _, ent := range ents {
-		n := ent.Name()
-		if !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(fset, n, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[n] = file
-		caseValues(file, named)
+	fset, srcs := packageSources(t)
+	for _, src := range srcs {
+		files[src.name] = src.file
+		caseValues(src.file, named)
 	}
 	if len(named) < 2 {
 		t.Fatal("no case or requirement value found: the test checks nothing")

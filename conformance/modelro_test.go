@@ -4,9 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"sort"
-	"strings"
 	"testing"
 )
 
@@ -20,30 +18,18 @@ import (
 // no code outside the checks files names a check's state, its type or
 // its slot: the engine cannot read what a check keeps.
 func TestChecksKeepModelReadOnly(t *testing.T) {
-	ents, err := os.ReadDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
 	written, read := map[string]string{}, map[string]string{}
 	var others []*ast.File
 	var otherNames []string
 	states := map[string]bool{}
-	for _, ent := range ents {
-		n := ent.Name()
-		if !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(fset, n, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.HasPrefix(n, "checks_") {
-			flowWrites(file, n, written)
-			checkStateNames(file, states)
+	fset, srcs := packageSources(t)
+	for _, src := range srcs {
+		if src.checks {
+			flowWrites(src.file, src.name, written)
+			checkStateNames(src.file, states)
 		} else {
-			flowReads(file, n, read)
-			others, otherNames = append(others, file), append(otherNames, n)
+			flowReads(src.file, src.name, read)
+			others, otherNames = append(others, src.file), append(otherNames, src.name)
 		}
 	}
 	var bad []string
@@ -198,28 +184,16 @@ var modelWriters = map[string]string{
 // engine, flow or point method, defined outside the checks files, that
 // writes one; modelWriters names the exceptions and why.
 func TestChecksCallNoModelWriter(t *testing.T) {
-	ents, err := os.ReadDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
 	writers := map[string]string{} // method name -> the field it writes
 	var checks []*ast.File
 	var checkNames []string
-	for _, ent := range ents {
-		n := ent.Name()
-		if !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
+	fset, srcs := packageSources(t)
+	for _, src := range srcs {
+		if src.checks {
+			checks, checkNames = append(checks, src.file), append(checkNames, src.name)
 			continue
 		}
-		file, err := parser.ParseFile(fset, n, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.HasPrefix(n, "checks_") {
-			checks, checkNames = append(checks, file), append(checkNames, n)
-			continue
-		}
-		modelWriterMethods(file, writers)
+		modelWriterMethods(src.file, writers)
 	}
 	var bad []string
 	for i, file := range checks {

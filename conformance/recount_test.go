@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"reflect"
 	"sort"
 	"strings"
@@ -111,24 +110,10 @@ func isContainer(typ reflect.Type, tables map[string]bool) bool {
 // lenTypes returns the names of the package's types with a len method,
 // which reflect cannot see (it is not exported).
 func lenTypes(t *testing.T) map[string]bool {
-	ents, err := os.ReadDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	var files []*ast.File
-	for _, ent := range ents {
-		if n := ent.Name(); strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") {
-			file, err := parser.ParseFile(fset, n, nil, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			files = append(files, file)
-		}
-	}
 	out := map[string]bool{}
-	for _, file := range files {
-		for _, d := range file.Decls {
+	_, srcs := packageSources(t)
+	for _, src := range srcs {
+		for _, d := range src.file.Decls {
 			fn, ok := d.(*ast.FuncDecl)
 			if !ok || fn.Recv == nil || fn.Name.Name != "len" {
 				continue
@@ -201,22 +186,13 @@ func TestCheckStatesCountEveryContainer(t *testing.T) {
 // entriesFields returns, by state type, the fields its entries method
 // reads (recv.X), from the checks files.
 func entriesFields(t *testing.T) map[string]map[string]bool {
-	ents, err := os.ReadDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
 	out := map[string]map[string]bool{}
-	for _, ent := range ents {
-		n := ent.Name()
-		if !strings.HasPrefix(n, "checks_") || strings.HasSuffix(n, "_test.go") {
+	_, srcs := packageSources(t)
+	for _, src := range srcs {
+		if !src.checks {
 			continue
 		}
-		file, err := parser.ParseFile(fset, n, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range file.Decls {
+		for _, d := range src.file.Decls {
 			fn, ok := d.(*ast.FuncDecl)
 			if !ok || fn.Recv == nil || fn.Name.Name != "entries" {
 				continue

@@ -16,7 +16,7 @@ import (
 
 // readFrames reads every frame of a capture file, each with its own copy
 // of its data, and its interfaces.
-func readFrames(t *testing.T, name string) ([]pcap.Frame, []pcap.Interface) {
+func readFrames(t testing.TB, name string) ([]pcap.Frame, []pcap.Interface) {
 	t.Helper()
 	r, err := pcap.Open(name)
 	if err != nil {
