@@ -2,12 +2,14 @@ package conformance
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/netip"
 	"os"
 	"slices"
@@ -362,6 +364,9 @@ func (p *PICS) finish() error {
 	if err := p.finishNodes(); err != nil {
 		return err
 	}
+	if err := p.finishPoints(); err != nil {
+		return err
+	}
 	return p.finishQPPairs()
 }
 
@@ -420,6 +425,42 @@ func (p *PICS) finishNodes() error {
 		}
 		if _, err := netip.ParseAddr(d); err != nil {
 			return bad("dut", "%q is neither a node name nor an IP address", d)
+		}
+	}
+	return nil
+}
+
+// finishPoints checks that capture.points places each point at a node
+// the judge can name: a node of nodes, or an address no node of nodes
+// owns (the judge names an undeclared node by its address, so the address
+// is rewritten as the judge writes it: fd00:0::C becomes fd00::c). Any
+// other name matches no node, which would leave the point's placement
+// unused without a word (the judge would guess the point's node from the
+// traffic). The map is copied before an address is rewritten: WithProfile
+// shares it between copies of a PICS.
+func (p *PICS) finishPoints() error {
+	cloned := false
+	for _, pt := range sortedKeys(p.Capture.Points) {
+		node := p.Capture.Points[pt]
+		if _, ok := p.Nodes[node]; ok {
+			continue
+		}
+		a, err := netip.ParseAddr(node)
+		if err == nil && a.Zone() != "" {
+			return picsError("capture.points", "point %q is placed at address %s: an address with a zone is no node's address on the wire", pt, node)
+		}
+		if err != nil {
+			return picsError("capture.points", "point %q is placed at node %q, which nodes does not declare (declared: %s; or give an undeclared node's address)", pt, node, cmp.Or(strings.Join(sortedKeys(p.Nodes), ", "), "none"))
+		}
+		a = a.Unmap()
+		if owner, ok := p.byAddr[a]; ok {
+			return picsError("capture.points", "point %q is placed at address %s, of node %s: name the node", pt, node, owner)
+		}
+		if s := a.String(); s != node {
+			if !cloned {
+				p.Capture.Points, cloned = maps.Clone(p.Capture.Points), true
+			}
+			p.Capture.Points[pt] = s
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/openmrc/mrc/conformance/internal/capgen"
+	"github.com/openmrc/mrc/spec"
 )
 
 func TestPICSExample(t *testing.T) {
@@ -88,5 +89,66 @@ func TestDeviationsParse(t *testing.T) {
 		if !errors.As(err, &de) || de.Line == 0 {
 			t.Errorf("%q: error %v, want a *DeviationError with a line", bad, err)
 		}
+	}
+}
+
+// TestPICSCapturePointNode: capture.points places each point at a node
+// the PICS can name: a node of nodes, or an address no node of nodes
+// owns (a node the PICS leaves undeclared is named by its address, which
+// is kept as the judge writes it). A point placed at a node that is
+// neither is a PICS error naming the field, the point and the node (a
+// typo would otherwise leave the placement unused, silently).
+func TestPICSCapturePointNode(t *testing.T) {
+	points := func(s string) string {
+		return strings.Replace(capgen.PICS, `"points": {"A": "A", "B": "B"}`, `"points": `+s, 1)
+	}
+	for _, c := range []struct {
+		name, points string
+		rx           string   // where rx is placed, when the PICS is good
+		bad          []string // the error names these
+	}{
+		{"declared", `{"tx": "A", "rx": "B"}`, "B", nil},
+		{"undeclared address", `{"tx": "A", "rx": "fd00::c"}`, "fd00::c", nil},
+		{"undeclared address, another spelling", `{"rx": "FD00:0::C"}`, "fd00::c", nil},
+		{"undeclared IPv4-mapped address", `{"rx": "::ffff:10.0.0.3"}`, "10.0.0.3", nil},
+		{"undeclared name", `{"tx": "ghost"}`, "", []string{`"tx"`, `"ghost"`, "A, B"}},
+		{"declared address", `{"tx": "fd00::a"}`, "", []string{`"tx"`, "fd00::a", "node A"}},
+		{"declared address, another spelling", `{"tx": "FD00:0::A"}`, "", []string{`"tx"`, "FD00:0::A", "node A"}},
+		{"address with a zone", `{"tx": "fe80::1%eth0"}`, "", []string{`"tx"`, "fe80::1%eth0", "zone"}},
+	} {
+		p, err := ParsePICS([]byte(points(c.points)))
+		var pe *PICSError
+		switch {
+		case c.bad == nil && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.bad == nil:
+			if got := p.Capture.Points["rx"]; got != c.rx {
+				t.Errorf("%s: rx placed at %q, want %q", c.name, got, c.rx)
+			}
+		case !errors.As(err, &pe) || pe.Field != "capture.points":
+			t.Errorf("%s: error %v, want a PICS error in capture.points", c.name, err)
+		default:
+			for _, s := range c.bad {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("%s: error %q does not name %s", c.name, err, s)
+				}
+			}
+		}
+	}
+}
+
+// TestPICSCapturePointsShared: WithProfile finishes a copy of a PICS,
+// which shares capture.points with the original; rewriting an address
+// there (fd00:0::C to fd00::c) leaves the original's map as it was, so a
+// PICS being judged (read by several goroutines) is never written.
+func TestPICSCapturePointsShared(t *testing.T) {
+	p := &PICS{Version: PICSVersion, Features: map[string]bool{},
+		Capture: CaptureDecl{Points: map[string]string{"rx": "FD00:0::C"}}}
+	q, err := p.WithProfile(spec.DefaultProfile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Capture.Points["rx"] != "FD00:0::C" || q.Capture.Points["rx"] != "fd00::c" {
+		t.Errorf("original rx %q (want FD00:0::C, untouched), copy rx %q (want fd00::c)", p.Capture.Points["rx"], q.Capture.Points["rx"])
 	}
 }
