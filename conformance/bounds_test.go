@@ -374,6 +374,37 @@ func TestLimitNodes(t *testing.T) {
 	wantNoteOnce(t, s.report(), fmt.Sprintf("more than %d nodes", MaxNodes))
 }
 
+// TestLimitDiscardedSenders: IP fragments (WIRE-ENC-5, AMB-33) from more
+// than MaxNodes undeclared addresses are counted against MaxNodes senders
+// and "(other)", each later fragment allocates nothing, and the capture
+// note names maxDiscardNamed senders and counts the others together.
+func TestLimitDiscardedSenders(t *testing.T) {
+	s := newScene(t, scenePICS)
+	const warm = MaxNodes + 300
+	frames := make([][]byte, warm+101)
+	for i := range frames {
+		frames[i] = asFragment(limitFrame(t, uint16(0x100+i), limitWrite(uint32(i), 0x100)))
+	}
+	for _, b := range frames[:warm] {
+		s.feed(b)
+	}
+	if a := s.feedAllocs(frames[warm:]); a != 0 {
+		t.Errorf("%.1f allocations per fragment, want 0", a)
+	}
+	if n := len(s.e.discarded); n != MaxNodes+1 {
+		t.Errorf("fragments counted against %d senders, want MaxNodes+1 (%d)", n, MaxNodes+1)
+	}
+	if n := s.e.discarded[discardKey{"(other)", "D", discardFragment}]; n != len(frames)-MaxNodes {
+		t.Errorf("%d fragments from (other), want %d", n, len(frames)-MaxNodes)
+	}
+	note := notesWith(s.report(), "IP fragments")
+	want := fmt.Sprintf("%d IP fragments were discarded and not judged (WIRE-ENC-5, AMB-33): %d from (other) at D, 1 from ", len(frames), len(frames)-MaxNodes)
+	wantEnd := fmt.Sprintf(", %d from %d other senders and points", MaxNodes-(maxDiscardNamed-1), MaxNodes-(maxDiscardNamed-1))
+	if len(note) != 1 || !strings.HasPrefix(note[0], want) || !strings.HasSuffix(note[0], wantEnd) || strings.Count(note[0], " from ") != maxDiscardNamed+1 {
+		t.Errorf("notes %q, want one starting %q, naming %d senders, ending %q", note, want, maxDiscardNamed, wantEnd)
+	}
+}
+
 // TestLimitPoints: frames at more than MaxPoints capture points (an
 // interface each): MaxPoints are judged, a note says the others are not,
 // and each later frame allocates nothing.

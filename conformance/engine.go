@@ -288,8 +288,9 @@ type engine struct {
 	viewPts    []viewPoint // the point and plane of each interface's frames, by interface ID (pointOf)
 	points     map[string]*point
 	nodes      map[nodePoint]*npStat
-	toNode     map[nodePoint]int // frames addressed to a node, per point
-	toPend     int               // slots whose pending counts are of pairs toNode lacks (countTo)
+	toNode     map[nodePoint]int  // frames addressed to a node, per point
+	toPend     int                // slots whose pending counts are of pairs toNode lacks (countTo)
+	discarded  map[discardKey]int // frames discarded before the BTH, by sender, point and why (discardKey)
 	notes      []string
 	noteOrd    []uint64 // ord of each note
 	noteSeen   map[string]bool
@@ -335,6 +336,7 @@ func newEngine(p *PICS) *engine {
 		grace: p.reaction(), tol: p.tolerance(), dynMPR: p.Has("dynamic_mpr"),
 		rows: map[nodePoint]*obsRow{}, points: map[string]*point{}, nodes: map[nodePoint]*npStat{},
 		toNode: map[nodePoint]int{}, noteSeen: map[string]bool{}, nodeNames: map[string]bool{}, ownNodes: map[netip.Addr]bool{},
+		discarded: map[discardKey]int{},
 	}
 	e.trimNack, e.trimNackDeclared = p.Declared("trim_nack")
 	if p.Parameters.MPR != nil {
@@ -969,8 +971,9 @@ func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 	p := &r.Packet
 	if fragment(p) {
 		// Decoders discard IP fragments (WIRE-ENC-5, AMB-33): counted,
-		// not judged.
+		// against their sender, not judged.
 		e.fragments++
+		e.discard(discardFragment, pt, p)
 		return
 	}
 	if r.Err != nil {
@@ -1032,6 +1035,7 @@ func (e *engine) decodeError(pt *point, f *pcap.Frame, r *pcap.Record) {
 	}
 	if f.Length > len(f.Data) {
 		e.snapped++
+		e.discard(discardSnapped, pt, p)
 		e.note("frames truncated by the capture's snap length are not judged")
 		return
 	}
@@ -1072,6 +1076,7 @@ func (e *engine) decodeErrorBeforeUDP(pt *point, f *pcap.Frame, r *pcap.Record, 
 	}
 	if f.Length > len(f.Data) {
 		e.snapped++
+		e.discard(discardSnapped, pt, &r.Packet)
 		e.note("frames truncated by the capture's snap length are not judged")
 		return
 	}
@@ -1094,6 +1099,63 @@ func (e *engine) senderOf(pt *point, p *wire.Packet) string {
 		return n
 	}
 	return unknownSender
+}
+
+// discardKind is why a frame was discarded before its BTH was judged.
+type discardKind uint8
+
+const (
+	discardFragment discardKind = iota // an IP fragment (WIRE-ENC-5, AMB-33)
+	discardSnapped                     // cut by the capture's snap length
+)
+
+// discardKey is who sent discarded frames, where they were seen and why
+// they were discarded: engine.discarded counts them for the capture notes
+// (discardNote). Its keys are bounded by the nodes named (MaxNodes;
+// further ones are "(other)"), the points (MaxPoints) and the two
+// reasons.
+type discardKey struct {
+	node, point string
+	why         discardKind
+}
+
+// discard counts a frame discarded before its BTH was judged against its
+// sender (senderOf: its IP source, else the node the PICS places at the
+// point), as a malformed frame's finding is. The node names and point
+// names are the engine's own strings: counting allocates nothing once the
+// key is in the map.
+func (e *engine) discard(why discardKind, pt *point, p *wire.Packet) {
+	e.discarded[discardKey{e.senderOf(pt, p), pt.name, why}]++
+}
+
+// maxDiscardNamed bounds the senders one capture note names
+// (discardNote); the others are counted together.
+const maxDiscardNamed = 8
+
+// discardNote notes n frames discarded for why, as text says, naming the
+// senders and points that account for them, most frames first (then by
+// node and point), at most maxDiscardNamed of them.
+func (e *engine) discardNote(why discardKind, n int, text string) {
+	var ks []discardKey
+	for k := range e.discarded {
+		if k.why == why {
+			ks = append(ks, k)
+		}
+	}
+	slices.SortFunc(ks, func(a, b discardKey) int {
+		return cmp.Or(cmp.Compare(e.discarded[b], e.discarded[a]), cmp.Compare(a.node, b.node), cmp.Compare(a.point, b.point))
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, text, n)
+	rest, sep := n, ":"
+	for _, k := range ks[:min(len(ks), maxDiscardNamed)] {
+		fmt.Fprintf(&b, "%s %d from %s at %s", sep, e.discarded[k], k.node, k.point)
+		rest, sep = rest-e.discarded[k], ","
+	}
+	if others := len(ks) - maxDiscardNamed; others > 0 {
+		fmt.Fprintf(&b, ", %d from %d other senders and points", rest, others)
+	}
+	e.note("%s", b.String())
 }
 
 // unknownSender is the node of frames whose sender cannot be told: they

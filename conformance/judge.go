@@ -159,7 +159,7 @@ func Judge(r *pcap.Reader, name string, opts Options) (rep *Report, err error) {
 		e.noteLost(v.point, in)
 	}
 	if e.snapped > 0 {
-		e.note("%d frames were truncated by the snap length and not judged", e.snapped)
+		e.discardNote(discardSnapped, e.snapped, "%d frames were truncated by the snap length and not judged")
 	}
 	e.finish()
 	return e.report(info, opts.Deviations, today), nil

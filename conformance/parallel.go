@@ -868,6 +868,9 @@ func (e *engine) mergeCounts(w *engine) {
 	e.snapped += w.snapped
 	e.notMRC += w.notMRC
 	e.fragments += w.fragments
+	for k, n := range w.discarded {
+		e.discarded[k] += n
+	}
 	e.lastNs = max(e.lastNs, w.lastNs)
 	e.now = max(e.now, w.now)
 	e.flowsTotal += w.flowsTotal

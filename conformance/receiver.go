@@ -885,7 +885,7 @@ func (e *engine) runEndpoint(x *epCtx) {
 // pending.
 func (e *engine) finish() {
 	if e.fragments > 0 {
-		e.note("%d IP fragments were discarded and not judged (WIRE-ENC-5, AMB-33)", e.fragments)
+		e.discardNote(discardFragment, e.fragments, "%d IP fragments were discarded and not judged (WIRE-ENC-5, AMB-33)")
 	}
 	for _, pn := range sortedKeys(e.points) {
 		pt := e.points[pn]

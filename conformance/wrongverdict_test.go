@@ -401,6 +401,49 @@ func TestIPv6FragmentsDiscarded(t *testing.T) {
 	}
 }
 
+// TestDiscardedFramesNameSender: frames discarded before their BTH is
+// judged, IP fragments (WIRE-ENC-5, AMB-33) and frames cut by the snap
+// length, are counted against the node that sent them at the capture
+// point that saw them, as a malformed frame's finding is: the capture
+// notes name each sender and point, with 1 job or 2.
+func TestDiscardedFramesNameSender(t *testing.T) {
+	path := copyCapture(t, "testdata/good.pcapng", "discarded.pcapng", func(f *pcap.Frame) bool {
+		switch f.Number {
+		case 2, 6, 5: // A→B at A, twice; B→A at B
+			f.Data = asFragment(f.Data)
+			f.Length = len(f.Data)
+		case 9: // B→A at B, cut inside its UDP header
+			f.Data = f.Data[:60]
+		}
+		return true
+	})
+	for _, jobs := range []int{1, 2} {
+		rep, err := JudgeFile(path, Options{PICS: referencePICS(t), Jobs: jobs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{
+			"3 IP fragments were discarded and not judged (WIRE-ENC-5, AMB-33): 2 from A at A, 1 from B at B",
+			"1 frames were truncated by the snap length and not judged: 1 from B at B",
+		} {
+			if !slices.Contains(rep.Capture.Notes, want) {
+				t.Errorf("%d jobs: no note %q in %q", jobs, want, rep.Capture.Notes)
+			}
+		}
+	}
+}
+
+// asFragment returns a copy of IPv6 frame b with a Fragment header: the
+// first fragment of several.
+func asFragment(b []byte) []byte {
+	const ip = 14
+	frag := []byte{b[ip+6], 0, 0, 1, 0, 0, 0x12, 0x34}
+	b = append(slices.Clone(b[:ip+40]), append(frag, b[ip+40:]...)...)
+	b[ip+6] = 44
+	binary.BigEndian.PutUint16(b[ip+4:], binary.BigEndian.Uint16(b[ip+4:])+8)
+	return b
+}
+
 // TestFeedbackToWrongQP: a responder whose SACKs go to its own QP number
 // (dest_qp = spdcid = dpdcid = 0x22) while the requester's probes name
 // its QP 0x11 misaddresses its feedback (RSP-SACK-6): MRC-WIRE-SETH-002
