@@ -154,6 +154,11 @@ func claimsOnlyArrivals(e *engine, x *fbCtx) {
 		e.settleTies(x.pt, fl, e.now)
 	}
 	if !x.judged {
+		if x.op == wire.OpSACK { // the baseline: earlier cack_psn no longer count
+			st := claimTiesOf.of(fl)
+			st.paths = cackPaths{}
+			st.paths.report(x.pt.curPlane, x.p.EV(e.mode), x.p.SETH.CACKPSN)
+		}
 		return
 	}
 	t := claimTie{frame: e.frameNo, ns: e.now, plane: x.pt.curPlane, rsp: x.rsp}
@@ -174,16 +179,19 @@ func claimsOnlyArrivals(e *engine, x *fbCtx) {
 
 // sackClaims fills t with what a SACK claims that has not arrived, and
 // reports whether t holds all of it (claimTie.missCum). A cack_psn moving
-// backward is a finding at once.
+// backward is a finding at once (cackBackward).
 func sackClaims(e *engine, x *fbCtx, t *claimTie) bool {
 	fl := x.fl
 	s := &x.p.SETH
 	cack := s.CACKPSN
-	if fl.haveCack && psnAfter(fl.lastCack, cack) {
+	if earlier, onPath, back := cackBackward(e, x); back {
 		t.failed = true
 		e.failWhy(rClaims_RSP_RCV_4, x.pt, x.rsp, 0, func(f *Finding) {
 			f.PSN = u32p(cack)
-			f.Expected = fmt.Sprintf("cack_psn ≥ %d, reported earlier", fl.lastCack)
+			f.Expected = fmt.Sprintf("cack_psn ≥ %d, reported earlier", earlier)
+			if onPath {
+				f.Expected += fmt.Sprintf(" on its path (plane %d, EV 0x%08x)", x.pt.curPlane, x.p.EV(e.mode))
+			}
 			f.Observed = fmt.Sprintf("cack_psn %d: moved backward", cack)
 		})
 	}
@@ -213,10 +221,83 @@ func sackClaims(e *engine, x *fbCtx, t *claimTie) bool {
 	return held
 }
 
+// cackBackward records a SACK's cack_psn on its path and reports whether
+// it is below one the responder reported earlier (RSP-RCV-4): earlier,
+// and whether only its own path counted (onPath). At a point at the responder its SACKs keep the
+// order it sent them in, so the highest cack_psn of any before counts
+// (fl.lastCack). Away from it the fabric keeps the order of each path
+// only (a plane and an EV: EV-REV-4 sends a plane's SACKs on its reverse
+// EV, EV-SM-4 a probe's answer on another), and a SACK sent later on
+// one path may arrive before one sent earlier on another; there only
+// the highest cack_psn of its own path counts, while it is within 2^22
+// PSNs of fl.lastCack (PSNs wrap at 2^24: an older one is not ordered).
+func cackBackward(e *engine, x *fbCtx) (earlier uint32, onPath, back bool) {
+	fl, cack, ev := x.fl, x.p.SETH.CACKPSN, x.p.EV(e.mode)
+	pathCack, recorded := claimTiesOf.of(fl).paths.report(x.pt.curPlane, ev, cack)
+	if !fl.haveCack || !psnAfter(fl.lastCack, cack) {
+		return 0, false, false
+	}
+	if e.pics.AtNode(x.pt.name, x.rsp, e.loc) {
+		return fl.lastCack, false, true
+	}
+	if recorded && psnAfter(pathCack, cack) && psnDist(fl.lastCack, pathCack) < 1<<22 {
+		return pathCack, true, true
+	}
+	return 0, false, false
+}
+
+// maxCackPaths bounds the paths whose highest cack_psn a connection's
+// claims check keeps (cackPaths): a responder uses a reverse EV per plane
+// (EV-REV-1), and its probe answers may take others. A path beyond the
+// bound takes the place of the one recorded first, whose order is then
+// forgotten: a SACK on it is compared with nothing before it.
+const maxCackPaths = 16
+
+// cackPath is the highest cack_psn reported on one path (plane, EV).
+type cackPath struct {
+	plane int
+	ev    uint32
+	cack  uint32
+}
+
+// cackPaths is the highest cack_psn reported on each path of a
+// connection, a ring of at most maxCackPaths.
+type cackPaths struct {
+	path [maxCackPaths]cackPath
+	n    int // paths recorded, at most maxCackPaths
+	next int // the slot a new path takes when all are used
+}
+
+// report records cack on path (plane, ev) and returns the highest
+// cack_psn reported on that path before, if the path was recorded.
+func (c *cackPaths) report(plane int, ev, cack uint32) (uint32, bool) {
+	for i := range c.path[:c.n] {
+		if p := &c.path[i]; p.plane == plane && p.ev == ev {
+			before := p.cack
+			if psnAfter(cack, before) {
+				p.cack = cack
+			}
+			return before, true
+		}
+	}
+	i := c.n
+	if c.n < maxCackPaths {
+		c.n++
+	} else {
+		i, c.next = c.next, (c.next+1)%maxCackPaths
+	}
+	c.path[i] = cackPath{plane, ev, cack}
+	return 0, false
+}
+
 // claimTies is the claims check's state on a connection: the feedback
 // whose claims wait for the end of its clock tick (claimtie.go), at most
-// maxClaimTies.
-type claimTies struct{ held []claimTie }
+// maxClaimTies, and the highest cack_psn of each path of its SACKs
+// (cackBackward), at most maxCackPaths.
+type claimTies struct {
+	held  []claimTie
+	paths cackPaths
+}
 
 // entries: held is bounded by maxClaimTies instead (notCountedState).
 func (*claimTies) entries() int { return 0 }
