@@ -298,8 +298,10 @@ func retransmitFlag(e *engine, x *sentCtx) {
 		// a point away from the requester where packets sprayed over
 		// several planes arrive out of order, a first transmission
 		// overtaken: the finding rests on order the point may not show.
+		// A copy of the first transmission on its EV may be a duplicate
+		// the fabric made (copyLike): one send the point may not show.
 		how := failHow(0)
-		if x.st == nil {
+		if x.st == nil || x.copyLike {
 			how = onAbsence
 		}
 		e.failWhy(rRtxFlag_WIRE_BTH_5, x.pt, x.req, how, func(f *Finding) {
@@ -402,7 +404,7 @@ func resendAcked(e *engine, x *sentCtx) {
 		if ae.frame != 0 && t-ae.ns < e.grace {
 			x.pass(cRtxAcked, true) // the acknowledgement may not have reached it yet
 		} else {
-			e.failWhy(rRtxAcked_LR_RTX_1, x.pt, x.req, onTiming, func(f *Finding) {
+			e.failWhy(rRtxAcked_LR_RTX_1, x.pt, x.req, x.resent(onTiming), func(f *Finding) {
 				x.at(f, fmt.Sprintf("no resend: cumulatively acknowledged (cack %d) in frame %d", ae.una, ae.frame),
 					"PSN resent (go-back-N)", nonZero(ae.frame)...)
 			})
@@ -411,7 +413,7 @@ func resendAcked(e *engine, x *sentCtx) {
 		if t-st.ackNs < e.grace {
 			x.pass(cRtxAcked, true)
 		} else {
-			e.failWhy(rRtxAcked_LR_SACK_2, x.pt, x.req, onTiming, func(f *Finding) {
+			e.failWhy(rRtxAcked_LR_SACK_2, x.pt, x.req, x.resent(onTiming), func(f *Finding) {
 				x.at(f, fmt.Sprintf("no resend: selectively acknowledged in the SACK bitmap of frame %d", st.ackFrame),
 					"PSN resent (go-back-N)", st.ackFrame)
 			})
@@ -419,6 +421,16 @@ func resendAcked(e *engine, x *sentCtx) {
 	default:
 		x.pass(cRtxAcked, false)
 	}
+}
+
+// resent is how a finding against a resend rests: on how, and, for a
+// copy of the first transmission on its EV (copyLike), on the requester
+// having sent it at all, where the fabric may have duplicated it.
+func (x *sentCtx) resent(how failHow) failHow {
+	if x.copyLike {
+		how |= onAbsence
+	}
+	return how
 }
 
 // resendSame checks REQ-PSN-2: a resend repeats the original. Its state:
@@ -533,7 +545,7 @@ func resendWhy(e *engine, x *sentCtx) {
 		e.undecided(cRtxWhy, x.pt, x.req, fmt.Sprintf("feedback seen with a bad ICRC (frame %d) may have been the loss signal", bad))
 	default:
 		T := baseTimeout(*to)
-		e.failWhy(rRtxWhy_LR_RTX_1, x.pt, x.req, onTiming, func(f *Finding) {
+		e.failWhy(rRtxWhy_LR_RTX_1, x.pt, x.req, x.resent(onTiming), func(f *Finding) {
 			x.at(f, fmt.Sprintf("a NACK, a SACK gap, or ≥ %d ns (base timeout) since the previous send in frame %d", T, st.lastFrame),
 				fmt.Sprintf("resent %d ns after it with no loss signal", x.t-st.lastNs), st.lastFrame)
 		})

@@ -1056,9 +1056,10 @@ func dscpWrite(e *engine, x *sentCtx) {
 	// A first sighting flagged and classed as a retransmission: its first
 	// transmission may have been lost before the capture point. A PSN
 	// first seen behind the highest one sent may be a first transmission
-	// overtaken on another plane.
+	// overtaken on another plane, and a copy of the first transmission on
+	// its EV a duplicate the fabric made (copyLike).
 	reordered := resend && x.st == nil
-	absent := !resend && p.BTH.Retransmit && got == rtxClass || reordered && !p.BTH.Retransmit
+	absent := !resend && p.BTH.Retransmit && got == rtxClass || reordered && !p.BTH.Retransmit || x.copyLike
 	switch v, declared := e.trimNack, e.trimNackDeclared; {
 	case declared && !v:
 		want, class, req = prof.DSCP.NoTrim, "DSCP_NO_TRIM (peer without trim NACKs)", rDSCP_WIRE_DSCP_5

@@ -54,6 +54,10 @@ type sentCtx struct {
 	tracked    bool        // a resend of an outstanding PSN the table holds, not selectively acknowledged
 	timedOut   bool        // tracked, with no loss signal, a base timeout or more after its previous send
 	size       sizeFault   // what the write's payload size breaks, if anything (writeSize)
+	// copyLike: a resend repeating its PSN's only earlier copy, the first
+	// transmission: on its EV, with its headers and rtx = 0, as a duplicate
+	// the fabric made looks at a point away from the requester.
+	copyLike bool
 }
 
 // fill fills in a finding about the write (in a failWhy or undecidedWhy
@@ -97,6 +101,7 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 			x.nack = fl.delNACK(psn)
 		}
 		x.tracked = x.st != nil && !x.acked && !x.st.ackSel
+		x.copyLike = x.st != nil && x.st.sends == 1 && x.st.lastEV == x.ev && !p.BTH.Retransmit && headerFP(p) == x.st.hdrFP
 		if to := e.pics.Parameters.Timeout; x.tracked && x.st.loss.kind == 0 && to != nil {
 			x.timedOut = t-x.st.lastNs >= baseTimeout(*to)-e.tol
 		}
