@@ -211,3 +211,32 @@ func TestCackPathsBound(t *testing.T) {
 		t.Errorf("a lower cack_psn replaced the highest: %d, want 100", got)
 	}
 }
+
+// TestOnlyPointAwayWording: when the capture has one point and the PICS
+// places it at one node, the other node, placed nowhere, is judged there
+// as away from it (PICS.AtNode is false), and the report's placement says
+// so rather than a bare "only point".
+func TestOnlyPointAwayWording(t *testing.T) {
+	pics, err := LoadPICS("testdata/perplane-loss.pics.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pics.Capture.Points = map[string]string{"rx": "node0"}
+	frames, ifs := pointFrames(t, perPlaneCapture, "rx")
+	rep, err := JudgeFile(writeFrames(t, ifs, frames), Options{PICS: pics, Today: testDay})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]PointNode{
+		"node0": {Node: "node0", Point: "rx", How: "declared", AtNode: true},
+		"node1": {Node: "node1", Point: "rx", How: "only point, away from it: capture.points places it at node0"},
+	}
+	if len(rep.Capture.PointNodes) != len(want) {
+		t.Fatalf("placements %+v, want %+v", rep.Capture.PointNodes, want)
+	}
+	for _, pn := range rep.Capture.PointNodes {
+		if pn != want[pn.Node] {
+			t.Errorf("placement %+v, want %+v", pn, want[pn.Node])
+		}
+	}
+}

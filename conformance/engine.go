@@ -1314,7 +1314,7 @@ func (e *engine) nearPoints() (map[string][]string, []PointNode) {
 		slices.Sort(cands)
 		if len(allPoints) == 1 {
 			out[n] = allPoints
-			how = append(how, PointNode{Node: n, Point: allPoints[0], How: "only point"})
+			how = append(how, PointNode{Node: n, Point: allPoints[0], How: e.onlyPoint(allPoints[0])})
 			continue
 		}
 		if len(cands) == 0 { // receives only: the point that saw most frames to it
@@ -1349,6 +1349,16 @@ func (e *engine) nearPoints() (map[string][]string, []PointNode) {
 		e.note("capture point %q taken as nearest node %s (%s); declare capture.points in the PICS to be sure", best, n, reason)
 	}
 	return out, how
+}
+
+// onlyPoint says how a node capture.points places nowhere is placed at
+// the capture's only point: if the PICS places that point at another
+// node, the point is away from this one, and the report says so.
+func (e *engine) onlyPoint(point string) string {
+	if at := e.pics.Capture.Points[point]; at != "" {
+		return "only point, away from it: capture.points places it at " + at
+	}
+	return "only point"
 }
 
 // trusted reports whether a point's timestamps can time protocol events.
