@@ -134,7 +134,7 @@ func init() {
 		check{cs: cCurrent, reqs: []caseReq{rCurrent_RSP_SACK_1}, feedback: sackCurrent},
 		check{cs: cTrigger, reqs: []caseReq{rTrigger_RSP_SACK_1, rTrigger_RSP_SACK_2, rTrigger_WIRE_CCS_2}, answer: sackTrigger},
 		check{cs: cMVerdict, reqs: []caseReq{rMVerdict_RSP_SACK_3, rMVerdict_RSP_PRB_2}, answer: mVerdict},
-		check{cs: cCounters, reqs: []caseReq{rCounters_WIRE_CCS_1, rCounters_RSP_SACK_7}, feedback: sackCounters},
+		check{cs: cCounters, reqs: []caseReq{rCounters_WIRE_CCS_1, rCounters_RSP_SACK_7}, feedback: sackCounters, state: unseenPayOf.slot},
 		check{cs: cImmediate, reqs: []caseReq{rImmediate_RSP_SACK_5}, answer: answeredAtOnce, finish: notAnsweredAtOnce},
 		check{cs: cTrimNACK, reqs: []caseReq{rTrimNACK_RSP_NACK_1, rTrimNACK_WIRE_NETH_3}, feedback: trimNACK, feedbackOps: []wire.Opcode{wire.OpNACK}, finish: trimNotNACKed},
 		check{cs: cNoTrimNak, reqs: []caseReq{rNoTrimNak_RSP_NACK_2}, arrived: trimmedKept, arrivedOn: aTrimmed, feedback: trimNACKUndeclared, feedbackOps: []wire.Opcode{wire.OpNACK}},
@@ -197,13 +197,7 @@ func sackClaims(e *engine, x *fbCtx, t *claimTie) bool {
 	}
 	held := true
 	if psnAfter(cack, fl.rcum) {
-		q := wire.PSNAdd(fl.rcum, 1)
-		for fl.arrived.get(q) != nil {
-			q = wire.PSNAdd(q, 1)
-		}
-		if !fl.preBase[q] {
-			held = t.missCum(fl, cack)
-		}
+		held = t.missCum(fl, cack)
 	}
 	t.base = s.BitmapBase()
 	bm := bitsAfter(s.SACKBitmap, t.base, fl.rcum)
@@ -328,8 +322,11 @@ func (e *engine) holdOrJudge(j judgedRow, pt *point, fl *flow, t *claimTie, held
 	if t.cumMiss|t.bitMiss != 0 && len(fl.badArr) > 0 {
 		e.badICRCClaims(fl, t)
 	}
+	if t.cumMiss|t.bitMiss != 0 && !fl.rStart {
+		e.preCaptureClaims(fl, t)
+	}
 	if t.cumMiss|t.bitMiss == 0 {
-		if t.icrcFrame != 0 {
+		if t.icrcFrame != 0 || t.pre {
 			e.settleClaims(pt, t)
 		} else if !t.failed {
 			j.pass(cClaims, false)
@@ -423,6 +420,58 @@ func (e *engine) judgeTie(pt *point, fl *flow, t *claimTie) {
 			f.Expected, f.Observed = "bitmap bits only for PSNs that arrived whole", "bit set: "+w
 		})
 	}
+	e.resyncClaims(fl, t)
+}
+
+// resyncClaims takes the responder's word for the claims t still holds,
+// once judged: later feedback is judged from its cumulative point and
+// bitmap, so that a PSN the capture did not show is one finding, not one
+// per later SACK.
+func (e *engine) resyncClaims(fl *flow, t *claimTie) {
+	// Feedback held from the same tick claiming the same PSNs has them
+	// judged already.
+	st := claimTiesOf.of(fl)
+	for i := range st.held {
+		if u := &st.held[i]; u != t {
+			for bm := t.cumMiss; bm != 0; bm &= bm - 1 {
+				u.clear(wire.PSNAdd(t.rcum, 1+bits.TrailingZeros64(bm)))
+			}
+			for bm := t.bitMiss; bm != 0; bm &= bm - 1 {
+				u.clear(wire.PSNAdd(t.base, bits.TrailingZeros64(bm)))
+			}
+		}
+	}
+	if t.cumMiss != 0 {
+		e.resyncCum(fl, t.cum)
+	}
+	for bm := t.bitMiss; bm != 0; bm &= bm - 1 {
+		e.adoptUnseen(fl, wire.PSNAdd(t.base, bits.TrailingZeros64(bm)), t.frame, t.ns)
+	}
+}
+
+// preCaptureClaims takes out of the claims t holds the PSNs that may have
+// arrived before the capture began (preCapture), and adopts them as
+// arrived: the capture cannot tell, and later feedback is judged from
+// there. t remembers the first (prePSN) outside the baseline SACK's
+// bitmap: with no other claim left, the feedback is an observation
+// undecided for it (settleClaims).
+func (e *engine) preCaptureClaims(fl *flow, t *claimTie) {
+	take := func(miss *uint64, base uint32) {
+		for bm := *miss; bm != 0; bm &= bm - 1 {
+			i := bits.TrailingZeros64(bm)
+			q := wire.PSNAdd(base, i)
+			if !fl.preCapture(q) {
+				continue
+			}
+			*miss &^= 1 << i
+			if !t.pre && !fl.preBase[q] {
+				t.pre, t.prePSN = true, q
+			}
+			e.adoptUnseen(fl, q, t.frame, t.ns)
+		}
+	}
+	take(&t.cumMiss, wire.PSNAdd(t.rcum, 1))
+	take(&t.bitMiss, t.base)
 }
 
 // badICRCClaims takes out of the claims t holds the PSNs not seen arriving
@@ -463,6 +512,17 @@ func (e *engine) settleClaims(pt *point, t *claimTie) {
 		e.undecidedWhy(req, pt, t.rsp, fmt.Sprintf("a claimed PSN was seen only with a bad ICRC (PSN %d, frame %d): the responder may have had it whole", q, f), func(fd *Finding) {
 			fd.PSN, fd.Related = u32p(q), []int{f}
 			fd.Expected = fmt.Sprintf("claims only of PSNs that arrived whole; PSN %d arrived with a bad ICRC (frame %d)", q, f)
+		})
+	case t.pre:
+		req := rClaims_WIRE_SETH_6
+		if t.ack {
+			req = rClaims_RSP_RCV_4
+		}
+		q := t.prePSN
+		e.undecidedWhy(req, pt, t.rsp, "a claimed PSN may have arrived before the capture began (a capture not from QP start, PICS capture.from_qp_start)", func(fd *Finding) {
+			fd.PSN = u32p(q)
+			fd.Expected = fmt.Sprintf("claims only of PSNs that arrived whole; PSN %d was sent before the first new PSN seen", q)
+			fd.Observed = fmt.Sprintf("PSN %d claimed, not seen arriving (undecidable: it may have arrived before the capture began)", q)
 		})
 	default:
 		e.ok(cClaims, pt, t.rsp, false)
@@ -657,6 +717,23 @@ func sackCounters(e *engine, x *fbCtx) {
 	got := int64(s.CC.RcvdBytes)
 	span := (hi - lo) & 0xFFFFFF
 	if (got-lo)&0xFFFFFF > span {
+		// Out of range: the responder may count the payload of PSNs the
+		// capture did not show, which the model took on its word or
+		// this SACK claims.
+		if n := fl.unseenPay + claimedUnseen(fl, s); n > 0 {
+			seen := hi
+			var first bool
+			if hi, first = unseenPayload(e, fl, n, unit, hi, got); first {
+				e.undecidedWhy(rCounters_WIRE_CCS_1, x.pt, x.rsp, "rcvd_bytes counts the payload of PSNs the capture did not show arriving", func(f *Finding) {
+					f.Expected = fmt.Sprintf("rcvd_bytes %d (%d distinct payload bytes seen / %d), plus the payload of %d PSNs not seen", seen&0xFFFFFF, fl.bytes, unit, n)
+					f.Observed = fmt.Sprintf("rcvd_bytes %d", got)
+				})
+				return
+			}
+			span = (hi - lo) & 0xFFFFFF
+		}
+	}
+	if (got-lo)&0xFFFFFF > span {
 		how := failHow(0)
 		if (lo-got)&0xFFFFFF < (got-hi)&0xFFFFFF {
 			// Fewer bytes than the arrivals seen: arrivals the
@@ -696,6 +773,51 @@ func sackCounters(e *engine, x *fbCtx) {
 	}
 	x.pass(cCounters, false)
 }
+
+// unseenPayload widens hi, the top of the rcvd_bytes range (in units), by
+// the payload of n PSNs the capture did not show arriving, at most a path
+// MTU each. It reports whether got lies in the widening, above every
+// byte seen, for the first time with n PSNs not seen: that the responder
+// counted them is one undecided observation, and later SACKs are judged
+// against the widened range rather than each failing.
+func unseenPayload(e *engine, fl *flow, n int, unit, hi, got int64) (int64, bool) {
+	mtu := int64(e.pathMTU(fl))
+	if mtu == 0 {
+		mtu = int64(pathMTUs[len(pathMTUs)-1])
+	}
+	wide := hi + (int64(n)*mtu+unit-1)/unit
+	st := unseenPayOf.of(fl)
+	if d := (got - hi) & 0xFFFFFF; d == 0 || d > wide-hi || st.judged == n {
+		return wide, false
+	}
+	st.judged = n
+	return wide, true
+}
+
+// claimedUnseen counts the PSNs SACK s claims that the model has not seen
+// arriving: of its cumulative claim (the first 64), and of its bitmap.
+func claimedUnseen(fl *flow, s *wire.SETH) int {
+	n := 0
+	if d := psnDist(s.CACKPSN, fl.rcum); d < 1<<23 {
+		for i := 1; i <= int(min(d, 64)); i++ {
+			if fl.arrived.get(wire.PSNAdd(fl.rcum, i)) == nil {
+				n++
+			}
+		}
+	}
+	base := s.BitmapBase()
+	bm := bitsAfter(s.SACKBitmap, base, fl.rcum)
+	return n + bits.OnesCount64(bm&^fl.arrived.heldBits(base, bm))
+}
+
+// unseenPaySeen is the counters check's state on a connection: how many
+// PSNs not seen its last undecided observation counted (unseenPayload).
+type unseenPaySeen struct{ judged int }
+
+// entries: unseenPaySeen holds no container.
+func (*unseenPaySeen) entries() int { return 0 }
+
+var unseenPayOf = newConnState(func() *unseenPaySeen { return &unseenPaySeen{} })
 
 // answeredAtOnce: a SACK answers an arrival that needed one (RSP-SACK-5).
 func answeredAtOnce(e *engine, x *answerCtx) {

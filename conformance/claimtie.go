@@ -47,6 +47,10 @@ type claimTie struct {
 	// taken out of the misses (badICRCClaims).
 	icrcPSN   uint32
 	icrcFrame int
+	// pre: a claimed PSN that may have arrived before the capture began
+	// (prePSN, the first), taken out of the misses (preCaptureClaims).
+	pre    bool
+	prePSN uint32
 }
 
 // missCum sets t's cumulative claim: every PSN after fl.rcum up to cum,

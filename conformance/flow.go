@@ -372,6 +372,17 @@ type flow struct {
 	lastFbNs   int64
 	haveFb     bool
 	preBase    map[uint32]bool
+	// preEnd: the lowest first transmission seen arriving before the
+	// baseline, or the first one after it (havePreEnd). A requester sends
+	// new PSNs in order, so in a capture not from QP start a PSN after the
+	// baseline and before preEnd was sent before the capture began and
+	// may have arrived unseen (preCapture).
+	preEnd     uint32
+	havePreEnd bool
+	// unseenPay counts the PSNs taken as arrived on the responder's word
+	// whose payload the capture did not show (adoptUnseen, resyncCum):
+	// bytes lacks their payload, at most a path MTU each.
+	unseenPay int
 	// The latest feedback (SACK, NACK, ACK) seen with a bad ICRC, which
 	// may be an answer or a loss signal (badicrc.go); frame 0: none.
 	badFbFrame int

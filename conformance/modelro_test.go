@@ -175,8 +175,10 @@ func isFlowVar(e ast.Expr) bool {
 // modelWriters names the engine, flow and point methods a checks file may
 // call although they change the connection model, each with why.
 var modelWriters = map[string]string{
-	"rcumAt":     "a read: the flow field it writes, rcumLast, is the lookup's cursor, which changes no answer",
-	"adoptClaim": "the claims check holds feedback to the end of its clock tick (claimTies) and, judging it, takes the responder's word for a claimed PSN seen only with a bad ICRC: the model's arrivals follow the check's decision",
+	"rcumAt":      "a read: the flow field it writes, rcumLast, is the lookup's cursor, which changes no answer",
+	"adoptClaim":  "the claims check holds feedback to the end of its clock tick (claimTies) and, judging it, takes the responder's word for a claimed PSN seen only with a bad ICRC: the model's arrivals follow the check's decision",
+	"adoptUnseen": "as adoptClaim, for a claimed PSN the capture did not show arriving, once the claim is judged (a finding) or undecidable (sent before the capture began): one frame missing from the capture is one finding, not one per later SACK",
+	"resyncCum":   "as adoptUnseen, for the cumulative point: once a cumulative claim of PSNs not seen arriving is judged, the model's point follows the responder's cack_psn or ACK psn",
 }
 
 // TestChecksCallNoModelWriter: a check changes the model neither by

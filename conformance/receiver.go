@@ -287,6 +287,11 @@ func (e *engine) arrive(pt *point, fl *flow, rsp string, r *pcap.Record) {
 	// (WIRE-BTH-12, RSP-RCV-1): such a packet is not received.
 	a.discarded = bad || !e.pkeyOK(fl, p.BTH.PKey)
 	a.valid = !p.Trimmed && !a.discarded
+	if !a.discarded && !p.BTH.Retransmit && (!fl.havePreEnd || !fl.rKnown && psnAfter(fl.preEnd, psn)) {
+		// A requester sends new PSNs in order: one below the first new
+		// PSN seen was sent before the capture began (preCapture).
+		fl.preEnd, fl.havePreEnd = psn, true
+	}
 	if !fl.rKnown && e.pics.Capture.FromQPStart && !a.discarded && !p.BTH.Retransmit && op.IsFirst() && p.METH.MSN == 0 && p.METH.RQMSN == 0 {
 		// The QP's first message (REQ-PSN-3), in a capture from QP start:
 		// a guess that the responder's first feedback confirms.
@@ -478,6 +483,126 @@ func (e *engine) confirmBaseline(fl *flow, cack uint32) {
 	clear(fl.ackDue)
 	clear(fl.wimmExcess)
 	fl.held, fl.rcumHist, fl.rcumBack, fl.rcumLast, fl.bytes = nil, nil, 0, 0, 0
+}
+
+// preCapture reports whether PSN q, claimed but not seen arriving, may
+// have arrived before the capture began: in a capture not from QP start,
+// a PSN of the baseline SACK's bitmap, or one after the baseline and
+// before the first new PSN seen (preEnd; every one until one is seen).
+func (fl *flow) preCapture(q uint32) bool {
+	if fl.rStart {
+		return false
+	}
+	if fl.preBase[q] {
+		return true
+	}
+	if d := psnDist(q, fl.rBase); d == 0 || d >= 1<<23 {
+		return false
+	}
+	return !fl.havePreEnd || psnAfter(fl.preEnd, q)
+}
+
+// adoptUnseen takes the responder's word that PSN q, claimed by feedback
+// (frame, at ns) but not seen arriving, arrived: later feedback is judged
+// with q arrived. Its payload is unknown (unseenPay) unless q was seen
+// arriving out of the window (oorPend), judged against a cumulative point
+// the responder had passed. A PSN after the highest the requester was
+// seen sending (maxSent) was not sent: its claim is not taken.
+func (e *engine) adoptUnseen(fl *flow, q uint32, frame int, ns int64) {
+	if fl.arrived.get(q) != nil || !psnAfter(q, fl.rcum) || fl.haveMax && psnAfter(q, fl.maxSent) || !e.roomIn(fl.arrived.len(), MaxPSNsPerFlow) {
+		return
+	}
+	a := arrival{psn: q, frame: frame, ns: ns, valid: true, inWindow: true}
+	if o, ok := fl.oorPend[q]; ok {
+		a.payload = o.payload
+		delete(fl.oorPend, q)
+	} else {
+		fl.unseenPay++
+	}
+	fl.arrived.put(q, fl.newArrival(a))
+	fl.bytes += int64(a.payload)
+	if q == wire.PSNAdd(fl.rcum, 1) {
+		e.advanceRcum(fl)
+		fl.pushRcum(e.now, fl.rcum, fl.bytes)
+	}
+}
+
+// resyncCum moves the cumulative point to cum on the responder's word
+// (its cack_psn or ACK psn), once a claim of PSNs not seen arriving is
+// judged: each PSN up to cum counts as received, as advanceRcum counts
+// them, so that one PSN the capture missed is one finding. The word is
+// taken no further than the highest PSN the requester was seen sending
+// (maxSent). Arrivals judged out of the window of the old point are
+// judged again against the new one.
+func (e *engine) resyncCum(fl *flow, cum uint32) {
+	if fl.haveMax && psnAfter(cum, fl.maxSent) {
+		cum = fl.maxSent
+	}
+	n := psnDist(cum, fl.rcum)
+	if n == 0 || n >= 1<<23 {
+		return
+	}
+	old, seen := fl.rcum, uint32(0)
+	in := func(q uint32) bool { d := psnDist(q, old); return d >= 1 && d <= n }
+	fl.arrived.each(func(q uint32, a *arrival) {
+		if in(q) {
+			fl.arrived.del(q)
+			fl.freeArrival(a)
+			seen++
+		}
+	})
+	for q, a := range fl.oorPend {
+		if in(q) {
+			fl.bytes += int64(a.payload)
+			delete(fl.oorPend, q)
+			seen++
+		}
+	}
+	fl.unseenPay += int(n - seen)
+	for q := range fl.ackReq.m {
+		if _, due := fl.ackDue[q]; in(q) && !due {
+			fl.ackDue[q] = e.now // cack reaches an ack_req PSN (RSP-ACK-1)
+		}
+	}
+	k := 0
+	for _, h := range fl.held {
+		if psnAfter(h.lastPSN, cum) {
+			fl.held[k] = h
+			k++
+		}
+	}
+	fl.held = fl.held[:k]
+	fl.rcum = cum
+	e.reclassifyOOR(fl)
+	e.advanceRcum(fl)
+	fl.pushRcum(e.now, fl.rcum, fl.bytes)
+}
+
+// reclassifyOOR takes into the arrived table the arrivals held as out of
+// the window (oorPend) that the window of the current cumulative point
+// holds, by PSN value (the table's bound may stop it part way). It runs
+// once per resynchronisation, not per frame: the sort's allocation is no
+// cost of the hot path.
+func (e *engine) reclassifyOOR(fl *flow) {
+	w := e.window()
+	if w == 0 || len(fl.oorPend) == 0 {
+		return
+	}
+	for _, q := range sortedPSNs(fl.oorPend) {
+		a := fl.oorPend[q]
+		d := psnDist(q, fl.rcum)
+		if d == 0 || d >= 1<<23 {
+			delete(fl.oorPend, q)
+			continue
+		}
+		if d > w || fl.arrived.get(q) != nil || !e.roomIn(fl.arrived.len(), MaxPSNsPerFlow) {
+			continue
+		}
+		a.inWindow = true
+		fl.arrived.put(q, fl.newArrival(a))
+		fl.bytes += int64(a.payload)
+		delete(fl.oorPend, q)
+	}
 }
 
 // wimmArrive counts WriteIMMs held at the responder (WIMM-RSP-4).
