@@ -631,6 +631,13 @@ func sackTrigger(e *engine, x *answerCtx) {
 		if s.AckPSNOffset == 0 {
 			return // offset overflow is reported as 0 (RSP-SACK-2)
 		}
+		if sackClaimsPSN(s, trig) {
+			// The SACK claims its trigger as received, and the capture
+			// did not show it arriving (sent before the capture began, or
+			// missing from it): the claims check judges that claim, once
+			// (MRC-RSP-SACK-001).
+			return
+		}
 		e.failWhy(rTrigger_RSP_SACK_1, x.pt, x.rsp, 0, func(f *Finding) {
 			f.PSN, f.Expected = u32p(trig), "ack_psn_offset naming a PSN that arrived"
 			f.Observed = fmt.Sprintf("ack_psn %d never arrived", trig)
@@ -669,6 +676,16 @@ func sackTrigger(e *engine, x *answerCtx) {
 	if okT {
 		x.pass(cTrigger, false)
 	}
+}
+
+// sackClaimsPSN reports whether SACK s claims PSN q as received: by its
+// cumulative point or a bitmap bit.
+func sackClaimsPSN(s *wire.SETH, q uint32) bool {
+	if !psnAfter(q, s.CACKPSN) {
+		return true
+	}
+	i := psnDist(q, s.BitmapBase())
+	return i < 64 && s.SACKBitmap&(1<<i) != 0
 }
 
 // mVerdict checks RSP-SACK-3 and RSP-PRB-2: the m field of a SACK

@@ -40,23 +40,28 @@ func findingLines(rep *Report, cs string) []string {
 	return out
 }
 
-// TestMidConnectionClaimsNotFailed (RSP-RCV-4, WIRE-SETH-6): the loss
-// capture from frame 100 on, as the second file of a ring buffer. PSNs
-// sent before the capture began may have arrived unseen: SACKs claiming
-// them are undecided, with the reason, and no case FAILs.
+// TestMidConnectionClaimsNotFailed (RSP-RCV-4, WIRE-SETH-6, RSP-SACK-1):
+// the loss capture from frame 100 on, as the second file of a ring
+// buffer. PSNs sent before the capture began may have arrived unseen:
+// SACKs claiming them, or answering them (ack_psn, judged with mpr_dest
+// declared), are undecided, with the reason, and no case FAILs.
 func TestMidConnectionClaimsNotFailed(t *testing.T) {
-	rep := judgeKept(t, "mid.pcapng", nil, func(n int) bool { return n >= 100 && n <= 557 })
-	if fs := failsOf(rep, "MRC-RSP-SACK-001"); len(fs) > 0 {
-		t.Errorf("MRC-RSP-SACK-001: %d FAIL findings on a capture starting mid-connection, first frame %d: %s", len(fs), fs[0].Frame, fs[0].Observed)
-	}
-	for _, r := range rep.Results {
-		if r.Verdict == Fail {
-			t.Errorf("%s FAILs: %s", r.Case.ID, r.Reason)
+	win := DefaultPICS()
+	win.Parameters.MPRDest = new(8)
+	for _, pics := range []*PICS{nil, win} {
+		rep := judgeKept(t, "mid.pcapng", pics, func(n int) bool { return n >= 100 && n <= 557 })
+		if fs := failsOf(rep, "MRC-RSP-SACK-001"); len(fs) > 0 {
+			t.Errorf("MRC-RSP-SACK-001: %d FAIL findings on a capture starting mid-connection, first frame %d: %s", len(fs), fs[0].Frame, fs[0].Observed)
 		}
-	}
-	res, _ := rep.Result("MRC-RSP-SACK-001")
-	if res.Verdict != Inconclusive || len(res.Findings) == 0 || res.Findings[0].PSN == nil || *res.Findings[0].PSN != 2 {
-		t.Errorf("MRC-RSP-SACK-001 %s (%s): want INCONCLUSIVE, first for PSN 2 (sent at frame 3, before the capture began): %q", res.Verdict, res.Reason, findingLines(rep, "MRC-RSP-SACK-001"))
+		for _, r := range rep.Results {
+			if r.Verdict == Fail {
+				t.Errorf("mpr_dest declared %v: %s FAILs: %s", pics != nil, r.Case.ID, r.Reason)
+			}
+		}
+		res, _ := rep.Result("MRC-RSP-SACK-001")
+		if res.Verdict != Inconclusive || len(res.Findings) == 0 || res.Findings[0].PSN == nil || *res.Findings[0].PSN != 2 {
+			t.Errorf("MRC-RSP-SACK-001 %s (%s): want INCONCLUSIVE, first for PSN 2 (sent at frame 3, before the capture began): %q", res.Verdict, res.Reason, findingLines(rep, "MRC-RSP-SACK-001"))
+		}
 	}
 }
 
@@ -126,5 +131,27 @@ func TestMissedWriteCounters(t *testing.T) {
 		if ls := findingLines(rep, "MRC-RSP-SACK-001"); len(ls) != 1 {
 			t.Errorf("frame 25 dropped (plant %v): MRC-RSP-SACK-001 findings %q, want one", plant, ls)
 		}
+	}
+}
+
+// TestTriggerNotSeenJudgedOnce (RSP-SACK-1, WIRE-SETH-6): a SACK whose
+// ack_psn names a PSN not seen arriving breaks RSP-SACK-1; when the SACK
+// also claims that PSN, the claims check's finding is the one for it (as
+// for a write sent before the capture began, or missing from it), not a
+// second one under MRC-RSP-SACK-003.
+func TestTriggerNotSeenJudgedOnce(t *testing.T) {
+	s := newScene(t, scenePICS)
+	s.write(0, wire.OpWriteFirst, 0, 0xFFFF)
+	s.sack(0, 0) // the baseline
+	s.write(1, wire.OpWriteMiddle, 0, 0xFFFF)
+	s.sack(1, 1)
+	unclaimed := s.sackBits(1, 5, 0, 0x100)  // names PSN 5, claims nothing
+	claimed := s.sackBits(1, 6, 1<<4, 0x100) // names PSN 6, its bit 4 (PSN 2 + 4) set
+	rep := s.report()
+	if fs := failsOf(rep, "MRC-RSP-SACK-003"); len(fs) != 1 || fs[0].Frame != unclaimed {
+		t.Errorf("MRC-RSP-SACK-003 FAIL findings %+v, want one, at frame %d (ack_psn 5, not claimed)", fs, unclaimed)
+	}
+	if fs := failsOf(rep, "MRC-RSP-SACK-001"); len(fs) != 1 || fs[0].Frame != claimed || fs[0].PSN == nil || *fs[0].PSN != 6 {
+		t.Errorf("MRC-RSP-SACK-001 FAIL findings %+v, want one, at frame %d for PSN 6", fs, claimed)
 	}
 }
