@@ -1282,7 +1282,8 @@ func codecReq(r wire.ReqID) caseReq {
 // nearPoints decides, for every node, the capture points whose view of it
 // is judged: the points the PICS places at it; else its only point; else
 // the point where its frames have the highest TTL (fewest hops from it);
-// then the earliest first frame; then the first name.
+// then one whose frames were all judged in timestamp order; then the
+// earliest first frame; then the first name (nearer).
 func (e *engine) nearPoints() (map[string][]string, []PointNode) {
 	e.flushToNode()
 	out := map[string][]string{}
@@ -1336,12 +1337,8 @@ func (e *engine) nearPoints() (map[string][]string, []PointNode) {
 		best := cands[0]
 		reason := "first name"
 		for _, p := range cands[1:] {
-			a, b := e.nodes[nodePoint{n, best}], e.nodes[nodePoint{n, p}]
-			switch {
-			case b.maxTTL > a.maxTTL:
-				best, reason = p, "highest TTL"
-			case b.maxTTL == a.maxTTL && b.firstNs < a.firstNs && e.trusted(p) && e.trusted(best):
-				best, reason = p, "first to see it"
+			if why := e.nearer(n, p, best); why != "" {
+				best, reason = p, why
 			}
 		}
 		out[n] = []string{best}
@@ -1359,6 +1356,30 @@ func (e *engine) onlyPoint(point string) string {
 		return "only point, away from it: capture.points places it at " + at
 	}
 	return "only point"
+}
+
+// nearer says why capture point p is taken as nearer node n than point
+// best, or "": the higher TTL; at equal TTLs, a point whose frames were
+// all judged in timestamp order over one with frames judged out of it
+// (point.late), where findings not decided from a frame alone are
+// INCONCLUSIVE, so that a point that can decide them judges the node;
+// then the first to see the node, where timestamps are trusted.
+func (e *engine) nearer(n, p, best string) string {
+	a, b := e.nodes[nodePoint{n, best}], e.nodes[nodePoint{n, p}]
+	lateA, lateB := e.unseenAt(best).late > 0, e.unseenAt(p).late > 0
+	switch {
+	case b.maxTTL != a.maxTTL:
+		if b.maxTTL > a.maxTTL {
+			return "highest TTL"
+		}
+	case lateA != lateB:
+		if lateA {
+			return "frames judged in timestamp order"
+		}
+	case b.firstNs < a.firstNs && e.trusted(p) && e.trusted(best):
+		return "first to see it"
+	}
+	return ""
 }
 
 // trusted reports whether a point's timestamps can time protocol events.
@@ -1396,6 +1417,11 @@ func (e *engine) report(capInfo *CaptureInfo, devs *Deviations, today time.Time)
 			if e.pics.Capture.Timestamps != "untrusted" {
 				e.note("timestamps at capture point %q go backwards: timing cases there are INCONCLUSIVE", n)
 			}
+		}
+	}
+	for _, n := range sortedKeys(e.points) {
+		if late := e.points[n].late; late > 0 {
+			e.note("%d frames at capture point %q were judged out of timestamp order: findings there not decided from a frame alone are INCONCLUSIVE", late, n)
 		}
 	}
 	if e.pics.Capture.Timestamps == "untrusted" {
@@ -1449,15 +1475,15 @@ func (e *engine) report(capInfo *CaptureInfo, devs *Deviations, today time.Time)
 
 // judgedFinding is a finding of key k as the report gives it: INCONCLUSIVE
 // where the capture point's timestamps are not trusted and the finding
-// rests on them, or it rests on a frame the capture may have lost;
-// NON-STRICT where case c is not a MUST.
-func judgedFinding(f Finding, c *Case, k obsKey, untrusted, remote bool, lost uint64) Finding {
+// rests on them, or it rests on a frame the capture may have lost or
+// judged out of its place (u); NON-STRICT where case c is not a MUST.
+func judgedFinding(f Finding, c *Case, k obsKey, untrusted, remote bool, u unseen) Finding {
 	if untrusted && (c.Timing || f.timing) && f.Verdict == Fail {
 		f.Verdict = Inconclusive
 	}
-	if f.Verdict == Fail && (lost > 0 && !f.frame || remote && f.absent) {
+	if f.Verdict == Fail && (u.any() && !f.frame || remote && f.absent) {
 		f.Verdict = Inconclusive
-		f.Observed += " (undecidable: " + unseenReason(k, remote, lost) + ")"
+		f.Observed += " (undecidable: " + unseenReason(k, remote, u) + ")"
 	}
 	if f.Verdict == Fail && !c.Strict() {
 		f.Verdict = NonStrict
@@ -1517,12 +1543,12 @@ func (e *engine) aggregate(c *Case, res *Result, keys []obsKey, keep func(obsKey
 				reason = "timestamps at capture point " + k.point + " are not trusted"
 			}
 		}
-		lost := e.lost(k.point)
-		if mv := o.unseenMoved(untrusted, c.Timing, remote, lost > 0); mv > 0 {
+		u := e.unseenAt(k.point)
+		if mv := o.unseenMoved(untrusted, c.Timing, remote, u.any()); mv > 0 {
 			badN -= mv
 			undN += mv
 			if reason == "" {
-				reason = unseenReason(k, remote, lost)
+				reason = unseenReason(k, remote, u)
 			}
 		}
 		ok += okN
@@ -1531,7 +1557,7 @@ func (e *engine) aggregate(c *Case, res *Result, keys []obsKey, keep func(obsKey
 		if o.reason != "" && reason == "" {
 			reason = o.reason
 		}
-		judged := func(f Finding) Finding { return judgedFinding(f, c, k, untrusted, remote, lost) }
+		judged := func(f Finding) Finding { return judgedFinding(f, c, k, untrusted, remote, u) }
 		for _, f := range o.findings {
 			res.Findings = append(res.Findings, judged(f))
 		}
@@ -1570,8 +1596,9 @@ func (e *engine) aggregate(c *Case, res *Result, keys []obsKey, keep func(obsKey
 }
 
 // unseenMoved returns how many of o's failing observations may rest on
-// a packet the capture point did not see: at a point whose capture lost
-// frames (lossy), every one not decided from the frame alone; at a point
+// a packet the capture point did not see in its place: at a point whose
+// capture lost frames or judged frames out of timestamp order (lossy,
+// unseen.any), every one not decided from the frame alone; at a point
 // away from the node (remote), those resting on a packet not seen; less
 // what untrusted timestamps moved already.
 func (o *obsCount) unseenMoved(untrusted, timingCase, remote, lossy bool) int {
@@ -1591,25 +1618,43 @@ func (o *obsCount) unseenMoved(untrusted, timingCase, remote, lossy bool) int {
 }
 
 // unseenReason says why a failure at point k.point may rest on a packet
-// not seen there: its capture lost frames (lost of them), or it is away
-// from k.node (remote).
-func unseenReason(k obsKey, remote bool, lost uint64) string {
-	if lost > 0 {
-		return fmt.Sprintf("capture point %s lost %d frames (its interfaces' statistics), so a packet not seen there may be one of them", k.point, lost)
-	}
-	if remote {
+// not seen there in its place: its capture lost frames (u.lost of them),
+// or judged frames out of timestamp order (u.late), or it is away from
+// k.node (remote).
+func unseenReason(k obsKey, remote bool, u unseen) string {
+	switch {
+	case u.lost > 0:
+		return fmt.Sprintf("capture point %s lost %d frames (its interfaces' statistics), so a packet not seen there may be one of them", k.point, u.lost)
+	case u.late > 0:
+		return fmt.Sprintf("capture point %s judged %d frames out of timestamp order (%s), so a packet not seen there in its place may be one of them", k.point, u.late, lateWhy())
+	case remote:
 		return remoteReason(k.point, k.node)
 	}
 	return ""
 }
 
-// lost returns how many frames the capture lost at point (its
-// interfaces' statistics, point.lost).
-func (e *engine) lost(point string) uint64 {
+// lateWhy says why frames are judged out of timestamp order.
+func lateWhy() string {
+	return fmt.Sprintf("more than %d frames late in the file, or their interface's timestamps go backwards", MaxReorder)
+}
+
+// unseen is what a capture point's capture says of the packets it may not
+// have seen in their place: the frames it lost (its interfaces'
+// statistics, point.lost) and those it judged out of timestamp order
+// (point.late).
+type unseen struct{ lost, late uint64 }
+
+// any reports whether a packet judged not seen, or not yet seen, at the
+// point may have passed it.
+func (u unseen) any() bool { return u.lost > 0 || u.late > 0 }
+
+// unseenAt returns what point's capture says of the packets it may not
+// have seen in their place.
+func (e *engine) unseenAt(point string) unseen {
 	if pt := e.points[point]; pt != nil {
-		return pt.lost
+		return unseen{pt.lost, pt.late}
 	}
-	return 0
+	return unseen{}
 }
 
 // remoteReason explains why evidence of absence does not decide at a

@@ -45,6 +45,10 @@ type point struct {
 	atNode       string           // the node capture.points places the point at ("" none)
 	atNodeSet    bool
 	lost         uint64 // frames its interfaces' statistics say the capture lost
+	// late counts its frames judged out of timestamp order (merger.onLate):
+	// a packet judged missing there, or judged after what followed it, may
+	// be one of them.
+	late uint64
 
 	flows map[flowKey]*flow
 	pairs map[[2]string][]*flow // (req, rsp) → flows

@@ -205,7 +205,7 @@ func judgeSequential(r *pcap.Reader, name string, opts Options, p *PICS) (*engin
 	// The merger asks an engine of its own for tie keys, which names no
 	// address while judging (tieKey's nodeHash), as judgeParallel's.
 	te := newEngine(p)
-	m := merger{te: te, stable: r.Retain()}
+	m := merger{te: te, stable: r.Retain(), onLate: e.lateAt}
 	place := func(l *planeLearning) {
 		e.place(l)
 		te.place(l)
@@ -248,9 +248,7 @@ func judgeSequential(r *pcap.Reader, name string, opts Options, p *PICS) (*engin
 	}
 	la.release(p, place, push)
 	m.flush(emit)
-	if m.late > 0 {
-		e.note("%d frames were judged after a frame with a later timestamp: their interface's timestamps go backwards, or they were more than %d frames out of order across interfaces", m.late, MaxReorder)
-	}
+	e.noteLate(&m)
 	m.noteTies(e)
 	return e, nil
 }

@@ -20,8 +20,9 @@ const MaxReorder = 4096
 // declares: the earliest frame held is judged once every declared
 // interface has a frame waiting (or the window is full), so runs of one
 // interface written before another's earlier frames are put back in
-// order. Steady state allocates nothing: slots and their buffers are
-// reused.
+// order. A frame more than the window late cannot be put back: it is
+// judged late, and onLate is told. Steady state allocates nothing: slots
+// and their buffers are reused.
 type merger struct {
 	// blocks hold the slots, slotBlock each: slot i is blocks[i/slotBlock]
 	// [i%slotBlock], and nslots are in use or free. A block never moves, so
@@ -70,6 +71,13 @@ type merger struct {
 	// point had a frame of the same timestamp waiting: their place among
 	// that interface's frames came from tie keys (ties.go).
 	ties int
+	// onLate, when set, is called with each frame of a capture of several
+	// interfaces judged late, just before it is emitted: the judge then
+	// knows at which capture point frames were judged out of their place
+	// (engine.lateAt). A capture of one interface is judged in file
+	// order, which is the order its frames were seen in, whatever their
+	// timestamps say: its late frames are counted, not reported.
+	onLate func(*pcap.Frame, *pcap.Interface)
 }
 
 type mslot struct {
@@ -133,7 +141,9 @@ func (m *merger) push(f *pcap.Frame, in *pcap.Interface, declared int, emit func
 	ns := f.Timestamp.UnixNano()
 	if declared <= 1 || id < 0 || id >= MaxInterfaces {
 		m.flush(emit) // one stream, or beyond the bound: file order
-		m.note(ns)
+		if m.note(ns) && declared > 1 && m.onLate != nil {
+			m.onLate(f, in)
+		}
 		emit(f, in)
 		return
 	}
@@ -237,7 +247,9 @@ func (m *merger) emitOne(emit func(*pcap.Frame, *pcap.Interface), force bool) bo
 		m.waiting--
 	}
 	m.held--
-	m.note(bs.ns)
+	if m.note(bs.ns) && m.onLate != nil {
+		m.onLate(&bs.f, bs.in)
+	}
 	emit(&bs.f, bs.in)
 	m.free = append(m.free, best)
 	return true
@@ -363,15 +375,18 @@ func (m *merger) earliest(force bool) *mqueue {
 	return m.next(force)
 }
 
-// note counts a frame emitted behind one already emitted.
-func (m *merger) note(ns int64) {
-	if m.anyOut && ns < m.lastNs {
+// note counts a frame emitted behind one already emitted, and reports
+// whether it is one.
+func (m *merger) note(ns int64) bool {
+	late := m.anyOut && ns < m.lastNs
+	if late {
 		m.late++
 	}
 	if !m.anyOut || ns > m.lastNs {
 		m.lastNs = ns
 	}
 	m.anyOut = true
+	return late
 }
 
 // flush emits every frame held.

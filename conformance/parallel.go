@@ -387,12 +387,15 @@ func ipHeader(b []byte) (off int, et uint16, ok bool) {
 	return 0, 0, false
 }
 
-// pointClock tracks, in the reader, each capture point's frame count and
-// whether its timestamps go backwards (shards see only part of a point).
+// pointClock tracks, in the reader, each capture point's frame count,
+// whether its timestamps go backwards, and its frames the merger judged
+// out of timestamp order (shards see only part of a point, and none sees
+// the merger).
 type pointClock struct {
 	n      int
 	lastNs int64
 	back   bool
+	late   uint64
 }
 
 // judgeParallel reads the capture and judges it with jobs workers, and
@@ -403,7 +406,7 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 	// The merger asks an engine of its own for tie keys: the shards'
 	// engines are theirs.
 	te := newEngine(p)
-	m := merger{te: te, stable: j.stable}
+	m := merger{te: te, stable: j.stable, onLate: j.lateAt}
 	place := func(l *planeLearning) {
 		j.place(l)
 		te.place(l)
@@ -449,12 +452,10 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 	e := mergeEngines(p, opts.CaptureLocation, j.shards, j.idx, j.lastNo)
 	for name, c := range j.clocks {
 		if pt := e.points[name]; pt != nil {
-			pt.n, pt.lastNs, pt.nonMonotonic = c.n, c.lastNs, c.back
+			pt.n, pt.lastNs, pt.nonMonotonic, pt.late = c.n, c.lastNs, c.back, c.late
 		}
 	}
-	if m.late > 0 {
-		e.note("%d frames were judged after a frame with a later timestamp: their interface's timestamps go backwards, or they were more than %d frames out of order across interfaces", m.late, MaxReorder)
-	}
+	e.noteLate(&m)
 	m.noteTies(e)
 	return e, nil
 }
@@ -691,6 +692,14 @@ func (j *parallel) emit(f *pcap.Frame, in *pcap.Interface) {
 	}
 	if j.opts.Progress != nil && j.idx%ProgressEvery == 0 {
 		j.opts.Progress(j.idx)
+	}
+}
+
+// lateAt counts a frame the merger judges out of timestamp order at its
+// capture point (engine.lateAt, for the merged engine).
+func (j *parallel) lateAt(f *pcap.Frame, in *pcap.Interface) {
+	if c := j.clock(f.Interface, in); c != nil {
+		c.late++
 	}
 }
 

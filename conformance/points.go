@@ -169,6 +169,22 @@ func (e *engine) noteLost(point string, in pcap.Interface) {
 	e.note("interface %s (capture point %s) lost %d frames by its statistics: the capture does not hold them, and findings at that point not decided from a frame alone are INCONCLUSIVE", in.Name, point, in.Dropped)
 }
 
+// lateAt counts a frame the merger judges out of timestamp order
+// (merger.onLate) at its capture point: findings there not decided from a
+// frame alone are INCONCLUSIVE (unseen), as where the capture lost frames.
+func (e *engine) lateAt(f *pcap.Frame, in *pcap.Interface) {
+	if pt, _ := e.pointOf(f.Interface, in); pt != nil {
+		pt.late++
+	}
+}
+
+// noteLate notes the frames the merger m judged out of timestamp order.
+func (e *engine) noteLate(m *merger) {
+	if m.late > 0 {
+		e.note("%d frames were judged after a frame with a later timestamp: %s", m.late, lateWhy())
+	}
+}
+
 // satAdd is a + b, or the largest uint64 when that overflows.
 func satAdd(a, b uint64) uint64 {
 	if a+b < a {
