@@ -429,7 +429,9 @@ func TestLimitPoints(t *testing.T) {
 }
 
 // TestLimitInterfaces: a capture of more than MaxInterfaces interfaces,
-// all at point D: the judge remembers where MaxInterfaces of them are
+// all at point D (D/plane0, D/plane1, …: interfaces of one name are two
+// capture points, TestSameNamedInterfacesTwoHosts): the judge remembers
+// where MaxInterfaces of them are
 // (views, viewPts) and places the frames of the others each time, with
 // the same answer: every frame is judged at D, with one worker or two
 // (the merger orders the first MaxInterfaces interfaces' frames by time,
@@ -437,7 +439,7 @@ func TestLimitPoints(t *testing.T) {
 func TestLimitInterfaces(t *testing.T) {
 	ifaces := make([]pcap.Interface, MaxInterfaces+8)
 	for i := range ifaces {
-		ifaces[i] = pcap.Interface{Name: "D", LinkType: pcap.LinkTypeEthernet}
+		ifaces[i] = pcap.Interface{Name: pcap.InterfaceName("D", i), LinkType: pcap.LinkTypeEthernet}
 	}
 	var buf bytes.Buffer
 	w, err := pcap.NewWriter(&buf, ifaces...)

@@ -298,6 +298,10 @@ type engine struct {
 	idx        int  // the current frame's place in judging order (ord)
 	external   bool // idx is set by the caller (a worker of a parallel judge)
 
+	// ifaces is the judgement's interface table, once every frame is
+	// read (Judge describes the interfaces from it).
+	ifaces *ifaceTable
+
 	flowsTotal int                  // connections tracked, all points
 	entries    int                  // entries of all connections' maps, recounted every 1024 frames
 	bounded    bool                 // a state bound was hit: PASS verdicts are withheld
@@ -1551,6 +1555,14 @@ func (e *engine) aggregate(c *Case, res *Result, keys []obsKey, keep func(obsKey
 				reason = unseenReason(k, remote, u)
 			}
 		}
+		if u.mixed != "" && okN > 0 {
+			// A pass there may rest on the other point's copy of a frame.
+			undN += okN
+			okN = 0
+			if reason == "" {
+				reason = unseenReason(k, remote, u)
+			}
+		}
 		ok += okN
 		bad += badN
 		und += undN
@@ -1618,11 +1630,14 @@ func (o *obsCount) unseenMoved(untrusted, timingCase, remote, lossy bool) int {
 }
 
 // unseenReason says why a failure at point k.point may rest on a packet
-// not seen there in its place: its capture lost frames (u.lost of them),
-// or judged frames out of timestamp order (u.late), or it is away from
+// not seen there in its place: one of its interfaces carries two capture
+// points' frames (u.mixed), its capture lost frames (u.lost of them), or
+// judged frames out of timestamp order (u.late), or it is away from
 // k.node (remote).
 func unseenReason(k obsKey, remote bool, u unseen) string {
 	switch {
+	case u.mixed != "":
+		return fmt.Sprintf("interface %s of capture point %s carries two capture points' frames, so a packet seen or not seen there may be the other point's", u.mixed, k.point)
 	case u.lost > 0:
 		return fmt.Sprintf("capture point %s lost %d frames (its interfaces' statistics), so a packet not seen there may be one of them", k.point, u.lost)
 	case u.late > 0:
@@ -1640,19 +1655,23 @@ func lateWhy() string {
 
 // unseen is what a capture point's capture says of the packets it may not
 // have seen in their place: the frames it lost (its interfaces'
-// statistics, point.lost) and those it judged out of timestamp order
-// (point.late).
-type unseen struct{ lost, late uint64 }
+// statistics, point.lost), those it judged out of timestamp order
+// (point.late), and the interface of it that carries two capture points'
+// frames (point.mixed: a pass there is undecidable too, aggregate).
+type unseen struct {
+	lost, late uint64
+	mixed      string
+}
 
 // any reports whether a packet judged not seen, or not yet seen, at the
-// point may have passed it.
-func (u unseen) any() bool { return u.lost > 0 || u.late > 0 }
+// point may have passed it, or been the other point's.
+func (u unseen) any() bool { return u.lost > 0 || u.late > 0 || u.mixed != "" }
 
 // unseenAt returns what point's capture says of the packets it may not
 // have seen in their place.
 func (e *engine) unseenAt(point string) unseen {
 	if pt := e.points[point]; pt != nil {
-		return unseen{pt.lost, pt.late}
+		return unseen{pt.lost, pt.late, pt.mixed}
 	}
 	return unseen{}
 }

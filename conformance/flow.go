@@ -49,6 +49,9 @@ type point struct {
 	// a packet judged missing there, or judged after what followed it, may
 	// be one of them.
 	late uint64
+	// mixed names an interface of the point that carries two capture
+	// points' frames ("" none; mixedInterfaces).
+	mixed string
 
 	flows map[flowKey]*flow
 	pairs map[[2]string][]*flow // (req, rsp) → flows

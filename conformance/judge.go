@@ -153,11 +153,7 @@ func Judge(r *pcap.Reader, name string, opts Options) (rep *Report, err error) {
 		defer again.Close()
 		r = again
 	}
-	for i, in := range r.Interfaces() {
-		v := e.view(i, &in)
-		info.Interfaces = append(info.Interfaces, Interface{ID: i, Name: in.Name, Point: v.point, Plane: v.plane, Dropped: in.Dropped})
-		e.noteLost(v.point, in)
-	}
+	e.describeInterfaces(info, r)
 	if e.snapped > 0 {
 		e.discardNote(discardSnapped, e.snapped, "%d frames were truncated by the snap length and not judged")
 	}
@@ -206,15 +202,16 @@ func judgeSequential(r *pcap.Reader, name string, opts Options, p *PICS) (*engin
 	// address while judging (tieKey's nodeHash), as judgeParallel's.
 	te := newEngine(p)
 	m := merger{te: te, stable: r.Retain(), onLate: e.lateAt}
+	var ifaces ifaceTable
 	place := func(l *planeLearning) {
 		e.place(l)
 		te.place(l)
+		ifaces.learnt(l)
 	}
 	var rl releaser
 	if m.stable {
 		rl.r = r
 	}
-	var ifaces ifaceTable
 	emit := func(f *pcap.Frame, in *pcap.Interface) {
 		e.frame(f, in)
 		if opts.Progress != nil && e.frames%ProgressEvery == 0 {
@@ -222,7 +219,7 @@ func judgeSequential(r *pcap.Reader, name string, opts Options, p *PICS) (*engin
 		}
 	}
 	la := lookahead{stable: m.stable}
-	push := func(f *pcap.Frame, in *pcap.Interface) { m.push(f, in, len(r.Interfaces()), emit) }
+	push := func(f *pcap.Frame, in *pcap.Interface) { m.push(f, in, ifaces.base+len(r.Interfaces()), emit) }
 	for read := 0; ; read++ {
 		opts.marks.note(r, read)
 		err := r.Next(&f)
@@ -237,6 +234,10 @@ func judgeSequential(r *pcap.Reader, name string, opts Options, p *PICS) (*engin
 			return nil, &CaptureError{File: name, Err: err}
 		}
 		in := ifaces.get(r, f.Interface)
+		f.Interface += ifaces.base
+		if ifaces.newSection() {
+			la = la.next(p, place, push)
+		}
 		if la.hold(r, &f, in) {
 			continue
 		}
@@ -248,6 +249,7 @@ func judgeSequential(r *pcap.Reader, name string, opts Options, p *PICS) (*engin
 	}
 	la.release(p, place, push)
 	m.flush(emit)
+	e.ifaces = &ifaces
 	e.noteLate(&m)
 	m.noteTies(e)
 	return e, nil

@@ -3,6 +3,8 @@ package conformance
 import (
 	"bytes"
 	"net/netip"
+	"slices"
+	"strconv"
 
 	"github.com/openmrc/mrc/pcap"
 )
@@ -436,23 +438,106 @@ func (rl *releaser) release(off, oldest int64) {
 
 // ifaceTable hands out copies of a Reader's interfaces that stay as they
 // are while frames wait in the merger or in a worker's batch, whatever
-// sections the Reader reads next.
+// sections the Reader reads next. It numbers the interfaces over the whole
+// capture, section after section (base + the ID in the section, as
+// Wireshark's frame.interface_id does), so that two sections' interfaces
+// are two interfaces, and gives each a name of its own (names): interface
+// names are whatever the capture tool wrote, and two hosts captured alike
+// (dumpcap -i eth1 -i eth2 on each, their files put together) write the
+// same names.
 type ifaceTable struct {
 	section, n int
 	ifs        []*pcap.Interface
+	// base is the capture-wide number of the current section's interface
+	// 0: the interfaces the sections before it declared.
+	base int
+	// all holds every interface declared, by capture-wide number, up to
+	// MaxInterfaces; written holds their names as the file wrote them.
+	all     []*pcap.Interface
+	written []string
+	// names counts the interfaces declared per name (the names of all).
+	names map[string]int
+	// mixed holds the capture-wide numbers of the interfaces whose frames
+	// are two capture points' (planeLearning.mixed).
+	mixed []int
+	// fresh is set when a section's first interfaces are declared, until
+	// newSection reports it.
+	fresh bool
 }
 
-// get returns the copy of interface id of r's current section, or nil.
+// newSection reports whether a section began since it last reported one:
+// its interfaces are new, and the judge learns their planes from its
+// first frames, as from the capture's.
+func (t *ifaceTable) newSection() bool {
+	f := t.fresh
+	t.fresh = false
+	return f
+}
+
+// learnt records the interfaces l found carrying two capture points'
+// frames.
+func (t *ifaceTable) learnt(l *planeLearning) {
+	for _, in := range l.mixed {
+		if g := slices.Index(t.all, in); g >= 0 && !slices.Contains(t.mixed, g) {
+			t.mixed = append(t.mixed, g)
+		}
+	}
+	slices.Sort(t.mixed)
+}
+
+// get returns the copy of interface id of r's current section, or nil;
+// its capture-wide number is t.base+id.
 func (t *ifaceTable) get(r *pcap.Reader, id int) *pcap.Interface {
 	if all := r.Interfaces(); r.Section() != t.section || len(all) != t.n || t.ifs == nil {
-		t.section, t.n, t.ifs = r.Section(), len(all), make([]*pcap.Interface, len(all))
-		for i := range all {
-			c := all[i]
-			t.ifs[i] = &c
-		}
+		t.declare(r.Section(), all)
 	}
 	if id < 0 || id >= len(t.ifs) {
 		return nil
 	}
 	return t.ifs[id]
+}
+
+// declare makes the copies of a section's interfaces, all: the ones it
+// declared since the last call, or all of a new section's.
+func (t *ifaceTable) declare(section int, all []pcap.Interface) {
+	if section != t.section {
+		t.base += t.n
+		t.ifs, t.fresh = nil, true
+	}
+	t.section, t.n = section, len(all)
+	for i := len(t.ifs); i < len(all); i++ {
+		c := all[i]
+		t.rename(&c)
+		t.ifs = append(t.ifs, &c)
+		if len(t.all) < MaxInterfaces {
+			t.all, t.written = append(t.all, &c), append(t.written, all[i].Name)
+		}
+	}
+}
+
+// rename gives the second and later interfaces of one name a name of
+// their own, the name and its rank: eth1, then eth1#2 (capture.points
+// places it by that name), and their capture point the same suffix
+// (host0/plane0, then host0/plane0#2 at point host0#2), so that two hosts'
+// interfaces of one name are never one capture point. Only the first
+// MaxInterfaces interfaces are counted; later ones keep their names.
+func (t *ifaceTable) rename(in *pcap.Interface) {
+	if len(t.all) >= MaxInterfaces {
+		return
+	}
+	if t.names == nil {
+		t.names = map[string]int{}
+	}
+	t.names[in.Name]++
+	k := t.names[in.Name]
+	if k < 2 {
+		return
+	}
+	suffix := "#" + strconv.Itoa(k)
+	in.Name += suffix
+	if in.Plane >= 0 {
+		in.Point += suffix
+	} else {
+		in.Point = in.Name
+	}
 }

@@ -407,18 +407,19 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 	// engines are theirs.
 	te := newEngine(p)
 	m := merger{te: te, stable: j.stable, onLate: j.lateAt}
+	var ifaces ifaceTable
 	place := func(l *planeLearning) {
 		j.place(l)
 		te.place(l)
+		ifaces.learnt(l)
 	}
 	var rl releaser
 	if j.stable {
 		rl.r = r
 	}
-	var ifaces ifaceTable
 	emit := j.emit
 	la := lookahead{stable: j.stable}
-	push := func(f *pcap.Frame, in *pcap.Interface) { m.push(f, in, len(r.Interfaces()), emit) }
+	push := func(f *pcap.Frame, in *pcap.Interface) { m.push(f, in, ifaces.base+len(r.Interfaces()), emit) }
 	for read := 0; ; read++ {
 		if j.bounded.Load() {
 			break // judged again by one worker (judgeEngine)
@@ -434,6 +435,10 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 		}
 		j.computeAhead(&f)
 		in := ifaces.get(r, f.Interface)
+		f.Interface += ifaces.base
+		if ifaces.newSection() {
+			la = la.next(p, place, push)
+		}
 		if la.hold(r, &f, in) {
 			continue
 		}
@@ -450,6 +455,7 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 		return nil, j.fault
 	}
 	e := mergeEngines(p, opts.CaptureLocation, j.shards, j.idx, j.lastNo)
+	e.ifaces = &ifaces
 	for name, c := range j.clocks {
 		if pt := e.points[name]; pt != nil {
 			pt.n, pt.lastNs, pt.nonMonotonic, pt.late = c.n, c.lastNs, c.back, c.late

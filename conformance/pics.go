@@ -107,7 +107,9 @@ type Implementation struct {
 type CaptureDecl struct {
 	// Points maps a capture point (the part of a pcapng interface name
 	// before "/planeN") to the node it is adjacent to. Undeclared points
-	// are placed by the judge (see the report's capture notes).
+	// are placed by the judge (see the report's capture notes). The
+	// second and later interfaces of one name are named name#2, name#3, …
+	// (ifaceTable), and placed by those names.
 	Points map[string]string `json:"points,omitempty"`
 	// Planes maps a capture interface's name to the fabric plane it
 	// carries, for interfaces that Points places at one node together

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -175,7 +176,7 @@ func ipPair(p *wire.Packet) (src, dst netip.Addr, ok bool) {
 //     declares, each a plane in the file's order (dumpcap -i eth1 -i eth2
 //     at a receiver). Interfaces on which one first transmission (the
 //     same addresses, QP and PSN, rtx clear) was seen twice are two
-//     points on a path, never one;
+//     points on a path, never one, nor in one group through others;
 //   - which addresses are one node's on each plane of a capture point:
 //     each address of the later-seen pair is tied to the node of the
 //     earlier-seen one, from the first frame on, so that no frame keeps a
@@ -207,6 +208,9 @@ const maxPlaneEvidence = learnWindow
 type planeLearning struct {
 	ties  []planeTie
 	notes []string
+	// mixed holds the interfaces that carry two capture points' frames
+	// (see mixedInterfaces).
+	mixed []*pcap.Interface
 }
 
 // planeTie names address a by the node of address to.
@@ -257,19 +261,32 @@ type planeScan struct {
 	on     map[netip.Addr][]*pcap.Interface
 	sights map[sighting]*pcap.Interface
 	psns   map[pairQP][]uint32
+
+	// firsts and again count, per interface, the first transmissions seen
+	// on it and those of them seen on it again (each once: repeated).
+	firsts, again map[*pcap.Interface]int
+	repeated      map[sighting]bool
 }
 
 // learnPlanes learns from frames (held in file order, their interfaces
 // ins) which interfaces are one point's planes and which addresses are
 // one node's; it sets Point and Plane of the interfaces it groups.
 func learnPlanes(p *PICS, frames []pcap.Frame, ins []*pcap.Interface) *planeLearning {
+	return learnPlanesAfter(p, frames, ins, nil)
+}
+
+// learnPlanesAfter is learnPlanes for the first frames of a later pcapng
+// section, after the ties an earlier section's showed (prior): those
+// stand, each tied address keeps its node, and a tie the new frames show
+// joins their classes (tie).
+func learnPlanesAfter(p *PICS, frames []pcap.Frame, ins []*pcap.Interface, prior []planeTie) *planeLearning {
 	s := planeScan{twice: map[[2]*pcap.Interface]bool{}, seen: map[netip.Addr]int{}, on: map[netip.Addr][]*pcap.Interface{},
 		sights: map[sighting]*pcap.Interface{}, psns: map[pairQP][]uint32{}}
 	s.scan(p, frames, ins)
 	ev := s.proofs()
-	l := &planeLearning{}
+	l := &planeLearning{mixed: s.mixedInterfaces()}
 	l.group(p, ev, s.twice, ins, frames)
-	l.tie(p, ev, &s)
+	l.tie(p, ev, &s, prior)
 	return l
 }
 
@@ -327,13 +344,48 @@ func (s *planeScan) saw(a netip.Addr, in *pcap.Interface, place int) {
 
 // sighted notes a first transmission seen on interface in.
 func (s *planeScan) sighted(t sighting, in *pcap.Interface) {
-	if o, ok := s.sights[t]; ok && o != in {
-		s.twice[[2]*pcap.Interface{o, in}], s.twice[[2]*pcap.Interface{in, o}] = true, true
-	} else if !ok {
+	if s.firsts == nil {
+		s.firsts, s.again, s.repeated = map[*pcap.Interface]int{}, map[*pcap.Interface]int{}, map[sighting]bool{}
+	}
+	o, ok := s.sights[t]
+	switch {
+	case !ok:
 		s.sights[t] = in
+		s.firsts[in]++
 		k := pairQP{t.src, t.dst, t.qpn}
 		s.psns[k] = append(s.psns[k], t.psn)
+	case o != in:
+		s.twice[[2]*pcap.Interface{o, in}], s.twice[[2]*pcap.Interface{in, o}] = true, true
+	case !s.repeated[t]:
+		s.repeated[t] = true
+		s.again[in]++
 	}
+}
+
+// Two capture points on one interface. A capture of each of two hosts
+// whose interfaces have the same names (dumpcap -i eth1 -i eth2 on each),
+// merged by mergecap, which by default makes interfaces alike one, holds
+// on one interface both what one host sent and what the other received:
+// each frame twice, once as each host saw it. The frames say nothing of
+// which host saw which copy, so the judge cannot put them apart; it says
+// so (a capture note), and a failure there not decided from a frame alone
+// is INCONCLUSIVE (point.mixed). A network duplicates some packets, and a
+// capture point sees those twice too; an interface is taken as two points'
+// when it saw a second time at least minMixed first transmissions (rtx
+// clear), each a PSN of its own, and at least half of the distinct ones it
+// saw, far more than any network duplicates.
+const minMixed = 8
+
+// mixedInterfaces returns the interfaces that carry two capture points'
+// frames (see above), in no order.
+func (s *planeScan) mixedInterfaces() []*pcap.Interface {
+	var out []*pcap.Interface
+	for in, n := range s.again {
+		if n >= minMixed && 2*n >= s.firsts[in] {
+			out = append(out, in)
+		}
+	}
+	return out
 }
 
 // proofs returns the evidence that one QP's packets are sprayed over the
@@ -382,8 +434,13 @@ func continues(p *PICS, s *firstWrite, pk *wire.Packet) bool {
 }
 
 // group makes the interfaces a message continues across one capture point
-// (see above), when neither the PICS nor their names place them and no
-// first transmission was seen on both.
+// (see above), when neither the PICS nor their names place them. A group
+// never holds two interfaces that saw one first transmission: those are
+// two points on a path (two hosts' ports of one plane, when the two hosts
+// name their ports alike and their captures are put together), so the
+// pairs are joined in the order the file declares their interfaces (the
+// lower, then the higher), and a pair that would put two such interfaces
+// in one group is not joined.
 func (l *planeLearning) group(p *PICS, ev []planeEvidence, twice map[[2]*pcap.Interface]bool, ins []*pcap.Interface, frames []pcap.Frame) {
 	id := map[*pcap.Interface]int{}
 	for i, in := range ins {
@@ -393,30 +450,45 @@ func (l *planeLearning) group(p *PICS, ev []planeEvidence, twice map[[2]*pcap.In
 		_, named := p.Capture.Points[in.Name]
 		return !named && in.Plane < 0
 	}
+	var pairs [][2]*pcap.Interface
+	for _, e := range ev {
+		a, b := e.a, e.b
+		if id[b] < id[a] {
+			a, b = b, a
+		}
+		if unplaced(a) && unplaced(b) && !slices.Contains(pairs, [2]*pcap.Interface{a, b}) {
+			pairs = append(pairs, [2]*pcap.Interface{a, b})
+		}
+	}
+	slices.SortFunc(pairs, func(x, y [2]*pcap.Interface) int {
+		return cmp.Or(id[x[0]]-id[y[0]], id[x[1]]-id[y[1]])
+	})
 	root := map[*pcap.Interface]*pcap.Interface{}
+	members := map[*pcap.Interface][]*pcap.Interface{}
 	find := func(in *pcap.Interface) *pcap.Interface {
 		for root[in] != nil && root[in] != in {
 			in = root[in]
 		}
 		return in
 	}
-	for _, e := range ev {
-		if !unplaced(e.a) || !unplaced(e.b) || twice[[2]*pcap.Interface{e.a, e.b}] {
-			continue
-		}
-		ra, rb := find(e.a), find(e.b)
-		if ra != rb {
-			root[ra], root[rb] = ra, ra
-			if id[rb] < id[ra] {
-				root[ra], root[rb] = rb, rb
+	for _, pr := range pairs {
+		ra, rb := find(pr[0]), find(pr[1])
+		for _, r := range []*pcap.Interface{ra, rb} {
+			if members[r] == nil {
+				root[r], members[r] = r, []*pcap.Interface{r}
 			}
 		}
+		if ra == rb || apart(members[ra], members[rb], twice) {
+			continue
+		}
+		if id[rb] < id[ra] {
+			ra, rb = rb, ra
+		}
+		root[rb] = ra
+		members[ra], members[rb] = append(members[ra], members[rb]...), nil
 	}
-	groups := map[*pcap.Interface][]*pcap.Interface{}
-	for in := range root {
-		groups[find(in)] = append(groups[find(in)], in)
-	}
-	for _, g := range groups {
+	for _, r := range sortedGroups(members, id) {
+		g := members[r]
 		slices.SortFunc(g, func(a, b *pcap.Interface) int { return id[a] - id[b] })
 		var names []string
 		for plane, in := range g {
@@ -429,11 +501,42 @@ func (l *planeLearning) group(p *PICS, ev []planeEvidence, twice map[[2]*pcap.In
 	slices.Sort(l.notes)
 }
 
+// apart reports whether two groups of interfaces hold two that saw one
+// first transmission (group).
+func apart(a, b []*pcap.Interface, twice map[[2]*pcap.Interface]bool) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if twice[[2]*pcap.Interface{x, y}] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sortedGroups returns the roots of the groups of two or more interfaces,
+// by the first interface's number.
+func sortedGroups(members map[*pcap.Interface][]*pcap.Interface, id map[*pcap.Interface]int) []*pcap.Interface {
+	var roots []*pcap.Interface
+	for r, g := range members {
+		if len(g) > 1 {
+			roots = append(roots, r)
+		}
+	}
+	slices.SortFunc(roots, func(a, b *pcap.Interface) int { return id[a] - id[b] })
+	return roots
+}
+
 // tie ties the addresses of a message's pairs on two planes of one point
 // (see above): each address to the first seen of those it is tied with.
-func (l *planeLearning) tie(p *PICS, ev []planeEvidence, s *planeScan) {
+func (l *planeLearning) tie(p *PICS, ev []planeEvidence, s *planeScan, prior []planeTie) {
 	seen := s.seen
 	root := map[netip.Addr]netip.Addr{}
+	was := map[netip.Addr]netip.Addr{} // prior's ties
+	named := map[netip.Addr]bool{}     // prior's roots: they name their nodes
+	for _, t := range prior {
+		root[t.a], root[t.to], was[t.a], named[t.to] = t.to, t.to, t.to, true
+	}
 	find := func(a netip.Addr) netip.Addr {
 		for r, ok := root[a]; ok && r != a; r, ok = root[a] {
 			a = r
@@ -442,11 +545,15 @@ func (l *planeLearning) tie(p *PICS, ev []planeEvidence, s *planeScan) {
 	}
 	union := func(a, b netip.Addr) {
 		ra, rb := find(a), find(b)
+		pa, pb := named[ra], named[rb]
+		if pa && pb && ra != rb {
+			return // two nodes named already: the frames judged so far keep their names
+		}
 		root[ra], root[rb] = ra, ra
-		// A declared address names its class (its node's name); else the
-		// first seen.
-		if da, db := p.declared(ra), p.declared(rb); da != db && db ||
-			da == db && (seen[rb] < seen[ra] || seen[rb] == seen[ra] && rb.Less(ra)) {
+		// A class named already keeps its name; else a declared address
+		// names its class (its node's name); else the first seen.
+		if da, db := p.declared(ra), p.declared(rb); pb || !pa && (da != db && db ||
+			da == db && (seen[rb] < seen[ra] || seen[rb] == seen[ra] && rb.Less(ra))) {
 			root[ra], root[rb] = rb, rb
 		}
 	}
@@ -490,7 +597,7 @@ func (l *planeLearning) tie(p *PICS, ev []planeEvidence, s *planeScan) {
 	}
 	classes := map[netip.Addr][]netip.Addr{}
 	for a := range root {
-		if r := find(a); !bad[r] && r != a {
+		if r := find(a); !bad[r] && r != a && was[a] != r {
 			l.ties = append(l.ties, planeTie{a, r})
 			classes[r] = append(classes[r], a)
 		}

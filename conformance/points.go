@@ -116,6 +116,16 @@ type lookahead struct {
 	done   bool
 	frames []pcap.Frame
 	ins    []*pcap.Interface
+	// ties holds the ties learnt so far, an earlier section's included
+	// (learnPlanesAfter): a later section's lookahead starts with them.
+	ties []planeTie
+}
+
+// next returns the lookahead of a new pcapng section, having released
+// this one's frames.
+func (la *lookahead) next(p *PICS, place func(*planeLearning), push func(*pcap.Frame, *pcap.Interface)) lookahead {
+	la.release(p, place, push)
+	return lookahead{stable: la.stable, ties: la.ties}
 }
 
 // hold holds frame f (captured on in, r's interface copy) and reports
@@ -148,12 +158,44 @@ func (la *lookahead) release(p *PICS, place func(*planeLearning), push func(*pca
 	}
 	la.done = true
 	if len(la.frames) > 0 {
-		place(learnPlanes(p, la.frames, la.ins))
+		l := learnPlanesAfter(p, la.frames, la.ins, la.ties)
+		la.ties = append(la.ties, l.ties...)
+		place(l)
 	}
 	for i := range la.frames {
 		push(&la.frames[i], la.ins[i])
 	}
 	la.frames, la.ins = nil, nil
+}
+
+// describeInterfaces lists in info every interface the capture declared,
+// in every section, by its capture-wide number (ifaceTable), where the
+// judge placed it, and, for the last section's (whose statistics the
+// reader holds at the end), the frames its statistics say were lost; and
+// marks the capture points of interfaces that carry two points' frames.
+func (e *engine) describeInterfaces(info *CaptureInfo, r *pcap.Reader) {
+	t := e.ifaces
+	if t == nil {
+		t = &ifaceTable{}
+	}
+	t.get(r, -1) // the last section's interfaces, with frames or not
+	last := r.Interfaces()
+	for g, in := range t.all {
+		v := e.view(g, in)
+		stats := pcap.Interface{Name: t.written[g]}
+		if k := g - t.base; k >= 0 && k < len(last) {
+			stats.Dropped, stats.Known = last[k].Dropped, last[k].Known
+		}
+		info.Interfaces = append(info.Interfaces, Interface{ID: g, Name: t.written[g], Point: v.point, Plane: v.plane, Dropped: stats.Dropped})
+		e.noteLost(v.point, stats)
+	}
+	for _, g := range t.mixed {
+		v := e.view(g, t.all[g])
+		if pt := e.points[v.point]; pt != nil && pt.mixed == "" {
+			pt.mixed = t.written[g]
+		}
+		e.note("interface %s carries two capture points' frames: it saw again at least half of the first transmissions it carried, as the captures of two hosts whose interfaces have one name carry them once merged (mergecap makes interfaces alike one; mergecap -I none keeps them apart). The judge cannot tell which host saw which frame: at capture point %s, only failures decided from a frame alone are judged, and the other observations are INCONCLUSIVE", t.written[g], v.point)
+	}
 }
 
 // noteLost adds the frames the capture lost on interface in, by its

@@ -1,0 +1,185 @@
+package conformance
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/openmrc/mrc/fabric/capture"
+	"github.com/openmrc/mrc/pcap"
+)
+
+// hostCapture returns the frames of the simulator's loss capture scenario
+// with one address per plane, as dumpcap -i eth1 -i eth2 on node's ports
+// writes them (interface 0 eth1 plane 0, 1 eth2 plane 1), in time order.
+func hostCapture(t *testing.T, node int) ([]byte, []pcap.Frame) {
+	t.Helper()
+	c, ok := capture.Lookup("loss")
+	if !ok {
+		t.Fatal("no capture scenario loss")
+	}
+	c.Addressing.PlaneAddresses, c.Addressing.Host = true, &capture.HostConfig{Node: node, Run: 1}
+	var b bytes.Buffer
+	if err := c.Write(1, &b); err != nil {
+		t.Fatal(err)
+	}
+	r, err := pcap.NewReader(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var frames []pcap.Frame
+	for {
+		var f pcap.Frame
+		if r.Next(&f) != nil {
+			break
+		}
+		f.Data = slices.Clone(f.Data)
+		frames = append(frames, f)
+	}
+	return b.Bytes(), frames
+}
+
+// twoHostCaptures writes, into a directory of the test, the captures of
+// nodes 0 and 1 (hostCapture: both name their ports eth1 and eth2) put
+// together as a user would put them together: "sections", one file after
+// the other (cat a.pcapng b.pcapng: a pcapng section each); "four", one
+// section declaring the interfaces of both (mergecap -I none: eth1, eth2,
+// eth1, eth2), frames in time order; "merged", one section whose eth1 and
+// eth2 hold the frames of both nodes' eth1 and eth2 (mergecap's default,
+// which merges interfaces alike).
+func twoHostCaptures(t *testing.T) map[string]string {
+	t.Helper()
+	rawA, a := hostCapture(t, 0)
+	rawB, b := hostCapture(t, 1)
+	dir := t.TempDir()
+	out := map[string]string{}
+	save := func(name string, data []byte) {
+		p := filepath.Join(dir, name+".pcapng")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out[name] = p
+	}
+	save("sections", append(slices.Clone(rawA), rawB...))
+	merge := func(names []string, shift int) []byte {
+		var ifs []pcap.Interface
+		for _, n := range names {
+			ifs = append(ifs, pcap.Interface{Name: n})
+		}
+		var buf bytes.Buffer
+		w, err := pcap.NewWriter(&buf, ifs...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := slices.Clone(a)
+		for _, f := range b {
+			f.Interface += shift
+			all = append(all, f)
+		}
+		slices.SortStableFunc(all, func(x, y pcap.Frame) int { return x.Timestamp.Compare(y.Timestamp) })
+		for _, f := range all {
+			if err := w.WritePacket(f.Timestamp, f.Interface, f.Data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	save("four", merge([]string{"eth1", "eth2", "eth1", "eth2"}, 2))
+	save("merged", merge([]string{"eth1", "eth2"}, 0))
+	return out
+}
+
+// TestSameNamedInterfacesTwoHosts (issue 12: interface names are whatever
+// the capture tool wrote): two hosts captured with dumpcap both name their
+// ports eth1 and eth2. Put together in one capture, host 0's eth1 and host
+// 1's eth1 are two capture points, never one: one would mix what one host
+// sends with what the other receives: before, one host's sending copy of
+// a write and the other's receiving copy at one point were a first
+// transmission seen again without rtx (WIRE-BTH-5, MRC-LR-RTX-003 FAIL),
+// and SACKs claimed PSNs the mixed point's flows had not seen arrive
+// (RSP-RCV-4, MRC-RSP-SACK-001 FAIL). The simulator's endpoints conform,
+// so no MUST case FAILs (under the default PICS each host alone PASSes).
+// Where the file keeps the interfaces apart (a section per host, or four
+// interfaces), each is a capture point of its own; where it merged them
+// (mergecap's default), the judge cannot tell the two hosts' frames apart
+// and says so in a capture note.
+func TestSameNamedInterfacesTwoHosts(t *testing.T) {
+	files := twoHostCaptures(t)
+	for _, name := range []string{"sections", "four", "merged"} {
+		for _, jobs := range []int{1, 2} {
+			rep, err := JudgeFile(files[name], Options{Today: testDay, Jobs: jobs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rep.Results {
+				if r.Verdict == Fail {
+					t.Errorf("%s, %d jobs: %s FAIL (%s); notes %q", name, jobs, r.Case.ID, r.Reason, rep.Capture.Notes)
+				}
+			}
+			if name == "merged" {
+				if !slices.ContainsFunc(rep.Capture.Notes, func(n string) bool { return strings.Contains(n, "two capture points") }) {
+					t.Errorf("%s, %d jobs: no note that an interface holds two capture points' frames; notes %q", name, jobs, rep.Capture.Notes)
+				}
+				continue
+			}
+			places := map[[2]any]bool{}
+			for _, in := range rep.Capture.Interfaces {
+				places[[2]any{in.Point, in.Plane}] = true
+			}
+			if len(rep.Capture.Interfaces) != 4 || len(places) != 4 {
+				t.Errorf("%s, %d jobs: interfaces %+v, want 4 at 4 places (point, plane)", name, jobs, rep.Capture.Interfaces)
+			}
+		}
+	}
+}
+
+// TestSameNamedInterfacesPICS: a PICS places each of two hosts' interfaces
+// of one name by the name the judge gives it (eth1, then eth1#2, the
+// report's capture.interfaces[].point): each host's ports are one capture
+// point at that host, each a plane, and no MUST case FAILs.
+func TestSameNamedInterfacesPICS(t *testing.T) {
+	files := twoHostCaptures(t)
+	p, err := ParsePICS([]byte(`{"pics_version": 1, "ev_mode": "stev",
+		"nodes": {"node0": ["fd00:0::1", "fd00:1::1"], "node1": ["fd00:0::2", "fd00:1::2"]},
+		"capture": {"points": {"eth1": "node0", "eth2": "node0", "eth1#2": "node1", "eth2#2": "node1"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"sections", "four"} {
+		for _, jobs := range []int{1, 2} {
+			rep, err := JudgeFile(files[name], Options{PICS: p, Today: testDay, Jobs: jobs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rep.Results {
+				if r.Verdict == Fail {
+					t.Errorf("%s, %d jobs: %s FAIL (%s)", name, jobs, r.Case.ID, r.Reason)
+				}
+			}
+			var got []string
+			for _, in := range rep.Capture.Interfaces {
+				got = append(got, fmt.Sprintf("%s %s/%d", in.Name, in.Point, in.Plane))
+			}
+			if want := []string{"eth1 eth1/0", "eth2 eth1/1", "eth1 eth1#2/0", "eth2 eth1#2/1"}; !slices.Equal(got, want) {
+				t.Errorf("%s, %d jobs: interfaces %q, want %q", name, jobs, got, want)
+			}
+			var at []string
+			for _, pn := range rep.Capture.PointNodes {
+				at = append(at, pn.Node+" "+pn.Point+" "+pn.How)
+			}
+			if want := []string{"node0 eth1 declared", "node0 eth2 declared", "node1 eth1#2 declared", "node1 eth2#2 declared"}; !slices.Equal(at, want) {
+				t.Errorf("%s, %d jobs: nodes at %q, want %q", name, jobs, at, want)
+			}
+			if len(rep.Connections) != 2 {
+				t.Errorf("%s, %d jobs: %d connections, want one QP pair's 2", name, jobs, len(rep.Connections))
+			}
+		}
+	}
+}
