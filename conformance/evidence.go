@@ -371,6 +371,19 @@ func nextField(line []byte, i int) (start, end int) {
 	return start, i
 }
 
+// placed returns where the judge placed interface id of pcapng section
+// section (Reader.Section), as the report lists it.
+func (c *CaptureInfo) placed(section, id int) (Interface, bool) {
+	if c == nil || section < 0 || section >= len(c.bases) {
+		return Interface{}, false
+	}
+	g := c.bases[section] + id
+	if g < 0 || g >= len(c.Interfaces) || c.Interfaces[g].ID != g {
+		return Interface{}, false
+	}
+	return c.Interfaces[g], true
+}
+
 // enrich reads the capture again: it records the one-line decode of every
 // frame the evidence names and, when w is set, writes the annotated
 // pcapng.
@@ -406,6 +419,9 @@ func enrich(rep *Report, rd *pcap.Reader, c *wire.Codec, mode wire.EVMode, w *pc
 			pt, pl := "", -1
 			if in != nil {
 				pt, pl = in.Point, in.Plane
+			}
+			if v, ok := rep.Capture.placed(rd.Section(), f.Interface); ok {
+				pt, pl = v.Point, v.Plane
 			}
 			rep.Frames = append(rep.Frames, Frame{Number: f.Number, TimeNs: f.Timestamp.Sub(first).Nanoseconds(), Point: pt, Plane: pl,
 				Summary: frameSummary(line)})

@@ -463,6 +463,9 @@ type ifaceTable struct {
 	// fresh is set when a section's first interfaces are declared, until
 	// newSection reports it.
 	fresh bool
+	// bases holds base by section number (Reader.Section), for the first
+	// MaxInterfaces sections.
+	bases []int
 }
 
 // newSection reports whether a section began since it last reported one:
@@ -503,6 +506,9 @@ func (t *ifaceTable) declare(section int, all []pcap.Interface) {
 	if section != t.section {
 		t.base += t.n
 		t.ifs, t.fresh = nil, true
+	}
+	for len(t.bases) <= section && section < MaxInterfaces {
+		t.bases = append(t.bases, t.base)
 	}
 	t.section, t.n = section, len(all)
 	for i := len(t.ifs); i < len(all); i++ {

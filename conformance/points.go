@@ -179,6 +179,7 @@ func (e *engine) describeInterfaces(info *CaptureInfo, r *pcap.Reader) {
 		t = &ifaceTable{}
 	}
 	t.get(r, -1) // the last section's interfaces, with frames or not
+	info.bases = t.bases
 	last := r.Interfaces()
 	for g, in := range t.all {
 		v := e.view(g, in)

@@ -123,6 +123,10 @@ type CaptureInfo struct {
 	// nearest, and how that was decided.
 	PointNodes []PointNode `json:"point_nodes"`
 	Notes      []string    `json:"notes"`
+	// bases is the capture-wide number of each pcapng section's first
+	// interface (ifaceTable.bases), by section number, for the evidence's
+	// frames (enrich).
+	bases []int
 }
 
 // PointNode records where a node's packets are judged.

@@ -241,3 +241,51 @@ func TestSameNamedInterfacesPICS(t *testing.T) {
 		}
 	}
 }
+
+// TestEvidenceFramesWherePlaced: a frame the evidence names is shown at
+// the capture point and plane the judge placed its interface at, as its
+// findings are ("at eth1 plane 1"), not at those its name alone gives:
+// dumpcap-loss's eth2 is plane 1 of point eth1 (learnt from the traffic),
+// and, that capture twice (cat: a pcapng section each), the second
+// section's eth1 is point eth1#2 (its pcapng section's interfaces are
+// numbered after the first's).
+func TestEvidenceFramesWherePlaced(t *testing.T) {
+	const capture = "../pcap/testdata/scenarios/dumpcap-loss.pcapng"
+	raw, err := os.ReadFile(capture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	twice := filepath.Join(t.TempDir(), "twice.pcapng")
+	if err := os.WriteFile(twice, append(slices.Clone(raw), raw...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{capture, twice} {
+		rep, err := JudgeFile(file, Options{Today: testDay})
+		if err != nil {
+			t.Fatal(err)
+		}
+		placed := map[[2]any]bool{}
+		for _, in := range rep.Capture.Interfaces {
+			placed[[2]any{in.Point, in.Plane}] = true
+		}
+		if len(rep.Frames) == 0 {
+			t.Fatalf("%s: no evidence frames", file)
+		}
+		for _, f := range rep.Frames {
+			if !placed[[2]any{f.Point, f.Plane}] {
+				t.Errorf("%s: frame %d at %s plane %d, not where an interface is placed (%+v)", file, f.Number, f.Point, f.Plane, rep.Capture.Interfaces)
+			}
+		}
+	}
+	c := CaptureInfo{Interfaces: []Interface{{ID: 0, Point: "eth1", Plane: 0}, {ID: 1, Point: "eth1", Plane: 1},
+		{ID: 2, Point: "eth1#2", Plane: 0}, {ID: 3, Point: "eth1#2", Plane: 1}}, bases: []int{0, 0, 2}}
+	for _, k := range []struct {
+		section, id int
+		point       string
+		ok          bool
+	}{{1, 0, "eth1", true}, {2, 0, "eth1#2", true}, {2, 1, "eth1#2", true}, {3, 0, "", false}, {2, 2, "", false}} {
+		if v, ok := c.placed(k.section, k.id); ok != k.ok || v.Point != k.point {
+			t.Errorf("section %d interface %d placed at %q (%v), want %q (%v)", k.section, k.id, v.Point, ok, k.point, k.ok)
+		}
+	}
+}
