@@ -539,7 +539,14 @@ func (t *ifaceTable) rename(in *pcap.Interface) {
 	if k < 2 {
 		return
 	}
+	// A name given is counted as the tool's own, so that no interface is
+	// given a name another has (eth1#2 written by the tool, then a second
+	// eth1 named eth1#3).
+	for t.names[in.Name+"#"+strconv.Itoa(k)] > 0 {
+		k++
+	}
 	suffix := "#" + strconv.Itoa(k)
+	t.names[in.Name+suffix]++
 	in.Name += suffix
 	if in.Plane >= 0 {
 		in.Point += suffix

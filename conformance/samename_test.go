@@ -289,3 +289,23 @@ func TestEvidenceFramesWherePlaced(t *testing.T) {
 		}
 	}
 }
+
+// TestInterfaceNamesUnique: the names the judge gives interfaces are
+// unique whatever names the capture tool wrote, one of them eth1#2 too.
+func TestInterfaceNamesUnique(t *testing.T) {
+	var ifs []pcap.Interface
+	for _, n := range []string{"eth1", "eth1#2", "eth1", "host0/plane0", "eth1#2", "host0/plane0"} {
+		pt, pl := pcap.ParseInterfaceName(n) // as the reader places them
+		ifs = append(ifs, pcap.Interface{Name: n, Point: pt, Plane: pl})
+	}
+	var tab ifaceTable
+	tab.declare(1, ifs)
+	var got []string
+	for _, in := range tab.all {
+		got = append(got, in.Name+" "+in.Point)
+	}
+	want := []string{"eth1 eth1", "eth1#2 eth1#2", "eth1#3 eth1#3", "host0/plane0 host0", "eth1#2#2 eth1#2#2", "host0/plane0#2 host0#2"}
+	if !slices.Equal(got, want) {
+		t.Errorf("names %q, want %q", got, want)
+	}
+}
