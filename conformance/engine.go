@@ -1294,7 +1294,11 @@ func (e *engine) nearPoints() (map[string][]string, []PointNode) {
 	var how []PointNode
 	declared := map[string][]string{}
 	for pt, node := range e.pics.Capture.Points {
-		declared[node] = append(declared[node], pt)
+		// Interfaces placed at one node are one point, named by the first
+		// (resolveInterface): the others are its planes, not points.
+		if g := e.pics.pointGroup(node); len(g) < 2 || g[0] == pt {
+			declared[node] = append(declared[node], pt)
+		}
 	}
 	byNode := map[string][]string{}
 	for k := range e.nodes {
@@ -1311,7 +1315,7 @@ func (e *engine) nearPoints() (map[string][]string, []PointNode) {
 			slices.Sort(d)
 			out[n] = d
 			for _, p := range d {
-				how = append(how, PointNode{Node: n, Point: p, How: "declared"})
+				how = append(how, PointNode{Node: n, Point: p, How: e.declaredHow(p, n, allPoints)})
 			}
 			continue
 		}
@@ -1384,6 +1388,22 @@ func (e *engine) nearer(n, p, best string) string {
 		return "first to see it"
 	}
 	return ""
+}
+
+// absentPoint is how a node is placed at a point capture.points declares
+// and the capture does not have.
+const absentPoint = "declared, no frame of the capture at it"
+
+// declaredHow says how node is placed at point, which capture.points
+// declares: a point no frame of the capture was seen at is noted, since
+// the node's view is then judged nowhere (a PICS written for another
+// capture's point names).
+func (e *engine) declaredHow(point, node string, allPoints []string) string {
+	if e.points[point] != nil {
+		return "declared"
+	}
+	e.note("capture.points places capture point %q at node %s, and no frame of the capture was seen at it (its points: %s): %s's view is judged at no point; check the PICS's point names", point, node, strings.Join(allPoints, ", "), node)
+	return absentPoint
 }
 
 // trusted reports whether a point's timestamps can time protocol events.

@@ -285,6 +285,7 @@ func TestGoldenVerdicts(t *testing.T) {
 				got = []string{"error " + errorClass(err)}
 			} else {
 				got = verdictLines(rep)
+				pointNodesPlaced(t, c, pics, rep)
 			}
 			want := got
 			if b, err := os.ReadFile(name); err == nil {
@@ -322,6 +323,26 @@ func TestGoldenVerdicts(t *testing.T) {
 	for k, ex := range parityExceptions {
 		if !used[k] {
 			t.Errorf("parity exception %s %s %s matches nothing", ex.capture, ex.pics, ex.cs)
+		}
+	}
+}
+
+// pointNodesPlaced: the report's nodes line names, for each node, capture
+// points of the report, where the judge placed some interface, or says
+// that the PICS declares a point the capture does not have (absentPoint),
+// nor an interface of.
+// An interface the PICS makes a plane of another's point is no point
+// (under dumpcap-loss's own PICS the line said "node1 at eth2
+// (declared)", eth2 being plane 1 of point eth1).
+func pointNodesPlaced(t *testing.T, capture, pics string, rep *Report) {
+	t.Helper()
+	points, names := map[string]bool{}, map[string]bool{}
+	for _, in := range rep.Capture.Interfaces {
+		points[in.Point], names[in.Name] = true, true
+	}
+	for _, pn := range rep.Capture.PointNodes {
+		if !points[pn.Point] && (pn.How != absentPoint || names[pn.Point]) {
+			t.Errorf("%s under the %s PICS: node %s placed at %s (%s), which is no capture point of the report (points %v)", capture, pics, pn.Node, pn.Point, pn.How, sortedKeys(points))
 		}
 	}
 }

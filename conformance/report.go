@@ -133,7 +133,7 @@ type CaptureInfo struct {
 type PointNode struct {
 	Node  string `json:"node"`
 	Point string `json:"point"`
-	How   string `json:"how"` // "declared", "only point", "ttl", "first seen"
+	How   string `json:"how"` // "declared", "declared, no frame of the capture at it", "only point", "ttl", "first seen"
 	// AtNode says whether the point is at the node's own interface
 	// (PICS capture.location, capture.points): only there does a packet
 	// not seen prove that it was not sent or not received.
