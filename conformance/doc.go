@@ -21,7 +21,9 @@
 // MaxPoints): no packet field can make it grow beyond that; a bound that
 // is hit is noted once in the capture notes and makes the affected cases
 // INCONCLUSIVE. The evidence kept is bounded too (MaxFindings,
-// MaxKeptFindings, and the timelines), with whole counts.
+// MaxKeptFindings, LastFindings, the first failure of each kind beyond
+// them, and the timelines), with whole counts; a FAIL or NON-STRICT
+// verdict always lists a finding of its own verdict.
 //
 // The formats of the PICS and deviations files are in formats.md, the JSON
 // report schema in report-schema.md. The captures under testdata are

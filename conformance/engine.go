@@ -156,6 +156,50 @@ type obsCount struct {
 	findings           []Finding
 	total              int
 	last               *lastRing // the latest failures beyond findings
+	// firsts holds the first failure of each kind beyond findings
+	// (firstFails), made when the first of its kind is not kept.
+	firsts *firstFails
+}
+
+// failKinds is how many kinds of failure failHow can name, one per
+// combination of its bits (five occur: plain, onTiming, onAbsence, both,
+// and onFrame alone).
+const failKinds = int(onFrame) << 1
+
+// firstFails holds, of an observation key's failures not kept in full
+// (obsCount.findings), the first of each kind (failHow), in full, indexed
+// by its failHow. Whether the report makes a failure INCONCLUSIVE
+// (judgedFinding) depends on its kind and on what is known of its capture
+// point only when the capture has been read (lost frames, trusted
+// timestamps, the point's place); a key's verdict is FAIL only when one
+// of its failures stays a FAIL, so then the first failure of that kind
+// is in findings or here, and the report can show it (Result.showEvidence)
+// though findings and the latest (lastRing) were all made INCONCLUSIVE.
+// A key holds at most failKinds of them beyond MaxFindings and
+// LastFindings, the evidence of each built once (failWhy's why).
+type firstFails [failKinds]Finding
+
+// holds reports whether f holds a failure of kind how.
+func (f *firstFails) holds(how failHow) bool { return f != nil && f[how].Verdict == Fail }
+
+// keepFirsts puts each failure of fs, findings o does not keep, in o's
+// firstFails when it was judged before the one held of its kind: merging
+// what several engines (parallel.go) held gives what one would have.
+func (o *obsCount) keepFirsts(fs []Finding) {
+	for i := range fs {
+		f := &fs[i]
+		if f.Verdict != Fail {
+			continue // an undecided observation's finding (undecidedWhy)
+		}
+		how := f.how()
+		if o.firsts.holds(how) && o.firsts[how].ord <= f.ord {
+			continue
+		}
+		if o.firsts == nil {
+			o.firsts = new(firstFails)
+		}
+		o.firsts[how] = *f
+	}
 }
 
 // lastRing holds the last LastFindings findings of an observation key
@@ -514,14 +558,17 @@ func (e *engine) failWhy(req caseReq, pt *point, node string, how failHow, why f
 	o.used = true
 	o.fail(how)
 	o.total++
-	if e.keepable(o) {
+	switch {
+	case e.keepable(o):
 		f := o.newFinding(req.id())
 		if why != nil {
 			why(f)
 		}
 		f.failed(how)
 		e.placeFinding(f, pt, node)
-	} else {
+	case !o.firsts.holds(how):
+		e.firstOfKind(o, req, pt, node, how, why)
+	default:
 		f := Finding{Requirement: req.id()}
 		f.failed(how)
 		e.putLast(o, &f, pt, node)
@@ -533,6 +580,40 @@ func (e *engine) failWhy(req caseReq, pt *point, node string, how failHow, why f
 			e.snapsFull = true // a connection failing with no timeline kept
 		}
 	}
+}
+
+// firstOfKind keeps a failure o has no room for, the first of its kind
+// (firstFails), in full, and in o's ring of the latest as any other.
+func (e *engine) firstOfKind(o *obsCount, req caseReq, pt *point, node string, how failHow, why func(f *Finding)) {
+	if o.firsts == nil {
+		o.firsts = new(firstFails)
+	}
+	f := &o.firsts[how]
+	*f = Finding{Requirement: req.id()}
+	if why != nil {
+		why(f)
+	}
+	f.failed(how)
+	e.placeAt(f, pt, node)
+	if o.last == nil {
+		o.last = &lastRing{}
+	}
+	o.last.put(f.placeOnly())
+}
+
+// how is the kind of failure f is (failed's inverse).
+func (f *Finding) how() failHow {
+	var how failHow
+	if f.timing {
+		how |= onTiming
+	}
+	if f.absent {
+		how |= onAbsence
+	}
+	if f.frame {
+		how |= onFrame
+	}
+	return how
 }
 
 // failed makes f a FAIL decided as how says.
@@ -1545,7 +1626,7 @@ func (e *engine) aggregate(c *Case, res *Result, keys []obsKey, keep func(obsKey
 		return strings.Compare(a.node, b.node)
 	})
 	var ok, bad, und int
-	var last []Finding
+	var last, spare []Finding
 	reason := ""
 	for _, k := range keys {
 		if !keep(k) {
@@ -1598,6 +1679,13 @@ func (e *engine) aggregate(c *Case, res *Result, keys []obsKey, keep func(obsKey
 			f.Observed = "" // a finding kept last has no evidence text
 			last = append(last, f)
 		}
+		if o.firsts != nil {
+			for _, f := range o.firsts {
+				if f.Verdict == Fail {
+					spare = append(spare, judged(f))
+				}
+			}
+		}
 		res.FindingCount += o.total
 	}
 	res.Checked = ok + bad + und
@@ -1625,6 +1713,37 @@ func (e *engine) aggregate(c *Case, res *Result, keys []obsKey, keep func(obsKey
 			res.Reason = "nothing in the capture exercises this case"
 		}
 	}
+	res.showEvidence(spare)
+}
+
+// showEvidence makes a FAIL or NON-STRICT verdict show a finding of its
+// own verdict. When none of Findings and LastFindings is one (the first
+// MaxFindings and the latest of each key were all made INCONCLUSIVE, and
+// the failures that decided lie between them), the first judged of spare
+// that is (the first failures of each kind beyond a key's findings,
+// firstFails, as judgedFinding made them) takes the place of the last of
+// Findings, which sample sorted least bad last.
+func (res *Result) showEvidence(spare []Finding) {
+	if res.Verdict != Fail && res.Verdict != NonStrict {
+		return
+	}
+	for _, fs := range [][]Finding{res.Findings, res.LastFindings} {
+		for i := range fs {
+			if fs[i].Verdict == res.Verdict {
+				return
+			}
+		}
+	}
+	first := -1
+	for i := range spare {
+		if spare[i].Verdict == res.Verdict && (first < 0 || spare[i].ord < spare[first].ord) {
+			first = i
+		}
+	}
+	if first < 0 {
+		return
+	}
+	res.Findings = append(res.Findings[:min(len(res.Findings), MaxFindings-1)], spare[first])
 }
 
 // unseenMoved returns how many of o's failing observations may rest on

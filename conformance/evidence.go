@@ -263,6 +263,11 @@ func (e *engine) assignFlowIDs(rep *Report) {
 					r.f[i].nameConnection(byName)
 				}
 			}
+			if fs := o.firsts; fs != nil {
+				for i := range fs {
+					fs[i].nameConnection(byName)
+				}
+			}
 		}
 	}
 }

@@ -274,6 +274,8 @@ func TestParityExceptionsByPath(t *testing.T) {
 // TestGoldenVerdicts is the parity test: every repository capture, under
 // every golden PICS, gives the per-case verdicts frozen in testdata/golden
 // (from the engine before issue 12), except the listed parityExceptions.
+// Each of those reports shows, for every FAIL or NON-STRICT verdict, a
+// finding of that verdict (evidenceMissing).
 func TestGoldenVerdicts(t *testing.T) {
 	used := map[int]bool{}
 	for _, c := range goldenCaptures(t) {
@@ -286,6 +288,9 @@ func TestGoldenVerdicts(t *testing.T) {
 			} else {
 				got = verdictLines(rep)
 				pointNodesPlaced(t, c, pics, rep)
+				for _, m := range evidenceMissing(rep) {
+					t.Errorf("%s under the %s PICS: %s", c, pics, m)
+				}
 			}
 			want := got
 			if b, err := os.ReadFile(name); err == nil {

@@ -990,6 +990,9 @@ func mergeObs(o, w *obsCount) {
 	}
 	o.findings = append(o.findings, w.findings...)
 	o.keepLast(w.last.all())
+	if w.firsts != nil {
+		o.keepFirsts(w.firsts[:])
+	}
 }
 
 // keepFirst keeps, of the merged findings, those one engine would have
@@ -1008,6 +1011,7 @@ func (e *engine) keepFirst() {
 			slices.SortStableFunc(o.findings, func(a, b Finding) int { return cmp.Compare(a.ord, b.ord) })
 			if len(o.findings) > MaxFindings {
 				o.keepLast(o.findings[MaxFindings:])
+				o.keepFirsts(o.findings[MaxFindings:])
 				o.findings = o.findings[:MaxFindings]
 			}
 			for i := range o.findings {
@@ -1037,6 +1041,7 @@ func (e *engine) keepFirst() {
 			}
 			o.findings = o.findings[:n]
 			o.keepLast(dropped)
+			o.keepFirsts(dropped)
 		}
 	}
 	e.kept = MaxKeptFindings

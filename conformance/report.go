@@ -77,7 +77,11 @@ type Result struct {
 	// Checked is the number of observations the case evaluated.
 	Checked int `json:"checked"`
 	// Findings are the first MaxFindings observations that did not pass,
-	// in frame order; FindingCount counts them all.
+	// in frame order; FindingCount counts them all. When Verdict is FAIL
+	// or NON-STRICT, Findings or LastFindings hold one finding of that
+	// verdict: if neither would (the first and the latest were all made
+	// INCONCLUSIVE), the first judged of those that decided the verdict
+	// takes the last place (showEvidence).
 	Findings     []Finding `json:"findings"`
 	FindingCount int       `json:"finding_count"`
 	// LastFindings are, of the observations that did not pass and are
