@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -194,8 +195,9 @@ func failShown(t *testing.T, name string, rep *Report, bad int) {
 
 // evidenceMissing lists the cases of rep whose verdict is FAIL or
 // NON-STRICT while none of the findings the report keeps (Findings,
-// LastFindings) has that verdict: a vendor reading such a report cannot
-// see what failed. TestGoldenVerdicts requires it empty for every
+// LastFindings), or none of those the terminal summary prints by default
+// (writeFindings), has that verdict: a vendor reading such a report
+// cannot see what failed. TestGoldenVerdicts requires it empty for every
 // repository capture under every golden PICS.
 func evidenceMissing(rep *Report) []string {
 	var out []string
@@ -205,9 +207,12 @@ func evidenceMissing(rep *Report) []string {
 		}
 		kept := slices.ContainsFunc(res.Findings, func(f Finding) bool { return f.Verdict == res.Verdict }) ||
 			slices.ContainsFunc(res.LastFindings, func(f Finding) bool { return f.Verdict == res.Verdict })
-		if !kept {
-			out = append(out, fmt.Sprintf("%s %s (%s) with %d findings, %d listed and %d last: none %s",
-				res.Case.ID, res.Verdict, res.Reason, res.FindingCount, len(res.Findings), len(res.LastFindings), res.Verdict))
+		var text strings.Builder
+		writeFindings(func(f string, a ...any) { fmt.Fprintf(&text, f, a...) }, &res, textFindings)
+		printed := strings.Contains(text.String(), " "+res.Verdict.String()+" frame ")
+		if !kept || !printed {
+			out = append(out, fmt.Sprintf("%s %s (%s) with %d findings, %d listed and %d last: kept findings show %s: %v, the text does: %v",
+				res.Case.ID, res.Verdict, res.Reason, res.FindingCount, len(res.Findings), len(res.LastFindings), res.Verdict, kept, printed))
 		}
 	}
 	return out
@@ -266,5 +271,53 @@ func TestFirstFailsBounded(t *testing.T) {
 	// frames[MaxFindings] is the first write whose finding is not kept: flagged.
 	if want := map[failHow]int{onAbsence: first + MaxFindings, 0: first + MaxFindings + 1}; !maps.Equal(held, want) {
 		t.Errorf("firsts held %v (kind: frame), want %v", held, want)
+	}
+}
+
+// TestTextShowsVerdictFinding: the terminal summary of a FAIL case whose
+// first and last findings printed are INCONCLUSIVE prints its first FAIL
+// finding too, from Findings or from LastFindings, in frame order, and
+// counts one fewer not printed; an INCONCLUSIVE case prints as before.
+// Fails when writeFindings prints the first and last n alone (the
+// end-to-end captures' MRC-LR-RTX-003 showed three INCONCLUSIVE findings
+// under FAIL).
+func TestTextShowsVerdictFinding(t *testing.T) {
+	inc := func(frames ...int) (fs []Finding) {
+		for _, n := range frames {
+			fs = append(fs, Finding{Verdict: Inconclusive, Requirement: "WIRE-DSCP-1", Frame: n})
+		}
+		return fs
+	}
+	fail := Finding{Verdict: Fail, Requirement: "WIRE-DSCP-1", Frame: 40}
+	text := func(res Result) string {
+		var b strings.Builder
+		writeFindings(func(f string, a ...any) { fmt.Fprintf(&b, f, a...) }, &res, textFindings)
+		return b.String()
+	}
+	frames := func(s string) (out []string) {
+		for _, l := range strings.Split(s, "\n") {
+			if f := strings.Fields(l); len(f) >= 3 && (f[1] == "frame" || f[0] == "…") {
+				out = append(out, strings.Join(f[:3], " "))
+			} else if len(f) >= 4 && f[0] == "last:" {
+				out = append(out, strings.Join(f[:4], " "))
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name string
+		res  Result
+		want []string
+	}{
+		{"in findings", Result{Verdict: Fail, FindingCount: 6, Findings: append(inc(10, 20, 30), fail, Finding{Verdict: Inconclusive, Frame: 50}, Finding{Verdict: Inconclusive, Frame: 60})},
+			[]string{"INCONCLUSIVE frame 10", "INCONCLUSIVE frame 20", "INCONCLUSIVE frame 30", "FAIL frame 40", "… 2 more"}},
+		{"in last findings", Result{Verdict: Fail, FindingCount: 20, Findings: inc(1, 2, 3, 4), LastFindings: append([]Finding{fail}, inc(41, 42, 43, 44)...)},
+			[]string{"INCONCLUSIVE frame 1", "INCONCLUSIVE frame 2", "INCONCLUSIVE frame 3", "… 17 more", "last: FAIL frame 40", "last: INCONCLUSIVE frame 42", "last: INCONCLUSIVE frame 43", "last: INCONCLUSIVE frame 44"}},
+		{"inconclusive", Result{Verdict: Inconclusive, FindingCount: 6, Findings: inc(1, 2, 3, 4, 5, 6)},
+			[]string{"INCONCLUSIVE frame 1", "INCONCLUSIVE frame 2", "INCONCLUSIVE frame 3", "… 3 more"}},
+	} {
+		if got := frames(text(c.res)); !slices.Equal(got, c.want) {
+			t.Errorf("%s: the text prints %q, want %q", c.name, got, c.want)
+		}
 	}
 }

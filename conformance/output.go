@@ -124,7 +124,8 @@ func (f *Finding) where() string {
 
 // TextOptions tune the terminal summary.
 type TextOptions struct {
-	// Findings is how many findings to print per case (default 3).
+	// Findings is how many findings to print per case (default, and
+	// when not positive, textFindings).
 	Findings int
 	// All prints every case; by default PASS and NOT-APPLICABLE cases
 	// are listed in one line each and the others with their reasons.
@@ -135,31 +136,64 @@ type TextOptions struct {
 	SummaryOnly bool
 }
 
+// textFindings is how many of a case's first and last findings the
+// terminal summary prints by default.
+const textFindings = 3
+
 // WriteText writes the terminal summary with the default options.
 func (r *Report) WriteText(w io.Writer) error { return r.WriteTextOpts(w, TextOptions{}) }
 
 // writeFindings writes the first n of a case's findings with their
-// evidence and, when there were more, how many, and the last n judged.
+// evidence and, when there were more, how many, and the last n judged. A
+// FAIL or NON-STRICT case none of whose findings written has its verdict
+// gets the first that has it written too (unshownEvidence), so that the
+// terminal shows what failed.
 func writeFindings(p func(string, ...any), res *Result, n int) {
-	for i, f := range res.Findings {
-		if i >= n {
-			p("%29s … %d more (see the JSON or HTML report)\n", "", res.FindingCount-i)
-			break
-		}
+	show := res.Findings[:min(n, len(res.Findings))]
+	last := res.LastFindings[max(0, len(res.LastFindings)-n):]
+	switch i, inLast := res.unshownEvidence(n); {
+	case i < 0:
+	case inLast:
+		last = append([]Finding{res.LastFindings[i]}, last...)
+	default:
+		show = append(slices.Clone(show), res.Findings[i])
+	}
+	for _, f := range show {
 		p("%29s %s frame %d (%s) %s\n", "", f.Verdict, f.Frame, f.where(), f.Requirement)
 		p("%29s   expected: %s\n", "", f.Expected)
 		p("%29s   observed: %s\n", "", f.Observed)
 	}
-	last := res.LastFindings
-	for _, f := range last[max(0, len(last)-n):] {
+	if more := res.FindingCount - len(show); len(res.Findings) > n && more > 0 {
+		p("%29s … %d more (see the JSON or HTML report)\n", "", more)
+	}
+	for _, f := range last {
 		p("%29s last: %s frame %d (%s) %s\n", "", f.Verdict, f.Frame, f.where(), f.Requirement)
 	}
 }
 
+// unshownEvidence returns where the first finding of a FAIL or NON-STRICT
+// case's own verdict is, when the n first and n last findings the text
+// writes (writeFindings) hold none: its index, in LastFindings if inLast;
+// -1 when they hold one, or there is none.
+func (res *Result) unshownEvidence(n int) (i int, inLast bool) {
+	if res.Verdict != Fail && res.Verdict != NonStrict {
+		return -1, false
+	}
+	is := func(f Finding) bool { return f.Verdict == res.Verdict }
+	if slices.ContainsFunc(res.Findings[:min(n, len(res.Findings))], is) ||
+		slices.ContainsFunc(res.LastFindings[max(0, len(res.LastFindings)-n):], is) {
+		return -1, false
+	}
+	if i := slices.IndexFunc(res.Findings, is); i >= 0 {
+		return i, false
+	}
+	return slices.IndexFunc(res.LastFindings, is), true
+}
+
 // WriteTextOpts writes the terminal summary.
 func (r *Report) WriteTextOpts(w io.Writer, o TextOptions) error {
-	if o.Findings == 0 {
-		o.Findings = 3
+	if o.Findings <= 0 {
+		o.Findings = textFindings
 	}
 	var b strings.Builder
 	p := func(f string, a ...any) { fmt.Fprintf(&b, f, a...) }
