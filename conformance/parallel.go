@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"io"
+	"math"
 	"net/netip"
 	"runtime"
 	"slices"
@@ -94,6 +95,11 @@ type batch struct {
 	minOff int64
 	seq    uint64
 	done   atomic.Uint64
+	// after is what a new pcapng section's first frames said about the
+	// planes, for the shard to take once it has judged the batch's
+	// frames, as the frame afterIdx-th emitted (parallel.place).
+	after    *planeLearning
+	afterIdx int
 	// The frames decoded (about a quarter of judging a frame, most of it
 	// the ICRC, and needing no connection state) by an idle shard helping
 	// from the back (help) before the batch's shard, judging from the
@@ -165,6 +171,11 @@ func (b *batch) judge(e *engine) {
 		e.frame(&b.frames[i], b.ins[i])
 	}
 	e.pre, e.preICRC = nil, wire.PreICRC{}
+	if b.after != nil {
+		e.idx = b.afterIdx
+		e.place(b.after)
+		b.after = nil
+	}
 	b.live.Store(false)
 	if b.offered {
 		for b.helpers.Load() != 0 {
@@ -467,10 +478,24 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 }
 
 // place gives every shard, and the sharder, what the capture's first
-// frames said about its planes.
+// frames, or a later pcapng section's, said about its planes. Before any
+// frame is emitted the shards wait for their first batch and are placed
+// here; later, while they judge, each takes it after the frames emitted
+// before it, in its next batch (batch.after), as one engine would.
 func (j *parallel) place(l *planeLearning) {
-	for _, e := range j.shards {
-		e.place(l)
+	for w, e := range j.shards {
+		if j.idx == 0 {
+			e.place(l)
+			continue
+		}
+		b := j.pending[w]
+		if b == nil {
+			b = reuse(j.free)
+			b.minOff = math.MaxInt64 // no frame: pins none of the reader's chunks
+			j.pending[w] = b
+		}
+		b.after, b.afterIdx = l, j.idx
+		j.send(w)
 	}
 	for _, t := range l.ties {
 		if j.shard.tied == nil {

@@ -367,3 +367,33 @@ func TestJobsBounded(t *testing.T) {
 		t.Errorf("Judge, %d jobs: %v", MaxJobs, err)
 	}
 }
+
+// TestSectionPlacedAfterEarlierFrames (issue 12: the report is the same
+// for any number of workers): what a later pcapng section's first frames
+// say about the planes (parallel.place once frames were emitted) reaches
+// each shard in its queue, after the frames emitted before it, and is
+// taken as the frame then reached, as one engine takes it. Before, the
+// reader placed the shards' engines itself while they judged (a data race
+// go test -race reported in TestSameNamedInterfacesTwoHosts), so a shard
+// took the section's word before its earlier frames.
+func TestSectionPlacedAfterEarlierFrames(t *testing.T) {
+	r := openLoss(t)
+	release := make(chan struct{})
+	batchHook = func(int) { <-release }
+	defer func() { batchHook = nil }()
+	j := startParallel(r, Options{}, DefaultPICS(), 1)
+	j.idx = 7 // frames emitted, and maybe queued, before the new section
+	j.place(&planeLearning{notes: []string{"the second section's planes"}})
+	for w, e := range j.shards {
+		if len(e.notes) != 0 {
+			t.Errorf("shard %d placed by the reader before judging its queue: notes %q", w, e.notes)
+		}
+	}
+	close(release)
+	j.shutdown()
+	for w, e := range j.shards {
+		if len(e.notes) != 1 || e.noteOrd[0]>>24 != 7 {
+			t.Errorf("shard %d: notes %q at %x, want the section's once, as frame 7's", w, e.notes, e.noteOrd)
+		}
+	}
+}
