@@ -170,9 +170,11 @@ func (la *lookahead) release(p *PICS, place func(*planeLearning), push func(*pca
 
 // describeInterfaces lists in info every interface the capture declared,
 // in every section, by its capture-wide number (ifaceTable), where the
-// judge placed it, and, for the last section's (whose statistics the
-// reader holds at the end), the frames its statistics say were lost; and
-// marks the capture points of interfaces that carry two points' frames.
+// judge placed it, and the frames its statistics say were lost: the
+// reader holds the last section's at the end, and the earlier sections'
+// as each ended (PastInterfaces, numbered as the judge numbers them when
+// every section held frames); and marks the capture points of interfaces
+// that carry two points' frames.
 func (e *engine) describeInterfaces(info *CaptureInfo, r *pcap.Reader) {
 	t := e.ifaces
 	if t == nil {
@@ -180,12 +182,17 @@ func (e *engine) describeInterfaces(info *CaptureInfo, r *pcap.Reader) {
 	}
 	t.get(r, -1) // the last section's interfaces, with frames or not
 	info.bases = t.bases
-	last := r.Interfaces()
+	last, past := r.Interfaces(), r.PastInterfaces()
+	if len(past) != t.base {
+		past = nil // a section without frames: numbered apart
+	}
 	for g, in := range t.all {
 		v := e.view(g, in)
 		stats := pcap.Interface{Name: t.written[g]}
 		if k := g - t.base; k >= 0 && k < len(last) {
 			stats.Dropped, stats.Known = last[k].Dropped, last[k].Known
+		} else if g < len(past) {
+			stats.Dropped, stats.Known = past[g].Dropped, past[g].Known
 		}
 		info.Interfaces = append(info.Interfaces, Interface{ID: g, Name: t.written[g], Point: v.point, Plane: v.plane, Dropped: stats.Dropped})
 		e.noteLost(v.point, stats)

@@ -309,3 +309,54 @@ func TestInterfaceNamesUnique(t *testing.T) {
 		t.Errorf("names %q, want %q", got, want)
 	}
 }
+
+// TestEarlierSectionLossesCounted (RSP-RCV-4; formats.md, interface
+// statistics): in a file of two hosts' captures put together (a section
+// each), the losses the first section's statistics report count at its
+// interface, as the last section's do: the report gives them and notes
+// that findings there not decided from a frame alone are INCONCLUSIVE.
+// Before, only the last section's statistics were read, and the first
+// host's losses were forgotten.
+func TestEarlierSectionLossesCounted(t *testing.T) {
+	rawA, a := hostCapture(t, 0)
+	rawB, _ := hostCapture(t, 1)
+	r, err := pcap.NewReader(bytes.NewReader(rawA))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r.Next(&pcap.Frame{}) == nil {
+	}
+	var buf bytes.Buffer
+	w, err := pcap.NewWriter(&buf, r.Interfaces()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range a {
+		if err := w.WritePacket(f.Timestamp, f.Interface, f.Data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.WriteDropped(a[len(a)-1].Timestamp, 1, 17); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "sections-lost.pcapng")
+	if err := os.WriteFile(path, append(buf.Bytes(), rawB...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, jobs := range []int{1, 2} {
+		rep, err := JudgeFile(path, Options{Today: testDay, Jobs: jobs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Capture.Interfaces) != 4 || rep.Capture.Interfaces[1].Dropped != 17 {
+			t.Errorf("%d jobs: interfaces %+v; want 4, the first section's second having lost 17", jobs, rep.Capture.Interfaces)
+		}
+		noted := slices.ContainsFunc(rep.Capture.Notes, func(n string) bool { return strings.Contains(n, "lost 17 frames") })
+		if !noted {
+			t.Errorf("%d jobs: no note of the 17 frames lost: %q", jobs, rep.Capture.Notes)
+		}
+	}
+}

@@ -153,3 +153,69 @@ func readToEnd(t *testing.T, r *Reader) int {
 		}
 	}
 }
+
+// TestPastInterfacesKeepStatistics: a file of two sections (two captures
+// put together with cat) keeps the first section's interfaces, with the
+// statistics it gave them at its end, after the second section's header
+// declares its own: the first section's losses are not forgotten.
+func TestPastInterfacesKeepStatistics(t *testing.T) {
+	ts := time.Unix(1700000000, 5)
+	section := func(point string, drops map[int]uint64) []byte {
+		var buf bytes.Buffer
+		w, err := NewWriter(&buf, Interface{Point: point, Plane: 0}, Interface{Point: point, Plane: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 2 {
+			if err := w.WritePacket(ts, i, make([]byte, 60)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, d := range drops {
+			if err := w.WriteDropped(ts, i, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	file := append(section("hostA", map[int]uint64{1: 5}), section("hostB", map[int]uint64{0: 3})...)
+	r, err := NewReader(bytes.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := readToEnd(t, r); n != 4 || r.Section() != 2 {
+		t.Fatalf("%d frames in %d sections; want 4 in 2", n, r.Section())
+	}
+	past, cur := r.PastInterfaces(), r.Interfaces()
+	if len(past) != 2 || past[0].Point != "hostA" || past[0].Known || !past[1].Known || past[1].Dropped != 5 {
+		t.Errorf("the first section's interfaces %+v; want hostA's two, the second having lost 5", past)
+	}
+	if len(cur) != 2 || cur[0].Point != "hostB" || cur[0].Dropped != 3 || cur[1].Known {
+		t.Errorf("the second section's interfaces %+v; want hostB's two, the first having lost 3", cur)
+	}
+}
+
+// TestPastInterfacesBounded: the interfaces of ended sections a Reader
+// keeps stop at MaxPastInterfaces, however many sections the file holds.
+func TestPastInterfacesBounded(t *testing.T) {
+	var one bytes.Buffer
+	w, err := NewWriter(&one, Interface{Point: "a"}, Interface{Point: "b"}, Interface{Point: "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	sections := MaxPastInterfaces/3 + 10
+	r, err := NewReader(bytes.NewReader(bytes.Repeat(one.Bytes(), sections)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readToEnd(t, r)
+	if r.Section() != sections || len(r.PastInterfaces()) != MaxPastInterfaces {
+		t.Errorf("%d sections, %d past interfaces kept; want %d and %d", r.Section(), len(r.PastInterfaces()), sections, MaxPastInterfaces)
+	}
+}

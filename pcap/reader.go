@@ -178,6 +178,9 @@ type Reader struct {
 	comments [][]byte
 	frameNo  int
 	section  int // section headers read
+	// past holds the interfaces of the sections before the current one,
+	// in file order, up to MaxPastInterfaces (PastInterfaces).
+	past []Interface
 
 	// retain is set by Retain: a chunk the Reader has read past goes to
 	// used, where its frames stay valid until Release passes its end;
@@ -313,6 +316,18 @@ func (r *Reader) Format() FileFormat { return r.format }
 // section. A pcapng file may declare more as it goes; a pcap file has one.
 // The result is shared: do not modify it.
 func (r *Reader) Interfaces() []Interface { return r.ifaces }
+
+// MaxPastInterfaces bounds the interfaces of ended sections a Reader
+// keeps (PastInterfaces): a file of many sections keeps the first ones'.
+const MaxPastInterfaces = 1024
+
+// PastInterfaces returns the interfaces the sections before the current
+// one declared, section after section, in the order each declared them
+// (Wireshark's frame.interface_id numbering: the current section's
+// interface i is number len(PastInterfaces())+i when none was left out),
+// each with the statistics its section gave it (Dropped, Known), up to
+// MaxPastInterfaces. The result is shared: do not modify it.
+func (r *Reader) PastInterfaces() []Interface { return r.past }
 
 // Section counts the pcapng section headers read so far (0 for pcap): a
 // new section declares its interfaces afresh, and Interface's pointers
@@ -752,6 +767,9 @@ func (r *Reader) readSHB(off int, body []byte) error {
 	}
 	if v := r.u16(body[4:]); v != 1 {
 		return r.ferr(off, fmt.Sprintf("pcapng major version %d, want 1", v), nil)
+	}
+	if n := min(len(r.ifaces), MaxPastInterfaces-len(r.past)); n > 0 {
+		r.past = append(r.past, r.ifaces[:n]...)
 	}
 	r.ifaces = r.ifaces[:0]
 	if r.ifaces == nil {
