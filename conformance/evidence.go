@@ -437,8 +437,11 @@ func enrich(rep *Report, rd *pcap.Reader, c *wire.Codec, mode wire.EVMode, w *pc
 			for _, s := range notes[f.Number] {
 				out.Comments = append(out.Comments, []byte(s))
 			}
+			// The copy is one section: interfaces numbered across the
+			// file's sections, as Wireshark numbers them.
+			out.Interface += len(rd.PastInterfaces())
 			if out.Interface >= len(ifaces) {
-				out.Interface = 0
+				out.Interface = 0 // past MaxPastInterfaces
 			}
 			if err := w.WriteFrame(&out); err != nil {
 				return err

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -292,7 +293,9 @@ func JudgeFile(name string, opts Options) (*Report, error) {
 	var w *pcap.Writer
 	var ifaces []pcap.Interface
 	if opts.Annotate != nil {
-		ifaces = append(ifaces, r.Interfaces()...)
+		// One section holding every section's interfaces, numbered across
+		// the file (enrich).
+		ifaces = append(slices.Clone(r.PastInterfaces()), r.Interfaces()...)
 		if len(ifaces) == 0 {
 			ifaces = []pcap.Interface{{Name: "capture"}}
 		}

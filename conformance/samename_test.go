@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -358,5 +359,43 @@ func TestEarlierSectionLossesCounted(t *testing.T) {
 		if !noted {
 			t.Errorf("%d jobs: no note of the 17 frames lost: %q", jobs, rep.Capture.Notes)
 		}
+	}
+}
+
+// TestAnnotatedSectionsKeepInterfaces: the annotated copy of a file of
+// two sections (two hosts' captures put together) is one section that
+// declares every section's interfaces, and each frame stays on its own:
+// host 1's frames on interfaces 2 and 3, named as the file named them.
+// Before, the copy declared the last section's interfaces only and put
+// host 0's frames on them.
+func TestAnnotatedSectionsKeepInterfaces(t *testing.T) {
+	path := twoHostCaptures(t)["sections"]
+	var ann bytes.Buffer
+	if _, err := JudgeFile(path, Options{Today: testDay, Annotate: &ann}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{}
+	in, _ := readFrames(t, path)
+	r, err := pcap.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var f pcap.Frame
+	for r.Next(&f) == nil {
+		want[fmt.Sprintf("%d %s", r.Section(), r.Interface(f.Interface).Name)]++
+	}
+	ar, err := pcap.NewReader(bytes.NewReader(ann.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	n := 0
+	for ar.Next(&f) == nil {
+		n++
+		got[fmt.Sprintf("%d %s", 1+f.Interface/2, ar.Interface(f.Interface).Name)]++
+	}
+	if n != len(in) || ar.Section() != 1 || len(ar.Interfaces()) != 4 || !maps.Equal(got, want) {
+		t.Errorf("annotated copy: %d frames in %d sections over %d interfaces, by section and name %v; want %d in 1 over 4, %v", n, ar.Section(), len(ar.Interfaces()), got, len(in), want)
 	}
 }
