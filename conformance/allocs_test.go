@@ -362,17 +362,7 @@ func TestPSNJumpsNotedOnce(t *testing.T) {
 	s := newScene(t, scenePICS)
 	var frames [][]byte
 	for psn := uint32(0); len(frames) < 200; psn = wire.PSNAdd(psn, MaxPSNsPerFlow+1) {
-		p := &wire.Packet{IsIPv6: true}
-		p.IP6 = wire.IPv6{TrafficClass: 4<<2 | 2, HopLimit: 64, Src: [16]byte{0xfd, 15: sceneT}, Dst: [16]byte{0xfd, 15: sceneD}}
-		p.BTH = wire.BTH{Opcode: wire.OpWriteOnly, PKey: 0xFFFF, DestQP: sceneDQP, PSN: psn, AckReq: true}
-		p.RETH = wire.RETH{VA: 0x1000, RKey: 0x1234, DMALength: 64}
-		p.Payload = make([]byte, 64)
-		p.SetEV(0x100, wire.EVModeSTEV)
-		b, err := wire.Default.Append(nil, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		frames = append(frames, b)
+		frames = append(frames, sceneWriteBytes(t, 4<<2|2, psn, false))
 	}
 	jump := func() {
 		b := frames[s.n%len(frames)]

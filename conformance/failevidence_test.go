@@ -230,17 +230,7 @@ func TestFirstFailsBounded(t *testing.T) {
 	s.dscpClassTo(sceneD, 1000, 0, false, 4)
 	var frames [][]byte
 	for i := range 4 * MaxFindings {
-		p := &wire.Packet{IsIPv6: true}
-		p.IP6 = wire.IPv6{TrafficClass: 8<<2 | 2, HopLimit: 64, Src: [16]byte{0xfd, 15: sceneT}, Dst: [16]byte{0xfd, 15: sceneD}}
-		p.BTH = wire.BTH{Opcode: wire.OpWriteOnly, PKey: 0xFFFF, DestQP: sceneDQP, PSN: 1001 + uint32(i), AckReq: true, Retransmit: i%2 == 0}
-		p.RETH = wire.RETH{VA: 0x1000, RKey: 0x1234, DMALength: 64}
-		p.Payload = make([]byte, 64)
-		p.SetEV(0x100, wire.EVModeSTEV)
-		b, err := wire.Default.Append(nil, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		frames = append(frames, b)
+		frames = append(frames, sceneWriteBytes(t, 8<<2|2, 1001+uint32(i), i%2 == 0))
 	}
 	first := s.n + 1 // the frame of frames[0]
 	send := func() {

@@ -335,3 +335,21 @@ func TestFloorWithInferredLossRetirements(t *testing.T) {
 		}
 	}
 }
+
+// sceneWriteBytes returns the frame of a 64-byte WRITE_ONLY from the
+// scene's requester to its responder, on EV 0x100, with traffic class tc,
+// PSN psn and rtx as given, for tests that feed frames themselves.
+func sceneWriteBytes(t testing.TB, tc uint8, psn uint32, rtx bool) []byte {
+	t.Helper()
+	p := &wire.Packet{IsIPv6: true}
+	p.IP6 = wire.IPv6{TrafficClass: tc, HopLimit: 64, Src: [16]byte{0xfd, 15: sceneT}, Dst: [16]byte{0xfd, 15: sceneD}}
+	p.BTH = wire.BTH{Opcode: wire.OpWriteOnly, PKey: 0xFFFF, DestQP: sceneDQP, PSN: psn, AckReq: true, Retransmit: rtx}
+	p.RETH = wire.RETH{VA: 0x1000, RKey: 0x1234, DMALength: 64}
+	p.Payload = make([]byte, 64)
+	p.SetEV(0x100, wire.EVModeSTEV)
+	b, err := wire.Default.Append(nil, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

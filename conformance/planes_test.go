@@ -359,19 +359,7 @@ func checkOneQP(t *testing.T, what string, rep *Report, w int) {
 // names given, in order, and returns its path.
 func renamedInterfaces(t *testing.T, capture string, names ...string) string {
 	t.Helper()
-	r, err := pcap.Open(capture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var frames []pcap.Frame
-	var f pcap.Frame
-	for r.Next(&f) == nil {
-		g := f
-		g.Data = slices.Clone(f.Data)
-		frames = append(frames, g)
-	}
-	ins := r.Interfaces()
+	frames, ins := readFrames(t, capture)
 	if len(ins) != len(names) {
 		t.Fatalf("%s has %d interfaces, %d names given", capture, len(ins), len(names))
 	}
@@ -379,27 +367,7 @@ func renamedInterfaces(t *testing.T, capture string, names ...string) string {
 	for i, in := range ins {
 		out = append(out, pcap.Interface{Name: names[i], LinkType: in.LinkType})
 	}
-	path := filepath.Join(t.TempDir(), filepath.Base(capture))
-	file, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pw, err := pcap.NewWriter(file, out...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, g := range frames {
-		if err := pw.WritePacket(g.Timestamp, g.Interface, g.Data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := pw.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := file.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return writeCapture(t, t.TempDir(), filepath.Base(capture), out, frames)
 }
 
 // onePICSVariant returns testdata/dumpcap-loss.onenode.pics.json (node 1

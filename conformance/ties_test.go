@@ -40,13 +40,13 @@ func readFrames(t testing.TB, name string) ([]pcap.Frame, []pcap.Interface) {
 	return out, slices.Clone(r.Interfaces())
 }
 
-// writeFrames writes frames to a pcapng file in dir, declaring ifaces
-// (by name) in order, and returns its path.
+// writeCapture writes frames to a pcapng file in dir, declaring ifaces
+// (by name and link type) in order, and returns its path.
 func writeCapture(t *testing.T, dir, name string, ifaces []pcap.Interface, frames []pcap.Frame) string {
 	t.Helper()
 	var decl []pcap.Interface
 	for _, in := range ifaces {
-		decl = append(decl, pcap.Interface{Name: in.Name})
+		decl = append(decl, pcap.Interface{Name: in.Name, LinkType: in.LinkType})
 	}
 	var b bytes.Buffer
 	w, err := pcap.NewWriter(&b, decl...)
