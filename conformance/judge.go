@@ -234,7 +234,7 @@ func judgeSequential(r *pcap.Reader, name string, opts Options, p *PICS) (*engin
 			// block, its offset (a *pcap.FormatError).
 			return nil, &CaptureError{File: name, Err: err}
 		}
-		in := ifaces.get(r, f.Interface)
+		in := ifaces.get(r, f.Interface, f.Timestamp.UnixNano())
 		f.Interface += ifaces.base
 		if ifaces.newSection() {
 			la = la.next(p, place, push)

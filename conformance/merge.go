@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"math"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -466,6 +467,14 @@ type ifaceTable struct {
 	// bases holds base by section number (Reader.Section), for the first
 	// MaxInterfaces sections.
 	bases []int
+	// first and last span the timestamps (UnixNano) of the frames read,
+	// once seen; rings counts the sections taken as later files of the
+	// same interfaces (declare).
+	first, last int64
+	seen        bool
+	rings       int
+	// cont is set while the current section continues the ones before.
+	cont bool
 }
 
 // newSection reports whether a section began since it last reported one:
@@ -488,11 +497,21 @@ func (t *ifaceTable) learnt(l *planeLearning) {
 	slices.Sort(t.mixed)
 }
 
+// noTime is the timestamp get is given when no frame is read.
+const noTime = math.MinInt64
+
 // get returns the copy of interface id of r's current section, or nil;
-// its capture-wide number is t.base+id.
-func (t *ifaceTable) get(r *pcap.Reader, id int) *pcap.Interface {
+// its capture-wide number is t.base+id. ts is the frame's timestamp
+// (UnixNano), or noTime.
+func (t *ifaceTable) get(r *pcap.Reader, id int, ts int64) *pcap.Interface {
 	if all := r.Interfaces(); r.Section() != t.section || len(all) != t.n || t.ifs == nil {
-		t.declare(r.Section(), all)
+		t.declare(r.Section(), all, ts)
+	}
+	if ts != noTime {
+		if !t.seen {
+			t.first, t.last, t.seen = ts, ts, true
+		}
+		t.first, t.last = min(t.first, ts), max(t.last, ts)
 	}
 	if id < 0 || id >= len(t.ifs) {
 		return nil
@@ -501,9 +520,18 @@ func (t *ifaceTable) get(r *pcap.Reader, id int) *pcap.Interface {
 }
 
 // declare makes the copies of a section's interfaces, all: the ones it
-// declared since the last call, or all of a new section's.
-func (t *ifaceTable) declare(section int, all []pcap.Interface) {
+// declared since the last call, or all of a new section's, whose first
+// frame is at ts. A new section that begins past the middle of the frames
+// before it continues them: the later files of one capture put together
+// with cat (dumpcap's ring buffer), whose interfaces of names declared
+// before are the same interfaces, placed as they are (one copy), not
+// another host's, which captured at the same time (rename).
+func (t *ifaceTable) declare(section int, all []pcap.Interface, ts int64) {
 	if section != t.section {
+		t.cont = t.seen && ts != noTime && ts > t.first+(t.last-t.first)/2
+		if t.cont {
+			t.rings++
+		}
 		t.base += t.n
 		t.ifs, t.fresh = nil, true
 	}
@@ -512,13 +540,32 @@ func (t *ifaceTable) declare(section int, all []pcap.Interface) {
 	}
 	t.section, t.n = section, len(all)
 	for i := len(t.ifs); i < len(all); i++ {
-		c := all[i]
-		t.rename(&c)
-		t.ifs = append(t.ifs, &c)
+		c := t.earlier(all[i])
+		if c == nil {
+			cp := all[i]
+			c = &cp
+			t.rename(c)
+		}
+		t.ifs = append(t.ifs, c)
 		if len(t.all) < MaxInterfaces {
-			t.all, t.written = append(t.all, &c), append(t.written, all[i].Name)
+			t.all, t.written = append(t.all, c), append(t.written, all[i].Name)
 		}
 	}
+}
+
+// earlier returns, in a section that continues the ones before (cont),
+// the copy of the interface an earlier section declared by in's name and
+// link type, or nil.
+func (t *ifaceTable) earlier(in pcap.Interface) *pcap.Interface {
+	if !t.cont {
+		return nil
+	}
+	for g := min(t.base, len(t.all)) - 1; g >= 0; g-- {
+		if t.written[g] == in.Name && t.all[g].LinkType == in.LinkType {
+			return t.all[g]
+		}
+	}
+	return nil
 }
 
 // rename gives the second and later interfaces of one name a name of

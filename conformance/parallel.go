@@ -445,7 +445,7 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 			return nil, &CaptureError{File: name, Err: err}
 		}
 		j.computeAhead(&f)
-		in := ifaces.get(r, f.Interface)
+		in := ifaces.get(r, f.Interface, f.Timestamp.UnixNano())
 		f.Interface += ifaces.base
 		if ifaces.newSection() {
 			la = la.next(p, place, push)

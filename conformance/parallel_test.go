@@ -92,7 +92,7 @@ func batchHelped(t *testing.T, capture string) {
 			break
 		}
 		frames = append(frames, f)
-		ifs = append(ifs, table.get(r, f.Interface))
+		ifs = append(ifs, table.get(r, f.Interface, f.Timestamp.UnixNano()))
 	}
 	report := func(e *engine) string {
 		e.finish()
@@ -320,7 +320,7 @@ func TestFeedIdleShard(t *testing.T) {
 	var ifaces ifaceTable
 	var f pcap.Frame
 	for r.Next(&f) == nil {
-		j.emit(&f, ifaces.get(r, f.Interface))
+		j.emit(&f, ifaces.get(r, f.Interface, f.Timestamp.UnixNano()))
 	}
 	j.shutdown()
 	if len(sizes) == 0 || sizes[0] != feedFrames {

@@ -457,7 +457,7 @@ func perPlaneGood(t *testing.T) ([]pcap.Frame, []*pcap.Interface) {
 	var f pcap.Frame
 	var p wire.Packet
 	for r.Next(&f) == nil {
-		in := table.get(r, f.Interface)
+		in := table.get(r, f.Interface, f.Timestamp.UnixNano())
 		if err := wire.Default.Decode(f.Data, &p); err != nil || !p.IsIPv6 || in.Plane < 0 {
 			t.Fatalf("frame %d: %v, plane %d", f.Number, err, in.Plane)
 		}

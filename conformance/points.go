@@ -180,7 +180,7 @@ func (e *engine) describeInterfaces(info *CaptureInfo, r *pcap.Reader) {
 	if t == nil {
 		t = &ifaceTable{}
 	}
-	t.get(r, -1) // the last section's interfaces, with frames or not
+	t.get(r, -1, noTime) // the last section's interfaces, with frames or not
 	info.bases = t.bases
 	last, past := r.Interfaces(), r.PastInterfaces()
 	if len(past) != t.base {
@@ -196,6 +196,9 @@ func (e *engine) describeInterfaces(info *CaptureInfo, r *pcap.Reader) {
 		}
 		info.Interfaces = append(info.Interfaces, Interface{ID: g, Name: t.written[g], Point: v.point, Plane: v.plane, Dropped: stats.Dropped})
 		e.noteLost(v.point, stats)
+	}
+	if t.rings > 0 {
+		e.note("%d of the pcapng sections began past the middle of the frames before them: taken as later files of the same capture (a ring buffer's files put together with cat), their interfaces of names declared before as the same interfaces", t.rings)
 	}
 	for _, g := range t.mixed {
 		v := e.view(g, t.all[g])

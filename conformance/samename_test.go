@@ -300,7 +300,7 @@ func TestInterfaceNamesUnique(t *testing.T) {
 		ifs = append(ifs, pcap.Interface{Name: n, Point: pt, Plane: pl})
 	}
 	var tab ifaceTable
-	tab.declare(1, ifs)
+	tab.declare(1, ifs, noTime)
 	var got []string
 	for _, in := range tab.all {
 		got = append(got, in.Name+" "+in.Point)
@@ -397,5 +397,64 @@ func TestAnnotatedSectionsKeepInterfaces(t *testing.T) {
 	}
 	if n != len(in) || ar.Section() != 1 || len(ar.Interfaces()) != 4 || !maps.Equal(got, want) {
 		t.Errorf("annotated copy: %d frames in %d sections over %d interfaces, by section and name %v; want %d in 1 over 4, %v", n, ar.Section(), len(ar.Interfaces()), got, len(in), want)
+	}
+}
+
+// TestRingFilesPutTogether (issue 12: interface names are whatever the
+// capture tool wrote): one host's capture cut in two files, as dumpcap's
+// ring buffer writes them, and put together with cat, is two sections
+// whose interfaces have the same names and whose frames follow on: they
+// are the same interfaces, so the file judges as the whole capture does,
+// with a note. Before, the second file's interfaces were taken as another
+// host's (eth1#2) and MRC-RSP-SACK-001 FAILed: the SACKs at one point
+// claimed PSNs that arrived at the other.
+func TestRingFilesPutTogether(t *testing.T) {
+	rawA, a := hostCapture(t, 0)
+	r, err := pcap.NewReader(bytes.NewReader(rawA))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r.Next(&pcap.Frame{}) == nil {
+	}
+	ifs := r.Interfaces()
+	dir := t.TempDir()
+	whole := writeCapture(t, dir, "whole.pcapng", ifs, a)
+	half := len(a) / 2
+	p1 := writeCapture(t, dir, "ring1.pcapng", ifs, a[:half])
+	p2 := writeCapture(t, dir, "ring2.pcapng", ifs, a[half:])
+	var cat []byte
+	for _, p := range []string{p1, p2} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cat = append(cat, b...)
+	}
+	ring := filepath.Join(dir, "ring.pcapng")
+	if err := os.WriteFile(ring, cat, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, err := JudgeFile(whole, Options{Today: testDay})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, jobs := range []int{1, 2} {
+		rep, err := JudgeFile(ring, Options{Today: testDay, Jobs: jobs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, w := verdictLines(rep), verdictLines(want); !slices.Equal(got, w) {
+			t.Errorf("%d jobs: the two files put together judge otherwise than the whole capture:\n%s", jobs, lineDiff(w, got))
+		}
+		var points []string
+		for _, in := range rep.Capture.Interfaces {
+			points = append(points, in.Name+" "+in.Point)
+		}
+		if !slices.Equal(points, []string{"eth1 eth1", "eth2 eth1", "eth1 eth1", "eth2 eth1"}) {
+			t.Errorf("%d jobs: interfaces at %q, want both files' eth1 and eth2 at point eth1", jobs, points)
+		}
+		if !slices.ContainsFunc(rep.Capture.Notes, func(n string) bool { return strings.Contains(n, "ring buffer") }) {
+			t.Errorf("%d jobs: no note of the files put together: %q", jobs, rep.Capture.Notes)
+		}
 	}
 }
