@@ -473,7 +473,8 @@ type ifaceTable struct {
 	first, last int64
 	seen        bool
 	rings       int
-	// cont is set while the current section continues the ones before.
+	// cont is set while the current section continues the ones before:
+	// kept, since a section may declare interfaces after its first frames.
 	cont bool
 }
 

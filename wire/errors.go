@@ -46,19 +46,25 @@ type lazyMsg struct {
 
 // Message returns what was wrong / expected: Msg, or the message of an
 // error DecodeInto wrote, formatted now.
-func (e *Error) Message() string {
-	if e.Msg != "" || e.msg.format == "" {
-		return e.Msg
-	}
-	return string(e.msg.append(nil))
-}
+func (e *Error) Message() string { return e.msg.text(e.Msg) }
 
 // AppendMessage appends Message to b without allocating beyond b.
-func (e *Error) AppendMessage(b []byte) []byte {
-	if e.Msg != "" || e.msg.format == "" {
-		return append(b, e.Msg...)
+func (e *Error) AppendMessage(b []byte) []byte { return e.msg.appendText(b, e.Msg) }
+
+// text returns plain, a message given whole, or else m formatted now.
+func (m *lazyMsg) text(plain string) string {
+	if plain != "" || m.format == "" {
+		return plain
 	}
-	return e.msg.append(b)
+	return string(m.append(nil))
+}
+
+// appendText appends text(plain) to b without allocating beyond b.
+func (m *lazyMsg) appendText(b []byte, plain string) []byte {
+	if plain != "" || m.format == "" {
+		return append(b, plain...)
+	}
+	return m.append(b)
 }
 
 // append appends the message as fmt would format it. The codec's formats
@@ -183,20 +189,10 @@ type Violation struct {
 
 // Message returns what was wrong / expected: Msg, or the message of a
 // Violation Check wrote, formatted now.
-func (v *Violation) Message() string {
-	if v.Msg != "" || v.msg.format == "" {
-		return v.Msg
-	}
-	return string(v.msg.append(nil))
-}
+func (v *Violation) Message() string { return v.msg.text(v.Msg) }
 
 // AppendMessage appends Message to b without allocating beyond b.
-func (v *Violation) AppendMessage(b []byte) []byte {
-	if v.Msg != "" || v.msg.format == "" {
-		return append(b, v.Msg...)
-	}
-	return v.msg.append(b)
-}
+func (v *Violation) AppendMessage(b []byte) []byte { return v.msg.appendText(b, v.Msg) }
 
 func (v Violation) String() string {
 	return fmt.Sprintf("%s: %s at offset %d field %s: %s", v.Req, v.Header, v.Offset, v.Field, v.Message())
