@@ -1770,13 +1770,16 @@ func (o *obsCount) unseenMoved(untrusted, timingCase, remote, lossy bool) int {
 
 // unseenReason says why a failure at point k.point may rest on a packet
 // not seen there in its place: one of its interfaces carries two capture
-// points' frames (u.mixed), its capture lost frames (u.lost of them), or
+// points' frames (u.mixed), or follows or precedes one of its name at
+// another point (u.split), its capture lost frames (u.lost of them), or
 // judged frames out of timestamp order (u.late), or it is away from
 // k.node (remote).
 func unseenReason(k obsKey, remote bool, u unseen) string {
 	switch {
 	case u.mixed != "":
 		return fmt.Sprintf("interface %s of capture point %s carries two capture points' frames, so a packet seen or not seen there may be the other point's", u.mixed, k.point)
+	case u.split != "":
+		return fmt.Sprintf("%s (one interface's capture in two files?), so a packet not seen at capture point %s may be among the other point's frames", u.split, k.point)
 	case u.lost > 0:
 		return fmt.Sprintf("capture point %s lost %d frames (its interfaces' statistics), so a packet not seen there may be one of them", k.point, u.lost)
 	case u.late > 0:
@@ -1795,22 +1798,24 @@ func lateWhy() string {
 // unseen is what a capture point's capture says of the packets it may not
 // have seen in their place: the frames it lost (its interfaces'
 // statistics, point.lost), those it judged out of timestamp order
-// (point.late), and the interface of it that carries two capture points'
-// frames (point.mixed: a pass there is undecidable too, aggregate).
+// (point.late), the interface of it that carries two capture points'
+// frames (point.mixed: a pass there is undecidable too, aggregate), and
+// its interface that one of another point, of the same name, came before
+// or after (point.split: one capture's files put together apart).
 type unseen struct {
-	lost, late uint64
-	mixed      string
+	lost, late   uint64
+	mixed, split string
 }
 
 // any reports whether a packet judged not seen, or not yet seen, at the
 // point may have passed it, or been the other point's.
-func (u unseen) any() bool { return u.lost > 0 || u.late > 0 || u.mixed != "" }
+func (u unseen) any() bool { return u.lost > 0 || u.late > 0 || u.mixed != "" || u.split != "" }
 
 // unseenAt returns what point's capture says of the packets it may not
 // have seen in their place.
 func (e *engine) unseenAt(point string) unseen {
 	if pt := e.points[point]; pt != nil {
-		return unseen{pt.lost, pt.late, pt.mixed}
+		return unseen{pt.lost, pt.late, pt.mixed, pt.split}
 	}
 	return unseen{}
 }

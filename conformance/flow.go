@@ -52,6 +52,9 @@ type point struct {
 	// mixed names an interface of the point that carries two capture
 	// points' frames ("" none; mixedInterfaces).
 	mixed string
+	// split says which interface of the point, and of another point, have
+	// one name and followed one another in time ("" none; ifaceTable.split).
+	split string
 
 	flows map[flowKey]*flow
 	pairs map[[2]string][]*flow // (req, rsp) → flows

@@ -476,6 +476,15 @@ type ifaceTable struct {
 	// cont is set while the current section continues the ones before:
 	// kept, since a section may declare interfaces after its first frames.
 	cont bool
+	// spans holds, by capture-wide number up to MaxInterfaces, the
+	// timestamps of each interface's first and last frames (split).
+	spans []ifaceSpan
+}
+
+// ifaceSpan is the time an interface's frames span (UnixNano), once seen.
+type ifaceSpan struct {
+	first, last int64
+	seen        bool
 }
 
 // newSection reports whether a section began since it last reported one:
@@ -517,7 +526,37 @@ func (t *ifaceTable) get(r *pcap.Reader, id int, ts int64) *pcap.Interface {
 	if id < 0 || id >= len(t.ifs) {
 		return nil
 	}
+	if g := t.base + id; ts != noTime && g < MaxInterfaces {
+		for len(t.spans) <= g {
+			t.spans = append(t.spans, ifaceSpan{})
+		}
+		if s := &t.spans[g]; !s.seen {
+			*s = ifaceSpan{ts, ts, true}
+		} else {
+			s.first, s.last = min(s.first, ts), max(s.last, ts)
+		}
+	}
 	return t.ifs[id]
+}
+
+// split returns the pairs of interfaces, by capture-wide number, that
+// have one name and link type and whose frames followed one another in
+// time, the later's first at or after the earlier's last, each
+// interface a copy of its own (not one continued, as cat's sections are):
+// one capture's files put together with mergecap -I none, whose
+// interfaces of one name stay apart. Two hosts captured at once overlap.
+func (t *ifaceTable) split() [][2]int {
+	var out [][2]int
+	for b := range t.spans {
+		for a := range b {
+			sa, sb := t.spans[a], t.spans[b]
+			if sa.seen && sb.seen && t.written[a] == t.written[b] && t.all[a] != t.all[b] &&
+				t.all[a].LinkType == t.all[b].LinkType && (sb.first >= sa.last || sa.first >= sb.last) {
+				out = append(out, [2]int{a, b})
+			}
+		}
+	}
+	return out
 }
 
 // declare makes the copies of a section's interfaces, all: the ones it

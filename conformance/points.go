@@ -200,6 +200,7 @@ func (e *engine) describeInterfaces(info *CaptureInfo, r *pcap.Reader) {
 	if t.rings > 0 {
 		e.note("%d of the pcapng sections began past the middle of the frames before them: taken as later files of the same capture (a ring buffer's files put together with cat), their interfaces of names declared before as the same interfaces", t.rings)
 	}
+	e.noteSplit(t)
 	for _, g := range t.mixed {
 		v := e.view(g, t.all[g])
 		if pt := e.points[v.point]; pt != nil && pt.mixed == "" {
@@ -208,6 +209,42 @@ func (e *engine) describeInterfaces(info *CaptureInfo, r *pcap.Reader) {
 		e.note("interface %s carries two capture points' frames: it saw again at least half of the first transmissions it carried, as the captures of two hosts whose interfaces have one name carry them once merged (mergecap makes interfaces alike one; mergecap -I none keeps them apart). The judge cannot tell which host saw which frame: at capture point %s, only failures decided from a frame alone are judged, and the other observations are INCONCLUSIVE", t.written[g], v.point)
 	}
 }
+
+// noteSplit marks the capture points of interfaces of one name that
+// followed one another in time (ifaceTable.split), when they are two
+// points: a failure at either resting on a packet not seen there is
+// INCONCLUSIVE (point.split), since the packet may be in the other's
+// frames. A note says so, and how to put one capture's files together;
+// after maxSplitNotes pairs, one note counts the rest.
+func (e *engine) noteSplit(t *ifaceTable) {
+	n := 0
+	for _, ab := range t.split() {
+		a, b := ab[0], ab[1]
+		if t.spans[a].first >= t.spans[b].last {
+			a, b = b, a // a the earlier
+		}
+		pa, pb := e.points[e.view(a, t.all[a]).point], e.points[e.view(b, t.all[b]).point]
+		if pa == nil || pb == nil || pa == pb {
+			continue
+		}
+		why := "interface " + t.all[b].Name + " (capture point " + pb.name + ") began after the last frame of " +
+			t.all[a].Name + " (capture point " + pa.name + "), of the same name"
+		for _, pt := range []*point{pa, pb} {
+			if pt.split == "" {
+				pt.split = why
+			}
+		}
+		if n++; n <= maxSplitNotes {
+			e.note("%s: as one interface's capture in two files put together with mergecap -I none (which keeps interfaces of one name apart), they are two capture points, and a failure at either resting on a packet not seen there is INCONCLUSIVE. Put one capture's files together with cat or mergecap", why)
+		}
+	}
+	if n > maxSplitNotes {
+		e.note("%d more pairs of interfaces of one name followed one another in time, at two capture points each (as above)", n-maxSplitNotes)
+	}
+}
+
+// maxSplitNotes bounds the notes noteSplit writes one by one.
+const maxSplitNotes = 8
 
 // noteLost adds the frames the capture lost on interface in, by its
 // statistics, to its point's count, and notes them: a FAIL at that point

@@ -458,3 +458,56 @@ func TestRingFilesPutTogether(t *testing.T) {
 		}
 	}
 }
+
+// TestRingFilesMergedApart: one capture's ring-buffer files joined with
+// mergecap -I none make one section whose interfaces of one name stay
+// apart (eth1, eth2, eth1, eth2): the second file's are another capture
+// point, where a PSN that arrived in the first file is unseen. A failure
+// resting on such a packet is INCONCLUSIVE, with a note that says how to
+// put the files together, never a FAIL: before, under the capture's PICS
+// (capture.from_qp_start), SACKs claiming PSNs that arrived before the
+// second file began FAILed MRC-RSP-SACK-001 (67 findings). Two hosts'
+// captures joined so ("four"), which overlap in time, get no such note.
+func TestRingFilesMergedApart(t *testing.T) {
+	a, ifs := readFrames(t, "../pcap/testdata/scenarios/dumpcap-loss.pcapng")
+	half := len(a) / 2
+	for i := half; i < len(a); i++ {
+		a[i].Interface += len(ifs)
+	}
+	merged := writeCapture(t, t.TempDir(), "inone.pcapng", append(slices.Clone(ifs), ifs...), a)
+	p, err := LoadPICS("testdata/dumpcap-loss.pics.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	split := func(n string) bool {
+		return strings.Contains(n, "mergecap -I none") && strings.Contains(n, "began after")
+	}
+	for _, jobs := range []int{1, 2} {
+		rep, err := JudgeFile(merged, Options{Today: testDay, Jobs: jobs, PICS: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		why := 0
+		for _, r := range rep.Results {
+			if r.Verdict == Fail {
+				t.Errorf("%d jobs: %s FAIL (%s)", jobs, r.Case.ID, r.Reason)
+			}
+			if r.Verdict == Inconclusive && strings.Contains(r.Reason, "began after") {
+				why++
+			}
+		}
+		if why == 0 {
+			t.Errorf("%d jobs: no INCONCLUSIVE verdict gives the interfaces one after the other as its reason", jobs)
+		}
+		if !slices.ContainsFunc(rep.Capture.Notes, split) {
+			t.Errorf("%d jobs: no note of one name's interfaces one after the other; notes %q", jobs, rep.Capture.Notes)
+		}
+	}
+	rep, err := JudgeFile(twoHostCaptures(t)["four"], Options{Today: testDay})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := slices.IndexFunc(rep.Capture.Notes, split); i >= 0 {
+		t.Errorf("two hosts' captures, which overlap in time: note %q", rep.Capture.Notes[i])
+	}
+}
