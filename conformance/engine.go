@@ -1046,7 +1046,7 @@ func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 	}
 	pt.n++
 	pt.lastNs = e.now
-	pt.curPlane, pt.curFlow = plane, nil
+	pt.curPlane, pt.curIface, pt.curFlow = plane, f.Interface, nil
 	e.failedCases = e.failedCases[:0]
 	e.seq = 0
 	if !e.external {

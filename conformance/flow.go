@@ -40,6 +40,7 @@ type point struct {
 	lastNs       int64
 	nonMonotonic bool
 	curPlane     int
+	curIface     int // the capture-wide number of the current frame's interface
 	curFlow      *flow
 	lastData     [dataSlots]*flow // flows dataFlow returned, by their QPN's low bits
 	atNode       string           // the node capture.points places the point at ("" none)
@@ -319,6 +320,10 @@ type flow struct {
 	planeBits                                             uint64 // planes touch recorded, as bits (-1 is bit 63)
 	evs                                                   map[uint32]bool
 	capped                                                bool
+
+	// copies counts the flow's first transmissions seen again as they
+	// were, by interface (countCopy).
+	copies []ifaceCopies
 
 	// Requester side.
 	psns        psnTable

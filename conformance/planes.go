@@ -376,6 +376,78 @@ func (s *planeScan) sighted(t sighting, in *pcap.Interface) {
 // saw, far more than any network duplicates.
 const minMixed = 8
 
+// The capture's first frames may show no such copies (the other host's
+// capture began later, or the first frames are other traffic), so the
+// judge also counts, for each connection and interface, its first
+// transmissions in runs of copyRun, and the ones seen again as they were
+// (a resend repeating the first transmission, rtx clear: copyLike): an
+// interface is taken as two points' as well when in one such run at
+// least minMixed were, and at least half of the run (mixedRun). Counted
+// per connection, it is the same for any number of workers.
+const copyRun = 256
+
+// ifaceCopies counts, on one interface, a connection's first
+// transmissions in its current run of copyRun, and the writes of the run
+// that repeated one (copyLike); twice is set once a run held enough of
+// them (mixedRun).
+type ifaceCopies struct {
+	g              int // capture-wide interface number
+	firsts, copies int
+	twice          bool
+}
+
+// mixedRun reports whether a run of firsts first transmissions, copies of
+// them seen again as they were, shows an interface carrying two capture
+// points' frames.
+func mixedRun(firsts, copies int) bool { return copies >= minMixed && 2*copies >= firsts }
+
+// countCopy counts a write of the flow on interface g: a first
+// transmission (first) or one seen again as it was. Interfaces past
+// MaxInterfaces are not counted.
+func (fl *flow) countCopy(g int, first bool) {
+	var c *ifaceCopies
+	for i := range fl.copies {
+		if fl.copies[i].g == g {
+			c = &fl.copies[i]
+			break
+		}
+	}
+	if c == nil {
+		if g < 0 || g >= MaxInterfaces {
+			return
+		}
+		fl.copies = append(fl.copies, ifaceCopies{g: g})
+		c = &fl.copies[len(fl.copies)-1]
+	}
+	if !first {
+		c.copies++
+		return
+	}
+	if c.firsts++; c.firsts == copyRun {
+		c.twice = c.twice || mixedRun(c.firsts, c.copies)
+		c.firsts, c.copies = 0, 0
+	}
+}
+
+// copiedTwice returns the interfaces, by capture-wide number, ascending,
+// on which some connection's run of first transmissions showed them
+// carrying two capture points' frames (countCopy), the run under way
+// included.
+func (e *engine) copiedTwice() []int {
+	var out []int
+	for _, pt := range e.points {
+		for _, fl := range pt.flows {
+			for _, c := range fl.copies {
+				if (c.twice || mixedRun(c.firsts, c.copies)) && !slices.Contains(out, c.g) {
+					out = append(out, c.g)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // mixedInterfaces returns the interfaces that carry two capture points'
 // frames (see above), in no order.
 func (s *planeScan) mixedInterfaces() []*pcap.Interface {

@@ -201,6 +201,12 @@ func (e *engine) describeInterfaces(info *CaptureInfo, r *pcap.Reader) {
 		e.note("%d of the pcapng sections began past the middle of the frames before them: taken as later files of the same capture (a ring buffer's files put together with cat), their interfaces of names declared before as the same interfaces", t.rings)
 	}
 	e.noteSplit(t)
+	for _, g := range e.copiedTwice() {
+		if g < len(t.all) && !slices.Contains(t.mixed, g) {
+			t.mixed = append(t.mixed, g)
+		}
+	}
+	slices.Sort(t.mixed)
 	for _, g := range t.mixed {
 		v := e.view(g, t.all[g])
 		if pt := e.points[v.point]; pt != nil && pt.mixed == "" {

@@ -25,6 +25,7 @@ var notCounted = map[string]string{
 	"preBase":   "the PSNs of one SACK bitmap, at most 64 plus one",
 	"tl":        "a timeline ring of timelineEvents",
 	"evSeen":    "a fixed array of evSeenSlots",
+	"copies":    "one entry per interface the flow's writes were seen on, at most MaxInterfaces (countCopy)",
 }
 
 // TestRecountCountsEveryContainer: every map, slice and table of a

@@ -511,3 +511,57 @@ func TestRingFilesMergedApart(t *testing.T) {
 		t.Errorf("two hosts' captures, which overlap in time: note %q", rep.Capture.Notes[i])
 	}
 }
+
+// TestMixedPastFirstFrames: two hosts' captures merged by mergecap's
+// default (their eth1 and eth2 made one each) whose first 1024 frames show
+// no MRC write (here other traffic first; as well, one host's capture
+// begun later) are still found to carry two capture points' frames, from
+// each connection's runs of first transmissions seen again as they were
+// (countCopy): no FAIL and no PASS that may rest on the other host's copy,
+// and a note. Before, MRC-RSP-SACK-001 FAILed (119 of 299 observations).
+// One host's capture, so padded, gets no such note.
+func TestMixedPastFirstFrames(t *testing.T) {
+	_, a := hostCapture(t, 0)
+	_, b := hostCapture(t, 1)
+	arp := make([]byte, 60)
+	arp[12], arp[13] = 0x08, 0x06
+	pad := func(hosts ...[]pcap.Frame) []pcap.Frame {
+		var all []pcap.Frame
+		for i := range learnWindow + 64 {
+			all = append(all, pcap.Frame{Timestamp: a[0].Timestamp.Add(time.Duration(i) * time.Microsecond), Data: arp})
+		}
+		for _, h := range hosts {
+			for _, f := range h {
+				f.Timestamp = f.Timestamp.Add(2 * time.Millisecond)
+				all = append(all, f)
+			}
+		}
+		slices.SortStableFunc(all, func(x, y pcap.Frame) int { return x.Timestamp.Compare(y.Timestamp) })
+		return all
+	}
+	ifs := []pcap.Interface{{Name: "eth1", LinkType: pcap.LinkTypeEthernet}, {Name: "eth2", LinkType: pcap.LinkTypeEthernet}}
+	dir := t.TempDir()
+	two := func(n string) bool { return strings.Contains(n, "two capture points") }
+	merged := writeCapture(t, dir, "merged.pcapng", ifs, pad(a, b))
+	for _, jobs := range []int{1, 2} {
+		rep, err := JudgeFile(merged, Options{Today: testDay, Jobs: jobs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rep.Results {
+			if r.Verdict == Fail || r.Verdict == Pass {
+				t.Errorf("%d jobs: %s %s (%s)", jobs, r.Case.ID, r.Verdict, r.Reason)
+			}
+		}
+		if !slices.ContainsFunc(rep.Capture.Notes, two) {
+			t.Errorf("%d jobs: no note that an interface holds two capture points' frames; notes %q", jobs, rep.Capture.Notes)
+		}
+	}
+	rep, err := JudgeFile(writeCapture(t, dir, "one.pcapng", ifs, pad(a)), Options{Today: testDay})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := slices.IndexFunc(rep.Capture.Notes, two); i >= 0 {
+		t.Errorf("one host's capture: note %q", rep.Capture.Notes[i])
+	}
+}

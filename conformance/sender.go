@@ -106,6 +106,9 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 			x.timedOut = t-x.st.lastNs >= baseTimeout(*to)-e.tol
 		}
 	}
+	if x.isNew || x.copyLike {
+		fl.countCopy(pt.curIface, x.isNew)
+	}
 	for _, h := range sentHooks(e.writeKinds(x)) {
 		h(e, x)
 	}
