@@ -345,6 +345,9 @@ type engine struct {
 	// ifaces is the judgement's interface table, once every frame is
 	// read (Judge describes the interfaces from it).
 	ifaces *ifaceTable
+	// reorder is what the merger saw of frames out of timestamp order
+	// (noteLate).
+	reorder reorderSeen
 
 	flowsTotal int                  // connections tracked, all points
 	entries    int                  // entries of all connections' maps, recounted every 1024 frames
@@ -1783,16 +1786,17 @@ func unseenReason(k obsKey, remote bool, u unseen) string {
 	case u.lost > 0:
 		return fmt.Sprintf("capture point %s lost %d frames (its interfaces' statistics), so a packet not seen there may be one of them", k.point, u.lost)
 	case u.late > 0:
-		return fmt.Sprintf("capture point %s judged %d frames out of timestamp order (%s), so a packet not seen there in its place may be one of them", k.point, u.late, lateWhy())
+		return fmt.Sprintf("capture point %s judged %d frames out of timestamp order (%s), so a packet not seen there in its place may be one of them", k.point, u.late, lateWhy(u.window))
 	case remote:
 		return remoteReason(k.point, k.node)
 	}
 	return ""
 }
 
-// lateWhy says why frames are judged out of timestamp order.
-func lateWhy() string {
-	return fmt.Sprintf("more than %d frames late in the file, or their interface's timestamps go backwards", MaxReorder)
+// lateWhy says why frames are judged out of timestamp order, the judge
+// holding back window frames.
+func lateWhy(window int) string {
+	return fmt.Sprintf("more than %d frames late in the file, or their interface's timestamps go backwards", window)
 }
 
 // unseen is what a capture point's capture says of the packets it may not
@@ -1805,6 +1809,7 @@ func lateWhy() string {
 type unseen struct {
 	lost, late   uint64
 	mixed, split string
+	window       int // the frames the merger held back (late's reason)
 }
 
 // any reports whether a packet judged not seen, or not yet seen, at the
@@ -1815,7 +1820,7 @@ func (u unseen) any() bool { return u.lost > 0 || u.late > 0 || u.mixed != "" ||
 // have seen in their place.
 func (e *engine) unseenAt(point string) unseen {
 	if pt := e.points[point]; pt != nil {
-		return unseen{pt.lost, pt.late, pt.mixed, pt.split}
+		return unseen{pt.lost, pt.late, pt.mixed, pt.split, e.reorder.window}
 	}
 	return unseen{}
 }

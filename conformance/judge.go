@@ -56,6 +56,14 @@ type Options struct {
 	// reach, is judged again by one worker. Judge, reading its capture
 	// once, cannot, and its report then notes that it may differ.
 	Jobs int
+	// Reorder is how many frames the judge holds back to put the frames
+	// of several interfaces in timestamp order, at most MaxReorderLimit;
+	// memory grows with it (the frames held). 0 means MaxReorder, and then
+	// a capture file JudgeFile reads whose frames come later than that is
+	// judged again holding back as many as its latest frame needs (at most
+	// MaxReorderLimit, and as many as reorderBudget bytes hold), with a
+	// capture note.
+	Reorder int
 }
 
 // MaxJobs bounds Options.Jobs: each worker starts shardsPerWorker shards,
@@ -70,6 +78,9 @@ func (opts *Options) check() error {
 	}
 	if opts.Jobs > MaxJobs {
 		return &OptionsError{fmt.Sprintf("%d jobs (want at most %d)", opts.Jobs, MaxJobs)}
+	}
+	if opts.Reorder < 0 || opts.Reorder > MaxReorderLimit {
+		return &OptionsError{fmt.Sprintf("reorder window of %d frames (want 0 to %d)", opts.Reorder, MaxReorderLimit)}
 	}
 	return nil
 }
@@ -167,6 +178,49 @@ func Judge(r *pcap.Reader, name string, opts Options) (rep *Report, err error) {
 // a bound over all connections and the capture was judged again by one
 // worker, the reader it read again (which the caller closes).
 func judgeEngine(r *pcap.Reader, name string, opts Options, p *PICS) (*engine, *pcap.Reader, error) {
+	e, again, err := judgeWorkers(r, name, opts, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := e.reorder.wider(opts)
+	if w == 0 || opts.reopen == nil {
+		return e, again, nil
+	}
+	r2, err := opts.reopen()
+	if err != nil {
+		closeReader(again)
+		return nil, nil, &CaptureError{File: name, Err: err}
+	}
+	if opts.marks != nil {
+		*opts.marks = marks{stride: opts.marks.stride}
+	}
+	first := e.reorder
+	opts.Reorder = w
+	e, again2, err := judgeWorkers(r2, name, opts, p)
+	closeReader(again)
+	if err != nil {
+		r2.Close()
+		return nil, nil, err
+	}
+	if again2 != nil {
+		r2.Close()
+		r2 = again2
+	}
+	e.note("%d frames came more than %d frames late (the latest needed a window of %d): the capture was judged again holding back up to %d frames", first.late, first.window, first.need, w)
+	return e, r2, nil
+}
+
+// closeReader closes r unless it is nil.
+func closeReader(r *pcap.Reader) {
+	if r != nil {
+		r.Close()
+	}
+}
+
+// judgeWorkers judges the capture of r with opts.Jobs workers, or with
+// one when a parallel judgement reached a bound over all connections (see
+// judgeEngine).
+func judgeWorkers(r *pcap.Reader, name string, opts Options, p *PICS) (*engine, *pcap.Reader, error) {
 	if opts.Jobs <= 1 {
 		e, err := judgeSequential(r, name, opts, p)
 		return e, nil, err
@@ -202,7 +256,7 @@ func judgeSequential(r *pcap.Reader, name string, opts Options, p *PICS) (*engin
 	// The merger asks an engine of its own for tie keys, which names no
 	// address while judging (tieKey's nodeHash), as judgeParallel's.
 	te := newEngine(p)
-	m := merger{te: te, stable: r.Retain(), onLate: e.lateAt}
+	m := merger{te: te, stable: r.Retain(), onLate: e.lateAt, window: opts.Reorder}
 	var ifaces ifaceTable
 	place := func(l *planeLearning) {
 		e.place(l)

@@ -200,10 +200,12 @@ func delayed(t *testing.T, src, iface string, delay int, plant func(n int, f *pc
 }
 
 // judgeLate judges capture path with p (nil: the default PICS) and jobs
-// workers.
+// workers, holding back MaxReorder frames as it does on a stream: a
+// capture file is not judged again with a wider window (see
+// TestLateFramesWidened).
 func judgeLate(t *testing.T, path string, p *PICS, jobs int) *Report {
 	t.Helper()
-	rep, err := JudgeFile(path, Options{PICS: p, Jobs: jobs})
+	rep, err := JudgeFile(path, Options{PICS: p, Jobs: jobs, Reorder: MaxReorder})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,6 +368,36 @@ func TestLateFrames(t *testing.T) {
 	}
 	t.Run("other point", func(t *testing.T) { lateOtherPoint(t, taps) })
 	t.Run("resend at the late point", func(t *testing.T) { lateResend(t, host, p) })
+	t.Run("widened", func(t *testing.T) { lateWidened(t, host, p, late, at) })
+}
+
+// lateWidened: judged with the default window (Options.Reorder 0), the
+// capture file with eth3's frames 2*MaxReorder late is judged again
+// holding back as many frames as they need: its verdicts are those of the
+// capture in time order with the same bad ICRC, with one worker and two,
+// a note says so, and no frame is judged out of its place.
+func lateWidened(t *testing.T, host string, p *PICS, late string, at int) {
+	const eth1 = 0
+	var at0 int
+	// The bad ICRC falls on another PSN's frame in time order: verdicts
+	// are compared, not reasons, which name the PSN.
+	want := verdictLines(judgeLate(t, delayed(t, host, "eth3", 0, badICRC(eth1, 3*MaxReorder, &at0)), p, 1))
+	for _, jobs := range []int{1, 2} {
+		rep, err := JudgeFile(late, Options{PICS: p, Jobs: jobs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := verdictLines(rep); !slices.Equal(got, want) {
+			t.Errorf("jobs %d: verdicts differ from those in time order:\n%s", jobs, lineDiff(want, got))
+		}
+		notes := strings.Join(rep.Capture.Notes, "\n")
+		if !strings.Contains(notes, "judged again holding back") || strings.Contains(notes, "later timestamp") {
+			t.Errorf("jobs %d: notes %q; want the capture judged again, and no frame judged out of its place", jobs, rep.Capture.Notes)
+		}
+		if f := findingAt(rep, "MRC-WIRE-ICRC-001", at); f == nil || f.Verdict != Fail {
+			t.Errorf("jobs %d: no FAIL of MRC-WIRE-ICRC-001 at frame %d, whose ICRC is bad", jobs, at)
+		}
+	}
 }
 
 // ifaceID returns the ID of the interface of capture path named name.

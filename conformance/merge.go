@@ -5,17 +5,29 @@ import (
 	"math"
 	"net/netip"
 	"slices"
+	"sort"
 	"strconv"
 
 	"github.com/openmrc/mrc/pcap"
 )
 
-// MaxReorder bounds the frames the judge holds back to put the frames of
-// several capture interfaces in timestamp order (dumpcap writes each
-// interface's frames in runs, out of time order across interfaces). A
-// frame more than MaxReorder frames of other interfaces late is judged
-// out of order, and the capture notes count it.
+// MaxReorder bounds the frames the judge holds back, by default
+// (Options.Reorder), to put the frames of several capture interfaces in
+// timestamp order (dumpcap writes each interface's frames in runs, out of
+// time order across interfaces). A frame more than that many frames of
+// other interfaces late is judged out of order, and the capture notes
+// count it; a capture file is then judged again holding back as many
+// frames as its latest frame needs (reorderWindow).
 const MaxReorder = 4096
+
+// MaxReorderLimit bounds Options.Reorder and the window a capture file is
+// judged again with.
+const MaxReorderLimit = 1 << 16
+
+// reorderBudget bounds the bytes of frames a window widened for a capture
+// file holds: the window is at most this over the capture's mean frame
+// length.
+const reorderBudget = 64 << 20
 
 // merger puts frames in timestamp order across capture interfaces, keeping
 // each interface's own order: a k-way merge of per-interface queues over a
@@ -74,6 +86,22 @@ type merger struct {
 	// point had a frame of the same timestamp waiting: their place among
 	// that interface's frames came from tie keys (ties.go).
 	ties int
+	// window is how many frames it holds before it emits the earliest
+	// whatever the other interfaces may still hold (0: MaxReorder).
+	window int
+	// emitted holds, once frames were emitted for want of room (window),
+	// the latest timestamp emitted so far after each frame emitted since,
+	// by emission number modulo its length (nEmit counts them), so that a
+	// late frame's lateness (frames emitted with a later timestamp before
+	// it) is found; need is the window that would have held back every
+	// frame emitted before a late one (lateness plus the window).
+	emitted []int64
+	nEmit   int
+	need    int
+	// crowded is set while push emits for want of room.
+	crowded bool
+	// pushed and bytes count the frames push held and their bytes.
+	pushed, bytes int64
 	// onLate, when set, is called with each frame of a capture of several
 	// interfaces judged late, just before it is emitted: the judge then
 	// knows at which capture point frames were judged out of their place
@@ -153,6 +181,8 @@ func (m *merger) push(f *pcap.Frame, in *pcap.Interface, declared int, emit func
 	for len(m.queues) <= id || len(m.queues) < min(declared, MaxInterfaces) {
 		m.queues = append(m.queues, mqueue{})
 	}
+	m.pushed++
+	m.bytes += int64(len(f.Data))
 	i := m.slot()
 	s := m.at(i)
 	s.f = *f
@@ -178,11 +208,52 @@ func (m *merger) push(f *pcap.Frame, in *pcap.Interface, declared int, emit func
 	}
 	q.push(i)
 	m.held++
-	for m.held > MaxReorder || m.waiting == len(m.queues) {
-		if !m.emitOne(emit, m.held > MaxReorder) {
+	for m.held > m.win() || m.waiting == len(m.queues) {
+		m.crowded = m.held > m.win()
+		if !m.emitOne(emit, m.crowded) {
 			break
 		}
 	}
+	m.crowded = false
+}
+
+// win returns how many frames the merger holds back (window).
+func (m *merger) win() int {
+	if m.window > 0 {
+		return m.window
+	}
+	return defaultReorder
+}
+
+// defaultReorder is the window when Options.Reorder is 0: MaxReorder,
+// which tests lower to judge small captures written in long runs.
+var defaultReorder = MaxReorder
+
+// record keeps the latest timestamp emitted after an emission, once
+// frames were emitted for want of room (crowded), and, for a late frame of
+// timestamp ns, raises need to the window that would have held back the
+// frames emitted before it with later timestamps. Binary search over the
+// running maxima, which never decrease: a few steps per late frame.
+func (m *merger) record(late bool, ns int64) {
+	if m.emitted == nil && !m.crowded {
+		return
+	}
+	if m.emitted == nil {
+		m.emitted = make([]int64, MaxReorderLimit)
+	}
+	n := min(m.nEmit, len(m.emitted))
+	if late {
+		// The first of the last n emissions whose running maximum is
+		// past ns: every emission from it on came before this frame.
+		k := sort.Search(n, func(i int) bool { return m.emitted[(m.nEmit-n+i)%len(m.emitted)] > ns })
+		lateness := n - k
+		if k == 0 {
+			lateness = len(m.emitted) // at least as late as the record goes back
+		}
+		m.need = max(m.need, lateness+m.win())
+	}
+	m.emitted[m.nEmit%len(m.emitted)] = m.lastNs
+	m.nEmit++
 }
 
 // unpinOldest copies the waiting frames held by reference that start
@@ -250,7 +321,9 @@ func (m *merger) emitOne(emit func(*pcap.Frame, *pcap.Interface), force bool) bo
 		m.waiting--
 	}
 	m.held--
-	if m.note(bs.ns) && m.onLate != nil {
+	late := m.note(bs.ns)
+	m.record(late, bs.ns)
+	if late && m.onLate != nil {
 		m.onLate(&bs.f, bs.in)
 	}
 	emit(&bs.f, bs.in)

@@ -417,7 +417,7 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 	// The merger asks an engine of its own for tie keys: the shards'
 	// engines are theirs.
 	te := newEngine(p)
-	m := merger{te: te, stable: j.stable, onLate: j.lateAt}
+	m := merger{te: te, stable: j.stable, onLate: j.lateAt, window: opts.Reorder}
 	var ifaces ifaceTable
 	place := func(l *planeLearning) {
 		j.place(l)

@@ -276,9 +276,41 @@ func (e *engine) lateAt(f *pcap.Frame, in *pcap.Interface) {
 
 // noteLate notes the frames the merger m judged out of timestamp order.
 func (e *engine) noteLate(m *merger) {
-	if m.late > 0 {
-		e.note("%d frames were judged after a frame with a later timestamp: %s", m.late, lateWhy())
+	e.reorder = reorderSeen{late: m.late, need: m.need, window: m.win(), frames: m.pushed, bytes: m.bytes}
+	if m.late == 0 {
+		return
 	}
+	e.note("%d frames were judged after a frame with a later timestamp: %s", m.late, lateWhy(m.win()))
+	if m.need > m.win() {
+		e.note("the latest of them needed a window of %d frames (Options.Reorder, mrc-conform judge --reorder; at most %d)", m.need, MaxReorderLimit)
+	}
+}
+
+// reorderSeen is what a judgement's merger saw of frames out of
+// timestamp order: how many it judged late, the window that would have
+// put them in place (merger.need), the window it had, and the frames and
+// bytes it was given, for their mean length.
+type reorderSeen struct {
+	late          int
+	need, window  int
+	frames, bytes int64
+}
+
+// wider returns the window a capture file is judged again with when
+// frames came later than the default window (opts.Reorder 0): what the
+// latest needed, a quarter more, at most MaxReorderLimit and what
+// reorderBudget bytes of frames of the mean length hold; 0 when no
+// wider window would put a late frame in place.
+func (s reorderSeen) wider(opts Options) int {
+	if opts.Reorder != 0 || s.late == 0 || s.need <= s.window || s.frames == 0 {
+		return 0
+	}
+	mean := max(1, s.bytes/s.frames)
+	w := min(s.need+s.need/4, MaxReorderLimit, int(reorderBudget/mean))
+	if w <= s.window {
+		return 0
+	}
+	return w
 }
 
 // satAdd is a + b, or the largest uint64 when that overflows.

@@ -43,6 +43,8 @@ func TestUsageErrorIsOneLineAndHint(t *testing.T) {
 		{[]string{"judge", "x", "--bogus"}, "mrc-conform judge: flag provided but not defined: -bogus"},
 		{[]string{"judge", "--pics", "default", "--jobs", "0", "../../conformance/testdata/good.pcapng"}, "mrc-conform judge: --jobs 0 (want 1 to 256)"},
 		{[]string{"judge", "--pics", "default", "--jobs", "257", "../../conformance/testdata/good.pcapng"}, "mrc-conform judge: --jobs 257 (want 1 to 256)"},
+		{[]string{"judge", "--pics", "default", "--reorder", "-1", "../../conformance/testdata/good.pcapng"}, "mrc-conform judge: --reorder -1 (want 0 to 65536)"},
+		{[]string{"judge", "--pics", "default", "--reorder", "65537", "../../conformance/testdata/good.pcapng"}, "mrc-conform judge: --reorder 65537 (want 0 to 65536)"},
 		{[]string{"decode"}, "mrc-conform decode: no capture file given"},
 		{[]string{"decode", "x", "--format", "xml"}, `mrc-conform decode: unknown format "xml"`},
 		{[]string{"requirements", "extra"}, `mrc-conform requirements: unexpected argument "extra"`},

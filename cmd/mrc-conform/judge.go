@@ -107,7 +107,7 @@ type judgeFlags struct {
 	pics, format, out, annotate, profile, at string
 	devs                                     deviationFlags
 	all, sha                                 bool
-	jobs                                     int
+	jobs, reorder                            int
 }
 
 // judgeFlagSet defines judge's flags into fl.
@@ -123,6 +123,7 @@ func judgeFlagSet(fl *judgeFlags) *flag.FlagSet {
 	fs.StringVar(&fl.at, "capture-at", "", `where the capture was taken: "dut" (the DUT's own interface) or "remote" (a tap on the path, the peer's side); overrides the PICS's capture.location. Away from the DUT a packet not seen proves nothing: such findings are INCONCLUSIVE`)
 	fs.BoolVar(&fl.sha, "sha256", false, "put the capture file's SHA-256 in the report (reading the file once more: about as much CPU as judging it)")
 	fs.IntVar(&fl.jobs, "jobs", runtime.GOMAXPROCS(0), "workers judging the capture's connections in parallel (sharded by node pair); the report is the same for any number")
+	fs.IntVar(&fl.reorder, "reorder", 0, fmt.Sprintf("frames held back to put several interfaces' frames in timestamp order, up to %d; memory grows with it (default %d, and a capture file with later frames is judged again with a window that fits them)", conformance.MaxReorderLimit, conformance.MaxReorder))
 	return fs
 }
 
@@ -159,6 +160,10 @@ func judgeOptions(cmd cli.Command, fl *judgeFlags) (conformance.Options, int) {
 		return opts, cmd.Usagef("--jobs %d (want 1 to %d)", fl.jobs, conformance.MaxJobs)
 	}
 	opts.Jobs = fl.jobs
+	if fl.reorder < 0 || fl.reorder > conformance.MaxReorderLimit {
+		return opts, cmd.Usagef("--reorder %d (want 0 to %d)", fl.reorder, conformance.MaxReorderLimit)
+	}
+	opts.Reorder = fl.reorder
 	opts.CaptureSHA256 = fl.sha
 	opts.CaptureLocation = conformance.CaptureLocation(fl.at)
 	if !opts.CaptureLocation.Valid() {
