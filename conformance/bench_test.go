@@ -227,7 +227,8 @@ func BenchmarkShardOf(b *testing.B) {
 	b.ResetTimer()
 	n := 0
 	for i := 0; i < b.N; i++ {
-		n += s.of(frames[i%len(frames)])
+		f := frames[i%len(frames)]
+		n += s.of(f, len(f))
 	}
 	if n < 0 {
 		b.Fatal(n)

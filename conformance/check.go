@@ -181,14 +181,20 @@ const (
 	kIPv6                            // IPv6 (inner header, under SRv6)
 	kSRv6                            // SRv6-encapsulated
 	kTSETH                           // carries a TSETH
+	kWhole                           // whole, not cut by the snap length
+	kCut                             // cut by the snap length after its headers (pcap.Record.Cut)
 	numKinds   = 1 << iota
 )
 
-// kindOf returns the kinds of a decoded frame.
-func kindOf(p *wire.Packet) frameKind {
-	k := kUntrimmed
+// kindOf returns the kinds of a decoded frame, cut by the snap length
+// or not.
+func kindOf(p *wire.Packet, cut bool) frameKind {
+	k := kUntrimmed | kWhole
 	if p.Trimmed {
-		k = kTrimmed
+		k = kTrimmed | kWhole
+	}
+	if cut {
+		k ^= kWhole | kCut
 	}
 	if p.IsIPv6 {
 		k |= kIPv6
@@ -317,6 +323,11 @@ var (
 		// by its kinds: sentAll's that act on one of them.
 		sentAll [2][]func(e *engine, x *sentCtx)
 		sentBy  [numSentLists][]func(e *engine, x *sentCtx)
+		// receipt holds the cases judged on what a responder did on the
+		// writes it had (checks with arrived, feedback or answer hooks):
+		// where writes were cut by the snap length, it may not have had
+		// them whole (unseen.cut).
+		receipt [maxCases]bool
 	}
 	checksErr error
 )
@@ -430,8 +441,8 @@ func placeFrames(c *check, frame, pass func(k frameKind, s int)) {
 		slots[s] = len(c.frameOps) == 0 || s < opSlots-1 && slices.Contains(c.frameOps, wire.Opcode(0xC0|s))
 	}
 	for k := range frameKind(numKinds) {
-		if k.is(kTrimmed) == k.is(kUntrimmed) {
-			continue // no frame is of this kind: kindOf gives one of the two
+		if k.is(kTrimmed) == k.is(kUntrimmed) || k.is(kWhole) == k.is(kCut) {
+			continue // no frame is of this kind: kindOf gives one of each two
 		}
 		every := c.everyFrame && k.is(c.everyOn)
 		hook := c.frame != nil && k.is(c.frameOn)
@@ -502,6 +513,7 @@ func addHooks(c *check) {
 	if c.resent != nil {
 		h.sentAll[1] = append(h.sentAll[1], c.resent)
 	}
+	h.receipt[c.cs] = c.arrived != nil || c.feedback != nil || c.answer != nil
 	for _, a := range []struct {
 		set  bool
 		list *[]*check

@@ -448,14 +448,14 @@ func resendSame(e *engine, x *sentCtx) {
 		e.failWhy(rRtxSame_REQ_PSN_2, x.pt, x.req, 0, func(f *Finding) {
 			x.at(f, "the opcode, flags, METH, RETH and ImmDt of frame "+itoa(st.firstFrame), "different headers", st.firstFrame)
 		})
-	case id.ok && !p.Trimmed && x.size == sizeOK && !e.samePayload(id, x.r):
+	case id.ok && !p.Trimmed && !x.r.Cut && x.size == sizeOK && !e.samePayload(id, x.r):
 		e.failWhy(rRtxSame_REQ_PSN_2, x.pt, x.req, 0, func(f *Finding) {
 			x.at(f, "the payload of frame "+itoa(st.firstFrame), "a different payload", st.firstFrame)
 		})
-	default:
+	default: // same payloads, or a copy not whole (trimmed, or cut by the snap length): same headers
 		x.pass(cRtxSame, false)
 	}
-	if !id.ok && !p.Trimmed && x.size == sizeOK {
+	if !id.ok && !p.Trimmed && !x.r.Cut && x.size == sizeOK {
 		id.keep(x.r)
 	}
 }

@@ -638,11 +638,11 @@ func init() {
 	addChecks(
 		check{cs: cWireENC, codec: []wire.ReqID{wire.ReqENC1, wire.ReqENC2, wire.ReqENC5, wire.ReqLEN1, wire.ReqUDP1}, everyFrame: true},
 		check{cs: cWireUDP, codec: []wire.ReqID{wire.ReqUDP3}, everyFrame: true},
-		check{cs: cWireICRC, codec: []wire.ReqID{wire.ReqICRC1}, reqs: []caseReq{rWireICRC_WIRE_ICRC_1}, everyFrame: true, everyOn: kUntrimmed, badICRC: icrcBad},
+		check{cs: cWireICRC, codec: []wire.ReqID{wire.ReqICRC1}, reqs: []caseReq{rWireICRC_WIRE_ICRC_1}, everyFrame: true, everyOn: kUntrimmed | kWhole, badICRC: icrcBad},
 		check{cs: cWireGEN, codec: []wire.ReqID{wire.ReqGEN2, wire.ReqBTH7}, reqs: []caseReq{rWireGEN_WIRE_BTH_13}, frame: variantZero},
 		check{cs: cWireBTH1, codec: []wire.ReqID{wire.ReqBTH1, wire.ReqBTH2, wire.ReqBTH3, wire.ReqOP1, wire.ReqMETH1, wire.ReqTSETH1, wire.ReqRETH1, wire.ReqIMM1}, everyFrame: true},
 		check{cs: cWireBTH2, codec: []wire.ReqID{wire.ReqBTH8, wire.ReqEP1}, everyFrame: true},
-		check{cs: cWireBTH3, codec: []wire.ReqID{wire.ReqBTH9}, everyFrame: true},
+		check{cs: cWireBTH3, codec: []wire.ReqID{wire.ReqBTH9}, everyFrame: true, everyOn: kWhole},
 		check{cs: cWireBTH4, codec: []wire.ReqID{wire.ReqBTH6}, everyFrame: true},
 		check{cs: cWireFlags, codec: []wire.ReqID{wire.ReqBTH5}, reqs: []caseReq{rWireFlags_WIRE_BTH_14, rWireFlags_WIRE_BTH_10, rWireFlags_WIRE_BTH_11}, frame: flags},
 		check{cs: cWireOP, codec: []wire.ReqID{wire.ReqOP2}, everyFrame: true, everyOn: kUntrimmed,

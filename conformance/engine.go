@@ -149,6 +149,7 @@ type obsCount struct {
 	used               bool
 	ok, bad, undecided int
 	okT, badT          int    // timing-dependent subsets of ok and bad
+	okF                int    // ok decided from the frame alone (wireChecks)
 	badA, badTA        int    // bad resting on a packet not seen (of them timing-dependent too)
 	badF               int    // bad decided from the frame alone (onFrame)
 	reason             string // first undecided reason
@@ -276,6 +277,7 @@ type engine struct {
 	// allocated).
 	tiePkt wire.Packet
 	tieErr wire.Error
+	tieCut []byte // a frame cut by the snap length, rebuilt (DecodeCut)
 	// tieName is nodeHash's scratch buffer, tieAddrs its cache, tiePairs
 	// pairHash's.
 	tieName  []byte
@@ -316,6 +318,9 @@ type engine struct {
 	// that the feedback may answer (answerCtx.unsure): their failures
 	// are undecided (failUnsure).
 	unsure int
+	// cutFrames counts the writes cut by the snap length after their
+	// headers, judged from them (cutWrite).
+	cutFrames int
 
 	rows  map[nodePoint]*obsRow
 	slots [rowSlots]rowSlot // rows and nodes entries by point and node
@@ -393,7 +398,7 @@ func newEngine(p *PICS) *engine {
 	if p.Parameters.MPR != nil {
 		e.sentKinds = wMPR
 	}
-	e.dec = pcap.Decoder{Codec: e.codec, EVMode: e.mode}
+	e.dec = pcap.Decoder{Codec: e.codec, EVMode: e.mode, Cut: true}
 	prof := e.codec.Profile()
 	e.prof = &prof
 	return e
@@ -1068,6 +1073,12 @@ func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 		e.decodeError(pt, f, r)
 		return
 	}
+	if r.Cut && !p.BTH.Opcode.IsWrite() {
+		// Only writes are judged from their headers (cutWrite): the
+		// others, feedback above all, would be judged as received whole.
+		e.discardSnapped(pt, p)
+		return
+	}
 	e.mrcFrames++
 	if p.BTH.Opcode.IsWrite() {
 		e.tiePlanes(pt, p)
@@ -1076,7 +1087,7 @@ func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 	if e.timersDue() {
 		e.fireTimers(src, dst)
 	}
-	if !p.Trimmed && !r.ICRCOK {
+	if !p.Trimmed && !r.ICRCOK && !r.Cut {
 		// Its receiver discards a frame whose ICRC is bad (RSP-RCV-1), and
 		// any of its fields may be the corrupted one: it is one
 		// WIRE-ICRC-1 finding and nothing else.
@@ -1101,6 +1112,14 @@ func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 	}
 }
 
+// discardSnapped counts, against its sender, a frame the capture's snap
+// length cut and that is not judged: within its headers, or not a write.
+func (e *engine) discardSnapped(pt *point, p *wire.Packet) {
+	e.snapped++
+	e.discard(discardSnapped, pt, p)
+	e.note("frames truncated by the capture's snap length are not judged, but writes cut after their headers")
+}
+
 // decodeError judges a frame the codec could not decode: a finding against
 // its sender when it is on an MRC UDP port and whole, ignored otherwise.
 func (e *engine) decodeError(pt *point, f *pcap.Frame, r *pcap.Record) {
@@ -1122,9 +1141,7 @@ func (e *engine) decodeError(pt *point, f *pcap.Frame, r *pcap.Record) {
 		return
 	}
 	if f.Length > len(f.Data) {
-		e.snapped++
-		e.discard(discardSnapped, pt, p)
-		e.note("frames truncated by the capture's snap length are not judged")
+		e.discardSnapped(pt, p)
 		return
 	}
 	src, dst, ok := e.nodeAddr(p)
@@ -1163,9 +1180,7 @@ func (e *engine) decodeErrorBeforeUDP(pt *point, f *pcap.Frame, r *pcap.Record, 
 		return
 	}
 	if f.Length > len(f.Data) {
-		e.snapped++
-		e.discard(discardSnapped, pt, &r.Packet)
-		e.note("frames truncated by the capture's snap length are not judged")
+		e.discardSnapped(pt, &r.Packet)
 		return
 	}
 	src := e.senderOf(pt, &r.Packet)
@@ -1339,6 +1354,7 @@ func (e *engine) flushPasses(c *rowSlot) {
 			o := &c.row[cs]
 			o.used = true
 			o.ok += int(n)
+			o.okF += int(n)
 		}
 		c.passes[i] = 0
 	}
@@ -1458,7 +1474,7 @@ func (e *engine) onlyPoint(point string) string {
 // then the first to see the node, where timestamps are trusted.
 func (e *engine) nearer(n, p, best string) string {
 	a, b := e.nodes[nodePoint{n, best}], e.nodes[nodePoint{n, p}]
-	lateA, lateB := e.unseenAt(best).late > 0, e.unseenAt(p).late > 0
+	lateA, lateB := e.unseenAt(best, "").late > 0, e.unseenAt(p, "").late > 0
 	switch {
 	case b.maxTTL != a.maxTTL:
 		if b.maxTTL > a.maxTTL {
@@ -1621,6 +1637,48 @@ func (res *Result) sample(last []Finding) {
 	res.LastFindings = last
 }
 
+// standing returns the passes, failures and undecided observations of key
+// k of case c (o) as its capture point lets them stand: those its
+// timestamps (untrusted), its place (remote) or what it did not see in
+// place (u) cannot decide are undecided, and why says why (the first
+// reason).
+func (e *engine) standing(c *Case, k obsKey, o *obsCount, untrusted, remote bool, u unseen) (okN, badN, undN int, why string) {
+	okN, badN, undN = o.ok, o.bad, o.undecided
+	if untrusted {
+		mvOK, mvBad := o.okT, o.badT
+		if c.Timing {
+			mvOK, mvBad = o.ok, o.bad
+		}
+		okN -= mvOK
+		badN -= mvBad
+		undN += mvOK + mvBad
+		if mvOK+mvBad > 0 {
+			why = "timestamps at capture point " + k.point + " are not trusted"
+		}
+	}
+	if mv := o.unseenMoved(untrusted, c.Timing, remote, u.any()); mv > 0 {
+		badN -= mv
+		undN += mv
+		if why == "" {
+			why = unseenReason(k, remote, u)
+		}
+	}
+	if mv := okN; u.mixed != "" || u.cut > 0 && mv > 0 {
+		// A pass there may rest on the other point's copy of a frame;
+		// one not decided from the frame alone, on taking writes cut by
+		// the snap length as had whole.
+		if u.mixed == "" {
+			mv = max(0, okN-o.okF)
+		}
+		undN += mv
+		okN -= mv
+		if why == "" && mv > 0 {
+			why = unseenReason(k, remote, u)
+		}
+	}
+	return okN, badN, undN, why
+}
+
 func (e *engine) aggregate(c *Case, res *Result, keys []obsKey, keep func(obsKey) bool) {
 	slices.SortFunc(keys, func(a, b obsKey) int {
 		if x := strings.Compare(a.point, b.point); x != 0 {
@@ -1636,36 +1694,15 @@ func (e *engine) aggregate(c *Case, res *Result, keys []obsKey, keep func(obsKey
 			continue
 		}
 		o := e.obsOf(k)
-		okN, badN, undN := o.ok, o.bad, o.undecided
 		untrusted := !e.trusted(k.point)
 		remote := !e.pics.AtNode(k.point, k.node, e.loc)
-		if untrusted {
-			mvOK, mvBad := o.okT, o.badT
-			if c.Timing {
-				mvOK, mvBad = o.ok, o.bad
-			}
-			okN -= mvOK
-			badN -= mvBad
-			undN += mvOK + mvBad
-			if reason == "" && mvOK+mvBad > 0 {
-				reason = "timestamps at capture point " + k.point + " are not trusted"
-			}
+		u := e.unseenAt(k.point, k.node)
+		if !hooks.receipt[k.cs] {
+			u.cut = 0 // the writes cut are the node's to receive: this case does not rest on them
 		}
-		u := e.unseenAt(k.point)
-		if mv := o.unseenMoved(untrusted, c.Timing, remote, u.any()); mv > 0 {
-			badN -= mv
-			undN += mv
-			if reason == "" {
-				reason = unseenReason(k, remote, u)
-			}
-		}
-		if u.mixed != "" && okN > 0 {
-			// A pass there may rest on the other point's copy of a frame.
-			undN += okN
-			okN = 0
-			if reason == "" {
-				reason = unseenReason(k, remote, u)
-			}
+		okN, badN, undN, why := e.standing(c, k, o, untrusted, remote, u)
+		if reason == "" {
+			reason = why
 		}
 		ok += okN
 		bad += badN
@@ -1781,6 +1818,8 @@ func unseenReason(k obsKey, remote bool, u unseen) string {
 	switch {
 	case u.mixed != "":
 		return fmt.Sprintf("interface %s of capture point %s carries two capture points' frames, so a packet seen or not seen there may be the other point's", u.mixed, k.point)
+	case u.cut > 0:
+		return fmt.Sprintf("%d writes to %s at capture point %s were cut by the snap length: their ICRC is not in the capture, so whether %s had each whole is not known", u.cut, k.node, k.point, k.node)
 	case u.split != "":
 		return fmt.Sprintf("%s (one interface's capture in two files?), so a packet not seen at capture point %s may be among the other point's frames", u.split, k.point)
 	case u.lost > 0:
@@ -1810,17 +1849,25 @@ type unseen struct {
 	lost, late   uint64
 	mixed, split string
 	window       int // the frames the merger held back (late's reason)
+	// cut counts the writes to the observation's node cut by the snap
+	// length at the point (point.cutTo), for a case that rests on what
+	// the node had whole (hooks.receipt): taken as arrived whole, each may
+	// have had a bad ICRC, so an observation not decided from the frame
+	// alone, pass or failure, is undecidable.
+	cut int
 }
 
 // any reports whether a packet judged not seen, or not yet seen, at the
 // point may have passed it, or been the other point's.
-func (u unseen) any() bool { return u.lost > 0 || u.late > 0 || u.mixed != "" || u.split != "" }
+func (u unseen) any() bool {
+	return u.lost > 0 || u.late > 0 || u.mixed != "" || u.split != "" || u.cut > 0
+}
 
 // unseenAt returns what point's capture says of the packets it may not
-// have seen in their place.
-func (e *engine) unseenAt(point string) unseen {
+// have seen in their place, and of node's view there ("" none).
+func (e *engine) unseenAt(point, node string) unseen {
 	if pt := e.points[point]; pt != nil {
-		return unseen{pt.lost, pt.late, pt.mixed, pt.split, e.reorder.window}
+		return unseen{pt.lost, pt.late, pt.mixed, pt.split, e.reorder.window, pt.cutTo[node]}
 	}
 	return unseen{}
 }

@@ -400,7 +400,7 @@ func enrich(rep *Report, rd *pcap.Reader, c *wire.Codec, mode wire.EVMode, w *pc
 	}
 	var line []byte
 	pr := pcap.NewPrinter(io.Discard, pcap.OutputText, c, mode)
-	dec := pcap.Decoder{Codec: c, EVMode: mode}
+	dec := pcap.Decoder{Codec: c, EVMode: mode, Cut: true}
 	var rec pcap.Record
 	var f pcap.Frame
 	var first time.Time

@@ -56,6 +56,10 @@ type point struct {
 	// split says which interface of the point, and of another point, have
 	// one name and followed one another in time ("" none; ifaceTable.split).
 	split string
+	// cutTo counts, by responder, the writes the capture's snap length cut
+	// after their headers (cutWrite): what the responder did on them is
+	// not judged there (unseen.cut). At most MaxNodes entries.
+	cutTo map[string]int
 
 	flows map[flowKey]*flow
 	pairs map[[2]string][]*flow // (req, rsp) → flows

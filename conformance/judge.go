@@ -169,6 +169,9 @@ func Judge(r *pcap.Reader, name string, opts Options) (rep *Report, err error) {
 	if e.snapped > 0 {
 		e.discardNote(discardSnapped, e.snapped, "%d frames were truncated by the snap length and not judged")
 	}
+	if e.cutFrames > 0 {
+		e.note("%d writes cut by the snap length after their headers were judged from their headers: their ICRC and pad bytes are not in the capture, so those are not checked, and what their responders did on the writes they had is judged only where a frame alone decides it", e.cutFrames)
+	}
 	e.finish()
 	return e.report(info, opts.Deviations, today), nil
 }

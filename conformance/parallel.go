@@ -145,6 +145,9 @@ func (b *batch) help(seq uint64, d *pcap.Decoder) {
 		return // judged already, and maybe reused
 	}
 	for i := b.n - 1; i >= 0; i-- {
+		if f := &b.frames[i]; f.Length > len(f.Data) {
+			continue // cut by the snap length: rebuilt in the decoder's own buffer, so its shard decodes it as it judges it
+		}
 		if !b.state[i].CompareAndSwap(frameFree, frameClaimed) {
 			return
 		}
@@ -244,6 +247,7 @@ type sharder struct {
 	shards     int
 	scratch    wire.Packet
 	scratchErr wire.Error // its error (DecodeInto: none allocated)
+	cut        []byte     // a frame cut by the snap length, rebuilt (DecodeCut)
 	assigned   map[uint64]int
 	// tied names the addresses learnt to be another's node on another
 	// plane (planes.go) by that address.
@@ -265,7 +269,7 @@ type shardMemo struct {
 // an IP header. It runs in the reader for every frame, so a frame whose
 // address bytes match a recent pair's takes that pair's shard without
 // parsing its addresses.
-func (s *sharder) of(b []byte) int {
+func (s *sharder) of(b []byte, length int) int {
 	off, et, ok := ipHeader(b)
 	if !ok {
 		return 0
@@ -274,7 +278,7 @@ func (s *sharder) of(b []byte) int {
 	v6 := et == 0x86dd
 	if v6 {
 		if b[off+6] != 17 {
-			return s.inner(b) // SRv6 or other extension headers
+			return s.inner(b, length) // SRv6 or other extension headers
 		}
 		for i := range key {
 			key[i] = binary.LittleEndian.Uint64(b[off+8+8*i:])
@@ -298,11 +302,12 @@ func (s *sharder) of(b []byte) int {
 	return w
 }
 
-// inner returns the shard of an IPv6 frame with extension headers: its
-// nodes are the inner packet's, as the engine sees them.
-func (s *sharder) inner(b []byte) int {
+// inner returns the shard of an IPv6 frame with extension headers, of
+// length bytes (b may be cut by the snap length): its nodes are the inner
+// packet's, as the engine sees them (wire.Codec.DecodeCut).
+func (s *sharder) inner(b []byte, length int) int {
 	src, dst, _ := ipAddrs(b)
-	_ = s.p.Codec().DecodeInto(b, &s.scratch, &s.scratchErr)
+	_, _, _ = s.p.Codec().DecodeCut(b, length, &s.cut, &s.scratch, &s.scratchErr)
 	if ip, _, _ := s.scratch.Offsets(); ip != 0 && s.scratch.IsIPv6 {
 		src, dst = netip.AddrFrom16(s.scratch.IP6.Src), netip.AddrFrom16(s.scratch.IP6.Dst)
 	}
@@ -712,7 +717,7 @@ func (j *parallel) emit(f *pcap.Frame, in *pcap.Interface) {
 		c.n++
 		c.lastNs = ns - j.t0
 	}
-	w := j.shard.of(f.Data)
+	w := j.shard.of(f.Data, f.Length)
 	if j.pending[w] == nil {
 		j.pending[w] = reuse(j.free)
 	}
@@ -906,6 +911,7 @@ func (e *engine) mergeCounts(w *engine) {
 	e.frames += w.frames
 	e.mrcFrames += w.mrcFrames
 	e.snapped += w.snapped
+	e.cutFrames += w.cutFrames
 	e.notMRC += w.notMRC
 	e.fragments += w.fragments
 	for k, n := range w.discarded {
@@ -957,6 +963,12 @@ func (e *engine) mergePoints(w *engine) {
 			e.points[name] = pt
 		}
 		pt.full = pt.full || wp.full
+		for n, c := range wp.cutTo {
+			if pt.cutTo == nil {
+				pt.cutTo = map[string]int{}
+			}
+			pt.cutTo[n] += c
+		}
 		for k, fl := range wp.flows {
 			pt.flows[k] = fl
 		}
@@ -1005,6 +1017,7 @@ func mergeObs(o, w *obsCount) {
 	o.bad += w.bad
 	o.undecided += w.undecided
 	o.okT += w.okT
+	o.okF += w.okF
 	o.badT += w.badT
 	o.badA += w.badA
 	o.badTA += w.badTA

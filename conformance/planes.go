@@ -300,10 +300,12 @@ func (s *planeScan) scan(p *PICS, frames []pcap.Frame, ins []*pcap.Interface) {
 	starts := map[msgKey][]firstWrite{}
 	found := map[planeEvidence]bool{}
 	var pk wire.Packet
+	var werr wire.Error
+	var cut []byte // a frame cut by the snap length, rebuilt (DecodeCut)
 	c := p.Codec()
 	for place, i := range order {
 		in := ins[i]
-		if c.Decode(frames[i].Data, &pk) != nil || !pk.BTH.Opcode.IsWrite() {
+		if _, _, err := c.DecodeCut(frames[i].Data, frames[i].Length, &cut, &pk, &werr); err != nil || !pk.BTH.Opcode.IsWrite() {
 			continue
 		}
 		src, dst, ok := ipPair(&pk)

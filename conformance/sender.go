@@ -30,7 +30,25 @@ func (e *engine) write(pt *point, src, dst string, r *pcap.Record) {
 	}
 	e.tlPacket(pt, fl, r)
 	e.sendWrite(pt, fl, src, r)
+	if r.Cut {
+		e.cutWrite(pt, fl)
+	}
 	e.arriveWrite(pt, fl, dst, r)
+}
+
+// cutWrite counts a write the capture's snap length cut after its
+// headers (pcap.Record.Cut), to its responder at the point: it is taken
+// as arrived whole, as it most likely did, and since its ICRC is not in
+// the capture, what the responder did on the writes it had is not judged
+// there (unseen.cut).
+func (e *engine) cutWrite(pt *point, fl *flow) {
+	e.cutFrames++
+	if pt.cutTo == nil {
+		pt.cutTo = map[string]int{}
+	}
+	if _, ok := pt.cutTo[fl.key.rsp]; ok || len(pt.cutTo) < MaxNodes {
+		pt.cutTo[fl.key.rsp]++
+	}
 }
 
 // sentCtx is what the sent hook of a check sees: a write as its requester

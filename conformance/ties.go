@@ -130,7 +130,7 @@ func (e *engine) tieKey(f *pcap.Frame, in *pcap.Interface) tieKey {
 		}
 	} else {
 		p := &e.tiePkt
-		if e.codec.DecodeInto(b, p, &e.tieErr) != nil {
+		if _, _, err := e.codec.DecodeCut(b, f.Length, &e.tieCut, p, &e.tieErr); err != nil {
 			return k
 		}
 		op, k.qp, k.pos = p.BTH.Opcode, p.BTH.DestQP, p.BTH.PSN

@@ -103,7 +103,7 @@ func (e *engine) wireChecks(pt *point, src string, r *pcap.Record) {
 			return "no " + v.Req.String() + " violation", violationText(v)
 		})
 	}
-	k, os := kindOf(p), opSlot(op)
+	k, os := kindOf(p, r.Cut), opSlot(op)
 	for _, c := range hooks.frameBy[k][os] {
 		c.frame(e, x)
 	}
@@ -126,6 +126,7 @@ func (e *engine) wireChecks(pt *point, src string, r *pcap.Record) {
 			o := &row[cs]
 			o.used = true
 			o.ok++
+			o.okF++
 		}
 	}
 }

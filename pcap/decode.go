@@ -26,8 +26,14 @@ type Record struct {
 	// Violations are the strict Check findings of a frame that decoded.
 	Violations []wire.Violation
 	// ICRCOK reports a correct ICRC (false for trimmed frames, which carry
-	// none, and for frames that did not decode).
+	// none, for frames cut by the snap length, and for frames that did not
+	// decode).
 	ICRCOK bool
+	// Cut reports a frame the capture's snap length cut after its headers,
+	// decoded from them (Decoder.Cut, wire.Codec.DecodeCut): Data is then
+	// the frame rebuilt to its length, whose bytes past the cut are zeros,
+	// not the frame's; its ICRC and pad bytes were not checked.
+	Cut bool
 	// EV is the entropy value the frame carries under the Decoder's mode.
 	EV uint32
 	// Rel is the time since the first frame the Decoder decoded, as
@@ -74,6 +80,11 @@ type Decoder struct {
 	Codec   *wire.Codec // nil: wire.Default
 	EVMode  wire.EVMode // how EVs are read from the frame (WIRE-EV-1..4)
 	NoCheck bool        // skip Check and the ICRC (faster, no Violations)
+	// Cut makes frames the capture's snap length cut after their headers
+	// decode from them (Record.Cut) rather than fail as truncated.
+	Cut bool
+
+	cut []byte // the frame DecodeCut rebuilds
 
 	first Epoch // timestamp of the first frame, for Record.Rel
 	seen  bool
@@ -122,7 +133,7 @@ func (d *Decoder) decode(f *Frame, in *Interface, r *Record, computed bool, icrc
 		d.first, d.seen = NewEpoch(f.Timestamp), true
 	}
 	r.Rel = d.first.Since(f.Timestamp)
-	r.Err, r.ICRCOK, r.EV = nil, false, 0
+	r.Err, r.ICRCOK, r.EV, r.Cut = nil, false, 0, false
 	r.Violations = r.Violations[:0]
 	if cap(r.Violations) == 0 {
 		r.Violations = r.viol[:0]
@@ -130,6 +141,10 @@ func (d *Decoder) decode(f *Frame, in *Interface, r *Record, computed bool, icrc
 	if in != nil && in.LinkType != LinkTypeEthernet {
 		r.Packet = wire.Packet{}
 		r.Err = &LinkError{LinkType: in.LinkType}
+		return
+	}
+	if d.Cut && f.Length > len(f.Data) {
+		d.decodeCut(c, f, r)
 		return
 	}
 	if err := c.DecodeInto(f.Data, &r.Packet, &r.werr); err != nil {
@@ -144,6 +159,17 @@ func (d *Decoder) decode(f *Frame, in *Interface, r *Record, computed bool, icrc
 		}
 		r.Violations = c.CheckComputed(f.Data, &r.Packet, r.Violations, icrc)
 		r.ICRCOK = !r.Packet.Trimmed && icrc == r.Packet.ICRC // CheckComputed's ICRC verdict
+	}
+	r.EV = c.EV(&r.Packet, d.EVMode)
+}
+
+// decodeCut decodes a frame cut by the snap length from its headers
+// (Decoder.Cut): its checks leave out the ICRC, which the cut removed.
+func (d *Decoder) decodeCut(c *wire.Codec, f *Frame, r *Record) {
+	data, cut, err := c.DecodeCut(f.Data, f.Length, &d.cut, &r.Packet, &r.werr)
+	r.Data, r.Cut, r.Err = data, cut, err
+	if err == nil && !d.NoCheck {
+		r.Violations = c.CheckHeaders(data, &r.Packet, r.Violations)
 	}
 	r.EV = c.EV(&r.Packet, d.EVMode)
 }
