@@ -16,29 +16,11 @@ import (
 // each frame's first snap bytes, with its length on the wire.
 func writeCut(t *testing.T, dir, name string, ifs []pcap.Interface, frames []pcap.Frame, snap int) string {
 	t.Helper()
-	var decl []pcap.Interface
-	for _, in := range ifs {
-		decl = append(decl, pcap.Interface{Name: in.Name, LinkType: in.LinkType, SnapLen: uint32(snap)})
+	cut := make([]pcap.Frame, len(frames))
+	for i, f := range frames {
+		cut[i] = pcap.Frame{Timestamp: f.Timestamp, Interface: f.Interface, Length: len(f.Data), Data: f.Data[:min(len(f.Data), snap)]}
 	}
-	var b bytes.Buffer
-	w, err := pcap.NewWriter(&b, decl...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range frames {
-		c := pcap.Frame{Timestamp: f.Timestamp, Interface: f.Interface, Length: len(f.Data), Data: f.Data[:min(len(f.Data), snap)]}
-		if err := w.WriteFrame(&c); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return writeCapture(t, dir, name, ifs, cut)
 }
 
 // TestCutFramesJudged: writes a capture's snap length cut after their

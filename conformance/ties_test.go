@@ -41,7 +41,8 @@ func readFrames(t testing.TB, name string) ([]pcap.Frame, []pcap.Interface) {
 }
 
 // writeCapture writes frames to a pcapng file in dir, declaring ifaces
-// (by name and link type) in order, and returns its path.
+// (by name and link type) in order, and returns its path. A frame keeps
+// its length on the wire (Length; 0: its bytes').
 func writeCapture(t *testing.T, dir, name string, ifaces []pcap.Interface, frames []pcap.Frame) string {
 	t.Helper()
 	var decl []pcap.Interface
@@ -54,7 +55,8 @@ func writeCapture(t *testing.T, dir, name string, ifaces []pcap.Interface, frame
 		t.Fatal(err)
 	}
 	for i := range frames {
-		if err := w.WritePacket(frames[i].Timestamp, frames[i].Interface, frames[i].Data); err != nil {
+		f := pcap.Frame{Timestamp: frames[i].Timestamp, Interface: frames[i].Interface, Length: frames[i].Length, Data: frames[i].Data}
+		if err := w.WriteFrame(&f); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -11,9 +11,9 @@ import (
 	"github.com/openmrc/mrc/spec"
 )
 
-// benchData is the reference frame: Eth/IPv6/UDP/BTH/METH/RETH with
-// a 4096-byte payload and ICRC.
-func benchData(b *testing.B) ([]byte, Packet) {
+// refWrite is the reference packet: Eth/IPv6/UDP/BTH/METH/RETH
+// with a 4096-byte payload.
+func refWrite() Packet {
 	p := Packet{IsIPv6: true}
 	p.IP6 = IPv6{TrafficClass: 4 << 2, HopLimit: 64}
 	p.BTH = BTH{Opcode: OpWriteMiddle, PKey: 0xFFFF, DestQP: 0x1234, PSN: 1000}
@@ -21,6 +21,12 @@ func benchData(b *testing.B) ([]byte, Packet) {
 	p.METH = METH{MSN: 7}
 	p.RETH = RETH{VA: 0x10000, RKey: 9, DMALength: 1 << 20}
 	p.Payload = bytes.Repeat([]byte{0xA5}, 4096)
+	return p
+}
+
+// benchData is the reference packet's frame, with its ICRC.
+func benchData(b *testing.B) ([]byte, Packet) {
+	p := refWrite()
 	f, err := Default.Append(nil, &p)
 	if err != nil {
 		b.Fatal(err)

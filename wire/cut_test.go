@@ -11,13 +11,7 @@ import (
 // one cut within its headers, not cut, or longer than MaxCutLen decodes
 // as DecodeInto decodes its bytes.
 func TestDecodeCut(t *testing.T) {
-	p := Packet{IsIPv6: true}
-	p.IP6 = IPv6{TrafficClass: 4 << 2, HopLimit: 64}
-	p.BTH = BTH{Opcode: OpWriteMiddle, PKey: 0xFFFF, DestQP: 0x1234, PSN: 1000}
-	p.SetEV(0x12345678, EVModeSTEV)
-	p.METH = METH{MSN: 7}
-	p.RETH = RETH{VA: 0x10000, RKey: 9, DMALength: 1 << 20}
-	p.Payload = bytes.Repeat([]byte{0xA5}, 4096)
+	p := refWrite()
 	frame, err := Default.Append(nil, &p)
 	if err != nil {
 		t.Fatal(err)
