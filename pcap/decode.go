@@ -31,9 +31,10 @@ type Record struct {
 	ICRCOK bool
 	// Cut reports a frame the capture's snap length cut after its headers,
 	// decoded from them (Decoder.Cut, wire.Codec.DecodeCut): Data is then
-	// the frame rebuilt to its length, whose bytes past the cut are zeros,
-	// not the frame's; its ICRC and pad bytes were not checked.
-	Cut bool
+	// the frame rebuilt to its length, whose bytes past the first Kept are
+	// zeros, not the frame's; its ICRC and pad bytes were not checked.
+	Cut  bool
+	Kept int
 	// EV is the entropy value the frame carries under the Decoder's mode.
 	EV uint32
 	// Rel is the time since the first frame the Decoder decoded, as
@@ -167,11 +168,20 @@ func (d *Decoder) decode(f *Frame, in *Interface, r *Record, computed bool, icrc
 // (Decoder.Cut): its checks leave out the ICRC, which the cut removed.
 func (d *Decoder) decodeCut(c *wire.Codec, f *Frame, r *Record) {
 	data, cut, err := c.DecodeCut(f.Data, f.Length, &d.cut, &r.Packet, &r.werr)
-	r.Data, r.Cut, r.Err = data, cut, err
+	r.Data, r.Cut, r.Kept, r.Err = data, cut, len(f.Data), err
 	if err == nil && !d.NoCheck {
 		r.Violations = c.CheckHeaders(data, &r.Packet, r.Violations)
 	}
 	r.EV = c.EV(&r.Packet, d.EVMode)
+}
+
+// Captured returns how many of the frame's bytes the capture holds: Kept
+// when the frame was cut and rebuilt (Cut), else those of Data.
+func (r *Record) Captured() int {
+	if r.Cut {
+		return r.Kept
+	}
+	return len(r.Data)
 }
 
 // bthPresent reports whether the frame holds a whole BTH at its BTH

@@ -302,8 +302,9 @@ func (e *fenv) payload() bool {
 	return e.mrc && e.r.Err == nil && e.r.Packet.Decoded&wire.HasPayload != 0
 }
 
-// icrc reports whether the frame carries an ICRC that was reached.
-func (e *fenv) icrc() bool { return e.mrc && e.r.Err == nil && !e.r.Packet.Trimmed }
+// icrc reports whether the frame carries an ICRC that was reached, and
+// is in the capture.
+func (e *fenv) icrc() bool { return e.mrc && e.r.Err == nil && !e.r.Packet.Trimmed && !e.r.Cut }
 
 // linkOff returns the frame offset of the i-th of wire.LinkHeaders, or -1
 // when the frame does not hold it. Wireshark dissects an Ethernet header

@@ -207,6 +207,13 @@ func (p *Printer) appendText(b []byte, r *Record) []byte {
 	b = pad(b, s, 21)
 	b = p.appendSummaryFields(b, r)
 	b = appendFlags(b, pk)
+	if r.Cut {
+		b = append(b, " [cut by the snap length: "...)
+		b = strconv.AppendInt(b, int64(r.Kept), 10)
+		b = append(b, " of "...)
+		b = strconv.AppendInt(b, int64(r.Length), 10)
+		b = append(b, " bytes]"...)
+	}
 	if r.Err != nil {
 		b = append(b, ' ')
 		b = appendErrText(b, r)
@@ -359,7 +366,7 @@ func appendFrameV(b []byte, r *Record) []byte {
 	b = append(b, ": "...)
 	b = strconv.AppendInt(b, int64(r.Length), 10)
 	b = append(b, " bytes on wire, "...)
-	b = strconv.AppendInt(b, int64(len(r.Data)), 10)
+	b = strconv.AppendInt(b, int64(r.Captured()), 10)
 	b = append(b, " captured, interface "...)
 	b = appendIface(b, r)
 	b = append(b, " (id "...)
@@ -453,7 +460,9 @@ func (p *Printer) appendPayloadV(b []byte, r *Record) []byte {
 		b = strconv.AppendInt(b, int64(len(pk.Payload)), 10)
 		b = append(b, " bytes, pad_count "...)
 		b = strconv.AppendUint(b, uint64(pk.BTH.PadCount), 10)
-		if len(pk.Payload) > 0 {
+		if r.Cut {
+			b = append(b, ", not in the capture (cut by the snap length)"...)
+		} else if len(pk.Payload) > 0 {
 			b = append(b, ", starts "...)
 			n := min(len(pk.Payload), 16)
 			b = hex.AppendEncode(b, pk.Payload[:n])
@@ -462,6 +471,9 @@ func (p *Printer) appendPayloadV(b []byte, r *Record) []byte {
 			}
 		}
 		b = append(b, '\n')
+	}
+	if r.Cut {
+		return append(b, "    ICRC: not in the capture (cut by the snap length)\n"...)
 	}
 	if r.Err == nil && !pk.Trimmed {
 		b = append(b, "    ICRC: "...)
@@ -602,7 +614,7 @@ func (o *jsonObj) frame(r *Record) {
 		o.int("plane", int64(r.Iface.Plane))
 	}
 	o.int("len", int64(r.Length))
-	o.int("caplen", int64(len(r.Data)))
+	o.int("caplen", int64(r.Captured()))
 	if len(r.Comments) > 0 {
 		o.key("comments")
 		o.b = append(o.b, '[')
@@ -649,7 +661,7 @@ func (p *Printer) jsonTransport(o *jsonObj, r *Record) {
 	if pk.Decoded&wire.HasPayload != 0 && r.Err == nil {
 		o.int("payload_len", int64(len(pk.Payload)))
 	}
-	if r.Err == nil && bth != 0 && !pk.Trimmed {
+	if r.Err == nil && bth != 0 && !pk.Trimmed && !r.Cut {
 		o.uint("icrc", uint64(pk.ICRC))
 		o.bool("icrc_ok", r.ICRCOK)
 	}

@@ -116,7 +116,7 @@ func runDecode(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return cmd.Usagef("%v", err)
 	}
-	d := &pcap.Decoder{NoCheck: fl.noCheck}
+	d := &pcap.Decoder{NoCheck: fl.noCheck, Cut: true}
 	if d.EVMode, err = wire.ParseEVMode(fl.evMode); err != nil {
 		return cmd.Usagef("unknown EV mode %q (want stev, udp or srv6)", fl.evMode)
 	}
