@@ -9,20 +9,28 @@ import (
 	"github.com/openmrc/mrc/wire"
 )
 
+// writeOnly returns the frame of an IPv4 WRITE_ONLY of PSN 7 with 1024
+// payload bytes of 0xA5.
+func writeOnly(t *testing.T) []byte {
+	t.Helper()
+	p := wire.Packet{}
+	p.IP4 = wire.IPv4{TTL: 64, TOS: 4 << 2, FlagsFrag: 0x4000}
+	p.BTH = wire.BTH{Opcode: wire.OpWriteOnly, PKey: 0xFFFF, DestQP: 0x42, PSN: 7}
+	p.RETH = wire.RETH{VA: 0x1000, RKey: 3, DMALength: 1024}
+	p.Payload = bytes.Repeat([]byte{0xA5}, 1024)
+	frame, err := wire.Default.Append(nil, &p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return frame
+}
+
 // TestDecoderCut: with Cut, a frame the snap length cut after its headers
 // decodes from them (Record.Cut, Data rebuilt to its length), its ICRC
 // neither good nor a violation; without Cut, it fails as truncated, as
 // before. A frame not cut decodes alike either way.
 func TestDecoderCut(t *testing.T) {
-	p := wire.Packet{}
-	p.IP4 = wire.IPv4{TTL: 64, TOS: 4 << 2, FlagsFrag: 0x4000}
-	p.BTH = wire.BTH{Opcode: wire.OpWriteOnly, PKey: 0xFFFF, DestQP: 0x42, PSN: 7}
-	p.RETH = wire.RETH{VA: 0x1000, RKey: 3, DMALength: 1024}
-	p.Payload = bytes.Repeat([]byte{1}, 1024)
-	frame, err := wire.Default.Append(nil, &p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	frame := writeOnly(t)
 	f := Frame{Data: frame[:128], Length: len(frame)}
 	var r Record
 	(&Decoder{Cut: true}).Decode(&f, nil, &r)
@@ -49,15 +57,7 @@ func TestDecoderCut(t *testing.T) {
 // display filter's ICRC fields do not match either. Before, mrc-conform
 // decode showed such a write as MALFORMED, breaking WIRE-LEN-1.
 func TestPrintCut(t *testing.T) {
-	p := wire.Packet{}
-	p.IP4 = wire.IPv4{TTL: 64, TOS: 4 << 2, FlagsFrag: 0x4000}
-	p.BTH = wire.BTH{Opcode: wire.OpWriteOnly, PKey: 0xFFFF, DestQP: 0x42, PSN: 7}
-	p.RETH = wire.RETH{VA: 0x1000, RKey: 3, DMALength: 1024}
-	p.Payload = bytes.Repeat([]byte{0xA5}, 1024)
-	frame, err := wire.Default.Append(nil, &p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	frame := writeOnly(t)
 	f := Frame{Number: 1, Data: frame[:128], Length: len(frame)}
 	var r Record
 	(&Decoder{Cut: true}).Decode(&f, nil, &r)
