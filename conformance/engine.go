@@ -1140,7 +1140,7 @@ func (e *engine) decodeError(pt *point, f *pcap.Frame, r *pcap.Record) {
 		e.notMRC++
 		return
 	}
-	if f.Length > len(f.Data) {
+	if f.Length > len(f.Data) && !r.Cut {
 		e.discardSnapped(pt, p)
 		return
 	}
@@ -1179,7 +1179,7 @@ func (e *engine) decodeErrorBeforeUDP(pt *point, f *pcap.Frame, r *pcap.Record, 
 		e.notMRC++
 		return
 	}
-	if f.Length > len(f.Data) {
+	if f.Length > len(f.Data) && !r.Cut {
 		e.discardSnapped(pt, &r.Packet)
 		return
 	}

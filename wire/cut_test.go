@@ -55,4 +55,19 @@ func TestDecodeCut(t *testing.T) {
 			t.Errorf("%s: %v, want a truncated error", name, err)
 		}
 	}
+	// A frame that does not decode for a reason in the bytes kept (a UDP
+	// port not MRC's) has the whole frame's error, the frame rebuilt;
+	// before, the cut frame failed as truncated.
+	bad := bytes.Clone(frame)
+	bad[whole.udpOff+2], bad[whole.udpOff+3] = 0x12, 0x34 // destination port 4660
+	var q, r Packet
+	var e, f Error
+	want := Default.DecodeInto(bad, &r, &f)
+	data, cut, err := Default.DecodeCut(bad[:hdrs], len(bad), &buf, &q, &e)
+	if want == nil || err == nil || !cut || len(data) != len(bad) || e != f {
+		t.Errorf("a UDP port not MRC's kept: cut %v, err %v; want the whole frame's %v", cut, err, want)
+	}
+	if !bytes.Equal(buf[hdrs:len(bad)], make([]byte, len(bad)-hdrs)) {
+		t.Errorf("the rebuilt frame is not zeros past the cut")
+	}
 }
