@@ -192,3 +192,27 @@ func ExampleEpoch() {
 	fmt.Println(e.Since(time.Unix(101, 400)))
 	// Output: 999.9999ms
 }
+
+// A Decoder with Cut decodes a frame the capture's snap length cut after
+// its headers from them, and a Printer shows what the capture holds.
+func ExampleDecoder_cut() {
+	p := wire.Packet{}
+	p.IP4 = wire.IPv4{TTL: 64, FlagsFrag: 0x4000}
+	p.BTH = wire.BTH{Opcode: wire.OpWriteOnly, PKey: 0xFFFF, DestQP: 0x11, PSN: 42}
+	p.RETH = wire.RETH{VA: 0x1000, RKey: 7, DMALength: 1024}
+	p.Payload = make([]byte, 1024)
+	frame, err := wire.Default.Append(nil, &p)
+	if err != nil {
+		panic(err)
+	}
+	f := pcap.Frame{Number: 1, Length: len(frame), Data: frame[:128]}
+	var r pcap.Record
+	(&pcap.Decoder{Cut: true}).Decode(&f, nil, &r)
+	fmt.Println(r.Cut, r.Captured(), len(r.Data), r.Err)
+	pr := pcap.NewPrinter(os.Stdout, pcap.OutputText, nil, wire.EVModeSTEV)
+	pr.Print(&r)
+	pr.Flush()
+	// Output:
+	// true 128 1102 <nil>
+	//     1 0.000000000 if0               0.0.0.0 → 0.0.0.0      1102 ev=0x00000000 RDMA_WRITE_ONLY       qp=0x000011 psn=42 msn=0 va=0x0000000000001000 len=1024 dma_len=1024 [cut by the snap length: 128 of 1102 bytes]
+}

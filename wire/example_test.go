@@ -83,3 +83,26 @@ func ExamplePacket_WalkLink() {
 	// IPv4 at 18: ip.version=4 ip.src=0a000001 ip.dst=0a000002 ip.dsfield.dscp=0 ip.dsfield.ecn=0 ip.len=48 ip.id=0 ip.ttl=64 ip.checksum=26299
 	// UDP at 38: udp.srcport=1 udp.dstport=4791 udp.length=28 udp.checksum=0
 }
+
+// A write a capture's snap length cut after its headers (dumpcap -s 128)
+// decodes from them: the frame rebuilt to its length on the wire, every
+// length field holding, its payload's length known, its bytes not.
+func ExampleCodec_DecodeCut() {
+	p := wire.Packet{}
+	p.IP4 = wire.IPv4{TTL: 64, FlagsFrag: 0x4000}
+	p.BTH = wire.BTH{Opcode: wire.OpWriteOnly, PKey: 0xFFFF, DestQP: 0x11, PSN: 42}
+	p.RETH = wire.RETH{VA: 0x1000, RKey: 7, DMALength: 1024}
+	p.Payload = make([]byte, 1024)
+	frame, err := wire.Default.Append(nil, &p)
+	if err != nil {
+		panic(err)
+	}
+	kept := frame[:128] // what the capture holds
+	var got wire.Packet
+	var e wire.Error
+	var buf []byte
+	data, cut, err := wire.Default.DecodeCut(kept, len(frame), &buf, &got, &e)
+	fmt.Println(len(data), cut, err, got.String())
+	// Output:
+	// 1102 true <nil> RDMA_WRITE_ONLY qp=0x000011 psn=42 len=1024
+}
