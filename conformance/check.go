@@ -119,6 +119,12 @@ type check struct {
 	// to call (hooks.passBy).
 	everyFrame bool
 	everyOn    frameKind
+	// framesShow: its observations rest on the frames the capture holds,
+	// not on which writes a responder had whole (a probe's answer, a
+	// field of feedback, or what feedback says of the write it names, which
+	// it shows arrived), so writes cut by the snap length leave them
+	// decided (hooks.receipt).
+	framesShow bool
 	// sent judges a write as its requester sent it.
 	sent func(e *engine, x *sentCtx)
 	// resent judges a write as its requester sent it again (not a first
@@ -324,9 +330,9 @@ var (
 		sentAll [2][]func(e *engine, x *sentCtx)
 		sentBy  [numSentLists][]func(e *engine, x *sentCtx)
 		// receipt holds the cases judged on what a responder did on the
-		// writes it had (checks with arrived, feedback or answer hooks):
-		// where writes were cut by the snap length, it may not have had
-		// them whole (unseen.cut).
+		// writes it had (checks with arrived, feedback or answer hooks,
+		// but framesShow): where writes were cut by the snap length, it
+		// may not have had them whole (unseen.cut).
 		receipt [maxCases]bool
 	}
 	checksErr error
@@ -513,7 +519,7 @@ func addHooks(c *check) {
 	if c.resent != nil {
 		h.sentAll[1] = append(h.sentAll[1], c.resent)
 	}
-	h.receipt[c.cs] = c.arrived != nil || c.feedback != nil || c.answer != nil
+	h.receipt[c.cs] = (c.arrived != nil || c.feedback != nil || c.answer != nil) && !c.framesShow
 	for _, a := range []struct {
 		set  bool
 		list *[]*check

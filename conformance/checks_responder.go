@@ -133,7 +133,7 @@ func init() {
 		check{cs: cClaims, reqs: []caseReq{rClaims_RSP_RCV_4, rClaims_WIRE_SETH_6}, feedback: claimsOnlyArrivals, arrived: claimTieArrival, finish: claimTiesAtEnd, state: claimTiesOf.slot},
 		check{cs: cCurrent, reqs: []caseReq{rCurrent_RSP_SACK_1}, feedback: sackCurrent},
 		check{cs: cTrigger, reqs: []caseReq{rTrigger_RSP_SACK_1, rTrigger_RSP_SACK_2, rTrigger_WIRE_CCS_2}, answer: sackTrigger},
-		check{cs: cMVerdict, reqs: []caseReq{rMVerdict_RSP_SACK_3, rMVerdict_RSP_PRB_2}, answer: mVerdict},
+		check{cs: cMVerdict, reqs: []caseReq{rMVerdict_RSP_SACK_3, rMVerdict_RSP_PRB_2}, answer: mVerdict, framesShow: true},
 		check{cs: cCounters, reqs: []caseReq{rCounters_WIRE_CCS_1, rCounters_RSP_SACK_7}, feedback: sackCounters, state: unseenPayOf.slot},
 		check{cs: cImmediate, reqs: []caseReq{rImmediate_RSP_SACK_5}, answer: answeredAtOnce, finish: notAnsweredAtOnce},
 		check{cs: cTrimNACK, reqs: []caseReq{rTrimNACK_RSP_NACK_1, rTrimNACK_WIRE_NETH_3}, feedback: trimNACK, feedbackOps: []wire.Opcode{wire.OpNACK}, finish: trimNotNACKed},

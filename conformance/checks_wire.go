@@ -921,8 +921,8 @@ func init() {
 	addChecks(
 		check{cs: cWirePAY, codec: []wire.ReqID{wire.ReqPAY1}, reqs: []caseReq{rWirePAY_WIRE_PAY_1}, sent: payloadSize},
 		check{cs: cDSCP, reqs: []caseReq{rDSCP_WIRE_DSCP_1, rDSCP_WIRE_DSCP_5, rDSCP_EP_GEN_4}, frame: controlClass, frameOn: kUntrimmed, frameOps: []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpAcknowledge, wire.OpEndpointResp, wire.OpProbe}, sent: dscpWrite},
-		check{cs: cWireDCID, reqs: []caseReq{rWireDCID_WIRE_SETH_9, rWireDCID_RSP_SACK_6, rWireDCID_RSP_ACK_1}, frame: dpdcid, frameOps: []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpProbe}, feedback: feedbackDCID, probe: probeDCID, state: dcidOf.slot},
-		check{cs: cWirePKey, reqs: []caseReq{rWirePKey_WIRE_BTH_12}, frame: endpointPKey, frameSelf: true, frameOps: []wire.Opcode{wire.OpEndpointReq, wire.OpEndpointResp}, sent: writePKey, feedback: feedbackPKey, probe: probePKey, state: pkeyState.slot},
+		check{cs: cWireDCID, framesShow: true, reqs: []caseReq{rWireDCID_WIRE_SETH_9, rWireDCID_RSP_SACK_6, rWireDCID_RSP_ACK_1}, frame: dpdcid, frameOps: []wire.Opcode{wire.OpSACK, wire.OpNACK, wire.OpProbe}, feedback: feedbackDCID, probe: probeDCID, state: dcidOf.slot},
+		check{cs: cWirePKey, framesShow: true, reqs: []caseReq{rWirePKey_WIRE_BTH_12}, frame: endpointPKey, frameSelf: true, frameOps: []wire.Opcode{wire.OpEndpointReq, wire.OpEndpointResp}, sent: writePKey, feedback: feedbackPKey, probe: probePKey, state: pkeyState.slot},
 		check{cs: cWireMSG, codec: []wire.ReqID{wire.ReqPAY2}, reqs: []caseReq{rWireMSG_REQ_SEG_2, rWireMSG_WIRE_RETH_2, rWireMSG_WIRE_PAY_2}, msg: messageShape},
 		check{cs: cWireMETH, reqs: []caseReq{rWireMETH_WIRE_METH_2, rWireMETH_REQ_PSN_3}, msg: messageMSN},
 		check{cs: cWIMMOrd, reqs: []caseReq{rWIMMOrd_WIRE_METH_3}, msg: messageRQMSN},

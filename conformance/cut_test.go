@@ -26,16 +26,22 @@ func writeCut(t *testing.T, dir, name string, ifs []pcap.Interface, frames []pca
 // TestCutFramesJudged: writes a capture's snap length cut after their
 // headers (a port mirrored with truncation, dumpcap -s 128) are judged
 // from their headers. What their requester did is judged as in the whole
-// capture: the requester's cases keep their verdicts and observations.
-// What their responder did on them is not, since the ICRC that decides
-// whether it had them whole is not in the capture: its observations not
-// decided from a frame alone are INCONCLUSIVE, and no case PASSes or
-// FAILs where the whole capture does not. The ICRC and pad bytes
+// capture: the requester's cases keep their verdicts and observations, as
+// do the responder's the frames decide (feedback's fields, what it says
+// of the write it names). What their responder did on the writes it had
+// is not, since the ICRC that decides whether it had them whole is not in
+// the capture: those observations not decided from a frame alone are
+// INCONCLUSIVE, and no case PASSes or FAILs where the whole capture does
+// not. The ICRC and pad bytes
 // (MRC-WIRE-ICRC-001, MRC-WIRE-BTH-003) are checked on the frames not cut
 // only. Before, every cut frame was discarded: the loss scenario's 268
 // writes went unjudged, and every requester case was INCONCLUSIVE.
 func TestCutFramesJudged(t *testing.T) {
-	requester := []string{"MRC-LR-RTX-001", "MRC-LR-RTX-003", "MRC-REQ-PSN-001", "MRC-REQ-PSN-002", "MRC-WIRE-MSG-001", "MRC-WIRE-METH-001", "MRC-WIRE-PAY-001"}
+	// The requester's cases, and the responder's that the frames decide
+	// (check.framesShow): feedback's fields, and what it says of the write
+	// it names.
+	requester := []string{"MRC-LR-RTX-001", "MRC-LR-RTX-003", "MRC-REQ-PSN-001", "MRC-REQ-PSN-002", "MRC-WIRE-MSG-001", "MRC-WIRE-METH-001", "MRC-WIRE-PAY-001",
+		"MRC-WIRE-EV-002", "MRC-EV-REV-001", "MRC-RSP-SACK-004", "MRC-WIRE-BTH-006", "MRC-WIRE-SETH-002"}
 	for _, name := range []string{"loss", "trim", "perplane-loss"} {
 		frames, ifs := readFrames(t, "../pcap/testdata/scenarios/"+name+".pcapng")
 		dir := t.TempDir()
