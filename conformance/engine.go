@@ -1087,7 +1087,7 @@ func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 	if e.timersDue() {
 		e.fireTimers(src, dst)
 	}
-	if !p.Trimmed && !r.ICRCOK && !r.Cut {
+	if r.HasICRC() && !r.ICRCOK {
 		// Its receiver discards a frame whose ICRC is bad (RSP-RCV-1), and
 		// any of its fields may be the corrupted one: it is one
 		// WIRE-ICRC-1 finding and nothing else.
@@ -1663,10 +1663,11 @@ func (e *engine) standing(c *Case, k obsKey, o *obsCount, untrusted, remote bool
 			why = unseenReason(k, remote, u)
 		}
 	}
-	if mv := okN; u.mixed != "" || u.cut > 0 && mv > 0 {
+	if u.mixed != "" || u.cut > 0 {
 		// A pass there may rest on the other point's copy of a frame;
 		// one not decided from the frame alone, on taking writes cut by
 		// the snap length as had whole.
+		mv := okN
 		if u.mixed == "" {
 			mv = max(0, okN-o.okF)
 		}

@@ -17,7 +17,7 @@ import (
 // time order across interfaces). A frame more than that many frames of
 // other interfaces late is judged out of order, and the capture notes
 // count it; a capture file is then judged again holding back as many
-// frames as its latest frame needs (reorderWindow).
+// frames as its latest frame needs (reorderSeen.wider).
 const MaxReorder = 4096
 
 // MaxReorderLimit bounds Options.Reorder and the window a capture file is
@@ -87,7 +87,7 @@ type merger struct {
 	// that interface's frames came from tie keys (ties.go).
 	ties int
 	// window is how many frames it holds before it emits the earliest
-	// whatever the other interfaces may still hold (0: MaxReorder).
+	// whatever the other interfaces may still hold (0: defaultReorder).
 	window int
 	// emitted holds, once frames were emitted for want of room (window),
 	// the latest timestamp emitted so far after each frame emitted since,
@@ -248,7 +248,9 @@ func (m *merger) record(late bool, ns int64) {
 		k := sort.Search(n, func(i int) bool { return m.emitted[(m.nEmit-n+i)%len(m.emitted)] > ns })
 		lateness := n - k
 		if k == 0 {
-			lateness = len(m.emitted) // at least as late as the record goes back
+			// Later than every emission recorded, and maybe than those
+			// before: taken as late as the ring is long, the widest window.
+			lateness = len(m.emitted)
 		}
 		m.need = max(m.need, lateness+m.win())
 	}

@@ -964,10 +964,7 @@ func (e *engine) mergePoints(w *engine) {
 		}
 		pt.full = pt.full || wp.full
 		for n, c := range wp.cutTo {
-			if pt.cutTo == nil {
-				pt.cutTo = map[string]int{}
-			}
-			pt.cutTo[n] += c
+			pt.countCut(n, c)
 		}
 		for k, fl := range wp.flows {
 			pt.flows[k] = fl

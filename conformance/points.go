@@ -274,7 +274,8 @@ func (e *engine) lateAt(f *pcap.Frame, in *pcap.Interface) {
 	}
 }
 
-// noteLate notes the frames the merger m judged out of timestamp order.
+// noteLate keeps what the merger m saw of frames out of timestamp order
+// (engine.reorder, for judgeEngine's second judgement) and notes them.
 func (e *engine) noteLate(m *merger) {
 	e.reorder = reorderSeen{late: m.late, need: m.need, window: m.win(), frames: m.pushed, bytes: m.bytes}
 	if m.late == 0 {

@@ -19,7 +19,7 @@ var discardReqs = [wire.NumReqs]bool{
 // requirement it breaks for which it does (WIRE-ICRC-1 for a bad ICRC):
 // a value, so that judging such frames builds no text.
 func discarded(r *pcap.Record) (bool, wire.ReqID) {
-	if !r.Packet.Trimmed && !r.ICRCOK && !r.Cut { // a write cut is taken as whole (cutWrite)
+	if r.HasICRC() && !r.ICRCOK { // a write cut is taken as whole (cutWrite)
 		return true, wire.ReqICRC1
 	}
 	for i := range r.Violations {

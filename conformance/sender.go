@@ -43,11 +43,17 @@ func (e *engine) write(pt *point, src, dst string, r *pcap.Record) {
 // there (unseen.cut).
 func (e *engine) cutWrite(pt *point, fl *flow) {
 	e.cutFrames++
+	pt.countCut(fl.key.rsp, 1)
+}
+
+// countCut adds n writes to rsp cut by the snap length (cutTo), a
+// responder new to the point only while it counts fewer than MaxNodes.
+func (pt *point) countCut(rsp string, n int) {
 	if pt.cutTo == nil {
 		pt.cutTo = map[string]int{}
 	}
-	if _, ok := pt.cutTo[fl.key.rsp]; ok || len(pt.cutTo) < MaxNodes {
-		pt.cutTo[fl.key.rsp]++
+	if _, ok := pt.cutTo[rsp]; ok || len(pt.cutTo) < MaxNodes {
+		pt.cutTo[rsp] += n
 	}
 }
 

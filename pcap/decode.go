@@ -175,6 +175,12 @@ func (d *Decoder) decodeCut(c *wire.Codec, f *Frame, r *Record) {
 	r.EV = c.EV(&r.Packet, d.EVMode)
 }
 
+// HasICRC reports whether the frame carries an ICRC the decode reached and
+// the capture holds: not a trimmed frame (it carries none), one cut by
+// the snap length (Cut), or one that did not decode. ICRCOK is its
+// verdict.
+func (r *Record) HasICRC() bool { return r.Err == nil && !r.Packet.Trimmed && !r.Cut }
+
 // Captured returns how many of the frame's bytes the capture holds: Kept
 // when the frame was cut and rebuilt (Cut), else those of Data.
 func (r *Record) Captured() int {

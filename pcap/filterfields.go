@@ -304,7 +304,7 @@ func (e *fenv) payload() bool {
 
 // icrc reports whether the frame carries an ICRC that was reached, and
 // is in the capture.
-func (e *fenv) icrc() bool { return e.mrc && e.r.Err == nil && !e.r.Packet.Trimmed && !e.r.Cut }
+func (e *fenv) icrc() bool { return e.mrc && e.r.HasICRC() }
 
 // linkOff returns the frame offset of the i-th of wire.LinkHeaders, or -1
 // when the frame does not hold it. Wireshark dissects an Ethernet header

@@ -475,7 +475,7 @@ func (p *Printer) appendPayloadV(b []byte, r *Record) []byte {
 	if r.Cut {
 		return append(b, "    ICRC: not in the capture (cut by the snap length)\n"...)
 	}
-	if r.Err == nil && !pk.Trimmed {
+	if r.HasICRC() {
 		b = append(b, "    ICRC: "...)
 		b = appendHex(b, uint64(pk.ICRC), 8)
 		if r.ICRCOK {
@@ -661,7 +661,7 @@ func (p *Printer) jsonTransport(o *jsonObj, r *Record) {
 	if pk.Decoded&wire.HasPayload != 0 && r.Err == nil {
 		o.int("payload_len", int64(len(pk.Payload)))
 	}
-	if r.Err == nil && bth != 0 && !pk.Trimmed && !r.Cut {
+	if bth != 0 && r.HasICRC() {
 		o.uint("icrc", uint64(pk.ICRC))
 		o.bool("icrc_ok", r.ICRCOK)
 	}
