@@ -205,17 +205,42 @@ func (o *obsCount) keepFirsts(fs []Finding) {
 
 // lastRing holds the last LastFindings findings of an observation key
 // that were not kept in full (obsCount.findings), reduced to where and
-// when they were judged (Finding.placeOnly): keeping one builds no text
-// and allocates nothing. An engine allocates a key's ring once, when the
+// when they were judged (lastPlace): keeping one builds no text and
+// allocates nothing. An engine allocates a key's ring once, when the
 // key's findings first overflow.
 type lastRing struct {
-	f [LastFindings]Finding
+	f [LastFindings]lastPlace
 	n int // findings put; the latest is f[(n-1)%LastFindings]
 }
 
-// put keeps f as the latest, dropping the oldest when the ring is full.
-func (r *lastRing) put(f Finding) {
-	r.f[r.n%LastFindings] = f
+// lastPlace is a finding reduced to where and when it was judged, all
+// that a finding in LastFindings keeps: the Finding placeOnly gives
+// (finding), a third of its size, so that keeping the latest of a stream
+// of failures copies little.
+type lastPlace struct {
+	req         RequirementID
+	node, point string
+	at          findingPlace
+	ord         uint64
+	verdict     Verdict
+	how         failHow
+}
+
+// placeOf returns f reduced to where and when it was judged.
+func placeOf(f *Finding) lastPlace {
+	return lastPlace{req: f.Requirement, node: f.Node, point: f.Point, at: f.at, ord: f.ord, verdict: f.Verdict, how: f.how()}
+}
+
+// finding returns the Finding l stands for (Finding.placeOnly's).
+func (l *lastPlace) finding() Finding {
+	return Finding{Verdict: l.verdict, Requirement: l.req, Node: l.node, Point: l.point,
+		Frame: l.at.frame, TimeNs: l.at.ns, Plane: l.at.plane, Connection: l.at.conn,
+		timing: l.how&onTiming != 0, absent: l.how&onAbsence != 0, frame: l.how&onFrame != 0, ord: l.ord, at: l.at}
+}
+
+// put keeps l as the latest, dropping the oldest when the ring is full.
+func (r *lastRing) put(l lastPlace) {
+	r.f[r.n%LastFindings] = l
 	r.n++
 }
 
@@ -224,11 +249,11 @@ func (r *lastRing) all() []Finding {
 	if r == nil {
 		return nil
 	}
-	if r.n <= LastFindings {
-		return slices.Clone(r.f[:r.n])
+	out := make([]Finding, 0, min(r.n, LastFindings))
+	for k := max(0, r.n-LastFindings); k < r.n; k++ {
+		out = append(out, r.f[k%LastFindings].finding())
 	}
-	i := r.n % LastFindings
-	return append(slices.Clone(r.f[i:]), r.f[:i]...)
+	return out
 }
 
 // keepLast puts the findings of fs, with those o's ring holds, in o's
@@ -241,7 +266,7 @@ func (o *obsCount) keepLast(fs []Finding) {
 	slices.SortStableFunc(all, func(a, b Finding) int { return cmp.Compare(a.ord, b.ord) })
 	o.last = &lastRing{}
 	for i := range all {
-		o.last.put(all[i].placeOnly())
+		o.last.put(placeOf(&all[i]))
 	}
 }
 
@@ -577,9 +602,7 @@ func (e *engine) failWhy(req caseReq, pt *point, node string, how failHow, why f
 	case !o.firsts.holds(how):
 		e.firstOfKind(o, req, pt, node, how, why)
 	default:
-		f := Finding{Requirement: req.id()}
-		f.failed(how)
-		e.putLast(o, &f, pt, node)
+		e.putLast(o, Fail, req.id(), how, pt, node)
 	}
 	if fl := pt.curFlow; fl != nil {
 		if e.snapRoom(fl) {
@@ -606,7 +629,7 @@ func (e *engine) firstOfKind(o *obsCount, req caseReq, pt *point, node string, h
 	if o.last == nil {
 		o.last = &lastRing{}
 	}
-	o.last.put(f.placeOnly())
+	o.last.put(placeOf(f))
 }
 
 // how is the kind of failure f is (failed's inverse).
@@ -680,7 +703,7 @@ func (e *engine) undecidedWhy(req caseReq, pt *point, node, reason string, why f
 	}
 	o.total++
 	if !e.keepable(o) {
-		e.putLast(o, &Finding{Verdict: Inconclusive, Requirement: req.id()}, pt, node)
+		e.putLast(o, Inconclusive, req.id(), 0, pt, node)
 		return
 	}
 	f := o.newFinding(req.id())
@@ -728,14 +751,20 @@ func (e *engine) noteEvidenceBounds() {
 	}
 }
 
-// putLast keeps f, a finding o had no room for, in o's ring of the latest
-// (lastRing), placed at the current frame.
-func (e *engine) putLast(o *obsCount, f *Finding, pt *point, node string) {
+// putLast keeps a finding o had no room for, of verdict v under
+// requirement id, decided as how says, in o's ring of the latest, placed
+// at the current frame (placeAt's place, without a Finding built).
+func (e *engine) putLast(o *obsCount, v Verdict, id RequirementID, how failHow, pt *point, node string) {
 	if o.last == nil {
 		o.last = &lastRing{}
 	}
-	e.placeAt(f, pt, node)
-	o.last.put(f.placeOnly())
+	l := &o.last.f[o.last.n%LastFindings]
+	o.last.n++
+	*l = lastPlace{req: id, node: node, point: pt.name, ord: e.ord(), verdict: v, how: how,
+		at: findingPlace{frame: e.frameNo, ns: e.now, plane: pt.curPlane}}
+	if pt.curFlow != nil {
+		l.at.conn = pt.curFlow.name()
+	}
 }
 
 // placeFinding completes a finding just kept: where and when, by default the

@@ -260,7 +260,9 @@ func (e *engine) assignFlowIDs(rep *Report) {
 			}
 			if r := o.last; r != nil {
 				for i := range r.f {
-					r.f[i].nameConnection(byName)
+					if id, ok := byName[r.f[i].at.conn]; ok {
+						r.f[i].at.conn = id
+					}
 				}
 			}
 			if fs := o.firsts; fs != nil {

@@ -51,8 +51,8 @@ func TestLastFindingsKept(t *testing.T) {
 // judging order, and merging the rings of several engines (keepLast)
 // keeps what one engine's ring would hold.
 func TestLastRingKeepsLatest(t *testing.T) {
-	mk := func(ord uint64) Finding {
-		return Finding{Requirement: "WIRE-RETH-2", Frame: int(ord), ord: ord, at: findingPlace{frame: int(ord)}}
+	mk := func(ord uint64) lastPlace {
+		return placeOf(&Finding{Requirement: "WIRE-RETH-2", Frame: int(ord), ord: ord, at: findingPlace{frame: int(ord)}})
 	}
 	var one obsCount
 	var shard [3]obsCount

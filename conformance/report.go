@@ -60,12 +60,11 @@ type findingPlace struct {
 }
 
 // placeOnly returns f reduced to where and when it was judged, as
-// LastFindings keeps it: a finding kept in full and one kept last alone
-// then read alike, whichever engine (parallel.go) kept them.
+// LastFindings keeps it (lastPlace): a finding kept in full and one kept
+// last alone then read alike, whichever engine (parallel.go) kept them.
 func (f *Finding) placeOnly() Finding {
-	return Finding{Verdict: f.Verdict, Requirement: f.Requirement, Node: f.Node, Point: f.Point,
-		Frame: f.at.frame, TimeNs: f.at.ns, Plane: f.at.plane, Connection: f.at.conn,
-		timing: f.timing, absent: f.absent, frame: f.frame, ord: f.ord, at: f.at}
+	l := placeOf(f)
+	return l.finding()
 }
 
 // Result is the outcome of one case.
