@@ -52,7 +52,7 @@ func (e *engine) badICRC(pt *point, src, dst string, r *pcap.Record) {
 		delete(pt.ep, k)
 		x.epWaiting = true
 	}
-	for _, c := range hooks.badICRC {
+	for _, c := range e.hk.badICRC {
 		c.badICRC(e, x)
 	}
 	switch op := p.BTH.Opcode; {

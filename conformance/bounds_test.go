@@ -542,12 +542,13 @@ func judgeBoth(t *testing.T, b []byte) (*Report, *engine) {
 }
 
 // TestLimitKeptFindings: more failures than MaxKeptFindings findings can
-// show: MaxFindings writes from each of 55 senders, each write failing
-// four cases (WIRE-DSCP-1 and -2 on its DSCP, REQ-HDR-1, WIRE-BTH-5), so
-// 220 rows of MaxFindings: MaxKeptFindings are kept, the counts stay
-// whole, and a note says the later findings are not kept.
+// show: MaxFindings writes from each of 71 senders, each write failing
+// three observations the PICS leaves to the capture (WIRE-DSCP-1 and -2
+// on its DSCP, WIRE-BTH-5), so 213 rows of MaxFindings: MaxKeptFindings
+// are kept, the counts stay whole, and a note says the later findings are
+// not kept.
 func TestLimitKeptFindings(t *testing.T) {
-	const senders = MaxKeptFindings/(4*MaxFindings) + 5
+	const senders = MaxKeptFindings/(3*MaxFindings) + 5
 	rep, e := judgeBoth(t, failingWrites(t, senders, MaxFindings))
 	if e.kept != MaxKeptFindings {
 		t.Errorf("%d findings kept, want MaxKeptFindings (%d)", e.kept, MaxKeptFindings)

@@ -76,7 +76,8 @@ func (r caseReq) String() string { return string(caseReqs[r].id) }
 // and the hooks through which the engine shows it frames. The engine keeps
 // the observed-connection model (flows: PSN and MSN windows, SACK, NACK and
 // ACK state, EV states; see flow.go) and calls the hooks of every check
-// that has one, in registration order: the sent hooks with the model as it
+// that has one whose case the capture decides (PICS.live), in
+// registration order: the sent hooks with the model as it
 // stood before the write (sentCtx says what the write is to it), every
 // other hook once the model has taken its frame in. A hook reads the
 // model; the state a check keeps of its own is a value of its own type,
@@ -300,35 +301,18 @@ func (c caseID) String() string { return caseNames[c] }
 
 // checks are the passive checks by case, order the same in registration
 // order; hooks, the checks of each hook in registration order (buildHooks,
-// but codecReqs and codecJudged, which addChecks fills).
+// but codecReqs, codecJudged and receipt, which addChecks fills).
 var (
 	checks    [maxCases]*check
 	order     []*check
 	hooksOnce sync.Once
 	hooks     struct {
-		frame, msg, arrived, feedback, answer, probe, endpoint, badICRC, event, finish, finishPoint []*check
-		frameBy                                                                                     [numKinds][opSlots][]*check // the frame hooks by frame kind and opcode (opSlot)
-		feedbackOp                                                                                  [256][]*check               // the feedback hooks by opcode
-		// passAt are, by frame kind and opcode slot, where in passCases
-		// the cases are of which a frame is a passing observation unless
-		// it failed them (passBy): the everyFrame cases and those of the
-		// frame hooks it is shown to (but frameSelf's).
-		passAt    [numKinds][opSlots]struct{ off, n uint32 }
-		passCases []caseID
+		hookSet // of every check: an engine runs those of its PICS's live cases (hookSetFor)
 		// codecReqs are, by wire.ReqID, the requirement as the check
 		// that judges the codec's findings of it cites it (check.codec);
 		// codecJudged, whether one does.
 		codecReqs   [wire.NumReqs]caseReq
 		codecJudged [wire.NumReqs]bool
-		// arrivedBy are the arrived hooks an arrival of each set of
-		// kinds runs (check.arrivedOn).
-		arrivedBy [numArriveLists][]*check
-		// sentAll are the hooks a write of rare kinds runs: the sent
-		// hooks for a first transmission, the sent and resent hooks for a
-		// resend (by wResend). sentBy, those a write of common kinds runs,
-		// by its kinds: sentAll's that act on one of them.
-		sentAll [2][]func(e *engine, x *sentCtx)
-		sentBy  [numSentLists][]func(e *engine, x *sentCtx)
 		// receipt holds the cases judged on what a responder did on the
 		// writes it had (checks with arrived, feedback or answer hooks,
 		// but framesShow): where writes were cut by the snap length, it
@@ -337,6 +321,29 @@ var (
 	}
 	checksErr error
 )
+
+// hookSet holds the checks of each hook, of a set of cases, in
+// registration order (newHookSet).
+type hookSet struct {
+	frame, msg, arrived, feedback, answer, probe, endpoint, badICRC, event, finish, finishPoint []*check
+	frameBy                                                                                     [numKinds][opSlots][]*check // the frame hooks by frame kind and opcode (opSlot)
+	feedbackOp                                                                                  [256][]*check               // the feedback hooks by opcode
+	// passAt are, by frame kind and opcode slot, where in passCases
+	// the cases are of which a frame is a passing observation unless
+	// it failed them (passBy): the everyFrame cases and those of the
+	// frame hooks it is shown to (but frameSelf's).
+	passAt    [numKinds][opSlots]struct{ off, n uint32 }
+	passCases []caseID
+	// arrivedBy are the arrived hooks an arrival of each set of
+	// kinds runs (check.arrivedOn).
+	arrivedBy [numArriveLists][]*check
+	// sentAll are the hooks a write of rare kinds runs: the sent
+	// hooks for a first transmission, the sent and resent hooks for a
+	// resend (by wResend). sentBy, those a write of common kinds runs,
+	// by its kinds: sentAll's that act on one of them.
+	sentAll [2][]func(e *engine, x *sentCtx)
+	sentBy  [numSentLists][]func(e *engine, x *sentCtx)
+}
 
 // addChecks registers the checks of one area (each checks_*.go file's
 // init). It maps the codec's requirements to their checks' caseReqs
@@ -351,6 +358,7 @@ func addChecks(cs ...check) {
 			continue
 		}
 		checks[c.cs] = c
+		hooks.receipt[c.cs] = (c.arrived != nil || c.feedback != nil || c.answer != nil) && !c.framesShow
 		if c.state != nil {
 			if c.state.i != 0 || numConnStates >= maxConnStates {
 				if checksErr == nil {
@@ -375,49 +383,105 @@ func addChecks(cs ...check) {
 	}
 }
 
-// buildHooks fills the hook lists from the checks, in registration order,
-// once, as the first engine is made: the lists by frame kind and opcode
-// slot and by feedback opcode, over two thousand, are cut from one array
-// each, counted first, instead of each growing by appends at start-up.
+// buildHooks fills hooks' lists with every check's, once.
 func buildHooks() {
-	hooksOnce.Do(func() {
-		h := &hooks
-		var nFrame, nPass [numKinds][opSlots]int
-		var nFeedback [256]int
-		total := [2]int{} // *check entries, caseID entries
-		for _, c := range order {
-			placeCheck(c, func(k frameKind, s int) { nFrame[k][s]++; total[0]++ },
-				func(op int) { nFeedback[op]++; total[0]++ }, func(k frameKind, s int) { nPass[k][s]++; total[1]++ })
+	hooksOnce.Do(func() { hooks.hookSet = *newHookSet(allCases()) })
+}
+
+// newHookSet makes the hook lists of the checks of the cases live, in
+// registration order: the lists by frame kind and opcode slot and by
+// feedback opcode, over two thousand, are cut from one array each,
+// counted first, instead of each growing by appends.
+func newHookSet(live caseSet) *hookSet {
+	h := &hookSet{}
+	var nFrame, nPass [numKinds][opSlots]int
+	var nFeedback [256]int
+	total := [2]int{} // *check entries, caseID entries
+	var run []*check
+	for _, c := range order {
+		if live.has(c.cs) {
+			run = append(run, c)
 		}
-		lists := make([]*check, total[0])
-		h.passCases = make([]caseID, total[1])
-		cut := func(n int) []*check { l := lists[:0:n]; lists = lists[n:]; return l }
-		off := 0
-		for k := range frameKind(numKinds) {
-			for s := range opSlots {
-				h.frameBy[k][s] = cut(nFrame[k][s])
-				h.passAt[k][s].off = uint32(off)
-				off += nPass[k][s]
+	}
+	for _, c := range run {
+		placeCheck(c, func(k frameKind, s int) { nFrame[k][s]++; total[0]++ },
+			func(op int) { nFeedback[op]++; total[0]++ }, func(k frameKind, s int) { nPass[k][s]++; total[1]++ })
+	}
+	lists := make([]*check, total[0])
+	h.passCases = make([]caseID, total[1])
+	cut := func(n int) []*check { l := lists[:0:n]; lists = lists[n:]; return l }
+	off := 0
+	for k := range frameKind(numKinds) {
+		for s := range opSlots {
+			h.frameBy[k][s] = cut(nFrame[k][s])
+			h.passAt[k][s].off = uint32(off)
+			off += nPass[k][s]
+		}
+	}
+	for op := range h.feedbackOp {
+		h.feedbackOp[op] = cut(nFeedback[op])
+	}
+	for _, c := range run {
+		placeCheck(c, func(k frameKind, s int) { h.frameBy[k][s] = append(h.frameBy[k][s], c) },
+			func(op int) { h.feedbackOp[op] = append(h.feedbackOp[op], c) },
+			func(k frameKind, s int) { a := &h.passAt[k][s]; h.passCases[int(a.off)+int(a.n)] = c.cs; a.n++ })
+		h.add(c)
+	}
+	h.buildSentBy(run)
+	for k := range arriveKind(numArriveLists) {
+		for _, c := range h.arrived {
+			if c.arrivedOn == 0 || c.arrivedOn&k != 0 {
+				h.arrivedBy[k] = append(h.arrivedBy[k], c)
 			}
 		}
-		for op := range h.feedbackOp {
-			h.feedbackOp[op] = cut(nFeedback[op])
-		}
-		for _, c := range order {
-			placeCheck(c, func(k frameKind, s int) { h.frameBy[k][s] = append(h.frameBy[k][s], c) },
-				func(op int) { h.feedbackOp[op] = append(h.feedbackOp[op], c) },
-				func(k frameKind, s int) { a := &h.passAt[k][s]; h.passCases[int(a.off)+int(a.n)] = c.cs; a.n++ })
-			addHooks(c)
-		}
-		buildSentBy()
-		for k := range arriveKind(numArriveLists) {
-			for _, c := range h.arrived {
-				if c.arrivedOn == 0 || c.arrivedOn&k != 0 {
-					h.arrivedBy[k] = append(h.arrivedBy[k], c)
-				}
-			}
-		}
-	})
+	}
+	return h
+}
+
+// caseSet is a set of passive cases.
+type caseSet [(maxCases + 63) / 64]uint64
+
+func (s *caseSet) has(c caseID) bool { return s[c/64]&(1<<(c%64)) != 0 }
+func (s *caseSet) add(c caseID)      { s[c/64] |= 1 << (c % 64) }
+
+// allCases returns the set of every passive case.
+func allCases() caseSet {
+	var s caseSet
+	for c := range numCases {
+		s.add(c)
+	}
+	return s
+}
+
+// hookSets caches the hook lists of each set of live cases an engine was
+// made for (hookSetFor): one per PICS a process judges with, at most
+// maxHookSets; beyond, each engine makes its own.
+var hookSets struct {
+	sync.Mutex
+	m map[caseSet]*hookSet
+}
+
+const maxHookSets = 64
+
+// hookSetFor returns the hook lists of the checks of the cases live.
+func hookSetFor(live caseSet) *hookSet {
+	if live == allCases() {
+		buildHooks()
+		return &hooks.hookSet
+	}
+	hookSets.Lock()
+	defer hookSets.Unlock()
+	if h, ok := hookSets.m[live]; ok {
+		return h
+	}
+	h := newHookSet(live)
+	if hookSets.m == nil {
+		hookSets.m = map[caseSet]*hookSet{}
+	}
+	if len(hookSets.m) < maxHookSets {
+		hookSets.m[live] = h
+	}
+	return h
 }
 
 // placeCheck calls frame with each frame kind and opcode slot whose frame
@@ -470,22 +534,21 @@ func placeFrames(c *check, frame, pass func(k frameKind, s int)) {
 }
 
 // passBy returns the cases of which a frame of kinds k and opcode slot s
-// is a passing observation unless it failed them (hooks.passAt).
-func passBy(k frameKind, s int) []caseID {
-	a := hooks.passAt[k][s]
-	return hooks.passCases[a.off : a.off+a.n]
+// is a passing observation unless it failed them (passAt).
+func (h *hookSet) passBy(k frameKind, s int) []caseID {
+	a := h.passAt[k][s]
+	return h.passCases[a.off : a.off+a.n]
 }
 
-// buildSentBy fills the sent hook lists by write kind (hooks.sentBy), in
-// registration order.
-func buildSentBy() {
-	h := &hooks
+// buildSentBy fills the sent hook lists by write kind (sentBy) with the
+// hooks of run, in registration order.
+func (h *hookSet) buildSentBy(run []*check) {
 	for k := range writeKind(numSentLists) {
 		if k&wNew != 0 == (k&wResend != 0) {
 			continue // no write is of this kind: a write is new or resent
 		}
 		l := []func(e *engine, x *sentCtx){}
-		for _, c := range order {
+		for _, c := range run {
 			if c.sent != nil && (c.sentOn == 0 || c.sentOn&k != 0) {
 				l = append(l, c.sent)
 			}
@@ -498,20 +561,19 @@ func buildSentBy() {
 }
 
 // sentHooks returns the hooks a write of kinds k runs.
-func sentHooks(k writeKind) []func(e *engine, x *sentCtx) {
+func (h *hookSet) sentHooks(k writeKind) []func(e *engine, x *sentCtx) {
 	if k&rareWrites != 0 {
 		if k&wResend != 0 {
-			return hooks.sentAll[1]
+			return h.sentAll[1]
 		}
-		return hooks.sentAll[0]
+		return h.sentAll[0]
 	}
-	return hooks.sentBy[k]
+	return h.sentBy[k]
 }
 
-// addHooks appends c to the lists of the hooks it has, and its sent and
+// add appends c to the lists of the hooks it has, and its sent and
 // resent hooks to sentAll.
-func addHooks(c *check) {
-	h := &hooks
+func (h *hookSet) add(c *check) {
 	if c.sent != nil {
 		h.sentAll[0] = append(h.sentAll[0], c.sent)
 		h.sentAll[1] = append(h.sentAll[1], c.sent)
@@ -519,7 +581,6 @@ func addHooks(c *check) {
 	if c.resent != nil {
 		h.sentAll[1] = append(h.sentAll[1], c.resent)
 	}
-	h.receipt[c.cs] = (c.arrived != nil || c.feedback != nil || c.answer != nil) && !c.framesShow
 	for _, a := range []struct {
 		set  bool
 		list *[]*check

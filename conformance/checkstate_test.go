@@ -162,7 +162,7 @@ func TestTimersFireInDeadlineOrder(t *testing.T) {
 // TestLimitEchoPaths: WIRE-EV-9's state keeps the paths of at most
 // MaxEVsPerFlow echo values per connection.
 func TestLimitEchoPaths(t *testing.T) {
-	s := newScene(t, scenePICS)
+	s := newScene(t, srv6PICS)
 	for i := range uint32(MaxEVsPerFlow + 50) {
 		s.sendSRv6(i, 0x1000+i, 1)
 	}

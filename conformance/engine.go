@@ -281,7 +281,11 @@ type npStat struct {
 
 // engine judges one capture, frame by frame.
 type engine struct {
-	pics   *PICS
+	pics *PICS
+	// hk holds the hooks of the checks of the cases the PICS leaves to
+	// the capture (PICS.live): a case whose verdict the PICS gives costs
+	// no check, and its failures fill no evidence bound.
+	hk     *hookSet
 	loc    CaptureLocation // Options.CaptureLocation
 	codec  *wire.Codec
 	prof   *spec.Profile // the codec's, copied once (Profile returns a copy)
@@ -411,9 +415,8 @@ type engine struct {
 }
 
 func newEngine(p *PICS) *engine {
-	buildHooks()
 	e := &engine{
-		pics: p, codec: p.Codec(), mode: p.EVModeValue(),
+		hk: hookSetFor(p.live()), pics: p, codec: p.Codec(), mode: p.EVModeValue(),
 		grace: p.reaction(), tol: p.tolerance(), dynMPR: p.Has("dynamic_mpr"),
 		rows: map[nodePoint]*obsRow{}, points: map[string]*point{}, nodes: map[nodePoint]*npStat{},
 		toNode: map[nodePoint]int{}, noteSeen: map[string]bool{}, nodeNames: map[string]bool{}, ownNodes: map[netip.Addr]bool{},
@@ -1379,7 +1382,7 @@ func (e *engine) flushPasses(c *rowSlot) {
 			continue
 		}
 		l := e.passOf[i]
-		for _, cs := range passBy(l.k, int(l.s)) {
+		for _, cs := range e.hk.passBy(l.k, int(l.s)) {
 			o := &c.row[cs]
 			o.used = true
 			o.ok += int(n)
@@ -1601,15 +1604,9 @@ func (e *engine) report(capInfo *CaptureInfo, devs *Deviations, today time.Time)
 			continue
 		}
 		res := Result{Case: c, Findings: []Finding{}}
-		switch ok, why := e.pics.applies(&c); {
-		case e.pics.unsupported(c.ID):
-			res.Verdict, res.Reason = NotSupported, "the PICS lists this case as unsupported"
-		case !ok:
-			res.Verdict, res.Reason = NotApplicable, why
-		case len(e.pics.missing(&c)) > 0:
-			res.Verdict = Inconclusive
-			res.Reason = "PICS parameter not declared: " + strings.Join(e.pics.missing(&c), ", ")
-		default:
+		if v, why, preset := e.pics.preset(&c); preset {
+			res.Verdict, res.Reason = v, why
+		} else {
 			e.aggregate(&c, &res, byCase[c.ID], keep)
 		}
 		rep.Results = append(rep.Results, res)

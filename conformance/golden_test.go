@@ -230,21 +230,23 @@ func judgeGolden(t testing.TB, capture, pics string) (*Report, error) {
 }
 
 func judgeGoldenJobs(t testing.TB, capture, pics string, jobs int) (*Report, error) {
-	opts := Options{Today: testDay, Jobs: jobs}
-	switch pics {
-	case "reference":
-		opts.PICS = referencePICS(t)
-	default:
-		if !strings.HasPrefix(pics, "own") {
-			break
-		}
+	return JudgeFile(capture, Options{Today: testDay, Jobs: jobs, PICS: goldenPICSOf(t, capture, pics)})
+}
+
+// goldenPICSOf returns the PICS pics names for capture: nil (the default
+// PICS) for "default".
+func goldenPICSOf(t testing.TB, capture, pics string) *PICS {
+	switch {
+	case pics == "reference":
+		return referencePICS(t)
+	case strings.HasPrefix(pics, "own"):
 		p, err := LoadPICS(ownPICS(capture, pics))
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts.PICS = p
+		return p
 	}
-	return JudgeFile(capture, opts)
+	return nil
 }
 
 // TestParityExceptionsByPath: a parity exception excuses its capture

@@ -5,26 +5,30 @@ import (
 	"testing"
 )
 
-// unfilterHooks makes the engine call every sent hook for every write and
-// every arrived hook for every arrival, as if no hook declared the kinds
-// it acts on, and count each frame's
+// unfilterHooks makes the engine judging capture under pics call every
+// sent hook for every write and every arrived hook for every arrival, as
+// if no hook declared the kinds it acts on, and count each frame's
 // passing observations in its row at once rather than in a row slot
 // (passList), until the returned function restores both.
-func unfilterHooks(t *testing.T) (restore func()) {
+func unfilterHooks(t *testing.T, capture, pics string) (restore func()) {
 	t.Helper()
-	buildHooks()
-	saved, arrived, limit := hooks.sentBy, hooks.arrivedBy, passListLimit
-	for k := range hooks.sentBy {
-		hooks.sentBy[k] = hooks.sentAll[0]
+	p := goldenPICSOf(t, capture, pics)
+	if p == nil {
+		p = DefaultPICS()
+	}
+	h := hookSetFor(p.live())
+	saved, arrived, limit := h.sentBy, h.arrivedBy, passListLimit
+	for k := range h.sentBy {
+		h.sentBy[k] = h.sentAll[0]
 		if writeKind(k)&wResend != 0 {
-			hooks.sentBy[k] = hooks.sentAll[1]
+			h.sentBy[k] = h.sentAll[1]
 		}
 	}
-	for k := range hooks.arrivedBy {
-		hooks.arrivedBy[k] = hooks.arrived
+	for k := range h.arrivedBy {
+		h.arrivedBy[k] = h.arrived
 	}
 	passListLimit = 0
-	return func() { hooks.sentBy, hooks.arrivedBy, passListLimit = saved, arrived, limit }
+	return func() { h.sentBy, h.arrivedBy, passListLimit = saved, arrived, limit }
 }
 
 // TestFilteredHooksIdentical: the hooks the engine skips for a frame, by
@@ -53,7 +57,7 @@ func TestFilteredHooksIdentical(t *testing.T) {
 	for _, c := range goldenCaptures(t) {
 		for _, pics := range picsFor(c) {
 			filtered := report(c, pics)
-			restore := unfilterHooks(t)
+			restore := unfilterHooks(t, c, pics)
 			all := report(c, pics)
 			restore()
 			if len(filtered) != len(all) {

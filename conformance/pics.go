@@ -568,6 +568,34 @@ func (p *PICS) applies(c *Case) (bool, string) {
 	return true, ""
 }
 
+// preset returns the verdict the PICS alone gives case c, whatever the
+// capture shows, and its reason; ok is false when the capture decides it.
+func (p *PICS) preset(c *Case) (v Verdict, reason string, ok bool) {
+	applies, why := p.applies(c)
+	switch miss := p.missing(c); {
+	case p.unsupported(c.ID):
+		return NotSupported, "the PICS lists this case as unsupported", true
+	case !applies:
+		return NotApplicable, why, true
+	case len(miss) > 0:
+		return Inconclusive, "PICS parameter not declared: " + strings.Join(miss, ", "), true
+	}
+	return 0, "", false
+}
+
+// live returns the passive cases the capture decides under the PICS (no
+// preset verdict): the engine runs their checks alone (hookSetFor), as
+// the report shows no observation of the others.
+func (p *PICS) live() caseSet {
+	var s caseSet
+	for cs := range numCases {
+		if _, _, preset := p.preset(&passiveCases[cs]); !preset {
+			s.add(cs)
+		}
+	}
+	return s
+}
+
 // missing returns the case's parameters the PICS does not declare.
 func (p *PICS) missing(c *Case) []string {
 	var out []string

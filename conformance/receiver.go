@@ -360,7 +360,7 @@ func (e *engine) arrive(pt *point, fl *flow, rsp string, r *pcap.Record) {
 	if class == arrTrimmed {
 		k |= aTrimmed
 	}
-	for _, c := range hooks.arrivedBy[k] {
+	for _, c := range e.hk.arrivedBy[k] {
 		c.arrived(e, x)
 	}
 }
@@ -688,14 +688,14 @@ const (
 
 func (e *engine) runFeedback(x *fbCtx) {
 	e.feedbackNames(x)
-	for _, c := range hooks.feedbackOp[x.op] {
+	for _, c := range e.hk.feedbackOp[x.op] {
 		c.feedback(e, x)
 	}
 }
 
 func (e *engine) runAnswer(x *answerCtx) {
 	e.unsure = x.unsure
-	for _, c := range hooks.answer {
+	for _, c := range e.hk.answer {
 		c.answer(e, x)
 	}
 	e.unsure = 0
@@ -937,7 +937,7 @@ func (e *engine) probe(pt *point, src, dst string, r *pcap.Record) {
 	x := &e.px
 	*x = probeCtx{pt: pt, fl: fl, req: src, p: p, ev: r.EV}
 	e.proberNamesPeer(x)
-	for _, c := range hooks.probe {
+	for _, c := range e.hk.probe {
 		c.probe(e, x)
 	}
 	if bad, _ := discarded(r); bad || p.Trimmed || !e.pkeyOK(fl, p.BTH.PKey) {
@@ -1001,7 +1001,7 @@ func (e *engine) endpoint(pt *point, src, dst string, r *pcap.Record) {
 }
 
 func (e *engine) runEndpoint(x *epCtx) {
-	for _, c := range hooks.endpoint {
+	for _, c := range e.hk.endpoint {
 		c.endpoint(e, x)
 	}
 }
@@ -1019,12 +1019,12 @@ func (e *engine) finish() {
 		pt.curFlow, pt.curPlane = nil, 0
 		for _, fl := range pt.sortedFlows() {
 			pt.curFlow = fl
-			for _, c := range hooks.finish {
+			for _, c := range e.hk.finish {
 				c.finish(e, pt, fl)
 			}
 		}
 		pt.curFlow = nil
-		for _, c := range hooks.finishPoint {
+		for _, c := range e.hk.finishPoint {
 			c.finishPoint(e, pt)
 		}
 	}

@@ -133,7 +133,7 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 	if x.isNew || x.copyLike {
 		fl.countCopy(pt.curIface, x.isNew)
 	}
-	for _, h := range sentHooks(e.writeKinds(x)) {
+	for _, h := range e.hk.sentHooks(e.writeKinds(x)) {
 		h(e, x)
 	}
 	if x.isNew {
@@ -377,7 +377,7 @@ func (e *engine) message(x *sentCtx) {
 }
 
 func (e *engine) runMsg(c *msgCtx) {
-	for _, k := range hooks.msg {
+	for _, k := range e.hk.msg {
 		k.msg(e, c)
 	}
 }
@@ -629,7 +629,7 @@ const (
 )
 
 func (e *engine) event(x eventCtx) {
-	for _, c := range hooks.event {
+	for _, c := range e.hk.event {
 		c.event(e, &x)
 	}
 }

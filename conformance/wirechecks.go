@@ -104,7 +104,7 @@ func (e *engine) wireChecks(pt *point, src string, r *pcap.Record) {
 		})
 	}
 	k, os := kindOf(p, r.Cut), opSlot(op)
-	for _, c := range hooks.frameBy[k][os] {
+	for _, c := range e.hk.frameBy[k][os] {
 		c.frame(e, x)
 	}
 	if len(e.failedCases) == 0 {
@@ -121,7 +121,7 @@ func (e *engine) wireChecks(pt *point, src string, r *pcap.Record) {
 		}
 	}
 	row := e.row(pt, src)
-	for _, cs := range passBy(k, os) {
+	for _, cs := range e.hk.passBy(k, os) {
 		if !e.frameFailed(cs) {
 			o := &row[cs]
 			o.used = true
