@@ -819,7 +819,7 @@ func (e *engine) nodeAddr(p *wire.Packet) (src, dst string, ok bool) {
 		k.a = uint64(binary.LittleEndian.Uint32(p.IP4.Src[:])) | uint64(binary.LittleEndian.Uint32(p.IP4.Dst[:]))<<32
 	}
 	c := &e.pairs[k.slot()]
-	if c.ok && c.k == k {
+	if c.ok && c.k.same(k) {
 		return c.src, c.dst, true
 	}
 	if p.IsIPv6 {
@@ -840,6 +840,12 @@ func (e *engine) nodeAddr(p *wire.Packet) (src, dst string, ok bool) {
 type pairKey struct {
 	a, b, c, d uint64
 	v6         bool
+}
+
+// same is k == o, field by field: the == of the struct compares its
+// bytes through a call, for every frame.
+func (k pairKey) same(o pairKey) bool {
+	return k.a == o.a && k.b == o.b && k.c == o.c && k.d == o.d && k.v6 == o.v6
 }
 
 // pairSlots is how many address pairs nodeAddr keeps named, one per slot

@@ -413,16 +413,15 @@ type flow struct {
 	// (check.state), by slot, each made on its check's first use.
 	own [maxConnStates]checkState
 
-	evSeen    [evSeenSlots]uint32 // EVs recorded in evs, plus one (addEV)
-	keyName   string              // key.String(), for findings (name)
-	keyNameOf flowKey             // the key keyName names
+	evSeen  [evSeenSlots]uint32 // EVs recorded in evs, plus one (addEV)
+	keyName string              // key.String(), for findings (name); "" when the key changed
 }
 
 // name returns the flow's key as findings name their connection, built
 // once per key (a partial flow's key is completed later).
 func (f *flow) name() string {
-	if f.keyName == "" || f.keyNameOf != f.key {
-		f.keyName, f.keyNameOf = f.key.String(), f.key
+	if f.keyName == "" {
+		f.keyName = f.key.String()
 	}
 	return f.keyName
 }
@@ -457,7 +456,7 @@ func (e *engine) dataFlow(pt *point, req, rsp string, qpn uint32) *flow {
 	pk := flowKey{req: req, rsp: rsp, qpn: qpn & 0xFFFF, partial: true}
 	if f := pt.flows[pk]; f != nil {
 		delete(pt.flows, pk)
-		f.key = k
+		f.key, f.keyName = k, ""
 		pt.flows[k] = f
 		pt.takeBadFirst(e, f)
 		return f
