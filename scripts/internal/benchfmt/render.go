@@ -416,16 +416,16 @@ func renderCPU(s *section, lines []string) {
 		s.p(" Judge / tshark: not measured (no round timed both).\n\n")
 		return
 	}
-	r := median(judgeVs)
-	s.p(" Judge / tshark: 1/%.1f of tshark's CPU time in the median round of %d (1/%.1f to 1/%.1f; target ≤ 1/15: %s).",
-		r, len(judgeVs), slices.Min(judgeVs), slices.Max(judgeVs),
-		s.met("the judge CLI: ≤ 1/15 of tshark's CPU time on the same capture", fromIssue12, fmt.Sprintf("1/%.1f", r), r >= 15))
+	perTshark := func(v float64) string { return "1/" + decimals(v, 15, 1) }
+	s.p(" Judge / tshark: %s of tshark's CPU time in the median round of %d (%s to %s%s; target ≤ 1/15, judged on the whole interval: %s).",
+		perTshark(median(judgeVs)), len(judgeVs), perTshark(slices.Min(judgeVs)), perTshark(slices.Max(judgeVs)), interval(judgeVs, perTshark),
+		cliVerdict(s, "the judge CLI: ≤ 1/15 of tshark's CPU time on the same capture", fromIssue12, judgeVs, 15, perTshark))
 	if fr := roundRatios(lines, "judge", "filed"); okF && len(fr) > 0 {
-		m := median(fr)
+		times := func(v float64) string { return decimals(v, 10, 1) + "×" }
 		s.p(" Against the judge issue 12 measured (%s, built from this repository's history), on this machine in the same rounds: "+
-			"%.1f× less CPU in the median round (%.1f× to %.1f×; the issue's \"10× today\", read CLI against CLI: %s).",
-			notes["filed_commit"], m, slices.Min(fr), slices.Max(fr),
-			s.met("the judge CLI: ≥ 10× less CPU than the judge issue 12 measured, CLI against CLI", fromStrict12, fmt.Sprintf("%.1f×", m), m >= 10))
+			"%s less CPU in the median round (%s to %s%s; the issue's \"10× today\", read CLI against CLI, judged on the whole interval: %s).",
+			notes["filed_commit"], times(median(fr)), times(slices.Min(fr)), times(slices.Max(fr)), interval(fr, times),
+			cliVerdict(s, "the judge CLI: ≥ 10× less CPU than the judge issue 12 measured, CLI against CLI", fromStrict12, fr, 10, times))
 	} else if n := notes["filed"]; n != "" {
 		s.p(" Against the judge issue 12 measured: not measured (%s).", n)
 	}
@@ -517,8 +517,12 @@ func cpuPerOp(c cpuRuns, a, b string) (na, nb float64, ok bool) {
 // ratio formats v with two decimals, or as many more as it takes not to
 // round it onto bar from either side: an interval from 1.6996× is not
 // "1.70×" when the target is 1.7×.
-func ratio(v, bar float64) string {
-	for d := 2; ; d++ {
+func ratio(v, bar float64) string { return decimals(v, bar, 2) }
+
+// decimals formats v with d decimals, or as many more as it takes not to
+// round it onto bar from either side (at most 6).
+func decimals(v, bar float64, d int) string {
+	for ; ; d++ {
 		s := strconv.FormatFloat(v, 'f', d, 64)
 		if x, _ := strconv.ParseFloat(s, 64); x != bar || v == bar || d == 6 {
 			return s
@@ -592,6 +596,42 @@ const minFreeRounds = 6
 var jobsBarText = strconv.FormatFloat(jobsBar, 'f', -1, 64) + "×"
 
 var jobsTarget = "`--jobs 2` ≥ " + jobsBarText + " faster than `--jobs 1` in wall time, `incast`"
+
+// interval returns, for the text, the 95 % interval of the median of the
+// rounds' ratios vs (medianInterval) as fig formats them, or "" when there
+// are fewer than minFreeRounds rounds.
+func interval(vs []float64, fig func(float64) string) string {
+	if len(vs) < minFreeRounds {
+		return ""
+	}
+	lo, hi := medianInterval(vs)
+	return fmt.Sprintf("; 95 %% interval of the median from the rounds' order statistics %s to %s", fig(lo), fig(hi))
+}
+
+// cliVerdict judges a target on the CLI rounds' ratios vs, which must
+// reach bar, as the --jobs target is judged: met when the 95 % interval of
+// their median (medianInterval) is at or above bar, not met when it is
+// below, not judged when it holds bar or there are fewer than
+// minFreeRounds rounds. A median alone moves across the bar from run to
+// run on a shared machine. fig formats a ratio as the text shows it.
+func cliVerdict(s *section, what, from string, vs []float64, bar float64, fig func(float64) string) string {
+	med := fig(median(vs))
+	if len(vs) < minFreeRounds {
+		why := fmt.Sprintf("%s in the median of %d rounds, fewer than the %d the verdict is given on", med, len(vs), minFreeRounds)
+		s.unjudged(what, from, why)
+		return fmt.Sprintf("**not judged**, fewer than %d rounds", minFreeRounds)
+	}
+	lo, hi := medianInterval(vs)
+	got := fmt.Sprintf("%s (95 %% interval %s to %s)", med, fig(lo), fig(hi))
+	switch {
+	case lo >= bar:
+		return s.met(what, from, got, true)
+	case hi < bar:
+		return s.met(what, from, got, false)
+	}
+	s.unjudged(what, from, got+": the interval holds "+fig(bar))
+	return "**not judged**, the interval holds " + fig(bar)
+}
 
 // renderJobsVerdict judges the --jobs target on the rounds whose pair
 // reached the target (freeRounds), or on every round when no round timed
