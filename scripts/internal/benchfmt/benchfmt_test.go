@@ -117,6 +117,7 @@ BenchmarkJudgeJobs/threads=2-2      	       3	1600000000 ns/op	       960.0 cpu-
 	}
 	for _, want := range []string{
 		"on 2026-12-01 15:00 UTC at commit abc1234", "before the run 1 2 3, after it 4 5 6",
+		"every figure is a median of repeated runs (of 3 for each Go benchmark; the commands' rounds each paragraph counts)",
 		"| Full decode, data packet (every header, every check) | 12.0 | 0 |", "| ratio gopacket prefix / our full decode, wall time | 3.67× |", "(user + sys per op of a 20000000-op run each, median of the rounds) | 11.0 / 45.0: **4.09×** (target ≥ 3×: **met**) |",
 		"wall time: lossless 8.00 M packets/s per core; 1% loss 4.00 M packets/s (50% of lossless)",
 		"15120 bytes", "lossless 5.13 M packets per CPU second (195 ns), 1% loss 2.82 M (355 ns), **55% of lossless** (target ≥ 70%: **not met**)", "8 of the 128 active EVs are usable (lossless: 128)", "from 0.0078 to 0.1200 (15×)",
