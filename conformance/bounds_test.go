@@ -484,16 +484,24 @@ func TestLimitInterfaces(t *testing.T) {
 	}
 }
 
-// failingWrites is a capture at D of writes from senders nodes, n each,
-// every one with DSCP 0 (a WIRE-DSCP-1 failure of its sender's).
-func failingWrites(t *testing.T, senders, n int) []byte {
-	var buf bytes.Buffer
-	w, err := pcap.NewWriter(&buf, pcap.Interface{Name: "D", LinkType: pcap.LinkTypeEthernet})
+// recordScene returns a scene under scenePICS that writes its frames to a
+// capture of one interface, D, with its writer and the buffer that holds
+// the capture once the writer is flushed.
+func recordScene(t *testing.T) (*scene, *pcap.Writer, *bytes.Buffer) {
+	buf := new(bytes.Buffer)
+	w, err := pcap.NewWriter(buf, pcap.Interface{Name: "D", LinkType: pcap.LinkTypeEthernet})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := newScene(t, scenePICS)
 	s.rec = w
+	return s, w, buf
+}
+
+// failingWrites is a capture at D of writes from senders nodes, n each,
+// every one with DSCP 0 (a WIRE-DSCP-1 failure of its sender's).
+func failingWrites(t *testing.T, senders, n int) []byte {
+	s, w, buf := recordScene(t)
 	for k := range n {
 		for i := range senders {
 			p := limitWrite(uint32(k), 0x100)

@@ -49,13 +49,7 @@ const atTPICS = `{"pics_version": 1, "features": {"trim_nack": true}, "dut": ["T
 // DSCP 0: the timeline holds that write, marked, not only the first
 // writes.
 func TestTimelineAroundLiveFailure(t *testing.T) {
-	var buf bytes.Buffer
-	w, err := pcap.NewWriter(&buf, pcap.Interface{Name: "D", LinkType: pcap.LinkTypeEthernet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newScene(t, scenePICS)
-	s.rec = w
+	s, w, buf := recordScene(t)
 	const good = 1300
 	write := func(psn uint32) *wire.Packet {
 		p := limitWrite(psn, 0x100)
