@@ -70,11 +70,9 @@ func TestVerifyCatchesEdits(t *testing.T) {
 	}
 }
 
-// TestRender renders a directory of raw outputs: the figures come from
-// the benchmark lines (medians), targets are judged, and what is missing
-// is "not measured", never a number.
-func TestRender(t *testing.T) {
-	dir := t.TempDir()
+// writeRenderFixture writes TestRender's raw outputs into dir: three
+// rounds of each kind, some outputs missing.
+func writeRenderFixture(t *testing.T, dir string) {
 	write := func(name, s string) { writeFile(t, filepath.Join(dir, name), s) }
 	write("meta.txt", "date: 2026-12-01 15:00 UTC\ncommit: abc1234\ngo: go1.26\ncpu: test cpu\ncores: 2\ncount: 3\nload_before: 1 2 3\nload_after: 4 5 6\njudge_pgo: cmd/mrc-conform/default.pgo\n")
 	write("wire.txt", `BenchmarkDecode/mrc/data4096-2   	 200000	        10.0 ns/op	       0 B/op	       0 allocs/op
@@ -111,6 +109,14 @@ BenchmarkJudgeJobs/threads=2-2      	       3	1600000000 ns/op	       960.0 cpu-
 	write("jobs.txt", "frames 310208\nsched SCHED_FIFO\njobs1 3.0 2.9 0\njobs2 2.0 2.1 0\npair 3.4 6.5 0\njobs1 3.2 3.0 0\njobs2 1.6 2.0 0\npair 3.5 6.7 0\n"+
 		"jobs1 2.8 2.8 0\njobs2 1.5 1.9 0\nerror pair: no timing (exit 124)\n")
 	write("rss.txt", "loss1_frames 1000\nloss1 1 0 20480 0\nloss4 editcap or mergecap not installed\nlong_frames 2000000\nlong 20 1 104448 0\n")
+}
+
+// TestRender renders a directory of raw outputs: the figures come from
+// the benchmark lines (medians), targets are judged, and what is missing
+// is "not measured", never a number.
+func TestRender(t *testing.T) {
+	dir := t.TempDir()
+	writeRenderFixture(t, dir)
 	got, err := render(dir)
 	if err != nil {
 		t.Fatal(err)
