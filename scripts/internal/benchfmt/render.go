@@ -622,15 +622,22 @@ func cliVerdict(s *section, what, from string, vs []float64, bar float64, fig fu
 		return fmt.Sprintf("**not judged**, fewer than %d rounds", minFreeRounds)
 	}
 	lo, hi := medianInterval(vs)
-	got := fmt.Sprintf("%s (95 %% interval %s to %s)", med, fig(lo), fig(hi))
+	return intervalVerdict(s, what, from, fmt.Sprintf("%s (95 %% interval %s to %s)", med, fig(lo), fig(hi)), lo, hi, bar, fig(bar))
+}
+
+// intervalVerdict records target what's verdict from the 95 % interval lo
+// to hi of a median that must reach bar (barText as the text writes it),
+// got being the figure with its interval, and returns it: met when the
+// whole interval reaches bar, not met when it lies below, else not judged.
+func intervalVerdict(s *section, what, from, got string, lo, hi, bar float64, barText string) string {
 	switch {
 	case lo >= bar:
 		return s.met(what, from, got, true)
 	case hi < bar:
 		return s.met(what, from, got, false)
 	}
-	s.unjudged(what, from, got+": the interval holds "+fig(bar))
-	return "**not judged**, the interval holds " + fig(bar)
+	s.unjudged(what, from, got+": the interval holds "+barText)
+	return "**not judged**, the interval holds " + barText
 }
 
 // renderJobsVerdict judges the --jobs target on the rounds whose pair
@@ -672,14 +679,7 @@ func renderJobsVerdict(s *section, rounds []jobRound, all jobMedians) {
 // returns it.
 func jobsVerdict(s *section, med, lo, hi float64, label string) string {
 	got := fmt.Sprintf("%.2f× (95 %% interval %s× to %s×) %s", med, ratio(lo, jobsBar), ratio(hi, jobsBar), label)
-	switch {
-	case lo >= jobsBar:
-		return s.met(jobsTarget, fromIssue12, got, true)
-	case hi < jobsBar:
-		return s.met(jobsTarget, fromIssue12, got, false)
-	}
-	s.unjudged(jobsTarget, fromIssue12, got+": the interval holds "+jobsBarText)
-	return "**not judged**, the interval holds " + jobsBarText
+	return intervalVerdict(s, jobsTarget, fromIssue12, got, lo, hi, jobsBar, jobsBarText)
 }
 
 // freeRounds returns the rounds whose pair reached jobsBar: two --jobs 1
