@@ -239,9 +239,14 @@ func (l *lastPlace) finding() Finding {
 }
 
 // put keeps l as the latest, dropping the oldest when the ring is full.
-func (r *lastRing) put(l lastPlace) {
-	r.f[r.n%LastFindings] = l
+func (r *lastRing) put(l lastPlace) { *r.next() = l }
+
+// next returns the slot of the latest, to be filled in place (the oldest
+// when the ring is full): a failure kept last copies its place once.
+func (r *lastRing) next() *lastPlace {
+	l := &r.f[r.n%LastFindings]
 	r.n++
+	return l
 }
 
 // all returns the findings held, oldest first.
@@ -756,17 +761,16 @@ func (e *engine) noteEvidenceBounds() {
 
 // putLast keeps a finding o had no room for, of verdict v under
 // requirement id, decided as how says, in o's ring of the latest, placed
-// at the current frame (placeAt's place, without a Finding built).
+// at the current frame (here), with no Finding built.
 func (e *engine) putLast(o *obsCount, v Verdict, id RequirementID, how failHow, pt *point, node string) {
 	if o.last == nil {
 		o.last = &lastRing{}
 	}
-	l := &o.last.f[o.last.n%LastFindings]
-	o.last.n++
+	l := o.last.next()
 	*l = lastPlace{req: id, node: node, point: pt.name, ord: e.ord(), verdict: v, how: how,
 		at: findingPlace{frame: e.frameNo, ns: e.now, plane: pt.curPlane}}
 	if pt.curFlow != nil {
-		l.at.conn = pt.curFlow.name()
+		l.at.conn = pt.curFlow.name() // here's place, filled in place: here is too big to inline
 	}
 }
 
@@ -791,14 +795,21 @@ func (e *engine) placeAt(f *Finding, pt *point, node string) {
 	if f.Plane == 0 && pt.curPlane != 0 {
 		f.Plane = pt.curPlane
 	}
-	f.at = findingPlace{frame: e.frameNo, ns: e.now, plane: pt.curPlane}
-	if pt.curFlow != nil {
-		f.at.conn = pt.curFlow.name()
-		if f.Connection == "" {
-			f.Connection = f.at.conn
-		}
+	f.at = e.here(pt)
+	if f.Connection == "" {
+		f.Connection = f.at.conn
 	}
 	f.ord = e.ord()
+}
+
+// here is the place of the frame being judged at pt: its number, time,
+// plane and connection ("" when it is on none).
+func (e *engine) here(pt *point) findingPlace {
+	p := findingPlace{frame: e.frameNo, ns: e.now, plane: pt.curPlane}
+	if pt.curFlow != nil {
+		p.conn = pt.curFlow.name()
+	}
+	return p
 }
 
 // nodeAddr returns the node names of a decoded packet's inner source and

@@ -260,9 +260,7 @@ func (e *engine) assignFlowIDs(rep *Report) {
 			}
 			if r := o.last; r != nil {
 				for i := range r.f {
-					if id, ok := byName[r.f[i].at.conn]; ok {
-						r.f[i].at.conn = id
-					}
+					r.f[i].at.nameConnection(byName)
 				}
 			}
 			if fs := o.firsts; fs != nil {
@@ -280,8 +278,13 @@ func (f *Finding) nameConnection(byName map[string]string) {
 	if id, ok := byName[f.Connection]; ok {
 		f.Connection = id
 	}
-	if id, ok := byName[f.at.conn]; ok {
-		f.at.conn = id
+	f.at.nameConnection(byName)
+}
+
+// nameConnection renames p's connection by byName, as Finding's.
+func (p *findingPlace) nameConnection(byName map[string]string) {
+	if id, ok := byName[p.conn]; ok {
+		p.conn = id
 	}
 }
 
