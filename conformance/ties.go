@@ -384,6 +384,7 @@ type tieScratch struct {
 	lastF    []int32 // its last frame there
 	tab      []int32 // sequence+1 by hash of kind, QP and node pair
 	pos, end []int32
+	order    []int32 // planMerge's queues, in the order of their heads
 }
 
 type tieEnt struct{ q, at, nxt int32 }
@@ -393,20 +394,22 @@ type tieEnt struct{ q, at, nxt int32 }
 // holds an earlier frame of the sequence of (blocked), the first by key
 // (tieFirst); the first by key alone when every head is blocked. Each
 // frame judged while another queue of the point holds frames of the tick
-// counts a tie.
+// counts a tie. planScan does so for any tick, planMerge for the ticks
+// mergeable says it may (most ticks).
 func (m *merger) planPoint(g []tieCand) {
-	ts := &m.ts
-	single := true
-	for _, c := range g {
-		single = single && c.n == 1
-	}
-	m.loadTick(g, !single)
-	if single {
-		m.planHeads(g)
+	m.loadTick(g)
+	if m.ts.mergeable() {
+		m.planMerge(g)
 		return
 	}
-	left := len(g)
-	for left > 0 {
+	m.ts.link()
+	m.planScan(g)
+}
+
+// planScan is planPoint by firstHead and blocked, for any tick.
+func (m *merger) planScan(g []tieCand) {
+	ts := &m.ts
+	for left := len(g); left > 0; {
 		// The first head by key is usually not blocked (when the heads
 		// are all of one sequence, it never is): the scan of every
 		// head's blockers is needed only when it is.
@@ -419,19 +422,94 @@ func (m *merger) planPoint(g []tieCand) {
 		if left > 1 {
 			m.ties++
 		}
-		h := ts.pos[best]
-		if ts.seq[h] >= 0 {
+		if h := ts.pos[best]; ts.seq[h] >= 0 {
 			ts.ents[ts.ent[h]].at = ts.next[h]
 		}
-		if ts.pos[best]++; ts.pos[best] == ts.end[best] {
+		if !m.take(g, best) {
 			left--
 		}
-		if id := g[best].id; len(m.plan) > 0 && m.plan[len(m.plan)-1].q == id {
-			m.plan[len(m.plan)-1].n++
-		} else {
-			m.plan = append(m.plan, tieRun{id, 1})
+	}
+}
+
+// mergeable reports whether planMerge plans ts's tick as planScan would:
+// when the frames' PSNs (pos) are near one another and each queue's
+// frames are of one sequence, as those of a queue of one frame are.
+//
+// PSNs within a quarter of the PSN space of the first frame's differ by
+// less than half of it, so that psnAfter orders them as their distances
+// from the first do, a total order. tieKey.cmp then orders keys as a
+// list of fields (rank, MRC, PSN, kind, QP, node pair), which is
+// transitive, and with the bytes and then the interface (distinct),
+// tieFirst is a strict total order on the frames: firstHead returns the
+// least head left. With one sequence per queue, the first frame of a
+// sequence a queue holds is its head, so that only heads block heads:
+// the least head is never blocked (its blocker would go before it by
+// tieKey.cmp, hence by tieFirst). So planScan judges at each step the
+// least head by tieFirst, which is what planMerge judges.
+func (ts *tieScratch) mergeable() bool {
+	from := ts.keys[0].pos - psnQuarter
+	for i := range ts.keys {
+		if psnDist(ts.keys[i].pos, from) >= 2*psnQuarter {
+			return false
 		}
 	}
+	for q, first := range ts.pos {
+		for i := first + 1; i < ts.end[q]; i++ {
+			if !ts.keys[i].sameSeq(&ts.keys[first]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// psnQuarter is a quarter of the PSN space (mergeable).
+const psnQuarter = 1 << 22
+
+// planMerge is planScan for a tick mergeable says it is for: it judges
+// the least head by tieFirst, step by step, holding the queues in the
+// order of their heads (ts.order from lo on), each queue's next head put
+// in its place.
+func (m *merger) planMerge(g []tieCand) {
+	ts := &m.ts
+	o := ts.order[:0]
+	for q := range g {
+		o = m.placeHead(o, int32(q), g, 0)
+	}
+	for lo := 0; lo < len(o); {
+		best := o[lo]
+		lo++
+		if lo < len(o) {
+			m.ties++
+		}
+		if m.take(g, best) {
+			o = m.placeHead(o, best, g, lo)
+		}
+	}
+	ts.order = o
+}
+
+// placeHead puts queue q into o, whose queues from lo on are in
+// tieFirst's order of their heads, at the place of its head.
+func (m *merger) placeHead(o []int32, q int32, g []tieCand, lo int) []int32 {
+	o = append(o, q)
+	for j := len(o) - 1; j > lo && m.tieFirst(q, o[j-1], g); j-- {
+		o[j], o[j-1] = o[j-1], q
+	}
+	return o
+}
+
+// take plans the head of queue best (of g) next, and reports whether the
+// queue holds more frames of the tick.
+func (m *merger) take(g []tieCand, best int32) bool {
+	ts := &m.ts
+	ts.pos[best]++
+	if id := g[best].id; len(m.plan) > 0 && m.plan[len(m.plan)-1].q == id {
+		m.plan[len(m.plan)-1].n++
+	} else {
+		m.plan = append(m.plan, tieRun{id, 1})
+	}
+	return ts.pos[best] < ts.end[best]
 }
 
 // firstHead returns the queue (of g) whose head goes first by tieFirst:
@@ -448,46 +526,9 @@ func (m *merger) firstHead(g []tieCand, unblocked bool) int32 {
 	return best
 }
 
-// planHeads is planPoint when each queue of g holds one frame of the
-// tick: a head's blockers are then other heads.
-func (m *merger) planHeads(g []tieCand) {
-	ts := &m.ts
-	for left := len(g); left > 0; left-- {
-		best := m.firstHead(g, false)
-		if ts.headBlocked(best) {
-			best = -1
-			for gi := range ts.pos {
-				q := int32(gi)
-				if ts.pos[q] < ts.end[q] && (best < 0 || m.tieFirst(q, best, g)) && !ts.headBlocked(q) {
-					best = q
-				}
-			}
-			if best < 0 {
-				best = m.firstHead(g, false)
-			}
-		}
-		if left > 1 {
-			m.ties++
-		}
-		ts.pos[best]++
-		m.plan = append(m.plan, tieRun{g[best].id, 1})
-	}
-}
-
-// headBlocked is blocked when each queue holds one frame of the tick.
-func (ts *tieScratch) headBlocked(q int32) bool {
-	h := &ts.keys[ts.pos[q]]
-	for gi := range ts.pos {
-		if p := ts.pos[gi]; int32(gi) != q && p < ts.end[gi] && ts.keys[p].sameSeq(h) && ts.keys[p].before(h) {
-			return true
-		}
-	}
-	return false
-}
-
 // loadTick fills m.ts with the frames of the queues g's tick and their
-// keys, and with link their sequences.
-func (m *merger) loadTick(g []tieCand, link bool) {
+// keys.
+func (m *merger) loadTick(g []tieCand) {
 	ts := &m.ts
 	n := 0
 	for _, c := range g {
@@ -514,9 +555,6 @@ func (m *merger) loadTick(g []tieCand, link bool) {
 			i++
 		}
 		ts.end[gi] = i
-	}
-	if link {
-		ts.link()
 	}
 }
 
