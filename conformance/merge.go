@@ -208,8 +208,9 @@ func (m *merger) push(f *pcap.Frame, in *pcap.Interface, declared int, emit func
 	}
 	q.push(i)
 	m.held++
-	for m.held > m.win() || m.waiting == len(m.queues) {
-		m.crowded = m.held > m.win()
+	w := m.win()
+	for m.held > w || m.waiting == len(m.queues) {
+		m.crowded = m.held > w
 		if !m.emitOne(emit, m.crowded) {
 			break
 		}
@@ -235,9 +236,15 @@ var defaultReorder = MaxReorder
 // frames emitted before it with later timestamps. Binary search over the
 // running maxima, which never decrease: a few steps per late frame.
 func (m *merger) record(late bool, ns int64) {
-	if m.emitted == nil && !m.crowded {
-		return
+	if m.emitted != nil || m.crowded {
+		m.keep(late, ns)
 	}
+}
+
+// keep is record once frames were emitted for want of room: record is
+// the test alone, so that it is inlined (a capture in time order never
+// fills the window).
+func (m *merger) keep(late bool, ns int64) {
 	if m.emitted == nil {
 		m.emitted = make([]int64, MaxReorderLimit)
 	}

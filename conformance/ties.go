@@ -299,10 +299,16 @@ type tieRun struct{ q, n int }
 // point is the same for all its frames. A point met later ranks the
 // queues again (a capture has a few points).
 func (m *merger) pointRank(id int) int {
-	q := &m.queues[id]
-	if q.rank > 0 {
-		return q.rank
+	if r := m.queues[id].rank; r > 0 {
+		return r
 	}
+	return m.rankPoint(id)
+}
+
+// rankPoint is pointRank asked first of queue id: pointRank is the
+// lookup alone, so that it is inlined.
+func (m *merger) rankPoint(id int) int {
+	q := &m.queues[id]
 	pt := ""
 	if s := m.at(q.front()); m.te != nil {
 		pt = m.te.view(s.f.Interface, s.in).point
