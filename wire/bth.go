@@ -27,15 +27,19 @@ func (c *Codec) DecodeBTH(b []byte, h *BTH) error {
 	return nil
 }
 
+// decodeBTH reads a BTH from b, which holds one whole (len(b) >= BTHLen).
+// The header is read as an array, its length checked once; the 24-bit
+// fields are a 32-bit word's low three bytes.
 func (c *Codec) decodeBTH(b []byte, h *BTH) {
-	h.Opcode = Opcode(b[0])
-	h.SE, h.M = b[1]&c.seMask != 0, b[1]&c.mMask != 0
-	h.PadCount, h.TVer = b[1]>>4&3, b[1]&0xF
-	h.PKey, h.Variant, h.DestQP = be.Uint16(b[2:]), b[4], u24(b[5:])
-	f := b[8]
+	a := (*[BTHLen]byte)(b)
+	b1, f := a[1], a[8]
+	h.Opcode = Opcode(a[0])
+	h.SE, h.M = b1&c.seMask != 0, b1&c.mMask != 0
+	h.PadCount, h.TVer = b1>>4&3, b1&0xF
+	h.PKey, h.Variant, h.DestQP = be.Uint16(a[2:]), a[4], be.Uint32(a[4:])&0xFFFFFF
 	h.AckReq, h.Retransmit, h.TSPresent = f&0x80 != 0, f&c.rtxMask != 0, f&c.tsMask != 0
 	h.Rsvd = f & c.rsvdMask
-	h.PSN = u24(b[9:])
+	h.PSN = be.Uint32(a[8:]) & 0xFFFFFF
 }
 
 // AppendBTH appends h to b using c's flag layout.

@@ -163,11 +163,15 @@ type CCState struct {
 	RcvdBytes   uint32 // 24 bits, cumulative, in profile units
 }
 
-func (h *CCState) decode(b []byte) {
-	h.TxTimestamp = be.Uint16(b)
+// decode reads a CC_STATE from b, which holds one whole. The header is
+// read as an array, its length checked once; the 24-bit field is a 32-bit
+// word's low three bytes.
+func (h *CCState) decode(s []byte) {
+	b := (*[CCStateLen]byte)(s)
+	h.TxTimestamp = be.Uint16(b[:])
 	w := be.Uint16(b[2:])
 	h.Rsvd, h.OOOCount = uint8(w>>15), w&0x7FFF
-	h.RC, h.RcvCwndPen, h.RcvdBytes = b[4]&0x80 != 0, b[4]&0x7F, u24(b[5:])
+	h.RC, h.RcvCwndPen, h.RcvdBytes = b[4]&0x80 != 0, b[4]&0x7F, be.Uint32(b[4:])&0xFFFFFF
 }
 
 func (h *CCState) append(b []byte) []byte {
@@ -208,17 +212,22 @@ func (h *SETH) Decode(b []byte) error {
 	return nil
 }
 
+// decode reads a SETH and its CC_STATE from b, which holds both (len(b)
+// >= SETHLen+CCStateLen). The headers are read as an array, their length
+// checked once; the 24-bit field is a 32-bit word's low three bytes.
 func (h *SETH) decode(b []byte) {
-	h.Type, h.NextHeader = b[0]>>4, (b[0]&0xF)<<1|b[1]>>7
-	h.M, h.PR, h.Rsvd1 = Multipath(b[1]>>5&3), b[1]&0x02 != 0, b[1]&0x1D
-	h.AckPSNOffset = int16(be.Uint16(b[2:]))
-	h.Entropy = be.Uint32(b[4:])
-	h.SPDCID, h.DPDCID = be.Uint16(b[8:]), be.Uint16(b[10:])
-	h.Rsvd2, h.CACKPSN = b[12], u24(b[13:])
-	h.CCType, h.CCFlags, h.MPR = b[16]>>4, b[16]&0xF, b[17]
-	h.SACKOffset = int16(be.Uint16(b[18:]))
-	h.SACKBitmap = be.Uint64(b[20:])
-	h.CC.decode(b[SETHLen:])
+	a := (*[SETHLen + CCStateLen]byte)(b)
+	b0, b1 := a[0], a[1]
+	h.Type, h.NextHeader = b0>>4, (b0&0xF)<<1|b1>>7
+	h.M, h.PR, h.Rsvd1 = Multipath(b1>>5&3), b1&0x02 != 0, b1&0x1D
+	h.AckPSNOffset = int16(be.Uint16(a[2:]))
+	h.Entropy = be.Uint32(a[4:])
+	h.SPDCID, h.DPDCID = be.Uint16(a[8:]), be.Uint16(a[10:])
+	h.Rsvd2, h.CACKPSN = a[12], be.Uint32(a[12:])&0xFFFFFF
+	h.CCType, h.CCFlags, h.MPR = a[16]>>4, a[16]&0xF, a[17]
+	h.SACKOffset = int16(be.Uint16(a[18:]))
+	h.SACKBitmap = be.Uint64(a[20:])
+	h.CC.decode(a[SETHLen:])
 }
 
 // Append appends the SETH and CC_STATE to b.
