@@ -108,6 +108,23 @@ const (
 	icrcWindow = 144
 )
 
+// icrcBlocks is how many bytes copyBlocks copies: enough for an IPv4
+// write's headers and the bytes before its rest's 16-byte blocks
+// (at most 40+15), and for a whole IPv4 SACK after its IP header (76).
+const icrcBlocks = 80
+
+// copyBlocks copies src to the start of dst in 16-byte blocks, each one
+// load and one store: a copy of a length the compiler does not know, or
+// of a whole array (which may overlap its destination), is a call to
+// memmove, several times the instructions.
+func copyBlocks(dst *[icrcWindow]byte, src *[icrcBlocks]byte) {
+	*(*[16]byte)(dst[0:]) = *(*[16]byte)(src[0:])
+	*(*[16]byte)(dst[16:]) = *(*[16]byte)(src[16:])
+	*(*[16]byte)(dst[32:]) = *(*[16]byte)(src[32:])
+	*(*[16]byte)(dst[48:]) = *(*[16]byte)(src[48:])
+	*(*[16]byte)(dst[64:]) = *(*[16]byte)(src[64:])
+}
+
 // icrcScratch is ComputeICRC with the masked headers in s, so that they go
 // through crc32.Update's vectorised loop as well (a stack copy handed to
 // crc32 would escape to the heap). The CRC register after the ones
@@ -129,8 +146,10 @@ func (c *Codec) icrcScratch(s *ICRCScratch, b []byte, p *Packet) uint32 {
 	}
 	n := restOff - ipOff + k // bytes copied: the headers and k more
 	m := s.b[icrcZeros:]
-	if len(b)-ipOff >= icrcWindow {
-		*(*[icrcWindow]byte)(m) = [icrcWindow]byte(b[ipOff:])
+	if src := b[ipOff:]; n <= icrcBlocks && len(src) >= icrcBlocks {
+		copyBlocks((*[icrcWindow]byte)(m), (*[icrcBlocks]byte)(src))
+	} else if len(src) >= icrcWindow {
+		*(*[icrcWindow]byte)(m) = [icrcWindow]byte(src)
 	} else {
 		copy(m, b[ipOff:ipOff+n])
 	}
