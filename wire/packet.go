@@ -552,18 +552,22 @@ func (c *Codec) decodeWrite(b []byte, off int, p *Packet) error {
 	if len(b)-off < need {
 		return c.truncatedWrite(b, off, p)
 	}
+	// Each header is read as an array, its length checked once: need
+	// bytes are there.
 	h := b[off:]
-	p.METH.RQMSN, p.METH.MSN = be.Uint16(h), be.Uint16(h[2:])
-	h = h[METHLen:]
+	m := (*[METHLen + RETHLen]byte)(h)
+	p.METH.RQMSN, p.METH.MSN = be.Uint16(m[:]), be.Uint16(m[2:])
+	r := (*[RETHLen]byte)(m[METHLen:])
 	p.Decoded |= HasMETH | HasRETH | HasPayload
 	if ts {
-		p.TSETH.decode(h)
-		h = h[TSETHLen:]
+		t := (*[TSETHLen + RETHLen]byte)(h[METHLen:])
+		p.TSETH.decode(t[:])
+		r = (*[RETHLen]byte)(t[TSETHLen:])
 		p.Decoded |= HasTSETH
 	}
-	p.RETH.VA, p.RETH.RKey, p.RETH.DMALength = be.Uint64(h), be.Uint32(h[8:]), be.Uint32(h[12:])
+	p.RETH.VA, p.RETH.RKey, p.RETH.DMALength = be.Uint64(r[:]), be.Uint32(r[8:]), be.Uint32(r[12:])
 	if imm {
-		p.ImmDt = be.Uint32(h[RETHLen:])
+		p.ImmDt = be.Uint32(h[need-ImmDtLen:])
 		p.Decoded |= HasImmDt
 	}
 	off += need
