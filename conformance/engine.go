@@ -211,6 +211,7 @@ func (o *obsCount) keepFirsts(fs []Finding) {
 type lastRing struct {
 	f [LastFindings]lastPlace
 	n int // findings put; the latest is f[(n-1)%LastFindings]
+	i int // n%LastFindings, the slot of the next: kept, as LastFindings is no power of two
 }
 
 // lastPlace is a finding reduced to where and when it was judged, all
@@ -244,8 +245,11 @@ func (r *lastRing) put(l lastPlace) { *r.next() = l }
 // next returns the slot of the latest, to be filled in place (the oldest
 // when the ring is full): a failure kept last copies its place once.
 func (r *lastRing) next() *lastPlace {
-	l := &r.f[r.n%LastFindings]
+	l := &r.f[r.i]
 	r.n++
+	if r.i++; r.i == LastFindings {
+		r.i = 0
+	}
 	return l
 }
 
@@ -766,12 +770,15 @@ func (e *engine) putLast(o *obsCount, v Verdict, id RequirementID, how failHow, 
 	if o.last == nil {
 		o.last = &lastRing{}
 	}
-	l := o.last.next()
-	*l = lastPlace{req: id, node: node, point: pt.name, ord: e.ord(), verdict: v, how: how,
-		at: findingPlace{frame: e.frameNo, ns: e.now, plane: pt.curPlane}}
+	var conn string // here's place, filled in place: here is too big to inline
 	if pt.curFlow != nil {
-		l.at.conn = pt.curFlow.name() // here's place, filled in place: here is too big to inline
+		conn = pt.curFlow.name()
 	}
+	// Every field stored one by one: a composite literal is built on the
+	// stack and copied, twice the stores.
+	l := o.last.next()
+	l.req, l.node, l.point, l.ord, l.verdict, l.how = id, node, pt.name, e.ord(), v, how
+	l.at.frame, l.at.ns, l.at.plane, l.at.conn = e.frameNo, e.now, pt.curPlane, conn
 }
 
 // placeFinding completes a finding just kept: where and when, by default the

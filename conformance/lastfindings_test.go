@@ -85,3 +85,24 @@ func TestLastRingKeepsLatest(t *testing.T) {
 		t.Errorf("merged rings hold frames %v, want %v", got, want)
 	}
 }
+
+// TestPutLastOverwritesEveryField: putLast stores the fields of the ring's
+// slot one by one, so a slot reused after the ring wraps must keep
+// nothing of the place it held: it equals the place of the failure put.
+func TestPutLastOverwritesEveryField(t *testing.T) {
+	e := &engine{frameNo: 7, now: 99, idx: 3}
+	pt := &point{name: "tx", curPlane: 2}
+	o := &obsCount{last: &lastRing{}}
+	for i := range o.last.f {
+		o.last.f[i] = lastPlace{req: "OLD", node: "old", point: "old", ord: 1, verdict: Pass, how: onTiming | onAbsence,
+			at: findingPlace{frame: 1, ns: 1, plane: 1, conn: "old"}}
+	}
+	for n := range LastFindings + 1 {
+		e.putLast(o, Fail, "WIRE-RETH-2", onFrame, pt, "n1")
+		want := lastPlace{req: "WIRE-RETH-2", node: "n1", point: "tx", ord: 3<<24 | uint64(n+1), verdict: Fail, how: onFrame,
+			at: findingPlace{frame: 7, ns: 99, plane: 2}}
+		if got := o.last.f[n%LastFindings]; got != want {
+			t.Fatalf("put %d: slot holds %+v, want %+v", n+1, got, want)
+		}
+	}
+}
