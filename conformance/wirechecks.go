@@ -82,6 +82,17 @@ func (e *engine) frameFailed(cs caseID) bool {
 	return len(e.failedCases) > 0 && slices.Contains(e.failedCases, cs)
 }
 
+// reset makes x the context of frame r, sent by src and captured at pt.
+// Every field is stored one by one: a composite literal is built on the
+// stack and copied, twice the stores.
+func (x *frameCtx) reset(pt *point, src string, r *pcap.Record, atSender bool) {
+	p := &r.Packet
+	op := p.BTH.Opcode
+	x.pt, x.src, x.r, x.p, x.op = pt, src, r, p, op
+	x.control = op == wire.OpSACK || op == wire.OpNACK || op == wire.OpAcknowledge || op == wire.OpEndpointResp
+	x.atSender = atSender
+}
+
 // wireChecks judges the per-packet wire rules of a decoded frame, as its
 // sender sent it: the codec's findings, each under the case whose check
 // declares it (check.codec), then the frame hook of every check that
@@ -91,9 +102,7 @@ func (e *engine) wireChecks(pt *point, src string, r *pcap.Record) {
 	p := &r.Packet
 	op := p.BTH.Opcode
 	x := &e.fx
-	*x = frameCtx{pt: pt, src: src, r: r, p: p, op: op,
-		control:  op == wire.OpSACK || op == wire.OpNACK || op == wire.OpAcknowledge || op == wire.OpEndpointResp,
-		atSender: pt.capNode(e.pics) == src}
+	x.reset(pt, src, r, pt.capNode(e.pics) == src)
 	for i := range r.Violations {
 		v := &r.Violations[i]
 		if dupViolation(r.Violations[:i], v.Req) {
