@@ -837,9 +837,16 @@ func (e *engine) nodeAddr(p *wire.Packet) (src, dst string, ok bool) {
 		k.a = uint64(binary.LittleEndian.Uint32(p.IP4.Src[:])) | uint64(binary.LittleEndian.Uint32(p.IP4.Dst[:]))<<32
 	}
 	c := &e.pairs[k.slot()]
-	if c.ok && c.k.same(k) {
+	if c.ok && c.k.same(&k) {
 		return c.src, c.dst, true
 	}
+	return e.nameAddr(p, c, &k)
+}
+
+// nameAddr is nodeAddr for an address pair its slot c does not hold: it
+// names the pair, and keeps it in c. Out of nodeAddr, so that a pair kept
+// costs no more than its lookup.
+func (e *engine) nameAddr(p *wire.Packet, c *pairName, k *pairKey) (src, dst string, ok bool) {
 	if p.IsIPv6 {
 		src, dst = e.node(netip.AddrFrom16(p.IP6.Src)), e.node(netip.AddrFrom16(p.IP6.Dst))
 	} else {
@@ -848,7 +855,7 @@ func (e *engine) nodeAddr(p *wire.Packet) (src, dst string, ok bool) {
 	// Only while every address named is in addrNode: named (planes.go)
 	// then does not depend on lastAddr, which a kept pair skips.
 	if len(e.addrNode) < MaxNodes {
-		*c = pairName{k: k, src: src, dst: dst, ok: true}
+		*c = pairName{k: *k, src: src, dst: dst, ok: true}
 	}
 	return src, dst, true
 }
@@ -860,9 +867,10 @@ type pairKey struct {
 	v6         bool
 }
 
-// same is k == o, field by field: the == of the struct compares its
-// bytes through a call, for every frame.
-func (k pairKey) same(o pairKey) bool {
+// same is *k == *o, field by field: the == of the struct compares its
+// bytes through a call, for every frame. By pointer: a pairKey, of five
+// fields, is no SSA value, and each copy of one is a copy through memory.
+func (k *pairKey) same(o *pairKey) bool {
 	return k.a == o.a && k.b == o.b && k.c == o.c && k.d == o.d && k.v6 == o.v6
 }
 
@@ -873,8 +881,8 @@ const pairSlots = 16
 
 // slot is k's slot in engine.pairs. The source's bytes are rotated
 // against the destination's, so that a pair's two directions do not
-// always share a slot.
-func (k pairKey) slot() int {
+// always share a slot. By pointer, as same.
+func (k *pairKey) slot() int {
 	h := k.a ^ bits.RotateLeft64(k.b, 13) ^ bits.RotateLeft64(k.c, 29) ^ bits.RotateLeft64(k.d, 43)
 	return int(h * 0x9e3779b97f4a7c15 >> 60)
 }
