@@ -260,28 +260,51 @@ type cackPaths struct {
 	path [maxCackPaths]cackPath
 	n    int // paths recorded, at most maxCackPaths
 	next int // the slot a new path takes when all are used
+	// last: by plane (modulo maxCackPaths), the slot of the path its
+	// latest SACK took; a plane's SACKs mostly keep to one reverse EV
+	// (EV-REV-1), so report looks there before it scans.
+	last [maxCackPaths]uint8
 }
 
 // report records cack on path (plane, ev) and returns the highest
 // cack_psn reported on that path before, if the path was recorded.
 func (c *cackPaths) report(plane int, ev, cack uint32) (uint32, bool) {
-	for i := range c.path[:c.n] {
-		if p := &c.path[i]; p.plane == plane && p.ev == ev {
-			before := p.cack
-			if psnAfter(cack, before) {
-				p.cack = cack
-			}
-			return before, true
+	h := &c.last[uint(plane)%maxCackPaths]
+	i := c.find(plane, ev, int(*h))
+	if i >= 0 {
+		*h = uint8(i)
+		p := &c.path[i]
+		before := p.cack
+		if psnAfter(cack, before) {
+			p.cack = cack
 		}
+		return before, true
 	}
-	i := c.n
+	i = c.n
 	if c.n < maxCackPaths {
 		c.n++
 	} else {
 		i, c.next = c.next, (c.next+1)%maxCackPaths
 	}
+	*h = uint8(i)
 	c.path[i] = cackPath{plane, ev, cack}
 	return 0, false
+}
+
+// find returns the slot of path (plane, ev), or -1, looking at slot hint
+// first. A path is recorded in one slot at most (report adds one only
+// when find has none), so the hint's slot, when it holds the path, is the
+// slot the scan would find.
+func (c *cackPaths) find(plane int, ev uint32, hint int) int {
+	if p := &c.path[hint]; hint < c.n && p.plane == plane && p.ev == ev {
+		return hint
+	}
+	for i := range c.path[:c.n] {
+		if p := &c.path[i]; p.plane == plane && p.ev == ev {
+			return i
+		}
+	}
+	return -1
 }
 
 // claimTies is the claims check's state on a connection: the feedback

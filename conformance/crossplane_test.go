@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -210,6 +211,51 @@ func TestCackPathsBound(t *testing.T) {
 	if got, _ := c.report(1, maxCackPaths-1, 60); got != 100 {
 		t.Errorf("a lower cack_psn replaced the highest: %d, want 100", got)
 	}
+}
+
+// TestCackPathsHint (RSP-RCV-4): report's answers do not depend on the
+// slot it looks at first (cackPaths.last): a long run of SACKs on planes
+// and EVs enough to evict paths gives, step by step, the answers of a
+// plain scan of the ring (pathsModel).
+func TestCackPathsHint(t *testing.T) {
+	var c cackPaths
+	var m pathsModel
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for step := range 20000 {
+		plane := rnd.IntN(20) - 1 // -1 (no plane) and planes beyond maxCackPaths
+		ev := uint32(rnd.IntN(3))
+		if rnd.IntN(4) == 0 {
+			ev = uint32(rnd.IntN(40))
+		}
+		cack := uint32(rnd.IntN(1000))
+		got, gotOK := c.report(plane, ev, cack)
+		want, wantOK := m.report(plane, ev, cack)
+		if got != want || gotOK != wantOK {
+			t.Fatalf("step %d: report(%d, %d, %d) = %d %v, want %d %v", step, plane, ev, cack, got, gotOK, want, wantOK)
+		}
+	}
+}
+
+// pathsModel is cackPaths's rule as a plain scan: the paths in the order
+// recorded, the first recorded leaving when a path beyond maxCackPaths
+// comes.
+type pathsModel struct{ path []cackPath }
+
+func (m *pathsModel) report(plane int, ev, cack uint32) (uint32, bool) {
+	for i := range m.path {
+		if p := &m.path[i]; p.plane == plane && p.ev == ev {
+			before := p.cack
+			if psnAfter(cack, before) {
+				p.cack = cack
+			}
+			return before, true
+		}
+	}
+	if len(m.path) == maxCackPaths {
+		m.path = m.path[1:]
+	}
+	m.path = append(m.path, cackPath{plane, ev, cack})
+	return 0, false
 }
 
 // TestOnlyPointAwayWording: when the capture has one point and the PICS
