@@ -150,12 +150,12 @@ func init() {
 // once the feedback's clock tick ends (holdOrJudge).
 func claimsOnlyArrivals(e *engine, x *fbCtx) {
 	fl := x.fl
-	if len(claimTiesOf.of(fl).held) > 0 {
+	st := claimTiesOf.of(fl)
+	if len(st.held) > 0 {
 		e.settleTies(x.pt, fl, e.now)
 	}
 	if !x.judged {
 		if x.op == wire.OpSACK { // the baseline: earlier cack_psn no longer count
-			st := claimTiesOf.of(fl)
 			st.paths = cackPaths{}
 			st.paths.report(x.pt.curPlane, x.p.EV(e.mode), x.p.SETH.CACKPSN)
 		}
@@ -170,7 +170,7 @@ func claimsOnlyArrivals(e *engine, x *fbCtx) {
 			held = t.missCum(fl, psn)
 		}
 	case wire.OpSACK:
-		held = sackClaims(e, x, &t)
+		held = sackClaims(e, x, st, &t)
 	default:
 		return
 	}
@@ -179,12 +179,13 @@ func claimsOnlyArrivals(e *engine, x *fbCtx) {
 
 // sackClaims fills t with what a SACK claims that has not arrived, and
 // reports whether t holds all of it (claimTie.missCum). A cack_psn moving
-// backward is a finding at once (cackBackward).
-func sackClaims(e *engine, x *fbCtx, t *claimTie) bool {
+// backward is a finding at once (cackBackward). st is the claims check's
+// state on x's connection.
+func sackClaims(e *engine, x *fbCtx, st *claimTies, t *claimTie) bool {
 	fl := x.fl
 	s := &x.p.SETH
 	cack := s.CACKPSN
-	if earlier, onPath, back := cackBackward(e, x); back {
+	if earlier, onPath, back := cackBackward(e, x, &st.paths); back {
 		t.failed = true
 		e.failWhy(rClaims_RSP_RCV_4, x.pt, x.rsp, 0, func(f *Finding) {
 			f.PSN = u32p(cack)
@@ -225,9 +226,10 @@ func sackClaims(e *engine, x *fbCtx, t *claimTie) bool {
 // one path may arrive before one sent earlier on another; there only
 // the highest cack_psn of its own path counts, while it is within 2^22
 // PSNs of fl.lastCack (PSNs wrap at 2^24: an older one is not ordered).
-func cackBackward(e *engine, x *fbCtx) (earlier uint32, onPath, back bool) {
+// paths are the connection's (claimTies.paths).
+func cackBackward(e *engine, x *fbCtx, paths *cackPaths) (earlier uint32, onPath, back bool) {
 	fl, cack, ev := x.fl, x.p.SETH.CACKPSN, x.p.EV(e.mode)
-	pathCack, recorded := claimTiesOf.of(fl).paths.report(x.pt.curPlane, ev, cack)
+	pathCack, recorded := paths.report(x.pt.curPlane, ev, cack)
 	if !fl.haveCack || !psnAfter(fl.lastCack, cack) {
 		return 0, false, false
 	}

@@ -295,6 +295,20 @@ type dcidState struct {
 	self      uint16
 	selfFrame int        // 0: none seen
 	pend      *qpPending // nil until feedback is held
+	// declared is the requester's QP as qp_pairs declares it
+	// (declaredOK), looked up once (declaredSet): the PICS and the
+	// connection's key stay as they are while it is judged.
+	declared                uint32
+	declaredOK, declaredSet bool
+}
+
+// declaredReqQP is engine.declaredReqQP of st's connection fl.
+func (st *dcidState) declaredReqQP(e *engine, fl *flow) (uint32, bool) {
+	if !st.declaredSet {
+		st.declared, st.declaredOK = e.declaredReqQP(fl)
+		st.declaredSet = true
+	}
+	return st.declared, st.declaredOK
 }
 
 // entries: pend is bounded where qpPending is declared.
@@ -346,15 +360,16 @@ func selfTrusted(fl *flow, st *dcidState) bool {
 	return st.selfFrame != 0 && (st.self != uint16(fl.key.qpn) || fl.qp.namedFrame == 0)
 }
 
-// judgeDest judges a feedback dest_qp by what is known now.
-func (e *engine) judgeDest(fl *flow, dest uint32) destVerdict {
-	if d, ok := e.declaredReqQP(fl); ok {
+// judgeDest judges a feedback dest_qp by what is known now. st is the
+// check's state on fl.
+func (e *engine) judgeDest(fl *flow, st *dcidState, dest uint32) destVerdict {
+	if d, ok := st.declaredReqQP(e, fl); ok {
 		return verdictOf(dest == d)
 	}
 	if fl.qp.namedFrame != 0 && ownQP(fl, dest) {
 		return destWrong
 	}
-	if st := dcidOf.of(fl); selfTrusted(fl, st) && st.self != uint16(fl.key.qpn) {
+	if selfTrusted(fl, st) && st.self != uint16(fl.key.qpn) {
 		return verdictOf(uint16(dest) == st.self)
 	}
 	return destUndecided
@@ -380,9 +395,9 @@ func (e *engine) expectedDest(fl *flow) (string, int) {
 	return fmt.Sprintf("dest_qp 0x%06x, the requester's QP as the responder's own %s (frame %d) addresses it", v.named, v.namedBy, v.namedFrame), v.namedFrame
 }
 
-// hold keeps a feedback frame whose dest_qp cannot be judged yet.
-func (e *engine) hold(fl *flow, dest uint32, op wire.Opcode, passed bool, plane int) {
-	st := dcidOf.of(fl)
+// hold keeps a feedback frame whose dest_qp cannot be judged yet in st,
+// the check's state on its connection.
+func (e *engine) hold(st *dcidState, dest uint32, op wire.Opcode, passed bool, plane int) {
 	if st.pend == nil {
 		st.pend = &qpPending{}
 	}
@@ -424,7 +439,8 @@ func (p *qpPending) group(dest uint32) *pendGroup {
 func (e *engine) feedbackQP(x *fbCtx, spdcid uint16, dcid bool) {
 	fl, dest := x.fl, x.p.BTH.DestQP
 	e.settleNamed(x.pt, fl)
-	verdict := e.judgeDest(fl, dest)
+	st := dcidOf.of(fl)
+	verdict := e.judgeDest(fl, st, dest)
 	if !dcid && verdict != destRight && usedElsewhere(x.pt, fl, dest) {
 		// An ACK names no QP but its dest_qp (no spdcid): to a QP its
 		// destination uses in another connection, it may be that
@@ -443,7 +459,7 @@ func (e *engine) feedbackQP(x *fbCtx, spdcid uint16, dcid bool) {
 		x.pass(cWireDCID, false)
 	}
 	if verdict == destUndecided {
-		e.hold(fl, dest, x.op, passed, x.pt.curPlane)
+		e.hold(st, dest, x.op, passed, x.pt.curPlane)
 	}
 }
 
@@ -507,7 +523,7 @@ func (e *engine) settle(pt *point, fl *flow) {
 		if g.n == 0 {
 			continue
 		}
-		switch e.judgeDest(fl, g.dest) {
+		switch e.judgeDest(fl, st, g.dest) {
 		case destUndecided:
 			continue
 		case destWrong:
