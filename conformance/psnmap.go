@@ -14,10 +14,14 @@ import (
 // responder's cumulative point (arrTable) and the index of its recent
 // arrivals by PSN are psnMaps.
 type psnMap[V comparable] struct {
-	ring    []psnSlot[V]
-	occ     []uint64 // bit i: ring[i] is used, so that heldBits reads 64 slots by the word
-	n       int      // entries in ring
-	more    map[uint32]V
+	ring []psnSlot[V]
+	occ  []uint64 // bit i: ring[i] is used, so that heldBits reads 64 slots by the word
+	n    int      // entries in ring
+	more map[uint32]V
+	// moreN[i]: the entries of more whose ring slot is i (len(ring) of
+	// them while more holds any), so that a get or del of a PSN no entry
+	// of more shares a slot with skips the map's hash.
+	moreN   []uint32
 	maxRing int // the ring's largest size; 0 is MaxPSNsPerFlow
 	// With bounded set (the maps heldBits is asked of), every entry lies
 	// in [lo, hi] (PSN order) unless wide: bounds kept on put, tightened
@@ -48,11 +52,29 @@ func (t *psnMap[V]) get(q uint32) V {
 			return s.a
 		}
 	}
-	if len(t.more) > 0 {
+	if t.inMore(q) {
 		return t.more[q]
 	}
 	var zero V
 	return zero
+}
+
+// inMore reports whether more may hold q: an entry of more shares q's
+// ring slot.
+func (t *psnMap[V]) inMore(q uint32) bool {
+	return len(t.more) > 0 && t.moreN[q&uint32(len(t.ring)-1)] != 0
+}
+
+// addMore puts q, which the map does not hold, in more.
+func (t *psnMap[V]) addMore(q uint32, a V) {
+	if t.more == nil {
+		t.more = map[uint32]V{}
+	}
+	if len(t.moreN) != len(t.ring) {
+		t.moreN = make([]uint32, len(t.ring))
+	}
+	t.more[q] = a
+	t.moreN[q&uint32(len(t.ring)-1)]++
 }
 
 // put stores a (not zero) as the entry of q, which the map does not hold.
@@ -74,10 +96,7 @@ func (t *psnMap[V]) put(q uint32, a V) {
 			return
 		}
 		if len(t.ring) >= MaxPSNsPerFlow || t.maxRing > 0 && len(t.ring) >= t.maxRing {
-			if t.more == nil {
-				t.more = map[uint32]V{}
-			}
-			t.more[q] = a
+			t.addMore(q, a)
 			return
 		}
 		t.grow()
@@ -110,6 +129,13 @@ func (t *psnMap[V]) grow() {
 			t.setOcc(q & mask)
 			t.n++
 			delete(t.more, q)
+		}
+	}
+	t.moreN = nil
+	if len(t.more) > 0 {
+		t.moreN = make([]uint32, len(t.ring))
+		for q := range t.more {
+			t.moreN[q&mask]++
 		}
 	}
 }
@@ -195,12 +221,13 @@ func (t *psnMap[V]) del(q uint32) V {
 			return a
 		}
 	}
-	if len(t.more) == 0 {
+	if !t.inMore(q) {
 		var zero V
 		return zero
 	}
 	if a, ok := t.more[q]; ok {
 		delete(t.more, q)
+		t.moreN[q&uint32(len(t.ring)-1)]--
 		if t.bounded {
 			t.unbound(q)
 		}
@@ -231,6 +258,7 @@ func (t *psnMap[V]) reset() {
 	clear(t.occ)
 	t.n = 0
 	clear(t.more)
+	clear(t.moreN)
 	t.wide = false
 }
 

@@ -182,3 +182,65 @@ func TestAckReqSetCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestPSNMapMoreCounts drives a psnMap whose ring stops at 64 slots (as
+// needSACK's stops at maxNeedSACKRing), so that most PSNs share a slot
+// and go to more, against a map: get and del skip more for a PSN whose
+// slot no entry of more shares (moreN), which must never miss one. moreN
+// must count more's entries by slot at every step, and after the ring
+// grows with entries in more.
+func TestPSNMapMoreCounts(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	tb := psnMap[uint64]{maxRing: 64}
+	ref := map[uint32]uint64{}
+	for i := 0; i < 100000; i++ {
+		q := uint32(r.IntN(1000))
+		switch r.IntN(3) {
+		case 0:
+			if _, ok := ref[q]; !ok {
+				ref[q] = uint64(i) + 1
+				tb.put(q, uint64(i)+1)
+			}
+		case 1:
+			if got, want := tb.del(q), ref[q]; got != want {
+				t.Fatalf("step %d: del(%d) = %d, want %d", i, q, got, want)
+			}
+			delete(ref, q)
+		default:
+			if got, want := tb.get(q), ref[q]; got != want {
+				t.Fatalf("step %d: get(%d) = %d, want %d", i, q, got, want)
+			}
+		}
+		switch i {
+		case 50000:
+			tb.reset()
+			clear(ref)
+		case 70000:
+			tb.maxRing = 256 // the ring grows with more in use
+		}
+		checkMoreN(t, &tb, i)
+	}
+	if len(tb.more) == 0 || len(tb.ring) != 256 {
+		t.Errorf("%d PSNs in more, %d slots: want some, and 256", len(tb.more), len(tb.ring))
+	}
+}
+
+// checkMoreN checks that tb.moreN counts tb.more's entries by ring slot.
+func checkMoreN(t *testing.T, tb *psnMap[uint64], step int) {
+	t.Helper()
+	if len(tb.more) == 0 {
+		return
+	}
+	if len(tb.moreN) != len(tb.ring) {
+		t.Fatalf("step %d: %d counts for %d slots", step, len(tb.moreN), len(tb.ring))
+	}
+	want := make([]uint32, len(tb.ring))
+	for q := range tb.more {
+		want[q&uint32(len(tb.ring)-1)]++
+	}
+	for i := range want {
+		if tb.moreN[i] != want[i] {
+			t.Fatalf("step %d: slot %d counts %d entries of more, want %d", step, i, tb.moreN[i], want[i])
+		}
+	}
+}

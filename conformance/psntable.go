@@ -109,6 +109,18 @@ func (t *psnTable) openFrom(base uint32) uint64 {
 	return x
 }
 
+// openIn returns the open bits (openFrom) of the PSNs q to end-1, at
+// most 64 from q, and how many PSNs they cover: a walk over span's PSNs
+// that skips those with nothing to mark visits the set bits only.
+func (t *psnTable) openIn(q, end uint32) (bm uint64, n uint32) {
+	n = min(psnDist(end, q), 64)
+	bm = t.openFrom(q)
+	if n < 64 {
+		bm &= 1<<n - 1
+	}
+	return bm, n
+}
+
 func (t *psnTable) grow() {
 	size := max(64, 2*len(t.ring))
 	old, oldPay := t.ring, t.pay

@@ -88,3 +88,46 @@ func TestPSNTableJump(t *testing.T) {
 		t.Errorf("the PSN after the jump: ok %v, jumped %v", ok, jumped)
 	}
 }
+
+// TestPSNTableOpenIn: the PSNs of a span that a SACK's loss walk must
+// visit (held, not acknowledged selectively) all have their bit in
+// openIn's words, and no bit lies beyond the span, across the 2^24 wrap
+// and as the ring grows.
+func TestPSNTableOpenIn(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 9))
+		var tb psnTable
+		next := wire.PSNAdd(0, -int(rng.IntN(3000)))
+		una := wire.PSNAdd(next, -1)
+		for step := 0; step < 2000; step++ {
+			for k := rng.IntN(40); k > 0; k-- {
+				if rng.IntN(10) > 0 {
+					tb.put(next, psnInfo{})
+				}
+				next = wire.PSNAdd(next, 1)
+			}
+			for k := rng.IntN(20); k > 0; k-- {
+				if q := wire.PSNAdd(una, 1+rng.IntN(int(psnDist(next, una)))); tb.get(q) != nil && !tb.get(q).ackSel {
+					tb.markSel(q, tb.get(q))
+				}
+			}
+			if rng.IntN(4) == 0 {
+				una = wire.PSNAdd(una, rng.IntN(int(psnDist(next, una))))
+				tb.dropThrough(una)
+			}
+			from := wire.PSNAdd(una, rng.IntN(1+int(psnDist(next, una))))
+			for q, end := tb.span(from, next); q != end; {
+				bm, n := tb.openIn(q, end)
+				if n == 0 || n > 64 || n > psnDist(end, q) || n < 64 && bm>>n != 0 {
+					t.Fatalf("seed %d step %d: openIn(%d, %d) = %#x over %d PSNs", seed, step, q, end, bm, n)
+				}
+				for i := range n {
+					if st := tb.get(wire.PSNAdd(q, int(i))); st != nil && !st.ackSel && bm&(1<<i) == 0 {
+						t.Fatalf("seed %d step %d: PSN %d open, bit %d clear in openIn(%d, %d)", seed, step, wire.PSNAdd(q, int(i)), i, q, end)
+					}
+				}
+				q = wire.PSNAdd(q, int(n))
+			}
+		}
+	}
+}

@@ -439,22 +439,30 @@ func (e *engine) sackAtRequester(pt *point, fl *flow, s *wire.SETH) {
 		if fl.haveMarked && psnAfter(fl.markedTo, from) {
 			from = fl.markedTo
 		}
+		// The PSNs the table does not hold or holds acknowledged
+		// selectively have nothing to mark: the walk visits the others
+		// only, by the word (psnTable.openIn).
 		stop, stopped := uint32(0), false
-		for q, end := fl.psns.span(from, high); q != end; q = wire.PSNAdd(q, 1) {
-			st := fl.psns.get(q)
-			if st == nil || st.ackSel || st.loss.kind != 0 {
-				continue
-			}
-			if st.lastNs > t {
-				if !stopped {
-					stop, stopped = wire.PSNAdd(q, -1), true // sent after this SACK's time: a later SACK marks it
+		for q, end := fl.psns.span(from, high); q != end; {
+			bm, n := fl.psns.openIn(q, end)
+			for ; bm != 0; bm &= bm - 1 {
+				p := wire.PSNAdd(q, bits.TrailingZeros64(bm))
+				st := fl.psns.get(p)
+				if st == nil || st.ackSel || st.loss.kind != 0 {
+					continue
 				}
-				continue
+				if st.lastNs > t {
+					if !stopped {
+						stop, stopped = wire.PSNAdd(p, -1), true // sent after this SACK's time: a later SACK marks it
+					}
+					continue
+				}
+				st.loss = signal{kind: sigGap, frame: e.frameNo, ns: t}
+				if _, ok := fl.maybeBad.get(st.lastEV); !ok && e.roomIn(fl.maybeBad.len(), MaxEVsPerFlow) {
+					fl.maybeBad.put(st.lastEV, t)
+				}
 			}
-			st.loss = signal{kind: sigGap, frame: e.frameNo, ns: t}
-			if _, ok := fl.maybeBad.get(st.lastEV); !ok && e.roomIn(fl.maybeBad.len(), MaxEVsPerFlow) {
-				fl.maybeBad.put(st.lastEV, t)
-			}
+			q = wire.PSNAdd(q, int(n))
 		}
 		to := wire.PSNAdd(high, -1)
 		if fl.haveMax && psnAfter(to, fl.maxSent) {
