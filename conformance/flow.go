@@ -3,6 +3,7 @@ package conformance
 import (
 	"fmt"
 	"hash/maphash"
+	"net/netip"
 	"slices"
 
 	"github.com/openmrc/mrc/wire"
@@ -78,6 +79,9 @@ type point struct {
 	// probe's flow may not exist yet: its answer can start it).
 	badProbes [8]badProbe
 	badProbeN int
+	// untiedSrc is the last source address tiePlanes found named and not
+	// declared: a write from it ties nothing (the invalid address: none).
+	untiedSrc netip.Addr
 }
 
 // badWrite is a write seen with a bad ICRC before its connection's flow

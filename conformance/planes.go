@@ -49,13 +49,16 @@ func (e *engine) tiePlanes(pt *point, p *wire.Packet) {
 		return
 	}
 	src, dst, ok := ipPair(p)
-	if !ok {
+	if !ok || src == pt.untiedSrc {
 		return
 	}
 	// An address already named keeps its name: it may only be a declared
 	// node's, matched with the connection's end.
 	tieSrc := !e.named(src)
 	if !tieSrc && !e.pics.declared(src) {
+		// Named stays named (addrNode only grows) and the PICS does not
+		// change: every later write from src returns here (untiedSrc).
+		pt.untiedSrc = src
 		return
 	}
 	tieDst := !e.named(dst)

@@ -659,3 +659,53 @@ func lockstepRequesters(t *testing.T, other func([16]byte) [16]byte) ([]pcap.Fra
 	}
 	return frames, ins, src
 }
+
+// TestTieAfterUntiedWrite: a write that ties nothing from a declared
+// address does not keep the address's later writes from tying (tiePlanes
+// passes over a source it found named and undeclared, untiedSrc, and a
+// declared one is not that). In testdata/good.pcapng with one address per
+// node and plane and node A declared, a decoy write from A's plane-1
+// address to B's plane-0 one (named: no tie) on another QP comes before
+// A's first plane-1 MIDDLE or LAST write; B's plane-1 address is still
+// tied, by A's writes that follow.
+func TestTieAfterUntiedWrite(t *testing.T) {
+	frames, ins := perPlaneGood(t)
+	srcA := planeAddr(netip.MustParseAddr("fd00::a").As16(), 1)
+	at := -1
+	var p wire.Packet
+	for i := range frames {
+		if err := wire.Default.Decode(frames[i].Data, &p); err != nil {
+			t.Fatal(err)
+		}
+		if op := p.BTH.Opcode; ins[i].Plane == 1 && p.IP6.Src == srcA && op.IsWrite() && !op.IsFirst() {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		t.Fatal("no plane-1 MIDDLE or LAST write from node A")
+	}
+	q := p
+	q.IP6.Dst, q.BTH.DestQP = planeAddr(p.IP6.Dst, 0), p.BTH.DestQP+0x77
+	decoy := frames[at]
+	var err error
+	if decoy.Data, err = wire.Default.Append(nil, &q); err != nil {
+		t.Fatal(err)
+	}
+	decoy.Length = len(decoy.Data)
+	frames = slices.Insert(frames, at, decoy)
+	ins = slices.Insert(ins, at, ins[at])
+	pics, err := ParsePICS([]byte(`{"pics_version":1,"nodes":{"na":["fd00::a","fd00:1::a"]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEngine(pics)
+	for i := range frames {
+		e.frame(&frames[i], ins[i])
+	}
+	e.finish()
+	notes := e.report(&CaptureInfo{}, nil, testDay).Capture.Notes
+	if !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "address fd00:1::b taken as node fd00::b:") }) {
+		t.Errorf("B's plane-1 address not tied after the decoy write: notes %q", notes)
+	}
+}
