@@ -171,7 +171,7 @@ func (e *engine) adoptClaim(fl *flow, q uint32, frame int) {
 		return
 	}
 	b := fl.badArr[q]
-	fl.arrived.put(q, fl.newArrival(arrival{psn: q, frame: frame, ns: e.now, valid: true, inWindow: true, payload: b.payload}))
+	fl.arrived.put(q, fl.newArrival(&arrival{psn: q, frame: frame, ns: e.now, valid: true, inWindow: true, payload: b.payload}))
 	fl.bytes += int64(b.payload)
 	if q == wire.PSNAdd(fl.rcum, 1) {
 		e.advanceRcum(fl)

@@ -1069,13 +1069,6 @@ func dscpWrite(e *engine, x *sentCtx) {
 	}
 	req := rDSCP_WIRE_DSCP_1
 	got := p.DSCP()
-	// A first sighting flagged and classed as a retransmission: its first
-	// transmission may have been lost before the capture point. A PSN
-	// first seen behind the highest one sent may be a first transmission
-	// overtaken on another plane, and a copy of the first transmission on
-	// its EV a duplicate the fabric made (copyLike).
-	reordered := resend && x.st == nil
-	absent := !resend && p.BTH.Retransmit && got == rtxClass || reordered && !p.BTH.Retransmit || x.copyLike
 	switch v, declared := e.trimNack, e.trimNackDeclared; {
 	case declared && !v:
 		want, class, req = prof.DSCP.NoTrim, "DSCP_NO_TRIM (peer without trim NACKs)", rDSCP_WIRE_DSCP_5
@@ -1086,8 +1079,14 @@ func dscpWrite(e *engine, x *sentCtx) {
 		x.pass(cDSCP, false)
 		return
 	}
+	// A first sighting flagged and classed as a retransmission: its first
+	// transmission may have been lost before the capture point. A PSN
+	// first seen behind the highest one sent may be a first transmission
+	// overtaken on another plane, and a copy of the first transmission on
+	// its EV a duplicate the fabric made (copyLike).
+	reordered := resend && x.st == nil
 	how := failHow(0)
-	if absent {
+	if !resend && p.BTH.Retransmit && got == rtxClass || reordered && !p.BTH.Retransmit || x.copyLike {
 		how = onAbsence
 	}
 	e.failWhy(req, x.pt, x.req, how, func(f *Finding) {

@@ -330,8 +330,10 @@ type flow struct {
 	capped                                                bool
 
 	// copies counts the flow's first transmissions seen again as they
-	// were, by interface (countCopy).
+	// were, by interface (countCopy); copyAt[g] is 1 + the index in
+	// copies of interface g's count (0: none yet).
 	copies []ifaceCopies
+	copyAt [MaxInterfaces]uint16
 
 	// Requester side.
 	psns        psnTable
@@ -448,11 +450,11 @@ func newFlow(k flowKey, frame int) *flow {
 // creating it (or completing a partial one) as needed; nil when the point
 // tracks too many flows.
 func (e *engine) dataFlow(pt *point, req, rsp string, qpn uint32) *flow {
-	k := flowKey{req: req, rsp: rsp, qpn: qpn}
 	slot := &pt.lastData[qpn%dataSlots]
 	if f := *slot; f != nil && f.key.qpn == qpn && !f.key.partial && sameString(f.key.req, req) && sameString(f.key.rsp, rsp) {
 		return f // a recent data packet's flow: no key hashed, names compared by pointer first
 	}
+	k := flowKey{req: req, rsp: rsp, qpn: qpn}
 	if f := pt.flows[k]; f != nil {
 		*slot = f
 		return f

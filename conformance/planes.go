@@ -410,20 +410,14 @@ func mixedRun(firsts, copies int) bool { return copies >= minMixed && 2*copies >
 // transmission (first) or one seen again as it was. Interfaces past
 // MaxInterfaces are not counted.
 func (fl *flow) countCopy(g int, first bool) {
-	var c *ifaceCopies
-	for i := range fl.copies {
-		if fl.copies[i].g == g {
-			c = &fl.copies[i]
-			break
-		}
+	if g < 0 || g >= MaxInterfaces {
+		return
 	}
-	if c == nil {
-		if g < 0 || g >= MaxInterfaces {
-			return
-		}
+	if fl.copyAt[g] == 0 {
 		fl.copies = append(fl.copies, ifaceCopies{g: g})
-		c = &fl.copies[len(fl.copies)-1]
+		fl.copyAt[g] = uint16(len(fl.copies)) // at most MaxInterfaces entries, one per g
 	}
+	c := &fl.copies[fl.copyAt[g]-1]
 	if !first {
 		c.copies++
 		return

@@ -41,7 +41,7 @@ func (e *engine) window() uint32 {
 
 // newArrival returns a copy of a for the arrived table, from the flow's
 // free list or a new chunk: an arrival costs no allocation in steady state.
-func (fl *flow) newArrival(a arrival) *arrival {
+func (fl *flow) newArrival(a *arrival) *arrival {
 	if len(fl.arrFree) == 0 {
 		chunk := make([]arrival, 64)
 		for i := range chunk {
@@ -50,7 +50,7 @@ func (fl *flow) newArrival(a arrival) *arrival {
 	}
 	p := fl.arrFree[len(fl.arrFree)-1]
 	fl.arrFree = fl.arrFree[:len(fl.arrFree)-1]
-	*p = a
+	*p = *a
 	return p
 }
 
@@ -299,7 +299,7 @@ func (e *engine) arrive(pt *point, fl *flow, rsp string, r *pcap.Record) {
 	}
 	if !fl.rKnown {
 		if a.valid && e.roomIn(fl.arrived.len(), MaxPSNsPerFlow) && fl.arrived.get(psn) == nil {
-			fl.arrived.put(psn, fl.newArrival(*a))
+			fl.arrived.put(psn, fl.newArrival(a))
 			fl.bytes += int64(a.payload)
 		}
 		if a.trimmed && !a.discarded && e.roomIn(len(fl.trimPend), MaxPending) {
@@ -339,8 +339,10 @@ func (e *engine) arrive(pt *point, fl *flow, rsp string, r *pcap.Record) {
 			e.capFlow(pt, fl)
 			return
 		}
-		fl.arrived.put(psn, fl.newArrival(*a))
-		delete(fl.refused, psn)
+		fl.arrived.put(psn, fl.newArrival(a))
+		if len(fl.refused) > 0 {
+			delete(fl.refused, psn)
+		}
 		fl.bytes += int64(a.payload)
 		if needs || d != 1 {
 			a.needAnswer = true
@@ -519,7 +521,7 @@ func (e *engine) adoptUnseen(fl *flow, q uint32, frame int, ns int64) {
 	} else {
 		fl.unseenPay++
 	}
-	fl.arrived.put(q, fl.newArrival(a))
+	fl.arrived.put(q, fl.newArrival(&a))
 	fl.bytes += int64(a.payload)
 	if q == wire.PSNAdd(fl.rcum, 1) {
 		e.advanceRcum(fl)
@@ -599,7 +601,7 @@ func (e *engine) reclassifyOOR(fl *flow) {
 			continue
 		}
 		a.inWindow = true
-		fl.arrived.put(q, fl.newArrival(a))
+		fl.arrived.put(q, fl.newArrival(&a))
 		fl.bytes += int64(a.payload)
 		delete(fl.oorPend, q)
 	}

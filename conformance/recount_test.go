@@ -26,6 +26,7 @@ var notCounted = map[string]string{
 	"tl":        "a timeline ring of timelineEvents",
 	"evSeen":    "a fixed array of evSeenSlots",
 	"copies":    "one entry per interface the flow's writes were seen on, at most MaxInterfaces (countCopy)",
+	"copyAt":    "a fixed array of MaxInterfaces, indexing copies",
 }
 
 // TestRecountCountsEveryContainer: every map, slice and table of a

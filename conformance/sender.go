@@ -103,7 +103,9 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 	*x = sentCtx{judgedRow: judgedRow{e.row(pt, req)}, pt: pt, fl: fl, req: req, r: r, p: p, psn: p.BTH.PSN, ev: r.EV, t: e.now}
 	psn, t := x.psn, x.t
 	x.size = e.writeSize(fl, r)
-	fl.learnMTU(x)
+	if fl.mtu == 0 {
+		fl.learnMTU(x)
+	}
 	x.st = fl.psns.get(psn)
 	x.acked = fl.haveUna && !psnAfter(psn, fl.una)
 	x.isNew = x.st == nil && !x.acked && (!fl.haveMax || psnAfter(psn, fl.maxSent))
@@ -176,7 +178,7 @@ func (e *engine) sentNew(x *sentCtx) {
 	} else {
 		ok, jumped := fl.psns.put(psn, psnInfo{firstFrame: e.frameNo, lastFrame: e.frameNo, lastNs: x.t, lastEV: x.ev, sends: 1,
 			hdrFP: headerFP(p)})
-		if ok && !p.Trimmed && x.size == sizeOK && fl.psns.get(psn) != nil {
+		if ok && !p.Trimmed && x.size == sizeOK { // ok: the table holds psn
 			fl.psns.payload(psn).keep(x.r)
 		}
 		if jumped && fl.psns.jumps == 1 {
@@ -319,14 +321,15 @@ func (e *engine) message(x *sentCtx) {
 	fl, p := x.fl, x.p
 	m := &fl.msg
 	op, psn := p.BTH.Opcode, x.psn
-	c := &e.mx
-	*c = msgCtx{pt: x.pt, fl: fl, node: x.req, p: p, psn: psn, m: m}
 	if m.active && psn != m.nextPSN {
 		m.active = false // a PSN gap (REQ-PSN-1 reports it); restart at the next FIRST
 	}
-	switch {
-	case !m.active && !op.IsFirst():
+	if !m.active && !op.IsFirst() {
 		return // joined mid-message
+	}
+	c := &e.mx
+	*c = msgCtx{pt: x.pt, fl: fl, node: x.req, p: p, psn: psn, m: m}
+	switch {
 	case !m.active:
 		if m.havePrev && psn != m.nextPSN {
 			m.havePrev = false
@@ -650,10 +653,11 @@ func sizeJudged(x *sentCtx) bool {
 
 // learnMTU takes into the model the path MTU the connection is seen to
 // use (flow.mtu): the payload of its first FIRST or MIDDLE packet whose
-// size can be judged and is one a path MTU can have.
+// size can be judged and is one a path MTU can have. sendWrite calls it
+// while the connection has none.
 func (fl *flow) learnMTU(x *sentCtx) {
 	op, n := x.p.BTH.Opcode, len(x.p.Payload)
-	if fl.mtu == 0 && sizeJudged(x) && (op == wire.OpWriteFirst || op == wire.OpWriteMiddle) && slices.Contains(pathMTUs, n) {
+	if sizeJudged(x) && (op == wire.OpWriteFirst || op == wire.OpWriteMiddle) && slices.Contains(pathMTUs, n) {
 		fl.mtu = n
 	}
 }
