@@ -119,21 +119,32 @@ type passPair struct {
 }
 
 // slot returns the cache slot of node at pt, emptied for them when it held
-// another pair. Small enough to inline: the miss is refill's.
+// another pair. The hit tests the point and the string by data pointer and
+// length, as rowMemo.holds, with no call; the rest is refill's, out of line,
+// which compares the bytes (sameString) before it empties the slot.
 func (e *engine) slot(pt *point, node string) *rowSlot {
-	h := pt.num*17 + len(node)*5
-	if len(node) > 0 {
-		h += int(node[len(node)-1])
-	}
-	s := &e.slots[h&(rowSlots-1)]
-	if s.pt != pt || !sameString(s.node, node) {
+	s := &e.slots[slotIndex(pt, node)]
+	if s.pt != pt || len(s.node) != len(node) || unsafe.StringData(s.node) != unsafe.StringData(node) {
 		e.refill(s, pt, node)
 	}
 	return s
 }
 
-// refill empties slot s for node at pt.
+// slotIndex returns the index in engine.slots of node at pt.
+func slotIndex(pt *point, node string) int {
+	h := pt.num*17 + len(node)*5
+	if len(node) > 0 {
+		h += int(node[len(node)-1])
+	}
+	return h & (rowSlots - 1)
+}
+
+// refill empties slot s for node at pt unless it holds them already under
+// another copy of node's name.
 func (e *engine) refill(s *rowSlot, pt *point, node string) {
+	if s.pt == pt && sameString(s.node, node) {
+		return
+	}
 	e.flushTo(s)
 	*s = rowSlot{pt: pt, node: node}
 }
