@@ -111,9 +111,10 @@ func (k *tieKey) sameSeq(o *tieKey) bool {
 	return k.mrc && o.mrc && k.kind == o.kind && k.qp == o.qp && k.pair == o.pair
 }
 
-// tieKey returns frame f's tieKey.
-func (e *engine) tieKey(f *pcap.Frame, in *pcap.Interface) tieKey {
-	k := tieKey{rank: 1}
+// tieKey writes frame f's tieKey to k, in place: a key returned would be
+// copied twice on its way to the scratch that holds it.
+func (e *engine) tieKey(f *pcap.Frame, in *pcap.Interface, k *tieKey) {
+	*k = tieKey{rank: 1}
 	if len(e.pics.Capture.Points) > 0 && e.arrivesHere(f, in) {
 		k.rank = 0
 	}
@@ -121,17 +122,20 @@ func (e *engine) tieKey(f *pcap.Frame, in *pcap.Interface) tieKey {
 	var op wire.Opcode
 	if ip, off, ok := e.plainBTH(b); ok {
 		k.pair = e.pairHash(b[ip:], b[ip-2] == 0x86) // EtherType 0x86dd
-		op, k.qp, k.pos = wire.Opcode(b[off]), u24(b[off+5:]), u24(b[off+9:])
+		// The 24-bit fields are a 32-bit word's low three bytes, read from
+		// the BTH as an array: plainBTH found it whole.
+		h := (*[wire.BTHLen]byte)(b[off:])
+		op, k.qp, k.pos = wire.Opcode(h[0]), binary.BigEndian.Uint32(h[4:])&0xFFFFFF, binary.BigEndian.Uint32(h[8:])&0xFFFFFF
 		if op == wire.OpSACK {
 			if len(b) < off+wire.BTHLen+wire.SETHLen {
-				return k
+				return
 			}
-			k.pos = u24(b[off+wire.BTHLen+13:]) // cack_psn
+			k.pos = binary.BigEndian.Uint32(b[off+wire.BTHLen+12:]) & 0xFFFFFF // cack_psn, SETH bytes 13-15
 		}
 	} else {
 		p := &e.tiePkt
 		if _, _, err := e.codec.DecodeCut(b, f.Length, &e.tieCut, p, &e.tieErr); err != nil {
-			return k
+			return
 		}
 		op, k.qp, k.pos = p.BTH.Opcode, p.BTH.DestQP, p.BTH.PSN
 		if p.IsIPv6 {
@@ -144,7 +148,7 @@ func (e *engine) tieKey(f *pcap.Frame, in *pcap.Interface) tieKey {
 		}
 	}
 	if !op.Valid() {
-		return k
+		return
 	}
 	k.mrc = true
 	switch {
@@ -161,7 +165,6 @@ func (e *engine) tieKey(f *pcap.Frame, in *pcap.Interface) tieKey {
 	default:
 		k.kind = seqEndpointResp
 	}
-	return k
 }
 
 // arrivesHere reports whether a frame is addressed to the node the PICS
@@ -283,9 +286,6 @@ type tiePair struct {
 	ok  bool
 	h   uint64
 }
-
-// u24 reads a 24-bit big-endian number.
-func u24(b []byte) uint32 { return uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2]) }
 
 // tieCand is a queue holding frames of the tick being planned: the first
 // n frames of queue id, whose point's rank is rank (pointRank).
@@ -552,7 +552,7 @@ func (m *merger) loadTick(g []tieCand) {
 			s := m.at(si)
 			switch {
 			case m.te != nil:
-				ts.keys[i] = m.te.tieKey(&s.f, s.in)
+				m.te.tieKey(&s.f, s.in, &ts.keys[i])
 			case m.key != nil:
 				ts.keys[i] = m.key(&s.f, s.in)
 			default:
