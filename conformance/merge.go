@@ -41,8 +41,9 @@ const reorderBudget = 64 << 20
 type merger struct {
 	// blocks hold the slots, slotBlock each: slot i is blocks[i/slotBlock]
 	// [i%slotBlock], and nslots are in use or free. A block never moves, so
-	// the pool grows without copying what it holds.
-	blocks [][]mslot
+	// the pool grows without copying what it holds. A block is an array, so
+	// that at checks the block's index alone.
+	blocks []*[slotBlock]mslot
 	nslots int
 	free   []int
 	queues []mqueue // by interface ID
@@ -52,7 +53,7 @@ type merger struct {
 	// order holds the waiting frames in file order while the file is in
 	// timestamp order (not interleaved): the earliest frame is then the
 	// first read, and emitOne takes it without comparing heads.
-	order mqueue
+	order ring[orderEntry]
 	// stable is set when frames stay valid after the reader's next read
 	// (pcap.Reader.Retain): a waiting frame is then held by reference,
 	// not copied.
@@ -111,6 +112,14 @@ type merger struct {
 	onLate func(*pcap.Frame, *pcap.Interface)
 }
 
+// orderEntry is a waiting frame in merger.order: its timestamp and
+// interface, all that ordered and pair read of it, kept here so that
+// they do not look its slot up.
+type orderEntry struct {
+	ns int64
+	id int
+}
+
 type mslot struct {
 	f   pcap.Frame
 	ns  int64           // f.Timestamp in Unix nanoseconds
@@ -128,11 +137,16 @@ func ipDst(b []byte) (netip.Addr, bool) {
 	return dst, ok
 }
 
-// mqueue is a ring of slot indices. Its length is a power of two (16,
-// then doubled), so that a position wraps with a mask, not a division.
-type mqueue struct {
-	idx        []int // slot indices, ring
+// ring is a ring of values. Its length is a power of two (16, then
+// doubled), so that a position wraps with a mask, not a division.
+type ring[T any] struct {
+	idx        []T
 	head, size int
+}
+
+// mqueue is a ring of slot indices, an interface's waiting frames.
+type mqueue struct {
+	ring[int]
 	// rank is 1 + the place of the capture point of the queue's interface
 	// among the points met (merger.points, by name), 0 until asked
 	// (pointRank); cand is 1 + the queue's index in merger.cand while a
@@ -141,9 +155,9 @@ type mqueue struct {
 	cand int
 }
 
-func (q *mqueue) push(i int) {
+func (q *ring[T]) push(i T) {
 	if q.size == len(q.idx) {
-		n := make([]int, max(16, 2*len(q.idx)))
+		n := make([]T, max(16, 2*len(q.idx)))
 		for k := 0; k < q.size; k++ {
 			n[k] = q.idx[(q.head+k)&(len(q.idx)-1)]
 		}
@@ -153,9 +167,9 @@ func (q *mqueue) push(i int) {
 	q.size++
 }
 
-func (q *mqueue) front() int { return q.idx[q.head] }
+func (q *ring[T]) front() T { return q.idx[q.head] }
 
-func (q *mqueue) pop() int {
+func (q *ring[T]) pop() T {
 	i := q.idx[q.head]
 	q.head = (q.head + 1) & (len(q.idx) - 1)
 	q.size--
@@ -195,12 +209,12 @@ func (m *merger) push(f *pcap.Frame, in *pcap.Interface, declared int, emit func
 	s.in = in
 	if ns < m.maxIn {
 		m.interleaved = true
-		m.order = mqueue{}
+		m.order = ring[orderEntry]{}
 	} else {
 		m.maxIn = ns
 	}
 	if !m.interleaved {
-		m.order.push(i)
+		m.order.push(orderEntry{ns, id})
 	}
 	q := &m.queues[id]
 	if q.size == 0 {
@@ -297,7 +311,7 @@ func (m *merger) slot() int {
 		return i
 	}
 	if m.nslots == len(m.blocks)*slotBlock {
-		m.blocks = append(m.blocks, make([]mslot, slotBlock))
+		m.blocks = append(m.blocks, new([slotBlock]mslot))
 	}
 	m.nslots++
 	return m.nslots - 1
@@ -365,10 +379,10 @@ func (m *merger) next(force bool) *mqueue {
 // queues). nil while the tick may still grow.
 func (m *merger) ordered(force bool) *mqueue {
 	o := &m.order
-	s := m.at(o.front())
-	if o.size == 1 || m.at(o.idx[(o.head+1)&(len(o.idx)-1)]).ns != s.ns {
+	s := o.front()
+	if o.size == 1 || o.idx[(o.head+1)&(len(o.idx)-1)].ns != s.ns {
 		o.pop()
-		return &m.queues[s.f.Interface]
+		return &m.queues[s.id]
 	}
 	if !force && m.maxIn == s.ns {
 		return nil
@@ -378,14 +392,14 @@ func (m *merger) ordered(force bool) *mqueue {
 	}
 	m.cand = m.cand[:0]
 	for o.size > 0 {
-		t := m.at(o.front())
+		t := o.front()
 		if t.ns != s.ns {
 			break
 		}
 		o.pop()
-		q := &m.queues[t.f.Interface]
+		q := &m.queues[t.id]
 		if q.cand == 0 {
-			m.cand = append(m.cand, tieCand{id: t.f.Interface})
+			m.cand = append(m.cand, tieCand{id: t.id})
 			q.cand = len(m.cand)
 		}
 		m.cand[q.cand-1].n++
@@ -399,13 +413,13 @@ func (m *merger) ordered(force bool) *mqueue {
 // usual tick, a frame sent at one point seen arriving at another. The
 // points' ranks order the two (planTick would), and the second is judged
 // first by a plan of one run. nil for any other tick.
-func (m *merger) pair(s *mslot) *mqueue {
+func (m *merger) pair(s orderEntry) *mqueue {
 	o := &m.order
-	t := m.at(o.idx[(o.head+1)&(len(o.idx)-1)])
-	if o.size > 2 && m.at(o.idx[(o.head+2)&(len(o.idx)-1)]).ns == s.ns || t.f.Interface == s.f.Interface {
+	t := o.idx[(o.head+1)&(len(o.idx)-1)]
+	if o.size > 2 && o.idx[(o.head+2)&(len(o.idx)-1)].ns == s.ns || t.id == s.id {
 		return nil
 	}
-	a, b := s.f.Interface, t.f.Interface
+	a, b := s.id, t.id
 	m.pointRank(a)
 	m.pointRank(b)
 	ra, rb := m.queues[a].rank, m.queues[b].rank
