@@ -174,7 +174,7 @@ func (e *engine) adoptClaim(fl *flow, q uint32, frame int) {
 	fl.arrived.put(q, fl.newArrival(&arrival{psn: q, frame: frame, ns: e.now, valid: true, inWindow: true, payload: b.payload}))
 	fl.bytes += int64(b.payload)
 	if q == wire.PSNAdd(fl.rcum, 1) {
-		e.advanceRcum(fl)
+		e.advanceRcum(fl, false)
 		fl.pushRcum(e.now, fl.rcum, fl.bytes)
 	}
 }

@@ -90,9 +90,7 @@ func (t *psnMap[V]) put(q uint32, a V) {
 		i := q & uint32(len(t.ring)-1)
 		s := &t.ring[i]
 		if !s.used {
-			*s = psnSlot[V]{psn: q, used: true, a: a}
-			t.occ[i>>6] |= 1 << (i & 63)
-			t.n++
+			t.place(s, i, q, a)
 			return
 		}
 		if len(t.ring) >= MaxPSNsPerFlow || t.maxRing > 0 && len(t.ring) >= t.maxRing {
@@ -100,6 +98,65 @@ func (t *psnMap[V]) put(q uint32, a V) {
 			return
 		}
 		t.grow()
+	}
+}
+
+// place stores a as the entry of q in s, ring slot i, which is free.
+func (t *psnMap[V]) place(s *psnSlot[V], i, q uint32, a V) {
+	*s = psnSlot[V]{psn: q, used: true, a: a}
+	t.occ[i>>6] |= 1 << (i & 63)
+	t.n++
+}
+
+// free forgets the entry held in s, ring slot i; the caller tightens
+// the bounds (unbound), which would keep free from being inlined.
+func (t *psnMap[V]) free(s *psnSlot[V], i uint32) {
+	*s = psnSlot[V]{}
+	t.occ[i>>6] &^= 1 << (i & 63)
+	t.n--
+}
+
+// set stores a (not zero) as the entry of q, held or not, and returns the
+// entry it replaces (zero when q was not held), leaving the map as del
+// then put would. An unbounded map decides most by q's ring slot alone:
+// one holding q is replaced in place, where put would put it back once del
+// freed the slot; a free one, when more holds nothing of the slot, is
+// where put would place q, which the map does not hold.
+func (t *psnMap[V]) set(q uint32, a V) (prev V) {
+	if n := uint32(len(t.ring)); n > 0 && !t.bounded {
+		i := q & (n - 1)
+		switch s := &t.ring[i]; {
+		case s.used && s.psn == q:
+			prev, s.a = s.a, a
+			return prev
+		case !s.used && !t.inMore(q):
+			t.place(s, i, q, a)
+			return prev
+		}
+	}
+	if t.bounded || t.inMore(q) {
+		prev = t.del(q)
+	}
+	t.put(q, a)
+	return prev
+}
+
+// delIf forgets the entry of q if it is a.
+func (t *psnMap[V]) delIf(q uint32, a V) {
+	if n := uint32(len(t.ring)); n > 0 {
+		i := q & (n - 1)
+		if s := &t.ring[i]; s.used && s.psn == q {
+			if s.a == a {
+				t.free(s, i)
+				if t.bounded {
+					t.unbound(q)
+				}
+			}
+			return
+		}
+	}
+	if t.inMore(q) && t.more[q] == a {
+		t.del(q)
 	}
 }
 
@@ -173,6 +230,16 @@ func (t *psnMap[V]) unbound(q uint32) {
 	}
 }
 
+// passed tightens a bounded map's bounds past q, a PSN it does not hold,
+// as a del of q would were it held: the arrived table's bounds follow the
+// cumulative point over a PSN that moves it without entering the table
+// (arrive), and so stay as narrow as heldBitsBounded needs.
+func (t *psnMap[V]) passed(q uint32) {
+	if t.bounded {
+		t.unbound(q)
+	}
+}
+
 // heldBits returns the bits of bm (bit i for PSN base+i) whose PSN t
 // holds: a SACK bitmap's claims checked in one pass over the ring, a few
 // instructions a bit, rather than a get each.
@@ -212,9 +279,7 @@ func (t *psnMap[V]) del(q uint32) V {
 		i := q & uint32(len(t.ring)-1)
 		if s := &t.ring[i]; s.used && s.psn == q {
 			a := s.a
-			*s = psnSlot[V]{}
-			t.occ[i>>6] &^= 1 << (i & 63)
-			t.n--
+			t.free(s, i)
 			if t.bounded {
 				t.unbound(q)
 			}

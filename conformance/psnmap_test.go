@@ -1,6 +1,9 @@
 package conformance
 
 import (
+	"reflect"
+
+	"github.com/openmrc/mrc/wire"
 	"math/rand/v2"
 	"testing"
 )
@@ -243,4 +246,77 @@ func checkMoreN(t *testing.T, tb *psnMap[uint64], step int) {
 			t.Fatalf("step %d: slot %d counts %d entries of more, want %d", step, i, tb.moreN[i], want[i])
 		}
 	}
+}
+
+// TestPSNMapSetDelIf drives two psnMaps with the same PSNs, one by set
+// and delIf, the other by what they stand for (del then put; get then
+// del), and checks after each step that the two are the same map, ring,
+// overflow map, counts and bounds alike, with a ring that stops at 64
+// slots, so that most PSNs share a slot and go to more; then, with a ring
+// that grows, that they hold the same entries within the same bounds.
+// Each unbounded and bounded.
+func TestPSNMapSetDelIf(t *testing.T) {
+	for _, bounded := range []bool{false, true} {
+		seed := uint64(rand.Uint32())
+		r := rand.New(rand.NewPCG(seed, 5))
+		a := psnMap[uint64]{maxRing: 64, bounded: bounded}
+		b := psnMap[uint64]{maxRing: 64, bounded: bounded}
+		fast, inMore := 0, 0
+		for i := 0; i < 50000; i++ {
+			q := (wire.PSNMask - 150 + uint32(r.IntN(300))) & wire.PSNMask // across the 2^24 wrap
+			v := uint64(r.IntN(4)) + 1
+			switch r.IntN(3) {
+			case 0:
+				got := a.set(q, v)
+				want := b.del(q)
+				b.put(q, v)
+				if got != want {
+					t.Fatalf("seed %d step %d: set(%d) replaced %d, want %d", seed, i, q, got, want)
+				}
+			case 1:
+				if len(a.more) > 0 && a.moreN[q&uint32(len(a.ring)-1)] != 0 {
+					inMore++
+				}
+				a.delIf(q, v)
+				if b.get(q) == v {
+					b.del(q)
+				}
+			default:
+				if got, want := a.get(q), b.get(q); got != want {
+					t.Fatalf("seed %d step %d: get(%d) = %d, want %d", seed, i, q, got, want)
+				}
+			}
+			if a.maxRing != 0 && !reflect.DeepEqual(a, b) {
+				t.Fatalf("seed %d step %d (PSN %d): set and delIf left %+v, del and put %+v", seed, i, q, a, b)
+			}
+			if a.maxRing == 0 && i%16 == 0 { // grow moves entries of more in map order: the same entries, not the same slots
+				sameEntries(t, &a, &b, seed, i)
+			}
+			if i == 30000 {
+				a.maxRing, b.maxRing = 0, 0 // the ring grows with more in use
+			}
+			if !bounded && len(a.ring) > 0 && a.ring[q&uint32(len(a.ring)-1)].psn == q {
+				fast++
+			}
+		}
+		if !bounded && fast < 10000 || inMore < 1000 {
+			t.Errorf("seed %d: %d steps ended with the PSN in its slot, %d delIf of a slot more shares", seed, fast, inMore)
+		}
+	}
+}
+
+// sameEntries checks that a and b hold the same entries within the same
+// bounds, and that a's moreN counts its overflow map by slot.
+func sameEntries(t *testing.T, a, b *psnMap[uint64], seed uint64, step int) {
+	t.Helper()
+	if a.len() != b.len() || a.lo != b.lo || a.hi != b.hi || a.wide != b.wide {
+		t.Fatalf("seed %d step %d: %d entries in [%d, %d] (wide %v), want %d in [%d, %d] (%v)", seed, step, a.len(), a.lo, a.hi, a.wide, b.len(), b.lo, b.hi, b.wide)
+	}
+	b.each(func(q uint32, v uint64) {
+		if got := a.get(q); got != v {
+			t.Fatalf("seed %d step %d: get(%d) = %d, want %d", seed, step, q, got, v)
+		}
+	})
+	m := psnMap[uint64]{ring: a.ring, more: a.more, moreN: a.moreN}
+	checkMoreN(t, &m, step)
 }

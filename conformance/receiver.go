@@ -61,8 +61,7 @@ func (fl *flow) needAnswer(e *engine, a *arrival) {
 		return
 	}
 	fl.needSACK.maxRing = maxNeedSACKRing
-	fl.needSACK.del(a.psn)
-	fl.needSACK.put(a.psn, needSACK{frame: a.frame, ns: a.ns, ev: a.ev, plane: int32(a.plane)})
+	fl.needSACK.set(a.psn, needSACK{frame: a.frame, ns: a.ns, ev: a.ev, plane: int32(a.plane)})
 }
 
 // needSACK is an arrival a SACK must answer at once: what its finding
@@ -99,17 +98,14 @@ func (fl *flow) pushRecent(a *arrival) {
 	fl.recentIdx.maxRing = 4 * recentArrivals
 	fl.recentSeq++
 	seq := fl.recentSeq
-	prev := fl.recentIdx.del(a.psn)
-	fl.recentIdx.put(a.psn, seq)
+	prev := fl.recentIdx.set(a.psn, seq)
 	var dst *arrival
 	if len(fl.recent) < recentArrivals {
 		fl.recent = append(fl.recent, arrival{})
 		dst = &fl.recent[len(fl.recent)-1]
 	} else {
 		dst = &fl.recent[(seq-1)%recentArrivals]
-		if fl.recentIdx.get(dst.psn) == dst.seq {
-			fl.recentIdx.del(dst.psn)
-		}
+		fl.recentIdx.delIf(dst.psn, dst.seq)
 	}
 	*dst = *a
 	dst.seq, dst.prevSeq = seq, prev
@@ -181,7 +177,7 @@ func (e *engine) setBaseline(fl *flow, cack uint32, fromStart bool) {
 			fl.freeArrival(a)
 		}
 	})
-	e.advanceRcum(fl)
+	e.advanceRcum(fl, false)
 	fl.pushRcum(e.now, fl.rcum, fl.bytes)
 }
 
@@ -241,14 +237,20 @@ func (fl *flow) rcumAt(t int64) (rcumEvent, bool) {
 	return rcumEvent{}, false
 }
 
-func (e *engine) advanceRcum(fl *flow) {
+// advanceRcum moves the cumulative point over the PSNs after it that
+// arrived, taking each out of the arrived table; with nextArrived, the
+// first of them arrived without entering the table (arrive).
+func (e *engine) advanceRcum(fl *flow, nextArrived bool) {
 	for {
 		q := wire.PSNAdd(fl.rcum, 1)
-		a := fl.arrived.del(q)
-		if a == nil {
-			return
+		if !nextArrived {
+			a := fl.arrived.del(q)
+			if a == nil {
+				return
+			}
+			fl.freeArrival(a)
 		}
-		fl.freeArrival(a)
+		nextArrived = false
 		fl.rcum = q
 		if fl.ackReq.mayHold(q) {
 			if _, ok := fl.ackReq.m[q]; ok {
@@ -298,14 +300,7 @@ func (e *engine) arrive(pt *point, fl *flow, rsp string, r *pcap.Record) {
 		e.setBaseline(fl, wire.PSNAdd(psn, -1), true)
 	}
 	if !fl.rKnown {
-		if a.valid && e.roomIn(fl.arrived.len(), MaxPSNsPerFlow) && fl.arrived.get(psn) == nil {
-			fl.arrived.put(psn, fl.newArrival(a))
-			fl.bytes += int64(a.payload)
-		}
-		if a.trimmed && !a.discarded && e.roomIn(len(fl.trimPend), MaxPending) {
-			fl.trimPend[psn] = *a
-			fl.trimArr[psn] = e.frameNo
-		}
+		e.arriveBeforeBaseline(fl, a)
 		return
 	}
 	d := psnDist(psn, fl.rcum)
@@ -339,7 +334,16 @@ func (e *engine) arrive(pt *point, fl *flow, rsp string, r *pcap.Record) {
 			e.capFlow(pt, fl)
 			return
 		}
-		fl.arrived.put(psn, fl.newArrival(a))
+		// The PSN after the cumulative point does not enter the arrived
+		// table, which advanceRcum, below, would take it straight back out
+		// of: it is told the PSN arrived (nextArrived). The table's bounds
+		// pass it.
+		next := d == 1
+		if next {
+			fl.arrived.passed(psn)
+		} else {
+			fl.arrived.put(psn, fl.newArrival(a))
+		}
 		if len(fl.refused) > 0 {
 			delete(fl.refused, psn)
 		}
@@ -354,7 +358,7 @@ func (e *engine) arrive(pt *point, fl *flow, rsp string, r *pcap.Record) {
 		if op.HasImm() {
 			e.wimmArrive(pt, fl, rsp, *a)
 		}
-		e.advanceRcum(fl)
+		e.advanceRcum(fl, next)
 		fl.pushRcum(e.now, fl.rcum, fl.bytes)
 	}
 	x.pt, x.fl, x.rsp, x.class = pt, fl, rsp, class
@@ -364,6 +368,21 @@ func (e *engine) arrive(pt *point, fl *flow, rsp string, r *pcap.Record) {
 	}
 	for _, c := range e.hk.arrivedBy[k] {
 		c.arrived(e, x)
+	}
+}
+
+// arriveBeforeBaseline takes write arrival a into the responder's view
+// while its cumulative point is not known: a whole PSN is held as arrived,
+// a trimmed one as pending its NACK.
+func (e *engine) arriveBeforeBaseline(fl *flow, a *arrival) {
+	psn := a.psn
+	if a.valid && e.roomIn(fl.arrived.len(), MaxPSNsPerFlow) && fl.arrived.get(psn) == nil {
+		fl.arrived.put(psn, fl.newArrival(a))
+		fl.bytes += int64(a.payload)
+	}
+	if a.trimmed && !a.discarded && e.roomIn(len(fl.trimPend), MaxPending) {
+		fl.trimPend[psn] = *a
+		fl.trimArr[psn] = e.frameNo
 	}
 }
 
@@ -524,7 +543,7 @@ func (e *engine) adoptUnseen(fl *flow, q uint32, frame int, ns int64) {
 	fl.arrived.put(q, fl.newArrival(&a))
 	fl.bytes += int64(a.payload)
 	if q == wire.PSNAdd(fl.rcum, 1) {
-		e.advanceRcum(fl)
+		e.advanceRcum(fl, false)
 		fl.pushRcum(e.now, fl.rcum, fl.bytes)
 	}
 }
@@ -576,7 +595,7 @@ func (e *engine) resyncCum(fl *flow, cum uint32) {
 	fl.held = fl.held[:k]
 	fl.rcum = cum
 	e.reclassifyOOR(fl)
-	e.advanceRcum(fl)
+	e.advanceRcum(fl, false)
 	fl.pushRcum(e.now, fl.rcum, fl.bytes)
 }
 
