@@ -406,16 +406,7 @@ func onePICSVariant(t *testing.T, edit func(map[string]any)) *PICS {
 func TestOneNodeDeclaredTiedInTraffic(t *testing.T) {
 	frames, ins := perPlaneGood(t)
 	shape := func(pics string) ([]string, []string) {
-		p, err := ParsePICS([]byte(pics))
-		if err != nil {
-			t.Fatal(err)
-		}
-		e := newEngine(p)
-		for i := range frames {
-			e.frame(&frames[i], ins[i])
-		}
-		e.finish()
-		rep := e.report(&CaptureInfo{}, nil, testDay)
+		rep := judgeFramesPICS(t, pics, frames, ins)
 		var out []string
 		for _, c := range rep.Connections {
 			out = append(out, fmt.Sprintf("qp %#x: %d writes, planes %v", c.ResponderQPN, c.Writes, c.Planes))
@@ -439,6 +430,22 @@ func TestOneNodeDeclaredTiedInTraffic(t *testing.T) {
 			t.Errorf("%s: no note %q in %q", c.pics, c.tied, notes)
 		}
 	}
+}
+
+// judgeFramesPICS judges frames, seen on ins, with one engine under the
+// PICS pics (JSON) and returns its report.
+func judgeFramesPICS(t *testing.T, pics string, frames []pcap.Frame, ins []*pcap.Interface) *Report {
+	t.Helper()
+	p, err := ParsePICS([]byte(pics))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEngine(p)
+	for i := range frames {
+		e.frame(&frames[i], ins[i])
+	}
+	e.finish()
+	return e.report(&CaptureInfo{}, nil, testDay)
 }
 
 // perPlaneGood returns the frames of testdata/good.pcapng (interfaces
@@ -695,16 +702,7 @@ func TestTieAfterUntiedWrite(t *testing.T) {
 	decoy.Length = len(decoy.Data)
 	frames = slices.Insert(frames, at, decoy)
 	ins = slices.Insert(ins, at, ins[at])
-	pics, err := ParsePICS([]byte(`{"pics_version":1,"nodes":{"na":["fd00::a","fd00:1::a"]}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newEngine(pics)
-	for i := range frames {
-		e.frame(&frames[i], ins[i])
-	}
-	e.finish()
-	notes := e.report(&CaptureInfo{}, nil, testDay).Capture.Notes
+	notes := judgeFramesPICS(t, `{"pics_version":1,"nodes":{"na":["fd00::a","fd00:1::a"]}}`, frames, ins).Capture.Notes
 	if !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "address fd00:1::b taken as node fd00::b:") }) {
 		t.Errorf("B's plane-1 address not tied after the decoy write: notes %q", notes)
 	}
