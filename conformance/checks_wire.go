@@ -296,8 +296,10 @@ type dcidState struct {
 	selfFrame int        // 0: none seen
 	pend      *qpPending // nil until feedback is held
 	// declared is the requester's QP as qp_pairs declares it
-	// (declaredOK), looked up once (declaredSet): the PICS and the
-	// connection's key stay as they are while it is judged.
+	// (declaredOK), looked up once the connection's key is whole
+	// (declaredSet): the PICS and a whole key stay as they are while it is
+	// judged, while a partial key is completed by the connection's first
+	// write (dataFlow).
 	declared                uint32
 	declaredOK, declaredSet bool
 }
@@ -305,8 +307,11 @@ type dcidState struct {
 // declaredReqQP is engine.declaredReqQP of st's connection fl.
 func (st *dcidState) declaredReqQP(e *engine, fl *flow) (uint32, bool) {
 	if !st.declaredSet {
-		st.declared, st.declaredOK = e.declaredReqQP(fl)
-		st.declaredSet = true
+		d, ok := e.declaredReqQP(fl)
+		if fl.key.partial {
+			return d, ok
+		}
+		st.declared, st.declaredOK, st.declaredSet = d, ok, true
 	}
 	return st.declared, st.declaredOK
 }

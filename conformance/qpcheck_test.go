@@ -462,3 +462,24 @@ func TestRequesterQPNNotRenamedByFirstSACK(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclaredReqQPAfterKeyCompleted: a connection first seen by its
+// feedback has a partial key (the responder's QPN bits 15:0), which two
+// qp_pairs entries may match; once a write completes the key, the one
+// entry it matches declares the requester's QP.
+func TestDeclaredReqQPAfterKeyCompleted(t *testing.T) {
+	p, err := perPlanePICSWith(t, `[{"node0": "0x010101", "node1": "0x000201"}, {"node0": "0x020101", "node1": "0x000301"}]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEngine(p)
+	fl := newFlow(flowKey{req: "node1", rsp: "node0", qpn: 0x0101, partial: true}, 1)
+	st := dcidOf.of(fl)
+	if d, ok := st.declaredReqQP(e, fl); ok {
+		t.Fatalf("partial key: declared QP %#x, want none (two entries match QPN bits 15:0)", d)
+	}
+	fl.key = flowKey{req: "node1", rsp: "node0", qpn: 0x010101}
+	if d, ok := st.declaredReqQP(e, fl); !ok || d != 0x201 {
+		t.Errorf("completed key: declared QP %#x (%v), want 0x000201", d, ok)
+	}
+}
