@@ -348,7 +348,7 @@ func (e *engine) arrive(pt *point, fl *flow, rsp string, r *pcap.Record) {
 			delete(fl.refused, psn)
 		}
 		fl.bytes += int64(a.payload)
-		if needs || d != 1 {
+		if needs || !next {
 			a.needAnswer = true
 			fl.needAnswer(e, a)
 		}

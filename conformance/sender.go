@@ -103,9 +103,7 @@ func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 	*x = sentCtx{judgedRow: judgedRow{e.row(pt, req)}, pt: pt, fl: fl, req: req, r: r, p: p, psn: p.BTH.PSN, ev: r.EV, t: e.now}
 	psn, t := x.psn, x.t
 	x.size = e.writeSize(fl, r)
-	if fl.mtu == 0 {
-		fl.learnMTU(x)
-	}
+	fl.learnMTU(x)
 	x.st = fl.psns.get(psn)
 	x.acked = fl.haveUna && !psnAfter(psn, fl.una)
 	x.isNew = x.st == nil && !x.acked && (!fl.haveMax || psnAfter(psn, fl.maxSent))
@@ -653,9 +651,16 @@ func sizeJudged(x *sentCtx) bool {
 
 // learnMTU takes into the model the path MTU the connection is seen to
 // use (flow.mtu): the payload of its first FIRST or MIDDLE packet whose
-// size can be judged and is one a path MTU can have. sendWrite calls it
-// while the connection has none.
+// size can be judged and is one a path MTU can have. Small enough to
+// inline: a connection that has its MTU costs its writes no call.
 func (fl *flow) learnMTU(x *sentCtx) {
+	if fl.mtu == 0 {
+		fl.learnFirstMTU(x)
+	}
+}
+
+// learnFirstMTU is learnMTU while the connection has no MTU.
+func (fl *flow) learnFirstMTU(x *sentCtx) {
 	op, n := x.p.BTH.Opcode, len(x.p.Payload)
 	if sizeJudged(x) && (op == wire.OpWriteFirst || op == wire.OpWriteMiddle) && slices.Contains(pathMTUs, n) {
 		fl.mtu = n
