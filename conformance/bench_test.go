@@ -85,7 +85,7 @@ func BenchmarkJudge(b *testing.B) {
 	frames := 0
 	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
-		r, err := pcap.Open(path)
+		r, err := pcap.OpenMapped(path) // as JudgeFile opens it
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package conformance
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -125,7 +126,19 @@ func (e *InternalError) Error() string {
 
 // panicError is the error of a recovered panic: a fault of the judge.
 func panicError(v any) error {
+	if err := pcap.FaultError(v); err != nil {
+		return err
+	}
 	return &InternalError{Value: v, Stack: string(debug.Stack())}
+}
+
+// captureFault returns err, panicError's, as a CaptureError of the file
+// name when it is a mapped file's fault.
+func captureFault(name string, err error) error {
+	if errors.Is(err, pcap.ErrFileChanged) {
+		return &CaptureError{File: name, Err: err}
+	}
+	return err
 }
 
 func (o *Options) resolve() (*PICS, time.Time) {
@@ -151,9 +164,12 @@ func Judge(r *pcap.Reader, name string, opts Options) (rep *Report, err error) {
 	if err := ChecksErr(); err != nil {
 		return nil, err
 	}
+	// A mapped capture file cut short faults where it is read: a panic
+	// that names the file as changed (pcap.OpenMapped).
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if v := recover(); v != nil {
-			rep, err = nil, panicError(v)
+			rep, err = nil, captureFault(name, panicError(v))
 		}
 	}()
 	info := &CaptureInfo{File: name, Format: r.Format().String(), Interfaces: []Interface{}, PointNodes: []PointNode{}, Notes: []string{}}
@@ -323,7 +339,7 @@ func JudgeFile(name string, opts Options) (*Report, error) {
 	if err := ChecksErr(); err != nil {
 		return nil, err
 	}
-	r, err := pcap.Open(name)
+	r, err := pcap.OpenMapped(name)
 	if err != nil {
 		return nil, &CaptureError{File: name, Err: err}
 	}
@@ -331,7 +347,7 @@ func JudgeFile(name string, opts Options) (*Report, error) {
 	if r.Retain() {
 		opts.marks = &marks{stride: markStride}
 	}
-	opts.reopen = func() (*pcap.Reader, error) { return pcap.Open(name) }
+	opts.reopen = func() (*pcap.Reader, error) { return pcap.OpenMapped(name) }
 	rep, err := Judge(r, name, opts)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/netip"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -468,7 +469,7 @@ func judgeParallel(r *pcap.Reader, name string, opts Options, p *PICS, jobs int)
 	m.flush(emit)
 	j.shutdown()
 	if j.fault != nil {
-		return nil, j.fault
+		return nil, captureFault(name, j.fault)
 	}
 	e := mergeEngines(p, opts.CaptureLocation, j.shards, j.idx, j.lastNo)
 	e.ifaces = &ifaces
@@ -572,6 +573,7 @@ func startParallel(r *pcap.Reader, opts Options, p *PICS, jobs int) *parallel {
 // others' while it has none, each while holding a worker's slot.
 func (j *parallel) work(e *engine, in <-chan *batch, busy *atomic.Bool) {
 	defer j.wg.Done()
+	debug.SetPanicOnFault(true) // as Judge's goroutine
 	slot := slotHold{slots: j.slots}
 	defer func() {
 		if v := recover(); v != nil {

@@ -3,7 +3,9 @@ package pcap_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -215,4 +217,39 @@ func ExampleDecoder_cut() {
 	// Output:
 	// true 128 1102 <nil>
 	//     1 0.000000000 if0               0.0.0.0 → 0.0.0.0      1102 ev=0x00000000 RDMA_WRITE_ONLY       qp=0x000011 psn=42 msn=0 va=0x0000000000001000 len=1024 dma_len=1024 [cut by the snap length: 128 of 1102 bytes]
+}
+
+// Read a capture file mapped into memory, guarding against the file
+// being cut short while it is read: the fault of touching a page past
+// its new end becomes an error.
+func ExampleOpenMapped() {
+	count := func(name string) (n int, err error) {
+		r, err := pcap.OpenMapped(name)
+		if err != nil {
+			return 0, err
+		}
+		defer r.Close()
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() {
+			if v := recover(); v != nil {
+				if err = pcap.FaultError(v); err == nil {
+					panic(v)
+				}
+			}
+		}()
+		var f pcap.Frame
+		for {
+			switch err := r.Next(&f); err {
+			case nil:
+				n++
+			case io.EOF:
+				return n, nil
+			default:
+				return n, err
+			}
+		}
+	}
+	fmt.Println(count("testdata/valid.pcapng"))
+	// Output:
+	// 32 <nil>
 }

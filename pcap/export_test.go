@@ -2,6 +2,7 @@ package pcap
 
 import (
 	"time"
+	"unsafe"
 
 	"github.com/openmrc/mrc/wire"
 )
@@ -67,3 +68,20 @@ func (f *Fit) AddSelected(r *Record) {
 
 // AltsMade reports whether f made the other presets' codecs.
 func (f *Fit) AltsMade() bool { return f.altsOK }
+
+// SetDropStep sets how far a Reader reads a mapped file between drops of
+// the pages behind it, and returns a function that restores it.
+func SetDropStep(n int) (restore func()) {
+	old := dropStep
+	dropStep = n
+	return func() { dropStep = old }
+}
+
+// Mapping returns the address and length of the file r mapped (0, 0
+// when r maps none).
+func (r *Reader) Mapping() (uintptr, int) {
+	if r.mapped == nil {
+		return 0, 0
+	}
+	return uintptr(unsafe.Pointer(unsafe.SliceData(r.mapped))), len(r.mapped)
+}

@@ -46,7 +46,7 @@ func TestReaderFileAgrees(t *testing.T) {
 					t.Fatal(err)
 				}
 				streamed, serr := readOffsets(t, mustNewReader(t, c.data), false)
-				r, err := pcap.Open(path)
+				r, err := openFile(path)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -84,9 +84,13 @@ func mustNewReader(t *testing.T, data []byte) *pcap.Reader {
 	return r
 }
 
+// openFile is how the file tests open a capture file: pcap.Open, or
+// pcap.OpenMapped under TestReaderMapped.
+var openFile = pcap.Open
+
 func mustOpen(t *testing.T, path string) *pcap.Reader {
 	t.Helper()
-	r, err := pcap.Open(path)
+	r, err := openFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
