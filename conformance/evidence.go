@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -412,6 +413,9 @@ func enrich(rep *Report, rd *pcap.Reader, c *wire.Codec, mode wire.EVMode, w *pc
 	n := 0
 	for sk.before(rd, n) {
 		err := rd.Next(&f)
+		if errors.Is(err, pcap.ErrFileChanged) {
+			return err // cut short since the first pass read it
+		}
 		if err != nil {
 			break // the first pass already reported how the file ends
 		}

@@ -85,3 +85,10 @@ func (r *Reader) Mapping() (uintptr, int) {
 	}
 	return uintptr(unsafe.Pointer(unsafe.SliceData(r.mapped))), len(r.mapped)
 }
+
+// ReadFileFit reads the capture name as AdviseFile does, under the
+// default codec, handing each record to add.
+func ReadFileFit(name string, add func(*Record) bool) error {
+	f := NewFit(wire.Default, wire.EVModeSTEV)
+	return f.readFile(name, wire.Default, wire.EVModeSTEV, add)
+}

@@ -3,6 +3,7 @@ package pcap
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -216,8 +217,10 @@ func (f *Fit) Advice() []string {
 	return slices.Clip(out)
 }
 
-// AdviseFile decodes the first MaxAdviseFrames frames of the capture name
-// with sel in EV mode mode and returns Fit's advice. A hint needs no more:
+// AdviseFile decodes the first MaxAdviseFrames frames of the capture name,
+// mapped (OpenMapped), with sel in EV mode mode and returns Fit's advice,
+// or an error whose cause is ErrFileChanged for a file cut short while it
+// was read. A hint needs no more:
 // the judge has read the whole capture already, and a second full decode
 // cost more CPU than judging it.
 //
@@ -243,12 +246,20 @@ func AdviseFile(name string, sel *wire.Codec, mode wire.EVMode) ([]string, error
 // readFile decodes the frames of the capture name with sel and hands
 // each record to add, until add returns false or MaxAdviseFrames frames
 // were compared.
-func (f *Fit) readFile(name string, sel *wire.Codec, mode wire.EVMode, add func(*Record) bool) error {
-	r, err := Open(name)
+func (f *Fit) readFile(name string, sel *wire.Codec, mode wire.EVMode, add func(*Record) bool) (err error) {
+	r, err := OpenMapped(name)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if v := recover(); v != nil {
+			if err = FaultError(v); err == nil {
+				panic(v)
+			}
+		}
+	}()
 	d := &Decoder{Codec: sel, EVMode: mode}
 	err = d.Each(r, func(rec *Record) error {
 		if !add(rec) || f.frames >= MaxAdviseFrames {

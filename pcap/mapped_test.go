@@ -146,3 +146,30 @@ func readGuarded(r *pcap.Reader) (n int, err error) {
 		}
 	}
 }
+
+// TestAdviseFileCut: a capture file cut short while AdviseFile reads it
+// mapped gives ErrFileChanged, at a page boundary (a fault) or inside a
+// page (its rest reads as zeros).
+func TestAdviseFileCut(t *testing.T) {
+	sizes := make([]int, 2000)
+	for i := range sizes {
+		sizes[i] = 300
+	}
+	data, _ := patterned(t, sizes)
+	for _, at := range []int64{8192, 8192 + 100} {
+		path := writeTemp(t, data)
+		cut := false
+		err := pcap.ReadFileFit(path, func(*pcap.Record) bool {
+			if !cut {
+				cut = true
+				if err := os.Truncate(path, at); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return true
+		})
+		if !cut || !errors.Is(err, pcap.ErrFileChanged) {
+			t.Errorf("cut at %d (%v): %v, want ErrFileChanged", at, cut, err)
+		}
+	}
+}
