@@ -384,25 +384,10 @@ func JudgeFile(name string, opts Options) (*Report, error) {
 	if w == nil {
 		sk = newSeeker(opts.marks, evidenceFrames(rep))
 	}
-	if err := readMapped(func() error { return enrich(rep, r2, p.Codec(), p.EVModeValue(), w, ifaces, sk) }); err != nil {
+	if err := pcap.Guard(func() error { return enrich(rep, r2, p.Codec(), p.EVModeValue(), w, ifaces, sk) }); err != nil {
 		return nil, captureFault(name, err)
 	}
 	return rep, nil
-}
-
-// readMapped runs read, which reads a mapped capture file (pcap.OpenMapped)
-// that stays open meanwhile, with the fault of the file cut short its
-// error.
-func readMapped(read func() error) (err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if v := recover(); v != nil {
-			if err = pcap.FaultError(v); err == nil {
-				panic(v)
-			}
-		}
-	}()
-	return read()
 }
 
 func fileSHA256(name string) (string, error) {

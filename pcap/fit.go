@@ -3,7 +3,6 @@ package pcap
 import (
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -246,26 +245,20 @@ func AdviseFile(name string, sel *wire.Codec, mode wire.EVMode) ([]string, error
 // readFile decodes the frames of the capture name with sel and hands
 // each record to add, until add returns false or MaxAdviseFrames frames
 // were compared.
-func (f *Fit) readFile(name string, sel *wire.Codec, mode wire.EVMode, add func(*Record) bool) (err error) {
+func (f *Fit) readFile(name string, sel *wire.Codec, mode wire.EVMode, add func(*Record) bool) error {
 	r, err := OpenMapped(name)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if v := recover(); v != nil {
-			if err = FaultError(v); err == nil {
-				panic(v)
-			}
-		}
-	}()
 	d := &Decoder{Codec: sel, EVMode: mode}
-	err = d.Each(r, func(rec *Record) error {
-		if !add(rec) || f.frames >= MaxAdviseFrames {
-			return errEnough
-		}
-		return nil
+	err = Guard(func() error {
+		return d.Each(r, func(rec *Record) error {
+			if !add(rec) || f.frames >= MaxAdviseFrames {
+				return errEnough
+			}
+			return nil
+		})
 	})
 	if err == errEnough {
 		err = nil

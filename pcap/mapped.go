@@ -2,6 +2,7 @@ package pcap
 
 import (
 	"io"
+	"runtime/debug"
 	"sync"
 	"unsafe"
 )
@@ -103,6 +104,23 @@ func (r *Reader) cutShort(err error) error {
 		return &FormatError{Offset: st.Size(), Msg: "mapped file cut short", Err: ErrFileChanged}
 	}
 	return err
+}
+
+// Guard runs read, which touches the frames of capture files OpenMapped
+// mapped and that stay open meanwhile, with faults turned into panics in
+// the calling goroutine (debug.SetPanicOnFault), and returns read's
+// error or, when it touched a file cut short, the fault's (FaultError).
+// Any other panic goes on.
+func Guard(read func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if v := recover(); v != nil {
+			if err = FaultError(v); err == nil {
+				panic(v)
+			}
+		}
+	}()
+	return read()
 }
 
 // FaultError returns the error of v, a value recovered from a panic, when

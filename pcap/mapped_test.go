@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"runtime/debug"
 	"testing"
 
 	"github.com/openmrc/mrc/pcap"
@@ -126,25 +125,20 @@ func TestReaderMappedCut(t *testing.T) {
 // readGuarded reads and touches every frame of r, with a fault a panic
 // that FaultError turns into an error.
 func readGuarded(r *pcap.Reader) (n int, err error) {
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if v := recover(); v != nil {
-			if err = pcap.FaultError(v); err == nil {
-				panic(v)
+	err = pcap.Guard(func() error {
+		var f pcap.Frame
+		sum := 0
+		for {
+			if err := r.Next(&f); err != nil {
+				return err
+			}
+			n++
+			for _, b := range f.Data {
+				sum += int(b)
 			}
 		}
-	}()
-	var f pcap.Frame
-	sum := 0
-	for {
-		if err = r.Next(&f); err != nil {
-			return n, err
-		}
-		n++
-		for _, b := range f.Data {
-			sum += int(b)
-		}
-	}
+	})
+	return n, err
 }
 
 // TestAdviseFileCut: a capture file cut short while AdviseFile reads it
