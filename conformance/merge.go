@@ -409,10 +409,12 @@ func (m *merger) ordered(force bool) *mqueue {
 }
 
 // pair returns the queue judged next when the tick of s, the first frame
-// in order, holds just one more frame, of another point: the simulator's
-// usual tick, a frame sent at one point seen arriving at another. The
-// points' ranks order the two (planTick would), and the second is judged
-// first by a plan of one run. nil for any other tick.
+// in order, holds just one more frame, of another interface: the
+// simulator's usual tick, a frame sent at one point seen arriving at
+// another, or two frames of one point on two planes. The points' ranks
+// order the two, and at one point the frames' keys (pairFirst), as
+// planTick would, and the second is judged first by a plan of one run.
+// nil for any other tick.
 func (m *merger) pair(s orderEntry) *mqueue {
 	o := &m.order
 	t := o.idx[(o.head+1)&(len(o.idx)-1)]
@@ -423,17 +425,19 @@ func (m *merger) pair(s orderEntry) *mqueue {
 	m.pointRank(a)
 	m.pointRank(b)
 	ra, rb := m.queues[a].rank, m.queues[b].rank
-	switch {
-	case ra < rb:
-		o.pop()
-		return &m.queues[a]
-	case ra > rb:
-		o.pop()
-		o.pop()
-		m.plan, m.planAt = append(m.plan[:0], tieRun{a, 1}), 0
-		return &m.queues[b]
+	if ra > rb || ra == rb && !m.pairFirst(a, b) {
+		a, b = b, a
 	}
-	return nil
+	if ra == rb {
+		m.ties++ // as planPoint counts the first of two frames at one point
+	}
+	o.pop()
+	if ra < rb {
+		return &m.queues[a]
+	}
+	o.pop()
+	m.plan, m.planAt = append(m.plan[:0], tieRun{b, 1}), 0
+	return &m.queues[a]
 }
 
 // earliest returns the queue whose head is judged next in a file not in

@@ -121,3 +121,47 @@ func TestPlanMergeAsPlanScan(t *testing.T) {
 		t.Errorf("seed %d: planMerge planned %d ticks of %d: the test tries too few of one way", seed, merged, len(ticks))
 	}
 }
+
+// TestPlanTickPairAsPlanScan: a tick of two frames at one capture point
+// on two interfaces, which planTick plans by pairFirst alone, is planned
+// as planScan, the general planner, plans it: random keys of few values,
+// so that keys and then bytes are often alike, in either order of the
+// queues.
+func TestPlanTickPairAsPlanScan(t *testing.T) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	key := func() tieKey {
+		return tieKey{rank: uint8(rng.Intn(2)), mrc: rng.Intn(4) != 0, kind: seqKind(rng.Intn(2)), pos: uint32(rng.Intn(3)), qp: uint32(rng.Intn(2)), pair: uint64(rng.Intn(2))}
+	}
+	for i := range 5000 {
+		a, b := rng.Intn(4), rng.Intn(4)
+		if a == b {
+			continue
+		}
+		frames := []tieFrame{{key(), byte(rng.Intn(2))}, {key(), byte(rng.Intn(2))}}
+		load := func() *merger {
+			m := &merger{key: func(f *pcap.Frame, _ *pcap.Interface) tieKey { return frames[f.Number].key }}
+			m.queues = make([]mqueue, 4)
+			for k, q := range []int{a, b} {
+				s := m.slot()
+				m.at(s).f = pcap.Frame{Number: k, Interface: q, Data: []byte{frames[k].data}}
+				m.queues[q].push(s)
+				m.queues[q].rank = 1
+			}
+			return m
+		}
+		m := load()
+		m.cand = []tieCand{{id: a, n: 1}, {id: b, n: 1}}
+		m.planTick()
+		scan := load()
+		g := []tieCand{{id: min(a, b), n: 1}, {id: max(a, b), n: 1}} // planTick's order
+		scan.loadTick(g)
+		scan.ts.link()
+		scan.planScan(g)
+		if !slices.Equal(m.plan, scan.plan) || m.ties != scan.ties {
+			t.Fatalf("seed %d, tick %d: queues %d, %d holding %v: planTick planned %v (%d ties), planScan %v (%d ties)",
+				seed, i, a, b, frames, m.plan, m.ties, scan.plan, scan.ties)
+		}
+	}
+}

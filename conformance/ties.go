@@ -358,9 +358,17 @@ func (m *merger) planTick() {
 		for j < len(c) && c[j].rank == c[i].rank {
 			j++
 		}
-		if j == i+1 {
-			m.plan = append(m.plan, tieRun{c[i].id, c[i].n})
-		} else {
+		switch a, b := c[i].id, c[min(i+1, len(c)-1)].id; {
+		case j == i+1:
+			m.plan = append(m.plan, tieRun{a, c[i].n})
+		case j == i+2 && c[i].n == 1 && c[i+1].n == 1:
+			// Two frames at one point, planPoint's most common tick.
+			if !m.pairFirst(a, b) {
+				a, b = b, a
+			}
+			m.plan = append(m.plan, tieRun{a, 1}, tieRun{b, 1})
+			m.ties++
+		default:
 			m.planPoint(c[i:j])
 		}
 		i = j
@@ -549,19 +557,42 @@ func (m *merger) loadTick(g []tieCand) {
 		for k := 0; k < c.n; k++ {
 			si := q.idx[(q.head+k)&(len(q.idx)-1)]
 			ts.slots[i] = si
-			s := m.at(si)
-			switch {
-			case m.te != nil:
-				m.te.tieKey(&s.f, s.in, &ts.keys[i])
-			case m.key != nil:
-				ts.keys[i] = m.key(&s.f, s.in)
-			default:
-				ts.keys[i] = tieKey{}
-			}
+			m.keyOf(m.at(si), &ts.keys[i])
 			i++
 		}
 		ts.end[gi] = i
 	}
+}
+
+// keyOf writes the tie key of the frame of slot s to k.
+func (m *merger) keyOf(s *mslot, k *tieKey) {
+	switch {
+	case m.te != nil:
+		m.te.tieKey(&s.f, s.in, k)
+	case m.key != nil:
+		*k = m.key(&s.f, s.in)
+	default:
+		*k = tieKey{}
+	}
+}
+
+// pairFirst reports whether the head of queue a goes before that of
+// queue b, the only frames of a tick at one point, as tieFirst orders
+// them: by tie key, then bytes, then the interface declared first.
+// planPoint plans such a tick so whichever way it takes: the first head
+// by tieFirst is never blocked, since its blocker would go before it.
+func (m *merger) pairFirst(a, b int) bool {
+	sa, sb := m.at(m.queues[a].front()), m.at(m.queues[b].front())
+	var ka, kb tieKey
+	m.keyOf(sa, &ka)
+	m.keyOf(sb, &kb)
+	if c := ka.cmp(&kb); c != 0 {
+		return c < 0
+	}
+	if c := bytes.Compare(sa.f.Data, sb.f.Data); c != 0 {
+		return c < 0
+	}
+	return a < b
 }
 
 // grow returns s resized to n, reusing its array.
