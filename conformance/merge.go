@@ -567,24 +567,36 @@ type ifaceTable struct {
 	// bases holds base by section number (Reader.Section), for the first
 	// MaxInterfaces sections.
 	bases []int
-	// first and last span the timestamps (UnixNano) of the frames read,
-	// once seen; rings counts the sections taken as later files of the
-	// same interfaces (declare).
-	first, last int64
-	seen        bool
-	rings       int
+	// rings counts the sections taken as later files of the same
+	// interfaces (declare).
+	rings int
 	// cont is set while the current section continues the ones before:
 	// kept, since a section may declare interfaces after its first frames.
 	cont bool
 	// spans holds, by capture-wide number up to MaxInterfaces, the
-	// timestamps of each interface's first and last frames (split).
+	// timestamps of each interface's first and last frames (split); cur
+	// is the current section's part of it, by ID in the section, which
+	// get updates; other spans the frames of no span (an ID not declared,
+	// or past MaxInterfaces). Together they span the frames read (span).
 	spans []ifaceSpan
+	cur   []ifaceSpan
+	other ifaceSpan
 }
 
 // ifaceSpan is the time an interface's frames span (UnixNano), once seen.
+// A span not seen holds the widest bounds the other way round, so that
+// add needs no test.
 type ifaceSpan struct {
 	first, last int64
 	seen        bool
+}
+
+// noSpan is an ifaceSpan not seen.
+var noSpan = ifaceSpan{first: math.MaxInt64, last: math.MinInt64}
+
+// add widens s to timestamp ts.
+func (s *ifaceSpan) add(ts int64) {
+	s.first, s.last, s.seen = min(s.first, ts), max(s.last, ts), true
 }
 
 // newSection reports whether a section began since it last reported one:
@@ -617,26 +629,33 @@ func (t *ifaceTable) get(r *pcap.Reader, id int, ts int64) *pcap.Interface {
 	if all := r.Interfaces(); r.Section() != t.section || len(all) != t.n || t.ifs == nil {
 		t.declare(r.Section(), all, ts)
 	}
+	if uint(id) < uint(len(t.cur)) && ts != noTime {
+		t.cur[id].add(ts)
+		return t.ifs[id]
+	}
 	if ts != noTime {
-		if !t.seen {
-			t.first, t.last, t.seen = ts, ts, true
+		if !t.other.seen {
+			t.other = noSpan
 		}
-		t.first, t.last = min(t.first, ts), max(t.last, ts)
+		t.other.add(ts)
 	}
 	if id < 0 || id >= len(t.ifs) {
 		return nil
 	}
-	if g := t.base + id; ts != noTime && g < MaxInterfaces {
-		for len(t.spans) <= g {
-			t.spans = append(t.spans, ifaceSpan{})
-		}
-		if s := &t.spans[g]; !s.seen {
-			*s = ifaceSpan{ts, ts, true}
-		} else {
-			s.first, s.last = min(s.first, ts), max(s.last, ts)
+	return t.ifs[id]
+}
+
+// span returns the span of the frames read (other's when none is in
+// spans: add keeps the not seen span's bounds).
+func (t *ifaceTable) span() ifaceSpan {
+	s := t.other
+	for _, x := range t.spans {
+		if x.seen {
+			s.add(x.first)
+			s.add(x.last)
 		}
 	}
-	return t.ifs[id]
+	return s
 }
 
 // split returns the pairs of interfaces, by capture-wide number, that
@@ -668,7 +687,8 @@ func (t *ifaceTable) split() [][2]int {
 // another host's, which captured at the same time (rename).
 func (t *ifaceTable) declare(section int, all []pcap.Interface, ts int64) {
 	if section != t.section {
-		t.cont = t.seen && ts != noTime && ts > t.first+(t.last-t.first)/2
+		all := t.span()
+		t.cont = all.seen && ts != noTime && ts > all.first+(all.last-all.first)/2
 		if t.cont {
 			t.rings++
 		}
@@ -691,6 +711,10 @@ func (t *ifaceTable) declare(section int, all []pcap.Interface, ts int64) {
 			t.all, t.written = append(t.all, c), append(t.written, all[i].Name)
 		}
 	}
+	for len(t.spans) < min(t.base+len(t.ifs), MaxInterfaces) {
+		t.spans = append(t.spans, noSpan)
+	}
+	t.cur = t.spans[min(t.base, len(t.spans)):min(t.base+len(t.ifs), len(t.spans))]
 }
 
 // earlier returns, in a section that continues the ones before (cont),

@@ -130,9 +130,15 @@ func (la *lookahead) next(p *PICS, place func(*planeLearning), push func(*pcap.F
 
 // hold holds frame f (captured on in, r's interface copy) and reports
 // whether it did; false once the window is full or the capture has one
-// interface.
+// interface. It is the test of done alone, inlined: a capture's frames
+// past its first few are not held.
 func (la *lookahead) hold(r *pcap.Reader, f *pcap.Frame, in *pcap.Interface) bool {
-	if la.done || len(la.frames) == learnWindow || in == nil ||
+	return !la.done && la.holdFrame(r, f, in)
+}
+
+// holdFrame is hold before the lookahead is done.
+func (la *lookahead) holdFrame(r *pcap.Reader, f *pcap.Frame, in *pcap.Interface) bool {
+	if len(la.frames) == learnWindow || in == nil ||
 		len(la.frames) > 0 && f.Offset-la.frames[0].Offset > learnSpan {
 		return false
 	}
@@ -151,11 +157,16 @@ func (la *lookahead) hold(r *pcap.Reader, f *pcap.Frame, in *pcap.Interface) boo
 }
 
 // release learns the planes from the frames held, gives what it learnt
-// to place, and passes the frames on to push, once.
+// to place, and passes the frames on to push, once. It is the test of
+// done alone, inlined, as hold.
 func (la *lookahead) release(p *PICS, place func(*planeLearning), push func(*pcap.Frame, *pcap.Interface)) {
-	if la.done {
-		return
+	if !la.done {
+		la.learn(p, place, push)
 	}
+}
+
+// learn is release before the lookahead is done.
+func (la *lookahead) learn(p *PICS, place func(*planeLearning), push func(*pcap.Frame, *pcap.Interface)) {
 	la.done = true
 	if len(la.frames) > 0 {
 		l := learnPlanesAfter(p, la.frames, la.ins, la.ties)
