@@ -1,8 +1,11 @@
 package conformance
 
 import (
+	"math/rand"
 	"net/netip"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/openmrc/mrc/pcap"
 	"github.com/openmrc/mrc/wire"
@@ -51,6 +54,49 @@ func TestTieKeyPlainFields(t *testing.T) {
 			if k != want {
 				t.Errorf("IPv6 %v, %v: key %+v, want %+v", v6, op, k, want)
 			}
+		}
+	}
+}
+
+// TestPlainBTHFastAsAny: plainBTH's answer for untagged IPv4 and IPv6
+// frames, taken without ipHeader, is plainBTHAny's, for frames with a
+// byte of their headers changed at random (EtherType, IHL, protocol,
+// fragment fields, ports) and cut at random.
+func TestPlainBTHFastAsAny(t *testing.T) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewSource(seed))
+	e := newEngine(DefaultPICS())
+	var frames [][]byte
+	for _, v6 := range []bool{false, true} {
+		p := wire.Packet{IsIPv6: v6}
+		p.IP4 = wire.IPv4{TTL: 64, Src: [4]byte{10, 0, 0, 1}, Dst: [4]byte{10, 0, 0, 2}}
+		p.IP6 = wire.IPv6{HopLimit: 64, Src: [16]byte{0xfd, 15: 1}, Dst: [16]byte{0xfd, 15: 2}}
+		p.BTH = wire.BTH{Opcode: wire.OpWriteOnly, DestQP: 0x101, PSN: 7}
+		p.RETH, p.Payload = wire.RETH{DMALength: 4}, []byte{1, 2, 3, 4}
+		b, err := wire.Default.Append(nil, &p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames = append(frames, b)
+	}
+	values := []byte{0, 0x05, 0x08, 0x11, 0x12, 0x20, 0x3F, 0x40, 0x45, 0x46, 0x81, 0x86, 0xdd, 0xFF}
+	for i := range 50000 {
+		b := slices.Clone(frames[rng.Intn(len(frames))])
+		for range rng.Intn(3) {
+			off := 12 + rng.Intn(50)
+			b[off] = values[rng.Intn(len(values))]
+			if rng.Intn(4) == 0 {
+				b[off] = byte(rng.Intn(256))
+			}
+		}
+		if rng.Intn(4) == 0 {
+			b = b[:rng.Intn(len(b)+1)]
+		}
+		ip, bth, ok := e.plainBTH(b)
+		ip2, bth2, ok2 := e.plainBTHAny(b)
+		if ip != ip2 || bth != bth2 || ok != ok2 {
+			t.Fatalf("seed %d, frame %d % x: plainBTH %d, %d, %v; plainBTHAny %d, %d, %v", seed, i, b[:min(len(b), 64)], ip, bth, ok, ip2, bth2, ok2)
 		}
 	}
 }

@@ -231,6 +231,25 @@ type tieAddr struct {
 // to a port of the codec's. Other frames are decoded whole (tieKey): a
 // key needs only the BTH and a SACK's cack_psn.
 func (e *engine) plainBTH(b []byte) (ip, bth int, ok bool) {
+	// IPv4 of a 20-byte header, or IPv6, with no tag (the simulator's
+	// frames): ipHeader's answer and the UDP header's place taken here.
+	switch {
+	case len(b) >= 14+20+8+wire.BTHLen && b[12] == 0x08 && b[13] == 0x00 && b[14]&0xF == 5:
+		if b[23] != 17 || b[20]&0x3F|b[21] != 0 || !e.codec.AcceptsPort(uint16(b[36])<<8|uint16(b[37])) {
+			return 0, 0, false
+		}
+		return 14, 14 + 20 + 8, true
+	case len(b) >= 14+40+8+wire.BTHLen && b[12] == 0x86 && b[13] == 0xdd:
+		if b[20] != 17 || !e.codec.AcceptsPort(uint16(b[56])<<8|uint16(b[57])) {
+			return 0, 0, false
+		}
+		return 14, 14 + 40 + 8, true
+	}
+	return e.plainBTHAny(b)
+}
+
+// plainBTHAny is plainBTH for any frame, by ipHeader.
+func (e *engine) plainBTHAny(b []byte) (ip, bth int, ok bool) {
 	off, et, ok := ipHeader(b)
 	if !ok {
 		return 0, 0, false
