@@ -41,11 +41,11 @@ const reorderBudget = 64 << 20
 type merger struct {
 	// blocks hold the slots, slotBlock each: slot i is blocks[i/slotBlock]
 	// [i%slotBlock], and nslots are in use or free. A block never moves, so
-	// the pool grows without copying what it holds. A block is an array, so
-	// that at checks the block's index alone.
+	// the pool grows without copying what it holds, and a slot is held by
+	// its address.
 	blocks []*[slotBlock]mslot
 	nslots int
-	free   []int
+	free   []*mslot
 	queues []mqueue // by interface ID
 	held   int
 	// waiting counts the queues with a frame waiting (ready's test).
@@ -144,9 +144,10 @@ type ring[T any] struct {
 	head, size int
 }
 
-// mqueue is a ring of slot indices, an interface's waiting frames.
+// mqueue is a ring of slots, an interface's waiting frames. A slot is
+// held by its address (its block never moves), not looked up by number.
 type mqueue struct {
-	ring[int]
+	ring[*mslot]
 	// rank is 1 + the place of the capture point of the queue's interface
 	// among the points met (merger.points, by name), 0 until asked
 	// (pointRank); cand is 1 + the queue's index in merger.cand while a
@@ -197,8 +198,7 @@ func (m *merger) push(f *pcap.Frame, in *pcap.Interface, declared int, emit func
 	}
 	m.pushed++
 	m.bytes += int64(len(f.Data))
-	i := m.slot()
-	s := m.at(i)
+	s := m.slot()
 	s.f = *f
 	s.f.Comments = nil
 	if s.own = !m.stable; s.own {
@@ -220,7 +220,7 @@ func (m *merger) push(f *pcap.Frame, in *pcap.Interface, declared int, emit func
 	if q.size == 0 {
 		m.waiting++
 	}
-	q.push(i)
+	q.push(s)
 	m.held++
 	w := m.win()
 	for m.held > w || m.waiting == len(m.queues) {
@@ -291,7 +291,7 @@ func (m *merger) unpinOldest(pin, limit int64) int64 {
 	for id := range m.queues {
 		q := &m.queues[id]
 		for k := 0; k < q.size; k++ {
-			s := m.at(q.idx[(q.head+k)&(len(q.idx)-1)])
+			s := q.idx[(q.head+k)&(len(q.idx)-1)]
 			switch {
 			case s.own:
 			case s.f.Offset < pin:
@@ -304,17 +304,17 @@ func (m *merger) unpinOldest(pin, limit int64) int64 {
 	return limit
 }
 
-func (m *merger) slot() int {
+func (m *merger) slot() *mslot {
 	if n := len(m.free); n > 0 {
-		i := m.free[n-1]
+		s := m.free[n-1]
 		m.free = m.free[:n-1]
-		return i
+		return s
 	}
 	if m.nslots == len(m.blocks)*slotBlock {
 		m.blocks = append(m.blocks, new([slotBlock]mslot))
 	}
 	m.nslots++
-	return m.nslots - 1
+	return &m.blocks[(m.nslots-1)/slotBlock][(m.nslots-1)%slotBlock]
 }
 
 // slotBlock is how many slots the merger adds at a time. One slice of
@@ -323,9 +323,6 @@ func (m *merger) slot() int {
 // each on this VM): 1.4 MB for the 2,940 frames the incast capture holds
 // before its receivers' first frame, against 0.5 MB in blocks.
 const slotBlock = 128
-
-// at returns slot i.
-func (m *merger) at(i int) *mslot { return &m.blocks[uint(i)/slotBlock][uint(i)%slotBlock] }
 
 // emitOne emits the earliest head; false when nothing is held, or when
 // frames of one tick wait on two interfaces and one of them may still
@@ -338,8 +335,7 @@ func (m *merger) emitOne(emit func(*pcap.Frame, *pcap.Interface), force bool) bo
 	if bq == nil {
 		return false
 	}
-	best := bq.pop()
-	bs := m.at(best)
+	bs := bq.pop()
 	if bq.size == 0 {
 		m.waiting--
 	}
@@ -350,7 +346,7 @@ func (m *merger) emitOne(emit func(*pcap.Frame, *pcap.Interface), force bool) bo
 		m.onLate(&bs.f, bs.in)
 	}
 	emit(&bs.f, bs.in)
-	m.free = append(m.free, best)
+	m.free = append(m.free, bs)
 	return true
 }
 
@@ -453,7 +449,7 @@ func (m *merger) earliest(force bool) *mqueue {
 		if q.size == 0 {
 			continue
 		}
-		switch ns := m.at(q.front()).ns; {
+		switch ns := q.front().ns; {
 		case len(m.cand) == 0 || ns < bns:
 			bns = ns
 			m.cand = append(m.cand[:0], tieCand{id: id})
@@ -467,7 +463,7 @@ func (m *merger) earliest(force bool) *mqueue {
 	for i := range m.cand {
 		c := &m.cand[i]
 		q := &m.queues[c.id]
-		for c.n < q.size && m.at(q.idx[(q.head+c.n)&(len(q.idx)-1)]).ns == bns {
+		for c.n < q.size && q.idx[(q.head+c.n)&(len(q.idx)-1)].ns == bns {
 			c.n++
 		}
 		if c.n == q.size && !force {

@@ -159,7 +159,7 @@ func TestMergerSilentStartByReference(t *testing.T) {
 	}
 	copied := 0
 	for i := range m.nslots {
-		if m.at(i).own {
+		if m.blocks[i/slotBlock][i%slotBlock].own {
 			copied++
 		}
 	}

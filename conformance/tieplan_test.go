@@ -29,7 +29,7 @@ func loadTieTick(tick tieTick) (*merger, []tieCand) {
 	for q, fs := range tick {
 		for _, fr := range fs {
 			i := m.slot()
-			m.at(i).f = pcap.Frame{Number: len(frames), Interface: q, Data: []byte{fr.data}}
+			i.f = pcap.Frame{Number: len(frames), Interface: q, Data: []byte{fr.data}}
 			frames = append(frames, fr)
 			m.queues[q].push(i)
 		}
@@ -145,7 +145,7 @@ func TestPlanTickPairAsPlanScan(t *testing.T) {
 			m.queues = make([]mqueue, 4)
 			for k, q := range []int{a, b} {
 				s := m.slot()
-				m.at(s).f = pcap.Frame{Number: k, Interface: q, Data: []byte{frames[k].data}}
+				s.f = pcap.Frame{Number: k, Interface: q, Data: []byte{frames[k].data}}
 				m.queues[q].push(s)
 				m.queues[q].rank = 1
 			}

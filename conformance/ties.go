@@ -329,7 +329,7 @@ func (m *merger) pointRank(id int) int {
 func (m *merger) rankPoint(id int) int {
 	q := &m.queues[id]
 	pt := ""
-	if s := m.at(q.front()); m.te != nil {
+	if s := q.front(); m.te != nil {
 		pt = m.te.view(s.f.Interface, s.in).point
 	} else if m.point != nil {
 		pt = m.point(&s.f, s.in)
@@ -403,10 +403,10 @@ func (m *merger) planTick() {
 // numbered in the order it is first seen.
 type tieScratch struct {
 	keys  []tieKey
-	slots []int   // each frame's slot
-	seq   []int32 // each frame's sequence, -1 when it has none (not MRC)
-	next  []int32 // the next frame of its queue and sequence, or -1
-	ent   []int32 // the entry (ents) of its queue and sequence
+	slots []*mslot // each frame's slot
+	seq   []int32  // each frame's sequence, -1 when it has none (not MRC)
+	next  []int32  // the next frame of its queue and sequence, or -1
+	ent   []int32  // the entry (ents) of its queue and sequence
 	// ents holds, for each queue and sequence it holds, the queue's first
 	// frame of the sequence not yet planned (at, -1 once none is left);
 	// first[s] is sequence s's first entry, linked by nxt.
@@ -576,7 +576,7 @@ func (m *merger) loadTick(g []tieCand) {
 		for k := 0; k < c.n; k++ {
 			si := q.idx[(q.head+k)&(len(q.idx)-1)]
 			ts.slots[i] = si
-			m.keyOf(m.at(si), &ts.keys[i])
+			m.keyOf(si, &ts.keys[i])
 			i++
 		}
 		ts.end[gi] = i
@@ -601,7 +601,7 @@ func (m *merger) keyOf(s *mslot, k *tieKey) {
 // planPoint plans such a tick so whichever way it takes: the first head
 // by tieFirst is never blocked, since its blocker would go before it.
 func (m *merger) pairFirst(a, b int) bool {
-	sa, sb := m.at(m.queues[a].front()), m.at(m.queues[b].front())
+	sa, sb := m.queues[a].front(), m.queues[b].front()
 	var ka, kb tieKey
 	m.keyOf(sa, &ka)
 	m.keyOf(sb, &kb)
@@ -708,7 +708,7 @@ func (m *merger) tieFirst(a, b int32, g []tieCand) bool {
 	if c := ts.keys[ts.pos[a]].cmp(&ts.keys[ts.pos[b]]); c != 0 {
 		return c < 0
 	}
-	da, db := m.at(ts.slots[ts.pos[a]]).f.Data, m.at(ts.slots[ts.pos[b]]).f.Data
+	da, db := ts.slots[ts.pos[a]].f.Data, ts.slots[ts.pos[b]].f.Data
 	if c := bytes.Compare(da, db); c != 0 {
 		return c < 0
 	}
