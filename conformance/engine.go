@@ -614,7 +614,16 @@ func (e *engine) failWhy(req caseReq, pt *point, node string, how failHow, why f
 	o.used = true
 	o.fail(how)
 	o.total++
-	switch {
+	switch r := o.last; {
+	case r != nil && len(o.findings) >= MaxFindings && o.firsts.holds(how):
+		// A steady stream of failures: o keeps no more findings, and
+		// the first of this kind: the latest ring alone, filled here.
+		l := r.next()
+		l.req, l.node, l.point, l.ord, l.verdict, l.how = req.id(), node, pt.name, e.ord(), Fail, how
+		l.at.frame, l.at.ns, l.at.plane, l.at.conn = e.frameNo, e.now, pt.curPlane, ""
+		if fl := pt.curFlow; fl != nil {
+			l.at.conn = fl.name()
+		}
 	case e.keepable(o):
 		f := o.newFinding(req.id())
 		if why != nil {
