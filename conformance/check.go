@@ -152,8 +152,11 @@ type check struct {
 	// (hooks.feedbackOp).
 	feedbackOps []wire.Opcode
 	// answer judges feedback that answers an arrival (a SACK's trigger,
-	// a probe, a trimmed or out-of-window packet).
-	answer func(e *engine, x *answerCtx)
+	// a probe, a trimmed or out-of-window packet); answerOn are the kinds
+	// of answer it acts on, any of them (none: every kind): it is not
+	// called for others (hooks.answerBy).
+	answer   func(e *engine, x *answerCtx)
+	answerOn answerKinds
 	// probe judges a RELIABILITY_PROBE_REQ as its requester sent it.
 	probe func(e *engine, x *probeCtx)
 	// endpoint judges an endpoint request or response.
@@ -270,6 +273,24 @@ const (
 	numArriveLists            = 1 << iota // hooks.arrivedBy's lists: by the kinds above
 )
 
+// answerKinds is a set of answerKinds (bit 1<<k for kind k): an answer
+// hook declares the kinds it acts on (check.answerOn), and runAnswer
+// calls it for answers of those kinds only.
+type answerKinds uint8
+
+// numAnswerKinds is the number of hooks.answerBy's lists: one per
+// answerKind (ansTrigger to ansOOR), indexed by the kind.
+const numAnswerKinds = int(ansOOR) + 1
+
+// answerOn returns the set of kinds ks.
+func answerOn(ks ...answerKind) answerKinds {
+	var s answerKinds
+	for _, k := range ks {
+		s |= 1 << k
+	}
+	return s
+}
+
 // caseID is a passive case of the catalog, as the checks record it: a
 // typed index, so that an observation costs no string hashing. Each
 // checks_*.go file declares the caseIDs of its checks with passiveCase;
@@ -337,6 +358,9 @@ type hookSet struct {
 	// arrivedBy are the arrived hooks an arrival of each set of
 	// kinds runs (check.arrivedOn).
 	arrivedBy [numArriveLists][]*check
+	// answerBy are the answer hooks an answer of each kind runs
+	// (check.answerOn).
+	answerBy [numAnswerKinds][]*check
 	// sentAll are the hooks a write of rare kinds runs: the sent
 	// hooks for a first transmission, the sent and resent hooks for a
 	// resend (by wResend). sentBy, those a write of common kinds runs,
@@ -432,6 +456,13 @@ func newHookSet(live caseSet) *hookSet {
 		for _, c := range h.arrived {
 			if c.arrivedOn == 0 || c.arrivedOn&k != 0 {
 				h.arrivedBy[k] = append(h.arrivedBy[k], c)
+			}
+		}
+	}
+	for k := range h.answerBy {
+		for _, c := range h.answer {
+			if c.answerOn == 0 || c.answerOn&(1<<k) != 0 {
+				h.answerBy[k] = append(h.answerBy[k], c)
 			}
 		}
 	}

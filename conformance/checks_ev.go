@@ -95,7 +95,7 @@ func init() {
 		check{cs: cProbePace, reqs: []caseReq{rProbePace_EV_PRB_2}, probe: probePace, timer: probeIntervalEnd, state: probePaceState.slot},
 		check{cs: cEcho, reqs: []caseReq{rEcho_WIRE_EV_9}, sent: echoPath, sentOn: wSRv6, state: echoState.slot},
 		check{cs: cEVReflect, reqs: []caseReq{rEVReflect_WIRE_EV_5}, answer: reflectEV, framesShow: true},
-		check{cs: cRevPlane, reqs: []caseReq{rRevPlane_EV_REV_4, rRevPlane_EP_GEN_6}, answer: answerPlane, endpoint: endpointPlane, framesShow: true},
+		check{cs: cRevPlane, reqs: []caseReq{rRevPlane_EV_REV_4, rRevPlane_EP_GEN_6}, answer: answerPlane, answerOn: answerOn(ansTrigger, ansProbe, ansTrim), endpoint: endpointPlane, framesShow: true},
 		check{cs: cFatal, reqs: []caseReq{rFatal_QP_ST_11}, sent: afterFatal, sentOn: wFatal, probe: probeAfterFatal, event: fatalSeen},
 		check{cs: cWIMMReq, reqs: []caseReq{rWIMMReq_WIMM_REQ_1}, msg: wimmInFlight},
 	)

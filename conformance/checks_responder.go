@@ -132,15 +132,15 @@ func init() {
 	addChecks(
 		check{cs: cClaims, reqs: []caseReq{rClaims_RSP_RCV_4, rClaims_WIRE_SETH_6}, feedback: claimsOnlyArrivals, arrived: claimTieArrival, finish: claimTiesAtEnd, state: claimTiesOf.slot},
 		check{cs: cCurrent, reqs: []caseReq{rCurrent_RSP_SACK_1}, feedback: sackCurrent},
-		check{cs: cTrigger, reqs: []caseReq{rTrigger_RSP_SACK_1, rTrigger_RSP_SACK_2, rTrigger_WIRE_CCS_2}, answer: sackTrigger},
-		check{cs: cMVerdict, reqs: []caseReq{rMVerdict_RSP_SACK_3, rMVerdict_RSP_PRB_2}, answer: mVerdict, framesShow: true},
+		check{cs: cTrigger, reqs: []caseReq{rTrigger_RSP_SACK_1, rTrigger_RSP_SACK_2, rTrigger_WIRE_CCS_2}, answer: sackTrigger, answerOn: answerOn(ansTrigger)},
+		check{cs: cMVerdict, reqs: []caseReq{rMVerdict_RSP_SACK_3, rMVerdict_RSP_PRB_2}, answer: mVerdict, answerOn: answerOn(ansTrigger, ansProbe), framesShow: true},
 		check{cs: cCounters, reqs: []caseReq{rCounters_WIRE_CCS_1, rCounters_RSP_SACK_7}, feedback: sackCounters, state: unseenPayOf.slot},
-		check{cs: cImmediate, reqs: []caseReq{rImmediate_RSP_SACK_5}, answer: answeredAtOnce, finish: notAnsweredAtOnce},
+		check{cs: cImmediate, reqs: []caseReq{rImmediate_RSP_SACK_5}, answer: answeredAtOnce, answerOn: answerOn(ansTrigger), finish: notAnsweredAtOnce},
 		check{cs: cTrimNACK, reqs: []caseReq{rTrimNACK_RSP_NACK_1, rTrimNACK_WIRE_NETH_3}, feedback: trimNACK, feedbackOps: []wire.Opcode{wire.OpNACK}, finish: trimNotNACKed},
 		check{cs: cNoTrimNak, reqs: []caseReq{rNoTrimNak_RSP_NACK_2}, arrived: trimmedKept, arrivedOn: aTrimmed, feedback: trimNACKUndeclared, feedbackOps: []wire.Opcode{wire.OpNACK}},
 		check{cs: cOOR, reqs: []caseReq{rOOR_RSP_NACK_4}, feedback: oorNACK, feedbackOps: []wire.Opcode{wire.OpNACK}, finish: oorNotNACKed},
 		check{cs: cACK, reqs: []caseReq{rACK_RSP_ACK_1}, feedback: ackCovers, feedbackOps: []wire.Opcode{wire.OpAcknowledge}, finish: ackMissing},
-		check{cs: cProbeAns, reqs: []caseReq{rProbeAns_RSP_PRB_1, rProbeAns_WIRE_SETH_7}, answer: probeAnswered, finish: probeNotAnswered},
+		check{cs: cProbeAns, reqs: []caseReq{rProbeAns_RSP_PRB_1, rProbeAns_WIRE_SETH_7}, answer: probeAnswered, answerOn: answerOn(ansProbe, ansProbeUnmatched), finish: probeNotAnswered},
 		check{cs: cWIMMRsp, reqs: []caseReq{rWIMMRsp_WIMM_RSP_4}, feedback: wimmRefused, feedbackOps: []wire.Opcode{wire.OpNACK, wire.OpAcknowledge}, finish: wimmNotRefused},
 	)
 }

@@ -226,3 +226,44 @@ func TestArrivedOnDeclared(t *testing.T) {
 		t.Fatalf("%d checks declare arrivedOn: the test checks nothing", n)
 	}
 }
+
+// TestAnswerOnDeclared checks the kinds of answer a check's answer hook
+// declares (check.answerOn, by which runAnswer skips it): shown an answer
+// of any other kind, with an arrival answered on another plane, with a
+// CE mark the SACK's m does not follow and a timestamp it does not
+// reflect, and no probe of the answer's id, each records nothing, so
+// skipping it cannot change a verdict.
+func TestAnswerOnDeclared(t *testing.T) {
+	n := 0
+	for _, c := range checks[:numCases] {
+		if c == nil || c.answer == nil || c.answerOn == 0 {
+			continue
+		}
+		n++
+		for k := ansTrigger; k <= ansOOR; k++ {
+			if c.answerOn&(1<<k) != 0 {
+				continue
+			}
+			e := newEngine(DefaultPICS())
+			pt := newPoint("p")
+			pt.curPlane = 1
+			fl := newFlow(flowKey{req: "a", rsp: "b", qpn: 1}, 1)
+			fl.rKnown, fl.rcum = true, 10
+			s := &wire.SETH{CACKPSN: 10, AckPSNOffset: 2, CC: wire.CCState{TxTimestamp: 7}}
+			a := &arrival{psn: 12, frame: 2, ev: 5, ce: true, ts: 3, hasTS: true, probe: k == ansProbe, plane: 0}
+			x := &answerCtx{judgedRow: judgedRow{new(obsRow)}, kind: k, pt: pt, fl: fl, rsp: "b", s: s, ev: 5, what: "SACK", a: a,
+				neededAnswer: true}
+			if k == ansProbeUnmatched {
+				x.a = nil
+			}
+			e.now, e.frameNo = 10, 3
+			c.answer(e, x)
+			if len(e.rows) > 0 || e.lastRow.row != nil || rowUsed(x.row) {
+				t.Errorf("%s: its answer hook judges an answer of kind %d, which its answerOn %06b leaves out", c.cs, k, c.answerOn)
+			}
+		}
+	}
+	if n < 4 {
+		t.Fatalf("%d checks declare answerOn, want at least 4", n)
+	}
+}

@@ -6,7 +6,8 @@ import (
 )
 
 // unfilterHooks makes the engine judging capture under pics call every
-// sent hook for every write and every arrived hook for every arrival, as
+// sent hook for every write, every arrived hook for every arrival and
+// every answer hook for every answer, as
 // if no hook declared the kinds it acts on, and count each frame's
 // passing observations in its row at once rather than in a row slot
 // (passList), until the returned function restores both.
@@ -17,7 +18,7 @@ func unfilterHooks(t *testing.T, capture, pics string) (restore func()) {
 		p = DefaultPICS()
 	}
 	h := hookSetFor(p.live())
-	saved, arrived, limit := h.sentBy, h.arrivedBy, passListLimit
+	saved, arrived, answers, limit := h.sentBy, h.arrivedBy, h.answerBy, passListLimit
 	for k := range h.sentBy {
 		h.sentBy[k] = h.sentAll[0]
 		if writeKind(k)&wResend != 0 {
@@ -27,12 +28,16 @@ func unfilterHooks(t *testing.T, capture, pics string) (restore func()) {
 	for k := range h.arrivedBy {
 		h.arrivedBy[k] = h.arrived
 	}
+	for k := range h.answerBy {
+		h.answerBy[k] = h.answer
+	}
 	passListLimit = 0
-	return func() { h.sentBy, h.arrivedBy, passListLimit = saved, arrived, limit }
+	return func() { h.sentBy, h.arrivedBy, h.answerBy, passListLimit = saved, arrived, answers, limit }
 }
 
 // TestFilteredHooksIdentical: the hooks the engine skips for a frame, by
-// the kinds each declares it acts on (check.sentOn, resentOn, arrivedOn), are hooks
+// the kinds each declares it acts on (check.sentOn, resentOn, arrivedOn,
+// answerOn), are hooks
 // that would have done nothing, and the passing observations counted in
 // row slots (rowSlot.passes) are those counted frame by frame: every
 // golden capture under every PICS gives byte-identical text and JSON

@@ -716,7 +716,7 @@ func (e *engine) runFeedback(x *fbCtx) {
 
 func (e *engine) runAnswer(x *answerCtx) {
 	e.unsure = x.unsure
-	for _, c := range e.hk.answer {
+	for _, c := range e.hk.answerBy[x.kind] {
 		c.answer(e, x)
 	}
 	e.unsure = 0
@@ -788,7 +788,12 @@ func (e *engine) trigger(x *fbCtx) {
 		ax.unsure = fl.badICRCCopy(trig) // seen before the recent ring held it
 	}
 	ax.neededAnswer = fl.needSACK.del(trig).frame != 0
-	e.runAnswer(ax)
+	// runAnswer, spelled out: too big to inline, and most SACKs come here.
+	e.unsure = ax.unsure
+	for _, c := range e.hk.answerBy[ansTrigger] {
+		c.answer(e, ax)
+	}
+	e.unsure = 0
 }
 
 // probeAnswer matches a pr = 1 SACK with a probe (by probe id and EV) and
