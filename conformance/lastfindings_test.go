@@ -106,3 +106,47 @@ func TestPutLastOverwritesEveryField(t *testing.T) {
 		}
 	}
 }
+
+// TestFailStreamPlacesAsPutLast: failWhy fills the latest ring itself once
+// a key keeps no more findings and holds the first failure of the kind (a
+// steady stream of failures); each place it keeps equals the one putLast
+// keeps of the same failure, on a connection or on none, the first
+// failure of another kind is still kept in full, and the counts take
+// every failure.
+func TestFailStreamPlacesAsPutLast(t *testing.T) {
+	e := newEngine(DefaultPICS())
+	pt := newPoint("tx")
+	pt.curPlane = 2
+	fl := newFlow(flowKey{req: "n0", rsp: "n1", qpn: 5}, 1)
+	req, how := rCurrent_RSP_SACK_1, onTiming|onAbsence
+	total := MaxFindings + 1 + 2*LastFindings
+	for n := range total {
+		e.frameNo, e.now = 10+n, int64(1000+n)
+		pt.curFlow = nil
+		if n%2 == 0 {
+			pt.curFlow = fl
+		}
+		seq := e.seq
+		e.failWhy(req, pt, "n1", how, nil)
+		if n <= MaxFindings {
+			continue // kept in full, then the first of its kind
+		}
+		o := &e.row(pt, "n1")[req.cs()]
+		w := &engine{frameNo: e.frameNo, now: e.now, idx: e.idx, seq: seq}
+		ref := &obsCount{last: &lastRing{}}
+		w.putLast(ref, Fail, req.id(), how, pt, "n1")
+		if got := o.last.f[(o.last.n-1)%LastFindings]; got != ref.last.f[0] {
+			t.Fatalf("failure %d: the ring holds %+v, want %+v", n+1, got, ref.last.f[0])
+		}
+	}
+	e.failWhy(req, pt, "n1", onFrame, nil) // a kind the stream has not failed: its first is kept in full
+	total++
+	o := &e.row(pt, "n1")[req.cs()]
+	if !o.firsts.holds(onFrame) {
+		t.Errorf("the first failure of another kind after the stream is not kept in full")
+	}
+	if o.bad != total || o.badTA != total-1 || o.total != total || len(o.findings) != MaxFindings || o.last.n != total-MaxFindings {
+		t.Errorf("counts bad %d, badTA %d, total %d, findings %d, ring %d; want %d, %d, %d, %d, %d",
+			o.bad, o.badTA, o.total, len(o.findings), o.last.n, total, total-1, total, MaxFindings, total-MaxFindings)
+	}
+}
