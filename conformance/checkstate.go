@@ -1,5 +1,11 @@
 package conformance
 
+import (
+	"fmt"
+	"reflect"
+	"unsafe"
+)
+
 // checkState is what one check keeps of its own on one connection: the
 // engine holds one per connection for each check that declares a state
 // (check.state), made the first time a hook of the check asks for it
@@ -31,21 +37,32 @@ var numConnStates int // the state slots numbered
 type connState[S checkState] struct{ slot *stateSlot }
 
 // newConnState declares the state of one check, made by mk on a
-// connection's first use (package variable initialisation).
+// connection's first use (package variable initialisation). S must be a
+// pointer type: of reads a made state back from flow.ownP as one.
 func newConnState[S checkState](mk func() S) connState[S] {
+	if k := reflect.TypeFor[S]().Kind(); k != reflect.Pointer {
+		panic(fmt.Sprintf("conformance: a check's connection state is a %v, not a pointer", k))
+	}
 	return connState[S]{slot: &stateSlot{make: func() checkState { return mk() }}}
 }
 
 // of returns the check's state on connection fl, making it on first use:
-// one allocation per connection, none per frame.
+// one allocation per connection, none per frame. A made state is read as
+// its pointer (flow.ownP), which inlines: no interface type test per hook.
 func (s connState[S]) of(fl *flow) S {
-	i := s.slot.i - 1 // a state no check declares (check.state) panics here: the checks' tests catch it
-	v := fl.own[i]
-	if v == nil {
-		v = s.slot.make()
-		fl.own[i] = v
+	p := fl.ownP[s.slot.i]
+	if p == nil {
+		p = s.slot.makeIn(fl)
 	}
-	return v.(S)
+	return *(*S)(unsafe.Pointer(&p))
+}
+
+// makeIn makes the slot's state on connection fl and returns its pointer.
+func (sl *stateSlot) makeIn(fl *flow) unsafe.Pointer {
+	v := sl.make()
+	fl.own[sl.i-1] = v // a state no check declares (check.state) panics here: the checks' tests catch it
+	fl.ownP[sl.i] = reflect.ValueOf(v).UnsafePointer()
+	return fl.ownP[sl.i]
 }
 
 // A timer is a check's deadline on one connection: the engine calls its

@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"net/netip"
 	"slices"
+	"unsafe"
 
 	"github.com/openmrc/mrc/wire"
 	"github.com/openmrc/mrc/wire/evstate"
@@ -418,6 +419,9 @@ type flow struct {
 	// own are the states the checks keep of their own on the connection
 	// (check.state), by slot, each made on its check's first use.
 	own [maxConnStates]checkState
+	// ownP holds the pointer of each state made in own, by stateSlot.i
+	// (1 + its index in own), read by connState.of as its type.
+	ownP [maxConnStates + 1]unsafe.Pointer
 
 	evSeen  [evSeenSlots]uint32 // EVs recorded in evs, plus one (addEV)
 	keyName string              // key.String(), for findings (name); "" when the key changed

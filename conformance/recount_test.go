@@ -20,6 +20,7 @@ var notCounted = map[string]string{
 	"dynMPR":    "trimmed to 32 of 64 events (sender.go)",
 	"arrFree":   "free list of arrivals: at most the arrivals held, which arrived counts, plus one chunk of 64",
 	"recent":    "a ring of recentArrivals",
+	"ownP":      "the pointers of the states own holds, which recount counts",
 	"recentIdx": "indexes recent's entries, at most recentArrivals",
 	"rcumHist":  "trimmed by 512 events when full (compactRcum)",
 	"preBase":   "the PSNs of one SACK bitmap, at most 64 plus one",
