@@ -408,10 +408,12 @@ type engine struct {
 	bounded    bool                 // a state bound was hit: PASS verdicts are withheld
 	boundsHit  [numStateBounds]bool // the bounds noted (boundOnce)
 	pointsFull bool                 // MaxPoints was reached and noted
-	// peakEntries is the most entries held at once; sharded is set on
-	// a parallel judgement's merged engine whose shards may have kept
-	// other state than one engine (oneEngineDiffers).
+	// peakEntries is the most entries held at once before the last
+	// recount (peak); sharded is set on a parallel judgement's merged
+	// engine whose shards may have kept other state than one engine
+	// (oneEngineDiffers).
 	peakEntries int
+	counted     int // entries as the last recount left them
 	sharded     bool
 	nodeNames   map[string]bool
 	ownNodes    map[netip.Addr]bool   // the undeclared addresses among nodeNames (unmapped), each its own node
@@ -1012,8 +1014,18 @@ func (e *engine) boundOnce(b stateBound) {
 
 // roomIn reports whether a map of n entries with its own bound (MaxPending,
 // MaxPSNsPerFlow or MaxEVsPerFlow) may grow, within the global bound; when
-// not, it records the bound.
+// not, it records the bound (noRoom, out of line so that roomIn inlines).
 func (e *engine) roomIn(n, bound int) bool {
+	if n >= bound || e.entries >= MaxEntries {
+		return e.noRoom(n, bound)
+	}
+	e.entries++
+	return true
+}
+
+// noRoom records the bound that keeps a map of n entries with its own
+// bound from growing (roomIn) and returns false.
+func (e *engine) noRoom(n, bound int) bool {
 	if n >= bound {
 		switch bound {
 		case MaxPending:
@@ -1027,17 +1039,23 @@ func (e *engine) roomIn(n, bound int) bool {
 		}
 		return false
 	}
-	if e.entries >= MaxEntries {
-		e.boundOnce(boundEntries)
-		return false
+	e.boundOnce(boundEntries)
+	return false
+}
+
+// peak is the most entries roomIn has let the connections hold at once.
+// entries grows only there, one at a time, and is set only by recount:
+// its peaks are where recount finds it grown since the last (counted).
+func (e *engine) peak() int {
+	if e.entries == e.counted {
+		return e.peakEntries
 	}
-	e.entries++
-	e.peakEntries = max(e.peakEntries, e.entries)
-	return true
+	return max(e.peakEntries, e.entries)
 }
 
 // recount recomputes the entries held by all connections.
 func (e *engine) recount() {
+	e.peakEntries = e.peak()
 	n := 0
 	for _, pt := range e.points {
 		n += len(pt.ep) + len(pt.psu)
@@ -1052,7 +1070,7 @@ func (e *engine) recount() {
 			}
 		}
 	}
-	e.entries = n
+	e.entries, e.counted = n, n
 }
 
 func ttlOf(p *wire.Packet) int {

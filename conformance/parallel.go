@@ -879,7 +879,7 @@ func oneEngineDiffers(ws []*engine) bool {
 			return true
 		}
 		flows += w.flowsTotal
-		entries += w.peakEntries
+		entries += w.peak()
 		for n := range w.nodeNames {
 			nodes[n] = true
 		}
