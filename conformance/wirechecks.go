@@ -93,6 +93,16 @@ func (x *frameCtx) reset(pt *point, src string, r *pcap.Record, atSender bool) {
 	x.atSender = atSender
 }
 
+// runFrameHooks runs the frame hooks of checks cs. Out of wireChecks,
+// whose many values live across the calls would be reloaded after each.
+//
+//go:noinline
+func runFrameHooks(e *engine, x *frameCtx, cs []*check) {
+	for _, c := range cs {
+		c.frame(e, x)
+	}
+}
+
 // wireChecks judges the per-packet wire rules of a decoded frame, as its
 // sender sent it: the codec's findings, each under the case whose check
 // declares it (check.codec), then the frame hook of every check that
@@ -113,9 +123,7 @@ func (e *engine) wireChecks(pt *point, src string, r *pcap.Record) {
 		})
 	}
 	k, os := kindOf(p, r.Cut), opSlot(op)
-	for _, c := range e.hk.frameBy[k][os] {
-		c.frame(e, x)
-	}
+	runFrameHooks(e, x, e.hk.frameBy[k][os])
 	if len(e.failedCases) == 0 {
 		// Most frames: a count in the pair's slot, added to each case's
 		// row when the slot is flushed (flushPasses).
