@@ -43,11 +43,20 @@ import (
 
 // tiePlanes ties a write's address pair to a connection on another plane
 // (see above); it runs before the frame's addresses are named.
+// Most writes pass here, from the source last found untied (untiedSrc):
+// tested inline, before tieFrom builds the pair.
 func (e *engine) tiePlanes(pt *point, p *wire.Packet) {
-	op := p.BTH.Opcode
-	if op.IsFirst() || pt.curPlane < 0 || len(e.addrNode)+2 > MaxNodes {
+	if p.BTH.Opcode.IsFirst() || pt.curPlane < 0 || len(e.addrNode)+2 > MaxNodes {
 		return
 	}
+	if ip, _, _ := p.Offsets(); ip != 0 && !p.IsIPv6 && netip.AddrFrom4(p.IP4.Src) == pt.untiedSrc {
+		return
+	}
+	e.tieFrom(pt, p)
+}
+
+// tieFrom is tiePlanes past its inline tests.
+func (e *engine) tieFrom(pt *point, p *wire.Packet) {
 	src, dst, ok := ipPair(p)
 	if !ok || src == pt.untiedSrc {
 		return
