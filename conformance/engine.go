@@ -124,10 +124,17 @@ type passPair struct {
 // which compares the bytes (sameString) before it empties the slot.
 func (e *engine) slot(pt *point, node string) *rowSlot {
 	s := &e.slots[slotIndex(pt, node)]
-	if s.pt != pt || len(s.node) != len(node) || unsafe.StringData(s.node) != unsafe.StringData(node) {
+	if !s.holds(pt, node) {
 		e.refill(s, pt, node)
 	}
 	return s
+}
+
+// holds reports whether slot s is node's at pt by data pointer and length
+// (slot's hit). The callers of every frame (countNode, countTo) test it
+// themselves: slot, which calls refill, does not inline.
+func (s *rowSlot) holds(pt *point, node string) bool {
+	return s.pt == pt && len(s.node) == len(node) && unsafe.StringData(s.node) == unsafe.StringData(node)
 }
 
 // slotIndex returns the index in engine.slots of node at pt.
@@ -852,12 +859,18 @@ func (e *engine) nodeAddr(p *wire.Packet) (src, dst string, ok bool) {
 		return "", "", false
 	}
 	var k pairKey
-	if p.IsIPv6 {
-		le := binary.LittleEndian
-		k = pairKey{le.Uint64(p.IP6.Src[:]), le.Uint64(p.IP6.Src[8:]), le.Uint64(p.IP6.Dst[:]), le.Uint64(p.IP6.Dst[8:]), true}
-	} else {
+	if !p.IsIPv6 {
+		// An IPv4 key is its a alone: a kept key that is not IPv6 has b, c
+		// and d zero, and is k when its a is.
 		k.a = uint64(binary.LittleEndian.Uint32(p.IP4.Src[:])) | uint64(binary.LittleEndian.Uint32(p.IP4.Dst[:]))<<32
+		c := &e.pairs[k.slot()]
+		if c.ok && c.k.a == k.a && !c.k.v6 {
+			return c.src, c.dst, true
+		}
+		return e.nameAddr(p, c, &k)
 	}
+	le := binary.LittleEndian
+	k = pairKey{le.Uint64(p.IP6.Src[:]), le.Uint64(p.IP6.Src[8:]), le.Uint64(p.IP6.Dst[:]), le.Uint64(p.IP6.Dst[8:]), true}
 	c := &e.pairs[k.slot()]
 	if c.ok && c.k.same(&k) {
 		return c.src, c.dst, true
@@ -1386,7 +1399,10 @@ func (e *engine) countNode(pt *point, src, dst string, p *wire.Packet) {
 	if len(e.nodes) >= MaxNodes*MaxPoints || len(e.toNode)+e.toPend >= MaxNodes*MaxPoints {
 		return
 	}
-	c := e.slot(pt, src)
+	c := &e.slots[slotIndex(pt, src)] // e.slot(pt, src), inline
+	if !c.holds(pt, src) {
+		e.refill(c, pt, src)
+	}
 	e.senderSlot = c
 	if c.row != nil {
 		// The sender's row is the one the frame's hooks want first
@@ -1415,7 +1431,10 @@ func (e *engine) countNode(pt *point, src, dst string, p *wire.Packet) {
 // countTo counts a frame addressed to node at pt: in its rowSlot, added
 // to toNode when the slot is taken by another pair or flushed.
 func (e *engine) countTo(pt *point, node string) {
-	c := e.slot(pt, node)
+	c := &e.slots[slotIndex(pt, node)] // e.slot(pt, node), inline
+	if !c.holds(pt, node) {
+		e.refill(c, pt, node)
+	}
 	if c.to == 0 {
 		if !c.toIn {
 			_, c.toIn = e.toNode[nodePoint{node, pt.name}]

@@ -89,3 +89,49 @@ func flipEachByte(t *testing.T, e, ref *engine, q *wire.Packet) {
 		}
 	}
 }
+
+// TestNodeAddrV4AfterV6SameWord: an IPv4 pair and an IPv6 pair whose
+// first key word (pairKey.a) agree, the IPv6 one's others zero, share a
+// slot of engine.pairs; nodeAddr's IPv4 test compares a alone, and must
+// tell the IPv6 pair kept there from the IPv4 one, and back.
+func TestNodeAddrV4AfterV6SameWord(t *testing.T) {
+	var q4, q6 *wire.Packet
+	r, err := pcap.Open("../pcap/testdata/valid.pcapng")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	p := DefaultPICS()
+	d := pcap.Decoder{Codec: p.Codec(), EVMode: p.EVModeValue()}
+	for q4 == nil || q6 == nil {
+		var f pcap.Frame
+		if err := r.Next(&f); err != nil {
+			t.Fatalf("no IPv4 and IPv6 frames with UDP headers: %v", err)
+		}
+		ifs := r.Interfaces()
+		var rec pcap.Record
+		d.Decode(&f, &ifs[f.Interface], &rec)
+		if _, udp, _ := rec.Packet.Offsets(); udp == 0 {
+			continue
+		}
+		switch q := rec.Packet; {
+		case q.IsIPv6 && q6 == nil:
+			q6 = &q
+		case !q.IsIPv6 && q4 == nil:
+			q4 = &q
+		}
+	}
+	q6.IP6.Src, q6.IP6.Dst = [16]byte{}, [16]byte{}
+	copy(q6.IP6.Src[:], q4.IP4.Src[:])
+	copy(q6.IP6.Src[4:], q4.IP4.Dst[:])
+	e, ref := newEngine(p), newEngine(p)
+	for _, q := range []*wire.Packet{q6, q4, q6, q4} {
+		ws, wd := ref.node(netip.AddrFrom4(q.IP4.Src)), ref.node(netip.AddrFrom4(q.IP4.Dst))
+		if q.IsIPv6 {
+			ws, wd = ref.node(netip.AddrFrom16(q.IP6.Src)), ref.node(netip.AddrFrom16(q.IP6.Dst))
+		}
+		if src, dst, _ := e.nodeAddr(q); src != ws || dst != wd {
+			t.Fatalf("IPv6 %v: nodeAddr %q→%q, named anew %q→%q", q.IsIPv6, src, dst, ws, wd)
+		}
+	}
+}
