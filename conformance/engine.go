@@ -156,6 +156,12 @@ func (e *engine) refill(s *rowSlot, pt *point, node string) {
 	*s = rowSlot{pt: pt, node: node}
 }
 
+// sameData reports whether a and b are one string, by data pointer and
+// length: sameString's first test, with no call.
+func sameData(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
+}
+
 // sameString reports whether a and b are equal, comparing their bytes only
 // when they are not one string: the node names a frame's hooks pass are
 // the engine's own, so most compare by pointer without a call.
@@ -1140,6 +1146,16 @@ func (e *engine) pointOf(id int, in *pcap.Interface) (*point, int) {
 	return pt, v.plane
 }
 
+// viewedPoint returns the capture point and plane pointOf found for the
+// frames of interface id, nil when it found none yet: pointOf's first test,
+// which inlines.
+func (e *engine) viewedPoint(id int) (*point, int) {
+	if id >= 0 && id < len(e.viewPts) {
+		return e.viewPts[id].pt, e.viewPts[id].plane
+	}
+	return nil, 0
+}
+
 // frame judges one frame.
 func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 	e.frames++
@@ -1160,7 +1176,10 @@ func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 	if e.now > e.lastNs {
 		e.lastNs = e.now
 	}
-	pt, plane := e.pointOf(f.Interface, in)
+	pt, plane := e.viewedPoint(f.Interface)
+	if pt == nil {
+		pt, plane = e.pointOf(f.Interface, in)
+	}
 	if pt == nil {
 		return
 	}
@@ -1424,7 +1443,12 @@ func (e *engine) countNode(pt *point, src, dst string, p *wire.Packet) {
 		st.maxTTL = max(st.maxTTL, ttlOf(p))
 	}
 	if dst != "" {
-		e.countTo(pt, dst)
+		// countTo's work when its slot counts the pair already, inline.
+		if c := &e.slots[slotIndex(pt, dst)]; c.to != 0 && c.holds(pt, dst) {
+			c.to++
+		} else {
+			e.countTo(pt, dst)
+		}
 	}
 }
 

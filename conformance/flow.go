@@ -474,6 +474,16 @@ func (e *engine) dataFlow(pt *point, req, rsp string, qpn uint32) *flow {
 	return e.addFlow(pt, k)
 }
 
+// recentData returns the flow dataFlow returns when it is a recent data
+// packet's and its names are the same strings as req and rsp (most
+// writes), else nil: a test that inlines, before the call.
+func (pt *point) recentData(req, rsp string, qpn uint32) *flow {
+	if f := pt.lastData[qpn%dataSlots]; f != nil && f.key.qpn == qpn && !f.key.partial && sameData(f.key.req, req) && sameData(f.key.rsp, rsp) {
+		return f
+	}
+	return nil
+}
+
 // dataSlots is how many flows a point keeps for dataFlow to find without
 // a map lookup, one per QPN modulo dataSlots: a capture's connections
 // take turns (an incast capture's seven), which the last flow alone

@@ -17,7 +17,10 @@ func baseTimeout(timeout int) int64 { return 1024 << timeout }
 // a transmission and the responder's view of it as an arrival.
 func (e *engine) write(pt *point, src, dst string, r *pcap.Record) {
 	p := &r.Packet
-	fl := e.dataFlow(pt, src, dst, p.BTH.DestQP)
+	fl := pt.recentData(src, dst, p.BTH.DestQP)
+	if fl == nil {
+		fl = e.dataFlow(pt, src, dst, p.BTH.DestQP)
+	}
 	if fl == nil {
 		return
 	}
