@@ -1156,6 +1156,14 @@ func (e *engine) viewedPoint(id int) (*point, int) {
 	return nil, 0
 }
 
+// setNow makes t the current frame's time.
+func (e *engine) setNow(t int64) {
+	e.now = t
+	if t > e.lastNs {
+		e.lastNs = t
+	}
+}
+
 // frame judges one frame.
 func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 	e.frames++
@@ -1171,17 +1179,21 @@ func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 	}
 	if !e.haveEpoch {
 		e.epoch, e.haveEpoch = pcap.NewEpoch(e.start), true
-	}
-	e.now = int64(e.epoch.Since(f.Timestamp))
-	if e.now > e.lastNs {
-		e.lastNs = e.now
+		e.dec.Start(e.start) // its records' Rel is then the frame's time (below)
 	}
 	pt, plane := e.viewedPoint(f.Interface)
 	if pt == nil {
 		pt, plane = e.pointOf(f.Interface, in)
 	}
 	if pt == nil {
+		e.setNow(int64(e.epoch.Since(f.Timestamp)))
 		return
+	}
+	r := e.record(f, in)
+	if r == &e.rec {
+		e.setNow(int64(r.Rel)) // e.epoch.Since(f.Timestamp), which the decode computed
+	} else {
+		e.setNow(int64(e.epoch.Since(f.Timestamp)))
 	}
 	if pt.n > 0 && e.now < pt.lastNs {
 		pt.nonMonotonic = true
@@ -1194,7 +1206,6 @@ func (e *engine) frame(f *pcap.Frame, in *pcap.Interface) {
 	if !e.external {
 		e.idx = e.frames
 	}
-	r := e.record(f, in)
 	p := &r.Packet
 	if fragment(p) {
 		// Decoders discard IP fragments (WIRE-ENC-5, AMB-33): counted,
