@@ -46,6 +46,18 @@ func (t *psnTable) get(q uint32) *psnInfo {
 // covers the jump, and one stray PSN must not end the tracking of the
 // connection. jumped reports that restart.
 func (t *psnTable) put(q uint32, info psnInfo) (ok, jumped bool) {
+	st, ok, jumped := t.add(q)
+	if ok {
+		*st = info
+		t.setOpen(q&uint32(len(t.ring)-1), !info.ackSel)
+	}
+	return ok, jumped
+}
+
+// add is put of a zero record, which it returns for the caller to fill
+// in place (a record is 17 words: passed by value, it is copied at each
+// call), not ackSel; nil when put would report false.
+func (t *psnTable) add(q uint32) (st *psnInfo, ok, jumped bool) {
 	if t.n > 0 && psnDist(q, t.lo) >= MaxPSNsPerFlow && t.n < MaxPSNsPerFlow/2 {
 		for i := range t.ring {
 			t.ring[i] = psnEntry{}
@@ -54,28 +66,25 @@ func (t *psnTable) put(q uint32, info psnInfo) (ok, jumped bool) {
 		t.n, jumped = 0, true
 		t.jumps++
 	}
-	return t.store(q, info), jumped
-}
-
-func (t *psnTable) store(q uint32, info psnInfo) bool {
 	if t.n == 0 {
 		t.lo = q
 	}
 	d := psnDist(q, t.lo)
 	if d >= MaxPSNsPerFlow {
-		return false
+		return nil, false, jumped
 	}
 	for d >= uint32(len(t.ring)) {
 		t.grow()
 	}
-	e := &t.ring[q&uint32(len(t.ring)-1)]
+	i := q & uint32(len(t.ring)-1)
+	e := &t.ring[i]
 	if !e.used {
 		t.n++
 	}
-	*e = psnEntry{psnInfo: info, psn: q, used: true}
-	t.pay[q&uint32(len(t.ring)-1)].ok = false
-	t.setOpen(q&uint32(len(t.ring)-1), !info.ackSel)
-	return true
+	*e = psnEntry{psn: q, used: true}
+	t.pay[i].ok = false
+	t.setOpen(i, true)
+	return &e.psnInfo, true, jumped
 }
 
 // payload returns the payload identity of q, which the table holds.

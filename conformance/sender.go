@@ -177,8 +177,11 @@ func (e *engine) sentNew(x *sentCtx) {
 	if !e.roomIn(fl.psns.len(), MaxPSNsPerFlow) {
 		e.capFlow(x.pt, fl)
 	} else {
-		ok, jumped := fl.psns.put(psn, psnInfo{firstFrame: e.frameNo, lastFrame: e.frameNo, lastNs: x.t, lastEV: x.ev, sends: 1,
-			hdrFP: headerFP(p)})
+		fp := headerFP(p)
+		st, ok, jumped := fl.psns.add(psn)
+		if ok {
+			st.firstFrame, st.lastFrame, st.lastNs, st.lastEV, st.sends, st.hdrFP = e.frameNo, e.frameNo, x.t, x.ev, 1, fp
+		}
 		if ok && !p.Trimmed && x.size == sizeOK { // ok: the table holds psn
 			fl.psns.payload(psn).keep(x.r)
 		}
