@@ -278,9 +278,12 @@ func (e *engine) arrive(pt *point, fl *flow, rsp string, r *pcap.Record) {
 	p := &r.Packet
 	psn, op := p.BTH.PSN, p.BTH.Opcode
 	x := &e.ax // the arrival is built in the hook's context: no copy
-	x.a = arrival{psn: psn, ev: r.EV, frame: e.frameNo, ns: e.now, ce: p.ECN() == 3, trimmed: p.Trimmed,
-		lastHop: p.TrimmedLastHop, payload: len(p.Payload), plane: pt.curPlane}
+	// Zeroed, then filled in place: a composite literal is built aside
+	// and copied.
 	a := &x.a
+	*a = arrival{}
+	a.psn, a.ev, a.frame, a.ns, a.ce, a.trimmed = psn, r.EV, e.frameNo, e.now, p.ECN() == 3, p.Trimmed
+	a.lastHop, a.payload, a.plane = p.TrimmedLastHop, len(p.Payload), pt.curPlane
 	if p.Decoded&wire.HasTSETH != 0 {
 		a.ts, a.hasTS = p.TSETH.TxTimestamp, true
 	}
@@ -782,7 +785,10 @@ func (e *engine) trigger(x *fbCtx) {
 	fl, s := x.fl, &x.p.SETH
 	trig := s.AckPSN()
 	ax := &e.ansx
-	*ax = answerCtx{judgedRow: x.judgedRow, kind: ansTrigger, pt: x.pt, fl: fl, rsp: x.rsp, s: s, ev: s.Entropy, what: "SACK"}
+	// Every field stored, one by one (no composite literal built aside
+	// and copied).
+	ax.judgedRow, ax.kind, ax.pt, ax.fl, ax.rsp, ax.s, ax.ev, ax.what, ax.other = x.judgedRow, ansTrigger, x.pt, fl, x.rsp, s, s.Entropy, "SACK", nil
+	ax.neededAnswer = false
 	ax.a, ax.evSeen, ax.unsure = fl.findTrigger(trig, s)
 	if ax.a == nil && ax.unsure == 0 {
 		ax.unsure = fl.badICRCCopy(trig) // seen before the recent ring held it

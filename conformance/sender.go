@@ -103,7 +103,11 @@ func (x *sentCtx) at(f *Finding, exp, obs string, related ...int) {
 func (e *engine) sendWrite(pt *point, fl *flow, req string, r *pcap.Record) {
 	p := &r.Packet
 	x := &e.sx
-	*x = sentCtx{judgedRow: judgedRow{e.row(pt, req)}, pt: pt, fl: fl, req: req, r: r, p: p, psn: p.BTH.PSN, ev: r.EV, t: e.now}
+	// Every field stored, one by one, these lines and the next four (no
+	// composite literal built aside and copied).
+	x.judgedRow, x.pt, x.fl, x.req, x.r, x.p = judgedRow{e.row(pt, req)}, pt, fl, req, r, p
+	x.psn, x.ev, x.t = p.BTH.PSN, r.EV, e.now
+	x.preCapture, x.nack, x.tracked, x.timedOut, x.copyLike = false, pendingNACK{}, false, false, false
 	psn, t := x.psn, x.t
 	x.size = e.writeSize(fl, r)
 	fl.learnMTU(x)
