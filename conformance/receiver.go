@@ -785,10 +785,7 @@ func (e *engine) trigger(x *fbCtx) {
 	fl, s := x.fl, &x.p.SETH
 	trig := s.AckPSN()
 	ax := &e.ansx
-	// Every field stored, one by one (no composite literal built aside
-	// and copied).
-	ax.judgedRow, ax.kind, ax.pt, ax.fl, ax.rsp, ax.s, ax.ev, ax.what, ax.other = x.judgedRow, ansTrigger, x.pt, fl, x.rsp, s, s.Entropy, "SACK", nil
-	ax.neededAnswer = false
+	*ax = answerCtx{judgedRow: x.judgedRow, kind: ansTrigger, pt: x.pt, fl: fl, rsp: x.rsp, s: s, ev: s.Entropy, what: "SACK"}
 	ax.a, ax.evSeen, ax.unsure = fl.findTrigger(trig, s)
 	if ax.a == nil && ax.unsure == 0 {
 		ax.unsure = fl.badICRCCopy(trig) // seen before the recent ring held it
