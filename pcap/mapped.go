@@ -71,6 +71,26 @@ func (r *Reader) drop(off int64) {
 	r.dropped = end
 }
 
+// prefetchLen is how much of a mapped file after a frame the CPU is
+// asked to fetch while the frame is judged: the next frame, up to 4 KiB.
+// Mapped, the file is read from memory where the frames are used, not by
+// a copy that streams it through the caches beforehand, and a frame's
+// first touches otherwise wait for memory: the judge took 5-10 % less
+// CPU with it (BenchmarkJudge).
+const prefetchLen = 4 << 10
+
+// ahead is Next's step after a frame of a mapped file: it asks the CPU
+// to fetch what follows, and drops the pages behind a Reader that
+// retains nothing.
+func (r *Reader) ahead() {
+	if r.r < r.w {
+		prefetch(&r.buf[r.r], min(prefetchLen, r.w-r.r))
+	}
+	if !r.retain && r.r-r.dropped >= dropStep {
+		r.drop(int64(r.r))
+	}
+}
+
 // carryMapped moves the partial block at the end of the mapping, which
 // is read-only, to a chunk, where reading the file goes on.
 func (r *Reader) carryMapped() error {

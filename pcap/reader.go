@@ -530,8 +530,8 @@ func (r *Reader) Next(f *Frame) error {
 	if err == nil {
 		r.frameNo++
 		f.Number = r.frameNo
-		if r.inMap && !r.retain && r.r-r.dropped >= dropStep {
-			r.drop(int64(r.r))
+		if r.inMap {
+			r.ahead()
 		}
 	} else if err != io.EOF && r.mapped != nil {
 		err = r.cutShort(err)
