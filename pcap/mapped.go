@@ -83,8 +83,10 @@ const prefetchLen = 4 << 10
 // to fetch what follows, and drops the pages behind a Reader that
 // retains nothing.
 func (r *Reader) ahead() {
-	if r.r < r.w {
-		prefetch(&r.buf[r.r], min(prefetchLen, r.w-r.r))
+	// Each byte once: the last call asked for some of it.
+	if lo, hi := max(r.r, r.fetched), min(r.r+prefetchLen, r.w); lo < hi {
+		prefetch(&r.buf[lo], hi-lo)
+		r.fetched = hi
 	}
 	if !r.retain && r.r-r.dropped >= dropStep {
 		r.drop(int64(r.r))
@@ -112,6 +114,7 @@ func (r *Reader) seekMapped(m Mark) bool {
 	r.buf, r.inMap, r.base, r.r, r.w = r.mapped, true, 0, int(m.off), len(r.mapped)
 	r.srcErr, r.frameNo = nil, m.frames
 	r.dropped = min(r.dropped, int(m.off)&^(dropAlign-1))
+	r.fetched = 0
 	return true
 }
 

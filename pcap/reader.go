@@ -196,10 +196,11 @@ type Reader struct {
 	chunks *chunkSet
 	// mapped is the file OpenMapped mapped, as long as it was when
 	// opened; inMap tells that buf is mapped (base 0) rather than a
-	// chunk. The mapping's pages below dropped are dropped (drop).
-	mapped  []byte
-	inMap   bool
-	dropped int
+	// chunk. The mapping's pages below dropped are dropped (drop), and
+	// the CPU was asked to fetch it up to fetched (ahead).
+	mapped           []byte
+	inMap            bool
+	dropped, fetched int
 }
 
 // A chunk holds frames a retaining Reader keeps valid: every block in it
