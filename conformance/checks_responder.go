@@ -161,32 +161,29 @@ func claimsOnlyArrivals(e *engine, x *fbCtx) {
 		}
 		return
 	}
-	t := claimTie{frame: e.frameNo, ns: e.now, plane: x.pt.curPlane, rsp: x.rsp}
-	held := true
 	switch x.op {
 	case wire.OpAcknowledge:
+		t := claimTie{frame: e.frameNo, ns: e.now, plane: x.pt.curPlane, rsp: x.rsp}
+		held := true
 		if psn := x.p.BTH.PSN; psnAfter(psn, fl.rcum) && psnDist(psn, fl.rcum) < 1<<23 {
 			t.ack = true
 			held = t.missCum(fl, psn)
 		}
+		e.holdOrJudge(x.judgedRow, x.pt, fl, &t, held)
 	case wire.OpSACK:
-		held = sackClaims(e, x, st, &t)
-	default:
-		return
+		sackClaims(e, x, st)
 	}
-	e.holdOrJudge(x.judgedRow, x.pt, fl, &t, held)
 }
 
-// sackClaims fills t with what a SACK claims that has not arrived, and
-// reports whether t holds all of it (claimTie.missCum). A cack_psn moving
-// backward is a finding at once (cackBackward). st is the claims check's
-// state on x's connection.
-func sackClaims(e *engine, x *fbCtx, st *claimTies, t *claimTie) bool {
+// sackClaims judges what a SACK claims that has not arrived
+// (holdOrJudge). A cack_psn moving backward is a finding at once
+// (cackBackward). st is the claims check's state on x's connection.
+func sackClaims(e *engine, x *fbCtx, st *claimTies) {
 	fl := x.fl
 	s := &x.p.SETH
 	cack := s.CACKPSN
-	if earlier, onPath, back := cackBackward(e, x, &st.paths); back {
-		t.failed = true
+	earlier, onPath, back := cackBackward(e, x, &st.paths)
+	if back {
 		e.failWhy(rClaims_RSP_RCV_4, x.pt, x.rsp, 0, func(f *Finding) {
 			f.PSN = u32p(cack)
 			f.Expected = fmt.Sprintf("cack_psn ≥ %d, reported earlier", earlier)
@@ -196,24 +193,41 @@ func sackClaims(e *engine, x *fbCtx, st *claimTies, t *claimTie) bool {
 			f.Observed = fmt.Sprintf("cack_psn %d: moved backward", cack)
 		})
 	}
+	base := s.BitmapBase()
+	bitMiss := bitsNotArrived(fl, base, s.SACKBitmap)
+	if !back && bitMiss == 0 && !psnAfter(cack, fl.rcum) {
+		// Every PSN claimed arrived: the pass holdOrJudge would find,
+		// without a claimTie (most SACKs).
+		x.pass(cClaims, false)
+		return
+	}
+	t := claimTie{frame: e.frameNo, ns: e.now, plane: x.pt.curPlane, rsp: x.rsp, failed: back, base: base, bitMiss: bitMiss}
 	held := true
 	if psnAfter(cack, fl.rcum) {
 		held = t.missCum(fl, cack)
 	}
-	t.base = s.BitmapBase()
-	bm := bitsAfter(s.SACKBitmap, t.base, fl.rcum)
-	for bm &^= fl.arrived.heldBits(t.base, bm); bm != 0; bm &= bm - 1 {
+	e.holdOrJudge(x.judgedRow, x.pt, fl, &t, held)
+}
+
+// bitsNotArrived returns the bits of a SACK bitmap (bit i for PSN
+// base+i) that claim a PSN after fl.rcum not seen arriving.
+func bitsNotArrived(fl *flow, base uint32, sack uint64) (miss uint64) {
+	bm := bitsAfter(sack, base, fl.rcum)
+	if bm != 0 { // no claim beyond rcum: nothing to look up
+		bm &^= fl.arrived.heldBits(base, bm)
+	}
+	for ; bm != 0; bm &= bm - 1 {
 		i := bits.TrailingZeros64(bm)
-		q := wire.PSNAdd(t.base, i)
+		q := wire.PSNAdd(base, i)
 		if !psnAfter(q, fl.rcum) || len(fl.preBase) > 0 && fl.preBase[q] {
 			continue
 		}
 		if d := psnDist(q, fl.rcum); d >= 1<<23 {
 			continue
 		}
-		t.bitMiss |= 1 << i
+		miss |= 1 << i
 	}
-	return held
+	return miss
 }
 
 // cackBackward records a SACK's cack_psn on its path and reports whether

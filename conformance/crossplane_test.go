@@ -286,3 +286,27 @@ func TestOnlyPointAwayWording(t *testing.T) {
 		}
 	}
 }
+
+// TestCackBackwardNoPass (RSP-RCV-4): a SACK whose cack_psn moved
+// backward makes its one observation of MRC-RSP-SACK-001 the failure,
+// with no pass beside it: the case checks as many observations as with
+// the SACKs in order.
+func TestCackBackwardNoPass(t *testing.T) {
+	pics, err := LoadPICS("testdata/perplane-loss.pics.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames, ifs := pointFrames(t, perPlaneCapture, "")
+	moved, _ := sackOvertaken(t, ifs, frames, "tx", true)
+	checked := func(fr []capFrame) int {
+		rep, err := JudgeFile(writeFrames(t, ifs, fr), Options{PICS: pics, Today: testDay})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, _ := rep.Result("MRC-RSP-SACK-001")
+		return res.Checked
+	}
+	if in, back := checked(frames), checked(moved); back != in {
+		t.Errorf("MRC-RSP-SACK-001 checked %d observations with a cack_psn moving backward, %d in order", back, in)
+	}
+}
