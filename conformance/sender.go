@@ -454,7 +454,13 @@ func (e *engine) sackAtRequester(pt *point, fl *flow, s *wire.SETH) {
 		// selectively have nothing to mark: the walk visits the others
 		// only, by the word (psnTable.openIn).
 		stop, stopped := uint32(0), false
-		for q, end := fl.psns.span(from, high); q != end; {
+		// No PSN after from and before high (most SACKs, once marked):
+		// span's range would be empty.
+		q, end := from, from
+		if psnAfter(high, wire.PSNAdd(from, 1)) {
+			q, end = fl.psns.span(from, high)
+		}
+		for q != end {
 			bm, n := fl.psns.openIn(q, end)
 			for ; bm != 0; bm &= bm - 1 {
 				p := wire.PSNAdd(q, bits.TrailingZeros64(bm))
