@@ -409,6 +409,11 @@ type engine struct {
 	idx        int  // the current frame's place in judging order (ord)
 	external   bool // idx is set by the caller (a worker of a parallel judge)
 
+	// nodesFull: nodes or toNode (with toPend) is at its bound, so that
+	// countNode counts nothing more. Both only grow (flushTo moves a pair
+	// from toPend into toNode), so it is set where they grow (noteNodes).
+	nodesFull bool
+
 	// ifaces is the judgement's interface table, once every frame is
 	// read (Judge describes the interfaces from it).
 	ifaces *ifaceTable
@@ -1426,7 +1431,7 @@ func fragment(p *wire.Packet) bool {
 // countNode records that node sent a frame at pt (and dst was sent one),
 // for choosing the point nearest each node.
 func (e *engine) countNode(pt *point, src, dst string, p *wire.Packet) {
-	if len(e.nodes) >= MaxNodes*MaxPoints || len(e.toNode)+e.toPend >= MaxNodes*MaxPoints {
+	if e.nodesFull {
 		return
 	}
 	c := &e.slots[slotIndex(pt, src)] // e.slot(pt, src), inline
@@ -1445,6 +1450,7 @@ func (e *engine) countNode(pt *point, src, dst string, p *wire.Packet) {
 		if st = e.nodes[k]; st == nil {
 			st = &npStat{firstNs: e.now}
 			e.nodes[k] = st
+			e.noteNodes()
 		}
 		c.st = st
 	}
@@ -1463,6 +1469,11 @@ func (e *engine) countNode(pt *point, src, dst string, p *wire.Packet) {
 	}
 }
 
+// noteNodes sets nodesFull once nodes or toNode reaches its bound.
+func (e *engine) noteNodes() {
+	e.nodesFull = len(e.nodes) >= MaxNodes*MaxPoints || len(e.toNode)+e.toPend >= MaxNodes*MaxPoints
+}
+
 // countTo counts a frame addressed to node at pt: in its rowSlot, added
 // to toNode when the slot is taken by another pair or flushed.
 func (e *engine) countTo(pt *point, node string) {
@@ -1476,6 +1487,7 @@ func (e *engine) countTo(pt *point, node string) {
 		}
 		if !c.toIn {
 			e.toPend++
+			e.noteNodes()
 		}
 	}
 	c.to++

@@ -953,6 +953,7 @@ func (e *engine) mergeNodes(w *engine) {
 	for k, n := range w.toNode {
 		e.toNode[k] += n
 	}
+	e.noteNodes()
 }
 
 // mergePoints takes a shard's capture points: its flows (each node pair's
