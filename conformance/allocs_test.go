@@ -194,6 +194,13 @@ func judgeAllocsFlat(t *testing.T, short, long []byte, p *PICS, jobs int) {
 	judgeAllocs(t, short, p, jobs) // the package's one-time state (catalog, registry)
 	a, na, ka := judgeAllocs(t, short, p, jobs)
 	b, nb, kb := judgeAllocs(t, long, p, jobs)
+	// Workers allocate batches and scratch as the scheduler lets them run
+	// (more under load): the fewest of three runs is what the frames cost.
+	for i := 1; i < 3 && jobs > 1; i++ {
+		a2, _, _ := judgeAllocs(t, short, p, jobs)
+		b2, _, _ := judgeAllocs(t, long, p, jobs)
+		a, b = min(a, a2), min(b, b2)
+	}
 	t.Logf("%d allocations for %d frames (%d findings kept), %d for %d (%d)", a, na, ka, b, nb, kb)
 	if nb != 2*na {
 		t.Fatalf("judged %d and %d frames, want twice as many", na, nb)
