@@ -40,6 +40,15 @@ type Options struct {
 	// report (Capture.SHA256). It reads the file once more, at about the
 	// CPU cost of judging it, so it is asked for, not done by default.
 	CaptureSHA256 bool
+	// Mapped makes JudgeFile read the capture file mapped
+	// (pcap.OpenMapped) rather than copied in chunks (pcap.Open). Which
+	// costs less CPU depends on the host's paging, not on the capture:
+	// mapped, the judge of the loss capture took about 10 % less CPU on a
+	// host with hardware-assisted paging and 1.75 times as much on a
+	// virtual machine with shadow paging, where the first touch of each
+	// mapped page traps (BenchmarkJudge and BenchmarkJudgeMapped compare
+	// the two on a host). The report is the same either way.
+	Mapped bool
 	// marks, set by JudgeFile, remembers places in the capture for its
 	// second pass.
 	marks *marks
@@ -339,7 +348,11 @@ func JudgeFile(name string, opts Options) (*Report, error) {
 	if err := ChecksErr(); err != nil {
 		return nil, err
 	}
-	r, err := pcap.OpenMapped(name)
+	open := pcap.Open
+	if opts.Mapped {
+		open = pcap.OpenMapped
+	}
+	r, err := open(name)
 	if err != nil {
 		return nil, &CaptureError{File: name, Err: err}
 	}
@@ -347,7 +360,7 @@ func JudgeFile(name string, opts Options) (*Report, error) {
 	if r.Retain() {
 		opts.marks = &marks{stride: markStride}
 	}
-	opts.reopen = func() (*pcap.Reader, error) { return pcap.OpenMapped(name) }
+	opts.reopen = func() (*pcap.Reader, error) { return open(name) }
 	rep, err := Judge(r, name, opts)
 	if err != nil {
 		return nil, err
@@ -357,7 +370,7 @@ func JudgeFile(name string, opts Options) (*Report, error) {
 			rep.Capture.SHA256 = sum
 		}
 	}
-	r2, err := pcap.OpenMapped(name)
+	r2, err := open(name)
 	if err != nil {
 		return nil, &CaptureError{File: name, Err: err}
 	}

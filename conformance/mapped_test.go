@@ -11,15 +11,20 @@ import (
 )
 
 // TestJudgeFileCutWhileMapped: a capture file cut short while the judge
-// reads it mapped (pcap.OpenMapped) is a capture error naming the file as
-// changed, with one worker or two, not a crash of the process.
+// reads it, mapped (Options.Mapped, pcap.OpenMapped) or copied, is a
+// capture error naming the file as changed, with one worker or two, not a
+// crash of the process.
 func TestJudgeFileCutWhileMapped(t *testing.T) {
 	many, ifaces := manyFrames(t)
 	dir := t.TempDir()
-	for _, jobs := range []int{1, 2} {
+	for _, c := range []struct {
+		jobs   int
+		mapped bool
+	}{{1, true}, {2, true}, {1, false}, {2, false}} {
+		jobs := c.jobs
 		path := writeCapture(t, dir, "cut.pcapng", ifaces, many)
 		cut := false
-		opts := Options{Jobs: jobs, Progress: func(int) {
+		opts := Options{Jobs: jobs, Mapped: c.mapped, Progress: func(int) {
 			if !cut {
 				cut = true
 				if err := os.Truncate(path, 1<<20); err != nil {
@@ -30,7 +35,7 @@ func TestJudgeFileCutWhileMapped(t *testing.T) {
 		rep, err := JudgeFile(path, opts)
 		var ce *CaptureError
 		if !cut || !errors.As(err, &ce) || ce.File != path || !errors.Is(err, pcap.ErrFileChanged) {
-			t.Errorf("jobs %d: cut %v: report %v, error %v; want a CaptureError for the file changed", jobs, cut, rep != nil, err)
+			t.Errorf("jobs %d, mapped %v: cut %v: report %v, error %v; want a CaptureError for the file changed", jobs, c.mapped, cut, rep != nil, err)
 		}
 	}
 }
@@ -56,19 +61,22 @@ func manyFrames(t *testing.T) ([]pcap.Frame, []pcap.Interface) {
 // judge's pass and the second one (enrich, here writing the annotated
 // copy, which reads every frame) is a capture error naming the file as
 // changed, whether the cut shows as a fault of the mapping or as an
-// error of the Reader, not a report on part of the file.
+// error of the Reader, mapped or copied, not a report on part of the
+// file.
 func TestJudgeFileCutWhileEnriching(t *testing.T) {
 	many, ifaces := manyFrames(t)
 	dir := t.TempDir()
 	// At a page boundary the next page faults; inside a page the rest of
 	// it reads as zeros, a malformed block.
-	for _, at := range []int64{1 << 20, 1<<20 + 100} {
-		path := writeCapture(t, dir, "cut.pcapng", ifaces, many)
-		cutter := &cutOnWrite{path: path, at: at}
-		rep, err := JudgeFile(path, Options{Jobs: 1, Annotate: cutter})
-		var ce *CaptureError
-		if !cutter.cut || !errors.As(err, &ce) || ce.File != path || !errors.Is(err, pcap.ErrFileChanged) {
-			t.Errorf("cut at %d (%v): report %v, error %v; want a CaptureError for the file changed", at, cutter.cut, rep != nil, err)
+	for _, mapped := range []bool{true, false} {
+		for _, at := range []int64{1 << 20, 1<<20 + 100} {
+			path := writeCapture(t, dir, "cut.pcapng", ifaces, many)
+			cutter := &cutOnWrite{path: path, at: at}
+			rep, err := JudgeFile(path, Options{Jobs: 1, Mapped: mapped, Annotate: cutter})
+			var ce *CaptureError
+			if !cutter.cut || !errors.As(err, &ce) || ce.File != path || !errors.Is(err, pcap.ErrFileChanged) {
+				t.Errorf("mapped %v, cut at %d (%v): report %v, error %v; want a CaptureError for the file changed", mapped, at, cutter.cut, rep != nil, err)
+			}
 		}
 	}
 }

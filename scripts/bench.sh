@@ -5,7 +5,8 @@
 #   pcap       reading and decoding a pcapng through the library
 #   statemachine  back to back lossless and with 1 % loss (with a CPU
 #              profile of the lossy run), memory per QP
-#   judge      BenchmarkJudge and BenchmarkJudgeJobs (one worker against two,
+#   judge      BenchmarkJudge, BenchmarkJudgeMapped (the capture read
+#              mapped) and BenchmarkJudgeJobs (one worker against two,
 #              in wall time and in each thread's CPU time), when the tree has
 #              them, compiled with mrc-conform's profile (default.pgo) as
 #              go build compiles mrc-conform
@@ -165,7 +166,7 @@ if go test -list 'BenchmarkJudge$' ./conformance 2>/dev/null | grep '^BenchmarkJ
 		pgo=(-pgo=cmd/mrc-conform/default.pgo)
 		echo "judge_pgo: cmd/mrc-conform/default.pgo" >>"$OUT/meta.txt"
 	fi
-	bench judge.txt ./conformance 'Judge$|JudgeJobs' 3x "${pgo[@]}"
+	bench judge.txt ./conformance 'Judge$|JudgeMapped|JudgeJobs' 3x "${pgo[@]}"
 else
 	echo "BenchmarkJudge is not in this tree yet" >"$OUT/judge.txt"
 fi

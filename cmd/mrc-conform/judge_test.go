@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/openmrc/mrc/internal/cli"
 	"github.com/openmrc/mrc/pcap"
 )
 
@@ -117,21 +119,22 @@ func TestJudgeOutputs(t *testing.T) {
 
 // TestJudgeSeveralCaptures judges the seeded-fault directory: one report
 // with a section per capture in name order and a summary, exit status the
-// worst (1: the faults FAIL), identical for 1 and 2 jobs; a capture that
-// cannot be read is an ERROR section and makes the status 2.
+// worst (1: the faults FAIL), identical for 1 and 2 jobs and with the
+// captures read mapped (--mmap); a capture that cannot be read is an
+// ERROR section and makes the status 2.
 func TestJudgeSeveralCaptures(t *testing.T) {
 	pics := "--pics=" + ctd + "reference.pics.json"
 	var outs []string
-	for _, jobs := range []string{"1", "2"} {
+	for _, extra := range [][]string{{"--jobs", "1"}, {"--jobs", "2"}, {"--jobs", "2", "--mmap"}} {
 		var stdout, stderr bytes.Buffer
-		code := runJudge([]string{ctd, pics, "--today", "2026-06-01", "--jobs", jobs}, &stdout, &stderr)
+		code := runJudge(append([]string{ctd, pics, "--today", "2026-06-01"}, extra...), &stdout, &stderr)
 		if code != 1 {
-			t.Fatalf("jobs %s: exit %d, want 1; %s", jobs, code, stderr.String())
+			t.Fatalf("%v: exit %d, want 1; %s", extra, code, stderr.String())
 		}
 		outs = append(outs, stdout.String())
 	}
-	if outs[0] != outs[1] {
-		t.Error("the report of several captures differs between 1 and 2 jobs")
+	if outs[0] != outs[1] || outs[0] != outs[2] {
+		t.Errorf("the report of several captures differs between 1 and 2 jobs (%v) or with --mmap (%v)", outs[0] != outs[1], outs[0] != outs[2])
 	}
 	// The directory's captures, those of its e2e subdirectory included.
 	files, _ := filepath.Glob(ctd + "*.pcapng")
@@ -258,6 +261,26 @@ func TestJudgeSeveralCapturesCaseTotals(t *testing.T) {
 		if !strings.Contains(summary, line) || w.FindingCount > 0 && !strings.Contains(summary, fmt.Sprintf("%d findings", w.FindingCount)) {
 			t.Errorf("the text summary has no line %q with %d findings:\n%s", line, w.FindingCount, summary)
 			break
+		}
+	}
+}
+
+// TestJudgeMmapFlag: --mmap asks the judge to read captures mapped
+// (conformance.Options.Mapped); without it they are read copied.
+func TestJudgeMmapFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{{nil, false}, {[]string{"--mmap"}, true}} {
+		var fl judgeFlags
+		fs := judgeFlagSet(&fl)
+		if err := fs.Parse(append([]string{"--pics", "default"}, c.args...)); err != nil {
+			t.Fatal(err)
+		}
+		var stderr bytes.Buffer
+		opts, code := judgeOptions(cli.Command{Name: "mrc-conform judge", Stdout: io.Discard, Stderr: &stderr}, &fl)
+		if code != 0 || opts.Mapped != c.want {
+			t.Errorf("%v: exit %d, Mapped %v, want %v; %s", c.args, code, opts.Mapped, c.want, stderr.String())
 		}
 	}
 }

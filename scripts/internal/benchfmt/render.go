@@ -325,8 +325,9 @@ func parseDur(s string) (float64, error) {
 	return 0, fmt.Errorf("not a duration: %q", s)
 }
 
-// renderJudge renders BenchmarkJudge and BenchmarkJudgeJobs, compiled with
-// the profile pgo names (go test -pgo) when it is set.
+// renderJudge renders BenchmarkJudge, BenchmarkJudgeMapped and
+// BenchmarkJudgeJobs, compiled with the profile pgo names (go test -pgo)
+// when it is set.
 func renderJudge(s *section, lines []string, pgo string) {
 	how := "`go test -bench Judge ./conformance`"
 	if pgo != "" {
@@ -351,6 +352,9 @@ func renderJudge(s *section, lines []string, pgo string) {
 		s.p("- %.0f k frames per CPU second (%.2f µs of CPU per frame; wall time %.0f k frames/s, %.2f µs/frame; %.0f allocations per capture judged); target ≥ 1 M frames/s per core: %s\n",
 			c/1e3, 1e3/c*1e3, v/1e3, f/1e3, a,
 			s.met("`BenchmarkJudge`, one worker: ≥ 1 M frames per CPU second (\"10× today\")", fromIssue12, fmt.Sprintf("%.0f k", c/1e3), c >= 1e6))
+		if m, ok := r.median("BenchmarkJudgeMapped", "frames/cpu-s"); ok && m > 0 {
+			s.p("- the same, reading the capture mapped (`BenchmarkJudgeMapped`; `judge --mmap`) rather than copied as by default: %.0f k frames per CPU second, %.2f× the CPU of reading it copied on this host\n", m/1e3, c/m)
+		}
 		renderJudgeJobs(s, r)
 		s.p("\n")
 		return
