@@ -217,7 +217,9 @@ func (f *Fit) Advice() []string {
 }
 
 // AdviseFile decodes the first MaxAdviseFrames frames of the capture name,
-// mapped (OpenMapped), with sel in EV mode mode and returns Fit's advice,
+// read as Open reads it (as the judge reads captures by default: mapped,
+// the first touch of each page costs more on some hosts than the copy),
+// with sel in EV mode mode and returns Fit's advice,
 // or an error whose cause is ErrFileChanged for a file cut short while it
 // was read. A hint needs no more:
 // the judge has read the whole capture already, and a second full decode
@@ -246,19 +248,17 @@ func AdviseFile(name string, sel *wire.Codec, mode wire.EVMode) ([]string, error
 // each record to add, until add returns false or MaxAdviseFrames frames
 // were compared.
 func (f *Fit) readFile(name string, sel *wire.Codec, mode wire.EVMode, add func(*Record) bool) error {
-	r, err := OpenMapped(name)
+	r, err := Open(name)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
 	d := &Decoder{Codec: sel, EVMode: mode}
-	err = Guard(func() error {
-		return d.Each(r, func(rec *Record) error {
-			if !add(rec) || f.frames >= MaxAdviseFrames {
-				return errEnough
-			}
-			return nil
-		})
+	err = d.Each(r, func(rec *Record) error {
+		if !add(rec) || f.frames >= MaxAdviseFrames {
+			return errEnough
+		}
+		return nil
 	})
 	if err == errEnough {
 		err = nil

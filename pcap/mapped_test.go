@@ -142,8 +142,7 @@ func readGuarded(r *pcap.Reader) (n int, err error) {
 }
 
 // TestAdviseFileCut: a capture file cut short while AdviseFile reads it
-// mapped gives ErrFileChanged, at a page boundary (a fault) or inside a
-// page (its rest reads as zeros).
+// gives ErrFileChanged, cut at a page boundary or inside a page.
 func TestAdviseFileCut(t *testing.T) {
 	sizes := make([]int, 2000)
 	for i := range sizes {
