@@ -42,12 +42,11 @@ type Options struct {
 	CaptureSHA256 bool
 	// Mapped makes JudgeFile read the capture file mapped
 	// (pcap.OpenMapped) rather than copied in chunks (pcap.Open). Which
-	// costs less CPU depends on the host's paging, not on the capture:
-	// mapped, the judge of the loss capture took about 10 % less CPU on a
-	// host with hardware-assisted paging and 1.75 times as much on a
-	// virtual machine with shadow paging, where the first touch of each
-	// mapped page traps (BenchmarkJudge and BenchmarkJudgeMapped compare
-	// the two on a host). The report is the same either way.
+	// costs less CPU depends on the host's paging, not on the capture: on
+	// a virtual machine with shadow paging the first touch of each mapped
+	// page traps (BenchmarkJudge and BenchmarkJudgeMapped compare the two
+	// on a host; the README's Performance section has this run's). The
+	// report is the same either way.
 	Mapped bool
 	// marks, set by JudgeFile, remembers places in the capture for its
 	// second pass.

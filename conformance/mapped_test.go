@@ -10,21 +10,20 @@ import (
 	"github.com/openmrc/mrc/pcap"
 )
 
-// TestJudgeFileCutWhileMapped: a capture file cut short while the judge
+// TestJudgeFileCutWhileJudged: a capture file cut short while the judge
 // reads it, mapped (Options.Mapped, pcap.OpenMapped) or copied, is a
 // capture error naming the file as changed, with one worker or two, not a
 // crash of the process.
-func TestJudgeFileCutWhileMapped(t *testing.T) {
+func TestJudgeFileCutWhileJudged(t *testing.T) {
 	many, ifaces := manyFrames(t)
 	dir := t.TempDir()
 	for _, c := range []struct {
 		jobs   int
 		mapped bool
 	}{{1, true}, {2, true}, {1, false}, {2, false}} {
-		jobs := c.jobs
 		path := writeCapture(t, dir, "cut.pcapng", ifaces, many)
 		cut := false
-		opts := Options{Jobs: jobs, Mapped: c.mapped, Progress: func(int) {
+		opts := Options{Jobs: c.jobs, Mapped: c.mapped, Progress: func(int) {
 			if !cut {
 				cut = true
 				if err := os.Truncate(path, 1<<20); err != nil {
@@ -35,7 +34,7 @@ func TestJudgeFileCutWhileMapped(t *testing.T) {
 		rep, err := JudgeFile(path, opts)
 		var ce *CaptureError
 		if !cut || !errors.As(err, &ce) || ce.File != path || !errors.Is(err, pcap.ErrFileChanged) {
-			t.Errorf("jobs %d, mapped %v: cut %v: report %v, error %v; want a CaptureError for the file changed", jobs, c.mapped, cut, rep != nil, err)
+			t.Errorf("jobs %d, mapped %v: cut %v: report %v, error %v; want a CaptureError for the file changed", c.jobs, c.mapped, cut, rep != nil, err)
 		}
 	}
 }
